@@ -1,0 +1,69 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "depot",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "depot", targets: ["depot"]),
+        .library(name: "DepotHTTP", targets: ["DepotHTTP"]),
+        .library(name: "DepotServer", targets: ["DepotServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+    ],
+    targets: [
+        // Pure RFC 9110 logic: validators, dates, preconditions, ranges, content negotiation. No I/O.
+        .target(name: "DepotHTTP", swiftSettings: swiftSettings),
+        // Hummingbird routes, the file responder and the static catalog of `public/`.
+        .target(
+            name: "DepotServer",
+            dependencies: [
+                "DepotHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "depot",
+            dependencies: [
+                "DepotServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "DepotHTTPTests", dependencies: ["DepotHTTP"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DepotServerTests",
+            dependencies: [
+                "DepotServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)
