@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "depot", targets: ["depot"]),
         .library(name: "DepotHTTP", targets: ["DepotHTTP"]),
+        .library(name: "DepotStore", targets: ["DepotStore"]),
         .library(name: "DepotServer", targets: ["DepotServer"]),
     ],
     dependencies: [
@@ -22,15 +23,30 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // Pure RFC 9110 logic: validators, dates, preconditions, ranges, content negotiation. No I/O.
         .target(name: "DepotHTTP", swiftSettings: swiftSettings),
-        // Hummingbird routes, the file responder and the static catalog of `public/`.
+        // Content-addressed blob store, hashing and gzip variants, the scanned `public/` folder.
+        .target(
+            name: "DepotStore",
+            dependencies: [
+                "DepotHTTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Hummingbird routes, the representation responder and the server's configuration.
         .target(
             name: "DepotServer",
             dependencies: [
                 "DepotHTTP",
+                "DepotStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -39,6 +55,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),

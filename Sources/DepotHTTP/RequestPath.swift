@@ -1,0 +1,76 @@
+/// A request's path, percent-decoded exactly once and checked so that it can name nothing outside
+/// the tree it is looked up in (RFC 3986 §3.3, §2.1).
+///
+/// Refused, whatever their encoding: `.` and `..` segments, empty segments other than a trailing
+/// one, NUL and other control characters, backslashes, an encoded `/` inside a segment, malformed
+/// percent-escapes and bytes that are not UTF-8. A name that merely contains dots, such as
+/// `v1..2.txt`, is fine.
+public struct RequestPath: Hashable, Sendable {
+    /// The decoded segments, without the trailing empty one.
+    public let segments: [String]
+    /// Whether the path ended in `/` (a folder index was asked for).
+    public let hasTrailingSlash: Bool
+
+    /// The decoded path without its leading slash, `/`-separated.
+    public var relativePath: String { segments.joined(separator: "/") }
+
+    /// Why a path was refused.
+    public enum Problem: Error, Hashable, Sendable {
+        case notAbsolute
+        case malformedEscape
+        case notUTF8
+        case forbiddenCharacter
+        case dotSegment
+        case emptySegment
+    }
+
+    /// Decodes the path part of a request target (no query).
+    public init(decoding rawPath: some StringProtocol) throws(Problem) {
+        var raw = Substring(rawPath)
+        guard raw.first == "/" else { throw .notAbsolute }
+        raw = raw.dropFirst()
+        var pieces = raw.split(separator: "/", omittingEmptySubsequences: false)
+        let hasTrailingSlash = pieces.last == ""
+        if hasTrailingSlash { pieces.removeLast() }
+        var segments: [String] = []
+        segments.reserveCapacity(pieces.count)
+        for piece in pieces {
+            let segment = try Self.decodeSegment(piece)
+            if segment.isEmpty { throw .emptySegment }
+            if segment == "." || segment == ".." { throw .dotSegment }
+            segments.append(segment)
+        }
+        self.segments = segments
+        self.hasTrailingSlash = hasTrailingSlash
+    }
+
+    static func decodeSegment(_ piece: Substring) throws(Problem) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(piece.utf8.count)
+        var iterator = piece.utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    throw .malformedEscape
+                }
+                bytes.append(high << 4 | low)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        for byte in bytes where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/") {
+            throw .forbiddenCharacter
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .notUTF8 }
+        return text
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

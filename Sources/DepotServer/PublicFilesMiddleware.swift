@@ -1,0 +1,29 @@
+import DepotHTTP
+import Hummingbird
+
+/// Serves the public folder for every request the router has no route for.
+///
+/// The router runs first, so API routes always win; a request it answers with 404 is looked up
+/// in the ``PublicSite``. `/` and paths ending in `/` serve the folder's `index.html`.
+struct PublicFilesMiddleware<Context: RequestContext>: RouterMiddleware {
+    let site: PublicSite
+    let responder: ResourceResponder
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            let path: RequestPath
+            do {
+                path = try RequestPath(decoding: request.uri.path)
+            } catch {
+                throw HTTPError(.badRequest, message: "The request path is not acceptable (\(error))")
+            }
+            let relativePath = path.hasTrailingSlash ? (path.segments + ["index.html"]).joined(separator: "/") : path.relativePath
+            guard let resource = site.resource(at: relativePath) else {
+                throw HTTPError(.notFound, message: "No file at this path")
+            }
+            return try responder.respond(to: request, resource: resource, now: .now())
+        }
+    }
+}

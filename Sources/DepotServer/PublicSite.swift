@@ -1,0 +1,92 @@
+import DepotHTTP
+import DepotStore
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// The public folder as served: the latest scan, turned into resources, swapped atomically when
+/// a rescan finds a change. Requests read the table; they never touch the folder.
+public final class PublicSite: Sendable {
+    private struct State {
+        var files: [String: PublicFile] = [:]
+        var resources: [String: Resource] = [:]
+    }
+
+    let directory: PublicDirectory
+    let store: BlobStore
+    let cacheControl: CacheControlPolicy
+    private let state = Mutex(State())
+
+    public init(directory: PublicDirectory, store: BlobStore, cacheControl: CacheControlPolicy) {
+        self.directory = directory
+        self.store = store
+        self.cacheControl = cacheControl
+    }
+
+    /// The resource at `relativePath`, if the folder has that file.
+    public func resource(at relativePath: String) -> Resource? {
+        state.withLock { $0.resources[relativePath] }
+    }
+
+    /// Scans the folder and publishes the result; returns the number of files that changed.
+    @discardableResult
+    public func refresh(logger: Logger) async throws -> Int {
+        let previous = state.withLock { $0.files }
+        let files = try await directory.scan(previous: previous, now: HTTPDate.now, logger: logger)
+        let changed = files.filter { previous[$0.key] != $0.value }.count + previous.keys.filter { files[$0] == nil }.count
+        guard changed > 0 || previous.isEmpty else { return 0 }
+        var resources: [String: Resource] = [:]
+        for (path, file) in files {
+            resources[path] = Resource(
+                blob: file.blob,
+                in: store,
+                contentType: MediaType.forPath(path),
+                lastModified: file.lastModified,
+                lastModifiedIsStrong: file.lastModifiedIsStrong,
+                cacheControl: cacheControl.value(for: path)
+            )
+        }
+        state.withLock {
+            $0.files = files
+            $0.resources = resources
+        }
+        if changed > 0 { logger.info("Public folder scanned", metadata: ["files": "\(files.count)", "changed": "\(changed)"]) }
+        return changed
+    }
+}
+
+/// Rescans the public folder at an interval until graceful shutdown.
+struct PublicSiteRescanService: Service {
+    let site: PublicSite
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        // `cancelWhenGracefulShutdown` turns the shutdown signal into cancellation of the sleep.
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: interval)
+                do {
+                    try await site.refresh(logger: logger)
+                } catch {
+                    logger.error("Rescanning the public folder failed", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+}
+
+extension MediaType {
+    /// The `Content-Type` for a file name, by extension; `application/octet-stream` when unknown.
+    /// Text types carry `charset=utf-8`.
+    static func forPath(_ path: String) -> String {
+        let name = path.split(separator: "/").last ?? ""
+        guard let dot = name.lastIndex(of: "."), let type = MediaType.getMediaType(forExtension: String(name[name.index(after: dot)...]).lowercased())
+        else {
+            return "application/octet-stream"
+        }
+        let isText = type.type == .text || (type.type == .application && ["json", "javascript", "xml"].contains(type.subType))
+        return isText && type.parameter == nil ? "\(type); charset=utf-8" : "\(type)"
+    }
+}

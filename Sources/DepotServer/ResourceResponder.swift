@@ -1,0 +1,126 @@
+import DepotHTTP
+import Foundation
+import Hummingbird
+import NIOCore
+import _NIOFileSystem
+
+/// Answers GET and HEAD for a ``Resource``: chooses the variant by `Accept-Encoding`, asks
+/// `DepotHTTP` what RFC 9110 requires, and renders that decision.
+public struct ResourceResponder: Sendable {
+    public let rangeLimits: RangeLimits
+    let fileSystem: FileSystem
+
+    public init(rangeLimits: RangeLimits = RangeLimits(), fileSystem: FileSystem = .shared) {
+        self.rangeLimits = rangeLimits
+        self.fileSystem = fileSystem
+    }
+
+    public func respond(to request: Request, resource: Resource, now: HTTPDate) throws -> Response {
+        let method: ConditionalRequest.Method
+        switch request.method {
+        case .get: method = .get
+        case .head: method = .head
+        default:
+            throw HTTPError(.methodNotAllowed, headers: [.allow: "GET, HEAD"], message: "Only GET and HEAD are allowed here")
+        }
+        let headers = request.headers
+        let coding = ContentCoding.negotiate(acceptEncoding: headers[values: .acceptEncoding], gzipAvailable: resource.gzip != nil)
+        let variant = coding == .gzip ? resource.gzip! : resource.identity
+        let conditional = ConditionalRequest(
+            method: method,
+            ifMatch: headers[values: .ifMatch],
+            ifNoneMatch: headers[values: .ifNoneMatch],
+            ifModifiedSince: headers[values: .ifModifiedSince],
+            ifUnmodifiedSince: headers[values: .ifUnmodifiedSince],
+            ifRange: headers[values: .ifRange],
+            range: headers[values: .range]
+        )
+        let validators = RepresentationValidators(
+            entityTag: variant.entityTag,
+            lastModified: resource.lastModified,
+            lastModifiedIsStrong: resource.lastModifiedIsStrong,
+            length: variant.length
+        )
+        let plan = ResponsePlan.evaluate(
+            conditional,
+            representation: validators,
+            now: now,
+            limits: rangeLimits,
+            contentType: resource.contentType,
+            boundary: Self.makeBoundary()
+        )
+
+        // Fields every answer about this resource carries.
+        var fields = HTTPFields()
+        if resource.gzip != nil { fields[.vary] = "Accept-Encoding" }
+
+        switch plan {
+        case .preconditionFailed:
+            throw HTTPError(.preconditionFailed, headers: fields, message: "A precondition of the request does not hold")
+        case .rangeNotSatisfiable:
+            fields[.contentRange] = ContentRange.unsatisfied(completeLength: variant.length)
+            fields[.acceptRanges] = "bytes"
+            throw HTTPError(.rangeNotSatisfiable, headers: fields, message: "None of the requested ranges lies within the content")
+        case .notModified:
+            addValidators(to: &fields, variant: variant, resource: resource)
+            return Response(status: .notModified, headers: fields)
+        case .full, .partial, .multipart:
+            addValidators(to: &fields, variant: variant, resource: resource)
+            fields[.acceptRanges] = "bytes"
+            if coding == .gzip { fields[.contentEncoding] = "gzip" }
+        }
+
+        let status: HTTPResponse.Status
+        let segments: [FileBody.Segment]
+        let contentLength: Int64
+        switch plan {
+        case .partial(let range):
+            status = .partialContent
+            fields[.contentType] = resource.contentType
+            fields[.contentRange] = ContentRange.satisfied(range, completeLength: variant.length)
+            segments = [.file(range)]
+            contentLength = range.upperBound - range.lowerBound + 1
+        case .multipart(let multipart):
+            status = .partialContent
+            fields[.contentType] = multipart.contentType
+            segments = multipart.parts.flatMap { [.bytes(ByteBuffer(string: $0.header)), .file($0.range)] } + [.bytes(ByteBuffer(string: multipart.trailer))]
+            contentLength = multipart.contentLength
+        default:
+            status = .ok
+            fields[.contentType] = resource.contentType
+            segments = variant.length > 0 ? [.file(0...(variant.length - 1))] : []
+            contentLength = variant.length
+        }
+        fields[.contentLength] = String(contentLength)
+        guard method == .get, contentLength > 0 else {
+            // HEAD: the same fields as GET, no content.
+            return Response(status: status, headers: fields, body: ResponseBody())
+        }
+        return Response(
+            status: status,
+            headers: fields,
+            body: FileBody.make(file: variant.file, segments: segments, contentLength: contentLength, fileSystem: fileSystem)
+        )
+    }
+
+    private func addValidators(to fields: inout HTTPFields, variant: Resource.Variant, resource: Resource) {
+        fields[.eTag] = variant.entityTagField
+        fields[.lastModified] = resource.lastModifiedField
+        if let cacheControl = resource.cacheControl { fields[.cacheControl] = cacheControl }
+    }
+
+    /// 32 random hex digits: a boundary that cannot be predicted, so content cannot be crafted to
+    /// contain it.
+    static func makeBoundary() -> String {
+        let high = UInt64.random(in: .min ... .max)
+        let low = UInt64.random(in: .min ... .max)
+        return "depot-" + String(high, radix: 16) + String(low, radix: 16)
+    }
+}
+
+extension HTTPDate {
+    /// The current time.
+    public static func now() -> HTTPDate {
+        HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970.rounded(.down)))
+    }
+}

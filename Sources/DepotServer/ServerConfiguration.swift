@@ -1,0 +1,46 @@
+import DepotHTTP
+import DepotStore
+
+/// Everything `depot serve` can be told, loaded once at start-up.
+public struct ServerConfiguration: Sendable {
+    /// The address to listen on.
+    public var host: String
+    /// The port to listen on; 0 picks a free one.
+    public var port: Int
+    /// The `Server` field value, or `nil` to send none.
+    public var serverName: String?
+    /// The folder served as it is.
+    public var publicDirectory: String
+    /// Where Depot keeps its data: `blobs/`, `tmp/`, and later the catalog.
+    public var dataDirectory: String
+    /// How often the public folder is checked for changes; `nil` never rechecks.
+    public var publicRescanInterval: Duration?
+    /// `Cache-Control` for files of the public folder.
+    public var publicCacheControl: CacheControlPolicy
+    /// Limits on `Range` requests.
+    public var rangeLimits: RangeLimits
+    /// How gzip variants are made.
+    public var store: BlobStoreConfiguration
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        serverName: String? = nil,
+        publicDirectory: String = "public",
+        dataDirectory: String = "data",
+        publicRescanInterval: Duration? = .seconds(2),
+        publicCacheControl: CacheControlPolicy = CacheControlPolicy(defaultValue: "no-cache"),
+        rangeLimits: RangeLimits = RangeLimits(),
+        store: BlobStoreConfiguration = BlobStoreConfiguration()
+    ) {
+        self.host = host
+        self.port = port
+        self.serverName = serverName
+        self.publicDirectory = publicDirectory
+        self.dataDirectory = dataDirectory
+        self.publicRescanInterval = publicRescanInterval
+        self.publicCacheControl = publicCacheControl
+        self.rangeLimits = rangeLimits
+        self.store = store
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Configuration
+import DepotServer
+import Hummingbird
+import Logging
+import SystemPackage
+
+extension Depot {
+    /// `depot serve`: runs the server until SIGINT or SIGTERM.
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the Depot server.",
+            discussion: """
+                Each option can also be set in the environment (DEPOT_HTTP_PORT, DEPOT_PUBLIC_PATH, …) \
+                or in a JSON config file; the command line wins over the environment, which wins over the file.
+                """
+        )
+
+        @Option(help: "Address to listen on (http.host; default 127.0.0.1).")
+        var host: String?
+
+        @Option(help: "Port to listen on, 0 for any free port (http.port; default 8080).")
+        var port: Int?
+
+        @Option(name: .customLong("public"), help: "Folder served as it is (public.path; default ./public).")
+        var publicDirectory: String?
+
+        @Option(name: .customLong("data"), help: "Data folder (data.path; default ./data).")
+        var dataDirectory: String?
+
+        @Option(help: "JSON config file (or DEPOT_CONFIG).")
+        var config: String?
+
+        @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (log.level; default info).")
+        var logLevel: String?
+
+        func run() async throws {
+            let reader = try await makeReader()
+            let levelName = reader.string(forKey: "log.level", default: "info")
+            guard let level = Logger.Level(rawValue: levelName) else {
+                throw ValidationError("Unknown log level \"\(levelName)\"")
+            }
+            var logger = Logger(label: "depot")
+            logger.logLevel = level
+            let configuration: ServerConfiguration
+            do {
+                configuration = try ServerConfiguration(reader: reader)
+            } catch let error as ConfigurationError {
+                throw ValidationError(error.message)
+            }
+            let app = try await buildApplication(configuration: configuration, logger: logger)
+            try await app.runService()
+        }
+
+        /// Command line, then environment (`DEPOT_` prefix), then the config file, then defaults.
+        private func makeReader() async throws -> ConfigReader {
+            var values: [AbsoluteConfigKey: ConfigValue] = [:]
+            if let host { values["http.host"] = .init(.string(host), isSecret: false) }
+            if let port { values["http.port"] = .init(.int(port), isSecret: false) }
+            if let publicDirectory { values["public.path"] = .init(.string(publicDirectory), isSecret: false) }
+            if let dataDirectory { values["data.path"] = .init(.string(dataDirectory), isSecret: false) }
+            if let logLevel { values["log.level"] = .init(.string(logLevel), isSecret: false) }
+            let environment = EnvironmentVariablesProvider()
+            var providers: [any ConfigProvider] = [
+                InMemoryProvider(name: "command line", values: values),
+                environment.prefixKeys(with: "depot"),
+            ]
+            if let path = config ?? ConfigReader(provider: environment).string(forKey: "depot.config") {
+                do {
+                    providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(path)))
+                } catch {
+                    throw ValidationError("Cannot read the config file \(path): \(error)")
+                }
+            }
+            return ConfigReader(providers: providers)
+        }
+    }
+}
