@@ -70,15 +70,28 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Fixtures that several test targets share: a live server, a raw HTTP/1.1 connection, curl.
+        .target(
+            name: "DepotTestSupport",
+            dependencies: [
+                "DepotServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "DepotHTTPTests", dependencies: ["DepotHTTP"], swiftSettings: swiftSettings),
         .testTarget(
             name: "DepotServerTests",
             dependencies: [
+                "DepotHTTP",
                 "DepotServer",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "DepotTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -9,9 +9,10 @@ public enum ContentCoding: String, Hashable, Sendable {
     ///   read.
     /// - An empty field: identity ("does not want any content coding").
     /// - Otherwise each coding gets the weight of its own entry (`x-gzip` counts as `gzip`,
-    ///   §8.4.1.3), else of `*`; `gzip` without either is not acceptable, `identity` without either
-    ///   is acceptable with weight 1. `q=0` excludes. The higher weight wins; on a tie, gzip, the
-    ///   smaller.
+    ///   §8.4.1.3), else of `*`; `q=0` excludes, and `gzip` without either is not acceptable.
+    ///   gzip is sent when it is acceptable and `identity` is not given a higher weight. An
+    ///   unlisted `identity` stays acceptable (§12.5.3) but expresses no preference, so
+    ///   `gzip;q=0.5` alone still chooses gzip, as nginx and Apache do.
     /// - When neither is acceptable (`identity;q=0` and no gzip), identity is sent anyway: RFC 9110
     ///   moved away from 406 here on purpose, for interoperability.
     ///
@@ -35,7 +36,7 @@ public enum ContentCoding: String, Hashable, Sendable {
             }
         }
         let gzip = gzipWeight ?? anyWeight ?? 0
-        let identity = identityWeight ?? anyWeight ?? 1000
+        let identity = identityWeight ?? anyWeight ?? 0
         return gzip > 0 && gzip >= identity ? .gzip : .identity
     }
 

@@ -21,7 +21,8 @@ struct ContentCodingTests {
             (["*;q=0"], .identity),  // identity excluded too, but sent anyway
             (["gzip;q=0.5, identity;q=0.8"], .identity),
             (["gzip;q=0.8, identity;q=0.5"], .gzip),
-            (["gzip;q=0.5"], .identity),  // identity is implicitly q=1
+            (["gzip;q=0.5"], .gzip),  // an unlisted identity expresses no preference
+            (["gzip;q=0.5, *;q=0.8"], .identity),
             (["gzip;q=0.5, identity;q=0"], .gzip),
             (["identity;q=0"], .identity),  // nothing acceptable: identity, not 406
             (["*;q=0.3, gzip;q=0"], .identity),

@@ -1,0 +1,40 @@
+import DepotServer
+import Foundation
+import HummingbirdTesting
+import Logging
+
+/// A Depot server running on 127.0.0.1 for the length of a test, over a real socket.
+public struct LiveServer: Sendable {
+    /// The port it listens on.
+    public let port: Int
+    /// Its public folder.
+    public let publicDirectory: URL
+    /// Its data folder.
+    public let dataDirectory: URL
+
+    /// `http://127.0.0.1:port` followed by `path`.
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Creates a temporary public folder, lets `prepare` fill it, starts the server on a free
+    /// port, runs `body`, and stops the server.
+    public static func with<Result: Sendable>(
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        prepare: (URL) throws -> Void,
+        _ body: @Sendable (LiveServer) async throws -> Result
+    ) async throws -> Result {
+        try await withTemporaryDirectory { root in
+            let publicDirectory = root.appendingPathComponent("public")
+            let dataDirectory = root.appendingPathComponent("data")
+            try FileManager.default.createDirectory(at: publicDirectory, withIntermediateDirectories: true)
+            try prepare(publicDirectory)
+            var configuration = ServerConfiguration(port: 0, publicDirectory: publicDirectory.path, dataDirectory: dataDirectory.path)
+            configure(&configuration)
+            var logger = Logger(label: "depot-test")
+            logger.logLevel = .warning
+            let app = try await buildApplication(configuration: configuration, logger: logger)
+            return try await app.test(.live) { client in
+                try await body(LiveServer(port: client.port!, publicDirectory: publicDirectory, dataDirectory: dataDirectory))
+            }
+        }
+    }
+}
