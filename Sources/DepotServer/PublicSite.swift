@@ -63,10 +63,15 @@ struct PublicSiteRescanService: Service {
     let logger: Logger
 
     func run() async throws {
-        // `cancelWhenGracefulShutdown` turns the shutdown signal into cancellation of the sleep.
+        // `cancelWhenGracefulShutdown` turns the shutdown signal into cancellation of the sleep,
+        // which ends the loop: a normal return, not an error.
         try await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try await Task.sleep(for: interval)
+            while true {
+                do {
+                    try await Task.sleep(for: interval)
+                } catch {
+                    return
+                }
                 do {
                     try await site.refresh(logger: logger)
                 } catch {

@@ -83,7 +83,8 @@ public struct ResourceResponder: Sendable {
         case .multipart(let multipart):
             status = .partialContent
             fields[.contentType] = multipart.contentType
-            segments = multipart.parts.flatMap { [.bytes(ByteBuffer(string: $0.header)), .file($0.range)] } + [.bytes(ByteBuffer(string: multipart.trailer))]
+            segments =
+                multipart.parts.flatMap { [.bytes(ByteBuffer(string: $0.header)), .file($0.range)] } + [.bytes(ByteBuffer(string: multipart.trailer))]
             contentLength = multipart.contentLength
         default:
             status = .ok

@@ -16,9 +16,10 @@ public struct LiveServer: Sendable {
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Creates a temporary public folder, lets `prepare` fill it, starts the server on a free
-    /// port, runs `body`, and stops the server.
+    /// port of 127.0.0.1, runs `body`, and stops the server. `configuration` is used as given but
+    /// for its address and folders.
     public static func with<Result: Sendable>(
-        configure: (inout ServerConfiguration) -> Void = { _ in },
+        configuration: ServerConfiguration = ServerConfiguration(),
         prepare: (URL) throws -> Void,
         _ body: @Sendable (LiveServer) async throws -> Result
     ) async throws -> Result {
@@ -27,8 +28,11 @@ public struct LiveServer: Sendable {
             let dataDirectory = root.appendingPathComponent("data")
             try FileManager.default.createDirectory(at: publicDirectory, withIntermediateDirectories: true)
             try prepare(publicDirectory)
-            var configuration = ServerConfiguration(port: 0, publicDirectory: publicDirectory.path, dataDirectory: dataDirectory.path)
-            configure(&configuration)
+            var configuration = configuration
+            configuration.host = "127.0.0.1"
+            configuration.port = 0
+            configuration.publicDirectory = publicDirectory.path
+            configuration.dataDirectory = dataDirectory.path
             var logger = Logger(label: "depot-test")
             logger.logLevel = .warning
             let app = try await buildApplication(configuration: configuration, logger: logger)

@@ -24,7 +24,9 @@ struct RangeTests {
 
     @Test(
         "ignores unknown units and invalid sets (§14.2)",
-        arguments: ["items=0-5", "bytes 0-5", "bytes=", "bytes=,", "bytes=5-4", "bytes=a-b", "bytes=0-5,x", "bytes=--5", "bytes=0 -5", "bytes=1-2-3", "=0-5"]
+        arguments: [
+            "items=0-5", "bytes 0-5", "bytes=", "bytes=,", "bytes=5-4", "bytes=a-b", "bytes=0-5,x", "bytes=--5", "bytes=0 -5", "bytes=1-2-3", "=0-5",
+        ]
     )
     func ignoresInvalid(text: String) {
         #expect(ByteRangeSet(fieldLines: [text]) == nil)

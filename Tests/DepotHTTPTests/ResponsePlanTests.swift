@@ -95,7 +95,11 @@ struct ResponsePlanTests {
         Case(name: "416 for -0", request: .init(method: .get, range: ["bytes=-0"]), expected: .rangeNotSatisfiable),
         Case(name: "unknown unit ignored", request: .init(method: .get, range: ["pages=1-2"]), expected: .full),
         // §13.1.5 If-Range
-        Case(name: "If-Range strong tag matches", request: .init(method: .get, ifRange: ["\"abc\""], range: ["bytes=0-1"]), expected: .partial(0...1)),
+        Case(
+            name: "If-Range strong tag matches",
+            request: .init(method: .get, ifRange: ["\"abc\""], range: ["bytes=0-1"]),
+            expected: .partial(0...1)
+        ),
         Case(name: "If-Range other tag", request: .init(method: .get, ifRange: ["\"x\""], range: ["bytes=0-1"]), expected: .full),
         Case(name: "If-Range weak tag never matches", request: .init(method: .get, ifRange: ["W/\"abc\""], range: ["bytes=0-1"]), expected: .full),
         Case(name: "If-Range date equal", request: .init(method: .get, ifRange: [lastModified], range: ["bytes=0-1"]), expected: .partial(0...1)),
@@ -133,7 +137,12 @@ struct ResponsePlanTests {
 
     @Test("several ranges become multipart/byteranges")
     func multipart() {
-        let expected = MultipartByteRanges(ranges: [0...99, 500...599], completeLength: 10_000, contentType: "application/octet-stream", boundary: "B")
+        let expected = MultipartByteRanges(
+            ranges: [0...99, 500...599],
+            completeLength: 10_000,
+            contentType: "application/octet-stream",
+            boundary: "B"
+        )
         #expect(Self.plan(.init(method: .get, range: ["bytes=0-99,500-599"])) == .multipart(expected))
     }
 

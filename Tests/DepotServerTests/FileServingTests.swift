@@ -93,12 +93,14 @@ struct FileServingTests {
         }
     }
 
+    static func folderWithIndexes(_ folder: URL) throws {
+        try folder.write(Data("root\n".utf8), to: "index.html")
+        try folder.write(Data("docs\n".utf8), to: "docs/index.html")
+    }
+
     @Test("/ and folder paths serve index.html")
     func index() async throws {
-        try await LiveServer.with(prepare: { folder in
-            try folder.write(Data("root\n".utf8), to: "index.html")
-            try folder.write(Data("docs\n".utf8), to: "docs/index.html")
-        }) { server in
+        try await LiveServer.with(prepare: Self.folderWithIndexes) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
                 #expect(try await connection.request("GET", "/").bodyText == "root\n")
                 #expect(try await connection.request("GET", "/docs/").bodyText == "docs\n")
@@ -109,9 +111,13 @@ struct FileServingTests {
         }
     }
 
+    static func folderWithEmptyFile(_ folder: URL) throws {
+        try folder.write(Data(), to: "empty.txt")
+    }
+
     @Test("an empty file is served with Content-Length 0")
     func emptyFile() async throws {
-        try await LiveServer.with(prepare: { try $0.write(Data(), to: "empty.txt") }) { server in
+        try await LiveServer.with(prepare: Self.folderWithEmptyFile) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
                 let response = try await connection.request("GET", "/empty.txt")
                 #expect(response.status == 200)
@@ -124,10 +130,16 @@ struct FileServingTests {
         }
     }
 
+    static let large = Fixture.pseudoRandom(count: 24 << 20, seed: 7)
+
+    static func folderWithLargeFile(_ folder: URL) throws {
+        try folder.write(large, to: "large.bin")
+    }
+
     @Test("a large file streams whole and exact")
     func largeFile() async throws {
-        let large = Fixture.pseudoRandom(count: 24 << 20, seed: 7)
-        try await LiveServer.with(prepare: { try $0.write(large, to: "large.bin") }) { server in
+        let large = Self.large
+        try await LiveServer.with(prepare: Self.folderWithLargeFile) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
                 let response = try await connection.request("GET", "/large.bin")
                 #expect(response.status == 200)

@@ -35,7 +35,10 @@ struct RangeRequestTests {
         }
     }
 
-    @Test("unsatisfiable ranges give 416 with bytes */length", arguments: ["bytes=100000-", "bytes=-0", "bytes=200000-300000", "bytes=100000-100001,-0"])
+    @Test(
+        "unsatisfiable ranges give 416 with bytes */length",
+        arguments: ["bytes=100000-", "bytes=-0", "bytes=200000-300000", "bytes=100000-100001,-0"]
+    )
     func unsatisfiable(header: String) async throws {
         try await LiveServer.standard { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
@@ -110,10 +113,7 @@ struct RangeRequestTests {
 
     @Test("too many ranges, or ranges adding up past the whole, are answered with 200")
     func amplification() async throws {
-        try await LiveServer.with(
-            configure: { $0.rangeLimits.maxRanges = 3 },
-            prepare: Fixture.standardFolder
-        ) { server in
+        try await LiveServer.with(configuration: .init(rangeLimits: .init(maxRanges: 3)), prepare: Fixture.standardFolder) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
                 let four = try await connection.request("GET", "/noise.bin", headers: [("Range", "bytes=0-0,10-10,20-20,30-30")])
                 #expect(four.status == 200)
@@ -163,13 +163,15 @@ struct RangeRequestTests {
         }
     }
 
+    static func folderWithFreshFile(_ folder: URL) throws {
+        try Fixture.standardFolder(folder)
+        // Modified "in the future": Last-Modified is capped at the scan time, in the scan's own second.
+        try folder.write(Data("written just now\n".utf8), to: "fresh.txt", modified: Date().addingTimeInterval(3600))
+    }
+
     @Test("If-Range with a date matches only a strong Last-Modified, exactly (§13.1.5, §8.8.2.2)")
     func ifRangeDates() async throws {
-        try await LiveServer.with(prepare: { folder in
-            try Fixture.standardFolder(folder)
-            // Modified "in the future": Last-Modified is capped at the scan time, in the scan's own second.
-            try folder.write(Data("written just now\n".utf8), to: "fresh.txt", modified: Date().addingTimeInterval(3600))
-        }) { server in
+        try await LiveServer.with(prepare: Self.folderWithFreshFile) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
                 let old = "Tue, 14 Nov 2023 22:13:20 GMT"
                 let exact = try await connection.request("GET", "/noise.bin", headers: [("Range", "bytes=0-9"), ("If-Range", old)])

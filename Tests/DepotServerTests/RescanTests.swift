@@ -10,10 +10,7 @@ import Testing
 struct RescanTests {
     @Test("a changed, added or removed file is noticed")
     func changes() async throws {
-        try await LiveServer.with(
-            configure: { $0.publicRescanInterval = .milliseconds(100) },
-            prepare: Fixture.standardFolder
-        ) { server in
+        try await LiveServer.with(configuration: .init(publicRescanInterval: .milliseconds(100)), prepare: Fixture.standardFolder) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
                 let before = try await connection.request("GET", "/index.html")
                 let newContent = Data("<h1>changed</h1>\n".utf8)

@@ -1,0 +1,80 @@
+import Foundation
+
+/// The built `depot` executable, run as a user would run it.
+public struct DepotProcess: Sendable {
+    /// `.build/<config>/depot`, beside the test bundle.
+    public static var executable: URL {
+        var folder = Bundle.main.bundleURL
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("depot")
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                return candidate
+            }
+            folder.deleteLastPathComponent()
+        }
+        return URL(fileURLWithPath: ".build/debug/depot")
+    }
+
+    let process: Process
+    /// Everything the process wrote to standard output and standard error.
+    public let logFile: URL
+
+    /// Starts `depot` with `arguments` and `environment` added to the current one.
+    public static func start(_ arguments: [String], environment: [String: String] = [:], in directory: URL) throws -> DepotProcess {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEPOT_") }.merging(environment) { $1 }
+        process.currentDirectoryURL = directory
+        let logFile = directory.appendingPathComponent("depot-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: logFile)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        return DepotProcess(process: process, logFile: logFile)
+    }
+
+    public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    /// Waits for the "listening on" log line and returns the port.
+    public func waitForPort(timeout: Duration = .seconds(30)) async throws -> Int {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let range = log.range(of: #"listening on [0-9.]+:([0-9]+)"#, options: .regularExpression) {
+                let match = log[range]
+                return Int(match.split(separator: ":").last!)!
+            }
+            guard process.isRunning else { throw DepotProcessError.exited(status: process.terminationStatus, log: log) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw DepotProcessError.timedOut(log: log)
+    }
+
+    /// Waits for the process to end and returns its exit status.
+    public func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { throw DepotProcessError.timedOut(log: log) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+
+    /// Sends SIGTERM and waits for a graceful exit.
+    public func stop() async throws -> Int32 {
+        if process.isRunning { process.terminate() }
+        return try await waitForExit()
+    }
+
+    /// Sends SIGKILL.
+    public func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+public enum DepotProcessError: Error {
+    case exited(status: Int32, log: String)
+    case timedOut(log: String)
+}
