@@ -89,7 +89,9 @@ let package = Package(
             dependencies: [
                 "DepotHTTP",
                 "DepotServer",
+                "DepotStore",
                 "DepotTestSupport",
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

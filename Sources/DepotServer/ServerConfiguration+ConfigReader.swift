@@ -11,26 +11,26 @@ extension ServerConfiguration {
     /// | `http.port` | int | `8080` | port to listen on (0: any free port) |
     /// | `http.serverName` | string | none | `Server` field value |
     /// | `public.path` | string | `public` | folder served as it is |
-    /// | `public.rescanInterval` | double | `2` | seconds between checks for changed files; 0 disables |
+    /// | `public.rescanInterval` | number | `2` | seconds between checks for changed files; 0 disables |
     /// | `public.cacheControl` | string | `no-cache` | `Cache-Control` of public files; empty sends none |
     /// | `public.cacheControlRules` | string array | none | `PREFIX=VALUE` overrides by path prefix |
     /// | `data.path` | string | `data` | data folder |
     /// | `ranges.maxCount` | int | `200` | most ranges in one request before it is served whole |
     /// | `gzip.level` | int | `6` | zlib level of gzip variants, 1–9 |
-    /// | `gzip.minimumSavings` | double | `0.05` | fraction a gzip variant must save to be kept |
+    /// | `gzip.minimumSavings` | number | `0.05` | fraction a gzip variant must save to be kept |
     ///
     /// - Throws: ``ConfigurationError`` for a value out of range.
     public init(reader: ConfigReader) throws {
         let defaults = ServerConfiguration()
         let port = reader.int(forKey: "http.port", default: defaults.port)
         guard (0...65535).contains(port) else { throw ConfigurationError("http.port must be between 0 and 65535, not \(port)") }
-        let rescan = reader.double(forKey: "public.rescanInterval", default: 2)
+        let rescan = reader.number(forKey: "public.rescanInterval", default: 2)
         guard rescan >= 0 else { throw ConfigurationError("public.rescanInterval must not be negative") }
         let maxRanges = reader.int(forKey: "ranges.maxCount", default: defaults.rangeLimits.maxRanges)
         guard maxRanges >= 1 else { throw ConfigurationError("ranges.maxCount must be at least 1") }
         let level = reader.int(forKey: "gzip.level", default: defaults.store.gzipLevel)
         guard (1...9).contains(level) else { throw ConfigurationError("gzip.level must be between 1 and 9, not \(level)") }
-        let savings = reader.double(forKey: "gzip.minimumSavings", default: defaults.store.gzipMinimumSavings)
+        let savings = reader.number(forKey: "gzip.minimumSavings", default: defaults.store.gzipMinimumSavings)
         guard (0..<1).contains(savings) else { throw ConfigurationError("gzip.minimumSavings must be at least 0 and below 1") }
         let cacheControl = reader.string(forKey: "public.cacheControl", default: "no-cache")
 

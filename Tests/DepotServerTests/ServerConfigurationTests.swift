@@ -1,0 +1,112 @@
+import Configuration
+import DepotHTTP
+import DepotServer
+import DepotStore
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// Reading `ServerConfiguration` from swift-configuration, and per-prefix Cache-Control.
+@Suite("Server configuration")
+struct ServerConfigurationTests {
+    static func reader(_ values: [AbsoluteConfigKey: ConfigValue]) -> ConfigReader {
+        ConfigReader(provider: InMemoryProvider(values: values))
+    }
+
+    @Test("defaults")
+    func defaults() throws {
+        let configuration = try ServerConfiguration(reader: Self.reader([:]))
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 8080)
+        #expect(configuration.publicDirectory == "public")
+        #expect(configuration.dataDirectory == "data")
+        #expect(configuration.publicRescanInterval == .seconds(2))
+        #expect(configuration.publicCacheControl.value(for: "a.txt") == "no-cache")
+        #expect(configuration.rangeLimits.maxRanges == 200)
+        #expect(configuration.store.gzipLevel == 6)
+    }
+
+    @Test("every key is read")
+    func keys() throws {
+        let configuration = try ServerConfiguration(
+            reader: Self.reader([
+                "http.host": "0.0.0.0", "http.port": 9000, "http.serverName": "depot", "public.path": "site", "data.path": "/var/lib/depot",
+                "public.cacheControl": "", "public.cacheControlRules": .init(.stringArray(["a/=max-age=60"]), isSecret: false),
+                "ranges.maxCount": 5, "gzip.level": 9, "gzip.minimumSavings": 0.2,
+                "public.rescanInterval": 0,
+            ])
+        )
+        #expect(configuration.host == "0.0.0.0")
+        #expect(configuration.port == 9000)
+        #expect(configuration.serverName == "depot")
+        #expect(configuration.publicDirectory == "site")
+        #expect(configuration.dataDirectory == "/var/lib/depot")
+        #expect(configuration.publicRescanInterval == nil)
+        #expect(configuration.publicCacheControl.value(for: "b.txt") == nil)
+        #expect(configuration.publicCacheControl.value(for: "a/b.txt") == "max-age=60")
+        #expect(configuration.rangeLimits.maxRanges == 5)
+        #expect(configuration.store.gzipLevel == 9)
+        #expect(configuration.store.gzipMinimumSavings == 0.2)
+    }
+
+    @Test(
+        "values out of range are refused with the key's name",
+        arguments: [
+            ("http.port", ConfigValue(.int(-1), isSecret: false)), ("ranges.maxCount", ConfigValue(.int(0), isSecret: false)),
+            ("gzip.level", ConfigValue(.int(10), isSecret: false)), ("gzip.minimumSavings", ConfigValue(.double(1), isSecret: false)),
+            ("public.rescanInterval", ConfigValue(.double(-1), isSecret: false)),
+            ("public.cacheControlRules", ConfigValue(.stringArray(["no-equals-sign"]), isSecret: false)),
+        ]
+    )
+    func invalid(key: String, value: ConfigValue) {
+        #expect {
+            try ServerConfiguration(reader: Self.reader([AbsoluteConfigKey(key.split(separator: ".").map(String.init)): value]))
+        } throws: { error in
+            (error as? ConfigurationError).map { $0.message.contains(key.split(separator: ".").last!) || $0.message.contains("PREFIX=VALUE") }
+                ?? false
+        }
+    }
+
+    @Test(
+        "whole and fractional numbers are both read",
+        arguments: [ConfigValue(.int(3), isSecret: false), ConfigValue(.double(3.0), isSecret: false)]
+    )
+    func wholeNumbers(value: ConfigValue) throws {
+        let configuration = try ServerConfiguration(reader: Self.reader(["public.rescanInterval": value]))
+        #expect(configuration.publicRescanInterval == .seconds(3))
+    }
+
+    @Test("Cache-Control rules: the longest matching prefix wins")
+    func longestPrefix() throws {
+        let policy = try CacheControlPolicy(
+            defaultValue: "no-cache",
+            rules: ["assets/=public, max-age=60", "assets/fonts/=public, max-age=31536000, immutable"]
+        )
+        #expect(policy.value(for: "index.html") == "no-cache")
+        #expect(policy.value(for: "assets/app.js") == "public, max-age=60")
+        #expect(policy.value(for: "assets/fonts/a.woff2") == "public, max-age=31536000, immutable")
+    }
+
+    static let rules = ["assets/=public, max-age=86400"]
+
+    @Test("per-prefix Cache-Control reaches the wire, on 200 and 304")
+    func onTheWire() async throws {
+        let configuration = ServerConfiguration(publicCacheControl: try CacheControlPolicy(defaultValue: "no-cache", rules: Self.rules))
+        try await LiveServer.with(configuration: configuration, prepare: Self.folder) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let asset = try await connection.request("GET", "/assets/app.js")
+                #expect(asset.header("Cache-Control") == "public, max-age=86400")
+                #expect(asset.header("Content-Type") == "text/javascript; charset=utf-8")
+                let revalidated = try await connection.request("GET", "/assets/app.js", headers: [("If-None-Match", asset.header("ETag")!)])
+                #expect(revalidated.status == 304)
+                #expect(revalidated.header("Cache-Control") == "public, max-age=86400")
+                #expect(try await connection.request("GET", "/index.html").header("Cache-Control") == "no-cache")
+            }
+        }
+    }
+
+    static func folder(_ folder: URL) throws {
+        try folder.write(Data("console.log(1)\n".utf8), to: "assets/app.js")
+        try folder.write(Data("<p>hi</p>\n".utf8), to: "index.html")
+    }
+}
