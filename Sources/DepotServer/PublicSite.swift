@@ -65,7 +65,7 @@ struct PublicSiteRescanService: Service {
     func run() async throws {
         // `cancelWhenGracefulShutdown` turns the shutdown signal into cancellation of the sleep,
         // which ends the loop: a normal return, not an error.
-        try await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             while true {
                 do {
                     try await Task.sleep(for: interval)

@@ -28,7 +28,7 @@ public struct DepotProcess: Sendable {
         process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEPOT_") }.merging(environment) { $1 }
         process.currentDirectoryURL = directory
         let logFile = directory.appendingPathComponent("depot-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let handle = try FileHandle(forWritingTo: logFile)
         process.standardOutput = handle
         process.standardError = handle
