@@ -1,10 +1,18 @@
 // swift-tools-version:6.2
+import Foundation
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
+
+/// Every `NNNN_name.sql` file of `migrations/`, in order.
+let migrationFiles: [String] = {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("migrations")
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    return names.filter { $0.hasSuffix(".sql") }.sorted()
+}()
 
 let package = Package(
     name: "depot",
@@ -24,15 +32,31 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-http-structured-headers.git", from: "1.7.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Pure RFC 9110 logic: validators, dates, preconditions, ranges, content negotiation. No I/O.
         .target(name: "DepotHTTP", swiftSettings: swiftSettings),
+        // The manifest document: shared by the server and the client, standard library only.
+        .target(name: "DepotManifest", swiftSettings: swiftSettings),
+        // The catalog's numbered SQL migrations, embedded in the binary.
+        .target(
+            name: "DepotMigrations",
+            path: "migrations",
+            resources: migrationFiles.map { .embedInCode($0) },
+            swiftSettings: swiftSettings
+        ),
         // Content-addressed blob store, hashing and gzip variants, the scanned `public/` folder.
         .target(
             name: "DepotStore",
             dependencies: [
                 "DepotHTTP",
+                "DepotManifest",
+                "DepotMigrations",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -47,7 +71,10 @@ let package = Package(
             dependencies: [
                 "DepotHTTP",
                 "DepotStore",
+                "DepotManifest",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

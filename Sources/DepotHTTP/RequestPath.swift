@@ -74,3 +74,34 @@ public struct RequestPath: Hashable, Sendable {
         }
     }
 }
+
+extension RequestPath {
+    /// Percent-encodes a `/`-separated relative path for use in a URL: each segment keeps the
+    /// characters RFC 3986 allows in a path segment unencoded (`pchar`), and escapes the rest.
+    public static func encode(_ relativePath: String) -> String {
+        relativePath.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+            var encoded = ""
+            for byte in segment.utf8 {
+                if isPathCharacter(byte) {
+                    encoded.unicodeScalars.append(Unicode.Scalar(byte))
+                } else {
+                    let digits = Array("0123456789ABCDEF".unicodeScalars)
+                    encoded.unicodeScalars.append("%")
+                    encoded.unicodeScalars.append(digits[Int(byte >> 4)])
+                    encoded.unicodeScalars.append(digits[Int(byte & 0x0F)])
+                }
+            }
+            return encoded
+        }.joined(separator: "/")
+    }
+
+    /// `pchar = unreserved / pct-encoded / sub-delims / ":" / "@"`, less `%` itself.
+    private static func isPathCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "-._~!$&'()*+,;=:@".utf8.contains(byte)
+        }
+    }
+}

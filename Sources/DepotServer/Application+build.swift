@@ -4,11 +4,8 @@ import Hummingbird
 import Logging
 import _NIOFileSystem
 
-/// The request context of every Depot route.
-public typealias DepotRequestContext = BasicRequestContext
-
-/// Builds the Depot application: opens the store, scans the public folder once, and wires the
-/// routes. Nothing listens until the application runs.
+/// Builds the Depot application: opens the store and the catalog, scans the public folder once,
+/// and wires the routes. Nothing listens until the application runs.
 public func buildApplication(configuration: ServerConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
     let store = try await BlobStore.open(dataDirectory: FilePath(configuration.dataDirectory), configuration: configuration.store, logger: logger)
     let site = PublicSite(
@@ -17,8 +14,16 @@ public func buildApplication(configuration: ServerConfiguration, logger: Logger)
         cacheControl: configuration.publicCacheControl
     )
     try await site.refresh(logger: logger)
+    let catalog = try Catalog(path: FilePath(configuration.dataDirectory).appending("catalog.sqlite").string, logger: logger)
+    let content = PublishedContent(catalog: catalog, store: store, cachePolicy: configuration.cachePolicy)
+    try await content.reload()
 
-    let router = buildRouter(site: site, responder: ResourceResponder(rangeLimits: configuration.rangeLimits))
+    let router = buildRouter(
+        site: site,
+        content: content,
+        publisher: PublishController(catalog: catalog, store: store, content: content, configuration: configuration.publish),
+        responder: ResourceResponder(rangeLimits: configuration.rangeLimits)
+    )
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: configuration.serverName),
@@ -27,12 +32,22 @@ public func buildApplication(configuration: ServerConfiguration, logger: Logger)
     if let interval = configuration.publicRescanInterval {
         app.addServices(PublicSiteRescanService(site: site, interval: interval, logger: logger))
     }
+    app.addServices(
+        BlobCollectionService(catalog: catalog, store: store, content: content, site: site, configuration: configuration.publish, logger: logger)
+    )
     return app
 }
 
 /// The routes, given their dependencies, so tests build the same router.
-func buildRouter(site: PublicSite, responder: ResourceResponder) -> Router<DepotRequestContext> {
+func buildRouter(
+    site: PublicSite,
+    content: PublishedContent,
+    publisher: PublishController,
+    responder: ResourceResponder
+) -> Router<DepotRequestContext> {
     let router = Router(context: DepotRequestContext.self)
     router.add(middleware: PublicFilesMiddleware(site: site, responder: responder))
+    ContentController(content: content, responder: responder).addRoutes(to: router)
+    publisher.addRoutes(to: router)
     return router
 }

@@ -2,8 +2,8 @@ import Hummingbird
 import NIOCore
 import _NIOFileSystem
 
-/// A response body read from one file: a sequence of literal bytes and file ranges, streamed with
-/// the writer's backpressure so that memory stays bounded whatever the file's size.
+/// A response body made of literal bytes and ranges of a variant's content. File content is
+/// streamed with the writer's backpressure so that memory stays bounded whatever the file's size.
 ///
 /// Built on the same primitive as Hummingbird's `FileIO.readFile` (`readChunks` into a
 /// `ResponseBody(contentLength:)`), driven by Depot's own decisions.
@@ -14,6 +14,22 @@ struct FileBody {
     }
 
     static let chunkLength: ByteCount = .kibibytes(128)
+
+    static func make(storage: Resource.Storage, segments: [Segment], contentLength: Int64, fileSystem: FileSystem) -> ResponseBody {
+        switch storage {
+        case .file(let path):
+            make(file: path, segments: segments, contentLength: contentLength, fileSystem: fileSystem)
+        case .bytes(let content):
+            ResponseBody(
+                contentsOf: segments.map { segment in
+                    switch segment {
+                    case .bytes(let buffer): buffer
+                    case .file(let range): content.getSlice(at: Int(range.lowerBound), length: Int(range.upperBound - range.lowerBound + 1))!
+                    }
+                }
+            )
+        }
+    }
 
     static func make(file: FilePath, segments: [Segment], contentLength: Int64, fileSystem: FileSystem) -> ResponseBody {
         ResponseBody(contentLength: Int(contentLength)) { writer in

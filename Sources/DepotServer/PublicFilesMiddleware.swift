@@ -17,7 +17,7 @@ struct PublicFilesMiddleware<Context: RequestContext>: RouterMiddleware {
             do {
                 path = try RequestPath(decoding: request.uri.path)
             } catch {
-                throw HTTPError(.badRequest, message: "The request path is not acceptable (\(error))")
+                throw HTTPError(.badRequest, message: "The request path is not acceptable: \(error.explanation)")
             }
             let relativePath = path.hasTrailingSlash ? (path.segments + ["index.html"]).joined(separator: "/") : path.relativePath
             guard let resource = site.resource(at: relativePath) else {

@@ -24,6 +24,9 @@ public final class PublicSite: Sendable {
         self.cacheControl = cacheControl
     }
 
+    /// The files of the last scan.
+    var files: [String: PublicFile] { state.withLock { $0.files } }
+
     /// The resource at `relativePath`, if the folder has that file.
     public func resource(at relativePath: String) -> Resource? {
         state.withLock { $0.resources[relativePath] }
@@ -93,5 +96,12 @@ extension MediaType {
         }
         let isText = type.type == .text || (type.type == .application && ["json", "javascript", "xml"].contains(type.subType))
         return isText && type.parameter == nil ? "\(type); charset=utf-8" : "\(type)"
+    }
+}
+
+extension PublicSite {
+    /// The SHA-256 of every blob the public folder is served from.
+    var blobHashes: Set<String> {
+        Set(files.values.map(\.blob.sha256))
     }
 }

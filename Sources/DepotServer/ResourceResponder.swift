@@ -1,5 +1,6 @@
 import DepotHTTP
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import _NIOFileSystem
@@ -67,6 +68,7 @@ public struct ResourceResponder: Sendable {
         case .full, .partial, .multipart:
             addValidators(to: &fields, variant: variant, resource: resource)
             fields[.acceptRanges] = "bytes"
+            fields[.reprDigest] = variant.representationDigestField
             if coding == .gzip { fields[.contentEncoding] = "gzip" }
         }
 
@@ -100,7 +102,7 @@ public struct ResourceResponder: Sendable {
         return Response(
             status: status,
             headers: fields,
-            body: FileBody.make(file: variant.file, segments: segments, contentLength: contentLength, fileSystem: fileSystem)
+            body: FileBody.make(storage: variant.storage, segments: segments, contentLength: contentLength, fileSystem: fileSystem)
         )
     }
 
@@ -117,6 +119,11 @@ public struct ResourceResponder: Sendable {
         let low = UInt64.random(in: .min ... .max)
         return "depot-" + String(high, radix: 16) + String(low, radix: 16)
     }
+}
+
+extension HTTPField.Name {
+    /// RFC 9530 §3.
+    static let reprDigest = Self("Repr-Digest")!
 }
 
 extension HTTPDate {

@@ -1,6 +1,7 @@
 import Configuration
 import DepotHTTP
 import DepotStore
+import Foundation
 
 extension ServerConfiguration {
     /// Reads the configuration. Every key, its type and default:
@@ -18,6 +19,15 @@ extension ServerConfiguration {
     /// | `ranges.maxCount` | int | `200` | most ranges in one request before it is served whole |
     /// | `gzip.level` | int | `6` | zlib level of gzip variants, 1–9 |
     /// | `gzip.minimumSavings` | number | `0.05` | fraction a gzip variant must save to be kept |
+    /// | `publish.tokens` | string array, secret | none | bearer tokens that may publish |
+    /// | `publish.tokenFile` | string | none | file with more tokens, one a line |
+    /// | `publish.maxUploadBytes` | int | 4 GiB | largest upload accepted |
+    /// | `publish.keepVersions` | int | `5` | versions kept per path |
+    /// | `publish.retiredGraceSeconds` | number | `600` | how long retired versions stay downloadable |
+    /// | `publish.collectionIntervalSeconds` | number | `60` | how often unreferenced blobs are collected |
+    /// | `files.cacheControl` | string | `no-cache` | `Cache-Control` of `/files/…` |
+    /// | `manifest.cacheControl` | string | `no-cache` | `Cache-Control` of `/manifest.json` |
+    /// | `blobs.cacheControl` | string | `public, max-age=31536000, immutable` | `Cache-Control` of `/blobs/…` |
     ///
     /// - Throws: ``ConfigurationError`` for a value out of range.
     public init(reader: ConfigReader) throws {
@@ -33,6 +43,12 @@ extension ServerConfiguration {
         let savings = reader.number(forKey: "gzip.minimumSavings", default: defaults.store.gzipMinimumSavings)
         guard (0..<1).contains(savings) else { throw ConfigurationError("gzip.minimumSavings must be at least 0 and below 1") }
         let cacheControl = reader.string(forKey: "public.cacheControl", default: "no-cache")
+        let publish = try PublishConfiguration(reader: reader)
+        let cachePolicy = PublishedContent.CachePolicy(
+            files: reader.string(forKey: "files.cacheControl", default: "no-cache").nonEmpty,
+            manifest: reader.string(forKey: "manifest.cacheControl", default: "no-cache").nonEmpty,
+            blobs: reader.string(forKey: "blobs.cacheControl", default: "public, max-age=31536000, immutable").nonEmpty
+        )
 
         self.init(
             host: reader.string(forKey: "http.host", default: defaults.host),
@@ -42,11 +58,48 @@ extension ServerConfiguration {
             dataDirectory: reader.string(forKey: "data.path", default: defaults.dataDirectory),
             publicRescanInterval: rescan > 0 ? .milliseconds(Int64(rescan * 1000)) : nil,
             publicCacheControl: try CacheControlPolicy(
-                defaultValue: cacheControl.isEmpty ? nil : cacheControl,
+                defaultValue: cacheControl.nonEmpty,
                 rules: reader.stringArray(forKey: "public.cacheControlRules", default: [])
             ),
             rangeLimits: RangeLimits(maxRanges: maxRanges),
-            store: BlobStoreConfiguration(gzipLevel: level, gzipMinimumSavings: savings)
+            store: BlobStoreConfiguration(gzipLevel: level, gzipMinimumSavings: savings),
+            publish: publish,
+            cachePolicy: cachePolicy
         )
     }
+}
+
+extension PublishConfiguration {
+    /// Reads the `publish.*` keys (see ``ServerConfiguration/init(reader:)``).
+    init(reader: ConfigReader) throws {
+        let defaults = PublishConfiguration()
+        var tokens = reader.stringArray(forKey: "publish.tokens", isSecret: true, default: [])
+        if let tokenFile = reader.string(forKey: "publish.tokenFile") {
+            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+                throw ConfigurationError("publish.tokenFile \(tokenFile) cannot be read")
+            }
+            tokens += text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        let maxUpload = reader.int(forKey: "publish.maxUploadBytes", default: Int(defaults.maxUploadBytes))
+        guard maxUpload >= 1 else { throw ConfigurationError("publish.maxUploadBytes must be at least 1") }
+        let keep = reader.int(forKey: "publish.keepVersions", default: defaults.keepVersions)
+        guard keep >= 1 else { throw ConfigurationError("publish.keepVersions must be at least 1") }
+        let grace = reader.number(forKey: "publish.retiredGraceSeconds", default: 600)
+        let interval = reader.number(forKey: "publish.collectionIntervalSeconds", default: 60)
+        guard grace >= 0, interval > 0 else {
+            throw ConfigurationError("publish.retiredGraceSeconds must not be negative and publish.collectionIntervalSeconds must be positive")
+        }
+        self.init(
+            tokens: tokens,
+            maxUploadBytes: Int64(maxUpload),
+            keepVersions: keep,
+            retiredGracePeriod: .milliseconds(Int64(grace * 1000)),
+            collectionInterval: .milliseconds(Int64(interval * 1000))
+        )
+    }
+}
+
+extension String {
+    /// `nil` for the empty string: an empty setting means "send no such field".
+    var nonEmpty: String? { isEmpty ? nil : self }
 }

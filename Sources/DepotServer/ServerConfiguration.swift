@@ -11,7 +11,7 @@ public struct ServerConfiguration: Sendable {
     public var serverName: String?
     /// The folder served as it is.
     public var publicDirectory: String
-    /// Where Depot keeps its data: `blobs/`, `tmp/`, and later the catalog.
+    /// Where Depot keeps its data: `catalog.sqlite`, `blobs/`, `tmp/`.
     public var dataDirectory: String
     /// How often the public folder is checked for changes; `nil` never rechecks.
     public var publicRescanInterval: Duration?
@@ -21,6 +21,10 @@ public struct ServerConfiguration: Sendable {
     public var rangeLimits: RangeLimits
     /// How gzip variants are made.
     public var store: BlobStoreConfiguration
+    /// Who may publish, size limits and retention.
+    public var publish: PublishConfiguration
+    /// `Cache-Control` of published files, the manifest and blobs.
+    public var cachePolicy: PublishedContent.CachePolicy
 
     public init(
         host: String = "127.0.0.1",
@@ -31,7 +35,9 @@ public struct ServerConfiguration: Sendable {
         publicRescanInterval: Duration? = .seconds(2),
         publicCacheControl: CacheControlPolicy = CacheControlPolicy(defaultValue: "no-cache"),
         rangeLimits: RangeLimits = RangeLimits(),
-        store: BlobStoreConfiguration = BlobStoreConfiguration()
+        store: BlobStoreConfiguration = BlobStoreConfiguration(),
+        publish: PublishConfiguration = PublishConfiguration(),
+        cachePolicy: PublishedContent.CachePolicy = PublishedContent.CachePolicy()
     ) {
         self.host = host
         self.port = port
@@ -42,5 +48,7 @@ public struct ServerConfiguration: Sendable {
         self.publicCacheControl = publicCacheControl
         self.rangeLimits = rangeLimits
         self.store = store
+        self.publish = publish
+        self.cachePolicy = cachePolicy
     }
 }

@@ -1,5 +1,6 @@
 import CompressNIO
 import Crypto
+import DepotHTTP
 import Logging
 import NIOCore
 import _NIOFileSystem
@@ -77,16 +78,24 @@ public struct BlobStore: Sendable {
     /// Stores a stream of bytes in one pass: SHA-256 and MD5 are computed and the gzip variant
     /// is compressed while the bytes are written, so the content is never held whole in memory.
     /// Storing content that is already present changes nothing on disk.
-    public func ingest<Chunks: AsyncSequence>(_ chunks: Chunks) async throws -> BlobRecord where Chunks.Element == ByteBuffer {
+    ///
+    /// - Parameter verify: Called with the digests once every byte is written and before the
+    ///   blob gets its name; an error it throws discards the content and is rethrown.
+    public func ingest<Chunks: AsyncSequence>(
+        _ chunks: Chunks,
+        verify: (BlobRecord) throws -> Void = { _ in }
+    ) async throws -> BlobRecord where Chunks.Element == ByteBuffer {
         var writer = try await BlobWriter.start(in: self)
         do {
             for try await chunk in chunks {
                 try await writer.append(chunk)
             }
-            return try await writer.commit()
+            return try await writer.commit(verify: verify)
         } catch {
             await writer.discard()
-            throw Self.storeError(error)
+            // The source's own errors (a client gone, an upload too large) and `verify`'s pass
+            // through unchanged; file system errors become `StoreError`s.
+            throw error is FileSystemError ? Self.storeError(error) : error
         }
     }
 
@@ -100,5 +109,32 @@ public struct BlobStore: Sendable {
             return StoreError(.io, "Writing to the store failed", cause: error)
         }
         return StoreError(.io, "Writing to the store failed: \(error)")
+    }
+}
+
+extension BlobStore {
+    /// Deletes every blob (and gzip variant) whose SHA-256 is not in `keep` and whose file was
+    /// last modified before `cutoff`. Returns how many blobs went. A download that has the file
+    /// open keeps reading it: the data stays until the last descriptor closes.
+    public func removeBlobs(notIn keep: Set<String>, olderThan cutoff: HTTPDate) async throws -> Int {
+        var removed = 0
+        let entries = try await fileSystem.withDirectoryHandle(atPath: directory) { directory in
+            var entries: [DirectoryEntry] = []
+            for try await batch in directory.listContents(recursive: true).batched() {
+                entries.append(contentsOf: batch)
+            }
+            return entries
+        }
+        for entry in entries where entry.type == .regular {
+            let name = entry.name.string
+            let sha256 = name.hasSuffix(".gz") ? String(name.dropLast(3)) : name
+            guard sha256.utf8.count == 64, !keep.contains(sha256) else { continue }
+            guard let info = try await fileSystem.info(forFileAt: entry.path, infoAboutSymbolicLink: true),
+                Int64(info.lastDataModificationTime.seconds) < cutoff.secondsSince1970
+            else { continue }
+            _ = try await fileSystem.removeItem(at: entry.path)
+            if !name.hasSuffix(".gz") { removed += 1 }
+        }
+        return removed
     }
 }

@@ -81,13 +81,15 @@ struct BlobWriter {
 
     /// Finishes both files, makes them durable and moves them to their content-addressed names.
     /// The gzip variant is dropped when it does not save enough.
-    mutating func commit() async throws -> BlobRecord {
+    mutating func commit(verify: (BlobRecord) throws -> Void) async throws -> BlobRecord {
         var empty = ByteBuffer()
         try await compress(&empty, flush: .finish)
         let sha256 = self.sha256.finalize().hexString
         let md5 = self.md5.finalize().hexString
         let keepGzip = Double(gzipSize) <= Double(size) * (1 - store.configuration.gzipMinimumSavings) && size > 0
         let gzipRecord = keepGzip ? BlobRecord.GzipVariant(sha256: gzipSHA256.finalize().hexString, size: gzipSize) : nil
+        let record = BlobRecord(sha256: sha256, md5: md5, size: size, gzip: gzipRecord)
+        try verify(record)
 
         try await content.synchronize()
         try await content.close()
@@ -105,7 +107,7 @@ struct BlobWriter {
         }
         try await Self.rename(contentPath, to: finalPath)
         try await Self.synchronizeDirectory(directory, fileSystem: store.fileSystem)
-        return BlobRecord(sha256: sha256, md5: md5, size: size, gzip: gzipRecord)
+        return record
     }
 
     /// Closes and removes the temporary files.

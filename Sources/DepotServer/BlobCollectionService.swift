@@ -1,0 +1,46 @@
+import DepotHTTP
+import DepotStore
+import Logging
+import ServiceLifecycle
+
+/// Removes what nothing needs any more, at an interval until graceful shutdown: versions retired
+/// longer ago than the grace period, then blob files that neither a catalog version nor the
+/// public folder refers to and that are older than the grace period (younger ones may belong to a
+/// publish that has not committed yet).
+struct BlobCollectionService: Service {
+    let catalog: Catalog
+    let store: BlobStore
+    let content: PublishedContent
+    let site: PublicSite
+    let configuration: PublishConfiguration
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while true {
+                do {
+                    try await Task.sleep(for: configuration.collectionInterval)
+                } catch {
+                    return
+                }
+                do {
+                    try await collect(now: .now())
+                } catch {
+                    logger.error("Collecting unreferenced blobs failed", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    func collect(now: HTTPDate) async throws {
+        let grace = configuration.retiredGracePeriod.components.seconds
+        let cutoff = HTTPDate(secondsSince1970: now.secondsSince1970 - grace)
+        let (removed, referenced) = try await catalog.removeRetired(before: cutoff)
+        if removed > 0 { try await content.reload() }
+        let keep = referenced.union(site.blobHashes)
+        let deleted = try await store.removeBlobs(notIn: keep, olderThan: cutoff)
+        if removed > 0 || deleted > 0 {
+            logger.info("Collected retired versions and blobs", metadata: ["versions": "\(removed)", "blobs": "\(deleted)"])
+        }
+    }
+}

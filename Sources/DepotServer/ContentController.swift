@@ -1,0 +1,52 @@
+import DepotHTTP
+import HTTPTypes
+import Hummingbird
+
+/// The read side of publishing: the manifest, the live files with their digest sidecars, and the
+/// immutable blob URLs. Every answer comes from ``ResourceResponder``; only GET and HEAD are
+/// allowed (405 otherwise).
+struct ContentController: Sendable {
+    let content: PublishedContent
+    let responder: ResourceResponder
+
+    static let otherMethods: [HTTPRequest.Method] = [.post, .put, .delete, .patch, .options]
+
+    func addRoutes(to router: Router<DepotRequestContext>) {
+        for method in [HTTPRequest.Method.get, .head] + Self.otherMethods {
+            router.on("/manifest.json", method: method, use: manifest)
+            router.on("/files/**", method: method, use: file)
+            router.on("/blobs/:name", method: method, use: blob)
+        }
+    }
+
+    /// `/manifest.json`: what clients poll; `no-cache` by default, so every poll revalidates and
+    /// an unchanged manifest costs one small 304.
+    @Sendable func manifest(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        guard let resource = content.manifest else { throw HTTPError(.serviceUnavailable, message: "The manifest is not loaded yet") }
+        return try responder.respond(to: request, resource: resource, now: .now())
+    }
+
+    /// `/files/{path}`: the live version, with gzip negotiated; `/files/{path}.md5` and
+    /// `.sha256`: its digests as hex and a newline. A published file whose own name ends in
+    /// `.md5` or `.sha256` wins over a sidecar of the same URL.
+    @Sendable func file(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        let path = try LogicalPath.parse(request.uri.path, prefix: "/files", maxLength: .max)
+        guard let resource = content.file(at: path) ?? content.sidecar(at: path) else {
+            throw HTTPError(.notFound, message: "\(path) is not published")
+        }
+        return try responder.respond(to: request, resource: resource, now: .now())
+    }
+
+    /// `/blobs/{sha256}` and `/blobs/{sha256}.gz`: exactly those bytes, cacheable for a year.
+    @Sendable func blob(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        let name = context.parameters.get("name") ?? ""
+        let resource: Resource?
+        if name.hasSuffix(".gz") {
+            resource = content.gzipBlob(sha256: String(name.dropLast(3)))
+        } else {
+            resource = content.blob(sha256: name)
+        }
+        guard let resource else { throw HTTPError(.notFound, message: "No blob \(name)") }
+        return try responder.respond(to: request, resource: resource, now: .now())
+    }
+}

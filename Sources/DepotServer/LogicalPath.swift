@@ -1,0 +1,40 @@
+import DepotHTTP
+import Hummingbird
+
+/// The logical path of a published file, taken from a request path after a route prefix.
+enum LogicalPath {
+    /// Decodes and checks the part of `rawPath` after `prefix`; throws 400 for anything that is
+    /// not a plain relative path of at most `maxLength` bytes (traversal, empty or dot segments,
+    /// control characters, a trailing slash).
+    static func parse(_ rawPath: String, prefix: String, maxLength: Int) throws -> String {
+        guard rawPath.hasPrefix(prefix + "/") else { throw HTTPError(.badRequest, message: "The path is missing") }
+        let decoded: RequestPath
+        do {
+            decoded = try RequestPath(decoding: rawPath.dropFirst(prefix.count))
+        } catch {
+            throw HTTPError(.badRequest, message: "The path is not acceptable: \(error.explanation)")
+        }
+        guard !decoded.segments.isEmpty, !decoded.hasTrailingSlash else {
+            throw HTTPError(.badRequest, message: "The path must name a file, not a folder")
+        }
+        let path = decoded.relativePath
+        guard path.utf8.count <= maxLength else {
+            throw HTTPError(.badRequest, message: "The path is longer than \(maxLength) bytes")
+        }
+        return path
+    }
+}
+
+extension RequestPath.Problem {
+    /// A sentence for an error body.
+    var explanation: String {
+        switch self {
+        case .notAbsolute: "it does not start with /"
+        case .malformedEscape: "it has a malformed percent-escape"
+        case .notUTF8: "it is not UTF-8"
+        case .forbiddenCharacter: "it has a control character, a backslash or an encoded slash"
+        case .dotSegment: "it has a . or .. segment"
+        case .emptySegment: "it has an empty segment"
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import DepotHTTP
+import DepotStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// `PUT /v1/files/{path}` publishes, `DELETE /v1/files/{path}` unpublishes; both need a publish
+/// token.
+///
+/// A publish streams the body into the blob store while its SHA-256, MD5 and gzip variant are
+/// computed, checks any digest the client sent, and then commits the new version, the live
+/// pointer and the manifest in one catalog transaction. Until that commit nobody can see any of
+/// it; a failure before it (a client gone, a digest mismatch, a full disk) leaves nothing behind.
+struct PublishController: Sendable {
+    let catalog: Catalog
+    let store: BlobStore
+    let content: PublishedContent
+    let configuration: PublishConfiguration
+    let authenticator: BearerAuthenticator
+
+    init(catalog: Catalog, store: BlobStore, content: PublishedContent, configuration: PublishConfiguration) {
+        self.catalog = catalog
+        self.store = store
+        self.content = content
+        self.configuration = configuration
+        self.authenticator = BearerAuthenticator(tokens: configuration.tokens)
+    }
+
+    static let prefix = "/v1/files"
+
+    func addRoutes(to router: Router<DepotRequestContext>) {
+        router.put("/v1/files/**", use: publish)
+        router.delete("/v1/files/**", use: unpublish)
+        for method in [HTTPRequest.Method.get, .head, .post, .patch, .options] {
+            router.on("/v1/files/**", method: method) { _, _ -> Response in
+                throw HTTPError(.methodNotAllowed, headers: [.allow: "PUT, DELETE"], message: "Only PUT and DELETE are allowed here")
+            }
+        }
+    }
+
+    /// The reply to a publish.
+    struct PublishReply: ResponseEncodable {
+        let path: String
+        let version: Int64
+        let size: Int64
+        let sha256: String
+        let md5: String
+        let etag: String
+        let gzipSize: Int64?
+        let unchanged: Bool
+        let manifestSerial: Int64
+    }
+
+    @Sendable func publish(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        try authenticator.authorize(request)
+        let path = try LogicalPath.parse(request.uri.path, prefix: Self.prefix, maxLength: configuration.maxPathLength)
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > configuration.maxUploadBytes {
+            return tooLarge(context: context)
+        }
+        let expectation: DigestExpectation
+        do {
+            expectation = try DigestExpectation(headers: request.headers)
+        } catch {
+            throw HTTPError(.badRequest, message: error.description)
+        }
+        let blob: BlobRecord
+        do {
+            blob = try await store.ingest(LimitedBody(base: request.body, limit: configuration.maxUploadBytes)) { try expectation.verify($0) }
+        } catch is UploadTooLarge {
+            return tooLarge(context: context)
+        } catch let error as DigestError {
+            throw HTTPError(.badRequest, message: error.description)
+        } catch let error as StoreError where error.code == .noSpace {
+            context.logger.error("Publish refused: the disk is full", metadata: ["path": "\(path)"])
+            throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "The server has no space left to store this file")
+        }
+        let contentType = Self.contentType(of: request, path: path)
+        let result = try await catalog.publish(
+            .init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions)
+        )
+        try await content.reload()
+        let version = result.version
+        context.logger.info(
+            result.unchanged ? "Publish unchanged" : "Published",
+            metadata: ["path": "\(path)", "version": "\(version.version)", "sha256": "\(version.sha256)"]
+        )
+        let reply = PublishReply(
+            path: path,
+            version: version.version,
+            size: version.size,
+            sha256: version.sha256,
+            md5: version.md5,
+            etag: EntityTag(opaqueTag: version.sha256)!.description,
+            gzipSize: version.gzipSize,
+            unchanged: result.unchanged,
+            manifestSerial: result.manifestSerial
+        )
+        var response = try reply.response(from: request, context: context)
+        response.status = result.unchanged ? .ok : .created
+        if !result.unchanged { response.headers[.location] = "/files/" + RequestPath.encode(path) }
+        return response
+    }
+
+    @Sendable func unpublish(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        try authenticator.authorize(request)
+        let path = try LogicalPath.parse(request.uri.path, prefix: Self.prefix, maxLength: configuration.maxPathLength)
+        guard try await catalog.unpublish(path: path, now: .now()) else {
+            throw HTTPError(.notFound, message: "\(path) is not published")
+        }
+        try await content.reload()
+        context.logger.info("Unpublished", metadata: ["path": "\(path)"])
+        return Response(status: .noContent)
+    }
+
+    /// The request's `Content-Type`, unless it is absent or the form type curl sends by default
+    /// with `--data-binary`: then the type that goes with the file's extension.
+    static func contentType(of request: Request, path: String) -> String {
+        guard let sent = request.headers[.contentType], !sent.hasPrefix("application/x-www-form-urlencoded") else {
+            return MediaType.forPath(path)
+        }
+        return sent
+    }
+
+    /// 413, then the connection is closed so the rest of the upload is never read.
+    private func tooLarge(context: DepotRequestContext) -> Response {
+        let message = "The upload is larger than the limit of \(configuration.maxUploadBytes) bytes"
+        let body = ByteBuffer(string: #"{"error":{"message":"\#(message)"}}"#)
+        let channel = context.channel
+        return Response(
+            status: .contentTooLarge,
+            headers: [.contentType: "application/json; charset=utf-8", .connection: "close"],
+            body: ResponseBody(contentLength: body.readableBytes) { writer in
+                try await writer.write(body)
+                try await writer.finish(nil)
+                channel.close(mode: .all, promise: nil)
+            }
+        )
+    }
+}

@@ -1,0 +1,141 @@
+import CompressNIO
+import Crypto
+import DepotHTTP
+import DepotStore
+import Foundation
+import NIOCore
+import Synchronization
+
+/// What the catalog publishes, turned into resources: the live files, their digest sidecars, the
+/// blobs and the manifest. Rebuilt from a catalog snapshot after every change, so requests never
+/// query the catalog.
+public final class PublishedContent: Sendable {
+    struct State {
+        var serial: Int64 = -1
+        var files: [String: Resource] = [:]
+        var sidecars: [String: Resource] = [:]
+        var blobs: [String: Resource] = [:]
+        var gzipBlobs: [String: Resource] = [:]
+        var manifest: Resource?
+    }
+
+    /// `Cache-Control` for each kind of URL.
+    public struct CachePolicy: Sendable {
+        public var files: String?
+        public var manifest: String?
+        public var blobs: String?
+
+        public init(files: String? = "no-cache", manifest: String? = "no-cache", blobs: String? = "public, max-age=31536000, immutable") {
+            self.files = files
+            self.manifest = manifest
+            self.blobs = blobs
+        }
+    }
+
+    let catalog: Catalog
+    let store: BlobStore
+    let cachePolicy: CachePolicy
+    private let state = Mutex(State())
+
+    public init(catalog: Catalog, store: BlobStore, cachePolicy: CachePolicy) {
+        self.catalog = catalog
+        self.store = store
+        self.cachePolicy = cachePolicy
+    }
+
+    /// The live version of `path`.
+    public func file(at path: String) -> Resource? { state.withLock { $0.files[path] } }
+    /// `path.md5` or `path.sha256` of a live file.
+    public func sidecar(at path: String) -> Resource? { state.withLock { $0.sidecars[path] } }
+    /// `/blobs/{sha256}`.
+    public func blob(sha256: String) -> Resource? { state.withLock { $0.blobs[sha256] } }
+    /// `/blobs/{sha256}.gz`.
+    public func gzipBlob(sha256: String) -> Resource? { state.withLock { $0.gzipBlobs[sha256] } }
+    public var manifest: Resource? { state.withLock { $0.manifest } }
+    public var serial: Int64 { state.withLock { $0.serial } }
+
+    /// Reads the catalog and swaps in the new resources. A reload that lost a race with a newer
+    /// one changes nothing.
+    public func reload() async throws {
+        let snapshot = try await catalog.snapshot()
+        var next = State(serial: snapshot.manifest.serial)
+        for (path, version) in snapshot.live {
+            next.files[path] = Resource(
+                blob: version.blob,
+                in: store,
+                contentType: version.contentType,
+                lastModified: version.lastModified,
+                lastModifiedIsStrong: version.lastModifiedIsStrong,
+                cacheControl: cachePolicy.files
+            )
+            for (suffix, hex) in [("md5", version.md5), ("sha256", version.sha256)] {
+                next.sidecars["\(path).\(suffix)"] = Self.inMemory(
+                    Array("\(hex)\n".utf8),
+                    contentType: "text/plain; charset=utf-8",
+                    lastModified: version.lastModified,
+                    lastModifiedIsStrong: version.lastModifiedIsStrong,
+                    cacheControl: cachePolicy.files
+                )
+            }
+        }
+        for (sha256, blob) in snapshot.blobs {
+            // Immutable URLs: the content under them never changes, so their date is strong.
+            next.blobs[sha256] = Resource(
+                identity: .init(storage: .file(store.path(forSHA256: sha256)), length: blob.record.size, sha256: sha256),
+                gzip: nil,
+                contentType: "application/octet-stream",
+                lastModified: blob.firstPublished,
+                lastModifiedIsStrong: true,
+                cacheControl: cachePolicy.blobs
+            )
+            if let gzip = blob.record.gzip {
+                next.gzipBlobs[sha256] = Resource(
+                    identity: .init(storage: .file(store.gzipPath(forSHA256: sha256)), length: gzip.size, sha256: gzip.sha256),
+                    gzip: nil,
+                    contentType: "application/gzip",
+                    lastModified: blob.firstPublished,
+                    lastModifiedIsStrong: true,
+                    cacheControl: cachePolicy.blobs
+                )
+            }
+        }
+        next.manifest = try Self.manifestResource(snapshot.manifest, cacheControl: cachePolicy.manifest)
+        state.withLock { current in
+            if next.serial >= current.serial { current = next }
+        }
+    }
+
+    /// The manifest with a gzip variant made in memory.
+    static func manifestResource(_ manifest: StoredManifest, cacheControl: String?) throws -> Resource {
+        var identity = ByteBuffer(bytes: manifest.document)
+        let compressed = try identity.compress(with: .gzip)
+        return Resource(
+            identity: .init(storage: .bytes(ByteBuffer(bytes: manifest.document)), length: Int64(manifest.document.count), sha256: manifest.sha256),
+            gzip: .init(
+                storage: .bytes(compressed),
+                length: Int64(compressed.readableBytes),
+                sha256: SHA256.hash(data: Data(compressed.readableBytesView)).hexString
+            ),
+            contentType: "application/json",
+            lastModified: HTTPDate(secondsSince1970: manifest.generatedAt),
+            lastModifiedIsStrong: false,
+            cacheControl: cacheControl
+        )
+    }
+
+    static func inMemory(_ bytes: [UInt8], contentType: String, lastModified: HTTPDate, lastModifiedIsStrong: Bool, cacheControl: String?) -> Resource
+    {
+        Resource(
+            identity: .init(storage: .bytes(ByteBuffer(bytes: bytes)), length: Int64(bytes.count), sha256: SHA256.hash(data: bytes).hexString),
+            gzip: nil,
+            contentType: contentType,
+            lastModified: lastModified,
+            lastModifiedIsStrong: lastModifiedIsStrong,
+            cacheControl: cacheControl
+        )
+    }
+}
+
+extension Digest {
+    var hexString: String { map { String(format: "%02x", $0) }.joined() }
+}

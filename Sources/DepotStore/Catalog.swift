@@ -1,0 +1,193 @@
+import DepotHTTP
+import DepotMigrations
+import Foundation
+import GRDB
+import Logging
+
+/// The record of what is published: every version of every logical path, which version is live,
+/// and the manifest. It owns all of Depot's SQL.
+///
+/// Backed by SQLite through GRDB: a `DatabasePool` in WAL mode, so readers never wait for a
+/// publish. The schema comes only from the numbered files of `migrations/`, applied in order
+/// when the catalog opens; a catalog written by a newer Depot is refused.
+public final class Catalog: Sendable {
+    let database: DatabasePool
+
+    /// Opens (creating if needed) the catalog at `path` and brings its schema up to date.
+    public init(path: String, logger: Logger? = nil) throws {
+        do {
+            var configuration = Configuration()
+            configuration.foreignKeysEnabled = true
+            configuration.busyMode = .timeout(10)
+            database = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw CatalogError("Cannot open the catalog \(path): \(error)")
+        }
+        var migrator = DatabaseMigrator()
+        for migration in CatalogMigrations.all {
+            migrator.registerMigration(migration.identifier) { db in
+                try db.execute(sql: migration.sql)
+            }
+        }
+        let superseded = try database.read { try migrator.hasBeenSuperseded($0) }
+        guard !superseded else {
+            let applied = try database.read { try migrator.appliedIdentifiers($0) }
+            let unknown = applied.subtracting(migrator.migrations).sorted()
+            throw CatalogError(
+                "The catalog \(path) has a newer schema than this depot knows (migrations \(unknown.joined(separator: ", "))): "
+                    + "run a newer depot, or restore a backup"
+            )
+        }
+        let pending = try database.read { try migrator.appliedIdentifiers($0) }.count < migrator.migrations.count
+        try migrator.migrate(database)
+        if pending { logger?.info("Catalog schema migrated", metadata: ["migrations": "\(migrator.migrations.count)"]) }
+        try database.write { db in
+            if try StoredManifest.fetch(db) == nil {
+                try ManifestBuilder.store(serial: 0, files: [], now: Int64(Date().timeIntervalSince1970), in: db)
+            }
+        }
+    }
+
+    /// The content of one publish.
+    public struct Publication: Sendable {
+        public var path: String
+        public var blob: BlobRecord
+        public var contentType: String
+        public var now: HTTPDate
+        /// How many versions of the path stay available; older ones are retired.
+        public var keepVersions: Int
+
+        public init(path: String, blob: BlobRecord, contentType: String, now: HTTPDate, keepVersions: Int) {
+            self.path = path
+            self.blob = blob
+            self.contentType = contentType
+            self.now = now
+            self.keepVersions = keepVersions
+        }
+    }
+
+    /// What a publish did.
+    public struct PublishResult: Sendable {
+        /// The live version after the publish.
+        public let version: FileVersion
+        /// True when the live version already had these bytes and this type: nothing changed.
+        public let unchanged: Bool
+        public let manifestSerial: Int64
+    }
+
+    /// Makes `publication` the live version of its path, in one transaction: the new version
+    /// row, the live pointer, retention and the new manifest become visible together, or not
+    /// at all. Publishes of one path are serialised by SQLite's single writer.
+    public func publish(_ publication: Publication) async throws -> PublishResult {
+        try await database.write { db in
+            let path = publication.path
+            if let live = try FileVersion.live(path: path, in: db), live.sha256 == publication.blob.sha256,
+                live.contentType == publication.contentType
+            {
+                let serial = try StoredManifest.fetch(db)?.serial ?? 0
+                return PublishResult(version: live, unchanged: true, manifestSerial: serial)
+            }
+            let now = publication.now.secondsSince1970
+            let lastVersion = try Int64.fetchOne(db, sql: "SELECT last_version FROM path_sequence WHERE path = ?", arguments: [path]) ?? 0
+            let sameSecond =
+                try Bool.fetchOne(
+                    db,
+                    sql: "SELECT EXISTS (SELECT 1 FROM file_version WHERE path = ? AND published_at = ?)",
+                    arguments: [path, now]
+                ) ?? false
+            let blob = publication.blob
+            let version = FileVersion(
+                path: path,
+                version: lastVersion + 1,
+                size: blob.size,
+                sha256: blob.sha256,
+                md5: blob.md5,
+                contentType: publication.contentType,
+                publishedAt: now,
+                lastModifiedIsStrong: !sameSecond,
+                gzipSize: blob.gzip?.size,
+                gzipSHA256: blob.gzip?.sha256,
+                retiredAt: nil
+            )
+            try version.insert(db)
+            try db.execute(
+                sql:
+                    "INSERT INTO path_sequence (path, last_version) VALUES (?, ?) ON CONFLICT(path) DO UPDATE SET last_version = excluded.last_version",
+                arguments: [path, version.version]
+            )
+            try db.execute(
+                sql: "INSERT INTO live_file (path, version) VALUES (?, ?) ON CONFLICT(path) DO UPDATE SET version = excluded.version",
+                arguments: [path, version.version]
+            )
+            try db.execute(
+                sql: """
+                    UPDATE file_version SET retired_at = ? WHERE path = ? AND retired_at IS NULL AND version NOT IN (
+                        SELECT version FROM file_version WHERE path = ? ORDER BY version DESC LIMIT ?)
+                    """,
+                arguments: [now, path, path, max(1, publication.keepVersions)]
+            )
+            let serial = try ManifestBuilder.rebuild(now: now, in: db)
+            return PublishResult(version: version, unchanged: false, manifestSerial: serial)
+        }
+    }
+
+    /// Takes `path` out of the manifest and retires all its versions. Returns false when the path
+    /// was not published.
+    public func unpublish(path: String, now: HTTPDate) async throws -> Bool {
+        try await database.write { db in
+            guard try FileVersion.live(path: path, in: db) != nil else { return false }
+            try db.execute(sql: "DELETE FROM live_file WHERE path = ?", arguments: [path])
+            try db.execute(
+                sql: "UPDATE file_version SET retired_at = ? WHERE path = ? AND retired_at IS NULL",
+                arguments: [now.secondsSince1970, path]
+            )
+            try ManifestBuilder.rebuild(now: now.secondsSince1970, in: db)
+            return true
+        }
+    }
+
+    /// Reads everything the server serves, consistently.
+    public func snapshot() async throws -> CatalogSnapshot {
+        try await database.read { db in
+            let live = try FileVersion.fetchAll(
+                db,
+                sql: "SELECT file_version.* FROM live_file JOIN file_version USING (path, version) ORDER BY path"
+            )
+            let all = try FileVersion.order(Column("published_at")).fetchAll(db)
+            guard let manifest = try StoredManifest.fetch(db) else { throw CatalogError("The catalog has no manifest") }
+            return CatalogSnapshot(
+                live: Dictionary(uniqueKeysWithValues: live.map { ($0.path, $0) }),
+                blobs: Dictionary(all.map { ($0.sha256, PublishedBlob(record: $0.blob, firstPublished: $0.lastModified)) }) { first, _ in first },
+                manifest: manifest
+            )
+        }
+    }
+
+    /// The versions of `path` that are still stored, newest first.
+    public func versions(path: String) async throws -> [FileVersion] {
+        try await database.read { db in
+            try FileVersion.filter(Column("path") == path).order(Column("version").desc).fetchAll(db)
+        }
+    }
+
+    /// Removes versions retired before `cutoff` and returns the SHA-256 of every blob still
+    /// referred to.
+    public func removeRetired(before cutoff: HTTPDate) async throws -> (removed: Int, referenced: Set<String>) {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM file_version WHERE retired_at IS NOT NULL AND retired_at < ?", arguments: [cutoff.secondsSince1970])
+            let removed = db.changesCount
+            let referenced = try String.fetchSet(db, sql: "SELECT DISTINCT sha256 FROM file_version")
+            return (removed, referenced)
+        }
+    }
+}
+
+extension FileVersion {
+    static func live(path: String, in db: Database) throws -> FileVersion? {
+        try FileVersion.fetchOne(
+            db,
+            sql: "SELECT file_version.* FROM live_file JOIN file_version USING (path, version) WHERE path = ?",
+            arguments: [path]
+        )
+    }
+}

@@ -1,0 +1,12 @@
+/// The catalog's schema migrations, in the order they are applied.
+///
+/// Each `NNNN_name.sql` file of this folder is embedded in the binary (`.embedInCode` in
+/// Package.swift), so a deployed `depot` needs no files beside it. To change the schema, add the
+/// next numbered file and list it here; never edit a file that has shipped. A test checks that
+/// every file of the folder is listed. (SwiftPM names the embedded bytes after the file, with its
+/// leading digit replaced by `_`: `0001_catalog.sql` becomes `_001_catalog_sql`.)
+public enum CatalogMigrations {
+    public static let all: [(identifier: String, sql: String)] = [
+        ("0001_catalog", String(decoding: PackageResources._001_catalog_sql, as: UTF8.self))
+    ]
+}
