@@ -33,6 +33,9 @@ struct PublishController: Sendable {
     func addRoutes(to router: Router<DepotRequestContext>) {
         router.put("/v1/files/**", use: publish)
         router.delete("/v1/files/**", use: unpublish)
+        // No path at all: the handlers answer 400.
+        router.put("/v1/files", use: publish)
+        router.delete("/v1/files", use: unpublish)
         for method in [HTTPRequest.Method.get, .head, .post, .patch, .options] {
             router.on("/v1/files/**", method: method) { _, _ -> Response in
                 throw HTTPError(.methodNotAllowed, headers: [.allow: "PUT, DELETE"], message: "Only PUT and DELETE are allowed here")

@@ -12,6 +12,19 @@ public struct LiveServer: Sendable {
     /// Its data folder.
     public let dataDirectory: URL
 
+    /// The publish token of servers started with ``withPublishing(configuration:_:)``.
+    public static let token = "test-token-5f1c"
+
+    /// Starts a server that accepts ``token`` for publishing, with an empty public folder.
+    public static func withPublishing<Result: Sendable>(
+        configuration: ServerConfiguration = ServerConfiguration(),
+        _ body: @Sendable (LiveServer) async throws -> Result
+    ) async throws -> Result {
+        var configuration = configuration
+        configuration.publish.tokens = [token]
+        return try await with(configuration: configuration, body)
+    }
+
     /// `http://127.0.0.1:port` followed by `path`.
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
@@ -20,7 +33,7 @@ public struct LiveServer: Sendable {
     /// for its address and folders.
     public static func with<Result: Sendable>(
         configuration: ServerConfiguration = ServerConfiguration(),
-        prepare: (URL) throws -> Void,
+        prepare: (URL) throws -> Void = { _ in },
         _ body: @Sendable (LiveServer) async throws -> Result
     ) async throws -> Result {
         try await withTemporaryDirectory { root in

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOPosix
 
@@ -19,6 +20,11 @@ public struct RawHTTPResponse: Sendable {
     }
 
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+    /// The body parsed as a JSON object.
+    public var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+    }
 }
 
 /// A client that writes requests byte for byte and reads responses without normalising
@@ -51,17 +57,31 @@ public struct RawHTTPConnection: ~Copyable {
         self.outbound = outbound
     }
 
-    /// Sends a request. `target` goes on the request line as it is.
-    public mutating func send(_ method: String = "GET", _ target: String, headers: [(String, String)] = []) async throws {
+    /// Sends a request. `target` goes on the request line as it is. With a `body`, a
+    /// `Content-Length` of its size is added unless `headers` has one.
+    public mutating func send(_ method: String = "GET", _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil) async throws {
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        if let body, !headers.contains(where: { $0.0.lowercased() == "content-length" }) { text += "Content-Length: \(body.count)\r\n" }
         text += "\r\n"
-        try await outbound.write(ByteBuffer(string: text))
+        var buffer = ByteBuffer(string: text)
+        if let body { buffer.writeBytes(body) }
+        try await outbound.write(buffer)
+    }
+
+    /// Sends bytes as they are, e.g. part of a body.
+    public mutating func sendRaw(_ bytes: [UInt8]) async throws {
+        try await outbound.write(ByteBuffer(bytes: bytes))
     }
 
     /// Sends a request and reads its response.
-    public mutating func request(_ method: String = "GET", _ target: String, headers: [(String, String)] = []) async throws -> RawHTTPResponse {
-        try await send(method, target, headers: headers)
+    public mutating func request(
+        _ method: String = "GET",
+        _ target: String,
+        headers: [(String, String)] = [],
+        body: [UInt8]? = nil
+    ) async throws -> RawHTTPResponse {
+        try await send(method, target, headers: headers, body: body)
         return try await readResponse(bodyless: method == "HEAD")
     }
 

@@ -1,0 +1,243 @@
+import DepotTestSupport
+import Crypto
+import Foundation
+import Testing
+
+/// Publishing over the wire: `PUT /v1/files/{path}`, what the manifest, `/files`, sidecars and
+/// `/blobs` then serve, and every refusal.
+@Suite("Publishing")
+struct PublishingTests {
+    static let auth = ("Authorization", "Bearer \(LiveServer.token)")
+    static let catalogDB = Data(Fixture.text + Fixture.noise.prefix(50_000))
+
+    static func publish(
+        _ connection: inout RawHTTPConnection,
+        _ path: String,
+        _ data: Data,
+        headers: [(String, String)] = [auth]
+    ) async throws -> RawHTTPResponse {
+        try await connection.request("PUT", "/v1/files/\(path)", headers: headers, body: Array(data))
+    }
+
+    static func manifest(_ connection: inout RawHTTPConnection) async throws -> [String: Any] {
+        try await connection.request("GET", "/manifest.json").json
+    }
+
+    static func entries(_ manifest: [String: Any]) -> [[String: Any]] {
+        manifest["files"] as? [[String: Any]] ?? []
+    }
+
+    /// What `md5sum` or `sha256sum` print for `data`.
+    static func digestTool(_ tool: String, _ data: Data) async throws -> String {
+        try await withTemporaryDirectory { folder in
+            let file = try folder.write(data, to: "file")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [tool, file.path]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            process.waitUntilExit()
+            return String(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).prefix { $0 != " " })
+        }
+    }
+
+    @Test("a published file appears in the manifest with the digests md5sum and sha256sum print")
+    func publishAndManifest() async throws {
+        let sha256 = try await Self.digestTool("sha256sum", Self.catalogDB)
+        let md5 = try await Self.digestTool("md5sum", Self.catalogDB)
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let before = try await Self.manifest(&connection)
+                let reply = try await Self.publish(&connection, "db/catalog.sqlite", Self.catalogDB)
+                #expect(reply.status == 201)
+                #expect(reply.header("Location") == "/files/db/catalog.sqlite")
+                #expect(reply.json["sha256"] as? String == sha256)
+                #expect(reply.json["md5"] as? String == md5)
+                #expect(reply.json["version"] as? Int == 1)
+                #expect(reply.json["size"] as? Int == Self.catalogDB.count)
+                #expect(reply.json["etag"] as? String == "\"\(sha256)\"")
+
+                let manifest = try await Self.manifest(&connection)
+                #expect((manifest["serial"] as? Int ?? 0) > (before["serial"] as? Int ?? 0))
+                let entry = try #require(Self.entries(manifest).first)
+                #expect(entry["path"] as? String == "db/catalog.sqlite")
+                #expect(entry["sha256"] as? String == sha256)
+                #expect(entry["md5"] as? String == md5)
+                #expect(entry["size"] as? Int == Self.catalogDB.count)
+                #expect(entry["url"] as? String == "/files/db/catalog.sqlite")
+                #expect(entry["blob"] as? String == "/blobs/\(sha256)")
+                #expect(entry["contentType"] as? String == "application/octet-stream")
+                let gzip = try #require(entry["gzip"] as? [String: Any])
+                #expect(gzip["url"] as? String == "/blobs/\(sha256).gz")
+
+                // The gzip variant gunzips to the same bytes, and its digest is the manifest's.
+                let gzipBlob = try await connection.request("GET", "/blobs/\(sha256).gz")
+                #expect(gzipBlob.status == 200)
+                #expect(gzipBlob.header("Content-Type") == "application/gzip")
+                #expect(gzipBlob.header("Content-Encoding") == nil)
+                #expect(gzipBlob.header("Cache-Control") == "public, max-age=31536000, immutable")
+                #expect(gzipBlob.body.count == gzip["size"] as? Int)
+                #expect(Fixture.sha256(gzipBlob.body) == gzip["sha256"] as? String)
+                #expect(try Fixture.gunzip(gzipBlob.body) == Self.catalogDB)
+            }
+        }
+    }
+
+    @Test("/files, /blobs and the sidecars serve the published bytes with the right fields")
+    func serving() async throws {
+        let sha256 = Fixture.sha256(Self.catalogDB)
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                _ = try await Self.publish(&connection, "db/catalog.sqlite", Self.catalogDB)
+                let lastModified = try #require(Self.entries(try await Self.manifest(&connection)).first?["lastModified"] as? String)
+
+                let file = try await connection.request("GET", "/files/db/catalog.sqlite")
+                #expect(file.status == 200)
+                #expect(Data(file.body) == Self.catalogDB)
+                #expect(file.header("ETag") == "\"\(sha256)\"")
+                #expect(file.header("Last-Modified") == lastModified)
+                #expect(file.header("Cache-Control") == "no-cache")
+                #expect(file.header("Vary") == "Accept-Encoding")
+                #expect(file.header("Repr-Digest") == "sha-256=:\(Data(Fixture.sha256Bytes(Self.catalogDB)).base64EncodedString()):")
+
+                let gzip = try await connection.request("GET", "/files/db/catalog.sqlite", headers: [("Accept-Encoding", "gzip")])
+                #expect(gzip.header("Content-Encoding") == "gzip")
+                #expect(try Fixture.gunzip(gzip.body) == Self.catalogDB)
+                #expect(gzip.header("Repr-Digest") == "sha-256=:\(Data(Fixture.sha256Bytes(gzip.body)).base64EncodedString()):")
+
+                let notModified = try await connection.request("GET", "/files/db/catalog.sqlite", headers: [("If-None-Match", "\"\(sha256)\"")])
+                #expect(notModified.status == 304)
+                let range = try await connection.request("GET", "/files/db/catalog.sqlite", headers: [("Range", "bytes=-16")])
+                #expect(range.status == 206)
+                #expect(Data(range.body) == Self.catalogDB.suffix(16))
+
+                let blob = try await connection.request("GET", "/blobs/\(sha256)")
+                #expect(Data(blob.body) == Self.catalogDB)
+                #expect(blob.header("Cache-Control") == "public, max-age=31536000, immutable")
+                #expect(blob.header("Vary") == nil)
+
+                #expect(try await connection.request("GET", "/files/db/catalog.sqlite.sha256").bodyText == "\(sha256)\n")
+                #expect(try await connection.request("GET", "/files/db/catalog.sqlite.md5").bodyText == "\(Fixture.md5(Self.catalogDB))\n")
+                #expect(try await connection.request("GET", "/files/db/missing").status == 404)
+                #expect(try await connection.request("GET", "/blobs/\(String(repeating: "0", count: 64))").status == 404)
+                let post = try await connection.request("POST", "/files/db/catalog.sqlite", headers: [("Content-Length", "0")])
+                #expect(post.status == 405)
+                #expect(post.header("Allow") == "GET, HEAD")
+            }
+        }
+    }
+
+    @Test("the manifest is one small 304 when nothing changed, and a new ETag after a publish")
+    func manifestPolling() async throws {
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                _ = try await Self.publish(&connection, "a.txt", Data("one\n".utf8))
+                let first = try await connection.request("GET", "/manifest.json")
+                #expect(first.header("Cache-Control") == "no-cache")
+                #expect(first.header("Content-Type") == "application/json")
+                let etag = try #require(first.header("ETag"))
+                let poll = try await connection.request("GET", "/manifest.json", headers: [("If-None-Match", etag)])
+                #expect(poll.status == 304)
+                #expect(poll.body.isEmpty)
+
+                let unchanged = try await Self.publish(&connection, "a.txt", Data("one\n".utf8))
+                #expect(unchanged.status == 200)
+                #expect(unchanged.json["unchanged"] as? Bool == true)
+                #expect(try await connection.request("GET", "/manifest.json", headers: [("If-None-Match", etag)]).status == 304)
+
+                _ = try await Self.publish(&connection, "a.txt", Data("two\n".utf8))
+                let changed = try await connection.request("GET", "/manifest.json", headers: [("If-None-Match", etag)])
+                #expect(changed.status == 200)
+                #expect(changed.header("ETag") != etag)
+                #expect(Self.entries(changed.json).first?["version"] as? Int == 2)
+                #expect(try await connection.request("GET", "/files/a.txt").bodyText == "two\n")
+            }
+        }
+    }
+
+    @Test("DELETE unpublishes")
+    func unpublish() async throws {
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                _ = try await Self.publish(&connection, "gone.txt", Data("bye\n".utf8))
+                let deleted = try await connection.request("DELETE", "/v1/files/gone.txt", headers: [Self.auth])
+                #expect(deleted.status == 204)
+                #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
+                #expect(try await connection.request("GET", "/files/gone.txt").status == 404)
+                #expect(try await connection.request("DELETE", "/v1/files/gone.txt", headers: [Self.auth]).status == 404)
+            }
+        }
+    }
+
+    @Test("client digests are checked: a match publishes, a mismatch or a malformed field is 400 and publishes nothing")
+    func clientDigests() async throws {
+        let data = Data("digest me\n".utf8)
+        let md5 = Data(Fixture.md5Bytes(data)).base64EncodedString()
+        let sha = Data(Fixture.sha256Bytes(data)).base64EncodedString()
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let good = try await Self.publish(&connection, "d.txt", data, headers: [Self.auth, ("Content-MD5", md5), ("Repr-Digest", "sha-256=:\(sha):")])
+                #expect(good.status == 201)
+                let serial = try await Self.manifest(&connection)["serial"] as? Int
+
+                let cases: [(String, String)] = [
+                    ("Content-MD5", Data(Fixture.md5Bytes(Data("other".utf8))).base64EncodedString()),
+                    ("Repr-Digest", "sha-256=:\(Data(Fixture.sha256Bytes(Data("other".utf8))).base64EncodedString()):"),
+                    ("Content-MD5", "not base64!"),
+                    ("Repr-Digest", "sha-256=garbage"),
+                ]
+                for (name, value) in cases {
+                    let bad = try await Self.publish(&connection, "d.txt", Data("changed\n".utf8), headers: [Self.auth, (name, value)])
+                    #expect(bad.status == 400, "\(name): \(value)")
+                    #expect(bad.bodyText.contains("error"))
+                }
+                #expect(try await Self.manifest(&connection)["serial"] as? Int == serial)
+                #expect(try await connection.request("GET", "/files/d.txt").bodyText == "digest me\n")
+            }
+        }
+    }
+
+    @Test("a missing or wrong token is 401 with WWW-Authenticate: Bearer")
+    func authentication() async throws {
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                for headers in [[], [("Authorization", "Bearer wrong")], [("Authorization", "Basic dXNlcjpwYXNz")]] {
+                    let response = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: headers)
+                    #expect(response.status == 401)
+                    #expect(response.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+                    #expect(!response.bodyText.contains(LiveServer.token))
+                }
+                #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
+            }
+        }
+    }
+
+    @Test(
+        "invalid paths are 400",
+        arguments: ["/v1/files/../etc/passwd", "/v1/files/%2e%2e/x", "/v1/files/a//b", "/v1/files/a%00b", "/v1/files/a%0Ab", "/v1/files/dir/", "/v1/files/"]
+    )
+    func invalidPaths(target: String) async throws {
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let response = try await connection.request("PUT", target, headers: [Self.auth], body: Array("x".utf8))
+                #expect(response.status == 400)
+                #expect(response.bodyText.contains("error"))
+            }
+        }
+    }
+}
+
+extension Fixture {
+    static func sha256Bytes(_ data: some DataProtocol) -> [UInt8] {
+        Array(SHA256.hash(data: data))
+    }
+
+    static func md5Bytes(_ data: some DataProtocol) -> [UInt8] {
+        Array(Insecure.MD5.hash(data: data))
+    }
+
+    static func md5(_ data: some DataProtocol) -> String {
+        md5Bytes(data).map { String(format: "%02x", $0) }.joined()
+    }
+}
