@@ -25,6 +25,32 @@ public struct LiveServer: Sendable {
         return try await with(configuration: configuration, body)
     }
 
+    /// Starts a server on `configuration` as given but for its address and public folder, keeping
+    /// its data in `dataDirectory` (which the caller owns, e.g. a small mounted file system).
+    public static func withDataDirectory<Result: Sendable>(
+        _ dataDirectory: URL,
+        configuration: ServerConfiguration,
+        _ body: @Sendable (LiveServer) async throws -> Result
+    ) async throws -> Result {
+        try await withTemporaryDirectory { root in
+            var configuration = configuration
+            configuration.host = "127.0.0.1"
+            configuration.port = 0
+            configuration.publicDirectory = root.path
+            configuration.dataDirectory = dataDirectory.path
+            let app = try await buildApplication(configuration: configuration, logger: quietLogger)
+            return try await app.test(.live) { client in
+                try await body(LiveServer(port: client.port!, publicDirectory: root, dataDirectory: dataDirectory))
+            }
+        }
+    }
+
+    static var quietLogger: Logger {
+        var logger = Logger(label: "depot-test")
+        logger.logLevel = .warning
+        return logger
+    }
+
     /// `http://127.0.0.1:port` followed by `path`.
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
@@ -46,9 +72,7 @@ public struct LiveServer: Sendable {
             configuration.port = 0
             configuration.publicDirectory = publicDirectory.path
             configuration.dataDirectory = dataDirectory.path
-            var logger = Logger(label: "depot-test")
-            logger.logLevel = .warning
-            let app = try await buildApplication(configuration: configuration, logger: logger)
+            let app = try await buildApplication(configuration: configuration, logger: quietLogger)
             return try await app.test(.live) { client in
                 try await body(LiveServer(port: client.port!, publicDirectory: publicDirectory, dataDirectory: dataDirectory))
             }

@@ -1,0 +1,108 @@
+import DepotServer
+import DepotTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Uploads that must leave nothing behind: too large, cut off, or refused by a full disk.
+@Suite("Publishing limits and failures")
+struct PublishLimitsTests {
+    static let auth = PublishingTests.auth
+
+    static func temporaryFiles(_ server: LiveServer) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory.appendingPathComponent("tmp").path)
+    }
+
+    @Test("a declared length over the limit is 413 at once, and the connection is closed")
+    func declaredTooLarge() async throws {
+        try await LiveServer.withPublishing(configuration: .init(publish: .init(maxUploadBytes: 1000))) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                // Ten gigabytes announced, none sent: the answer cannot wait for the body.
+                try await connection.send("PUT", "/v1/files/big.bin", headers: [Self.auth, ("Content-Length", "10000000000")])
+                let response = try await connection.readResponse()
+                #expect(response.status == 413)
+                #expect(response.bodyText.contains("limit of 1000 bytes"))
+                #expect(try await connection.isClosedByServer())
+            }
+            #expect(try Self.temporaryFiles(server).isEmpty)
+        }
+    }
+
+    @Test("a chunked body that crosses the limit is 413, stored nowhere, and the connection is closed")
+    func streamedTooLarge() async throws {
+        try await LiveServer.withPublishing(configuration: .init(publish: .init(maxUploadBytes: 1000))) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                try await connection.send("PUT", "/v1/files/big.bin", headers: [Self.auth, ("Transfer-Encoding", "chunked")])
+                try await connection.sendRaw(Array("800\r\n".utf8) + [UInt8](repeating: 65, count: 0x800) + Array("\r\n".utf8))
+                let response = try await connection.readResponse()
+                #expect(response.status == 413)
+                #expect(try await connection.isClosedByServer())
+            }
+            let published = try await RawHTTPConnection.with(port: server.port) { PublishingTests.entries(try await PublishingTests.manifest(&$0)).count }
+            #expect(published == 0)
+            #expect(try Self.temporaryFiles(server).isEmpty)
+        }
+    }
+
+    @Test("a client that disconnects mid-upload publishes nothing and leaves no temporary file")
+    func disconnect() async throws {
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                try await connection.send("PUT", "/v1/files/cut.bin", headers: [Self.auth, ("Content-Length", "1000000")])
+                try await connection.sendRaw([UInt8](repeating: 1, count: 300_000))
+            }
+            // The server notices the closed connection and discards the partial upload.
+            var leftovers = try Self.temporaryFiles(server)
+            for _ in 0..<100 where !leftovers.isEmpty {
+                try await Task.sleep(for: .milliseconds(50))
+                leftovers = try Self.temporaryFiles(server)
+            }
+            #expect(leftovers.isEmpty)
+            let (published, status) = try await RawHTTPConnection.with(port: server.port) { connection in
+                (PublishingTests.entries(try await PublishingTests.manifest(&connection)).count, try await connection.request("GET", "/files/cut.bin").status)
+            }
+            #expect(published == 0)
+            #expect(status == 404)
+        }
+    }
+
+    @Test("a full disk is 507, the previous version stays live, and nothing half-written remains", .enabled(if: getuid() == 0))
+    func diskFull() async throws {
+        try await withTemporaryDirectory { root in
+            let data = root.appendingPathComponent("data")
+            try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+            // A real file system of 2 MiB as the data folder (needs root to mount).
+            let mount = Process()
+            mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+            mount.arguments = ["-t", "tmpfs", "-o", "size=2m", "tmpfs", data.path]
+            try mount.run()
+            mount.waitUntilExit()
+            try #require(mount.terminationStatus == 0)
+            defer {
+                let unmount = Process()
+                unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
+                unmount.arguments = ["-l", data.path]
+                try? unmount.run()
+                unmount.waitUntilExit()
+            }
+            var configuration = ServerConfiguration()
+            configuration.publish.tokens = [LiveServer.token]
+            configuration.dataDirectory = data.path
+            let small = Data("small and fine\n".utf8)
+            let large = Fixture.pseudoRandom(count: 3 << 20, seed: 9)
+            try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+                try await RawHTTPConnection.with(port: server.port) { connection in
+                    #expect(try await PublishingTests.publish(&connection, "f.bin", small).status == 201)
+                    let full = try await PublishingTests.publish(&connection, "f.bin", large)
+                    #expect(full.status == 507)
+                    #expect(full.bodyText.contains("no space"))
+                    #expect(Data(try await connection.request("GET", "/files/f.bin").body) == small)
+                }
+                #expect(try Self.temporaryFiles(server).isEmpty)
+            }
+        }
+    }
+}
