@@ -1,0 +1,126 @@
+import DepotServer
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// Retention, collection of unreferenced blobs, and publishes racing with readers and each other.
+@Suite("Retention and concurrency")
+struct RetentionAndConcurrencyTests {
+    static let auth = PublishingTests.auth
+
+    static func blobFiles(_ server: LiveServer) -> Set<String> {
+        let folder = server.dataDirectory.appendingPathComponent("blobs")
+        let enumerator = FileManager.default.enumerator(atPath: folder.path)
+        var names: Set<String> = []
+        while let name = enumerator?.nextObject() as? String {
+            if name.count > 3 { names.insert(String(name.split(separator: "/").last!)) }
+        }
+        return names
+    }
+
+    @Test("the last K versions are kept; older blobs are collected once the grace period has passed")
+    func retention() async throws {
+        let configuration = ServerConfiguration(
+            publish: .init(keepVersions: 2, retiredGracePeriod: .zero, collectionInterval: .milliseconds(100))
+        )
+        let versions = (1...3).map { Data("version \($0)\n".utf8) + Fixture.text }
+        let hashes = versions.map(Fixture.sha256)
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                for version in versions {
+                    #expect(try await PublishingTests.publish(&connection, "r.txt", version).status == 201)
+                }
+                // Version 1 is retired: after the (zero) grace period its blob and gzip variant go.
+                var files = Self.blobFiles(server)
+                for _ in 0..<100 where files.contains(hashes[0]) {
+                    try await Task.sleep(for: .milliseconds(50))
+                    files = Self.blobFiles(server)
+                }
+                #expect(!files.contains(hashes[0]))
+                #expect(!files.contains(hashes[0] + ".gz"))
+                #expect(files.isSuperset(of: [hashes[1], hashes[2], hashes[2] + ".gz"]))
+                #expect(try await connection.request("GET", "/blobs/\(hashes[0])").status == 404)
+                let retained = try await connection.request("GET", "/blobs/\(hashes[1])")
+                #expect(Data(retained.body) == versions[1])
+                let live = try await connection.request("GET", "/files/r.txt")
+                #expect(Data(live.body) == versions[2])
+            }
+        }
+    }
+
+    @Test("a retired version stays downloadable during the grace period")
+    func gracePeriod() async throws {
+        let configuration = ServerConfiguration(
+            publish: .init(keepVersions: 1, retiredGracePeriod: .seconds(3600), collectionInterval: .milliseconds(100))
+        )
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                _ = try await PublishingTests.publish(&connection, "g.txt", Data("old\n".utf8))
+                _ = try await PublishingTests.publish(&connection, "g.txt", Data("new\n".utf8))
+                try await Task.sleep(for: .milliseconds(400))
+                #expect(try await connection.request("GET", "/blobs/\(Fixture.sha256(Data("old\n".utf8)))").bodyText == "old\n")
+            }
+        }
+    }
+
+    @Test("20 readers downloading while the path is republished each get one whole, hash-correct version")
+    func readersDuringRepublish() async throws {
+        let versions = (0..<4).map { Fixture.pseudoRandom(count: 2 << 20, seed: UInt64(2 * $0 + 101)) }
+        let hashes = Set(versions.map(Fixture.sha256))
+        try await LiveServer.withPublishing { server in
+            let first = try await RawHTTPConnection.with(port: server.port) { try await PublishingTests.publish(&$0, "db.bin", versions[0]).status }
+            #expect(first == 201)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await RawHTTPConnection.with(port: server.port) { connection in
+                        for version in versions.dropFirst() {
+                            let reply = try await PublishingTests.publish(&connection, "db.bin", version)
+                            #expect(reply.status == 201)
+                        }
+                    }
+                }
+                for _ in 0..<20 {
+                    group.addTask {
+                        try await RawHTTPConnection.with(port: server.port) { connection in
+                            for _ in 0..<3 {
+                                let response = try await connection.request("GET", "/files/db.bin")
+                                #expect(response.status == 200)
+                                let digest = Fixture.sha256(response.body)
+                                #expect(hashes.contains(digest), "a download mixed versions")
+                                #expect(response.header("ETag") == "\"\(digest)\"", "the ETag names the bytes sent")
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    @Test("two concurrent publishes of one path serialise into consecutive versions")
+    func concurrentPublishes() async throws {
+        let a = Data("A\n".utf8) + Fixture.noise
+        let b = Data("B\n".utf8) + Fixture.noise
+        try await LiveServer.withPublishing { server in
+            let versions = try await withThrowingTaskGroup(of: Int.self) { group in
+                for data in [a, b] {
+                    group.addTask {
+                        try await RawHTTPConnection.with(port: server.port) { connection in
+                            let reply = try await PublishingTests.publish(&connection, "same.bin", data)
+                            #expect(reply.status == 201)
+                            return reply.json["version"] as? Int ?? 0
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }.sorted()
+            }
+            #expect(versions == [1, 2])
+            let (entry, body) = try await RawHTTPConnection.with(port: server.port) { connection in
+                let entry = PublishingTests.entries(try await PublishingTests.manifest(&connection)).first
+                return (entry?["version"] as? Int, try await connection.request("GET", "/files/same.bin").body)
+            }
+            #expect(entry == 2)
+            #expect([a, b].contains(Data(body)))
+        }
+    }
+}
