@@ -104,6 +104,8 @@ let package = Package(
             name: "DepotTestSupport",
             dependencies: [
                 "DepotServer",
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

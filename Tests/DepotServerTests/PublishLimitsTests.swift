@@ -41,7 +41,9 @@ struct PublishLimitsTests {
                 #expect(response.status == 413)
                 #expect(try await connection.isClosedByServer())
             }
-            let published = try await RawHTTPConnection.with(port: server.port) { PublishingTests.entries(try await PublishingTests.manifest(&$0)).count }
+            let published = try await RawHTTPConnection.with(port: server.port) {
+                PublishingTests.entries(try await PublishingTests.manifest(&$0)).count
+            }
             #expect(published == 0)
             #expect(try Self.temporaryFiles(server).isEmpty)
         }
@@ -62,7 +64,10 @@ struct PublishLimitsTests {
             }
             #expect(leftovers.isEmpty)
             let (published, status) = try await RawHTTPConnection.with(port: server.port) { connection in
-                (PublishingTests.entries(try await PublishingTests.manifest(&connection)).count, try await connection.request("GET", "/files/cut.bin").status)
+                (
+                    PublishingTests.entries(try await PublishingTests.manifest(&connection)).count,
+                    try await connection.request("GET", "/files/cut.bin").status
+                )
             }
             #expect(published == 0)
             #expect(status == 404)

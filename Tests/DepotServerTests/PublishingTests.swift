@@ -1,5 +1,4 @@
 import DepotTestSupport
-import Crypto
 import Foundation
 import Testing
 
@@ -177,7 +176,12 @@ struct PublishingTests {
         let sha = Data(Fixture.sha256Bytes(data)).base64EncodedString()
         try await LiveServer.withPublishing { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
-                let good = try await Self.publish(&connection, "d.txt", data, headers: [Self.auth, ("Content-MD5", md5), ("Repr-Digest", "sha-256=:\(sha):")])
+                let good = try await Self.publish(
+                    &connection,
+                    "d.txt",
+                    data,
+                    headers: [Self.auth, ("Content-MD5", md5), ("Repr-Digest", "sha-256=:\(sha):")]
+                )
                 #expect(good.status == 201)
                 let serial = try await Self.manifest(&connection)["serial"] as? Int
 
@@ -215,7 +219,9 @@ struct PublishingTests {
 
     @Test(
         "invalid paths are 400",
-        arguments: ["/v1/files/../etc/passwd", "/v1/files/%2e%2e/x", "/v1/files/a//b", "/v1/files/a%00b", "/v1/files/a%0Ab", "/v1/files/dir/", "/v1/files/"]
+        arguments: [
+            "/v1/files/../etc/passwd", "/v1/files/%2e%2e/x", "/v1/files/a//b", "/v1/files/a%00b", "/v1/files/a%0Ab", "/v1/files/dir/", "/v1/files/",
+        ]
     )
     func invalidPaths(target: String) async throws {
         try await LiveServer.withPublishing { server in
@@ -225,19 +231,5 @@ struct PublishingTests {
                 #expect(response.bodyText.contains("error"))
             }
         }
-    }
-}
-
-extension Fixture {
-    static func sha256Bytes(_ data: some DataProtocol) -> [UInt8] {
-        Array(SHA256.hash(data: data))
-    }
-
-    static func md5Bytes(_ data: some DataProtocol) -> [UInt8] {
-        Array(Insecure.MD5.hash(data: data))
-    }
-
-    static func md5(_ data: some DataProtocol) -> String {
-        md5Bytes(data).map { String(format: "%02x", $0) }.joined()
     }
 }

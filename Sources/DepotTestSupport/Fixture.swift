@@ -1,0 +1,60 @@
+import CompressNIO
+import Crypto
+import Foundation
+import NIOCore
+
+/// Content and digests that several test targets use.
+public enum Fixture {
+    /// 20 KiB of text: compresses well, so it has a gzip variant.
+    public static let text: Data = {
+        var text = ""
+        var line = 0
+        while text.utf8.count < 20_000 {
+            text += "line \(line): the quick brown fox jumps over the lazy dog\n"
+            line += 1
+        }
+        return Data(text.utf8)
+    }()
+
+    /// 100 000 pseudo-random bytes: incompressible, so no gzip variant.
+    public static let noise: Data = pseudoRandom(count: 100_000, seed: 42)
+
+    /// Deterministic incompressible bytes (xorshift); different odd seeds give different bytes.
+    public static func pseudoRandom(count: Int, seed: UInt64) -> Data {
+        var state = seed | 1
+        var bytes = [UInt8](repeating: 0, count: count)
+        for index in bytes.indices {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            bytes[index] = UInt8(truncatingIfNeeded: state)
+        }
+        return Data(bytes)
+    }
+
+    public static func sha256(_ data: some DataProtocol) -> String {
+        hex(SHA256.hash(data: data))
+    }
+
+    public static func sha256Bytes(_ data: some DataProtocol) -> [UInt8] {
+        Array(SHA256.hash(data: data))
+    }
+
+    public static func md5(_ data: some DataProtocol) -> String {
+        hex(Insecure.MD5.hash(data: data))
+    }
+
+    public static func md5Bytes(_ data: some DataProtocol) -> [UInt8] {
+        Array(Insecure.MD5.hash(data: data))
+    }
+
+    public static func gunzip(_ bytes: [UInt8]) throws -> Data {
+        var buffer = ByteBuffer(bytes: bytes)
+        let decompressed = try buffer.decompress(with: .gzip())
+        return Data(decompressed.readableBytesView)
+    }
+
+    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,96 @@
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// `kill -9` of the real server while it stores an upload: after a restart the previous version is
+/// served whole, no partial file is served, and temporary files are gone.
+@Suite("Crash safety")
+struct CrashSafetyTests {
+    static let token = "crash-test-token"
+    static let auth = ("Authorization", "Bearer \(token)")
+    static let previous = Data("the previous version\n".utf8)
+
+    static func start(in root: URL) async throws -> (DepotProcess, Int) {
+        let depot = try DepotProcess.start(
+            ["serve", "--port", "0", "--public", "public", "--data", "data"],
+            environment: ["DEPOT_PUBLISH_TOKENS": token],
+            in: root
+        )
+        return (depot, try await depot.waitForPort())
+    }
+
+    static func temporaryFiles(_ root: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("data/tmp").path)
+    }
+
+    @Test("killed while an upload is being stored and gzipped")
+    func killedMidUpload() async throws {
+        try await withTemporaryDirectory { root in
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
+            var (depot, port) = try await Self.start(in: root)
+            defer { depot.kill() }
+            let first = try await RawHTTPConnection.with(port: port) {
+                try await $0.request("PUT", "/v1/files/db.bin", headers: [Self.auth], body: Array(Self.previous)).status
+            }
+            #expect(first == 201)
+
+            // Half of a 40 MB upload, then the server dies while hashing, compressing and writing it.
+            let next = [UInt8](repeating: 0x61, count: 40 << 20)
+            try await RawHTTPConnection.with(port: port) { connection in
+                try await connection.send("PUT", "/v1/files/db.bin", headers: [Self.auth, ("Content-Length", "\(next.count)")])
+                try await connection.sendRaw(Array(next.prefix(20 << 20)))
+                var stored = try Self.temporaryFiles(root)
+                for _ in 0..<200 where stored.isEmpty {
+                    try await Task.sleep(for: .milliseconds(10))
+                    stored = try Self.temporaryFiles(root)
+                }
+                #expect(!stored.isEmpty, "the upload was being written when the server was killed")
+                depot.kill()
+                _ = try await depot.waitForExit()
+            }
+
+            (depot, port) = try await Self.start(in: root)
+            let (body, etag) = try await RawHTTPConnection.with(port: port) { connection in
+                let response = try await connection.request("GET", "/files/db.bin")
+                return (response.body, response.header("ETag"))
+            }
+            #expect(Data(body) == Self.previous)
+            #expect(etag == "\"\(Fixture.sha256(Self.previous))\"")
+            #expect(try Self.temporaryFiles(root).isEmpty)
+            #expect(try await depot.stop() == 0)
+        }
+    }
+
+    @Test("killed at any moment of a publish's commit: a restart serves one whole version", arguments: [0, 5, 20, 60])
+    func killedDuringCommit(delayMilliseconds: Int) async throws {
+        try await withTemporaryDirectory { root in
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
+            var (depot, port) = try await Self.start(in: root)
+            defer { depot.kill() }
+            _ = try await RawHTTPConnection.with(port: port) {
+                try await $0.request("PUT", "/v1/files/db.bin", headers: [Self.auth], body: Array(Self.previous)).status
+            }
+            let next = Fixture.pseudoRandom(count: 4 << 20, seed: 77)
+            try await RawHTTPConnection.with(port: port) { connection in
+                try await connection.send("PUT", "/v1/files/db.bin", headers: [Self.auth], body: Array(next))
+                try await Task.sleep(for: .milliseconds(delayMilliseconds))
+                depot.kill()
+                _ = try await depot.waitForExit()
+            }
+
+            (depot, port) = try await Self.start(in: root)
+            let (body, etag, manifestHash) = try await RawHTTPConnection.with(port: port) { connection in
+                let response = try await connection.request("GET", "/files/db.bin")
+                let manifest = try await connection.request("GET", "/manifest.json").json
+                let entry = (manifest["files"] as? [[String: Any]])?.first
+                return (response.body, response.header("ETag"), entry?["sha256"] as? String)
+            }
+            let served = Data(body)
+            #expect(served == Self.previous || served == next, "a whole version, never a mix or a part")
+            #expect(etag == "\"\(Fixture.sha256(served))\"")
+            #expect(manifestHash == Fixture.sha256(served))
+            #expect(try Self.temporaryFiles(root).isEmpty)
+            #expect(try await depot.stop() == 0)
+        }
+    }
+}
