@@ -4,9 +4,8 @@ import Logging
 import ServiceLifecycle
 
 /// Removes what nothing needs any more, at an interval until graceful shutdown: versions retired
-/// longer ago than the grace period, then blob files that neither a catalog version nor the
-/// public folder refers to and that are older than the grace period (younger ones may belong to a
-/// publish that has not committed yet).
+/// longer ago than the grace period, then blob files that no catalog version, no public file
+/// and no publish under way refers to (see ``BlobStore/removeBlobs(olderThan:referenced:)``).
 struct BlobCollectionService: Service {
     let catalog: Catalog
     let store: BlobStore
@@ -35,10 +34,11 @@ struct BlobCollectionService: Service {
     func collect(now: HTTPDate) async throws {
         let grace = configuration.retiredGracePeriod.components.seconds
         let cutoff = HTTPDate(secondsSince1970: now.secondsSince1970 - grace)
-        let (removed, referenced) = try await catalog.removeRetired(before: cutoff)
+        let removed = try await catalog.removeRetired(before: cutoff)
         if removed > 0 { try await content.reload() }
-        let keep = referenced.union(site.blobHashes)
-        let deleted = try await store.removeBlobs(notIn: keep, olderThan: cutoff)
+        let deleted = try await store.removeBlobs(olderThan: cutoff) {
+            site.blobHashes.union(try await catalog.referencedBlobs())
+        }
         if removed > 0 || deleted > 0 {
             logger.info("Collected retired versions and blobs", metadata: ["versions": "\(removed)", "blobs": "\(deleted)"])
         }

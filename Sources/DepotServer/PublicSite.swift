@@ -36,7 +36,8 @@ public final class PublicSite: Sendable {
     @discardableResult
     public func refresh(logger: Logger) async throws -> Int {
         let previous = state.withLock { $0.files }
-        let files = try await directory.scan(previous: previous, now: HTTPDate.now, logger: logger)
+        let (files, stored) = try await directory.scan(previous: previous, now: HTTPDate.now, logger: logger)
+        defer { stored.forEach(store.release) }
         let changed = files.filter { previous[$0.key] != $0.value }.count + previous.keys.filter { files[$0] == nil }.count
         guard changed > 0 || previous.isEmpty else { return 0 }
         var resources: [String: Resource] = [:]

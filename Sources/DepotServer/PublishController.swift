@@ -79,6 +79,7 @@ struct PublishController: Sendable {
             context.logger.error("Publish refused: the disk is full", metadata: ["path": "\(path)"])
             throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "The server has no space left to store this file")
         }
+        defer { store.release(blob.sha256) }
         let contentType = Self.contentType(of: request, path: path)
         let result = try await catalog.publish(
             .init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions)

@@ -24,6 +24,7 @@ public struct BlobStore: Sendable {
     public let temporaryDirectory: FilePath
     public let configuration: BlobStoreConfiguration
     let fileSystem: FileSystem
+    let holds = BlobHolds()
 
     /// Opens (creating if needed) the store under `dataDirectory` and removes temporary files a
     /// previous process left behind.
@@ -79,6 +80,9 @@ public struct BlobStore: Sendable {
     /// is compressed while the bytes are written, so the content is never held whole in memory.
     /// Storing content that is already present changes nothing on disk.
     ///
+    /// The blob comes back *held*: collection leaves it alone until the caller has recorded it
+    /// (in the catalog, in the public site) and calls ``release(_:)``.
+    ///
     /// - Parameter verify: Called with the digests once every byte is written and before the
     ///   blob gets its name; an error it throws discards the content and is rethrown.
     public func ingest<Chunks: AsyncSequence>(
@@ -99,6 +103,11 @@ public struct BlobStore: Sendable {
         }
     }
 
+    /// Ends the hold ``ingest(_:verify:)`` placed on a blob.
+    public func release(_ sha256: String) {
+        holds.release(sha256)
+    }
+
     static func storeError(_ error: any Error) -> StoreError {
         if let error = error as? StoreError { return error }
         if let error = error as? FileSystemError {
@@ -113,10 +122,14 @@ public struct BlobStore: Sendable {
 }
 
 extension BlobStore {
-    /// Deletes every blob (and gzip variant) whose SHA-256 is not in `keep` and whose file was
-    /// last modified before `cutoff`. Returns how many blobs went. A download that has the file
-    /// open keeps reading it: the data stays until the last descriptor closes.
-    public func removeBlobs(notIn keep: Set<String>, olderThan cutoff: HTTPDate) async throws -> Int {
+    /// Deletes every blob (and gzip variant) that is not held, not in `referenced` and whose file
+    /// was last modified before `cutoff`. Returns how many blobs went. A download that has the
+    /// file open keeps reading it: the data stays until the last descriptor closes.
+    ///
+    /// `referenced` is asked only after the folder is listed and the holds are read: a writer
+    /// records its blob before releasing it, so every listed blob is held, or referenced, or
+    /// garbage.
+    public func removeBlobs(olderThan cutoff: HTTPDate, referenced: () async throws -> Set<String>) async throws -> Int {
         var removed = 0
         let entries = try await fileSystem.withDirectoryHandle(atPath: directory) { directory in
             var entries: [DirectoryEntry] = []
@@ -125,6 +138,7 @@ extension BlobStore {
             }
             return entries
         }
+        let keep = try await holds.held.union(referenced())
         for entry in entries where entry.type == .regular {
             let name = entry.name.string
             let sha256 = name.hasSuffix(".gz") ? String(name.dropLast(3)) : name

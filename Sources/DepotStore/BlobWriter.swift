@@ -90,7 +90,18 @@ struct BlobWriter {
         let gzipRecord = keepGzip ? BlobRecord.GzipVariant(sha256: gzipSHA256.finalize().hexString, size: gzipSize) : nil
         let record = BlobRecord(sha256: sha256, md5: md5, size: size, gzip: gzipRecord)
         try verify(record)
+        store.holds.hold(sha256)
+        do {
+            try await install(sha256: sha256, keepGzip: keepGzip)
+        } catch {
+            store.holds.release(sha256)
+            throw error
+        }
+        return record
+    }
 
+    /// Makes both files durable and gives them their content-addressed names.
+    private func install(sha256: String, keepGzip: Bool) async throws {
         try await content.synchronize()
         try await content.close()
         if keepGzip { try await gzip.synchronize() }
@@ -107,7 +118,6 @@ struct BlobWriter {
         }
         try await Self.rename(contentPath, to: finalPath)
         try await Self.synchronizeDirectory(directory, fileSystem: store.fileSystem)
-        return record
     }
 
     /// Closes and removes the temporary files.

@@ -170,14 +170,18 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// Removes versions retired before `cutoff` and returns the SHA-256 of every blob still
-    /// referred to.
-    public func removeRetired(before cutoff: HTTPDate) async throws -> (removed: Int, referenced: Set<String>) {
+    /// Removes versions retired before `cutoff`; returns how many.
+    public func removeRetired(before cutoff: HTTPDate) async throws -> Int {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM file_version WHERE retired_at IS NOT NULL AND retired_at < ?", arguments: [cutoff.secondsSince1970])
-            let removed = db.changesCount
-            let referenced = try String.fetchSet(db, sql: "SELECT DISTINCT sha256 FROM file_version")
-            return (removed, referenced)
+            return db.changesCount
+        }
+    }
+
+    /// The SHA-256 of every blob a version refers to, retired versions included.
+    public func referencedBlobs() async throws -> Set<String> {
+        try await database.read { db in
+            try String.fetchSet(db, sql: "SELECT DISTINCT sha256 FROM file_version")
         }
     }
 }

@@ -39,13 +39,15 @@ public struct PublicDirectory: Sendable {
     /// - Parameters:
     ///   - previous: The result of the previous scan, whose records are reused for unchanged files.
     ///   - now: The current time, read once per file stored.
-    /// - Returns: The files by relative path.
+    /// - Returns: The files by relative path, and the SHA-256 of each blob this scan stored:
+    ///   those are held (``BlobStore/release(_:)``) until the caller has put the files to use.
     public func scan(
         previous: [String: PublicFile] = [:],
         now: () -> HTTPDate,
         logger: Logger? = nil
-    ) async throws -> [String: PublicFile] {
+    ) async throws -> (files: [String: PublicFile], stored: [String]) {
         var files: [String: PublicFile] = [:]
+        var stored: [String] = []
         let entries: [DirectoryEntry]
         do {
             entries = try await fileSystem.withDirectoryHandle(atPath: root) { directory in
@@ -67,6 +69,7 @@ public struct PublicDirectory: Sendable {
                     continue
                 }
                 let blob = try await store.ingest(contentsOf: target)
+                stored.append(blob.sha256)
                 let scannedAt = now()
                 let modified = HTTPDate(secondsSince1970: Int64(fingerprint.modified.seconds))
                 let lastModified = min(modified, scannedAt)
@@ -89,7 +92,7 @@ public struct PublicDirectory: Sendable {
                 logger?.warning("Skipped public file", metadata: ["path": "\(relativePath)", "error": "\(error)"])
             }
         }
-        return files
+        return (files, stored)
     }
 
     /// The `/`-separated path below the root, or `nil` for hidden entries.

@@ -1,0 +1,76 @@
+import DepotHTTP
+import DepotStore
+import DepotTestSupport
+import Foundation
+import NIOCore
+import Testing
+import _NIOFileSystem
+
+/// The blob store on a real folder: one pass of digests and gzip, and collection that never
+/// deletes a blob whose writer has not recorded it yet.
+@Suite("Blob store")
+struct BlobStoreTests {
+    static let future = HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970) + 3600)
+
+    static func chunks(_ data: Data) -> [ByteBuffer] {
+        stride(from: 0, to: data.count, by: 7000).map { ByteBuffer(bytes: data[$0..<min($0 + 7000, data.count)]) }
+    }
+
+    @Test("ingest computes SHA-256, MD5 and a gzip variant that gunzips to the content")
+    func ingest() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try await BlobStore.open(dataDirectory: FilePath(folder.path))
+            let record = try await store.ingest(Self.chunks(Fixture.text).async)
+            #expect(record.sha256 == Fixture.sha256(Fixture.text))
+            #expect(record.md5 == Fixture.md5(Fixture.text))
+            #expect(record.size == Int64(Fixture.text.count))
+            let gzip = try #require(record.gzip)
+            let stored = try Data(contentsOf: URL(fileURLWithPath: store.gzipPath(forSHA256: record.sha256).string))
+            #expect(Int64(stored.count) == gzip.size)
+            #expect(Fixture.sha256(stored) == gzip.sha256)
+            #expect(try Fixture.gunzip(Array(stored)) == Fixture.text)
+            let incompressible = try await store.ingest(Self.chunks(Fixture.noise).async)
+            #expect(incompressible.gzip == nil)
+        }
+    }
+
+    @Test("a held blob survives collection; once released and unreferenced, it goes")
+    func holds() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try await BlobStore.open(dataDirectory: FilePath(folder.path))
+            let record = try await store.ingest(Self.chunks(Fixture.text).async)
+            let path = store.path(forSHA256: record.sha256).string
+            #expect(try await store.removeBlobs(olderThan: Self.future) { [] } == 0)
+            #expect(FileManager.default.fileExists(atPath: path))
+            store.release(record.sha256)
+            #expect(try await store.removeBlobs(olderThan: Self.future) { [record.sha256] } == 0)
+            #expect(FileManager.default.fileExists(atPath: path))
+            #expect(try await store.removeBlobs(olderThan: Self.future) { [] } == 1)
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect(!FileManager.default.fileExists(atPath: path + ".gz"))
+        }
+    }
+
+    @Test("a failed verification stores nothing and holds nothing")
+    func failedVerification() async throws {
+        struct Refused: Error {}
+        try await withTemporaryDirectory { folder in
+            let store = try await BlobStore.open(dataDirectory: FilePath(folder.path))
+            await #expect(throws: Refused.self) {
+                try await store.ingest(Self.chunks(Fixture.text).async) { _ in throw Refused() }
+            }
+            #expect(!FileManager.default.fileExists(atPath: store.path(forSHA256: Fixture.sha256(Fixture.text)).string))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: store.temporaryDirectory.string).isEmpty)
+        }
+    }
+}
+
+extension Array where Element: Sendable {
+    /// The elements as an async sequence.
+    var async: AsyncStream<Element> {
+        AsyncStream { continuation in
+            for element in self { continuation.yield(element) }
+            continuation.finish()
+        }
+    }
+}
