@@ -30,6 +30,12 @@ struct PublishController: Sendable {
 
     static let prefix = "/v1/files"
 
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
     func addRoutes(to router: Router<DepotRequestContext>) {
         router.put("/v1/files/**", use: publish)
         router.delete("/v1/files/**", use: unpublish)
@@ -44,7 +50,7 @@ struct PublishController: Sendable {
     }
 
     /// The reply to a publish.
-    struct PublishReply: ResponseEncodable {
+    struct PublishReply: Encodable {
         let path: String
         let version: Int64
         let size: Int64
@@ -101,10 +107,13 @@ struct PublishController: Sendable {
             unchanged: result.unchanged,
             manifestSerial: result.manifestSerial
         )
-        var response = try reply.response(from: request, context: context)
-        response.status = result.unchanged ? .ok : .created
-        if !result.unchanged { response.headers[.location] = "/files/" + RequestPath.encode(path) }
-        return response
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if !result.unchanged { headers[.location] = "/files/" + RequestPath.encode(path) }
+        return Response(
+            status: result.unchanged ? .ok : .created,
+            headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: try Self.encoder.encode(reply)))
+        )
     }
 
     @Sendable func unpublish(_ request: Request, context: DepotRequestContext) async throws -> Response {

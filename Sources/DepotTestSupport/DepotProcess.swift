@@ -78,3 +78,21 @@ public enum DepotProcessError: Error {
     case exited(status: Int32, log: String)
     case timedOut(log: String)
 }
+
+extension DepotProcess {
+    /// Runs any program to completion and returns what it printed (standard output and error).
+    public static func run(_ executable: String, _ arguments: [String], in directory: URL) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let output = directory.appendingPathComponent("run-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: output)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+    }
+}

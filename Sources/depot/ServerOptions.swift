@@ -1,0 +1,19 @@
+import ArgumentParser
+import Foundation
+
+/// `--server`, shared by the commands that talk to a running Depot.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "The Depot server, e.g. http://127.0.0.1:8080 (or DEPOT_SERVER).")
+    var server: String?
+
+    /// The server's base URL, without a trailing slash.
+    func baseURL() throws -> String {
+        guard let text = server ?? ProcessInfo.processInfo.environment["DEPOT_SERVER"] else {
+            throw ValidationError("Name the server with --server URL or DEPOT_SERVER")
+        }
+        guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+            throw ValidationError("--server must be an http:// or https:// URL, not \"\(text)\"")
+        }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+}
