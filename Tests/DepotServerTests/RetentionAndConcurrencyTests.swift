@@ -63,6 +63,38 @@ struct RetentionAndConcurrencyTests {
         }
     }
 
+    @Test("a download under way finishes whole while collection deletes its blob")
+    func downloadSurvivesCollection() async throws {
+        let configuration = ServerConfiguration(
+            publish: .init(keepVersions: 1, retiredGracePeriod: .zero, collectionInterval: .milliseconds(100))
+        )
+        let old = Fixture.pseudoRandom(count: 48 << 20, seed: 11)
+        let oldHash = Fixture.sha256(old)
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            let first = try await RawHTTPConnection.with(port: server.port) { try await PublishingTests.publish(&$0, "big.bin", old).status }
+            #expect(first == 201)
+            try await RawHTTPConnection.with(port: server.port) { download in
+                // The response starts; the client then stops reading, so the server is stuck in
+                // the middle of the file by backpressure.
+                try await download.send("GET", "/blobs/\(oldHash)")
+                let second = try await RawHTTPConnection.with(port: server.port) {
+                    try await PublishingTests.publish(&$0, "big.bin", Data("replacement\n".utf8)).status
+                }
+                #expect(second == 201)
+                var files = Self.blobFiles(server)
+                for _ in 0..<100 where files.contains(oldHash) {
+                    try await Task.sleep(for: .milliseconds(50))
+                    files = Self.blobFiles(server)
+                }
+                #expect(!files.contains(oldHash), "the retired blob was collected during the download")
+                let response = try await download.readResponse()
+                #expect(response.status == 200)
+                #expect(response.body.count == old.count)
+                #expect(Fixture.sha256(response.body) == oldHash)
+            }
+        }
+    }
+
     @Test("20 readers downloading while the path is republished each get one whole, hash-correct version")
     func readersDuringRepublish() async throws {
         let versions = (0..<4).map { Fixture.pseudoRandom(count: 2 << 20, seed: UInt64(2 * $0 + 101)) }
