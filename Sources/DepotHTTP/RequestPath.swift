@@ -50,7 +50,7 @@ public struct RequestPath: Hashable, Sendable {
         var iterator = piece.utf8.makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                guard let high = iterator.next().flatMap(Hex.value), let low = iterator.next().flatMap(Hex.value) else {
                     throw .malformedEscape
                 }
                 bytes.append(high << 4 | low)
@@ -63,15 +63,6 @@ public struct RequestPath: Hashable, Sendable {
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw .notUTF8 }
         return text
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

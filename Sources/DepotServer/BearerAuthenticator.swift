@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import HTTPTypes
 import Hummingbird
 
@@ -25,7 +26,7 @@ struct BearerAuthenticator: Sendable {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw Self.unauthorized("This needs Authorization: Bearer <token>", error: "invalid_request")
         }
-        let presented = Array(SHA256.hash(data: Array(parts[1].trimmingCharacters(in: " ").utf8)))
+        let presented = Array(SHA256.hash(data: Array(parts[1].trimmingCharacters(in: .whitespaces).utf8)))
         var matched = false
         for digest in tokenDigests {
             var difference: UInt8 = 0
@@ -38,14 +39,5 @@ struct BearerAuthenticator: Sendable {
     private static func unauthorized(_ message: String, error: String?) -> HTTPError {
         let challenge = "Bearer realm=\"depot\"" + (error.map { ", error=\"\($0)\"" } ?? "")
         return HTTPError(.unauthorized, headers: [.wwwAuthenticate: challenge], message: message)
-    }
-}
-
-extension StringProtocol {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var text = Substring(self)
-        while let first = text.first, set.contains(first) { text = text.dropFirst() }
-        while let last = text.last, set.contains(last) { text = text.dropLast() }
-        return String(text)
     }
 }

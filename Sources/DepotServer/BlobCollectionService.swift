@@ -15,19 +15,8 @@ struct BlobCollectionService: Service {
     let logger: Logger
 
     func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while true {
-                do {
-                    try await Task.sleep(for: configuration.collectionInterval)
-                } catch {
-                    return
-                }
-                do {
-                    try await collect(now: .now())
-                } catch {
-                    logger.error("Collecting unreferenced blobs failed", metadata: ["error": "\(error)"])
-                }
-            }
+        await runPeriodically(every: configuration.collectionInterval, logger: logger, failure: "Collecting unreferenced blobs failed") {
+            try await collect(now: .now())
         }
     }
 

@@ -67,21 +67,8 @@ struct PublicSiteRescanService: Service {
     let logger: Logger
 
     func run() async throws {
-        // `cancelWhenGracefulShutdown` turns the shutdown signal into cancellation of the sleep,
-        // which ends the loop: a normal return, not an error.
-        await cancelWhenGracefulShutdown {
-            while true {
-                do {
-                    try await Task.sleep(for: interval)
-                } catch {
-                    return
-                }
-                do {
-                    try await site.refresh(logger: logger)
-                } catch {
-                    logger.error("Rescanning the public folder failed", metadata: ["error": "\(error)"])
-                }
-            }
+        await runPeriodically(every: interval, logger: logger, failure: "Rescanning the public folder failed") {
+            try await site.refresh(logger: logger)
         }
     }
 }

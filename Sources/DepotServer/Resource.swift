@@ -29,7 +29,7 @@ public struct Resource: Sendable {
             self.length = length
             self.entityTag = EntityTag(opaqueTag: sha256)!
             self.entityTagField = entityTag.description
-            self.representationDigestField = "sha-256=:\(Data(hexString: sha256).base64EncodedString()):"
+            self.representationDigestField = "sha-256=:\(Data(Hex.bytes(sha256) ?? []).base64EncodedString()):"
         }
     }
 
@@ -69,27 +69,5 @@ public struct Resource: Sendable {
             lastModifiedIsStrong: lastModifiedIsStrong,
             cacheControl: cacheControl
         )
-    }
-}
-
-extension Data {
-    /// Bytes from lower-case or upper-case hex digits; stops at the first non-hex pair.
-    init(hexString: String) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(hexString.utf8.count / 2)
-        var iterator = hexString.utf8.makeIterator()
-        while let high = iterator.next(), let low = iterator.next(), let h = Self.hexValue(high), let l = Self.hexValue(low) {
-            bytes.append(h << 4 | l)
-        }
-        self.init(bytes)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -33,15 +33,25 @@ public struct LiveServer: Sendable {
         _ body: @Sendable (LiveServer) async throws -> Result
     ) async throws -> Result {
         try await withTemporaryDirectory { root in
-            var configuration = configuration
-            configuration.host = "127.0.0.1"
-            configuration.port = 0
-            configuration.publicDirectory = root.path
-            configuration.dataDirectory = dataDirectory.path
-            let app = try await buildApplication(configuration: configuration, logger: quietLogger)
-            return try await app.test(.live) { client in
-                try await body(LiveServer(port: client.port!, publicDirectory: root, dataDirectory: dataDirectory))
-            }
+            try await run(configuration, publicDirectory: root, dataDirectory: dataDirectory, body)
+        }
+    }
+
+    /// Runs the application on 127.0.0.1 and a free port with these folders for `body`.
+    static func run<Result: Sendable>(
+        _ configuration: ServerConfiguration,
+        publicDirectory: URL,
+        dataDirectory: URL,
+        _ body: @Sendable (LiveServer) async throws -> Result
+    ) async throws -> Result {
+        var configuration = configuration
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.publicDirectory = publicDirectory.path
+        configuration.dataDirectory = dataDirectory.path
+        let app = try await buildApplication(configuration: configuration, logger: quietLogger)
+        return try await app.test(.live) { client in
+            try await body(LiveServer(port: client.port!, publicDirectory: publicDirectory, dataDirectory: dataDirectory))
         }
     }
 
@@ -67,15 +77,7 @@ public struct LiveServer: Sendable {
             let dataDirectory = root.appendingPathComponent("data")
             try FileManager.default.createDirectory(at: publicDirectory, withIntermediateDirectories: true)
             try prepare(publicDirectory)
-            var configuration = configuration
-            configuration.host = "127.0.0.1"
-            configuration.port = 0
-            configuration.publicDirectory = publicDirectory.path
-            configuration.dataDirectory = dataDirectory.path
-            let app = try await buildApplication(configuration: configuration, logger: quietLogger)
-            return try await app.test(.live) { client in
-                try await body(LiveServer(port: client.port!, publicDirectory: publicDirectory, dataDirectory: dataDirectory))
-            }
+            return try await run(configuration, publicDirectory: publicDirectory, dataDirectory: dataDirectory, body)
         }
     }
 }

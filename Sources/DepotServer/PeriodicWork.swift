@@ -1,0 +1,21 @@
+import Logging
+import ServiceLifecycle
+
+/// Runs `work` every `interval` until graceful shutdown, logging its failures: the loop of Depot's
+/// background services. The shutdown signal cancels the sleep, which ends the loop normally.
+func runPeriodically(every interval: Duration, logger: Logger, failure: Logger.Message, _ work: @escaping @Sendable () async throws -> Void) async {
+    await cancelWhenGracefulShutdown {
+        while true {
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+            do {
+                try await work()
+            } catch {
+                logger.error(failure, metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}
