@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "depot", targets: ["depot"]),
         .library(name: "DepotHTTP", targets: ["DepotHTTP"]),
         .library(name: "DepotStore", targets: ["DepotStore"]),
+        .library(name: "DepotClient", targets: ["DepotClient"]),
         .library(name: "DepotServer", targets: ["DepotServer"]),
     ],
     dependencies: [
@@ -47,6 +48,19 @@ let package = Package(
             name: "DepotMigrations",
             path: "migrations",
             resources: migrationFiles.map { .embedInCode($0) },
+            swiftSettings: swiftSettings
+        ),
+        // zlib, as the client links it.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // The thin client: Foundation, zlib and swift-crypto only, so it also builds for iOS and macOS.
+        .target(
+            name: "DepotClient",
+            dependencies: [
+                "CZlib",
+                "DepotHTTP",
+                "DepotManifest",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Content-addressed blob store, hashing and gzip variants, the scanned `public/` folder.
@@ -121,6 +135,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "DepotClientTests", dependencies: ["DepotClient", "DepotServer", "DepotTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DepotCLITests", dependencies: ["depot", "DepotTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DepotHTTPTests", dependencies: ["DepotHTTP"], swiftSettings: swiftSettings),
         .testTarget(

@@ -6,7 +6,13 @@ import _NIOFileSystem
 
 /// Builds the Depot application: opens the store and the catalog, scans the public folder once,
 /// and wires the routes. Nothing listens until the application runs.
-public func buildApplication(configuration: ServerConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
+///
+/// - Parameter requestCounter: Counts every answered request (tests read it).
+public func buildApplication(
+    configuration: ServerConfiguration,
+    logger: Logger,
+    requestCounter: RequestCounter = RequestCounter()
+) async throws -> some ApplicationProtocol {
     let store = try await BlobStore.open(dataDirectory: FilePath(configuration.dataDirectory), configuration: configuration.store, logger: logger)
     let site = PublicSite(
         directory: try PublicDirectory(path: configuration.publicDirectory, store: store),
@@ -19,6 +25,7 @@ public func buildApplication(configuration: ServerConfiguration, logger: Logger)
     try await content.reload()
 
     let router = buildRouter(
+        requestCounter: requestCounter,
         site: site,
         content: content,
         publisher: PublishController(catalog: catalog, store: store, content: content, configuration: configuration.publish),
@@ -40,12 +47,14 @@ public func buildApplication(configuration: ServerConfiguration, logger: Logger)
 
 /// The routes, given their dependencies, so tests build the same router.
 func buildRouter(
+    requestCounter: RequestCounter,
     site: PublicSite,
     content: PublishedContent,
     publisher: PublishController,
     responder: ResourceResponder
 ) -> Router<DepotRequestContext> {
     let router = Router(context: DepotRequestContext.self)
+    router.add(middleware: RequestCounterMiddleware(counter: requestCounter))
     router.add(middleware: PublicFilesMiddleware(site: site, responder: responder))
     ContentController(content: content, responder: responder).addRoutes(to: router)
     publisher.addRoutes(to: router)

@@ -11,6 +11,8 @@ public struct LiveServer: Sendable {
     public let publicDirectory: URL
     /// Its data folder.
     public let dataDirectory: URL
+    /// Every request it has answered.
+    public let requests: RequestCounter
 
     /// The publish token of servers started with ``withPublishing(configuration:_:)``.
     public static let token = "test-token-5f1c"
@@ -49,9 +51,10 @@ public struct LiveServer: Sendable {
         configuration.port = 0
         configuration.publicDirectory = publicDirectory.path
         configuration.dataDirectory = dataDirectory.path
-        let app = try await buildApplication(configuration: configuration, logger: quietLogger)
+        let requests = RequestCounter()
+        let app = try await buildApplication(configuration: configuration, logger: quietLogger, requestCounter: requests)
         return try await app.test(.live) { client in
-            try await body(LiveServer(port: client.port!, publicDirectory: publicDirectory, dataDirectory: dataDirectory))
+            try await body(LiveServer(port: client.port!, publicDirectory: publicDirectory, dataDirectory: dataDirectory, requests: requests))
         }
     }
 

@@ -1,0 +1,147 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Downloads one immutable URL into a partial file, resuming what an earlier attempt left.
+///
+/// With `N` bytes already in the partial file it sends `Range: bytes=N-` and
+/// `If-Range: <strong ETag>` (RFC 9110 §13.1.5). A 206 appends; a 200 means the server chose to
+/// send everything (the content changed, or it ignores ranges), so the file restarts cleanly.
+/// If the transfer breaks, the bytes received so far stay for the next attempt.
+struct BlobDownload {
+    let url: URL
+    /// The strong ETag the server gives these bytes.
+    let entityTag: String
+    /// The length the manifest promises.
+    let expectedLength: Int64
+    let partialFile: URL
+
+    enum Outcome {
+        /// Everything came in one 200.
+        case full
+        /// The earlier partial file was completed by a 206.
+        case resumed
+        /// The partial file was already complete; nothing was requested.
+        case alreadyComplete
+    }
+
+    /// Downloads; returns how it went and how many bytes crossed the network.
+    func run(configuration: URLSessionConfiguration, progress: @escaping @Sendable (Int64) -> Void) async throws -> (Outcome, Int64) {
+        let fileManager = FileManager.default
+        if !fileManager.fileExists(atPath: partialFile.path) {
+            guard fileManager.createFile(atPath: partialFile.path, contents: nil) else {
+                throw SyncError(.io, "cannot create \(partialFile.path)")
+            }
+        }
+        let existing = (try? fileManager.attributesOfItem(atPath: partialFile.path)[.size] as? Int64) ?? 0
+        if existing == expectedLength { return (.alreadyComplete, 0) }
+        var request = URLRequest(url: url)
+        // Never answer from a local HTTP cache: the manifest and blobs are validated by Depot itself.
+        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        let resumeFrom = existing < expectedLength ? existing : 0
+        if resumeFrom > 0 {
+            request.setValue("bytes=\(resumeFrom)-", forHTTPHeaderField: "Range")
+            request.setValue(entityTag, forHTTPHeaderField: "If-Range")
+        }
+        let handle = try FileHandle(forWritingTo: partialFile)
+        defer { try? handle.close() }
+        let receiver = DownloadReceiver(handle: handle, resumeFrom: resumeFrom, expectedLength: expectedLength, progress: progress)
+        let result = try await receiver.run(request, configuration: configuration)
+        try handle.synchronize()
+        return (result.resumed ? .resumed : .full, result.received)
+    }
+}
+
+/// The URLSession delegate of one download: checks the response, then writes the body as it
+/// arrives, so memory stays bounded whatever the size.
+final class DownloadReceiver: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // Touched only on the session's serial delegate queue, then read once the task completed.
+    private let handle: FileHandle
+    private let resumeFrom: Int64
+    private let expectedLength: Int64
+    private let progress: @Sendable (Int64) -> Void
+    private var received: Int64 = 0
+    private var resumed = false
+    private var failure: (any Error)?
+    private var continuation: CheckedContinuation<(resumed: Bool, received: Int64), any Error>?
+
+    init(handle: FileHandle, resumeFrom: Int64, expectedLength: Int64, progress: @escaping @Sendable (Int64) -> Void) {
+        self.handle = handle
+        self.resumeFrom = resumeFrom
+        self.expectedLength = expectedLength
+        self.progress = progress
+    }
+
+    func run(_ request: URLRequest, configuration: URLSessionConfiguration) async throws -> (resumed: Bool, received: Int64) {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+        defer { session.finishTasksAndInvalidate() }
+        let task = session.dataTask(with: request)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                self.continuation = continuation
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let http = response as? HTTPURLResponse else {
+            failure = SyncError(.server, "not an HTTP response")
+            return completionHandler(.cancel)
+        }
+        do {
+            switch http.statusCode {
+            case 206 where resumeFrom > 0:
+                let contentRange = http.value(forHTTPHeaderField: "Content-Range") ?? ""
+                guard contentRange.hasPrefix("bytes \(resumeFrom)-"), contentRange.hasSuffix("/\(expectedLength)") else {
+                    throw SyncError(.server, "the server resumed at the wrong place (\(contentRange))")
+                }
+                try handle.seekToEnd()
+                resumed = true
+            case 200:
+                try handle.truncate(atOffset: 0)
+            default:
+                throw SyncError(.server, "\(dataTask.originalRequest?.url?.path ?? "") answered \(http.statusCode)")
+            }
+            completionHandler(.allow)
+        } catch {
+            failure = error
+            completionHandler(.cancel)
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard failure == nil else { return }
+        do {
+            try handle.write(contentsOf: data)
+            received += Int64(data.count)
+            progress(Int64(data.count))
+        } catch {
+            failure = SyncError(.io, "cannot write the download: \(error)")
+            dataTask.cancel()
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let continuation = self.continuation
+        self.continuation = nil
+        if let failure {
+            continuation?.resume(throwing: failure)
+        } else if let error {
+            continuation?.resume(throwing: SyncError(.network, "the download broke after \(received) bytes: \(error.localizedDescription)"))
+        } else {
+            continuation?.resume(returning: (resumed, received))
+        }
+    }
+}

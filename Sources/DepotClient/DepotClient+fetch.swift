@@ -1,0 +1,144 @@
+import Crypto
+import DepotHTTP
+import DepotManifest
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension DepotClient {
+    /// The manifest, or `nil` when the server answered 304; with the bytes received.
+    func fetchManifest(etag: String?) async throws -> (manifest: (Manifest, String)?, bytes: Int64) {
+        var request = URLRequest(url: server.appendingPathComponent("manifest.json"))
+        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        let session = URLSession(configuration: sessionConfiguration)
+        defer { session.finishTasksAndInvalidate() }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw SyncError(.network, "cannot reach \(server.absoluteString): \(error.localizedDescription)")
+        }
+        guard let http = response as? HTTPURLResponse else { throw SyncError(.server, "not an HTTP response") }
+        switch http.statusCode {
+        case 304:
+            return (nil, Int64(data.count))
+        case 200:
+            guard let manifest = try? JSONDecoder().decode(Manifest.self, from: data) else {
+                throw SyncError(.corrupt, "the manifest is not valid")
+            }
+            return ((manifest, http.value(forHTTPHeaderField: "ETag") ?? ""), Int64(data.count))
+        default:
+            throw SyncError(.server, "/manifest.json answered \(http.statusCode)")
+        }
+    }
+
+    /// Downloads `entry` (the smaller variant), verifies it, and renames it over `local`.
+    func fetch(
+        _ entry: Manifest.Entry,
+        to local: URL,
+        progress: (@Sendable (Progress) -> Void)?
+    ) async throws -> (SyncReport.Outcome, Int64) {
+        let useGzip = entry.gzip.map { $0.size < entry.size } ?? false
+        let download: BlobDownload
+        if useGzip, let gzip = entry.gzip {
+            download = BlobDownload(
+                url: try blobURL(gzip.url),
+                entityTag: "\"\(gzip.sha256)\"",
+                expectedLength: gzip.size,
+                partialFile: partialFolder.appendingPathComponent("\(gzip.sha256).gz.partial")
+            )
+        } else {
+            download = BlobDownload(
+                url: try blobURL(entry.blob),
+                entityTag: "\"\(entry.sha256)\"",
+                expectedLength: entry.size,
+                partialFile: partialFolder.appendingPathComponent("\(entry.sha256).partial")
+            )
+        }
+        let counter = ByteCounter()
+        let path = entry.path
+        let expected = download.expectedLength
+        let (outcome, transferred) = try await download.run(configuration: sessionConfiguration) { count in
+            let total = counter.add(count)
+            progress?(Progress(path: path, bytesReceived: total, bytesExpected: expected))
+        }
+
+        try FileManager.default.createDirectory(at: local.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let staged = local.deletingLastPathComponent().appendingPathComponent(".\(local.lastPathComponent).\(UUID().uuidString).depot")
+        do {
+            try verifyAndStage(download.partialFile, gzip: useGzip, entry: entry, to: staged)
+        } catch {
+            // A download that does not match the manifest is worthless: start afresh next time.
+            try? FileManager.default.removeItem(at: download.partialFile)
+            try? FileManager.default.removeItem(at: staged)
+            throw error
+        }
+        if let modified = HTTPDate(parsing: entry.lastModified, now: HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970))) {
+            try? FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: TimeInterval(modified.secondsSince1970))],
+                ofItemAtPath: staged.path
+            )
+        }
+        try AtomicFile.replace(local, with: staged)
+        try? FileManager.default.removeItem(at: download.partialFile)
+        switch outcome {
+        case .resumed: return (.resumed, transferred)
+        case .full, .alreadyComplete: return (useGzip ? .gzip : .full, transferred)
+        }
+    }
+
+    /// Decodes (for gzip) or copies the download into `staged`, checking size and SHA-256 against
+    /// the manifest, and fsyncs it. Throws ``SyncError`` `.corrupt` on any mismatch.
+    func verifyAndStage(_ partial: URL, gzip: Bool, entry: Manifest.Entry, to staged: URL) throws {
+        guard FileManager.default.createFile(atPath: staged.path, contents: nil) else {
+            throw SyncError(.io, "cannot write \(staged.path)")
+        }
+        let input = try FileHandle(forReadingFrom: partial)
+        defer { try? input.close() }
+        let output = try FileHandle(forWritingTo: staged)
+        defer { try? output.close() }
+        var hasher = SHA256()
+        var size: Int64 = 0
+        let decoder = gzip ? try GzipDecoder() : nil
+        let write: (Data) throws -> Void = { data in
+            hasher.update(data: data)
+            size += Int64(data.count)
+            guard size <= entry.size else { throw SyncError(.corrupt, "\(entry.path) is larger than the manifest says") }
+            try output.write(contentsOf: data)
+        }
+        while let chunk = try input.read(upToCount: 256 * 1024), !chunk.isEmpty {
+            if let decoder { try decoder.decode(chunk, output: write) } else { try write(chunk) }
+        }
+        if let decoder, !decoder.isFinished { throw SyncError(.corrupt, "the gzip data of \(entry.path) is truncated") }
+        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        guard size == entry.size, digest == entry.sha256 else {
+            throw SyncError(.corrupt, "\(entry.path) does not match the manifest (SHA-256 \(digest), \(size) bytes)")
+        }
+        try output.synchronize()
+    }
+
+    /// A manifest URL (a path such as `/blobs/…`) resolved against the server.
+    func blobURL(_ path: String) throws -> URL {
+        guard let url = URL(string: path, relativeTo: server)?.absoluteURL else {
+            throw SyncError(.corrupt, "the manifest has an invalid URL: \(path)")
+        }
+        return url
+    }
+}
+
+/// A running total shared with a download's delegate queue.
+final class ByteCounter: Sendable {
+    private let total = Mutex<Int64>(0)
+
+    func add(_ count: Int64) -> Int64 {
+        total.withLock {
+            $0 += count
+            return $0
+        }
+    }
+}

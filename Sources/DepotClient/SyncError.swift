@@ -1,0 +1,26 @@
+/// Why a sync, or one file of it, failed.
+public struct SyncError: Error, CustomStringConvertible, Sendable {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        let name: String
+        public var description: String { name }
+
+        /// The server could not be reached, or the connection broke.
+        public static let network = Code(name: "network")
+        /// The server answered with an unexpected status.
+        public static let server = Code(name: "server")
+        /// What arrived does not match the manifest's size or SHA-256, or cannot be decoded.
+        public static let corrupt = Code(name: "corrupt")
+        /// The sync folder could not be read or written.
+        public static let io = Code(name: "io")
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

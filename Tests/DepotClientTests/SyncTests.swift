@@ -1,0 +1,131 @@
+import DepotClient
+import DepotServer
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// `DepotClient.sync` against a real server with really published files.
+@Suite("Sync")
+struct SyncTests {
+    static let catalog = Fixture.text + Fixture.text  // compressible: fetched as gzip
+    static let image = Fixture.noise  // incompressible: fetched whole
+
+    static func publish(_ server: LiveServer, _ files: [(String, Data)]) async throws {
+        try await RawHTTPConnection.with(port: server.port) { connection in
+            for (path, data) in files {
+                let reply = try await connection.request(
+                    "PUT",
+                    "/v1/files/\(path)",
+                    headers: [("Authorization", "Bearer \(LiveServer.token)")],
+                    body: Array(data)
+                )
+                #expect([200, 201].contains(reply.status))
+            }
+        }
+    }
+
+    static func client(_ server: LiveServer, _ folder: URL) -> DepotClient {
+        DepotClient(server: URL(string: server.url("/"))!, directory: folder)
+    }
+
+    static func contents(_ folder: URL, _ path: String) -> Data? {
+        try? Data(contentsOf: folder.appendingPathComponent(path))
+    }
+
+    @Test("the first sync downloads everything, SHA-256-exact, with the publish time as modification time")
+    func firstSync() async throws {
+        try await LiveServer.withPublishing { server in
+            try await Self.publish(server, [("db/catalog.sqlite", Self.catalog), ("img/logo.png", Self.image)])
+            try await withTemporaryDirectory { folder in
+                let report = try await Self.client(server, folder).sync()
+                #expect(!report.manifestNotModified)
+                #expect(Self.contents(folder, "db/catalog.sqlite") == Self.catalog)
+                #expect(Self.contents(folder, "img/logo.png") == Self.image)
+                let outcomes = Dictionary(uniqueKeysWithValues: report.files.map { ($0.path, $0.outcome) })
+                #expect(outcomes == ["db/catalog.sqlite": .gzip, "img/logo.png": .full])
+                let catalogFile = try #require(report.files.first { $0.path == "db/catalog.sqlite" })
+                #expect(catalogFile.bytesTransferred < Int64(Self.catalog.count) / 5)
+                #expect(report.bytesSaved == Int64(Self.catalog.count) - catalogFile.bytesTransferred)
+                let modified =
+                    try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("img/logo.png").path)[.modificationDate] as? Date
+                #expect(abs((modified?.timeIntervalSinceNow ?? 1000)) < 120)
+                #expect(modified.map { $0.timeIntervalSince1970.truncatingRemainder(dividingBy: 1) } == 0)
+            }
+        }
+    }
+
+    @Test("a second sync makes exactly one request, answered 304")
+    func secondSync() async throws {
+        try await LiveServer.withPublishing { server in
+            try await Self.publish(server, [("db/catalog.sqlite", Self.catalog), ("img/logo.png", Self.image)])
+            try await withTemporaryDirectory { folder in
+                let client = Self.client(server, folder)
+                _ = try await client.sync()
+                let before = server.requests.snapshot
+                let report = try await client.sync()
+                let after = server.requests.snapshot
+                let new = after.filter { before[$0.key] != $0.value }
+                #expect(new.count == 1)
+                #expect(new.keys.first?.path == "/manifest.json")
+                #expect(new.keys.first?.status == 304)
+                #expect((after.values.reduce(0, +) - before.values.reduce(0, +)) == 1)
+                #expect(report.manifestNotModified)
+                #expect(report.files.allSatisfy { $0.outcome == .unchanged })
+                #expect(report.bytesTransferred == 0)
+            }
+        }
+    }
+
+    @Test("after one file is republished, only that file is transferred; a file that left the manifest is removed")
+    func onlyChanged() async throws {
+        try await LiveServer.withPublishing { server in
+            try await Self.publish(server, [("db/catalog.sqlite", Self.catalog), ("img/logo.png", Self.image), ("old.txt", Data("old\n".utf8))])
+            try await withTemporaryDirectory { folder in
+                let client = Self.client(server, folder)
+                _ = try await client.sync()
+                let newCatalog = Data("v2\n".utf8) + Self.catalog
+                try await Self.publish(server, [("db/catalog.sqlite", newCatalog)])
+                try await RawHTTPConnection.with(port: server.port) { connection in
+                    _ = try await connection.request("DELETE", "/v1/files/old.txt", headers: [("Authorization", "Bearer \(LiveServer.token)")])
+                }
+                let blobsBefore = server.requests.total(pathPrefix: "/blobs/")
+                let report = try await client.sync()
+                #expect(server.requests.total(pathPrefix: "/blobs/") - blobsBefore == 1)
+                let outcomes = Dictionary(uniqueKeysWithValues: report.files.map { ($0.path, $0.outcome) })
+                #expect(outcomes == ["db/catalog.sqlite": .gzip, "img/logo.png": .unchanged, "old.txt": .removed])
+                #expect(Self.contents(folder, "db/catalog.sqlite") == newCatalog)
+                #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("old.txt").path))
+            }
+        }
+    }
+
+    @Test("a corrupted body is detected and the old file stays intact")
+    func corruptBody() async throws {
+        try await LiveServer.withPublishing { server in
+            try await Self.publish(server, [("img/logo.png", Self.image)])
+            try await withTemporaryDirectory { folder in
+                let client = Self.client(server, folder)
+                _ = try await client.sync()
+                let next = Fixture.pseudoRandom(count: 100_000, seed: 5)
+                try await Self.publish(server, [("img/logo.png", next)])
+                // Flip bytes of the stored blob on the server: same length, wrong content.
+                let sha = Fixture.sha256(next)
+                let blob = server.dataDirectory.appendingPathComponent("blobs/\(sha.prefix(2))/\(sha)")
+                var stored = try Data(contentsOf: blob)
+                stored[50_000] ^= 0xFF
+                try stored.write(to: blob)
+
+                let report = try await client.sync()
+                let file = try #require(report.files.first)
+                #expect(file.outcome == .failed)
+                #expect(file.error?.contains("does not match the manifest") == true)
+                #expect(Self.contents(folder, "img/logo.png") == Self.image)
+                let partials = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(".depot/partial").path)
+                #expect(partials.isEmpty, "the bad download is discarded")
+                // The manifest is not remembered, so the next sync tries again rather than getting a 304.
+                let again = try await client.sync()
+                #expect(!again.manifestNotModified)
+            }
+        }
+    }
+}
