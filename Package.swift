@@ -106,6 +106,7 @@ let package = Package(
             name: "depot",
             dependencies: [
                 "DepotServer",
+                "DepotClient",
                 "DepotHTTP",
                 "DepotManifest",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -135,7 +136,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "DepotClientTests", dependencies: ["DepotClient", "DepotServer", "DepotTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DepotClientTests", dependencies: ["DepotClient", "DepotServer", "DepotTestSupport", "depot"], swiftSettings: swiftSettings),
         .testTarget(name: "DepotCLITests", dependencies: ["depot", "DepotTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DepotHTTPTests", dependencies: ["DepotHTTP"], swiftSettings: swiftSettings),
         .testTarget(

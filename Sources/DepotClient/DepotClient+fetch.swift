@@ -69,7 +69,7 @@ extension DepotClient {
         }
 
         try FileManager.default.createDirectory(at: local.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let staged = local.deletingLastPathComponent().appendingPathComponent(".\(local.lastPathComponent).\(UUID().uuidString).depot")
+        let staged = stagingFolder.appendingPathComponent(UUID().uuidString)
         do {
             try verifyAndStage(download.partialFile, gzip: useGzip, entry: entry, to: staged)
         } catch {

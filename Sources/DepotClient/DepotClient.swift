@@ -56,6 +56,9 @@ public struct DepotClient: Sendable {
 
     var stateFile: URL { directory.appendingPathComponent(".depot/state.json") }
     var partialFolder: URL { directory.appendingPathComponent(".depot/partial") }
+    /// Where verified files wait for their rename; emptied when a sync starts, so a client killed
+    /// mid-replace leaves nothing behind for long.
+    var stagingFolder: URL { directory.appendingPathComponent(".depot/staging") }
 
     var sessionConfiguration: URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
@@ -74,6 +77,8 @@ public struct DepotClient: Sendable {
     /// - Throws: ``SyncError`` when the manifest cannot be fetched or the folder is unusable.
     public func sync(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SyncReport {
         try FileManager.default.createDirectory(at: partialFolder, withIntermediateDirectories: true)
+        try? FileManager.default.removeItem(at: stagingFolder)
+        try FileManager.default.createDirectory(at: stagingFolder, withIntermediateDirectories: true)
         var state = SyncState.load(from: stateFile)
         let poll = try await fetchManifest(etag: state.manifestETag)
         guard let (manifest, manifestETag) = poll.manifest else {

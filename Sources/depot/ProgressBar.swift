@@ -22,9 +22,17 @@ final class ProgressBar: Sendable {
     }
 
     func advance(by count: Int) {
+        update { $0 += Int64(count) }
+    }
+
+    func set(done: Int64) {
+        update { $0 = done }
+    }
+
+    private func update(_ change: (inout Int64) -> Void) {
         guard isEnabled else { return }
         let line: String? = state.withLock { state in
-            state.done += Int64(count)
+            change(&state.done)
             let now = ContinuousClock.now
             if let last = state.lastDrawn, now - last < .milliseconds(100), state.done < total { return nil }
             state.lastDrawn = now

@@ -1,0 +1,113 @@
+import ArgumentParser
+import DepotClient
+import Foundation
+import Synchronization
+
+extension Depot {
+    /// `depot sync --server URL --dir DIR [--watch SECONDS]`: keeps a folder in step with a server.
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download what a Depot server publishes into a folder, fetching only what changed.",
+            discussion: """
+                A sync polls the manifest (a 304 when nothing changed), downloads changed files as gzip when \
+                smaller, resumes interrupted downloads, checks every SHA-256, and replaces files atomically. \
+                With --watch it repeats every SECONDS until interrupted.
+                """
+        )
+
+        @OptionGroup var server: ServerOptions
+
+        @Option(help: "The folder to keep in step.")
+        var dir: String
+
+        @Option(help: "Sync again every SECONDS, until interrupted.")
+        var watch: Double?
+
+        @Flag(help: "Keep local files that left the manifest.")
+        var keepDeleted = false
+
+        @Flag(help: "Print the report as JSON.")
+        var json = false
+
+        func validate() throws {
+            if let watch, watch <= 0 { throw ValidationError("--watch takes a positive number of seconds") }
+        }
+
+        func run() async throws {
+            try await reportingFailures {
+                guard let url = URL(string: try server.baseURL() + "/") else { throw CommandFailure("invalid --server") }
+                let client = DepotClient(
+                    server: url,
+                    directory: URL(fileURLWithPath: dir),
+                    configuration: .init(removesDeletedFiles: !keepDeleted)
+                )
+                while true {
+                    try await syncOnce(client)
+                    guard let watch else { return }
+                    try await Task.sleep(for: .milliseconds(Int64(watch * 1000)))
+                }
+            }
+        }
+
+        func syncOnce(_ client: DepotClient) async throws {
+            let bars = ProgressBars(isEnabled: !json && isatty(STDERR_FILENO) == 1)
+            let report: SyncReport
+            do {
+                report = try await client.sync { bars.update($0) }
+            } catch let error as SyncError {
+                bars.finish()
+                throw CommandFailure(error.message)
+            }
+            bars.finish()
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            } else {
+                for file in report.files where file.outcome == .failed {
+                    FileHandle.standardError.write(Data("failed \(file.path): \(file.error ?? "")\n".utf8))
+                }
+                print(Self.summary(report))
+            }
+            if report.failedCount > 0 {
+                throw CommandFailure("\(report.failedCount) file\(report.failedCount == 1 ? "" : "s") could not be synced")
+            }
+        }
+
+        /// `3 updated, 12 unchanged: 412 KB transferred, 24.8 MB saved`.
+        static func summary(_ report: SyncReport) -> String {
+            let unchanged = report.files.filter { $0.outcome == .unchanged }.count
+            let removed = report.files.filter { $0.outcome == .removed }.count
+            var parts = ["\(report.updatedCount) updated", "\(unchanged) unchanged"]
+            if removed > 0 { parts.append("\(removed) removed") }
+            if report.failedCount > 0 { parts.append("\(report.failedCount) failed") }
+            return parts.joined(separator: ", ")
+                + ": \(ByteCountText(report.bytesTransferred)) transferred, \(ByteCountText(report.bytesSaved)) saved"
+        }
+    }
+}
+
+/// One progress bar for the file being downloaded.
+final class ProgressBars: Sendable {
+    let isEnabled: Bool
+    private let current = Mutex<(path: String, bar: ProgressBar)?>(nil)
+
+    init(isEnabled: Bool) {
+        self.isEnabled = isEnabled
+    }
+
+    func update(_ progress: DepotClient.Progress) {
+        guard isEnabled else { return }
+        let bar: ProgressBar = current.withLock { current in
+            if let current, current.path == progress.path { return current.bar }
+            let bar = ProgressBar(label: progress.path, total: progress.bytesExpected, isEnabled: true)
+            current = (progress.path, bar)
+            return bar
+        }
+        bar.set(done: progress.bytesReceived)
+    }
+
+    func finish() {
+        current.withLock { $0?.bar }?.finish()
+    }
+}

@@ -1,0 +1,130 @@
+import DepotServer
+import DepotTestSupport
+import Foundation
+import Testing
+
+@testable import DepotClient
+
+/// Interrupted downloads, with faults injected by a relay between the real client and the real
+/// server.
+@Suite("Resuming downloads")
+struct ResumeTests {
+    static let size = 3_000_000
+    static let first = Fixture.pseudoRandom(count: size, seed: 21)
+    static let second = Fixture.pseudoRandom(count: size, seed: 23)
+
+    static func partials(_ folder: URL) -> [URL] {
+        let partial = folder.appendingPathComponent(".depot/partial")
+        return ((try? FileManager.default.contentsOfDirectory(atPath: partial.path)) ?? []).map { partial.appendingPathComponent($0) }
+    }
+
+    static func size(_ url: URL) -> Int64 {
+        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? -1
+    }
+
+    @Test("a download cut after N bytes resumes with a 206 and transfers only the rest")
+    func cutAndResume() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("db.bin", Self.first)])
+            try await FaultyRelay.with(upstreamPort: server.port) { relay in
+                try await withTemporaryDirectory { folder in
+                    let client = DepotClient(server: URL(string: "http://127.0.0.1:\(relay.port)/")!, directory: folder)
+                    relay.cutNextBlobResponse(after: 1_000_000)
+                    let broken = try await client.sync()
+                    #expect(broken.files.first?.outcome == .failed)
+                    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("db.bin").path))
+                    let partial = try #require(Self.partials(folder).first)
+                    let kept = Self.size(partial)
+                    #expect(kept > 900_000 && kept < 1_000_000)
+
+                    let resumed = try await client.sync()
+                    let file = try #require(resumed.files.first)
+                    #expect(file.outcome == .resumed)
+                    #expect(file.bytesTransferred == Int64(Self.size) - kept)
+                    #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.first)
+                    let sha = Fixture.sha256(Self.first)
+                    #expect(server.requests.snapshot.contains { $0.key.path == "/blobs/\(sha)" && $0.key.status == 206 })
+                    #expect(Self.partials(folder).isEmpty)
+                }
+            }
+        }
+    }
+
+    @Test("a file republished between the cut and the resume: the new version arrives whole, the stale part is dropped")
+    func republishedBetween() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("db.bin", Self.first)])
+            try await FaultyRelay.with(upstreamPort: server.port) { relay in
+                try await withTemporaryDirectory { folder in
+                    let client = DepotClient(server: URL(string: "http://127.0.0.1:\(relay.port)/")!, directory: folder)
+                    relay.cutNextBlobResponse(after: 1_000_000)
+                    _ = try await client.sync()
+                    #expect(Self.partials(folder).count == 1)
+                    try await SyncTests.publish(server, [("db.bin", Self.second)])
+
+                    let report = try await client.sync()
+                    #expect(report.files.first?.outcome == .full)
+                    #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.second)
+                    #expect(Self.partials(folder).isEmpty)
+                }
+            }
+        }
+    }
+
+    @Test("when If-Range does not match, the 200 restarts the partial file cleanly")
+    func ifRangeRestart() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("db.bin", Self.first)])
+            try await withTemporaryDirectory { folder in
+                let partial = folder.appendingPathComponent("stale.partial")
+                try Data(repeating: 0xEE, count: 500_000).write(to: partial)
+                let download = BlobDownload(
+                    url: URL(string: server.url("/blobs/\(Fixture.sha256(Self.first))"))!,
+                    entityTag: "\"a-validator-that-no-longer-matches\"",
+                    expectedLength: Int64(Self.size),
+                    partialFile: partial
+                )
+                let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder)
+                let (outcome, transferred) = try await download.run(configuration: client.sessionConfiguration) { _ in }
+                #expect(outcome == .full)
+                #expect(transferred == Int64(Self.size))
+                #expect(try Data(contentsOf: partial) == Self.first)
+            }
+        }
+    }
+
+    @Test("killing depot sync mid-download never leaves a truncated file; the next sync resumes")
+    func killedClient() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("db.bin", Self.first)])
+            try await FaultyRelay.with(upstreamPort: server.port) { relay in
+                try await withTemporaryDirectory { folder in
+                    let serverURL = "http://127.0.0.1:\(relay.port)"
+                    let arguments = ["sync", "--server", serverURL, "--dir", "synced"]
+                    #expect(try await DepotProcess.start(arguments, in: folder).waitForExit() == 0)
+                    let synced = folder.appendingPathComponent("synced")
+                    try await SyncTests.publish(server, [("db.bin", Self.second)])
+
+                    relay.slowDownBlobResponses(by: .milliseconds(20))
+                    let depot = try DepotProcess.start(arguments, in: folder)
+                    defer { depot.kill() }
+                    var partial = Self.partials(synced).first.map(Self.size) ?? 0
+                    for _ in 0..<500 where partial < 200_000 {
+                        try await Task.sleep(for: .milliseconds(10))
+                        partial = Self.partials(synced).first.map(Self.size) ?? 0
+                    }
+                    #expect(partial >= 200_000, "the download was under way")
+                    depot.kill()
+                    _ = try await depot.waitForExit()
+                    #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.first, "the old file, whole")
+
+                    relay.slowDownBlobResponses(by: nil)
+                    let again = try DepotProcess.start(arguments + ["--json"], in: folder)
+                    #expect(try await again.waitForExit() == 0)
+                    #expect(again.log.contains("\"outcome\":\"resumed\""))
+                    #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.second)
+                }
+            }
+        }
+    }
+}
