@@ -136,7 +136,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "DepotClientTests", dependencies: ["DepotClient", "DepotServer", "DepotTestSupport", "depot"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DepotClientTests",
+            dependencies: ["DepotClient", "DepotServer", "DepotTestSupport", "depot"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "DepotCLITests", dependencies: ["depot", "DepotTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DepotHTTPTests", dependencies: ["DepotHTTP"], swiftSettings: swiftSettings),
         .testTarget(

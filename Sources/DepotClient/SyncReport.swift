@@ -39,6 +39,33 @@ public struct SyncReport: Sendable, Codable, Equatable {
     public var manifestBytes: Int64
     public var files: [File]
 
+    public init(manifestNotModified: Bool, manifestBytes: Int64, files: [File]) {
+        self.manifestNotModified = manifestNotModified
+        self.manifestBytes = manifestBytes
+        self.files = files
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case manifestNotModified, manifestBytes, files, bytesTransferred, bytesSaved
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        manifestNotModified = try container.decode(Bool.self, forKey: .manifestNotModified)
+        manifestBytes = try container.decode(Int64.self, forKey: .manifestBytes)
+        files = try container.decode([File].self, forKey: .files)
+    }
+
+    /// Encodes the totals too, for `depot sync --json`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(manifestNotModified, forKey: .manifestNotModified)
+        try container.encode(manifestBytes, forKey: .manifestBytes)
+        try container.encode(files, forKey: .files)
+        try container.encode(bytesTransferred, forKey: .bytesTransferred)
+        try container.encode(bytesSaved, forKey: .bytesSaved)
+    }
+
     public var bytesTransferred: Int64 { manifestBytes + files.reduce(0) { $0 + $1.bytesTransferred } }
     public var bytesSaved: Int64 { files.reduce(0) { $0 + $1.bytesSaved } }
     public var updatedCount: Int { files.filter { [.gzip, .full, .resumed, .delta].contains($0.outcome) }.count }

@@ -62,16 +62,22 @@ extension Depot {
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+                writeLine(String(decoding: try encoder.encode(report), as: UTF8.self))
             } else {
                 for file in report.files where file.outcome == .failed {
                     FileHandle.standardError.write(Data("failed \(file.path): \(file.error ?? "")\n".utf8))
                 }
-                print(Self.summary(report))
+                writeLine(Self.summary(report))
             }
             if report.failedCount > 0 {
                 throw CommandFailure("\(report.failedCount) file\(report.failedCount == 1 ? "" : "s") could not be synced")
             }
+        }
+
+        /// Writes a line to standard output at once: with --watch the process runs on, and each
+        /// round's line must reach a log file or pipe now, not when a buffer fills.
+        func writeLine(_ line: String) {
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
 
         /// `3 updated, 12 unchanged: 412 KB transferred, 24.8 MB saved`.

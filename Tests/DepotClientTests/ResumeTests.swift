@@ -128,3 +128,33 @@ struct ResumeTests {
         }
     }
 }
+
+extension ResumeTests {
+    @Test("cancelling a sync leaves the old file whole, and the next sync resumes")
+    func cancelled() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("db.bin", Self.first)])
+            try await FaultyRelay.with(upstreamPort: server.port) { relay in
+                try await withTemporaryDirectory { folder in
+                    let client = DepotClient(server: URL(string: "http://127.0.0.1:\(relay.port)/")!, directory: folder)
+                    _ = try await client.sync()
+                    try await SyncTests.publish(server, [("db.bin", Self.second)])
+                    relay.slowDownBlobResponses(by: .milliseconds(20))
+                    let task = Task { try await client.sync() }
+                    var partial: Int64 = 0
+                    for _ in 0..<500 where partial < 200_000 {
+                        try await Task.sleep(for: .milliseconds(10))
+                        partial = Self.partials(folder).first.map(Self.size) ?? 0
+                    }
+                    task.cancel()
+                    _ = try? await task.value
+                    #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.first)
+                    relay.slowDownBlobResponses(by: nil)
+                    let report = try await client.sync()
+                    #expect(report.files.first?.outcome == .resumed)
+                    #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.second)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// `depot sync` as a user runs it, against a real `depot serve`.
+@Suite("depot sync")
+struct SyncCommandTests {
+    @Test("the summary line, a second sync that changes nothing, and --json")
+    func summary() async throws {
+        try await PublishCommandTests.withServer { root, server in
+            try root.write(Fixture.text, to: "site/a.txt")
+            try root.write(Fixture.noise, to: "site/b.bin")
+            #expect(try await PublishCommandTests.depot(["publish", "site", "--server", server], in: root).status == 0)
+
+            let first = try await PublishCommandTests.depot(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
+            #expect(first.status == 0, "\(first.errors)")
+            #expect(first.output.contains("2 updated, 0 unchanged: "))
+            #expect(first.output.contains("transferred, "))
+            #expect(try Data(contentsOf: root.appendingPathComponent("out/a.txt")) == Fixture.text)
+            #expect(try Data(contentsOf: root.appendingPathComponent("out/b.bin")) == Fixture.noise)
+
+            let second = try await PublishCommandTests.depot(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
+            #expect(second.output.contains("0 updated, 2 unchanged: 0 B transferred, 0 B saved"))
+
+            let json = try await PublishCommandTests.depot(["sync", "--server", server, "--dir", "out", "--json"], token: nil, in: root)
+            let report = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+            #expect(report?["manifestNotModified"] as? Bool == true)
+            #expect(report?["bytesTransferred"] as? Int == 0)
+        }
+    }
+
+    @Test("--watch syncs again until interrupted")
+    func watch() async throws {
+        try await PublishCommandTests.withServer { root, server in
+            try root.write(Data("one\n".utf8), to: "a.txt")
+            #expect(try await PublishCommandTests.depot(["publish", "a.txt", "--server", server], in: root).status == 0)
+            let watcher = try DepotProcess.start(["sync", "--server", server, "--dir", "out", "--watch", "0.2"], in: root)
+            defer { watcher.kill() }
+            try root.write(Data("two\n".utf8), to: "a.txt")
+            #expect(try await PublishCommandTests.depot(["publish", "a.txt", "--server", server], in: root).status == 0)
+            var synced = ""
+            for _ in 0..<100 where synced != "two\n" {
+                try await Task.sleep(for: .milliseconds(50))
+                synced = (try? String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8)) ?? ""
+            }
+            #expect(synced == "two\n")
+            #expect(watcher.log.components(separatedBy: "updated").count >= 3, "several rounds ran")
+        }
+    }
+
+    @Test("an unreachable server is one clear line and a non-zero exit")
+    func unreachable() async throws {
+        try await withTemporaryDirectory { root in
+            let result = try await PublishCommandTests.depot(["sync", "--server", "http://127.0.0.1:9", "--dir", "out"], token: nil, in: root)
+            #expect(result.status != 0)
+            #expect(result.errors.contains("cannot reach http://127.0.0.1:9"))
+            #expect(result.errors.split(separator: "\n").count == 1)
+        }
+    }
+}
