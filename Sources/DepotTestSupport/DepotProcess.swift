@@ -20,14 +20,21 @@ public struct DepotProcess: Sendable {
     /// Everything the process wrote to standard output and standard error.
     public let logFile: URL
 
-    /// Starts `depot` with `arguments` and `environment` added to the current one.
+    /// Starts `depot` with `arguments` and `environment` added to the current one (less any
+    /// `DEPOT_` variables of the test run itself).
     public static func start(_ arguments: [String], environment: [String: String] = [:], in directory: URL) throws -> DepotProcess {
+        let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEPOT_") }.merging(environment) { $1 }
+        return try launch(executable.path, arguments, environment: environment, in: directory)
+    }
+
+    /// Starts a program with its output going to a log file in `directory`.
+    static func launch(_ executable: String, _ arguments: [String], environment: [String: String]?, in directory: URL) throws -> DepotProcess {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEPOT_") }.merging(environment) { $1 }
+        if let environment { process.environment = environment }
         process.currentDirectoryURL = directory
-        let logFile = directory.appendingPathComponent("depot-\(UUID().uuidString).log")
+        let logFile = directory.appendingPathComponent("run-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let handle = try FileHandle(forWritingTo: logFile)
         process.standardOutput = handle
@@ -81,18 +88,9 @@ public enum DepotProcessError: Error {
 
 extension DepotProcess {
     /// Runs any program to completion and returns what it printed (standard output and error).
-    public static func run(_ executable: String, _ arguments: [String], in directory: URL) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let output = directory.appendingPathComponent("run-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        process.waitUntilExit()
-        return (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+    public static func run(_ executable: String, _ arguments: [String], in directory: URL) async throws -> String {
+        let program = try launch(executable, arguments, environment: nil, in: directory)
+        _ = try await program.waitForExit(timeout: .seconds(120))
+        return program.log
     }
 }

@@ -85,7 +85,7 @@ struct PublishCommandTests {
             #expect(!piped.output.contains("ETA"))
             // `script` runs the command on a pseudo-terminal.
             let command = "DEPOT_TOKEN=\(Self.token) \(DepotProcess.executable.path) publish big.bin --as big2.bin --server \(server)"
-            let terminal = try DepotProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"], in: root)
+            let terminal = try await DepotProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"], in: root)
             #expect(terminal.contains("ETA"))
             #expect(terminal.contains("8.4 MB / 8.4 MB"))
             #expect(terminal.contains("published big2.bin v1"))

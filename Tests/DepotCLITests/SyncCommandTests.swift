@@ -37,7 +37,7 @@ struct SyncCommandTests {
             let piped = try await PublishCommandTests.depot(["sync", "--server", server, "--dir", "piped"], token: nil, in: root)
             #expect(!piped.output.contains("ETA"))
             let command = "\(DepotProcess.executable.path) sync --server \(server) --dir terminal"
-            let terminal = try DepotProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"], in: root)
+            let terminal = try await DepotProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"], in: root)
             #expect(terminal.contains("ETA"))
             #expect(terminal.contains("big.bin"))
             #expect(terminal.contains("1 updated, 0 unchanged"))

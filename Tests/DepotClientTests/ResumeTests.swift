@@ -22,52 +22,54 @@ struct ResumeTests {
         (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? -1
     }
 
-    @Test("a download cut after N bytes resumes with a 206 and transfers only the rest")
-    func cutAndResume() async throws {
+    /// A server with `db.bin` published as ``first``, a relay in front of it, and a client of an
+    /// empty folder that talks through the relay.
+    static func withRelayedClient(_ body: @Sendable (LiveServer, FaultyRelay, URL, DepotClient) async throws -> Void) async throws {
         try await LiveServer.withPublishing { server in
             try await SyncTests.publish(server, [("db.bin", Self.first)])
             try await FaultyRelay.with(upstreamPort: server.port) { relay in
                 try await withTemporaryDirectory { folder in
                     let client = DepotClient(server: URL(string: "http://127.0.0.1:\(relay.port)/")!, directory: folder)
-                    relay.cutNextBlobResponse(after: 1_000_000)
-                    let broken = try await client.sync()
-                    #expect(broken.files.first?.outcome == .failed)
-                    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("db.bin").path))
-                    let partial = try #require(Self.partials(folder).first)
-                    let kept = Self.size(partial)
-                    #expect(kept > 900_000 && kept < 1_000_000)
-
-                    let resumed = try await client.sync()
-                    let file = try #require(resumed.files.first)
-                    #expect(file.outcome == .resumed)
-                    #expect(file.bytesTransferred == Int64(Self.size) - kept)
-                    #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.first)
-                    let sha = Fixture.sha256(Self.first)
-                    #expect(server.requests.snapshot.contains { $0.key.path == "/blobs/\(sha)" && $0.key.status == 206 })
-                    #expect(Self.partials(folder).isEmpty)
+                    try await body(server, relay, folder, client)
                 }
             }
         }
     }
 
+    @Test("a download cut after N bytes resumes with a 206 and transfers only the rest")
+    func cutAndResume() async throws {
+        try await Self.withRelayedClient { server, relay, folder, client in
+            relay.cutNextBlobResponse(after: 1_000_000)
+            let broken = try await client.sync()
+            #expect(broken.files.first?.outcome == .failed)
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("db.bin").path))
+            let partial = try #require(Self.partials(folder).first)
+            let kept = Self.size(partial)
+            #expect(kept > 900_000 && kept < 1_000_000)
+
+            let resumed = try await client.sync()
+            let file = try #require(resumed.files.first)
+            #expect(file.outcome == .resumed)
+            #expect(file.bytesTransferred == Int64(Self.size) - kept)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.first)
+            let sha = Fixture.sha256(Self.first)
+            #expect(server.requests.snapshot.contains { $0.key.path == "/blobs/\(sha)" && $0.key.status == 206 })
+            #expect(Self.partials(folder).isEmpty)
+        }
+    }
+
     @Test("a file republished between the cut and the resume: the new version arrives whole, the stale part is dropped")
     func republishedBetween() async throws {
-        try await LiveServer.withPublishing { server in
-            try await SyncTests.publish(server, [("db.bin", Self.first)])
-            try await FaultyRelay.with(upstreamPort: server.port) { relay in
-                try await withTemporaryDirectory { folder in
-                    let client = DepotClient(server: URL(string: "http://127.0.0.1:\(relay.port)/")!, directory: folder)
-                    relay.cutNextBlobResponse(after: 1_000_000)
-                    _ = try await client.sync()
-                    #expect(Self.partials(folder).count == 1)
-                    try await SyncTests.publish(server, [("db.bin", Self.second)])
+        try await Self.withRelayedClient { server, relay, folder, client in
+            relay.cutNextBlobResponse(after: 1_000_000)
+            _ = try await client.sync()
+            #expect(Self.partials(folder).count == 1)
+            try await SyncTests.publish(server, [("db.bin", Self.second)])
 
-                    let report = try await client.sync()
-                    #expect(report.files.first?.outcome == .full)
-                    #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.second)
-                    #expect(Self.partials(folder).isEmpty)
-                }
-            }
+            let report = try await client.sync()
+            #expect(report.files.first?.outcome == .full)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.second)
+            #expect(Self.partials(folder).isEmpty)
         }
     }
 
@@ -132,29 +134,23 @@ struct ResumeTests {
 extension ResumeTests {
     @Test("cancelling a sync leaves the old file whole, and the next sync resumes")
     func cancelled() async throws {
-        try await LiveServer.withPublishing { server in
-            try await SyncTests.publish(server, [("db.bin", Self.first)])
-            try await FaultyRelay.with(upstreamPort: server.port) { relay in
-                try await withTemporaryDirectory { folder in
-                    let client = DepotClient(server: URL(string: "http://127.0.0.1:\(relay.port)/")!, directory: folder)
-                    _ = try await client.sync()
-                    try await SyncTests.publish(server, [("db.bin", Self.second)])
-                    relay.slowDownBlobResponses(by: .milliseconds(20))
-                    let task = Task { try await client.sync() }
-                    var partial: Int64 = 0
-                    for _ in 0..<500 where partial < 200_000 {
-                        try await Task.sleep(for: .milliseconds(10))
-                        partial = Self.partials(folder).first.map(Self.size) ?? 0
-                    }
-                    task.cancel()
-                    _ = try? await task.value
-                    #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.first)
-                    relay.slowDownBlobResponses(by: nil)
-                    let report = try await client.sync()
-                    #expect(report.files.first?.outcome == .resumed)
-                    #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.second)
-                }
+        try await Self.withRelayedClient { server, relay, folder, client in
+            _ = try await client.sync()
+            try await SyncTests.publish(server, [("db.bin", Self.second)])
+            relay.slowDownBlobResponses(by: .milliseconds(20))
+            let task = Task { try await client.sync() }
+            var partial: Int64 = 0
+            for _ in 0..<500 where partial < 200_000 {
+                try await Task.sleep(for: .milliseconds(10))
+                partial = Self.partials(folder).first.map(Self.size) ?? 0
             }
+            task.cancel()
+            _ = try? await task.value
+            #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.first)
+            relay.slowDownBlobResponses(by: nil)
+            let report = try await client.sync()
+            #expect(report.files.first?.outcome == .resumed)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.second)
         }
     }
 }
