@@ -52,7 +52,6 @@ public final class PublishedContent: Sendable {
     /// `/blobs/{sha256}.gz`.
     public func gzipBlob(sha256: String) -> Resource? { state.withLock { $0.gzipBlobs[sha256] } }
     public var manifest: Resource? { state.withLock { $0.manifest } }
-    public var serial: Int64 { state.withLock { $0.serial } }
 
     /// Reads the catalog and swaps in the new resources. A reload that lost a race with a newer
     /// one changes nothing.

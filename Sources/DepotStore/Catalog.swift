@@ -163,13 +163,6 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// The versions of `path` that are still stored, newest first.
-    public func versions(path: String) async throws -> [FileVersion] {
-        try await database.read { db in
-            try FileVersion.filter(Column("path") == path).order(Column("version").desc).fetchAll(db)
-        }
-    }
-
     /// Removes versions retired before `cutoff`; returns how many.
     public func removeRetired(before cutoff: HTTPDate) async throws -> Int {
         try await database.write { db in
