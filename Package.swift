@@ -141,6 +141,11 @@ let package = Package(
             dependencies: ["DepotClient", "DepotServer", "DepotTestSupport", "depot"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "DepotDeployTests",
+            dependencies: ["DepotClient", "DepotServer", "DepotTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "DepotCLITests", dependencies: ["depot", "DepotTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DepotHTTPTests", dependencies: ["DepotHTTP"], swiftSettings: swiftSettings),
         .testTarget(

@@ -43,6 +43,8 @@ public struct DepotProcess: Sendable {
         return DepotProcess(process: process, logFile: logFile)
     }
 
+    public var isRunning: Bool { process.isRunning }
+
     public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
     /// Waits for the "listening on" log line and returns the port.

@@ -1,0 +1,88 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// A real nginx (Debian's) running `deploy/nginx/depot.conf` in front of a Depot server, on
+/// 127.0.0.1, for the length of a test.
+public struct Nginx: Sendable {
+    /// The port nginx listens on.
+    public let port: Int
+
+    /// `http://127.0.0.1:port` followed by `path`.
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// The site config as shipped.
+    public static var siteConfig: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("deploy/nginx/depot.conf")
+    }
+
+    /// Starts nginx with the shipped site config, changing only its listen address, upstream
+    /// address and cache folder; runs `body`; stops nginx.
+    public static func with<Result: Sendable>(depotPort: Int, _ body: @Sendable (Nginx) async throws -> Result) async throws -> Result {
+        try await withTemporaryDirectory { root in
+            let port = try await freePort()
+            var site = try String(contentsOf: siteConfig, encoding: .utf8)
+            for (shipped, local) in [
+                ("listen 80;", "listen 127.0.0.1:\(port);"),
+                ("server 127.0.0.1:8080;", "server 127.0.0.1:\(depotPort);"),
+                ("/var/cache/nginx/depot", root.appendingPathComponent("cache").path),
+            ] {
+                guard site.contains(shipped) else { throw NginxError.siteConfigChanged(shipped) }
+                site = site.replacingOccurrences(of: shipped, with: local)
+            }
+            try root.write(Data(site.utf8), to: "depot.conf")
+            let main = """
+                user root;
+                worker_processes 1;
+                daemon off;
+                pid \(root.path)/nginx.pid;
+                error_log \(root.path)/error.log warn;
+                events { worker_connections 256; }
+                http {
+                    access_log off;
+                    client_body_temp_path \(root.path)/body;
+                    proxy_temp_path \(root.path)/proxy;
+                    fastcgi_temp_path \(root.path)/fastcgi;
+                    uwsgi_temp_path \(root.path)/uwsgi;
+                    scgi_temp_path \(root.path)/scgi;
+                    include \(root.path)/depot.conf;
+                }
+                """
+            try root.write(Data(main.utf8), to: "nginx.conf")
+            let nginx = try DepotProcess.launch(
+                "/usr/sbin/nginx",
+                ["-c", root.appendingPathComponent("nginx.conf").path],
+                environment: nil,
+                in: root
+            )
+            defer { nginx.kill() }
+            try await waitUntilListening(port: port, process: nginx)
+            let result = try await body(Nginx(port: port))
+            _ = try await nginx.stop()
+            return result
+        }
+    }
+
+    /// A port nothing listens on now: bound to port 0, read, and released.
+    static func freePort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress!.port!
+        try await channel.close()
+        return port
+    }
+
+    static func waitUntilListening(port: Int, process: DepotProcess) async throws {
+        for _ in 0..<200 {
+            if (try? await RawHTTPConnection.with(port: port, { _ in true })) == true { return }
+            guard process.isRunning else { throw NginxError.exited(process.log) }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw NginxError.exited(process.log)
+    }
+}
+
+public enum NginxError: Error {
+    case siteConfigChanged(String)
+    case exited(String)
+}

@@ -1,0 +1,112 @@
+import DepotClient
+import DepotServer
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// Depot behind Debian's nginx running `deploy/nginx/depot.conf`: what a production client sees.
+@Suite("Behind nginx")
+struct NginxTests {
+    static let auth = ("Authorization", "Bearer \(LiveServer.token)")
+    static let text = Fixture.text
+    static let noise = Fixture.noise
+
+    /// A publishing Depot with `text.txt` and `noise.bin` published, nginx in front of it.
+    static func withStack(_ body: @Sendable (LiveServer, Nginx) async throws -> Void) async throws {
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                for (path, data) in [("text.txt", text), ("noise.bin", noise)] {
+                    let reply = try await connection.request("PUT", "/v1/files/\(path)", headers: [auth], body: Array(data))
+                    #expect(reply.status == 201)
+                }
+            }
+            try await Nginx.with(depotPort: server.port) { nginx in
+                try await body(server, nginx)
+            }
+        }
+    }
+
+    @Test("conditional, range and gzip answers pass through")
+    func passThrough() async throws {
+        let etag = "\"\(Fixture.sha256(Self.text))\""
+        try await Self.withStack { server, nginx in
+            try await RawHTTPConnection.with(port: nginx.port) { connection in
+                let notModified = try await connection.request("GET", "/files/text.txt", headers: [("If-None-Match", etag)])
+                #expect(notModified.status == 304)
+                #expect(notModified.header("ETag") == etag)
+
+                let range = try await connection.request("GET", "/files/noise.bin", headers: [("Range", "bytes=-100")])
+                #expect(range.status == 206)
+                #expect(range.header("Content-Range") == "bytes 99900-99999/100000")
+                #expect(Data(range.body) == Self.noise.suffix(100))
+
+                let unsatisfiable = try await connection.request("GET", "/files/noise.bin", headers: [("Range", "bytes=100000-")])
+                #expect(unsatisfiable.status == 416)
+
+                let gzip = try await connection.request("GET", "/files/text.txt", headers: [("Accept-Encoding", "gzip")])
+                #expect(gzip.status == 200)
+                #expect(gzip.header("Content-Encoding") == "gzip")
+                #expect(gzip.header("Vary") == "Accept-Encoding")
+                #expect(try Fixture.gunzip(gzip.body) == Self.text)
+
+                let failed = try await connection.request("GET", "/files/text.txt", headers: [("If-Match", "\"stale\"")])
+                #expect(failed.status == 412)
+            }
+        }
+    }
+
+    @Test("a publish streams through nginx")
+    func streamedPublish() async throws {
+        let large = Fixture.pseudoRandom(count: 8 << 20, seed: 41)
+        try await Self.withStack { server, nginx in
+            try await RawHTTPConnection.with(port: nginx.port) { connection in
+                let reply = try await connection.request("PUT", "/v1/files/large.bin", headers: [Self.auth], body: Array(large))
+                #expect(reply.status == 201)
+                #expect(reply.json["sha256"] as? String == Fixture.sha256(large))
+                let unauthorized = try await connection.request("PUT", "/v1/files/x.bin", body: Array("x".utf8))
+                #expect(unauthorized.status == 401)
+                #expect(unauthorized.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+            }
+            let served = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/files/large.bin").body }
+            #expect(Data(served) == large)
+        }
+    }
+
+    @Test("a full client sync through nginx, and a second sync that costs one 304")
+    func clientSync() async throws {
+        try await Self.withStack { server, nginx in
+            try await withTemporaryDirectory { folder in
+                let client = DepotClient(server: URL(string: nginx.url("/"))!, directory: folder)
+                let first = try await client.sync()
+                #expect(first.failedCount == 0)
+                #expect(try Data(contentsOf: folder.appendingPathComponent("text.txt")) == Self.text)
+                #expect(try Data(contentsOf: folder.appendingPathComponent("noise.bin")) == Self.noise)
+                let before = server.requests.total()
+                let second = try await client.sync()
+                #expect(second.manifestNotModified)
+                #expect(server.requests.total() - before == 1, "the manifest poll is revalidated with Depot")
+            }
+        }
+    }
+
+    @Test("a second fetch of a blob is served from nginx's cache without reaching Depot")
+    func blobCache() async throws {
+        let sha = Fixture.sha256(Self.noise)
+        try await Self.withStack { server, nginx in
+            try await RawHTTPConnection.with(port: nginx.port) { connection in
+                let first = try await connection.request("GET", "/blobs/\(sha)")
+                #expect(first.status == 200)
+                #expect(first.header("X-Cache-Status") == "MISS")
+                let second = try await connection.request("GET", "/blobs/\(sha)")
+                #expect(second.status == 200)
+                #expect(second.header("X-Cache-Status") == "HIT")
+                #expect(Data(second.body) == Self.noise)
+                #expect(second.header("Cache-Control") == "public, max-age=31536000, immutable")
+                let range = try await connection.request("GET", "/blobs/\(sha)", headers: [("Range", "bytes=10-19")])
+                #expect(range.status == 206)
+                #expect(Data(range.body) == Self.noise.subdata(in: 10..<20))
+            }
+            #expect(server.requests.total(pathPrefix: "/blobs/\(sha)") == 1)
+        }
+    }
+}
