@@ -29,6 +29,7 @@ public func buildApplication(
         site: site,
         content: content,
         publisher: PublishController(catalog: catalog, store: store, content: content, configuration: configuration.publish),
+        health: HealthController(catalog: catalog, store: store),
         responder: ResourceResponder(rangeLimits: configuration.rangeLimits)
     )
     var app = Application(
@@ -51,6 +52,7 @@ func buildRouter(
     site: PublicSite,
     content: PublishedContent,
     publisher: PublishController,
+    health: HealthController,
     responder: ResourceResponder
 ) -> Router<DepotRequestContext> {
     let router = Router(context: DepotRequestContext.self)
@@ -58,5 +60,6 @@ func buildRouter(
     router.add(middleware: PublicFilesMiddleware(site: site, responder: responder))
     ContentController(content: content, responder: responder).addRoutes(to: router)
     publisher.addRoutes(to: router)
+    health.addRoutes(to: router)
     return router
 }

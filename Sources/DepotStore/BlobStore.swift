@@ -152,3 +152,12 @@ extension BlobStore {
         return removed
     }
 }
+
+extension BlobStore {
+    /// Creates and removes a file in the temporary folder; throws when the store cannot be written.
+    public func checkWritable() async throws {
+        let probe = temporaryDirectory.appending("ready-\(UInt64.random(in: .min ... .max))")
+        try await fileSystem.withFileHandle(forWritingAt: probe, options: .newFile(replaceExisting: true)) { _ in }
+        _ = try await fileSystem.removeItem(at: probe)
+    }
+}
