@@ -11,6 +11,7 @@ extension ServerConfiguration {
     /// | `http.host` | string | `127.0.0.1` | address to listen on |
     /// | `http.port` | int | `8080` | port to listen on (0: any free port) |
     /// | `http.serverName` | string | none | `Server` field value |
+    /// | `http.shutdownGraceSeconds` | number | `30` | how long downloads may finish after SIGTERM |
     /// | `public.path` | string | `public` | folder served as it is |
     /// | `public.rescanInterval` | number | `2` | seconds between checks for changed files; 0 disables |
     /// | `public.cacheControl` | string | `no-cache` | `Cache-Control` of public files; empty sends none |
@@ -43,6 +44,8 @@ extension ServerConfiguration {
         let savings = reader.number(forKey: "gzip.minimumSavings", default: defaults.store.gzipMinimumSavings)
         guard (0..<1).contains(savings) else { throw ConfigurationError("gzip.minimumSavings must be at least 0 and below 1") }
         let cacheControl = reader.string(forKey: "public.cacheControl", default: "no-cache")
+        let shutdownGrace = reader.number(forKey: "http.shutdownGraceSeconds", default: 30)
+        guard shutdownGrace >= 0 else { throw ConfigurationError("http.shutdownGraceSeconds must not be negative") }
         let publish = try PublishConfiguration(reader: reader)
         let cachePolicy = PublishedContent.CachePolicy(
             files: reader.string(forKey: "files.cacheControl", default: "no-cache").nonEmpty,
@@ -54,6 +57,7 @@ extension ServerConfiguration {
             host: reader.string(forKey: "http.host", default: defaults.host),
             port: port,
             serverName: reader.string(forKey: "http.serverName"),
+            shutdownGracePeriod: .milliseconds(Int64(shutdownGrace * 1000)),
             publicDirectory: reader.string(forKey: "public.path", default: defaults.publicDirectory),
             dataDirectory: reader.string(forKey: "data.path", default: defaults.dataDirectory),
             publicRescanInterval: rescan > 0 ? .milliseconds(Int64(rescan * 1000)) : nil,

@@ -9,6 +9,8 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// The `Server` field value, or `nil` to send none.
     public var serverName: String?
+    /// How long in-flight requests may run after SIGTERM or SIGINT before they are cut.
+    public var shutdownGracePeriod: Duration
     /// The folder served as it is.
     public var publicDirectory: String
     /// Where Depot keeps its data: `catalog.sqlite`, `blobs/`, `tmp/`.
@@ -30,6 +32,7 @@ public struct ServerConfiguration: Sendable {
         host: String = "127.0.0.1",
         port: Int = 8080,
         serverName: String? = nil,
+        shutdownGracePeriod: Duration = .seconds(30),
         publicDirectory: String = "public",
         dataDirectory: String = "data",
         publicRescanInterval: Duration? = .seconds(2),
@@ -42,6 +45,7 @@ public struct ServerConfiguration: Sendable {
         self.host = host
         self.port = port
         self.serverName = serverName
+        self.shutdownGracePeriod = shutdownGracePeriod
         self.publicDirectory = publicDirectory
         self.dataDirectory = dataDirectory
         self.publicRescanInterval = publicRescanInterval

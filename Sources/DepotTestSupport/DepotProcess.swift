@@ -16,7 +16,7 @@ public struct DepotProcess: Sendable {
         return URL(fileURLWithPath: ".build/debug/depot")
     }
 
-    let process: Process
+    public let process: Process
     /// Everything the process wrote to standard output and standard error.
     public let logFile: URL
 

@@ -3,7 +3,9 @@ import Configuration
 import DepotServer
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import SystemPackage
+import UnixSignals
 
 extension Depot {
     /// `depot serve`: runs the server until SIGINT or SIGTERM.
@@ -49,7 +51,11 @@ extension Depot {
                 throw ValidationError(error.message)
             }
             let app = try await buildApplication(configuration: configuration, logger: logger)
-            try await app.runService()
+            // SIGTERM and SIGINT stop accepting connections and let requests under way finish, for
+            // at most http.shutdownGraceSeconds; then they are cut.
+            var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            group.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
+            try await ServiceGroup(configuration: group).run()
         }
 
         /// Command line, then environment (`DEPOT_` prefix), then the config file, then defaults.

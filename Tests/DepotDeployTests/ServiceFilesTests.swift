@@ -16,7 +16,11 @@ struct ServiceFilesTests {
             try #require(unit.contains(shipped))
             unit = unit.replacingOccurrences(of: shipped, with: "ExecStart=\(DepotProcess.executable.path) ")
             try folder.write(Data(unit.utf8), to: "depot.service")
-            let output = try await DepotProcess.run("/usr/bin/systemd-analyze", ["verify", folder.appendingPathComponent("depot.service").path], in: folder)
+            let output = try await DepotProcess.run(
+                "/usr/bin/systemd-analyze",
+                ["verify", folder.appendingPathComponent("depot.service").path],
+                in: folder
+            )
             #expect(output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(output)")
             #expect(unit.contains("Restart=on-failure"))
             #expect(unit.contains("ProtectSystem=strict"))

@@ -1,0 +1,54 @@
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// SIGTERM lets downloads under way finish, up to `http.shutdownGraceSeconds`.
+@Suite("Graceful shutdown")
+struct ShutdownTests {
+    static let large = Fixture.pseudoRandom(count: 48 << 20, seed: 51)
+
+    static func start(in root: URL, grace: String) async throws -> (DepotProcess, Int) {
+        try root.write(large, to: "public/large.bin")
+        let depot = try DepotProcess.start(
+            ["serve", "--port", "0", "--public", "public", "--data", "data"],
+            environment: ["DEPOT_HTTP_SHUTDOWN_GRACE_SECONDS": grace],
+            in: root
+        )
+        return (depot, try await depot.waitForPort())
+    }
+
+    @Test("a download under way when SIGTERM arrives finishes whole; then the server exits 0")
+    func downloadFinishes() async throws {
+        try await withTemporaryDirectory { root in
+            let (depot, port) = try await Self.start(in: root, grace: "30")
+            defer { depot.kill() }
+            try await RawHTTPConnection.with(port: port) { connection in
+                try await connection.send("GET", "/large.bin")
+                try await Task.sleep(for: .milliseconds(200))  // the server is mid-file, held by backpressure
+                depot.process.terminate()
+                let response = try await connection.readResponse()
+                #expect(response.status == 200)
+                #expect(Fixture.sha256(response.body) == Fixture.sha256(Self.large))
+            }
+            #expect(try await depot.waitForExit() == 0)
+        }
+    }
+
+    @Test("a client that stops reading cannot hold the server past the grace period")
+    func deadline() async throws {
+        try await withTemporaryDirectory { root in
+            let (depot, port) = try await Self.start(in: root, grace: "1")
+            defer { depot.kill() }
+            try await RawHTTPConnection.with(port: port) { connection in
+                try await connection.send("GET", "/large.bin")
+                try await Task.sleep(for: .milliseconds(200))
+                let stopping = ContinuousClock.now
+                depot.process.terminate()
+                _ = try await depot.waitForExit(timeout: .seconds(20))
+                let took = ContinuousClock.now - stopping
+                #expect(took >= .milliseconds(900), "it waited for the download")
+                #expect(took < .seconds(10), "it did not wait for ever")
+            }
+        }
+    }
+}
