@@ -26,6 +26,7 @@ public func buildApplication(
 
     let router = buildRouter(
         requestCounter: requestCounter,
+        accessLog: configuration.logsRequests ? AccessLogMiddleware(trustedProxies: configuration.trustedProxies) : nil,
         site: site,
         content: content,
         publisher: PublishController(catalog: catalog, store: store, content: content, configuration: configuration.publish),
@@ -49,6 +50,7 @@ public func buildApplication(
 /// The routes, given their dependencies, so tests build the same router.
 func buildRouter(
     requestCounter: RequestCounter,
+    accessLog: AccessLogMiddleware?,
     site: PublicSite,
     content: PublishedContent,
     publisher: PublishController,
@@ -56,6 +58,7 @@ func buildRouter(
     responder: ResourceResponder
 ) -> Router<DepotRequestContext> {
     let router = Router(context: DepotRequestContext.self)
+    if let accessLog { router.add(middleware: accessLog) }
     router.add(middleware: RequestCounterMiddleware(counter: requestCounter))
     router.add(middleware: PublicFilesMiddleware(site: site, responder: responder))
     ContentController(content: content, responder: responder).addRoutes(to: router)

@@ -12,6 +12,8 @@ extension ServerConfiguration {
     /// | `http.port` | int | `8080` | port to listen on (0: any free port) |
     /// | `http.serverName` | string | none | `Server` field value |
     /// | `http.shutdownGraceSeconds` | number | `30` | how long downloads may finish after SIGTERM |
+    /// | `http.trustedProxies` | string array | none | proxy addresses whose X-Forwarded-For/-Proto are believed |
+    /// | `log.requests` | bool | `true` | one access-log line a request |
     /// | `public.path` | string | `public` | folder served as it is |
     /// | `public.rescanInterval` | number | `2` | seconds between checks for changed files; 0 disables |
     /// | `public.cacheControl` | string | `no-cache` | `Cache-Control` of public files; empty sends none |
@@ -58,6 +60,8 @@ extension ServerConfiguration {
             port: port,
             serverName: reader.string(forKey: "http.serverName"),
             shutdownGracePeriod: .milliseconds(Int64(shutdownGrace * 1000)),
+            trustedProxies: Set(reader.stringArray(forKey: "http.trustedProxies", default: [])),
+            logsRequests: reader.bool(forKey: "log.requests", default: true),
             publicDirectory: reader.string(forKey: "public.path", default: defaults.publicDirectory),
             dataDirectory: reader.string(forKey: "data.path", default: defaults.dataDirectory),
             publicRescanInterval: rescan > 0 ? .milliseconds(Int64(rescan * 1000)) : nil,

@@ -9,6 +9,10 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// The `Server` field value, or `nil` to send none.
     public var serverName: String?
+    /// Addresses of reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
+    public var trustedProxies: Set<String>
+    /// Whether every request is logged (at `info`).
+    public var logsRequests: Bool
     /// How long in-flight requests may run after SIGTERM or SIGINT before they are cut.
     public var shutdownGracePeriod: Duration
     /// The folder served as it is.
@@ -33,6 +37,8 @@ public struct ServerConfiguration: Sendable {
         port: Int = 8080,
         serverName: String? = nil,
         shutdownGracePeriod: Duration = .seconds(30),
+        trustedProxies: Set<String> = [],
+        logsRequests: Bool = true,
         publicDirectory: String = "public",
         dataDirectory: String = "data",
         publicRescanInterval: Duration? = .seconds(2),
@@ -46,6 +52,8 @@ public struct ServerConfiguration: Sendable {
         self.port = port
         self.serverName = serverName
         self.shutdownGracePeriod = shutdownGracePeriod
+        self.trustedProxies = trustedProxies
+        self.logsRequests = logsRequests
         self.publicDirectory = publicDirectory
         self.dataDirectory = dataDirectory
         self.publicRescanInterval = publicRescanInterval

@@ -1,0 +1,33 @@
+/// The client of a request that may have come through reverse proxies.
+public enum ForwardedClient {
+    /// The address to treat as the client's.
+    ///
+    /// `X-Forwarded-For` is believed only as far as it was written by trusted proxies: starting
+    /// from the peer that connected, while that address is a trusted proxy, step to the address
+    /// it says it received the request from (the list is read right to left, as each proxy
+    /// appends). The first untrusted address is the client. An untrusted peer's header is
+    /// ignored, since anyone can send one.
+    ///
+    /// - Parameters:
+    ///   - peer: The address of the connection.
+    ///   - forwardedFor: The `X-Forwarded-For` field lines, in order.
+    ///   - trustedProxies: Addresses of proxies whose fields are believed.
+    public static func address(peer: String, forwardedFor: [String], trustedProxies: Set<String>) -> String {
+        guard trustedProxies.contains(peer) else { return peer }
+        let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { String($0.trimmingOWS()) }.filter { !$0.isEmpty }
+        var client = peer
+        for hop in hops.reversed() {
+            guard trustedProxies.contains(client) else { break }
+            client = hop
+        }
+        return client
+    }
+
+    /// The scheme the client used: `X-Forwarded-Proto` from a trusted peer, else `http`.
+    public static func scheme(peer: String, forwardedProto: String?, trustedProxies: Set<String>) -> String {
+        guard trustedProxies.contains(peer), let proto = forwardedProto?.trimmingOWS().lowercased(), ["http", "https"].contains(proto) else {
+            return "http"
+        }
+        return proto
+    }
+}

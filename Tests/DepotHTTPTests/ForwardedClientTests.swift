@@ -1,0 +1,32 @@
+import Testing
+
+@testable import DepotHTTP
+
+/// X-Forwarded-For and -Proto are believed only from configured proxies.
+@Suite("Forwarded client")
+struct ForwardedClientTests {
+    static let trusted: Set<String> = ["127.0.0.1", "10.0.0.2"]
+
+    @Test(
+        "client address",
+        arguments: [
+            ("127.0.0.1", [String](), "127.0.0.1"),
+            ("127.0.0.1", ["203.0.113.9"], "203.0.113.9"),
+            ("198.51.100.7", ["203.0.113.9"], "198.51.100.7"),  // untrusted peer: its header is ignored
+            ("127.0.0.1", ["1.1.1.1, 203.0.113.9"], "203.0.113.9"),  // a spoofed first hop is not believed
+            ("127.0.0.1", ["203.0.113.9, 10.0.0.2"], "203.0.113.9"),  // two trusted proxies
+            ("127.0.0.1", ["203.0.113.9", "10.0.0.2"], "203.0.113.9"),  // two field lines
+            ("127.0.0.1", ["10.0.0.2"], "10.0.0.2"),  // only proxies: the last one
+        ]
+    )
+    func address(peer: String, header: [String], expected: String) {
+        #expect(ForwardedClient.address(peer: peer, forwardedFor: header, trustedProxies: Self.trusted) == expected)
+    }
+
+    @Test("scheme")
+    func scheme() {
+        #expect(ForwardedClient.scheme(peer: "127.0.0.1", forwardedProto: "https", trustedProxies: Self.trusted) == "https")
+        #expect(ForwardedClient.scheme(peer: "198.51.100.7", forwardedProto: "https", trustedProxies: Self.trusted) == "http")
+        #expect(ForwardedClient.scheme(peer: "127.0.0.1", forwardedProto: "gopher", trustedProxies: Self.trusted) == "http")
+    }
+}
