@@ -11,7 +11,8 @@ import _NIOFileSystem
 public func buildApplication(
     configuration: ServerConfiguration,
     logger: Logger,
-    requestCounter: RequestCounter = RequestCounter()
+    requestCounter: RequestCounter = RequestCounter(),
+    metrics: DepotMetrics = DepotMetrics()
 ) async throws -> some ApplicationProtocol {
     let store = try await BlobStore.open(dataDirectory: FilePath(configuration.dataDirectory), configuration: configuration.store, logger: logger)
     let site = PublicSite(
@@ -26,10 +27,15 @@ public func buildApplication(
 
     let router = buildRouter(
         requestCounter: requestCounter,
+        metrics: MetricsController(
+            metrics: metrics,
+            allowedAddresses: configuration.metricsAllowedAddresses,
+            token: configuration.metricsToken
+        ),
         accessLog: configuration.logsRequests ? AccessLogMiddleware(trustedProxies: configuration.trustedProxies) : nil,
         site: site,
         content: content,
-        publisher: PublishController(catalog: catalog, store: store, content: content, configuration: configuration.publish),
+        publisher: PublishController(catalog: catalog, store: store, content: content, metrics: metrics, configuration: configuration.publish),
         health: HealthController(catalog: catalog, store: store),
         responder: ResourceResponder(rangeLimits: configuration.rangeLimits)
     )
@@ -50,6 +56,7 @@ public func buildApplication(
 /// The routes, given their dependencies, so tests build the same router.
 func buildRouter(
     requestCounter: RequestCounter,
+    metrics: MetricsController,
     accessLog: AccessLogMiddleware?,
     site: PublicSite,
     content: PublishedContent,
@@ -59,10 +66,11 @@ func buildRouter(
 ) -> Router<DepotRequestContext> {
     let router = Router(context: DepotRequestContext.self)
     if let accessLog { router.add(middleware: accessLog) }
-    router.add(middleware: RequestCounterMiddleware(counter: requestCounter))
+    router.add(middleware: RequestCounterMiddleware(counter: requestCounter, metrics: metrics.metrics))
     router.add(middleware: PublicFilesMiddleware(site: site, responder: responder))
     ContentController(content: content, responder: responder).addRoutes(to: router)
     publisher.addRoutes(to: router)
     health.addRoutes(to: router)
+    metrics.addRoutes(to: router)
     return router
 }

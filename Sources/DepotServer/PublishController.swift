@@ -17,13 +17,15 @@ struct PublishController: Sendable {
     let catalog: Catalog
     let store: BlobStore
     let content: PublishedContent
+    let metrics: DepotMetrics
     let configuration: PublishConfiguration
     let authenticator: BearerAuthenticator
 
-    init(catalog: Catalog, store: BlobStore, content: PublishedContent, configuration: PublishConfiguration) {
+    init(catalog: Catalog, store: BlobStore, content: PublishedContent, metrics: DepotMetrics, configuration: PublishConfiguration) {
         self.catalog = catalog
         self.store = store
         self.content = content
+        self.metrics = metrics
         self.configuration = configuration
         self.authenticator = BearerAuthenticator(tokens: configuration.tokens)
     }
@@ -64,6 +66,7 @@ struct PublishController: Sendable {
 
     @Sendable func publish(_ request: Request, context: DepotRequestContext) async throws -> Response {
         try authenticator.authorize(request)
+        let started = ContinuousClock.now
         let path = try LogicalPath.parse(request.uri.path, prefix: Self.prefix, maxLength: configuration.maxPathLength)
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > configuration.maxUploadBytes {
             return tooLarge(context: context)
@@ -91,6 +94,7 @@ struct PublishController: Sendable {
             .init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions)
         )
         try await content.reload()
+        metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: result.unchanged)
         let version = result.version
         context.logger.info(
             result.unchanged ? "Publish unchanged" : "Published",

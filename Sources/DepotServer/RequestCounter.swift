@@ -27,18 +27,26 @@ public final class RequestCounter: Sendable {
     }
 }
 
-/// Records every response (errors included) in a ``RequestCounter``.
+/// Records every response (errors included) in a ``RequestCounter`` and in ``DepotMetrics``,
+/// by the route that matched (`public` for the public folder).
 struct RequestCounterMiddleware<Context: RequestContext>: RouterMiddleware {
     let counter: RequestCounter
+    let metrics: DepotMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             let response = try await next(request, context)
-            counter.record(method: request.method.rawValue, path: request.uri.path, status: response.status.code)
+            let bytes = request.method == .head ? 0 : response.headers[.contentLength].flatMap(Int64.init) ?? 0
+            record(request, context: context, status: response.status.code, bytes: bytes)
             return response
         } catch let error as any HTTPResponseError {
-            counter.record(method: request.method.rawValue, path: request.uri.path, status: error.status.code)
+            record(request, context: context, status: error.status.code, bytes: 0)
             throw error
         }
+    }
+
+    private func record(_ request: Request, context: Context, status: Int, bytes: Int64) {
+        counter.record(method: request.method.rawValue, path: request.uri.path, status: status)
+        metrics.recordResponse(route: context.endpointPath ?? "public", method: request.method.rawValue, status: status, contentBytes: bytes)
     }
 }

@@ -14,6 +14,8 @@ extension ServerConfiguration {
     /// | `http.shutdownGraceSeconds` | number | `30` | how long downloads may finish after SIGTERM |
     /// | `http.trustedProxies` | string array | none | proxy addresses whose X-Forwarded-For/-Proto are believed |
     /// | `log.requests` | bool | `true` | one access-log line a request |
+    /// | `metrics.allowedAddresses` | string array | `127.0.0.1`, `::1` | who may read `/metrics` without a token |
+    /// | `metrics.token` | string, secret | none | bearer token for `/metrics`, then required from every address |
     /// | `public.path` | string | `public` | folder served as it is |
     /// | `public.rescanInterval` | number | `2` | seconds between checks for changed files; 0 disables |
     /// | `public.cacheControl` | string | `no-cache` | `Cache-Control` of public files; empty sends none |
@@ -62,6 +64,8 @@ extension ServerConfiguration {
             shutdownGracePeriod: .milliseconds(Int64(shutdownGrace * 1000)),
             trustedProxies: Set(reader.stringArray(forKey: "http.trustedProxies", default: [])),
             logsRequests: reader.bool(forKey: "log.requests", default: true),
+            metricsAllowedAddresses: Set(reader.stringArray(forKey: "metrics.allowedAddresses", default: ["127.0.0.1", "::1"])),
+            metricsToken: reader.string(forKey: "metrics.token", isSecret: true),
             publicDirectory: reader.string(forKey: "public.path", default: defaults.publicDirectory),
             dataDirectory: reader.string(forKey: "data.path", default: defaults.dataDirectory),
             publicRescanInterval: rescan > 0 ? .milliseconds(Int64(rescan * 1000)) : nil,

@@ -11,6 +11,10 @@ public struct ServerConfiguration: Sendable {
     public var serverName: String?
     /// Addresses of reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
     public var trustedProxies: Set<String>
+    /// Who may read `/metrics` without a token.
+    public var metricsAllowedAddresses: Set<String>
+    /// A bearer token for `/metrics`; when set, it is required from every address.
+    public var metricsToken: String?
     /// Whether every request is logged (at `info`).
     public var logsRequests: Bool
     /// How long in-flight requests may run after SIGTERM or SIGINT before they are cut.
@@ -39,6 +43,8 @@ public struct ServerConfiguration: Sendable {
         shutdownGracePeriod: Duration = .seconds(30),
         trustedProxies: Set<String> = [],
         logsRequests: Bool = true,
+        metricsAllowedAddresses: Set<String> = ["127.0.0.1", "::1"],
+        metricsToken: String? = nil,
         publicDirectory: String = "public",
         dataDirectory: String = "data",
         publicRescanInterval: Duration? = .seconds(2),
@@ -54,6 +60,8 @@ public struct ServerConfiguration: Sendable {
         self.shutdownGracePeriod = shutdownGracePeriod
         self.trustedProxies = trustedProxies
         self.logsRequests = logsRequests
+        self.metricsAllowedAddresses = metricsAllowedAddresses
+        self.metricsToken = metricsToken
         self.publicDirectory = publicDirectory
         self.dataDirectory = dataDirectory
         self.publicRescanInterval = publicRescanInterval

@@ -1,0 +1,35 @@
+import Hummingbird
+import Prometheus
+
+/// `GET /metrics`: Prometheus text. With `metrics.token` set it needs that bearer token;
+/// otherwise only the addresses of `metrics.allowedAddresses` may read it (403 for others).
+struct MetricsController: Sendable {
+    let metrics: DepotMetrics
+    let allowedAddresses: Set<String>
+    let authenticator: BearerAuthenticator?
+
+    init(metrics: DepotMetrics, allowedAddresses: Set<String>, token: String?) {
+        self.metrics = metrics
+        self.allowedAddresses = allowedAddresses
+        self.authenticator = token.map { BearerAuthenticator(tokens: [$0]) }
+    }
+
+    func addRoutes(to router: Router<DepotRequestContext>) {
+        router.get("/metrics") { request, context in try serve(request, context: context) }
+    }
+
+    func serve(_ request: Request, context: DepotRequestContext) throws -> Response {
+        if let authenticator {
+            try authenticator.authorize(request)
+        } else {
+            guard let peer = context.channel.remoteAddress?.ipAddress, allowedAddresses.contains(peer) else {
+                throw HTTPError(.forbidden, message: "Metrics are not available to this address")
+            }
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: .init(bytes: metrics.registry.emitToBuffer()))
+        )
+    }
+}

@@ -1,0 +1,51 @@
+import DepotServer
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// Prometheus text at /metrics, and who may read it.
+@Suite("Metrics")
+struct MetricsTests {
+    static let auth = ("Authorization", "Bearer \(LiveServer.token)")
+
+    @Test("requests by route and status (304, 206, 416), bytes sent, publishes and their duration")
+    func series() async throws {
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let published = try await connection.request("PUT", "/v1/files/a.bin", headers: [Self.auth], body: Array(Fixture.noise))
+                let etag = try #require(published.json["etag"] as? String)
+                _ = try await connection.request("GET", "/files/a.bin", headers: [("If-None-Match", etag)])
+                _ = try await connection.request("GET", "/files/a.bin", headers: [("Range", "bytes=0-9")])
+                _ = try await connection.request("GET", "/files/a.bin", headers: [("Range", "bytes=999999-")])
+                _ = try await connection.request("GET", "/files/a.bin")
+                let text = try await connection.request("GET", "/metrics")
+                #expect(text.status == 200)
+                #expect(text.header("Content-Type")?.hasPrefix("text/plain; version=0.0.4") == true)
+                let body = text.bodyText
+                for status in ["304", "206", "416", "200"] {
+                    #expect(body.contains(#"depot_http_requests_total{route="/files/**",method="GET",status="\#(status)"} 1"#), "\(status)")
+                }
+                #expect(body.contains(#"depot_http_requests_total{route="/v1/files/**",method="PUT",status="201"} 1"#))
+                #expect(body.contains(#"depot_http_response_bytes_total{route="/files/**"} \#(Fixture.noise.count + 10)"#))
+                #expect(body.contains(#"depot_publishes_total{result="published"} 1"#))
+                #expect(body.contains("depot_publish_duration_seconds_count 1"))
+                #expect(body.contains("depot_delta_bytes_saved_total 0"))
+            }
+        }
+    }
+
+    @Test("only allowed addresses, or holders of the metrics token, may read /metrics")
+    func restricted() async throws {
+        try await LiveServer.withPublishing(configuration: .init(metricsAllowedAddresses: [])) { server in
+            let response = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/metrics") }
+            #expect(response.status == 403)
+        }
+        try await LiveServer.withPublishing(configuration: .init(metricsToken: "metrics-secret")) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                #expect(try await connection.request("GET", "/metrics").status == 401, "the token is required even from 127.0.0.1")
+                let allowed = try await connection.request("GET", "/metrics", headers: [("Authorization", "Bearer metrics-secret")])
+                #expect(allowed.status == 200)
+            }
+        }
+    }
+}
