@@ -110,3 +110,50 @@ struct NginxTests {
         }
     }
 }
+
+extension NginxTests {
+    /// Where nginx answers from its cache instead of passing the request to Depot, its answers
+    /// differ from Depot's in places. This test records them, so a change in nginx or in the
+    /// config shows up here.
+    @Test("answers nginx gives from its cache, documented")
+    func cachedAnswers() async throws {
+        let sha = Fixture.sha256(Self.noise)
+        try await Self.withStack { server, nginx in
+            try await RawHTTPConnection.with(port: nginx.port) { connection in
+                _ = try await connection.request("GET", "/blobs/\(sha)")  // now cached
+                // Same as Depot: a matching If-None-Match is a 304.
+                let notModified = try await connection.request("GET", "/blobs/\(sha)", headers: [("If-None-Match", "\"\(sha)\"")])
+                #expect(notModified.status == 304)
+                #expect(notModified.header("X-Cache-Status") == "HIT")
+                // Same as Depot: several ranges become multipart/byteranges.
+                let multipart = try await connection.request("GET", "/blobs/\(sha)", headers: [("Range", "bytes=0-9,20-29")])
+                #expect(multipart.status == 206)
+                #expect(multipart.header("Content-Type")?.hasPrefix("multipart/byteranges") == true)
+                // Differs: nginx honours Range on HEAD (206); Depot answers 200, as RFC 9110 §14.2 asks.
+                let headRange = try await connection.request("HEAD", "/blobs/\(sha)", headers: [("Range", "bytes=0-9")])
+                #expect(headRange.status == 206)
+                let depotHeadRange = try await RawHTTPConnection.with(port: server.port) {
+                    try await $0.request("HEAD", "/blobs/\(sha)", headers: [("Range", "bytes=0-9")]).status
+                }
+                #expect(depotHeadRange == 200)
+                // Differs: with a matching If-None-Match and an older If-Modified-Since, nginx sends
+                // 200 where Depot sends 304 (RFC 9110 §13.1.3: IMS is ignored beside INM).
+                let both = try await connection.request(
+                    "GET",
+                    "/blobs/\(sha)",
+                    headers: [("If-None-Match", "\"\(sha)\""), ("If-Modified-Since", "Thu, 01 Jan 1970 00:00:01 GMT")]
+                )
+                let depotBoth = try await RawHTTPConnection.with(port: server.port) {
+                    try await $0.request(
+                        "GET",
+                        "/blobs/\(sha)",
+                        headers: [("If-None-Match", "\"\(sha)\""), ("If-Modified-Since", "Thu, 01 Jan 1970 00:00:01 GMT")]
+                    ).status
+                }
+                #expect(both.status == 200)
+                #expect(depotBoth == 304)
+            }
+            #expect(server.requests.total(pathPrefix: "/blobs/\(sha)") == 3, "one fill, and the two direct requests")
+        }
+    }
+}
