@@ -41,6 +41,7 @@ public func buildApplication(
     )
     var app = Application(
         router: router,
+        server: .http1(configuration: .init(additionalChannelHandlers: [DrainBeforeCloseHandler()])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: configuration.serverName),
         logger: logger
     )

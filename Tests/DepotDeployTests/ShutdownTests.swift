@@ -26,6 +26,8 @@ struct ShutdownTests {
                 try await connection.send("GET", "/large.bin")
                 try await Task.sleep(for: .milliseconds(200))  // the server is mid-file, held by backpressure
                 depot.process.terminate()
+                // A slow reader: the server's send buffers stay full while it shuts down.
+                try await Task.sleep(for: .milliseconds(500))
                 let response = try await connection.readResponse()
                 #expect(response.status == 200)
                 #expect(Fixture.sha256(response.body) == Fixture.sha256(Self.large))

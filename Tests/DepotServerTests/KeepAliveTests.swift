@@ -47,3 +47,28 @@ struct KeepAliveTests {
         }
     }
 }
+
+extension KeepAliveTests {
+    static let large = Fixture.pseudoRandom(count: 32 << 20, seed: 61)
+
+    static func folderWithLargeFile(_ folder: URL) throws {
+        try folder.write(large, to: "large.bin")
+    }
+
+    /// `Connection: close` makes the server close after the response; a slow reader still gets
+    /// every byte before the close.
+    @Test("Connection: close with a slow reader still delivers the whole body")
+    func closeAfterSlowRead() async throws {
+        try await LiveServer.with(prepare: Self.folderWithLargeFile) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                try await connection.send("GET", "/large.bin", headers: [("Connection", "close")])
+                try await Task.sleep(for: .milliseconds(500))
+                let response = try await connection.readResponse()
+                #expect(response.status == 200)
+                #expect(response.body.count == Self.large.count)
+                #expect(Fixture.sha256(response.body) == Fixture.sha256(Self.large))
+                #expect(try await connection.isClosedByServer())
+            }
+        }
+    }
+}
