@@ -41,7 +41,16 @@ public func buildApplication(
     )
     var app = Application(
         router: router,
-        server: .http1(configuration: .init(additionalChannelHandlers: [DrainBeforeCloseHandler()])),
+        server: .http1(
+            configuration: .init(
+                additionalChannelHandlers: [DrainBeforeCloseHandler()],
+                httpDecoderConfiguration: .init(
+                    maxHeaderFieldSize: configuration.headerLimits.maxFieldBytes,
+                    maxHeaderListSize: configuration.headerLimits.maxListBytes,
+                    maxHeaderFieldCount: configuration.headerLimits.maxFieldCount
+                )
+            )
+        ),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: configuration.serverName),
         logger: logger
     )

@@ -12,6 +12,9 @@ extension ServerConfiguration {
     /// | `http.port` | int | `8080` | port to listen on (0: any free port) |
     /// | `http.serverName` | string | none | `Server` field value |
     /// | `http.shutdownGraceSeconds` | number | `30` | how long downloads may finish after SIGTERM |
+    /// | `http.maxHeaderFieldBytes` | int | 81920 | largest request header field line |
+    /// | `http.maxHeaderListBytes` | int | 81920 | largest request header block |
+    /// | `http.maxHeaderFieldCount` | int | 1000 | most request header field lines |
     /// | `http.trustedProxies` | string array | none | proxy addresses whose X-Forwarded-For/-Proto are believed |
     /// | `log.requests` | bool | `true` | one access-log line a request |
     /// | `metrics.allowedAddresses` | string array | `127.0.0.1`, `::1` | who may read `/metrics` without a token |
@@ -48,6 +51,14 @@ extension ServerConfiguration {
         let savings = reader.number(forKey: "gzip.minimumSavings", default: defaults.store.gzipMinimumSavings)
         guard (0..<1).contains(savings) else { throw ConfigurationError("gzip.minimumSavings must be at least 0 and below 1") }
         let cacheControl = reader.string(forKey: "public.cacheControl", default: "no-cache")
+        let headerLimits = ServerConfiguration.HeaderLimits(
+            maxFieldBytes: reader.int(forKey: "http.maxHeaderFieldBytes", default: 80 * 1024),
+            maxListBytes: reader.int(forKey: "http.maxHeaderListBytes", default: 80 * 1024),
+            maxFieldCount: reader.int(forKey: "http.maxHeaderFieldCount", default: 1000)
+        )
+        guard headerLimits.maxFieldBytes >= 256, headerLimits.maxListBytes >= 256, headerLimits.maxFieldCount >= 8 else {
+            throw ConfigurationError("http.maxHeaderFieldBytes and http.maxHeaderListBytes must be at least 256, http.maxHeaderFieldCount at least 8")
+        }
         let shutdownGrace = reader.number(forKey: "http.shutdownGraceSeconds", default: 30)
         guard shutdownGrace >= 0 else { throw ConfigurationError("http.shutdownGraceSeconds must not be negative") }
         let publish = try PublishConfiguration(reader: reader)
@@ -62,6 +73,7 @@ extension ServerConfiguration {
             port: port,
             serverName: reader.string(forKey: "http.serverName"),
             shutdownGracePeriod: .milliseconds(Int64(shutdownGrace * 1000)),
+            headerLimits: headerLimits,
             trustedProxies: Set(reader.stringArray(forKey: "http.trustedProxies", default: [])),
             logsRequests: reader.bool(forKey: "log.requests", default: true),
             metricsAllowedAddresses: Set(reader.stringArray(forKey: "metrics.allowedAddresses", default: ["127.0.0.1", "::1"])),

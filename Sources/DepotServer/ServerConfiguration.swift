@@ -9,6 +9,24 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// The `Server` field value, or `nil` to send none.
     public var serverName: String?
+    /// Limits on request header fields; a request over them gets 400 and the connection closes.
+    public struct HeaderLimits: Sendable {
+        /// The largest single field line, in bytes.
+        public var maxFieldBytes: Int
+        /// The largest header block, in bytes.
+        public var maxListBytes: Int
+        /// The most field lines.
+        public var maxFieldCount: Int
+
+        public init(maxFieldBytes: Int = 80 * 1024, maxListBytes: Int = 80 * 1024, maxFieldCount: Int = 1000) {
+            self.maxFieldBytes = maxFieldBytes
+            self.maxListBytes = maxListBytes
+            self.maxFieldCount = maxFieldCount
+        }
+    }
+
+    /// Limits on request headers.
+    public var headerLimits: HeaderLimits
     /// Addresses of reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
     public var trustedProxies: Set<String>
     /// Who may read `/metrics` without a token.
@@ -41,6 +59,7 @@ public struct ServerConfiguration: Sendable {
         port: Int = 8080,
         serverName: String? = nil,
         shutdownGracePeriod: Duration = .seconds(30),
+        headerLimits: HeaderLimits = HeaderLimits(),
         trustedProxies: Set<String> = [],
         logsRequests: Bool = true,
         metricsAllowedAddresses: Set<String> = ["127.0.0.1", "::1"],
@@ -58,6 +77,7 @@ public struct ServerConfiguration: Sendable {
         self.port = port
         self.serverName = serverName
         self.shutdownGracePeriod = shutdownGracePeriod
+        self.headerLimits = headerLimits
         self.trustedProxies = trustedProxies
         self.logsRequests = logsRequests
         self.metricsAllowedAddresses = metricsAllowedAddresses

@@ -1,3 +1,4 @@
+import DepotServer
 import DepotTestSupport
 import Foundation
 import Testing
@@ -69,6 +70,27 @@ extension KeepAliveTests {
                 #expect(Fixture.sha256(response.body) == Fixture.sha256(Self.large))
                 #expect(try await connection.isClosedByServer())
             }
+        }
+    }
+}
+
+extension KeepAliveTests {
+    @Test("request headers over the configured limits get 400")
+    func headerLimits() async throws {
+        let configuration = ServerConfiguration(headerLimits: .init(maxFieldBytes: 1024, maxListBytes: 2048, maxFieldCount: 20))
+        try await LiveServer.with(configuration: configuration, prepare: Fixture.standardFolder) { server in
+            let small = try await RawHTTPConnection.with(port: server.port) {
+                try await $0.request("GET", "/index.html", headers: [("X-Note", String(repeating: "a", count: 500))]).status
+            }
+            #expect(small == 200)
+            let longField = try await RawHTTPConnection.with(port: server.port) {
+                try await $0.request("GET", "/index.html", headers: [("X-Note", String(repeating: "a", count: 1500))]).status
+            }
+            #expect(longField == 400)
+            let manyFields = try await RawHTTPConnection.with(port: server.port) {
+                try await $0.request("GET", "/index.html", headers: (0..<30).map { ("X-Field-\($0)", "1") }).status
+            }
+            #expect(manyFields == 400)
         }
     }
 }
