@@ -14,35 +14,59 @@ public final class DepotMetrics: Sendable {
     let publishDuration: DurationHistogram
     let deltaBytesSaved: Counter
 
+    // Computed: MetricNameDescriptor is not Sendable, so it cannot be a stored static.
+    static var requests: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "depot",
+            subsystem: "http",
+            metricName: "requests",
+            unitName: "total",
+            helpText: "Requests answered, by route, method and status"
+        )
+    }
+    static var responseBytes: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "depot",
+            subsystem: "http",
+            metricName: "response_bytes",
+            unitName: "total",
+            helpText: "Content bytes sent, by route"
+        )
+    }
+    static var publishes: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "depot", metricName: "publishes", unitName: "total", helpText: "Publishes, by result")
+    }
+
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         publishDuration = registry.makeDurationHistogram(
-            name: "depot_publish_duration_seconds",
-            labels: [],
-            buckets: [.milliseconds(10), .milliseconds(100), .seconds(1), .seconds(10), .seconds(60), .seconds(600)],
-            help: "Time from the start of an upload to its commit"
+            descriptor: MetricNameDescriptor(
+                namespace: "depot",
+                metricName: "publish_duration",
+                unitName: "seconds",
+                helpText: "Time from the start of an upload to its commit"
+            ),
+            buckets: [.milliseconds(10), .milliseconds(100), .seconds(1), .seconds(10), .seconds(60), .seconds(600)]
         )
-        deltaBytesSaved = registry.makeCounter(name: "depot_delta_bytes_saved_total", help: "Bytes clients did not download thanks to deltas")
+        deltaBytesSaved = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "depot",
+                metricName: "delta_bytes_saved",
+                unitName: "total",
+                helpText: "Bytes clients did not download thanks to deltas"
+            )
+        )
     }
 
     func recordResponse(route: String, method: String, status: Int, contentBytes: Int64) {
-        registry.makeCounter(
-            name: "depot_http_requests_total",
-            labels: [("route", route), ("method", method), ("status", String(status))],
-            help: "Requests answered, by route, method and status"
-        ).increment()
+        registry.makeCounter(descriptor: Self.requests, labels: [("route", route), ("method", method), ("status", String(status))]).increment()
         if contentBytes > 0 {
-            registry.makeCounter(name: "depot_http_response_bytes_total", labels: [("route", route)], help: "Content bytes sent, by route")
-                .increment(by: contentBytes)
+            registry.makeCounter(descriptor: Self.responseBytes, labels: [("route", route)]).increment(by: contentBytes)
         }
     }
 
     func recordPublish(duration: Duration, unchanged: Bool) {
-        registry.makeCounter(
-            name: "depot_publishes_total",
-            labels: [("result", unchanged ? "unchanged" : "published")],
-            help: "Publishes, by result"
-        ).increment()
+        registry.makeCounter(descriptor: Self.publishes, labels: [("result", unchanged ? "unchanged" : "published")]).increment()
         publishDuration.record(duration)
     }
 }
