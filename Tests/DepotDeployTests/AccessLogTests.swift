@@ -54,3 +54,39 @@ struct AccessLogTests {
         }
     }
 }
+
+extension AccessLogTests {
+    @Test("publish tokens never reach the log, even at trace level")
+    func secretsNotLogged() async throws {
+        try await withTemporaryDirectory { root in
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
+            let depot = try DepotProcess.start(
+                ["serve", "--port", "0", "--public", "public", "--data", "data", "--log-level", "trace"],
+                environment: ["DEPOT_PUBLISH_TOKENS": "tok-secret-4711"],
+                in: root
+            )
+            defer { depot.kill() }
+            let port = try await depot.waitForPort()
+            try await RawHTTPConnection.with(port: port) { connection in
+                let good = try await connection.request(
+                    "PUT",
+                    "/v1/files/a.txt",
+                    headers: [("Authorization", "Bearer tok-secret-4711")],
+                    body: Array("a\n".utf8)
+                )
+                #expect(good.status == 201)
+                let bad = try await connection.request(
+                    "PUT",
+                    "/v1/files/a.txt",
+                    headers: [("Authorization", "Bearer tok-guess-0815")],
+                    body: Array("b\n".utf8)
+                )
+                #expect(bad.status == 401)
+            }
+            #expect(try await depot.stop() == 0)
+            #expect(depot.log.contains("Published"))
+            #expect(!depot.log.contains("tok-secret-4711"))
+            #expect(!depot.log.contains("tok-guess-0815"))
+        }
+    }
+}
