@@ -3,27 +3,35 @@ import Hummingbird
 
 /// Serves the public folder for every request the router has no route for.
 ///
-/// The router runs first, so API routes always win; a request it answers with 404 is looked up
-/// in the ``PublicSite``. `/` and paths ending in `/` serve the folder's `index.html`.
+/// The router runs first, so API routes always win; a request for which it has no route is
+/// looked up in the ``PublicSite``. `/` and paths ending in `/` serve the folder's `index.html`.
 struct PublicFilesMiddleware<Context: RequestContext>: RouterMiddleware {
     let site: PublicSite
     let responder: ResourceResponder
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // The router's "no route" reaches a middleware thrown in some builds and returned in
+        // others (Hummingbird 2.28.1, debug versus release), so both are recognised. Either way it
+        // has no body, unlike a matched route's own 404, which keeps its message.
         do {
-            return try await next(request, context)
-        } catch let error as HTTPError where error.status == .notFound {
-            let path: RequestPath
-            do {
-                path = try RequestPath(decoding: request.uri.path)
-            } catch {
-                throw HTTPError(.badRequest, message: "The request path is not acceptable: \(error.explanation)")
-            }
-            let relativePath = path.hasTrailingSlash ? (path.segments + ["index.html"]).joined(separator: "/") : path.relativePath
-            guard let resource = site.resource(at: relativePath) else {
-                throw HTTPError(.notFound, message: "No file at this path")
-            }
-            return try responder.respond(to: request, resource: resource, now: .now())
+            let response = try await next(request, context)
+            guard response.status == .notFound, response.body.contentLength == 0 else { return response }
+        } catch let error as HTTPError where error.status == .notFound && error.body == nil {
         }
+        return try servePublic(request)
+    }
+
+    private func servePublic(_ request: Request) throws -> Response {
+        let path: RequestPath
+        do {
+            path = try RequestPath(decoding: request.uri.path)
+        } catch {
+            throw HTTPError(.badRequest, message: "The request path is not acceptable: \(error.explanation)")
+        }
+        let relativePath = path.hasTrailingSlash ? (path.segments + ["index.html"]).joined(separator: "/") : path.relativePath
+        guard let resource = site.resource(at: relativePath) else {
+            throw HTTPError(.notFound, message: "No file at this path")
+        }
+        return try responder.respond(to: request, resource: resource, now: .now())
     }
 }
