@@ -7,11 +7,12 @@ import _NIOFileSystem
 /// Builds the Depot application: opens the store and the catalog, scans the public folder once,
 /// and wires the routes. Nothing listens until the application runs.
 ///
-/// - Parameter requestCounter: Counts every answered request (tests read it).
+/// - Parameter requestCounter: Counts every answered request by raw path, for tests; none in
+///   production, where a map keyed by whatever paths clients send would only grow.
 public func buildApplication(
     configuration: ServerConfiguration,
     logger: Logger,
-    requestCounter: RequestCounter = RequestCounter(),
+    requestCounter: RequestCounter? = nil,
     metrics: DepotMetrics = DepotMetrics()
 ) async throws -> some ApplicationProtocol {
     let store = try await BlobStore.open(dataDirectory: FilePath(configuration.dataDirectory), configuration: configuration.store, logger: logger)
@@ -65,7 +66,7 @@ public func buildApplication(
 
 /// The routes, given their dependencies, so tests build the same router.
 func buildRouter(
-    requestCounter: RequestCounter,
+    requestCounter: RequestCounter?,
     metrics: MetricsController,
     accessLog: AccessLogMiddleware?,
     site: PublicSite,

@@ -27,10 +27,10 @@ public final class RequestCounter: Sendable {
     }
 }
 
-/// Records every response (errors included) in a ``RequestCounter`` and in ``DepotMetrics``,
+/// Records every response (errors included) in ``DepotMetrics`` and, when given one, a ``RequestCounter``,
 /// by the route that matched (`public` for the public folder).
 struct RequestCounterMiddleware<Context: RequestContext>: RouterMiddleware {
-    let counter: RequestCounter
+    let counter: RequestCounter?
     let metrics: DepotMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -46,7 +46,7 @@ struct RequestCounterMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func record(_ request: Request, context: Context, status: Int, bytes: Int64) {
-        counter.record(method: request.method.rawValue, path: request.uri.path, status: status)
+        counter?.record(method: request.method.rawValue, path: request.uri.path, status: status)
         metrics.recordResponse(route: context.endpointPath ?? "public", method: request.method.rawValue, status: status, contentBytes: bytes)
     }
 }
