@@ -115,7 +115,7 @@ extension DepotClient {
             if let decoder { try decoder.decode(chunk, output: write) } else { try write(chunk) }
         }
         if let decoder, !decoder.isFinished { throw SyncError(.corrupt, "the gzip data of \(entry.path) is truncated") }
-        let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        let digest = Hex.string(hasher.finalize())
         guard size == entry.size, digest == entry.sha256 else {
             throw SyncError(.corrupt, "\(entry.path) does not match the manifest (SHA-256 \(digest), \(size) bytes)")
         }

@@ -10,6 +10,18 @@ public enum Hex {
         }
     }
 
+    /// Lower-case hex, two digits a byte.
+    public static func string(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
     /// The bytes a string of hex digit pairs spells, or `nil` if it is not one.
     public static func bytes(_ text: some StringProtocol) -> [UInt8]? {
         let digits = Array(text.utf8)

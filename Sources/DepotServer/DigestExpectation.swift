@@ -1,3 +1,4 @@
+import DepotHTTP
 import DepotStore
 import Foundation
 import HTTPTypes
@@ -16,7 +17,7 @@ struct DigestExpectation: Sendable {
             guard let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespaces)), bytes.count == 16 else {
                 throw .malformed("Content-MD5 must be the base64 of 16 bytes")
             }
-            md5 = bytes.hexString
+            md5 = Hex.string(bytes)
         }
         if let text = headers[.reprDigest] {
             var parser = StructuredFieldValueParser(Array(text.utf8))
@@ -29,7 +30,7 @@ struct DigestExpectation: Sendable {
                 else {
                     throw .malformed("The sha-256 member of Repr-Digest must be a byte sequence of 32 bytes")
                 }
-                sha256 = bytes.hexString
+                sha256 = Hex.string(bytes)
             }
         }
     }
@@ -58,8 +59,4 @@ enum DigestError: Error, CustomStringConvertible {
 
 extension HTTPField.Name {
     static let contentMD5 = Self("Content-MD5")!
-}
-
-extension Data {
-    var hexString: String { map { String(format: "%02x", $0) }.joined() }
 }

@@ -113,7 +113,7 @@ public final class PublishedContent: Sendable {
             gzip: .init(
                 storage: .bytes(compressed),
                 length: Int64(compressed.readableBytes),
-                sha256: SHA256.hash(data: Data(compressed.readableBytesView)).hexString
+                sha256: Hex.string(SHA256.hash(data: Data(compressed.readableBytesView)))
             ),
             contentType: "application/json",
             lastModified: HTTPDate(secondsSince1970: manifest.generatedAt),
@@ -125,7 +125,7 @@ public final class PublishedContent: Sendable {
     static func inMemory(_ bytes: [UInt8], contentType: String, lastModified: HTTPDate, lastModifiedIsStrong: Bool, cacheControl: String?) -> Resource
     {
         Resource(
-            identity: .init(storage: .bytes(ByteBuffer(bytes: bytes)), length: Int64(bytes.count), sha256: SHA256.hash(data: bytes).hexString),
+            identity: .init(storage: .bytes(ByteBuffer(bytes: bytes)), length: Int64(bytes.count), sha256: Hex.string(SHA256.hash(data: bytes))),
             gzip: nil,
             contentType: contentType,
             lastModified: lastModified,
@@ -133,8 +133,4 @@ public final class PublishedContent: Sendable {
             cacheControl: cacheControl
         )
     }
-}
-
-extension Digest {
-    var hexString: String { map { String(format: "%02x", $0) }.joined() }
 }
