@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "DepotHTTP", targets: ["DepotHTTP"]),
         .library(name: "DepotStore", targets: ["DepotStore"]),
         .library(name: "DepotClient", targets: ["DepotClient"]),
+        .library(name: "DepotDelta", targets: ["DepotDelta"]),
         .library(name: "DepotServer", targets: ["DepotServer"]),
     ],
     dependencies: [
@@ -53,11 +54,19 @@ let package = Package(
         ),
         // zlib, as the client links it.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // RFC 3284 VCDIFF deltas: encoder and decoder, standard library and zlib only. Always
+        // optimised: its loops run a hundred times slower unoptimised, too slow for tests.
+        .target(
+            name: "DepotDelta",
+            dependencies: ["CZlib"],
+            swiftSettings: swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]
+        ),
         // The thin client: Foundation, zlib and swift-crypto only, so it also builds for iOS and macOS.
         .target(
             name: "DepotClient",
             dependencies: [
                 "CZlib",
+                "DepotDelta",
                 "DepotHTTP",
                 "DepotManifest",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -68,6 +77,7 @@ let package = Package(
         .target(
             name: "DepotStore",
             dependencies: [
+                "DepotDelta",
                 "DepotHTTP",
                 "DepotManifest",
                 "DepotMigrations",
@@ -107,6 +117,7 @@ let package = Package(
         .executableTarget(
             name: "depot",
             dependencies: [
+                "DepotDelta",
                 "DepotServer",
                 "DepotClient",
                 "DepotHTTP",
@@ -152,6 +163,7 @@ let package = Package(
         ),
         .testTarget(name: "DepotCLITests", dependencies: ["depot", "DepotTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DepotHTTPTests", dependencies: ["DepotHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "DepotDeltaTests", dependencies: ["DepotDelta", "DepotTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "DepotServerTests",
             dependencies: [

@@ -1,0 +1,212 @@
+/// Encodes RFC 3284 VCDIFF deltas that turn a source into a target.
+///
+/// The source is indexed once (``SourceIndex``); the target is then encoded window by window, so
+/// only one window of it need be in memory. For each position the encoder tries, in order, the
+/// source offset that continues the last copy (what in-place edits leave behind), then the
+/// indexed source positions with the same hash, keeps the longest match, extends it backwards
+/// over bytes not yet encoded, and emits ADD, RUN and COPY instructions with the default code
+/// table. Output is plain VCDIFF, no secondary compressor and no extensions, so any RFC 3284
+/// decoder (xdelta3, open-vcdiff) reads it.
+public struct VCDIFFEncoder: Sendable {
+    /// How the encoder trades speed and memory for smaller deltas.
+    public struct Options: Sendable {
+        /// The largest target window: 8 MiB, like xdelta3's default.
+        public var windowSize: Int
+        /// Every `sourceStep`-th source position is indexed; smaller finds shorter matches and
+        /// uses more memory (4 bytes per indexed position, plus the buckets).
+        public var sourceStep: Int
+        /// How many indexed positions with the same hash are tried.
+        public var chainDepth: Int
+
+        /// The shortest match looked up in the index: 8 or 16 bytes.
+        public var hashLength: Int
+
+        public init(windowSize: Int = 8 << 20, sourceStep: Int = 8, chainDepth: Int = 16, hashLength: Int = 16) {
+            precondition(windowSize > 0 && sourceStep > 0 && chainDepth > 0 && (8...16).contains(hashLength))
+            self.windowSize = windowSize
+            self.sourceStep = sourceStep
+            self.chainDepth = chainDepth
+            self.hashLength = hashLength
+        }
+    }
+
+    /// A continued copy shorter than this is not worth its instruction.
+    static let minimumContinuedMatch = 6
+    /// How many recent copy displacements are tried before the index.
+    static let recentDisplacementCount = 4
+    /// A run of one byte at least this long becomes a RUN instead of data.
+    static let minimumRun = 8
+
+    public let source: [UInt8]
+    public let options: Options
+    let index: SourceIndex
+    /// Source position minus target position of the last few copies, newest first: where an
+    /// in-place edit resumes.
+    private var recentDisplacements: [Int] = [0]
+    private var targetPosition = 0
+
+    public init(source: [UInt8], options: Options = .init()) {
+        self.source = source
+        self.options = options
+        self.index = source.withUnsafeBytes { SourceIndex(source: $0, step: options.sourceStep, hashLength: options.hashLength, chained: options.chainDepth > 1) }
+    }
+
+    /// The file header (RFC 3284 §4.1): the magic bytes and an empty indicator.
+    public static let header: [UInt8] = VCDIFF.magic + [0]
+
+    /// Encodes `target` whole: the header and every window.
+    public static func encode(source: [UInt8], target: [UInt8], options: Options = .init()) -> [UInt8] {
+        var encoder = VCDIFFEncoder(source: source, options: options)
+        var output = header
+        target.withUnsafeBytes { target in
+            var start = 0
+            repeat {
+                let end = min(target.count, start + options.windowSize)
+                encoder.encodeWindow(UnsafeRawBufferPointer(rebasing: target[start..<end]), into: &output)
+                start = end
+            } while start < target.count
+        }
+        return output
+    }
+
+    /// Appends one window that encodes `target`, the next `target.count` bytes (at most
+    /// ``Options/windowSize``) of the target. Call it for each piece, in order, after writing
+    /// ``header``.
+    public mutating func encodeWindow(_ target: UnsafeRawBufferPointer, into output: inout [UInt8]) {
+        precondition(target.count <= options.windowSize, "a window is at most options.windowSize bytes")
+        let instructions = source.withUnsafeBytes { source in findInstructions(source: source, target: target) }
+        targetPosition += target.count
+
+        // The source segment is the span of source the window's copies read.
+        var low = Int.max
+        var high = 0
+        for case .copy(let address, let size) in instructions {
+            low = min(low, address)
+            high = max(high, address + size)
+        }
+        let segment = low < high ? (length: high - low, position: low) : nil
+        let segmentLength = segment?.length ?? 0
+        var writer = WindowWriter()
+        var written = 0
+        for instruction in instructions {
+            switch instruction {
+            case .add(let start, let count):
+                writer.add(UnsafeRawBufferPointer(rebasing: target[start..<start + count]))
+                written += count
+            case .run(let byte, let count):
+                writer.run(of: byte, count: count)
+                written += count
+            case .copy(let address, let size):
+                writer.copy(from: address - low, size: size, here: segmentLength + written)
+                written += size
+            }
+        }
+        writer.write(targetLength: target.count, sourceSegment: segment, to: &output)
+    }
+
+    enum Instruction {
+        /// Target bytes `start..<start+count` of the window, as data.
+        case add(start: Int, count: Int)
+        case run(byte: UInt8, count: Int)
+        /// `size` bytes from absolute source position `address`.
+        case copy(address: Int, size: Int)
+    }
+
+    private mutating func findInstructions(source: UnsafeRawBufferPointer, target: UnsafeRawBufferPointer) -> [Instruction] {
+        var instructions: [Instruction] = []
+        guard let targetBase = target.baseAddress else { return instructions }
+        let hashLength = index.hashLength
+        var pending = 0  // start of the bytes not yet encoded
+        var position = 0
+        index.buckets.withUnsafeBufferPointer { buckets in
+            index.chain.withUnsafeBufferPointer { chain in
+                while position < target.count {
+                    let remaining = target.count - position
+                    var bestLength = 0
+                    var bestSource = 0
+
+                    // 1. Where recent copies would continue: what in-place edits leave behind.
+                    for displacement in recentDisplacements {
+                        let predicted = targetPosition + position + displacement
+                        guard predicted >= 0, predicted < source.count else { continue }
+                        let length = commonPrefixLength(
+                            source.baseAddress! + predicted,
+                            targetBase + position,
+                            limit: min(remaining, source.count - predicted)
+                        )
+                        if length >= Self.minimumContinuedMatch, length > bestLength {
+                            bestLength = length
+                            bestSource = predicted
+                        }
+                    }
+
+                    // 2. Indexed source positions with the same hash.
+                    if bestLength < 64, remaining >= hashLength, source.count >= hashLength {
+                        var entry = buckets[SourceIndex.hash(targetBase + position, length: hashLength, shift: index.shift)]
+                        var depth = 0
+                        while entry != 0, depth < options.chainDepth {
+                            let candidate = Int(entry - 1) * index.step
+                            let length = commonPrefixLength(
+                                source.baseAddress! + candidate,
+                                targetBase + position,
+                                limit: min(remaining, source.count - candidate)
+                            )
+                            if length >= hashLength, length > bestLength {
+                                bestLength = length
+                                bestSource = candidate
+                            }
+                            entry = chain.isEmpty ? 0 : chain[Int(entry - 1)]
+                            depth += 1
+                        }
+                    }
+
+                    guard bestLength > 0 else {
+                        position += 1
+                        continue
+                    }
+                    // Extend backwards over bytes not yet encoded.
+                    var back = 0
+                    while position - back > pending, bestSource - back > 0,
+                        source[bestSource - back - 1] == target[position - back - 1]
+                    {
+                        back += 1
+                    }
+                    Self.appendLiteral(target, from: pending, to: position - back, into: &instructions)
+                    instructions.append(.copy(address: bestSource - back, size: bestLength + back))
+                    remember(displacement: bestSource - (targetPosition + position))
+                    position += bestLength
+                    pending = position
+                }
+            }
+        }
+        Self.appendLiteral(target, from: pending, to: target.count, into: &instructions)
+        return instructions
+    }
+
+    private mutating func remember(displacement: Int) {
+        if let index = recentDisplacements.firstIndex(of: displacement) {
+            recentDisplacements.remove(at: index)
+        } else if recentDisplacements.count == Self.recentDisplacementCount {
+            recentDisplacements.removeLast()
+        }
+        recentDisplacements.insert(displacement, at: 0)
+    }
+
+    /// Bytes no copy covers: ADDs, with long runs of one byte as RUNs.
+    private static func appendLiteral(_ target: UnsafeRawBufferPointer, from start: Int, to end: Int, into instructions: inout [Instruction]) {
+        var addStart = start
+        var position = start
+        while position < end {
+            let byte = target[position]
+            var runEnd = position + 1
+            while runEnd < end, target[runEnd] == byte { runEnd += 1 }
+            if runEnd - position >= minimumRun {
+                if position > addStart { instructions.append(.add(start: addStart, count: position - addStart)) }
+                instructions.append(.run(byte: byte, count: runEnd - position))
+                addStart = runEnd
+            }
+            position = runEnd
+        }
+        if end > addStart { instructions.append(.add(start: addStart, count: end - addStart)) }
+    }
+}

@@ -1,0 +1,45 @@
+import CompressNIO
+import DepotDelta
+import NIOCore
+
+/// Makes the gzip-compressed VCDIFF patch that turns one file into another.
+///
+/// The source is read whole and indexed; the target is read and encoded one window at a time,
+/// and each window is compressed as soon as it is encoded, so memory stays near the source's
+/// size plus its index. Blocking: run it on a thread pool.
+public enum DeltaMaker {
+    /// Returns the gzip bytes of the patch from `source` to `target`, or `nil` as soon as they
+    /// pass `limit` bytes: a patch that large is not worth keeping.
+    public static func make(
+        from source: String,
+        to target: String,
+        limit: Int = .max,
+        options: VCDIFFEncoder.Options = .init(),
+        gzipLevel: Int32 = 9
+    ) throws -> ByteBuffer? {
+        var encoder = VCDIFFEncoder(source: try BlockingFileReader.contents(of: source), options: options)
+        let reader = try BlockingFileReader(path: target)
+        let compressor = try ZlibCompressor(algorithm: .gzip, configuration: .init(compressionLevel: gzipLevel))
+        var window = ByteBufferAllocator().buffer(capacity: 64 * 1024)
+        var compressed = ByteBuffer()
+        func compress(_ bytes: [UInt8], flush: CompressNIOFlush) throws {
+            var input = ByteBuffer(bytes: bytes)
+            try input.compressStream(with: compressor, window: &window, flush: flush) { compressed.writeImmutableBuffer($0) }
+        }
+
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: options.windowSize, alignment: 16)
+        defer { chunk.deallocate() }
+        try compress(VCDIFFEncoder.header, flush: .no)
+        while true {
+            let count = try reader.read(into: chunk)
+            if count == 0 { break }
+            var encoded: [UInt8] = []
+            encoder.encodeWindow(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), into: &encoded)
+            try compress(encoded, flush: .no)
+            if compressed.readableBytes > limit { return nil }
+            if count < chunk.count { break }
+        }
+        try compress([], flush: .finish)
+        return compressed.readableBytes > limit ? nil : compressed
+    }
+}
