@@ -7,7 +7,8 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-/// Every `NNNN_name.sql` file of `migrations/`, in order.
+/// Every `NNNN_name.sql` file of `migrations/`, in order. SwiftPM caches this manifest by its
+/// text: after adding a migration, run `swift package clean` (or edit this file) once.
 let migrationFiles: [String] = {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("migrations")
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
@@ -117,7 +118,6 @@ let package = Package(
         .executableTarget(
             name: "depot",
             dependencies: [
-                "DepotDelta",
                 "DepotServer",
                 "DepotClient",
                 "DepotHTTP",
@@ -167,6 +167,7 @@ let package = Package(
         .testTarget(
             name: "DepotServerTests",
             dependencies: [
+                "DepotDelta",
                 "DepotHTTP",
                 "DepotServer",
                 "DepotStore",

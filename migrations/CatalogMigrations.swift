@@ -7,6 +7,7 @@
 /// leading digit replaced by `_`: `0001_catalog.sql` becomes `_001_catalog_sql`.)
 public enum CatalogMigrations {
     public static let all: [(identifier: String, sql: String)] = [
-        ("0001_catalog", String(decoding: PackageResources._001_catalog_sql, as: UTF8.self))
+        ("0001_catalog", String(decoding: PackageResources._001_catalog_sql, as: UTF8.self)),
+        ("0002_deltas", String(decoding: PackageResources._002_deltas_sql, as: UTF8.self)),
     ]
 }

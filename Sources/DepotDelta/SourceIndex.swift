@@ -1,11 +1,12 @@
 /// A hash index of the source: the hash of the `hashLength` bytes at every `step`-th position,
 /// with a chain through earlier positions of the same bucket.
 ///
-/// Memory: 4 bytes a bucket (a power of two at least the number of positions) and 4 bytes a
-/// position; with the default step of 8 that is about one source size.
+/// Memory: 4 bytes a position, and 4 bytes a bucket (a power of two at least half the number
+/// of positions); with the default step of 8, at most about 0.75 source sizes.
 struct SourceIndex: Sendable {
-    /// How many bytes are hashed: the shortest match the index finds.
-    let hashLength: Int
+    /// How many bytes are hashed: the shortest match the index finds. Shorter (8 to 12) was
+    /// measured: more candidates, most too short to pay for their COPY; the patches grew.
+    static let hashLength = 16
     let step: Int
     let shift: Int
     /// `buckets[hash]` is one plus the newest indexed block in the bucket; 0 means empty.
@@ -13,23 +14,21 @@ struct SourceIndex: Sendable {
     /// `chain[block]` is one plus the previous block in the same bucket; 0 ends the chain.
     let chain: [UInt32]
 
-    init(source: UnsafeRawBufferPointer, step: Int, hashLength: Int, chained: Bool) {
+    init(source: UnsafeRawBufferPointer, step: Int) {
         precondition(source.count < Int(UInt32.max), "sources of 4 GiB and more are not supported")
-        precondition((8...16).contains(hashLength))
         self.step = step
-        self.hashLength = hashLength
-        let blocks = source.count >= hashLength ? (source.count - hashLength) / step + 1 : 0
+        let blocks = source.count >= Self.hashLength ? (source.count - Self.hashLength) / step + 1 : 0
         var bits = 10
         while 2 << bits < blocks { bits += 1 }
         let shift = 64 - bits
         self.shift = shift
         var buckets = [UInt32](repeating: 0, count: 1 << bits)
-        var chain = [UInt32](repeating: 0, count: chained ? blocks : 0)
+        var chain = [UInt32](repeating: 0, count: blocks)
         buckets.withUnsafeMutableBufferPointer { buckets in
             chain.withUnsafeMutableBufferPointer { chain in
                 for block in 0..<blocks {
-                    let hash = Self.hash(source.baseAddress! + block * step, length: hashLength, shift: shift)
-                    if chained { chain[block] = buckets[hash] }
+                    let hash = Self.hash(source.baseAddress! + block * step, shift: shift)
+                    chain[block] = buckets[hash]
                     buckets[hash] = UInt32(block + 1)
                 }
             }
@@ -40,9 +39,9 @@ struct SourceIndex: Sendable {
 
     /// The bucket of the `hashLength` bytes at `bytes`.
     @inline(__always)
-    static func hash(_ bytes: UnsafeRawPointer, length: Int, shift: Int) -> Int {
+    static func hash(_ bytes: UnsafeRawPointer, shift: Int) -> Int {
         let low = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
-        let high = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self))
+        let high = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         let mixed = ((low &* 0x9E37_79B9_7F4A_7C15) ^ high) &* 0xC2B2_AE3D_27D4_EB4F
         return Int(truncatingIfNeeded: mixed >> UInt64(shift))
     }

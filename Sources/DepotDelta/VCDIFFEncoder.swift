@@ -18,15 +18,11 @@ public struct VCDIFFEncoder: Sendable {
         /// How many indexed positions with the same hash are tried.
         public var chainDepth: Int
 
-        /// The shortest match looked up in the index: 8 or 16 bytes.
-        public var hashLength: Int
-
-        public init(windowSize: Int = 8 << 20, sourceStep: Int = 8, chainDepth: Int = 16, hashLength: Int = 16) {
-            precondition(windowSize > 0 && sourceStep > 0 && chainDepth > 0 && (8...16).contains(hashLength))
+        public init(windowSize: Int = 8 << 20, sourceStep: Int = 8, chainDepth: Int = 16) {
+            precondition(windowSize > 0 && sourceStep > 0 && chainDepth > 0)
             self.windowSize = windowSize
             self.sourceStep = sourceStep
             self.chainDepth = chainDepth
-            self.hashLength = hashLength
         }
     }
 
@@ -48,7 +44,7 @@ public struct VCDIFFEncoder: Sendable {
     public init(source: [UInt8], options: Options = .init()) {
         self.source = source
         self.options = options
-        self.index = source.withUnsafeBytes { SourceIndex(source: $0, step: options.sourceStep, hashLength: options.hashLength, chained: options.chainDepth > 1) }
+        self.index = source.withUnsafeBytes { SourceIndex(source: $0, step: options.sourceStep) }
     }
 
     /// The file header (RFC 3284 §4.1): the magic bytes and an empty indicator.
@@ -115,7 +111,7 @@ public struct VCDIFFEncoder: Sendable {
     private mutating func findInstructions(source: UnsafeRawBufferPointer, target: UnsafeRawBufferPointer) -> [Instruction] {
         var instructions: [Instruction] = []
         guard let targetBase = target.baseAddress else { return instructions }
-        let hashLength = index.hashLength
+        let hashLength = SourceIndex.hashLength
         var pending = 0  // start of the bytes not yet encoded
         var position = 0
         index.buckets.withUnsafeBufferPointer { buckets in
@@ -142,7 +138,7 @@ public struct VCDIFFEncoder: Sendable {
 
                     // 2. Indexed source positions with the same hash.
                     if bestLength < 64, remaining >= hashLength, source.count >= hashLength {
-                        var entry = buckets[SourceIndex.hash(targetBase + position, length: hashLength, shift: index.shift)]
+                        var entry = buckets[SourceIndex.hash(targetBase + position, shift: index.shift)]
                         var depth = 0
                         while entry != 0, depth < options.chainDepth {
                             let candidate = Int(entry - 1) * index.step
@@ -155,7 +151,7 @@ public struct VCDIFFEncoder: Sendable {
                                 bestLength = length
                                 bestSource = candidate
                             }
-                            entry = chain.isEmpty ? 0 : chain[Int(entry - 1)]
+                            entry = chain[Int(entry - 1)]
                             depth += 1
                         }
                     }

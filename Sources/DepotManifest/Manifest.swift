@@ -39,6 +39,9 @@ public struct Manifest: Codable, Hashable, Sendable {
         public var blob: String
         /// The gzip variant, when one is stored.
         public var gzip: Gzip?
+        /// Patches from earlier versions to this one; absent when there are none (yet: they are
+        /// made in the background after a publish).
+        public var deltas: [Delta]?
 
         public init(
             path: String,
@@ -51,7 +54,8 @@ public struct Manifest: Codable, Hashable, Sendable {
             contentType: String,
             url: String,
             blob: String,
-            gzip: Gzip?
+            gzip: Gzip?,
+            deltas: [Delta]? = nil
         ) {
             self.path = path
             self.version = version
@@ -64,6 +68,27 @@ public struct Manifest: Codable, Hashable, Sendable {
             self.url = url
             self.blob = blob
             self.gzip = gzip
+            self.deltas = deltas
+        }
+    }
+
+    /// A patch to an entry's content from earlier content: gzip-compressed RFC 3284 VCDIFF
+    /// (`application/gzip`) at an immutable URL.
+    public struct Delta: Codable, Hashable, Sendable {
+        /// Lower-case hex SHA-256 of the content the patch applies to.
+        public var from: String
+        /// `/deltas/{from}/{to}`.
+        public var url: String
+        /// The length of the gzip bytes.
+        public var size: Int64
+        /// Lower-case hex SHA-256 of the gzip bytes.
+        public var sha256: String
+
+        public init(from: String, url: String, size: Int64, sha256: String) {
+            self.from = from
+            self.url = url
+            self.size = size
+            self.sha256 = sha256
         }
     }
 

@@ -25,6 +25,7 @@ public func buildApplication(
     let catalog = try Catalog(path: FilePath(configuration.dataDirectory).appending("catalog.sqlite").string, logger: logger)
     let content = PublishedContent(catalog: catalog, store: store, cachePolicy: configuration.cachePolicy)
     try await content.reload()
+    let deltas = DeltaQueue()
 
     let router = buildRouter(
         requestCounter: requestCounter,
@@ -36,7 +37,14 @@ public func buildApplication(
         accessLog: configuration.logsRequests ? AccessLogMiddleware(trustedProxies: configuration.trustedProxies) : nil,
         site: site,
         content: content,
-        publisher: PublishController(catalog: catalog, store: store, content: content, metrics: metrics, configuration: configuration.publish),
+        publisher: PublishController(
+            catalog: catalog,
+            store: store,
+            content: content,
+            metrics: metrics,
+            configuration: configuration.publish,
+            deltas: deltas
+        ),
         health: HealthController(catalog: catalog, store: store),
         responder: ResourceResponder(rangeLimits: configuration.rangeLimits)
     )
@@ -59,7 +67,8 @@ public func buildApplication(
         app.addServices(PublicSiteRescanService(site: site, interval: interval, logger: logger))
     }
     app.addServices(
-        BlobCollectionService(catalog: catalog, store: store, content: content, site: site, configuration: configuration.publish, logger: logger)
+        BlobCollectionService(catalog: catalog, store: store, content: content, site: site, configuration: configuration.publish, logger: logger),
+        DeltaService(catalog: catalog, store: store, content: content, queue: deltas, configuration: configuration.publish.deltas, logger: logger)
     )
     return app
 }

@@ -8,6 +8,13 @@ import Hummingbird
 struct ContentController: Sendable {
     let content: PublishedContent
     let responder: ResourceResponder
+    let deltaEncoding: DeltaEncoding
+
+    init(content: PublishedContent, responder: ResourceResponder) {
+        self.content = content
+        self.responder = responder
+        self.deltaEncoding = DeltaEncoding(content: content, fileSystem: responder.fileSystem)
+    }
 
     static let otherMethods: [HTTPRequest.Method] = [.post, .put, .delete, .patch, .options]
 
@@ -16,6 +23,7 @@ struct ContentController: Sendable {
             router.on("/manifest.json", method: method, use: manifest)
             router.on("/files/**", method: method, use: file)
             router.on("/blobs/:name", method: method, use: blob)
+            router.on("/deltas/:from/:to", method: method, use: delta)
         }
     }
 
@@ -34,6 +42,16 @@ struct ContentController: Sendable {
         guard let resource = content.file(at: path) ?? content.sidecar(at: path) else {
             throw HTTPError(.notFound, message: "\(path) is not published")
         }
+        if let delta = try await deltaEncoding.respond(to: request, resource: resource) { return delta }
+        return try responder.respond(to: request, resource: resource, now: .now())
+    }
+
+    /// `/deltas/{from}/{to}`: the gzip-compressed VCDIFF patch from the content with SHA-256
+    /// `from` to the content `to`, cacheable for a year like a blob.
+    @Sendable func delta(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        let from = context.parameters.get("from") ?? ""
+        let to = context.parameters.get("to") ?? ""
+        guard let resource = content.delta(from: from, to: to) else { throw HTTPError(.notFound, message: "No patch from \(from) to \(to)") }
         return try responder.respond(to: request, resource: resource, now: .now())
     }
 

@@ -12,6 +12,8 @@ public struct PublishConfiguration: Sendable {
     public var collectionInterval: Duration
     /// The longest logical path accepted, in bytes.
     public var maxPathLength: Int
+    /// How patches between versions are made.
+    public var deltas: DeltaConfiguration
 
     public init(
         tokens: [String] = [],
@@ -19,7 +21,8 @@ public struct PublishConfiguration: Sendable {
         keepVersions: Int = 5,
         retiredGracePeriod: Duration = .seconds(600),
         collectionInterval: Duration = .seconds(60),
-        maxPathLength: Int = 1024
+        maxPathLength: Int = 1024,
+        deltas: DeltaConfiguration = .init()
     ) {
         self.tokens = tokens
         self.maxUploadBytes = maxUploadBytes
@@ -27,5 +30,26 @@ public struct PublishConfiguration: Sendable {
         self.retiredGracePeriod = retiredGracePeriod
         self.collectionInterval = collectionInterval
         self.maxPathLength = maxPathLength
+        self.deltas = deltas
+    }
+}
+
+/// How patches between versions are made: after each publish, in the background, from each of
+/// the previous versions of the path to the new one.
+public struct DeltaConfiguration: Sendable {
+    /// From how many previous versions a patch is made; 0 makes none.
+    public var previousVersions: Int
+    /// A patch is kept only when it is at most this fraction of the full download (the gzip
+    /// variant, or the content when it has none).
+    public var maximumRatio: Double
+    /// Every how many bytes the encoder indexes the old version: 8 uses about one old-version
+    /// size of memory besides the old version itself; 4 finds more matches in rebuilt files
+    /// (about 12% smaller patches for a VACUUMed SQLite file) with about 1.7 times as much.
+    public var indexStep: Int
+
+    public init(previousVersions: Int = 3, maximumRatio: Double = 0.5, indexStep: Int = 8) {
+        self.previousVersions = previousVersions
+        self.maximumRatio = maximumRatio
+        self.indexStep = indexStep
     }
 }

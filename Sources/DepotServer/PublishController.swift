@@ -20,13 +20,22 @@ struct PublishController: Sendable {
     let metrics: DepotMetrics
     let configuration: PublishConfiguration
     let authenticator: BearerAuthenticator
+    let deltas: DeltaQueue
 
-    init(catalog: Catalog, store: BlobStore, content: PublishedContent, metrics: DepotMetrics, configuration: PublishConfiguration) {
+    init(
+        catalog: Catalog,
+        store: BlobStore,
+        content: PublishedContent,
+        metrics: DepotMetrics,
+        configuration: PublishConfiguration,
+        deltas: DeltaQueue = DeltaQueue()
+    ) {
         self.catalog = catalog
         self.store = store
         self.content = content
         self.metrics = metrics
         self.configuration = configuration
+        self.deltas = deltas
         self.authenticator = BearerAuthenticator(tokens: configuration.tokens)
     }
 
@@ -94,6 +103,7 @@ struct PublishController: Sendable {
             .init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions)
         )
         try await content.reload()
+        if !result.unchanged { deltas.schedule(path) }
         metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: result.unchanged)
         let version = result.version
         context.logger.info(

@@ -16,6 +16,8 @@ public final class PublishedContent: Sendable {
         var sidecars: [String: Resource] = [:]
         var blobs: [String: Resource] = [:]
         var gzipBlobs: [String: Resource] = [:]
+        /// `/deltas/{from}/{to}`, keyed by `from/to`.
+        var deltas: [String: Resource] = [:]
         var manifest: Resource?
     }
 
@@ -52,6 +54,8 @@ public final class PublishedContent: Sendable {
     /// `/blobs/{sha256}.gz`.
     public func gzipBlob(sha256: String) -> Resource? { state.withLock { $0.gzipBlobs[sha256] } }
     public var manifest: Resource? { state.withLock { $0.manifest } }
+    /// `/deltas/{from}/{to}`: the gzip-compressed VCDIFF patch from one content to another.
+    public func delta(from: String, to: String) -> Resource? { state.withLock { $0.deltas["\(from)/\(to)"] } }
 
     /// Reads the catalog and swaps in the new resources. A reload that lost a race with a newer
     /// one changes nothing.
@@ -97,6 +101,16 @@ public final class PublishedContent: Sendable {
                     cacheControl: cachePolicy.blobs
                 )
             }
+        }
+        for delta in snapshot.deltas {
+            next.deltas["\(delta.fromSHA256)/\(delta.toSHA256)"] = Resource(
+                identity: .init(storage: .file(store.path(forSHA256: delta.blobSHA256)), length: delta.size, sha256: delta.blobSHA256),
+                gzip: nil,
+                contentType: "application/gzip",
+                lastModified: snapshot.blobs[delta.toSHA256]?.firstPublished ?? HTTPDate(secondsSince1970: snapshot.manifest.generatedAt),
+                lastModifiedIsStrong: true,
+                cacheControl: cachePolicy.blobs
+            )
         }
         next.manifest = try Self.manifestResource(snapshot.manifest, cacheControl: cachePolicy.manifest)
         state.withLock { current in

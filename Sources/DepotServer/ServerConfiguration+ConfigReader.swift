@@ -33,6 +33,9 @@ extension ServerConfiguration {
     /// | `publish.keepVersions` | int | `5` | versions kept per path |
     /// | `publish.retiredGraceSeconds` | number | `600` | how long retired versions stay downloadable |
     /// | `publish.collectionIntervalSeconds` | number | `60` | how often unreferenced blobs are collected |
+    /// | `deltas.previousVersions` | int | `3` | previous versions a patch is made from; 0 disables deltas |
+    /// | `deltas.maximumRatio` | number | `0.5` | largest patch kept, as a fraction of the full (gzip) download |
+    /// | `deltas.indexStep` | int | `8` | encoder index density: 4 makes smaller patches of rebuilt files with more memory |
     /// | `files.cacheControl` | string | `no-cache` | `Cache-Control` of `/files/…` |
     /// | `manifest.cacheControl` | string | `no-cache` | `Cache-Control` of `/manifest.json` |
     /// | `blobs.cacheControl` | string | `public, max-age=31536000, immutable` | `Cache-Control` of `/blobs/…` |
@@ -113,12 +116,24 @@ extension PublishConfiguration {
         guard grace >= 0, interval > 0 else {
             throw ConfigurationError("publish.retiredGraceSeconds must not be negative and publish.collectionIntervalSeconds must be positive")
         }
+        let deltaDefaults = DeltaConfiguration()
+        let deltas = DeltaConfiguration(
+            previousVersions: reader.int(forKey: "deltas.previousVersions", default: deltaDefaults.previousVersions),
+            maximumRatio: reader.number(forKey: "deltas.maximumRatio", default: deltaDefaults.maximumRatio),
+            indexStep: reader.int(forKey: "deltas.indexStep", default: deltaDefaults.indexStep)
+        )
+        guard deltas.previousVersions >= 0, deltas.maximumRatio > 0, deltas.maximumRatio <= 1, (1...64).contains(deltas.indexStep) else {
+            throw ConfigurationError(
+                "deltas.previousVersions must not be negative, deltas.maximumRatio must be above 0 and at most 1, deltas.indexStep between 1 and 64"
+            )
+        }
         self.init(
             tokens: tokens,
             maxUploadBytes: Int64(maxUpload),
             keepVersions: keep,
             retiredGracePeriod: .milliseconds(Int64(grace * 1000)),
-            collectionInterval: .milliseconds(Int64(interval * 1000))
+            collectionInterval: .milliseconds(Int64(interval * 1000)),
+            deltas: deltas
         )
     }
 }

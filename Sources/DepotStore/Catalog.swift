@@ -158,23 +158,73 @@ public final class Catalog: Sendable {
             return CatalogSnapshot(
                 live: Dictionary(uniqueKeysWithValues: live.map { ($0.path, $0) }),
                 blobs: Dictionary(all.map { ($0.sha256, PublishedBlob(record: $0.blob, firstPublished: $0.lastModified)) }) { first, _ in first },
+                deltas: try DeltaRecord.all(in: db),
                 manifest: manifest
             )
         }
     }
 
-    /// Removes versions retired before `cutoff`; returns how many.
+    /// Removes versions retired before `cutoff`, and the patches to content no version has any
+    /// more; returns how many versions went.
     public func removeRetired(before cutoff: HTTPDate) async throws -> Int {
         try await database.write { db in
             try db.execute(sql: "DELETE FROM file_version WHERE retired_at IS NOT NULL AND retired_at < ?", arguments: [cutoff.secondsSince1970])
-            return db.changesCount
+            let removed = db.changesCount
+            try db.execute(sql: "DELETE FROM file_delta WHERE to_sha256 NOT IN (SELECT sha256 FROM file_version)")
+            return removed
         }
     }
 
-    /// The SHA-256 of every blob a version refers to, retired versions included.
+    /// The SHA-256 of every blob a version or a patch refers to, retired versions included.
     public func referencedBlobs() async throws -> Set<String> {
         try await database.read { db in
-            try String.fetchSet(db, sql: "SELECT DISTINCT sha256 FROM file_version")
+            try String.fetchSet(
+                db,
+                sql: "SELECT sha256 FROM file_version UNION SELECT blob_sha256 FROM file_delta WHERE blob_sha256 IS NOT NULL"
+            )
+        }
+    }
+
+    /// The live version of `path` and up to `previousVersions` earlier versions of it (newest
+    /// first, other content only) that have no patch, or record of none, to it yet. `nil` when
+    /// the path is not published.
+    public func deltaWork(path: String, previousVersions: Int) async throws -> DeltaWork? {
+        try await database.read { db in
+            guard let live = try FileVersion.live(path: path, in: db) else { return nil }
+            let earlier = try FileVersion.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM file_version WHERE path = ? AND version < ? AND sha256 != ?
+                    ORDER BY version DESC LIMIT ?
+                    """,
+                arguments: [path, live.version, live.sha256, max(0, previousVersions)]
+            )
+            let done = try String.fetchSet(db, sql: "SELECT from_sha256 FROM file_delta WHERE to_sha256 = ?", arguments: [live.sha256])
+            var seen = Set<String>()
+            let sources = earlier.filter { !done.contains($0.sha256) && seen.insert($0.sha256).inserted }
+            return DeltaWork(target: live, sources: sources)
+        }
+    }
+
+    /// Every published path.
+    public func livePaths() async throws -> [String] {
+        try await database.read { db in
+            try String.fetchAll(db, sql: "SELECT path FROM live_file ORDER BY path")
+        }
+    }
+
+    /// Records the patch from `from` to `to`, or (with `blob` nil) that none is worth keeping,
+    /// and rebuilds the manifest so that clients see it; in one transaction.
+    public func recordDelta(from: String, to: String, blob: BlobRecord?, now: HTTPDate) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO file_delta (from_sha256, to_sha256, blob_sha256, size, created_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(from_sha256, to_sha256) DO UPDATE SET blob_sha256 = excluded.blob_sha256, size = excluded.size
+                    """,
+                arguments: [from, to, blob?.sha256, blob?.size, now.secondsSince1970]
+            )
+            if blob != nil { try ManifestBuilder.rebuild(now: now.secondsSince1970, in: db) }
         }
     }
 }

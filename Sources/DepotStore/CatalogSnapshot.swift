@@ -7,6 +7,8 @@ public struct CatalogSnapshot: Sendable {
     /// Every blob a version still refers to, retired versions included, by SHA-256: what
     /// `/blobs/` may serve.
     public let blobs: [String: PublishedBlob]
+    /// Every stored patch.
+    public let deltas: [DeltaRecord]
     /// The manifest that matches `live`.
     public let manifest: StoredManifest
 }

@@ -8,18 +8,31 @@ import NIOCore
 /// and each window is compressed as soon as it is encoded, so memory stays near the source's
 /// size plus its index. Blocking: run it on a thread pool.
 public enum DeltaMaker {
+    /// How patches are encoded.
+    public struct Options: Sendable {
+        /// See ``VCDIFFEncoder/Options/sourceStep``.
+        public var indexStep: Int
+        /// The zlib level of the patch's gzip stream.
+        public var gzipLevel: Int32
+
+        public init(indexStep: Int = 8, gzipLevel: Int32 = 9) {
+            self.indexStep = indexStep
+            self.gzipLevel = gzipLevel
+        }
+    }
+
     /// Returns the gzip bytes of the patch from `source` to `target`, or `nil` as soon as they
     /// pass `limit` bytes: a patch that large is not worth keeping.
     public static func make(
         from source: String,
         to target: String,
         limit: Int = .max,
-        options: VCDIFFEncoder.Options = .init(),
-        gzipLevel: Int32 = 9
+        options: Options = .init()
     ) throws -> ByteBuffer? {
-        var encoder = VCDIFFEncoder(source: try BlockingFileReader.contents(of: source), options: options)
+        let encoderOptions = VCDIFFEncoder.Options(sourceStep: options.indexStep)
+        var encoder = VCDIFFEncoder(source: try BlockingFileReader.contents(of: source), options: encoderOptions)
         let reader = try BlockingFileReader(path: target)
-        let compressor = try ZlibCompressor(algorithm: .gzip, configuration: .init(compressionLevel: gzipLevel))
+        let compressor = try ZlibCompressor(algorithm: .gzip, configuration: .init(compressionLevel: options.gzipLevel))
         var window = ByteBufferAllocator().buffer(capacity: 64 * 1024)
         var compressed = ByteBuffer()
         func compress(_ bytes: [UInt8], flush: CompressNIOFlush) throws {
@@ -27,7 +40,7 @@ public enum DeltaMaker {
             try input.compressStream(with: compressor, window: &window, flush: flush) { compressed.writeImmutableBuffer($0) }
         }
 
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: options.windowSize, alignment: 16)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: encoderOptions.windowSize, alignment: 16)
         defer { chunk.deallocate() }
         try compress(VCDIFFEncoder.header, flush: .no)
         while true {

@@ -20,10 +20,11 @@ enum ManifestBuilder {
     }
 
     static func store(serial: Int64, files: [FileVersion], now: Int64, in db: Database) throws {
+        let deltas = Dictionary(grouping: try DeltaRecord.all(in: db), by: \.toSHA256)
         let manifest = Manifest(
             serial: serial,
             generatedAt: HTTPDate(secondsSince1970: now).imfFixdate,
-            files: files.map(entry)
+            files: files.map { entry($0, deltas: deltas[$0.sha256] ?? []) }
         )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
@@ -39,7 +40,7 @@ enum ManifestBuilder {
         )
     }
 
-    static func entry(_ file: FileVersion) -> Manifest.Entry {
+    static func entry(_ file: FileVersion, deltas: [DeltaRecord]) -> Manifest.Entry {
         Manifest.Entry(
             path: file.path,
             version: file.version,
@@ -51,7 +52,8 @@ enum ManifestBuilder {
             contentType: file.contentType,
             url: "/files/" + RequestPath.encode(file.path),
             blob: "/blobs/\(file.sha256)",
-            gzip: file.blob.gzip.map { Manifest.Gzip(url: "/blobs/\(file.sha256).gz", size: $0.size, sha256: $0.sha256) }
+            gzip: file.blob.gzip.map { Manifest.Gzip(url: "/blobs/\(file.sha256).gz", size: $0.size, sha256: $0.sha256) },
+            deltas: deltas.isEmpty ? nil : deltas.map { Manifest.Delta(from: $0.fromSHA256, url: $0.url, size: $0.size, sha256: $0.blobSHA256) }
         )
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import DepotClient
-import DepotDelta
 import DepotStore
 import Foundation
 import NIOCore
@@ -20,15 +19,14 @@ extension Depot {
             @Argument(help: "The old file.") var old: String
             @Argument(help: "The new file.") var new: String
             @Argument(help: "Where to write the patch.") var patch: String
-            @Option(help: .hidden) var step = 8
-            @Option(help: .hidden) var chain = 16
-            @Option(help: .hidden) var hashLength = 16
+            @Option(help: "Index every STEP bytes of OLD: 4 makes smaller patches of rebuilt files with more memory.")
+            var indexStep = 8
 
             func run() async throws {
                 try await reportingFailures {
                     let bytes: Data
                     do {
-                        guard let made = try DeltaMaker.make(from: old, to: new, options: .init(sourceStep: step, chainDepth: chain, hashLength: hashLength)) else { throw CommandFailure("no patch was made") }
+                        guard let made = try DeltaMaker.make(from: old, to: new, options: .init(indexStep: indexStep)) else { throw CommandFailure("no patch was made") }
                         bytes = Data(made.readableBytesView)
                     } catch let error as StoreError {
                         throw CommandFailure(error.description)

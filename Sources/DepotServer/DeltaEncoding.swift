@@ -1,0 +1,65 @@
+import CompressNIO
+import DepotHTTP
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import _NIOFileSystem
+
+/// Delta encoding in HTTP (RFC 3229) for `/files/{path}`.
+///
+/// A `GET` with `A-IM: vcdiff` and an `If-None-Match` naming an earlier version's entity tag is
+/// answered `226 IM Used` with the stored patch from that version, when there is one:
+/// `IM: vcdiff` (or `IM: vcdiff, gzip` when `A-IM` also accepts gzip, which sends the stored
+/// bytes as they are), `Delta-Base` naming the base and `ETag` the new version.
+/// `Cache-Control: no-store, im` keeps caches that do not implement RFC 3229 from storing it
+/// (§10.8.2). Everything else is left to the usual responder: a tag that matches the current
+/// version (304), no patch from the tag (200), and requests with other preconditions or a
+/// `Range`, whose meaning combined with a delta this server does not take on.
+struct DeltaEncoding: Sendable {
+    let content: PublishedContent
+    let fileSystem: FileSystem
+
+    func respond(to request: Request, resource: Resource) async throws -> Response? {
+        let headers = request.headers
+        guard request.method == .get || request.method == .head else { return nil }
+        let accepted = AcceptedInstanceManipulations(aIM: headers[values: .aIM])
+        guard accepted.vcdiff,
+            headers[.ifMatch] == nil, headers[.ifUnmodifiedSince] == nil, headers[.range] == nil, headers[.ifRange] == nil,
+            case .tags(let tags) = EntityTagCondition(fieldLines: headers[values: .ifNoneMatch])
+        else { return nil }
+        let current = resource.identity.entityTag
+        if let gzip = resource.gzip, tags.contains(where: { $0.matchesWeakly(gzip.entityTag) }) { return nil }
+        guard !tags.contains(where: { $0.matchesWeakly(current) }) else { return nil }
+        guard let (base, patch) = tags.lazy.filter({ !$0.isWeak }).compactMap({ tag in
+            content.delta(from: tag.opaqueTag, to: current.opaqueTag).map { (tag, $0) }
+        }).first, case .file(let file) = patch.identity.storage
+        else { return nil }
+
+        var body = try await fileSystem.withFileHandle(forReadingAt: file) { handle in
+            try await handle.readToEnd(maximumSizeAllowed: .bytes(patch.identity.length))
+        }
+        if !accepted.gzip { body = try body.decompress(with: .gzip) }
+        var fields: HTTPFields = [
+            .eTag: resource.identity.entityTagField,
+            .lastModified: resource.lastModifiedField,
+            .deltaBase: base.description,
+            .im: accepted.gzip ? "vcdiff, gzip" : "vcdiff",
+            .cacheControl: "no-store, im",
+            .contentType: resource.contentType,
+            .contentLength: String(body.readableBytes),
+        ]
+        fields[.vary] = resource.gzip != nil ? "Accept-Encoding, A-IM" : "A-IM"
+        let status = HTTPResponse.Status(code: 226, reasonPhrase: "IM Used")
+        guard request.method == .get else { return Response(status: status, headers: fields, body: ResponseBody()) }
+        return Response(status: status, headers: fields, body: .init(byteBuffer: body))
+    }
+}
+
+extension HTTPField.Name {
+    /// RFC 3229 §10.5.3.
+    static let aIM = Self("A-IM")!
+    /// RFC 3229 §10.5.2.
+    static let im = Self("IM")!
+    /// RFC 3229 §10.5.1.
+    static let deltaBase = Self("Delta-Base")!
+}

@@ -1,0 +1,41 @@
+import GRDB
+
+/// A stored patch: the gzip-compressed VCDIFF that turns the content `fromSHA256` into the
+/// content `toSHA256`, kept in the blob store as the blob `blobSHA256`.
+public struct DeltaRecord: Hashable, Sendable {
+    public let fromSHA256: String
+    public let toSHA256: String
+    /// The SHA-256 of the gzip bytes, which is also their name in the blob store.
+    public let blobSHA256: String
+    /// The length of the gzip bytes.
+    public let size: Int64
+
+    public init(fromSHA256: String, toSHA256: String, blobSHA256: String, size: Int64) {
+        self.fromSHA256 = fromSHA256
+        self.toSHA256 = toSHA256
+        self.blobSHA256 = blobSHA256
+        self.size = size
+    }
+
+    /// `/deltas/{from}/{to}`: the immutable URL of the patch.
+    public var url: String { "/deltas/\(fromSHA256)/\(toSHA256)" }
+
+    static func all(in db: Database, to target: String? = nil) throws -> [DeltaRecord] {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT from_sha256, to_sha256, blob_sha256, size FROM file_delta
+                WHERE blob_sha256 IS NOT NULL AND (? IS NULL OR to_sha256 = ?) ORDER BY from_sha256
+                """,
+            arguments: [target, target]
+        )
+        return rows.map { DeltaRecord(fromSHA256: $0["from_sha256"], toSHA256: $0["to_sha256"], blobSHA256: $0["blob_sha256"], size: $0["size"]) }
+    }
+}
+
+/// What a delta job needs: the live version of a path and the earlier versions that have no
+/// patch to it yet.
+public struct DeltaWork: Sendable {
+    public let target: FileVersion
+    public let sources: [FileVersion]
+}
