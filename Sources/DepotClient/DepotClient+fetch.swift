@@ -78,17 +78,65 @@ extension DepotClient {
             try? FileManager.default.removeItem(at: staged)
             throw error
         }
-        if let modified = HTTPDate(parsing: entry.lastModified, now: HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970))) {
-            try? FileManager.default.setAttributes(
-                [.modificationDate: Date(timeIntervalSince1970: TimeInterval(modified.secondsSince1970))],
-                ofItemAtPath: staged.path
-            )
-        }
+        try setModificationDate(of: staged, to: entry)
         try AtomicFile.replace(local, with: staged)
         try? FileManager.default.removeItem(at: download.partialFile)
         switch outcome {
         case .resumed: return (.resumed, transferred)
         case .full, .alreadyComplete: return (useGzip ? .gzip : .full, transferred)
+        }
+    }
+
+    /// Downloads the patch `delta` (resumable like any blob), checks its SHA-256, applies it to
+    /// the file held at `local`, checks the result against the manifest and replaces `local`
+    /// atomically. Returns the bytes received; throws ``DeltaFailure`` with them otherwise, and
+    /// `local` is untouched.
+    func fetchDelta(
+        _ delta: Manifest.Delta,
+        for entry: Manifest.Entry,
+        to local: URL,
+        progress: (@Sendable (Progress) -> Void)?
+    ) async throws -> Int64 {
+        let download = BlobDownload(
+            url: try blobURL(delta.url),
+            entityTag: "\"\(delta.sha256)\"",
+            expectedLength: delta.size,
+            partialFile: partialFolder.appendingPathComponent("\(delta.sha256).delta.partial")
+        )
+        let counter = ByteCounter()
+        let path = entry.path
+        var transferred: Int64 = 0
+        let staged = stagingFolder.appendingPathComponent(UUID().uuidString)
+        do {
+            (_, transferred) = try await download.run(configuration: sessionConfiguration) { count in
+                progress?(Progress(path: path, bytesReceived: counter.add(count), bytesExpected: delta.size))
+            }
+            let patch = try Data(contentsOf: download.partialFile)
+            guard Hex.string(SHA256.hash(data: patch)) == delta.sha256 else {
+                throw SyncError(.corrupt, "the patch for \(entry.path) does not match the manifest")
+            }
+            try DeltaPatch.apply(base: local, patch: download.partialFile, output: staged, maximumSize: Int(entry.size))
+            try verifyAndStage(staged, gzip: false, entry: entry, to: staged.appendingPathExtension("verified"))
+            try? FileManager.default.removeItem(at: staged)
+            try setModificationDate(of: staged.appendingPathExtension("verified"), to: entry)
+            try AtomicFile.replace(local, with: staged.appendingPathExtension("verified"))
+            try? FileManager.default.removeItem(at: download.partialFile)
+            return transferred
+        } catch {
+            try? FileManager.default.removeItem(at: download.partialFile)
+            try? FileManager.default.removeItem(at: staged)
+            try? FileManager.default.removeItem(at: staged.appendingPathExtension("verified"))
+            throw DeltaFailure(cause: error, bytesTransferred: transferred)
+        }
+    }
+
+    /// Gives a staged file the manifest's `Last-Modified` as its modification time.
+    func setModificationDate(of staged: URL, to entry: Manifest.Entry) throws {
+        if let modified = HTTPDate(parsing: entry.lastModified, now: HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970))) {
+            try? FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: TimeInterval(modified.secondsSince1970))],
+                ofItemAtPath: staged.path
+            )
         }
     }
 
@@ -141,4 +189,11 @@ final class ByteCounter: Sendable {
             return $0
         }
     }
+}
+
+/// Why the patch path of a file failed, and what it had received: the sync then downloads the
+/// file whole and counts both.
+struct DeltaFailure: Error {
+    let cause: any Error
+    let bytesTransferred: Int64
 }

@@ -121,9 +121,23 @@ public struct DepotClient: Sendable {
             {
                 return file
             }
-            let (outcome, transferred) = try await fetch(entry, to: local, progress: progress)
-            file.outcome = outcome
-            file.bytesTransferred = transferred
+            var patchBytes: Int64 = 0
+            if let held = state.files[entry.path], let delta = entry.deltas?.first(where: { $0.from == held.sha256 }),
+                FileManager.default.fileExists(atPath: local.path)
+            {
+                do {
+                    file.bytesTransferred = try await fetchDelta(delta, for: entry, to: local, progress: progress)
+                    file.outcome = .delta
+                } catch {
+                    // Any failure of the patch path falls back to the full download.
+                    patchBytes = (error as? DeltaFailure)?.bytesTransferred ?? 0
+                }
+            }
+            if file.outcome != .delta {
+                let (outcome, transferred) = try await fetch(entry, to: local, progress: progress)
+                file.outcome = outcome
+                file.bytesTransferred = transferred + patchBytes
+            }
             state.files[entry.path] = .init(version: entry.version, sha256: entry.sha256, etag: entry.etag, size: entry.size)
             try state.save(to: stateFile)
         } catch {

@@ -25,7 +25,7 @@ public func buildApplication(
     let catalog = try Catalog(path: FilePath(configuration.dataDirectory).appending("catalog.sqlite").string, logger: logger)
     let content = PublishedContent(catalog: catalog, store: store, cachePolicy: configuration.cachePolicy)
     try await content.reload()
-    let deltas = DeltaQueue()
+    let deltas = configuration.publish.deltas.previousVersions > 0 ? DeltaQueue() : nil
 
     let router = buildRouter(
         requestCounter: requestCounter,
@@ -67,9 +67,13 @@ public func buildApplication(
         app.addServices(PublicSiteRescanService(site: site, interval: interval, logger: logger))
     }
     app.addServices(
-        BlobCollectionService(catalog: catalog, store: store, content: content, site: site, configuration: configuration.publish, logger: logger),
-        DeltaService(catalog: catalog, store: store, content: content, queue: deltas, configuration: configuration.publish.deltas, logger: logger)
+        BlobCollectionService(catalog: catalog, store: store, content: content, site: site, configuration: configuration.publish, logger: logger)
     )
+    if let deltas {
+        app.addServices(
+            DeltaService(catalog: catalog, store: store, content: content, queue: deltas, configuration: configuration.publish.deltas, logger: logger)
+        )
+    }
     return app
 }
 

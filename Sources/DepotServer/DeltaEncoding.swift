@@ -30,9 +30,10 @@ struct DeltaEncoding: Sendable {
         let current = resource.identity.entityTag
         if let gzip = resource.gzip, tags.contains(where: { $0.matchesWeakly(gzip.entityTag) }) { return nil }
         guard !tags.contains(where: { $0.matchesWeakly(current) }) else { return nil }
-        guard let (base, patch) = tags.lazy.filter({ !$0.isWeak }).compactMap({ tag in
-            content.delta(from: tag.opaqueTag, to: current.opaqueTag).map { (tag, $0) }
-        }).first, case .file(let file) = patch.identity.storage
+        guard
+            let (base, patch) = tags.lazy.filter({ !$0.isWeak }).compactMap({ tag in
+                content.delta(from: tag.opaqueTag, to: current.opaqueTag).map { (tag, $0) }
+            }).first, case .file(let file) = patch.identity.storage
         else { return nil }
 
         var body = try await fileSystem.withFileHandle(forReadingAt: file) { handle in

@@ -38,7 +38,6 @@ struct DeltaService: Service {
     let logger: Logger
 
     func run() async throws {
-        guard configuration.previousVersions > 0 else { return }
         for path in try await catalog.livePaths() {
             await makeDeltas(for: path)
         }
@@ -79,7 +78,12 @@ struct DeltaService: Service {
             logger.info("No patch kept: not clearly smaller than the full download", metadata: metadata)
             return
         }
-        let blob = try await store.ingest(AsyncStream { $0.yield(patch); $0.finish() })
+        let blob = try await store.ingest(
+            AsyncStream {
+                $0.yield(patch)
+                $0.finish()
+            }
+        )
         defer { store.release(blob.sha256) }
         try await catalog.recordDelta(from: source.sha256, to: target.sha256, blob: blob, now: .now())
         try await content.reload()

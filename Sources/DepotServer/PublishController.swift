@@ -20,7 +20,8 @@ struct PublishController: Sendable {
     let metrics: DepotMetrics
     let configuration: PublishConfiguration
     let authenticator: BearerAuthenticator
-    let deltas: DeltaQueue
+    /// Where publishes ask for patches; `nil` when deltas are off.
+    let deltas: DeltaQueue?
 
     init(
         catalog: Catalog,
@@ -28,7 +29,7 @@ struct PublishController: Sendable {
         content: PublishedContent,
         metrics: DepotMetrics,
         configuration: PublishConfiguration,
-        deltas: DeltaQueue = DeltaQueue()
+        deltas: DeltaQueue? = nil
     ) {
         self.catalog = catalog
         self.store = store
@@ -103,7 +104,7 @@ struct PublishController: Sendable {
             .init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions)
         )
         try await content.reload()
-        if !result.unchanged { deltas.schedule(path) }
+        if !result.unchanged { deltas?.schedule(path) }
         metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: result.unchanged)
         let version = result.version
         context.logger.info(

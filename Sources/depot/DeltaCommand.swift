@@ -26,7 +26,9 @@ extension Depot {
                 try await reportingFailures {
                     let bytes: Data
                     do {
-                        guard let made = try DeltaMaker.make(from: old, to: new, options: .init(indexStep: indexStep)) else { throw CommandFailure("no patch was made") }
+                        guard let made = try DeltaMaker.make(from: old, to: new, options: .init(indexStep: indexStep)) else {
+                            throw CommandFailure("no patch was made")
+                        }
                         bytes = Data(made.readableBytesView)
                     } catch let error as StoreError {
                         throw CommandFailure(error.description)

@@ -1,5 +1,6 @@
-@testable import DepotDelta
 import Testing
+
+@testable import DepotDelta
 
 @Suite("VCDIFF round trips (RFC 3284)")
 struct RoundTripTests {

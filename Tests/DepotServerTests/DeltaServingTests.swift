@@ -36,8 +36,12 @@ struct DeltaServingTests {
             try await RawHTTPConnection.with(port: server.port) { connection in
                 let old = Fixture.sha256(Self.version1)
                 let new = Fixture.sha256(Self.version2)
-                #expect(try await connection.request("PUT", "/v1/files/db/catalog.txt", headers: [Self.auth], body: Array(Self.version1)).status == 201)
-                #expect(try await connection.request("PUT", "/v1/files/db/catalog.txt", headers: [Self.auth], body: Array(Self.version2)).status == 201)
+                #expect(
+                    try await connection.request("PUT", "/v1/files/db/catalog.txt", headers: [Self.auth], body: Array(Self.version1)).status == 201
+                )
+                #expect(
+                    try await connection.request("PUT", "/v1/files/db/catalog.txt", headers: [Self.auth], body: Array(Self.version2)).status == 201
+                )
                 let entry = try await Self.waitForDeltas(&connection, path: "db/catalog.txt")
                 let deltas = try #require(entry["deltas"] as? [[String: Any]])
                 #expect(deltas.count == 1)
@@ -106,7 +110,11 @@ struct DeltaServingTests {
                     let response = try await connection.request("GET", "/files/catalog.txt", headers: headers)
                     #expect(response.status == 200 && response.body == Array(Self.version2), "\(headers)")
                 }
-                let ranged = try await connection.request("GET", "/files/catalog.txt", headers: [("A-IM", "vcdiff"), ("If-None-Match", old), ("Range", "bytes=0-3")])
+                let ranged = try await connection.request(
+                    "GET",
+                    "/files/catalog.txt",
+                    headers: [("A-IM", "vcdiff"), ("If-None-Match", old), ("Range", "bytes=0-3")]
+                )
                 #expect(ranged.status == 206)
             }
         }
@@ -118,8 +126,18 @@ struct DeltaServingTests {
             try await RawHTTPConnection.with(port: server.port) { connection in
                 // Unrelated random versions first, then a path whose patch is worth it: the
                 // service works in order, so once that one is listed the random one was decided.
-                _ = try await connection.request("PUT", "/v1/files/noise.bin", headers: [Self.auth], body: Array(Fixture.pseudoRandom(count: 100_000, seed: 3)))
-                _ = try await connection.request("PUT", "/v1/files/noise.bin", headers: [Self.auth], body: Array(Fixture.pseudoRandom(count: 100_000, seed: 5)))
+                _ = try await connection.request(
+                    "PUT",
+                    "/v1/files/noise.bin",
+                    headers: [Self.auth],
+                    body: Array(Fixture.pseudoRandom(count: 100_000, seed: 3))
+                )
+                _ = try await connection.request(
+                    "PUT",
+                    "/v1/files/noise.bin",
+                    headers: [Self.auth],
+                    body: Array(Fixture.pseudoRandom(count: 100_000, seed: 5))
+                )
                 _ = try await connection.request("PUT", "/v1/files/catalog.txt", headers: [Self.auth], body: Array(Self.version1))
                 _ = try await connection.request("PUT", "/v1/files/catalog.txt", headers: [Self.auth], body: Array(Self.version2))
                 _ = try await Self.waitForDeltas(&connection, path: "catalog.txt")
