@@ -19,7 +19,7 @@ struct SourceIndex: Sendable {
         self.step = step
         let blocks = source.count >= Self.hashLength ? (source.count - Self.hashLength) / step + 1 : 0
         var bits = 10
-        while 2 << bits < blocks { bits += 1 }
+        while 4 << bits < blocks { bits += 1 }
         let shift = 64 - bits
         self.shift = shift
         var buckets = [UInt32](repeating: 0, count: 1 << bits)

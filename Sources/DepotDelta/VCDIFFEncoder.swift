@@ -80,6 +80,7 @@ public struct VCDIFFEncoder: Sendable {
             low = min(low, address)
             high = max(high, address + size)
         }
+        if low >= high { low = 0 }
         let segment = low < high ? (length: high - low, position: low) : nil
         let segmentLength = segment?.length ?? 0
         var writer = WindowWriter()
@@ -95,6 +96,9 @@ public struct VCDIFFEncoder: Sendable {
             case .copy(let address, let size):
                 writer.copy(from: address - low, size: size, here: segmentLength + written)
                 written += size
+            case .targetCopy(let start, let size):
+                writer.copy(from: segmentLength + start, size: size, here: segmentLength + written)
+                written += size
             }
         }
         writer.write(targetLength: target.count, sourceSegment: segment, to: &output)
@@ -106,71 +110,59 @@ public struct VCDIFFEncoder: Sendable {
         case run(byte: UInt8, count: Int)
         /// `size` bytes from absolute source position `address`.
         case copy(address: Int, size: Int)
+        /// `size` bytes from window position `start`, earlier in the target.
+        case targetCopy(start: Int, size: Int)
     }
 
     private mutating func findInstructions(source: UnsafeRawBufferPointer, target: UnsafeRawBufferPointer) -> [Instruction] {
         var instructions: [Instruction] = []
-        guard let targetBase = target.baseAddress else { return instructions }
-        let hashLength = SourceIndex.hashLength
+        guard target.baseAddress != nil else { return instructions }
         var pending = 0  // start of the bytes not yet encoded
         var position = 0
         index.buckets.withUnsafeBufferPointer { buckets in
             index.chain.withUnsafeBufferPointer { chain in
+                var finder = MatchFinder(
+                    source: source,
+                    target: target,
+                    targetOffset: targetPosition,
+                    buckets: buckets,
+                    chain: chain,
+                    index: index,
+                    chainDepth: options.chainDepth,
+                    targetTable: [Int32](repeating: -1, count: 1 << 18)
+                )
                 while position < target.count {
-                    let remaining = target.count - position
-                    var bestLength = 0
-                    var bestSource = 0
-
-                    // 1. Where recent copies would continue: what in-place edits leave behind.
-                    for displacement in recentDisplacements {
-                        let predicted = targetPosition + position + displacement
-                        guard predicted >= 0, predicted < source.count else { continue }
-                        let length = commonPrefixLength(
-                            source.baseAddress! + predicted,
-                            targetBase + position,
-                            limit: min(remaining, source.count - predicted)
-                        )
-                        if length >= Self.minimumContinuedMatch, length > bestLength {
-                            bestLength = length
-                            bestSource = predicted
-                        }
-                    }
-
-                    // 2. Indexed source positions with the same hash.
-                    if bestLength < 64, remaining >= hashLength, source.count >= hashLength {
-                        var entry = buckets[SourceIndex.hash(targetBase + position, shift: index.shift)]
-                        var depth = 0
-                        while entry != 0, depth < options.chainDepth {
-                            let candidate = Int(entry - 1) * index.step
-                            let length = commonPrefixLength(
-                                source.baseAddress! + candidate,
-                                targetBase + position,
-                                limit: min(remaining, source.count - candidate)
-                            )
-                            if length >= hashLength, length > bestLength {
-                                bestLength = length
-                                bestSource = candidate
-                            }
-                            entry = chain[Int(entry - 1)]
-                            depth += 1
-                        }
-                    }
-
-                    guard bestLength > 0 else {
+                    var match = finder.longest(at: position, displacements: recentDisplacements)
+                    guard match.length > 0 else {
+                        finder.remember(position)
                         position += 1
                         continue
                     }
+                    // Lazy matching: a clearly longer match one byte on is worth a literal byte.
+                    if match.length < 256, position + 1 < target.count {
+                        let next = finder.longest(at: position + 1, displacements: recentDisplacements)
+                        if next.length > match.length + 1 {
+                            position += 1
+                            match = next
+                        }
+                    }
                     // Extend backwards over bytes not yet encoded.
+                    let from = match.inTarget ? UnsafeRawBufferPointer(target) : source
                     var back = 0
-                    while position - back > pending, bestSource - back > 0,
-                        source[bestSource - back - 1] == target[position - back - 1]
+                    while position - back > pending, match.source - back > 0,
+                        from[match.source - back - 1] == target[position - back - 1]
                     {
                         back += 1
                     }
                     Self.appendLiteral(target, from: pending, to: position - back, into: &instructions)
-                    instructions.append(.copy(address: bestSource - back, size: bestLength + back))
-                    remember(displacement: bestSource - (targetPosition + position))
-                    position += bestLength
+                    if match.inTarget {
+                        instructions.append(.targetCopy(start: match.source - back, size: match.length + back))
+                    } else {
+                        instructions.append(.copy(address: match.source - back, size: match.length + back))
+                        remember(displacement: match.source - (targetPosition + position))
+                    }
+                    for covered in stride(from: position, to: position + match.length, by: 16) { finder.remember(covered) }
+                    position += match.length
                     pending = position
                 }
             }
@@ -186,6 +178,60 @@ public struct VCDIFFEncoder: Sendable {
             recentDisplacements.removeLast()
         }
         recentDisplacements.insert(displacement, at: 0)
+    }
+
+    /// Finds the longest source match for a target position.
+    struct MatchFinder {
+        let source: UnsafeRawBufferPointer
+        let target: UnsafeRawBufferPointer
+        /// Where the window starts in the whole target.
+        let targetOffset: Int
+        let buckets: UnsafeBufferPointer<UInt32>
+        let chain: UnsafeBufferPointer<UInt32>
+        let index: SourceIndex
+        let chainDepth: Int
+        /// The newest window position of each 16-byte hash seen so far: matches within the target.
+        var targetTable: [Int32]
+
+        /// Records window position `position` for later target matches.
+        @inline(__always)
+        mutating func remember(_ position: Int) {
+            guard target.count - position >= SourceIndex.hashLength else { return }
+            targetTable[SourceIndex.hash(target.baseAddress! + position, shift: 64 - 18)] = Int32(position)
+        }
+
+        /// Tries, in order, where recent copies would continue (what in-place edits leave
+        /// behind), then the indexed source positions with the same hash.
+        @inline(__always)
+        func longest(at position: Int, displacements: [Int]) -> (length: Int, source: Int, inTarget: Bool) {
+            let remaining = target.count - position
+            let here = target.baseAddress! + position
+            var best = (length: 0, source: 0, inTarget: false)
+            for displacement in displacements {
+                let predicted = targetOffset + position + displacement
+                guard predicted >= 0, predicted < source.count else { continue }
+                let length = commonPrefixLength(source.baseAddress! + predicted, here, limit: min(remaining, source.count - predicted))
+                if length >= VCDIFFEncoder.minimumContinuedMatch, length > best.length { best = (length, predicted, false) }
+            }
+            let hashLength = SourceIndex.hashLength
+            guard best.length < 64, remaining >= hashLength else { return best }
+            let earlier = Int(targetTable[SourceIndex.hash(here, shift: 64 - 18)])
+            if earlier >= 0, earlier < position {
+                let length = commonPrefixLength(target.baseAddress! + earlier, here, limit: remaining)
+                if length >= hashLength, length > best.length { best = (length, earlier, true) }
+            }
+            guard source.count >= hashLength else { return best }
+            var entry = buckets[SourceIndex.hash(here, shift: index.shift)]
+            var depth = 0
+            while entry != 0, depth < chainDepth {
+                let candidate = Int(entry - 1) * index.step
+                let length = commonPrefixLength(source.baseAddress! + candidate, here, limit: min(remaining, source.count - candidate))
+                if length >= hashLength, length > best.length { best = (length, candidate, false) }
+                entry = chain[Int(entry - 1)]
+                depth += 1
+            }
+            return best
+        }
     }
 
     /// Bytes no copy covers: ADDs, with long runs of one byte as RUNs.

@@ -23,6 +23,21 @@ struct InteroperabilityTests {
         }
     }
 
+    @Test func xdelta3ReadsTargetCopies() async throws {
+        try await withTemporaryDirectory { directory in
+            let block = Array(Fixture.pseudoRandom(count: 10_000, seed: 29))
+            let source = Samples.records(count: 5_000, seed: 27)
+            let target = Array(source.prefix(50_000)) + block + block + Array(source.suffix(50_000)) + block
+            let delta = VCDIFFEncoder.encode(source: source, target: target)
+            #expect(delta.count < block.count + 1_000)
+            let sourceFile = try directory.write(Data(source), to: "source")
+            let deltaFile = try directory.write(Data(delta), to: "delta")
+            let output = directory.appendingPathComponent("output")
+            #expect(try Samples.run(Self.xdelta3, ["-d", "-f", "-s", sourceFile.path, deltaFile.path, output.path]) == 0)
+            #expect(try Data(contentsOf: output) == Data(target))
+        }
+    }
+
     /// `-S none -A -n` is plain RFC 3284; the default flags add xdelta3's application header and
     /// per-window Adler-32, which Depot reads and checks too.
     @Test(arguments: [["-S", "none", "-A", "-n"], ["-S", "none"], ["-S", "none", "-W", "65536"]])

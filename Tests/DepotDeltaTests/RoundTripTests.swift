@@ -1,3 +1,4 @@
+import DepotTestSupport
 import Testing
 
 @testable import DepotDelta
@@ -50,6 +51,15 @@ struct RoundTripTests {
             let delta = VCDIFFEncoder.encode(source: source, target: target)
             #expect(try VCDIFFDecoder.decode(delta, source: source) == target)
         }
+    }
+
+    /// New content that repeats itself is copied from earlier in the target window.
+    @Test func repeatedNewContentUsesTargetCopies() throws {
+        let block = Array(Fixture.pseudoRandom(count: 4096, seed: 19))
+        let target = block + block + block + block
+        let delta = VCDIFFEncoder.encode(source: Array("unrelated".utf8), target: target)
+        #expect(delta.count < block.count + 100)
+        #expect(try VCDIFFDecoder.decode(delta, source: Array("unrelated".utf8)) == target)
     }
 
     @Test func runsBecomeRunInstructions() throws {
