@@ -40,6 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-structured-headers.git", from: "1.7.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     ],
     targets: [
         // Pure RFC 9110 logic: validators, dates, preconditions, ranges, content negotiation. No I/O.
@@ -109,6 +110,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -127,6 +129,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -163,7 +166,12 @@ let package = Package(
         ),
         .testTarget(name: "DepotCLITests", dependencies: ["depot", "DepotTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DepotHTTPTests", dependencies: ["DepotHTTP"], swiftSettings: swiftSettings),
-        .testTarget(name: "DepotDeltaTests", dependencies: ["DepotDelta", "DepotTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DepotDeltaTests",
+            dependencies: ["DepotDelta", "DepotTestSupport"],
+            exclude: ["Corpus"],  // read from the source tree, and by scripts/fuzz-delta
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "DepotServerTests",
             dependencies: [

@@ -92,7 +92,7 @@ func buildRouter(
     if let accessLog { router.add(middleware: accessLog) }
     router.add(middleware: RequestCounterMiddleware(counter: requestCounter, metrics: metrics.metrics))
     router.add(middleware: PublicFilesMiddleware(site: site, responder: responder))
-    ContentController(content: content, responder: responder).addRoutes(to: router)
+    ContentController(content: content, responder: responder, metrics: metrics.metrics).addRoutes(to: router)
     publisher.addRoutes(to: router)
     health.addRoutes(to: router)
     metrics.addRoutes(to: router)

@@ -9,11 +9,13 @@ struct ContentController: Sendable {
     let content: PublishedContent
     let responder: ResourceResponder
     let deltaEncoding: DeltaEncoding
+    let metrics: DepotMetrics
 
-    init(content: PublishedContent, responder: ResourceResponder) {
+    init(content: PublishedContent, responder: ResourceResponder, metrics: DepotMetrics) {
         self.content = content
         self.responder = responder
-        self.deltaEncoding = DeltaEncoding(content: content, fileSystem: responder.fileSystem)
+        self.metrics = metrics
+        self.deltaEncoding = DeltaEncoding(content: content, metrics: metrics, fileSystem: responder.fileSystem)
     }
 
     static let otherMethods: [HTTPRequest.Method] = [.post, .put, .delete, .patch, .options]
@@ -52,7 +54,9 @@ struct ContentController: Sendable {
         let from = context.parameters.get("from") ?? ""
         let to = context.parameters.get("to") ?? ""
         guard let resource = content.delta(from: from, to: to) else { throw HTTPError(.notFound, message: "No patch from \(from) to \(to)") }
-        return try responder.respond(to: request, resource: resource, now: .now())
+        let response = try responder.respond(to: request, resource: resource, now: .now())
+        if request.method == .get, response.status == .ok { metrics.recordDeltaSaving(content.deltaSaving(from: from, to: to)) }
+        return response
     }
 
     /// `/blobs/{sha256}` and `/blobs/{sha256}.gz`: exactly those bytes, cacheable for a year.

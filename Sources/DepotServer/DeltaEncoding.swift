@@ -17,6 +17,7 @@ import _NIOFileSystem
 /// `Range`, whose meaning combined with a delta this server does not take on.
 struct DeltaEncoding: Sendable {
     let content: PublishedContent
+    let metrics: DepotMetrics
     let fileSystem: FileSystem
 
     func respond(to request: Request, resource: Resource) async throws -> Response? {
@@ -52,6 +53,7 @@ struct DeltaEncoding: Sendable {
         fields[.vary] = resource.gzip != nil ? "Accept-Encoding, A-IM" : "A-IM"
         let status = HTTPResponse.Status(code: 226, reasonPhrase: "IM Used")
         guard request.method == .get else { return Response(status: status, headers: fields, body: ResponseBody()) }
+        metrics.recordDeltaSaving((resource.gzip?.length ?? resource.identity.length) - Int64(body.readableBytes))
         return Response(status: status, headers: fields, body: .init(byteBuffer: body))
     }
 }

@@ -1,4 +1,5 @@
 import Prometheus
+import Synchronization
 
 /// Depot's metrics, kept in a Prometheus registry that the application is given (none is
 /// global), and served as text at `/metrics`.
@@ -13,6 +14,19 @@ public final class DepotMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     let publishDuration: DurationHistogram
     let deltaBytesSaved: Counter
+    /// The counters of each response series, made once: the registry's lookup builds label
+    /// arrays and takes its lock, on every request otherwise.
+    private let responseCounters = Mutex<[ResponseSeries: (requests: Counter, bytes: Counter)]>([:])
+
+    private struct ResponseSeries: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
+
+    /// Methods counted under their own name; any other is `OTHER`, so that clients cannot grow
+    /// the number of series.
+    static let countedMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "POST", "PATCH", "OPTIONS"]
 
     // Computed: MetricNameDescriptor is not Sendable, so it cannot be a stored static.
     static var requests: MetricNameDescriptor {
@@ -59,10 +73,26 @@ public final class DepotMetrics: Sendable {
     }
 
     func recordResponse(route: String, method: String, status: Int, contentBytes: Int64) {
-        registry.makeCounter(descriptor: Self.requests, labels: [("route", route), ("method", method), ("status", String(status))]).increment()
-        if contentBytes > 0 {
-            registry.makeCounter(descriptor: Self.responseBytes, labels: [("route", route)]).increment(by: contentBytes)
+        let series = ResponseSeries(route: route, method: Self.countedMethods.contains(method) ? method : "OTHER", status: status)
+        let counters = responseCounters.withLock { cache in
+            if let counters = cache[series] { return counters }
+            let counters = (
+                requests: registry.makeCounter(
+                    descriptor: Self.requests,
+                    labels: [("route", series.route), ("method", series.method), ("status", String(series.status))]
+                ),
+                bytes: registry.makeCounter(descriptor: Self.responseBytes, labels: [("route", series.route)])
+            )
+            cache[series] = counters
+            return counters
         }
+        counters.requests.increment()
+        if contentBytes > 0 { counters.bytes.increment(by: contentBytes) }
+    }
+
+    /// Records what a patch saved a client: the full download's size minus the patch's.
+    func recordDeltaSaving(_ bytes: Int64) {
+        if bytes > 0 { deltaBytesSaved.increment(by: bytes) }
     }
 
     func recordPublish(duration: Duration, unchanged: Bool) {

@@ -1,19 +1,22 @@
 import NIOCore
+import NIOHTTPTypes
 
 /// Delays a connection's close until the writes already issued have reached the socket.
 ///
 /// Hummingbird 2.28.1 closes a connection right after writing the last part of a response when
 /// the server is shutting down gracefully (`HTTPConnectionStateHandler`). For a slow reader, NIO
 /// still holds unsent bytes at that moment, and closing drops them: the download is cut short.
-/// This handler sits between that handler and the socket. It counts outstanding writes and holds
-/// back a close until they complete (succeeded or failed), so the client gets every byte. A
+/// This handler sits between that handler and the socket. It counts responses not yet written
+/// out and holds back a close until they are (succeeded or failed), so the client gets every byte. A
 /// second close, such as the one at the end of the shutdown grace period, closes at once, and
 /// `timeout` bounds the wait.
 final class DrainBeforeCloseHandler: ChannelOutboundHandler, RemovableChannelHandler {
-    typealias OutboundIn = Any
-    typealias OutboundOut = Any
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
 
     private let timeout: TimeAmount
+    /// Response ends written but not yet on the socket. Writes complete in order, so the end of
+    /// a response completing means all of it did: only ends are tracked, one promise a response.
     private var outstandingWrites = 0
     private var heldClose: (mode: CloseMode, promise: EventLoopPromise<Void>?)?
     private var timer: Scheduled<Void>?
@@ -23,6 +26,10 @@ final class DrainBeforeCloseHandler: ChannelOutboundHandler, RemovableChannelHan
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
+            return
+        }
         outstandingWrites += 1
         let written = promise ?? context.eventLoop.makePromise()
         // The callbacks run on the channel's event loop, where handler and context belong.

@@ -18,6 +18,8 @@ public final class PublishedContent: Sendable {
         var gzipBlobs: [String: Resource] = [:]
         /// `/deltas/{from}/{to}`, keyed by `from/to`.
         var deltas: [String: Resource] = [:]
+        /// What each patch saves against the full download of its target, keyed like `deltas`.
+        var deltaSavings: [String: Int64] = [:]
         var manifest: Resource?
     }
 
@@ -56,6 +58,8 @@ public final class PublishedContent: Sendable {
     public var manifest: Resource? { state.withLock { $0.manifest } }
     /// `/deltas/{from}/{to}`: the gzip-compressed VCDIFF patch from one content to another.
     public func delta(from: String, to: String) -> Resource? { state.withLock { $0.deltas["\(from)/\(to)"] } }
+    /// Bytes the patch from `from` to `to` saves against the full (gzip) download of `to`.
+    func deltaSaving(from: String, to: String) -> Int64 { state.withLock { $0.deltaSavings["\(from)/\(to)"] ?? 0 } }
 
     /// Reads the catalog and swaps in the new resources. A reload that lost a race with a newer
     /// one changes nothing.
@@ -103,6 +107,9 @@ public final class PublishedContent: Sendable {
             }
         }
         for delta in snapshot.deltas {
+            if let target = snapshot.blobs[delta.toSHA256]?.record {
+                next.deltaSavings["\(delta.fromSHA256)/\(delta.toSHA256)"] = (target.gzip?.size ?? target.size) - delta.size
+            }
             next.deltas["\(delta.fromSHA256)/\(delta.toSHA256)"] = Resource(
                 identity: .init(storage: .file(store.path(forSHA256: delta.blobSHA256)), length: delta.size, sha256: delta.blobSHA256),
                 gzip: nil,

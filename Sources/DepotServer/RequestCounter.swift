@@ -47,6 +47,8 @@ struct RequestCounterMiddleware<Context: RequestContext>: RouterMiddleware {
 
     private func record(_ request: Request, context: Context, status: Int, bytes: Int64) {
         counter?.record(method: request.method.rawValue, path: request.uri.path, status: status)
-        metrics.recordResponse(route: context.endpointPath ?? "public", method: request.method.rawValue, status: status, contentBytes: bytes)
+        // Requests no route matched reach the public folder; Hummingbird names their endpoint "NotFound".
+        let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? "public"
+        metrics.recordResponse(route: route, method: request.method.rawValue, status: status, contentBytes: bytes)
     }
 }

@@ -1,6 +1,7 @@
 import DepotHTTP
 import DepotStore
 import Foundation
+import HTTPTypes
 import NIOCore
 import _NIOFileSystem
 
@@ -40,6 +41,10 @@ public struct Resource: Sendable {
     public let lastModifiedIsStrong: Bool
     public let cacheControl: String?
     let lastModifiedField: String
+    /// The fields of a 304 and of a whole 200, for the identity and the gzip variant, rendered
+    /// once here instead of on every request.
+    let notModifiedFields: (identity: HTTPFields, gzip: HTTPFields?)
+    let okFields: (identity: HTTPFields, gzip: HTTPFields?)
 
     public init(identity: Variant, gzip: Variant?, contentType: String, lastModified: HTTPDate, lastModifiedIsStrong: Bool, cacheControl: String?) {
         self.identity = identity
@@ -49,6 +54,25 @@ public struct Resource: Sendable {
         self.lastModifiedIsStrong = lastModifiedIsStrong
         self.cacheControl = cacheControl
         self.lastModifiedField = lastModified.imfFixdate
+        let lastModifiedField = self.lastModifiedField
+        func fields(_ variant: Variant, gzip isGzip: Bool) -> (notModified: HTTPFields, ok: HTTPFields) {
+            var notModified = HTTPFields()
+            if gzip != nil { notModified[.vary] = "Accept-Encoding" }
+            notModified[.eTag] = variant.entityTagField
+            notModified[.lastModified] = lastModifiedField
+            if let cacheControl { notModified[.cacheControl] = cacheControl }
+            var ok = notModified
+            ok[.acceptRanges] = "bytes"
+            ok[.reprDigest] = variant.representationDigestField
+            if isGzip { ok[.contentEncoding] = "gzip" }
+            ok[.contentType] = contentType
+            ok[.contentLength] = String(variant.length)
+            return (notModified, ok)
+        }
+        let identityFields = fields(identity, gzip: false)
+        let gzipFields = gzip.map { fields($0, gzip: true) }
+        notModifiedFields = (identityFields.notModified, gzipFields?.notModified)
+        okFields = (identityFields.ok, gzipFields?.ok)
     }
 
     /// A resource served from `blob`: the identity variant's ETag is the content's SHA-256, the

@@ -63,44 +63,71 @@ public struct ResourceResponder: Sendable {
             fields[.acceptRanges] = "bytes"
             throw HTTPError(.rangeNotSatisfiable, headers: fields, message: "None of the requested ranges lies within the content")
         case .notModified:
-            addValidators(to: &fields, variant: variant, resource: resource)
-            return Response(status: .notModified, headers: fields)
-        case .full, .partial, .multipart:
-            addValidators(to: &fields, variant: variant, resource: resource)
-            fields[.acceptRanges] = "bytes"
-            fields[.reprDigest] = variant.representationDigestField
-            if coding == .gzip { fields[.contentEncoding] = "gzip" }
-        }
-
-        let status: HTTPResponse.Status
-        let segments: [FileBody.Segment]
-        let contentLength: Int64
-        switch plan {
+            return Response(status: .notModified, headers: coding == .gzip ? resource.notModifiedFields.gzip! : resource.notModifiedFields.identity)
+        case .full where method == .head || variant.length == 0:
+            return Response(status: .ok, headers: coding == .gzip ? resource.okFields.gzip! : resource.okFields.identity, body: ResponseBody())
+        case .full:
+            return Response(
+                status: .ok,
+                headers: coding == .gzip ? resource.okFields.gzip! : resource.okFields.identity,
+                body: FileBody.make(
+                    storage: variant.storage,
+                    segments: [.file(0...(variant.length - 1))],
+                    contentLength: variant.length,
+                    fileSystem: fileSystem
+                )
+            )
         case .partial(let range):
-            status = .partialContent
-            fields[.contentType] = resource.contentType
             fields[.contentRange] = ContentRange.satisfied(range, completeLength: variant.length)
-            segments = [.file(range)]
-            contentLength = range.upperBound - range.lowerBound + 1
+            return partialResponse(
+                fields: fields,
+                contentType: resource.contentType,
+                segments: [.file(range)],
+                contentLength: range.upperBound - range.lowerBound + 1,
+                method: method,
+                coding: coding,
+                variant: variant,
+                resource: resource
+            )
         case .multipart(let multipart):
-            status = .partialContent
-            fields[.contentType] = multipart.contentType
-            segments =
-                multipart.parts.flatMap { [.bytes(ByteBuffer(string: $0.header)), .file($0.range)] } + [.bytes(ByteBuffer(string: multipart.trailer))]
-            contentLength = multipart.contentLength
-        default:
-            status = .ok
-            fields[.contentType] = resource.contentType
-            segments = variant.length > 0 ? [.file(0...(variant.length - 1))] : []
-            contentLength = variant.length
+            return partialResponse(
+                fields: fields,
+                contentType: multipart.contentType,
+                segments: multipart.parts.flatMap { [.bytes(ByteBuffer(string: $0.header)), .file($0.range)] }
+                    + [.bytes(ByteBuffer(string: multipart.trailer))],
+                contentLength: multipart.contentLength,
+                method: method,
+                coding: coding,
+                variant: variant,
+                resource: resource
+            )
         }
+    }
+
+    /// A 206: one range, or several as `multipart/byteranges`.
+    private func partialResponse(
+        fields: HTTPFields,
+        contentType: String,
+        segments: [FileBody.Segment],
+        contentLength: Int64,
+        method: ConditionalRequest.Method,
+        coding: ContentCoding,
+        variant: Resource.Variant,
+        resource: Resource
+    ) -> Response {
+        var fields = fields
+        addValidators(to: &fields, variant: variant, resource: resource)
+        fields[.acceptRanges] = "bytes"
+        fields[.reprDigest] = variant.representationDigestField
+        if coding == .gzip { fields[.contentEncoding] = "gzip" }
+        fields[.contentType] = contentType
         fields[.contentLength] = String(contentLength)
-        guard method == .get, contentLength > 0 else {
+        guard method == .get else {
             // HEAD: the same fields as GET, no content.
-            return Response(status: status, headers: fields, body: ResponseBody())
+            return Response(status: .partialContent, headers: fields, body: ResponseBody())
         }
         return Response(
-            status: status,
+            status: .partialContent,
             headers: fields,
             body: FileBody.make(storage: variant.storage, segments: segments, contentLength: contentLength, fileSystem: fileSystem)
         )

@@ -14,17 +14,19 @@ public struct LiveServer: Sendable {
     /// Every request it has answered.
     public let requests: RequestCounter
 
-    /// The publish token of servers started with ``withPublishing(configuration:_:)``.
+    /// The publish token of servers started with ``withPublishing(configuration:prepare:_:)``.
     public static let token = "test-token-5f1c"
 
-    /// Starts a server that accepts ``token`` for publishing, with an empty public folder.
+    /// Starts a server that accepts ``token`` for publishing, with a public folder `prepare` fills
+    /// (empty by default).
     public static func withPublishing<Result: Sendable>(
         configuration: ServerConfiguration = ServerConfiguration(),
+        prepare: (URL) throws -> Void = { _ in },
         _ body: @Sendable (LiveServer) async throws -> Result
     ) async throws -> Result {
         var configuration = configuration
         configuration.publish.tokens = [token]
-        return try await with(configuration: configuration, body)
+        return try await with(configuration: configuration, prepare: prepare, body)
     }
 
     /// Starts a server on `configuration` as given but for its address and public folder, keeping

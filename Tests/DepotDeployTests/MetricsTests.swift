@@ -34,6 +34,39 @@ struct MetricsTests {
         }
     }
 
+    @Test("patches count the bytes they save; public files count as route public; unknown methods as OTHER")
+    func deltaSavingsAndLabels() async throws {
+        let version1 = Data((0..<20_000).map { "\($0)\titem-\($0 * 7919 % 10007)\n" }.joined().utf8)
+        var edited = version1
+        edited[100] = UInt8(ascii: "X")
+        let version2 = edited
+        let prepare: (URL) throws -> Void = { try $0.write(Data("hello\n".utf8), to: "hello.txt") }
+        try await LiveServer.withPublishing(prepare: prepare) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                _ = try await connection.request("PUT", "/v1/files/c.txt", headers: [Self.auth], body: Array(version1))
+                let published = try await connection.request("PUT", "/v1/files/c.txt", headers: [Self.auth], body: Array(version2))
+                let gzipSize = try #require(published.json["gzipSize"] as? Int)
+                var patch: (url: String, size: Int)?
+                for _ in 0..<200 where patch == nil {
+                    let files = try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]] ?? []
+                    if let delta = (files.first?["deltas"] as? [[String: Any]])?.first {
+                        patch = (delta["url"] as? String ?? "", delta["size"] as? Int ?? 0)
+                    } else {
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                }
+                let (url, size) = try #require(patch)
+                #expect(try await connection.request("GET", url).status == 200)
+                #expect(try await connection.request("GET", "/hello.txt").status == 200)
+                _ = try await connection.request("PROPFIND", "/hello.txt")
+                let body = try await connection.request("GET", "/metrics").bodyText
+                #expect(body.contains("depot_delta_bytes_saved_total \(gzipSize - size)"), "gzip \(gzipSize), patch \(size)")
+                #expect(body.contains(#"depot_http_requests_total{route="public",method="GET",status="200"} 1"#))
+                #expect(body.contains(#"method="OTHER""#))
+            }
+        }
+    }
+
     @Test("only allowed addresses, or holders of the metrics token, may read /metrics")
     func restricted() async throws {
         try await LiveServer.withPublishing(configuration: .init(metricsAllowedAddresses: [])) { server in
