@@ -44,29 +44,13 @@ extension DepotClient {
         progress: (@Sendable (Progress) -> Void)?
     ) async throws -> (SyncReport.Outcome, Int64) {
         let useGzip = entry.gzip.map { $0.size < entry.size } ?? false
-        let download: BlobDownload
-        if useGzip, let gzip = entry.gzip {
-            download = BlobDownload(
-                url: try blobURL(gzip.url),
-                entityTag: "\"\(gzip.sha256)\"",
-                expectedLength: gzip.size,
-                partialFile: partialFolder.appendingPathComponent("\(gzip.sha256).gz.partial")
-            )
-        } else {
-            download = BlobDownload(
-                url: try blobURL(entry.blob),
-                entityTag: "\"\(entry.sha256)\"",
-                expectedLength: entry.size,
-                partialFile: partialFolder.appendingPathComponent("\(entry.sha256).partial")
-            )
-        }
-        let counter = ByteCounter()
-        let path = entry.path
-        let expected = download.expectedLength
-        let (outcome, transferred) = try await download.run(configuration: sessionConfiguration) { count in
-            let total = counter.add(count)
-            progress?(Progress(path: path, bytesReceived: total, bytesExpected: expected))
-        }
+        let download =
+            if useGzip, let gzip = entry.gzip {
+                try blobDownload(gzip.url, sha256: gzip.sha256, size: gzip.size, partialName: "\(gzip.sha256).gz.partial")
+            } else {
+                try blobDownload(entry.blob, sha256: entry.sha256, size: entry.size, partialName: "\(entry.sha256).partial")
+            }
+        let (outcome, transferred) = try await run(download, for: entry.path, progress: progress)
 
         try FileManager.default.createDirectory(at: local.deletingLastPathComponent(), withIntermediateDirectories: true)
         let staged = stagingFolder.appendingPathComponent(UUID().uuidString)
@@ -97,20 +81,11 @@ extension DepotClient {
         to local: URL,
         progress: (@Sendable (Progress) -> Void)?
     ) async throws -> Int64 {
-        let download = BlobDownload(
-            url: try blobURL(delta.url),
-            entityTag: "\"\(delta.sha256)\"",
-            expectedLength: delta.size,
-            partialFile: partialFolder.appendingPathComponent("\(delta.sha256).delta.partial")
-        )
-        let counter = ByteCounter()
-        let path = entry.path
+        let download = try blobDownload(delta.url, sha256: delta.sha256, size: delta.size, partialName: "\(delta.sha256).delta.partial")
         var transferred: Int64 = 0
         let staged = stagingFolder.appendingPathComponent(UUID().uuidString)
         do {
-            (_, transferred) = try await download.run(configuration: sessionConfiguration) { count in
-                progress?(Progress(path: path, bytesReceived: counter.add(count), bytesExpected: delta.size))
-            }
+            (_, transferred) = try await run(download, for: entry.path, progress: progress)
             let patch = try Data(contentsOf: download.partialFile)
             guard Hex.string(SHA256.hash(data: patch)) == delta.sha256 else {
                 throw SyncError(.corrupt, "the patch for \(entry.path) does not match the manifest")
@@ -127,6 +102,25 @@ extension DepotClient {
             try? FileManager.default.removeItem(at: staged)
             try? FileManager.default.removeItem(at: staged.appendingPathExtension("verified"))
             throw DeltaFailure(cause: error, bytesTransferred: transferred)
+        }
+    }
+
+    /// A resumable download of the immutable URL `url`, whose bytes have this SHA-256 and size.
+    func blobDownload(_ url: String, sha256: String, size: Int64, partialName: String) throws -> BlobDownload {
+        BlobDownload(
+            url: try blobURL(url),
+            entityTag: "\"\(sha256)\"",
+            expectedLength: size,
+            partialFile: partialFolder.appendingPathComponent(partialName)
+        )
+    }
+
+    /// Runs `download`, reporting progress under `path`.
+    func run(_ download: BlobDownload, for path: String, progress: (@Sendable (Progress) -> Void)?) async throws -> (BlobDownload.Outcome, Int64) {
+        let counter = ByteCounter()
+        let expected = download.expectedLength
+        return try await download.run(configuration: sessionConfiguration) { count in
+            progress?(Progress(path: path, bytesReceived: counter.add(count), bytesExpected: expected))
         }
     }
 
