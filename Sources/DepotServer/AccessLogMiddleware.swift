@@ -8,7 +8,11 @@ import Logging
 /// sent back as `X-Request-Id`, so a client's report can be matched with the server's log.
 struct AccessLogMiddleware: RouterMiddleware {
     typealias Context = DepotRequestContext
-    let trustedProxies: Set<String>
+    let accessLog: AccessLog
+
+    init(trustedProxies: Set<String>) {
+        self.accessLog = AccessLog(trustedProxies: trustedProxies)
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
@@ -29,19 +33,44 @@ struct AccessLogMiddleware: RouterMiddleware {
     }
 
     private func log(_ request: Request, context: Context, status: Int, bytes: String?, start: ContinuousClock.Instant) {
-        let peer = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        accessLog.log(
+            to: context.logger,
+            peer: context.channel.remoteAddress?.ipAddress,
+            method: request.method.rawValue,
+            path: request.uri.path,
+            status: status,
+            bytes: bytes,
+            start: start
+        ) { request.headers[values: $0] }
+    }
+}
+
+/// The access-log line, shared by the middleware and ``DirectResponder``.
+struct AccessLog: Sendable {
+    let trustedProxies: Set<String>
+
+    /// Logs one request; `field` gives a request field's lines.
+    func log(
+        to logger: Logger,
+        peer: String?,
+        method: String,
+        path: String,
+        status: Int,
+        bytes: String?,
+        start: ContinuousClock.Instant,
+        field: (HTTPField.Name) -> [String]
+    ) {
+        let peer = peer ?? "unknown"
         let elapsed = ContinuousClock.now - start
-        context.logger.info(
+        logger.info(
             "request",
             metadata: [
-                "client": .string(
-                    ForwardedClient.address(peer: peer, forwardedFor: request.headers[values: .xForwardedFor], trustedProxies: trustedProxies)
-                ),
+                "client": .string(ForwardedClient.address(peer: peer, forwardedFor: field(.xForwardedFor), trustedProxies: trustedProxies)),
                 "scheme": .string(
-                    ForwardedClient.scheme(peer: peer, forwardedProto: request.headers[.xForwardedProto], trustedProxies: trustedProxies)
+                    ForwardedClient.scheme(peer: peer, forwardedProto: field(.xForwardedProto).first, trustedProxies: trustedProxies)
                 ),
-                "method": .string(request.method.rawValue),
-                "path": .string(request.uri.path),
+                "method": .string(method),
+                "path": .string(path),
                 "status": .stringConvertible(status),
                 "bytes": .string(bytes ?? "0"),
                 "ms": .stringConvertible(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000),

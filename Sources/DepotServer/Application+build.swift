@@ -2,6 +2,7 @@ import DepotHTTP
 import DepotStore
 import Hummingbird
 import Logging
+import NIOCore
 import _NIOFileSystem
 
 /// Builds the Depot application: opens the store and the catalog, scans the public folder once,
@@ -26,6 +27,7 @@ public func buildApplication(
     let content = PublishedContent(catalog: catalog, store: store, cachePolicy: configuration.cachePolicy)
     try await content.reload()
     let deltas = configuration.publish.deltas.previousVersions > 0 ? DeltaQueue() : nil
+    let responder = ResourceResponder(rangeLimits: configuration.rangeLimits)
 
     let router = buildRouter(
         requestCounter: requestCounter,
@@ -46,13 +48,26 @@ public func buildApplication(
             deltas: deltas
         ),
         health: HealthController(catalog: catalog, store: store),
-        responder: ResourceResponder(rangeLimits: configuration.rangeLimits)
+        responder: responder
     )
+    let direct = DirectResponder.Configuration(
+        routes: DirectRoutes(content: content, site: site),
+        responder: responder,
+        metrics: metrics,
+        counter: requestCounter,
+        accessLog: configuration.logsRequests ? AccessLog(trustedProxies: configuration.trustedProxies) : nil,
+        serverName: configuration.serverName,
+        logger: logger
+    )
+    let directResponses = configuration.directResponses
+    @Sendable func channelHandlers() -> [any RemovableChannelHandler] {
+        directResponses ? [DrainBeforeCloseHandler(), DirectResponderInstaller(configuration: direct)] : [DrainBeforeCloseHandler()]
+    }
     var app = Application(
         router: router,
         server: .http1(
             configuration: .init(
-                additionalChannelHandlers: [DrainBeforeCloseHandler()],
+                additionalChannelHandlers: channelHandlers(),
                 httpDecoderConfiguration: .init(
                     maxHeaderFieldSize: configuration.headerLimits.maxFieldBytes,
                     maxHeaderListSize: configuration.headerLimits.maxListBytes,

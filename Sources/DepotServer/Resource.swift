@@ -3,6 +3,7 @@ import DepotStore
 import Foundation
 import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import _NIOFileSystem
 
 /// Something Depot serves at a URL: stored bytes with their metadata, validators rendered once.
@@ -45,6 +46,9 @@ public struct Resource: Sendable {
     /// once here instead of on every request.
     let notModifiedFields: (identity: HTTPFields, gzip: HTTPFields?)
     let okFields: (identity: HTTPFields, gzip: HTTPFields?)
+    /// The same fields as NIO `HTTPHeaders`, for ``DirectResponder``.
+    let notModifiedHeaders: (identity: HTTPHeaders, gzip: HTTPHeaders?)
+    let okHeaders: (identity: HTTPHeaders, gzip: HTTPHeaders?)
 
     public init(identity: Variant, gzip: Variant?, contentType: String, lastModified: HTTPDate, lastModifiedIsStrong: Bool, cacheControl: String?) {
         self.identity = identity
@@ -73,6 +77,12 @@ public struct Resource: Sendable {
         let gzipFields = gzip.map { fields($0, gzip: true) }
         notModifiedFields = (identityFields.notModified, gzipFields?.notModified)
         okFields = (identityFields.ok, gzipFields?.ok)
+        notModifiedHeaders = (Self.headers(identityFields.notModified), gzipFields.map { Self.headers($0.notModified) })
+        okHeaders = (Self.headers(identityFields.ok), gzipFields.map { Self.headers($0.ok) })
+    }
+
+    static func headers(_ fields: HTTPFields) -> HTTPHeaders {
+        HTTPHeaders(fields.map { ($0.name.rawName, $0.value) })
     }
 
     /// A resource served from `blob`: the identity variant's ETag is the content's SHA-256, the

@@ -25,31 +25,7 @@ public struct ResourceResponder: Sendable {
             throw HTTPError(.methodNotAllowed, headers: [.allow: "GET, HEAD"], message: "Only GET and HEAD are allowed here")
         }
         let headers = request.headers
-        let coding = ContentCoding.negotiate(acceptEncoding: headers[values: .acceptEncoding], gzipAvailable: resource.gzip != nil)
-        let variant = coding == .gzip ? resource.gzip! : resource.identity
-        let conditional = ConditionalRequest(
-            method: method,
-            ifMatch: headers[values: .ifMatch],
-            ifNoneMatch: headers[values: .ifNoneMatch],
-            ifModifiedSince: headers[values: .ifModifiedSince],
-            ifUnmodifiedSince: headers[values: .ifUnmodifiedSince],
-            ifRange: headers[values: .ifRange],
-            range: headers[values: .range]
-        )
-        let validators = RepresentationValidators(
-            entityTag: variant.entityTag,
-            lastModified: resource.lastModified,
-            lastModifiedIsStrong: resource.lastModifiedIsStrong,
-            length: variant.length
-        )
-        let plan = ResponsePlan.evaluate(
-            conditional,
-            representation: validators,
-            now: now,
-            limits: rangeLimits,
-            contentType: resource.contentType,
-            boundary: Self.makeBoundary()
-        )
+        let (plan, coding, variant) = decide(method: method, resource: resource, now: now) { headers[values: $0] }
 
         // Fields every answer about this resource carries.
         var fields = HTTPFields()
@@ -131,6 +107,43 @@ public struct ResourceResponder: Sendable {
             headers: fields,
             body: FileBody.make(storage: variant.storage, segments: segments, contentLength: contentLength, fileSystem: fileSystem)
         )
+    }
+
+    /// What RFC 9110 requires for a GET or HEAD of `resource`: the plan, the content coding
+    /// and the variant it is about. `field` gives a request field's lines; both Hummingbird's
+    /// path and ``DirectResponder`` decide here, so they cannot disagree.
+    func decide(
+        method: ConditionalRequest.Method,
+        resource: Resource,
+        now: HTTPDate,
+        field: (HTTPField.Name) -> [String]
+    ) -> (plan: ResponsePlan, coding: ContentCoding, variant: Resource.Variant) {
+        let coding = ContentCoding.negotiate(acceptEncoding: field(.acceptEncoding), gzipAvailable: resource.gzip != nil)
+        let variant = coding == .gzip ? resource.gzip! : resource.identity
+        let conditional = ConditionalRequest(
+            method: method,
+            ifMatch: field(.ifMatch),
+            ifNoneMatch: field(.ifNoneMatch),
+            ifModifiedSince: field(.ifModifiedSince),
+            ifUnmodifiedSince: field(.ifUnmodifiedSince),
+            ifRange: field(.ifRange),
+            range: field(.range)
+        )
+        let validators = RepresentationValidators(
+            entityTag: variant.entityTag,
+            lastModified: resource.lastModified,
+            lastModifiedIsStrong: resource.lastModifiedIsStrong,
+            length: variant.length
+        )
+        let plan = ResponsePlan.evaluate(
+            conditional,
+            representation: validators,
+            now: now,
+            limits: rangeLimits,
+            contentType: resource.contentType,
+            boundary: Self.makeBoundary()
+        )
+        return (plan, coding, variant)
     }
 
     private func addValidators(to fields: inout HTTPFields, variant: Resource.Variant, resource: Resource) {

@@ -11,6 +11,7 @@ extension ServerConfiguration {
     /// | `http.host` | string | `127.0.0.1` | address to listen on |
     /// | `http.port` | int | `8080` | port to listen on (0: any free port) |
     /// | `http.serverName` | string | none | `Server` field value |
+    /// | `http.directResponses` | bool | `true` | answer 304s and in-memory content right after the HTTP decoder, below Hummingbird |
     /// | `http.shutdownGraceSeconds` | number | `30` | how long downloads may finish after SIGTERM |
     /// | `http.maxHeaderFieldBytes` | int | 81920 | largest request header field line |
     /// | `http.maxHeaderListBytes` | int | 81920 | largest request header block |
@@ -79,6 +80,7 @@ extension ServerConfiguration {
             headerLimits: headerLimits,
             trustedProxies: Set(reader.stringArray(forKey: "http.trustedProxies", default: [])),
             logsRequests: reader.bool(forKey: "log.requests", default: true),
+            directResponses: reader.bool(forKey: "http.directResponses", default: true),
             metricsAllowedAddresses: Set(reader.stringArray(forKey: "metrics.allowedAddresses", default: ["127.0.0.1", "::1"])),
             metricsToken: reader.string(forKey: "metrics.token", isSecret: true),
             publicDirectory: reader.string(forKey: "public.path", default: defaults.publicDirectory),

@@ -35,6 +35,9 @@ public struct ServerConfiguration: Sendable {
     public var metricsToken: String?
     /// Whether every request is logged (at `info`).
     public var logsRequests: Bool
+    /// Whether GET and HEAD requests answered by a 304 or in-memory content skip Hummingbird's
+    /// pipeline (``DirectResponder``).
+    public var directResponses: Bool
     /// How long in-flight requests may run after SIGTERM or SIGINT before they are cut.
     public var shutdownGracePeriod: Duration
     /// The folder served as it is.
@@ -62,6 +65,7 @@ public struct ServerConfiguration: Sendable {
         headerLimits: HeaderLimits = HeaderLimits(),
         trustedProxies: Set<String> = [],
         logsRequests: Bool = true,
+        directResponses: Bool = true,
         metricsAllowedAddresses: Set<String> = ["127.0.0.1", "::1"],
         metricsToken: String? = nil,
         publicDirectory: String = "public",
@@ -80,6 +84,7 @@ public struct ServerConfiguration: Sendable {
         self.headerLimits = headerLimits
         self.trustedProxies = trustedProxies
         self.logsRequests = logsRequests
+        self.directResponses = directResponses
         self.metricsAllowedAddresses = metricsAllowedAddresses
         self.metricsToken = metricsToken
         self.publicDirectory = publicDirectory

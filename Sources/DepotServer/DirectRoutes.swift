@@ -1,0 +1,49 @@
+import DepotHTTP
+
+/// The resource behind a GET or HEAD target, found without Hummingbird's router, exactly as the
+/// routes and the public-folder middleware find it: `/manifest.json`, `/files/…` (and the digest
+/// sidecars), `/blobs/…`, `/deltas/…`, and otherwise the public folder. `nil` (a missing
+/// resource, a bad path, another route) leaves the request to Hummingbird, which answers it
+/// in full, errors included.
+struct DirectRoutes: Sendable {
+    let content: PublishedContent
+    let site: PublicSite
+
+    /// First path segments that belong to Hummingbird's routes: never the public folder.
+    static let routedSegments: Set<Substring> = ["manifest.json", "files", "blobs", "deltas", "v1", "healthz", "readyz", "metrics"]
+
+    /// The resource for the request target `target` (path and query), the route label the
+    /// metrics use for it, and the path without the query.
+    func resolve(target: String) -> (resource: Resource, route: String, path: String)? {
+        guard target.utf8.first == UInt8(ascii: "/") else { return nil }
+        let path = target.firstIndex(of: "?").map { String(target[..<$0]) } ?? target
+        let first = path.dropFirst().prefix { $0 != "/" }
+        if Self.routedSegments.contains(first) {
+            return routed(path: path, first: first).map { ($0.resource, $0.route, path) }
+        }
+        guard let decoded = try? RequestPath(decoding: path) else { return nil }
+        let relativePath = decoded.hasTrailingSlash ? (decoded.segments + ["index.html"]).joined(separator: "/") : decoded.relativePath
+        return site.resource(at: relativePath).map { ($0, "public", path) }
+    }
+
+    private func routed(path: String, first: Substring) -> (resource: Resource, route: String)? {
+        switch first {
+        case "manifest.json" where path == "/manifest.json":
+            return content.manifest.map { ($0, "/manifest.json") }
+        case "files":
+            guard let logical = try? LogicalPath.parse(path, prefix: "/files", maxLength: .max) else { return nil }
+            return (content.file(at: logical) ?? content.sidecar(at: logical)).map { ($0, "/files/**") }
+        case "blobs":
+            let name = path.dropFirst("/blobs/".count)
+            guard path.hasPrefix("/blobs/"), !name.isEmpty, !name.contains("/") else { return nil }
+            let resource = name.hasSuffix(".gz") ? content.gzipBlob(sha256: String(name.dropLast(3))) : content.blob(sha256: String(name))
+            return resource.map { ($0, "/blobs/{name}") }
+        case "deltas":
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 4, !parts[2].isEmpty, !parts[3].isEmpty else { return nil }
+            return content.delta(from: String(parts[2]), to: String(parts[3])).map { ($0, "/deltas/{from}/{to}") }
+        default:
+            return nil
+        }
+    }
+}
