@@ -20,11 +20,17 @@ public func buildApplication(
     let site = PublicSite(
         directory: try PublicDirectory(path: configuration.publicDirectory, store: store),
         store: store,
-        cacheControl: configuration.publicCacheControl
+        cacheControl: configuration.publicCacheControl,
+        memoryBudget: configuration.memoryCacheBytes
     )
     try await site.refresh(logger: logger)
     let catalog = try Catalog(path: FilePath(configuration.dataDirectory).appending("catalog.sqlite").string, logger: logger)
-    let content = PublishedContent(catalog: catalog, store: store, cachePolicy: configuration.cachePolicy)
+    let content = PublishedContent(
+        catalog: catalog,
+        store: store,
+        cachePolicy: configuration.cachePolicy,
+        memoryBudget: configuration.memoryCacheBytes
+    )
     try await content.reload()
     let deltas = configuration.publish.deltas.previousVersions > 0 ? DeltaQueue() : nil
     let responder = ResourceResponder(rangeLimits: configuration.rangeLimits)

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 import Synchronization
+import _NIOFileSystem
 
 /// The public folder as served: the latest scan, turned into resources, swapped atomically when
 /// a rescan finds a change. Requests read the table; they never touch the folder.
@@ -11,17 +12,21 @@ public final class PublicSite: Sendable {
     private struct State {
         var files: [String: PublicFile] = [:]
         var resources: [String: Resource] = [:]
+        var smallFiles = SmallFiles(budget: 0)
     }
 
     let directory: PublicDirectory
     let store: BlobStore
     let cacheControl: CacheControlPolicy
+    /// How many bytes of small files are held in memory.
+    let memoryBudget: Int
     private let state = Mutex(State())
 
-    public init(directory: PublicDirectory, store: BlobStore, cacheControl: CacheControlPolicy) {
+    public init(directory: PublicDirectory, store: BlobStore, cacheControl: CacheControlPolicy, memoryBudget: Int = 0) {
         self.directory = directory
         self.store = store
         self.cacheControl = cacheControl
+        self.memoryBudget = memoryBudget
     }
 
     /// The files of the last scan.
@@ -41,8 +46,10 @@ public final class PublicSite: Sendable {
         let changed = files.filter { previous[$0.key] != $0.value }.count + previous.keys.filter { files[$0] == nil }.count
         guard changed > 0 || previous.isEmpty else { return 0 }
         var resources: [String: Resource] = [:]
-        for (path, file) in files {
-            resources[path] = Resource(
+        let previousSmallFiles = state.withLock { $0.smallFiles }
+        var smallFiles = SmallFiles(budget: memoryBudget)
+        for (path, file) in files.sorted(by: { $0.key < $1.key }) {
+            let resource = Resource(
                 blob: file.blob,
                 in: store,
                 contentType: MediaType.forPath(path),
@@ -50,10 +57,12 @@ public final class PublicSite: Sendable {
                 lastModifiedIsStrong: file.lastModifiedIsStrong,
                 cacheControl: cacheControl.value(for: path)
             )
+            resources[path] = await smallFiles.holding(resource, previous: previousSmallFiles, fileSystem: .shared)
         }
         state.withLock {
             $0.files = files
             $0.resources = resources
+            $0.smallFiles = smallFiles
         }
         if changed > 0 { logger.info("Public folder scanned", metadata: ["files": "\(files.count)", "changed": "\(changed)"]) }
         return changed

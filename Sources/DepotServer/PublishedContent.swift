@@ -5,6 +5,7 @@ import DepotStore
 import Foundation
 import NIOCore
 import Synchronization
+import _NIOFileSystem
 
 /// What the catalog publishes, turned into resources: the live files, their digest sidecars, the
 /// blobs and the manifest. Rebuilt from a catalog snapshot after every change, so requests never
@@ -21,6 +22,7 @@ public final class PublishedContent: Sendable {
         /// What each patch saves against the full download of its target, keyed like `deltas`.
         var deltaSavings: [String: Int64] = [:]
         var manifest: Resource?
+        var smallFiles = SmallFiles(budget: 0)
     }
 
     /// `Cache-Control` for each kind of URL.
@@ -39,12 +41,15 @@ public final class PublishedContent: Sendable {
     let catalog: Catalog
     let store: BlobStore
     let cachePolicy: CachePolicy
+    /// How many bytes of small live files are held in memory.
+    let memoryBudget: Int
     private let state = Mutex(State())
 
-    public init(catalog: Catalog, store: BlobStore, cachePolicy: CachePolicy) {
+    public init(catalog: Catalog, store: BlobStore, cachePolicy: CachePolicy, memoryBudget: Int = 0) {
         self.catalog = catalog
         self.store = store
         self.cachePolicy = cachePolicy
+        self.memoryBudget = memoryBudget
     }
 
     /// The live version of `path`.
@@ -66,8 +71,10 @@ public final class PublishedContent: Sendable {
     public func reload() async throws {
         let snapshot = try await catalog.snapshot()
         var next = State(serial: snapshot.manifest.serial)
-        for (path, version) in snapshot.live {
-            next.files[path] = Resource(
+        let previousSmallFiles = state.withLock { $0.smallFiles }
+        next.smallFiles = SmallFiles(budget: memoryBudget)
+        for (path, version) in snapshot.live.sorted(by: { $0.key < $1.key }) {
+            let resource = Resource(
                 blob: version.blob,
                 in: store,
                 contentType: version.contentType,
@@ -75,6 +82,7 @@ public final class PublishedContent: Sendable {
                 lastModifiedIsStrong: version.lastModifiedIsStrong,
                 cacheControl: cachePolicy.files
             )
+            next.files[path] = await next.smallFiles.holding(resource, previous: previousSmallFiles, fileSystem: .shared)
             for (suffix, hex) in [("md5", version.md5), ("sha256", version.sha256)] {
                 next.sidecars["\(path).\(suffix)"] = Self.inMemory(
                     Array("\(hex)\n".utf8),

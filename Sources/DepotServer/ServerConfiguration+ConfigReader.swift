@@ -12,6 +12,7 @@ extension ServerConfiguration {
     /// | `http.port` | int | `8080` | port to listen on (0: any free port) |
     /// | `http.serverName` | string | none | `Server` field value |
     /// | `http.directResponses` | bool | `true` | answer 304s and in-memory content right after the HTTP decoder, below Hummingbird |
+    /// | `http.memoryCacheBytes` | int | 16 MiB | bytes of small files (≤ 64 KiB) held in memory, for public and published files each; 0 disables |
     /// | `http.shutdownGraceSeconds` | number | `30` | how long downloads may finish after SIGTERM |
     /// | `http.maxHeaderFieldBytes` | int | 81920 | largest request header field line |
     /// | `http.maxHeaderListBytes` | int | 81920 | largest request header block |
@@ -55,6 +56,8 @@ extension ServerConfiguration {
         let savings = reader.number(forKey: "gzip.minimumSavings", default: defaults.store.gzipMinimumSavings)
         guard (0..<1).contains(savings) else { throw ConfigurationError("gzip.minimumSavings must be at least 0 and below 1") }
         let cacheControl = reader.string(forKey: "public.cacheControl", default: "no-cache")
+        let memoryCacheBytes = reader.int(forKey: "http.memoryCacheBytes", default: defaults.memoryCacheBytes)
+        guard memoryCacheBytes >= 0 else { throw ConfigurationError("http.memoryCacheBytes must not be negative") }
         let headerLimits = ServerConfiguration.HeaderLimits(
             maxFieldBytes: reader.int(forKey: "http.maxHeaderFieldBytes", default: 80 * 1024),
             maxListBytes: reader.int(forKey: "http.maxHeaderListBytes", default: 80 * 1024),
@@ -81,6 +84,7 @@ extension ServerConfiguration {
             trustedProxies: Set(reader.stringArray(forKey: "http.trustedProxies", default: [])),
             logsRequests: reader.bool(forKey: "log.requests", default: true),
             directResponses: reader.bool(forKey: "http.directResponses", default: true),
+            memoryCacheBytes: memoryCacheBytes,
             metricsAllowedAddresses: Set(reader.stringArray(forKey: "metrics.allowedAddresses", default: ["127.0.0.1", "::1"])),
             metricsToken: reader.string(forKey: "metrics.token", isSecret: true),
             publicDirectory: reader.string(forKey: "public.path", default: defaults.publicDirectory),

@@ -38,6 +38,9 @@ public struct ServerConfiguration: Sendable {
     /// Whether GET and HEAD requests answered by a 304 or in-memory content skip Hummingbird's
     /// pipeline (``DirectResponder``).
     public var directResponses: Bool
+    /// Bytes of small files (64 KiB or less) held in memory, for the public folder and for the
+    /// published files each, so that their 200s take the direct path.
+    public var memoryCacheBytes: Int
     /// How long in-flight requests may run after SIGTERM or SIGINT before they are cut.
     public var shutdownGracePeriod: Duration
     /// The folder served as it is.
@@ -66,6 +69,7 @@ public struct ServerConfiguration: Sendable {
         trustedProxies: Set<String> = [],
         logsRequests: Bool = true,
         directResponses: Bool = true,
+        memoryCacheBytes: Int = 16 << 20,
         metricsAllowedAddresses: Set<String> = ["127.0.0.1", "::1"],
         metricsToken: String? = nil,
         publicDirectory: String = "public",
@@ -85,6 +89,7 @@ public struct ServerConfiguration: Sendable {
         self.trustedProxies = trustedProxies
         self.logsRequests = logsRequests
         self.directResponses = directResponses
+        self.memoryCacheBytes = memoryCacheBytes
         self.metricsAllowedAddresses = metricsAllowedAddresses
         self.metricsToken = metricsToken
         self.publicDirectory = publicDirectory
