@@ -13,6 +13,8 @@ import _NIOFileSystem
 public final class PublishedContent: Sendable {
     struct State {
         var serial: Int64 = -1
+        /// Which reload built this state: reloads are numbered as they start.
+        var generation = 0
         var files: [String: Resource] = [:]
         var sidecars: [String: Resource] = [:]
         var blobs: [String: Resource] = [:]
@@ -44,6 +46,7 @@ public final class PublishedContent: Sendable {
     /// How many bytes of small live files are held in memory.
     let memoryBudget: Int
     private let state = Mutex(State())
+    private let reloads = Atomic<Int>(0)
 
     public init(catalog: Catalog, store: BlobStore, cachePolicy: CachePolicy, memoryBudget: Int = 0) {
         self.catalog = catalog
@@ -66,11 +69,16 @@ public final class PublishedContent: Sendable {
     /// Bytes the patch from `from` to `to` saves against the full (gzip) download of `to`.
     func deltaSaving(from: String, to: String) -> Int64 { state.withLock { $0.deltaSavings["\(from)/\(to)"] ?? 0 } }
 
-    /// Reads the catalog and swaps in the new resources. A reload that lost a race with a newer
-    /// one changes nothing.
+    /// Reads the catalog and swaps in the new resources. Reloads overlap (a publish, the patch
+    /// maker and collection each start one), so a state replaces the current one only if it is
+    /// newer: a higher manifest serial, or the same serial read by a reload that started later.
+    /// The serial alone was not enough: removing retired versions changes what may be served
+    /// without a new manifest, and a reload that had read the catalog before the removal could
+    /// bring back a blob whose file collection deleted next (a 200 with no file behind it).
     public func reload() async throws {
+        let generation = reloads.wrappingAdd(1, ordering: .relaxed).newValue
         let snapshot = try await catalog.snapshot()
-        var next = State(serial: snapshot.manifest.serial)
+        var next = State(serial: snapshot.manifest.serial, generation: generation)
         let previousSmallFiles = state.withLock { $0.smallFiles }
         next.smallFiles = SmallFiles(budget: memoryBudget)
         for (path, version) in snapshot.live.sorted(by: { $0.key < $1.key }) {
@@ -129,7 +137,7 @@ public final class PublishedContent: Sendable {
         }
         next.manifest = try Self.manifestResource(snapshot.manifest, cacheControl: cachePolicy.manifest)
         state.withLock { current in
-            if next.serial >= current.serial { current = next }
+            if (next.serial, next.generation) > (current.serial, current.generation) { current = next }
         }
     }
 
