@@ -46,9 +46,13 @@ public struct Resource: Sendable {
     /// once here instead of on every request.
     let notModifiedFields: (identity: HTTPFields, gzip: HTTPFields?)
     let okFields: (identity: HTTPFields, gzip: HTTPFields?)
+    /// A 206's fields but `Content-Range` and `Content-Length`, which depend on the ranges.
+    let partialFields: (identity: HTTPFields, gzip: HTTPFields?)
     /// The same fields as NIO `HTTPHeaders`, for ``DirectResponder``.
     let notModifiedHeaders: (identity: HTTPHeaders, gzip: HTTPHeaders?)
     let okHeaders: (identity: HTTPHeaders, gzip: HTTPHeaders?)
+    /// A 206's fields but `Content-Range` and `Content-Length`, which depend on the range.
+    let partialHeaders: (identity: HTTPHeaders, gzip: HTTPHeaders?)
 
     public init(identity: Variant, gzip: Variant?, contentType: String, lastModified: HTTPDate, lastModifiedIsStrong: Bool, cacheControl: String?) {
         self.identity = identity
@@ -59,26 +63,29 @@ public struct Resource: Sendable {
         self.cacheControl = cacheControl
         self.lastModifiedField = lastModified.imfFixdate
         let lastModifiedField = self.lastModifiedField
-        func fields(_ variant: Variant, gzip isGzip: Bool) -> (notModified: HTTPFields, ok: HTTPFields) {
+        func fields(_ variant: Variant, gzip isGzip: Bool) -> (notModified: HTTPFields, ok: HTTPFields, partial: HTTPFields) {
             var notModified = HTTPFields()
             if gzip != nil { notModified[.vary] = "Accept-Encoding" }
             notModified[.eTag] = variant.entityTagField
             notModified[.lastModified] = lastModifiedField
             if let cacheControl { notModified[.cacheControl] = cacheControl }
-            var ok = notModified
-            ok[.acceptRanges] = "bytes"
-            ok[.reprDigest] = variant.representationDigestField
-            if isGzip { ok[.contentEncoding] = "gzip" }
-            ok[.contentType] = contentType
+            var partial = notModified
+            partial[.acceptRanges] = "bytes"
+            partial[.reprDigest] = variant.representationDigestField
+            if isGzip { partial[.contentEncoding] = "gzip" }
+            partial[.contentType] = contentType
+            var ok = partial
             ok[.contentLength] = String(variant.length)
-            return (notModified, ok)
+            return (notModified, ok, partial)
         }
         let identityFields = fields(identity, gzip: false)
         let gzipFields = gzip.map { fields($0, gzip: true) }
         notModifiedFields = (identityFields.notModified, gzipFields?.notModified)
         okFields = (identityFields.ok, gzipFields?.ok)
+        partialFields = (identityFields.partial, gzipFields?.partial)
         notModifiedHeaders = (Self.headers(identityFields.notModified), gzipFields.map { Self.headers($0.notModified) })
         okHeaders = (Self.headers(identityFields.ok), gzipFields.map { Self.headers($0.ok) })
+        partialHeaders = (Self.headers(identityFields.partial), gzipFields.map { Self.headers($0.partial) })
     }
 
     static func headers(_ fields: HTTPFields) -> HTTPHeaders {

@@ -54,10 +54,9 @@ public struct ResourceResponder: Sendable {
                 )
             )
         case .partial(let range):
-            fields[.contentRange] = ContentRange.satisfied(range, completeLength: variant.length)
             return partialResponse(
-                fields: fields,
-                contentType: resource.contentType,
+                contentRange: ContentRange.satisfied(range, completeLength: variant.length),
+                contentType: nil,
                 segments: [.file(range)],
                 contentLength: range.upperBound - range.lowerBound + 1,
                 method: method,
@@ -67,7 +66,7 @@ public struct ResourceResponder: Sendable {
             )
         case .multipart(let multipart):
             return partialResponse(
-                fields: fields,
+                contentRange: nil,
                 contentType: multipart.contentType,
                 segments: multipart.parts.flatMap { [.bytes(ByteBuffer(string: $0.header)), .file($0.range)] }
                     + [.bytes(ByteBuffer(string: multipart.trailer))],
@@ -80,10 +79,11 @@ public struct ResourceResponder: Sendable {
         }
     }
 
-    /// A 206: one range, or several as `multipart/byteranges`.
+    /// A 206: one range (with its `Content-Range`), or several as `multipart/byteranges` (with
+    /// that `Content-Type`).
     private func partialResponse(
-        fields: HTTPFields,
-        contentType: String,
+        contentRange: String?,
+        contentType: String?,
         segments: [FileBody.Segment],
         contentLength: Int64,
         method: ConditionalRequest.Method,
@@ -91,12 +91,9 @@ public struct ResourceResponder: Sendable {
         variant: Resource.Variant,
         resource: Resource
     ) -> Response {
-        var fields = fields
-        addValidators(to: &fields, variant: variant, resource: resource)
-        fields[.acceptRanges] = "bytes"
-        fields[.reprDigest] = variant.representationDigestField
-        if coding == .gzip { fields[.contentEncoding] = "gzip" }
-        fields[.contentType] = contentType
+        var fields = coding == .gzip ? resource.partialFields.gzip! : resource.partialFields.identity
+        if let contentRange { fields[.contentRange] = contentRange }
+        if let contentType { fields[.contentType] = contentType }
         fields[.contentLength] = String(contentLength)
         guard method == .get else {
             // HEAD: the same fields as GET, no content.
@@ -144,12 +141,6 @@ public struct ResourceResponder: Sendable {
             boundary: Self.makeBoundary()
         )
         return (plan, coding, variant)
-    }
-
-    private func addValidators(to fields: inout HTTPFields, variant: Resource.Variant, resource: Resource) {
-        fields[.eTag] = variant.entityTagField
-        fields[.lastModified] = resource.lastModifiedField
-        if let cacheControl = resource.cacheControl { fields[.cacheControl] = cacheControl }
     }
 
     /// 32 random hex digits: a boundary that cannot be predicted, so content cannot be crafted to
