@@ -56,6 +56,8 @@ let package = Package(
         ),
         // zlib, as the client links it.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // Linux calls Swift's Glibc module leaves out (declared by glibc only with _GNU_SOURCE).
+        .systemLibrary(name: "CLinuxCalls"),
         // RFC 3284 VCDIFF deltas: encoder and decoder, standard library and zlib only. Always
         // optimised: its loops run a hundred times slower unoptimised, too slow for tests.
         .target(
@@ -79,6 +81,7 @@ let package = Package(
         .target(
             name: "DepotStore",
             dependencies: [
+                "CLinuxCalls",
                 "DepotDelta",
                 "DepotHTTP",
                 "DepotManifest",

@@ -13,6 +13,10 @@ struct BlobWriter {
     private let gzip: WriteFileHandle
     private let compressor: ZlibCompressor
     private var window: ByteBuffer
+    /// Uploaded bytes not yet hashed, compressed and written: a request body arrives in
+    /// chunks of a few KiB, and each file write is a trip to NIO's thread pool, so they are
+    /// taken in batches of ``batchBytes``.
+    private var pending = ByteBuffer()
     private var sha256 = SHA256()
     private var md5 = Insecure.MD5()
     private var gzipSHA256 = SHA256()
@@ -67,13 +71,31 @@ struct BlobWriter {
         self.window = ByteBufferAllocator().buffer(capacity: 64 * 1024)
     }
 
+    static let batchBytes = 1 << 20
+
     mutating func append(_ chunk: ByteBuffer) async throws {
+        if pending.readableBytes == 0, chunk.readableBytes >= Self.batchBytes {
+            try await write(chunk)
+            return
+        }
+        pending.writeImmutableBuffer(chunk)
+        if pending.readableBytes >= Self.batchBytes { try await writePending() }
+    }
+
+    private mutating func writePending() async throws {
+        let batch = pending
+        pending.clear()
+        try await write(batch)
+    }
+
+    private mutating func write(_ chunk: ByteBuffer) async throws {
         guard chunk.readableBytes > 0 else { return }
         chunk.withUnsafeReadableBytes { bytes in
             sha256.update(bufferPointer: bytes)
             md5.update(bufferPointer: bytes)
         }
         _ = try await content.write(contentsOf: chunk.readableBytesView, toAbsoluteOffset: size)
+        try await Self.startWriteback(content, offset: size, count: Int64(chunk.readableBytes))
         size += Int64(chunk.readableBytes)
         var input = chunk
         try await compress(&input, flush: .no)
@@ -82,6 +104,7 @@ struct BlobWriter {
     /// Finishes both files, makes them durable and moves them to their content-addressed names.
     /// The gzip variant is dropped when it does not save enough.
     mutating func commit(verify: (BlobRecord) throws -> Void) async throws -> BlobRecord {
+        try await writePending()
         var empty = ByteBuffer()
         try await compress(&empty, flush: .finish)
         let sha256 = self.sha256.finalize().hexString
@@ -136,7 +159,14 @@ struct BlobWriter {
         guard produced.readableBytes > 0 else { return }
         produced.withUnsafeReadableBytes { gzipSHA256.update(bufferPointer: $0) }
         _ = try await gzip.write(contentsOf: produced.readableBytesView, toAbsoluteOffset: gzipSize)
+        try await Self.startWriteback(gzip, offset: gzipSize, count: Int64(produced.readableBytes))
         gzipSize += Int64(produced.readableBytes)
+    }
+
+    /// Starts writing a batch to disk while the next one is made: `install`'s `fsync(2)` then
+    /// waits for the last batches only, instead of the whole file.
+    private static func startWriteback(_ handle: WriteFileHandle, offset: Int64, count: Int64) async throws {
+        try await handle.withUnsafeDescriptor { SystemStartWriteback($0.rawValue, offset: offset, count: count) }
     }
 
     /// `rename(2)`: atomic within one file system, and replaces an existing file of the same

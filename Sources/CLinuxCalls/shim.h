@@ -1,0 +1,10 @@
+// Linux calls that Swift's Glibc module leaves out, because glibc declares them only with
+// _GNU_SOURCE, which that module is built without. Nothing here elsewhere than Linux.
+#pragma once
+#ifdef __linux__
+#include <stdint.h>
+
+// sync_file_range(2): start (or wait for) writeback of part of a file.
+extern int sync_file_range(int fd, int64_t offset, int64_t count, unsigned int flags);
+#define DEPOT_SYNC_FILE_RANGE_WRITE 2
+#endif
