@@ -44,6 +44,36 @@ public struct RequestPath: Hashable, Sendable {
         self.hasTrailingSlash = hasTrailingSlash
     }
 
+    /// The relative path of `rawPath` (after its leading `/`) when decoding would give it back
+    /// unchanged, as for nearly every request: only unreserved characters (RFC 3986 §2.3) and
+    /// `/`, no empty, `.` or `..` segment, no trailing `/`. One pass, nothing allocated; `nil`
+    /// otherwise, and the path is then decoded with ``init(decoding:)``.
+    public static func plainRelativePath(_ rawPath: Substring) -> Substring? {
+        let bytes = rawPath.utf8
+        guard bytes.first == UInt8(ascii: "/"), bytes.count > 1 else { return nil }
+        var segmentLength = 0
+        var segmentIsDots = true
+        for byte in bytes.dropFirst() {
+            switch byte {
+            case UInt8(ascii: "/"):
+                // An empty, `.` or `..` segment before this slash.
+                if segmentLength == 0 || (segmentIsDots && segmentLength <= 2) { return nil }
+                segmentLength = 0
+                segmentIsDots = true
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                segmentLength += 1
+                segmentIsDots = false
+            case UInt8(ascii: "."):
+                segmentLength += 1
+            default:
+                return nil
+            }
+        }
+        if segmentLength == 0 || (segmentIsDots && segmentLength <= 2) { return nil }
+        return rawPath.dropFirst()
+    }
+
     static func decodeSegment(_ piece: Substring) throws(Problem) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(piece.utf8.count)

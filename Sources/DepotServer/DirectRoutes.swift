@@ -21,8 +21,13 @@ struct DirectRoutes: Sendable {
         if Self.routedSegments.contains(first) {
             return routed(path: path, first: first).map { ($0.resource, $0.route, path) }
         }
-        guard let decoded = try? RequestPath(decoding: path) else { return nil }
-        let relativePath = decoded.hasTrailingSlash ? (decoded.segments + ["index.html"]).joined(separator: "/") : decoded.relativePath
+        let relativePath: String
+        if let plain = RequestPath.plainRelativePath(path[...]) {
+            relativePath = String(plain)
+        } else {
+            guard let decoded = try? RequestPath(decoding: path) else { return nil }
+            relativePath = decoded.hasTrailingSlash ? (decoded.segments + ["index.html"]).joined(separator: "/") : decoded.relativePath
+        }
         return site.resource(at: relativePath).map { ($0, "public", path) }
     }
 

@@ -51,4 +51,26 @@ struct RequestPathTests {
     func refuses(raw: String, problem: RequestPath.Problem) {
         #expect(throws: problem) { try RequestPath(decoding: raw) }
     }
+
+    /// The shortcut for plain paths must agree with decoding wherever it answers: on every path
+    /// above and on 20,000 random ones made of the characters that matter.
+    @Test("the plain-path shortcut gives what decoding gives, or leaves the path to it")
+    func plainPathShortcut() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ab./%2e-_~Z9\\?")
+        var samples = ["/", "/index.html", "/css/site.css", "/docs/", "/v1..2.txt", "/...", "/a/...", "/.well-known/x", "/./a", "/a/..", "/a//b"]
+        for _ in 0..<20_000 {
+            samples.append("/" + String((0..<Int.random(in: 0...8, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+        }
+        var shortcuts = 0
+        for raw in samples {
+            guard let plain = RequestPath.plainRelativePath(raw[...]) else { continue }
+            shortcuts += 1
+            let decoded = try? RequestPath(decoding: raw)
+            #expect(decoded?.relativePath == String(plain) && decoded?.hasTrailingSlash == false, "\(raw)")
+        }
+        #expect(RequestPath.plainRelativePath("/css/site.css") == "css/site.css")
+        #expect(RequestPath.plainRelativePath("/a%20b") == nil && RequestPath.plainRelativePath("/docs/") == nil)
+        #expect(shortcuts > 1_000)
+    }
 }
