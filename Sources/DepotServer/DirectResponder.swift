@@ -177,7 +177,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
             !head.headers.contains(name: "connection"), !head.headers.contains(name: "expect"), !head.headers.contains(name: "a-im"),
             let (resource, route, path) = configuration.routes.resolve(target: head.uri)
         else { return false }
-        let start = ContinuousClock.now
+        let start = configuration.accessLog == nil ? nil : ContinuousClock.now
         let now = HTTPDate.now()
         let isHead = head.method == .HEAD
         let headers = head.headers
@@ -228,7 +228,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
 
         configuration.counter?.record(method: head.method.rawValue, path: path, status: statusCode)
         configuration.metrics.recordResponse(route: route, method: head.method.rawValue, status: statusCode, contentBytes: Int64(contentBytes))
-        if let accessLog = configuration.accessLog, let requestID {
+        if let accessLog = configuration.accessLog, let requestID, let start {
             var logger = configuration.logger
             logger[metadataKey: "hb.request.id"] = .string(requestID)
             accessLog.log(

@@ -7,7 +7,8 @@ import NIOHTTP1
 import _NIOFileSystem
 
 /// Something Depot serves at a URL: stored bytes with their metadata, validators rendered once.
-public struct Resource: Sendable {
+/// A class, so that handing one to a request costs one reference count, not one per field.
+public final class Resource: Sendable {
     /// Where a variant's bytes are.
     public enum Storage: Sendable {
         /// A file, read when the response is written.
@@ -94,7 +95,7 @@ public struct Resource: Sendable {
 
     /// A resource served from `blob`: the identity variant's ETag is the content's SHA-256, the
     /// gzip variant's is the SHA-256 of the gzip bytes, so the two never share a tag.
-    public init(
+    public convenience init(
         blob: BlobRecord,
         in store: BlobStore,
         contentType: String,
