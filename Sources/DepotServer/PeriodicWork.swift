@@ -2,7 +2,7 @@ import Logging
 import ServiceLifecycle
 
 /// Runs `work` every `interval` until graceful shutdown, logging its failures: the loop of Depot's
-/// background services. The shutdown signal cancels the sleep, which ends the loop normally.
+/// background services. The shutdown signal cancels the sleep or the work, either of which ends the loop normally.
 func runPeriodically(every interval: Duration, logger: Logger, failure: Logger.Message, _ work: @escaping @Sendable () async throws -> Void) async {
     await cancelWhenGracefulShutdown {
         while true {
@@ -14,6 +14,8 @@ func runPeriodically(every interval: Duration, logger: Logger, failure: Logger.M
             do {
                 try await work()
             } catch {
+                // Shutdown cancels work under way; that is no failure.
+                if Task.isCancelled { return }
                 logger.error(failure, metadata: ["error": "\(error)"])
             }
         }

@@ -58,6 +58,7 @@ public struct PublicDirectory: Sendable {
                 return entries
             }
         } catch {
+            try Task.checkCancellation()
             throw StoreError(.io, "Cannot list the public folder \(root)", cause: error)
         }
         for entry in entries {
@@ -87,6 +88,8 @@ public struct PublicDirectory: Sendable {
             } catch let error as StoreError where error.code == .noSpace {
                 throw error
             } catch {
+                // A cancelled scan ends: it must not return a list with the rest left out.
+                try Task.checkCancellation()
                 // A file that vanished or cannot be read between listing and reading is left out;
                 // the next scan sees it again.
                 logger?.warning("Skipped public file", metadata: ["path": "\(relativePath)", "error": "\(error)"])

@@ -1,8 +1,10 @@
 import DepotHTTP
 import DepotServer
+import DepotStore
 import DepotTestSupport
 import Foundation
 import Testing
+import _NIOFileSystem
 
 /// Validators are computed once per content: a changed file gets new ones after the next scan,
 /// and the bytes served always match the validators sent with them.
@@ -48,5 +50,21 @@ struct RescanTests {
         }
         #expect(first.header("ETag") == second.header("ETag"))
         #expect(first.body == second.body)
+    }
+
+    @Test("a cancelled scan throws CancellationError; it never returns a list with files left out")
+    func cancelledScan() async throws {
+        try await withTemporaryDirectory { folder in
+            let publicFolder = folder.appendingPathComponent("public")
+            try Fixture.standardFolder(publicFolder)
+            let store = try await BlobStore.open(dataDirectory: FilePath(folder.appendingPathComponent("data").path))
+            let directory = try PublicDirectory(path: publicFolder.path, store: store)
+            #expect(try await directory.scan(now: HTTPDate.now).files.count == 3)
+            let task = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await directory.scan(now: HTTPDate.now)
+            }
+            await #expect(throws: CancellationError.self) { try await task.value }
+        }
     }
 }
