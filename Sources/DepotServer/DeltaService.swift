@@ -25,7 +25,7 @@ public final class DeltaQueue: Sendable {
 /// (``DeltaConfiguration/previousVersions``) to the live one. At start it goes over every path
 /// once, so patches a stop or a crash left unmade are made.
 ///
-/// Each patch is encoded on NIO's blocking thread pool, stored as a blob and recorded with a new
+/// Each patch is encoded on a thread of the service's own, stored as a blob and recorded with a new
 /// manifest in one transaction; a crash on the way leaves at most an unreferenced blob, which
 /// collection removes. A patch that is not clearly smaller than the full download is recorded
 /// as not worth keeping, so it is not tried again.
@@ -38,22 +38,37 @@ struct DeltaService: Service {
     let logger: Logger
 
     func run() async throws {
+        // Encoding a patch of a large file is seconds of CPU. It gets a thread of its own: NIO's
+        // blocking pool (one thread per core) carries every file read and write of the server,
+        // which must not wait behind a patch.
+        let encoder = NIOThreadPool(numberOfThreads: 1)
+        encoder.start()
+        do {
+            try await makeDeltas(on: encoder)
+        } catch {
+            try? await encoder.shutdownGracefully()
+            throw error
+        }
+        try await encoder.shutdownGracefully()
+    }
+
+    private func makeDeltas(on encoder: NIOThreadPool) async throws {
         for path in try await catalog.livePaths() {
-            await makeDeltas(for: path)
+            await makeDeltas(for: path, on: encoder)
         }
         for await path in queue.paths.cancelOnGracefulShutdown() {
-            await makeDeltas(for: path)
+            await makeDeltas(for: path, on: encoder)
         }
     }
 
-    func makeDeltas(for path: String) async {
+    private func makeDeltas(for path: String, on encoder: NIOThreadPool) async {
         do {
             guard let work = try await catalog.deltaWork(path: path, previousVersions: configuration.previousVersions) else { return }
             let target = work.target
             let limit = Int(Double(target.gzipSize ?? target.size) * configuration.maximumRatio)
             for source in work.sources {
                 try Task.checkCancellation()
-                try await makeDelta(from: source, to: target, limit: limit)
+                try await makeDelta(from: source, to: target, limit: limit, on: encoder)
             }
         } catch is CancellationError {
         } catch {
@@ -61,12 +76,12 @@ struct DeltaService: Service {
         }
     }
 
-    private func makeDelta(from source: FileVersion, to target: FileVersion, limit: Int) async throws {
+    private func makeDelta(from source: FileVersion, to target: FileVersion, limit: Int, on encoder: NIOThreadPool) async throws {
         let started = ContinuousClock.now
         let sourcePath = store.path(forSHA256: source.sha256).string
         let targetPath = store.path(forSHA256: target.sha256).string
         let options = DeltaMaker.Options(indexStep: configuration.indexStep)
-        let patch = try await NIOThreadPool.singleton.runIfActive {
+        let patch = try await encoder.runIfActive {
             try DeltaMaker.make(from: sourcePath, to: targetPath, limit: limit, options: options)
         }
         var metadata: Logger.Metadata = [
