@@ -31,6 +31,11 @@ enum DirectBody {
         }
     }
 
+    /// Whether the bytes come from a file, by `sendfile(2)`.
+    var isFile: Bool {
+        if case .file = self { true } else { false }
+    }
+
     /// Closes the file, once the region is written or the write has failed.
     func close() {
         if case .file(let handle, _) = self { try? handle.close() }

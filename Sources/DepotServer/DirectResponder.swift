@@ -217,10 +217,19 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
 
         // Through the response encoder, which pairs each response with its request's method.
         let promise = context.eventLoop.makePromise(of: Void.self)
+        // A file goes out with sendfile(2) after the head: corked, the head shares the first
+        // segment with the file's bytes (nginx's `tcp_nopush`), instead of going alone.
+        let corked = body?.isFile == true && context.channel.setCork(true)
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: fields))), promise: nil)
         if let body { context.write(wrapOutboundOut(.body(body.ioData)), promise: nil) }
         context.write(wrapOutboundOut(.end(nil)), promise: promise)
-        if let body { promise.futureResult.whenComplete { _ in body.close() } }
+        if let body {
+            let channel = context.channel
+            promise.futureResult.whenComplete { _ in
+                body.close()
+                if corked { _ = channel.setCork(false) }
+            }
+        }
         lastWrite = promise.futureResult
         needsFlush = true
         let contentBytes = isHead ? 0 : range?.count ?? 0

@@ -133,6 +133,23 @@ struct DirectResponderTests {
         }
     }
 
+    /// A file answer is corked (`TCP_CORK`) so its head shares a segment with its first bytes.
+    /// Left corked, the kernel would hold each answer's last partial segment for 200 ms.
+    @Test("a file sent with sendfile(2) is not held back: the cork is released after every answer")
+    func corkReleased() async throws {
+        try await LiveServer.with(configuration: .init(memoryCacheBytes: 0), prepare: Fixture.standardFolder) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let started = ContinuousClock.now
+                for _ in 0..<40 {
+                    let response = try await connection.request("GET", "/text.txt")
+                    #expect(response.status == 200 && Data(response.body) == Fixture.text)
+                }
+                // Held back, 40 answers take at least 8 s; released, a few milliseconds each.
+                #expect(ContinuousClock.now - started < .seconds(4))
+            }
+        }
+    }
+
     @Test("a client that sends requests without reading the answers makes the server hold no queue of open files")
     func requestsWithoutReading() async throws {
         let prepare: @Sendable (URL) throws -> Void = { folder in try folder.write(Data(count: 16 << 20), to: "zeros.bin") }
