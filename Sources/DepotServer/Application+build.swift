@@ -56,6 +56,7 @@ public func buildApplication(
         health: HealthController(catalog: catalog, store: store),
         responder: responder
     )
+    let openFiles = OpenFileCaches(capacity: configuration.openFilesPerEventLoop, idleTime: configuration.openFileIdleTime, logger: logger)
     let direct = DirectResponder.Configuration(
         routes: DirectRoutes(content: content, site: site),
         responder: responder,
@@ -63,7 +64,8 @@ public func buildApplication(
         counter: requestCounter,
         accessLog: configuration.logsRequests ? AccessLog(trustedProxies: configuration.trustedProxies) : nil,
         serverName: configuration.serverName,
-        logger: logger
+        logger: logger,
+        openFiles: openFiles
     )
     let directResponses = configuration.directResponses
     @Sendable func channelHandlers() -> [any RemovableChannelHandler] {
@@ -84,6 +86,7 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: configuration.serverName),
         logger: logger
     )
+    if directResponses { app.addServices(openFiles) }
     if let interval = configuration.publicRescanInterval {
         app.addServices(PublicSiteRescanService(site: site, interval: interval, logger: logger))
     }

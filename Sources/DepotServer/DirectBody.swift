@@ -6,21 +6,20 @@ import _NIOFileSystem
 /// so a download of any size costs neither a buffer nor a copy in the server.
 enum DirectBody {
     case bytes(ByteBuffer)
-    case file(NIOFileHandle, FileRegion)
+    case file(OpenFile, FileRegion)
 
     /// The bytes `range` of `storage`; `nil` when the file cannot be opened (collected since the
     /// resource was resolved), and the request is then left to Hummingbird.
     ///
-    /// The file is opened on the event loop, as nginx opens files on its worker: stored files
-    /// are local, so `open(2)` finds the inode in the kernel's caches and costs about a
-    /// microsecond.
-    init?(storage: Resource.Storage, range: ClosedRange<Int64>) {
+    /// The file is taken from `files`, on the event loop, as nginx opens files on its worker:
+    /// stored files are local, so `open(2)` finds the inode in the kernel's caches.
+    init?(storage: Resource.Storage, range: ClosedRange<Int64>, files: OpenFileCache) {
         switch storage {
         case .bytes(let content):
             self = .bytes(content.getSlice(at: Int(range.lowerBound), length: Int(range.upperBound - range.lowerBound + 1))!)
         case .file(let path):
-            guard let handle = try? NIOFileHandle(_deprecatedPath: path.string) else { return nil }
-            self = .file(handle, FileRegion(fileHandle: handle, readerIndex: Int(range.lowerBound), endIndex: Int(range.upperBound) + 1))
+            guard let file = files.open(path) else { return nil }
+            self = .file(file, FileRegion(fileHandle: file.handle, readerIndex: Int(range.lowerBound), endIndex: Int(range.upperBound) + 1))
         }
     }
 
@@ -36,8 +35,8 @@ enum DirectBody {
         if case .file = self { true } else { false }
     }
 
-    /// Closes the file, once the region is written or the write has failed.
+    /// Gives the file back, once the region is written or the write has failed.
     func close() {
-        if case .file(let handle, _) = self { try? handle.close() }
+        if case .file(let file, _) = self { file.release() }
     }
 }

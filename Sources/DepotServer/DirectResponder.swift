@@ -43,6 +43,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         let accessLog: AccessLog?
         let serverName: String?
         let logger: Logger
+        let openFiles: OpenFileCaches
     }
 
     /// A request part or an inbound event (the client's end of input) that came after it.
@@ -52,6 +53,8 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private let configuration: Configuration
+    /// The files this event loop's answers send from.
+    private let files: OpenFileCache
     /// Requests handed to Hummingbird whose response has not ended yet.
     private var unanswered = 0
     /// Whether the parts of the current request go to Hummingbird.
@@ -69,8 +72,9 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     private var dateSecond: Int64 = -1
     private var dateField = ""
 
-    init(configuration: Configuration) {
+    init(configuration: Configuration, files: OpenFileCache) {
         self.configuration = configuration
+        self.files = files
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -207,7 +211,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         }
         var body: DirectBody?
         if !isHead, let range {
-            guard let opened = DirectBody(storage: variant.storage, range: range) else { return false }
+            guard let opened = DirectBody(storage: variant.storage, range: range, files: files) else { return false }
             body = opened
         }
         fields.add(name: "Date", value: date(now))
@@ -225,7 +229,8 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.end(nil)), promise: promise)
         if let body {
             let channel = context.channel
-            promise.futureResult.whenComplete { _ in
+            // The callback runs on this event loop, where the file's cache lives.
+            promise.futureResult.assumeIsolated().whenComplete { _ in
                 body.close()
                 if corked { _ = channel.setCork(false) }
             }
@@ -277,7 +282,8 @@ final class DirectResponderInstaller: ChannelInboundHandler, RemovableChannelHan
     func handlerAdded(context: ChannelHandlerContext) {
         let operations = context.pipeline.syncOperations
         if let codec = try? operations.handler(type: HTTP1ToHTTPServerCodec.self) {
-            try? operations.addHandler(DirectResponder(configuration: configuration), position: .before(codec))
+            let files = configuration.openFiles.cache(on: context.eventLoop)
+            try? operations.addHandler(DirectResponder(configuration: configuration, files: files), position: .before(codec))
         }
         operations.removeHandler(context: context, promise: nil)
     }

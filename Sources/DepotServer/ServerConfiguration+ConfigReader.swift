@@ -13,6 +13,8 @@ extension ServerConfiguration {
     /// | `http.serverName` | string | none | `Server` field value |
     /// | `http.directResponses` | bool | `true` | answer 304s and in-memory content right after the HTTP decoder, below Hummingbird |
     /// | `http.memoryCacheBytes` | int | 16 MiB | bytes of small files (≤ 64 KiB) held in memory, for public and published files each; 0 disables |
+    /// | `http.openFilesPerEventLoop` | int | `64` | stored files each event loop keeps open between answers; 0 opens one for each answer |
+    /// | `http.openFileIdleSeconds` | number | `10` | how long an unused file stays open, at least (at most twice as long) |
     /// | `http.shutdownGraceSeconds` | number | `30` | how long downloads may finish after SIGTERM |
     /// | `http.maxHeaderFieldBytes` | int | 81920 | largest request header field line |
     /// | `http.maxHeaderListBytes` | int | 81920 | largest request header block |
@@ -66,6 +68,11 @@ extension ServerConfiguration {
         guard headerLimits.maxFieldBytes >= 256, headerLimits.maxListBytes >= 256, headerLimits.maxFieldCount >= 8 else {
             throw ConfigurationError("http.maxHeaderFieldBytes and http.maxHeaderListBytes must be at least 256, http.maxHeaderFieldCount at least 8")
         }
+        let openFiles = reader.int(forKey: "http.openFilesPerEventLoop", default: defaults.openFilesPerEventLoop)
+        let openFileIdle = reader.number(forKey: "http.openFileIdleSeconds", default: 10)
+        guard openFiles >= 0, openFileIdle > 0 else {
+            throw ConfigurationError("http.openFilesPerEventLoop must not be negative and http.openFileIdleSeconds must be positive")
+        }
         let shutdownGrace = reader.number(forKey: "http.shutdownGraceSeconds", default: 30)
         guard shutdownGrace >= 0 else { throw ConfigurationError("http.shutdownGraceSeconds must not be negative") }
         let publish = try PublishConfiguration(reader: reader)
@@ -85,6 +92,8 @@ extension ServerConfiguration {
             logsRequests: reader.bool(forKey: "log.requests", default: true),
             directResponses: reader.bool(forKey: "http.directResponses", default: true),
             memoryCacheBytes: memoryCacheBytes,
+            openFilesPerEventLoop: openFiles,
+            openFileIdleTime: .milliseconds(Int64(openFileIdle * 1000)),
             metricsAllowedAddresses: Set(reader.stringArray(forKey: "metrics.allowedAddresses", default: ["127.0.0.1", "::1"])),
             metricsToken: reader.string(forKey: "metrics.token", isSecret: true),
             publicDirectory: reader.string(forKey: "public.path", default: defaults.publicDirectory),

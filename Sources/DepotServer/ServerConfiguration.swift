@@ -41,6 +41,12 @@ public struct ServerConfiguration: Sendable {
     /// Bytes of small files (64 KiB or less) held in memory, for the public folder and for the
     /// published files each, so that their 200s take the direct path.
     public var memoryCacheBytes: Int
+    /// The most stored files each event loop keeps open between direct answers (0: a file is
+    /// opened for each answer), so that a range or a download of a recently sent file costs no
+    /// `open(2)` (``OpenFileCache``).
+    public var openFilesPerEventLoop: Int
+    /// How long a file no answer uses stays open, at least (at most twice as long).
+    public var openFileIdleTime: Duration
     /// How long in-flight requests may run after SIGTERM or SIGINT before they are cut.
     public var shutdownGracePeriod: Duration
     /// The folder served as it is.
@@ -70,6 +76,8 @@ public struct ServerConfiguration: Sendable {
         logsRequests: Bool = true,
         directResponses: Bool = true,
         memoryCacheBytes: Int = 16 << 20,
+        openFilesPerEventLoop: Int = 64,
+        openFileIdleTime: Duration = .seconds(10),
         metricsAllowedAddresses: Set<String> = ["127.0.0.1", "::1"],
         metricsToken: String? = nil,
         publicDirectory: String = "public",
@@ -90,6 +98,8 @@ public struct ServerConfiguration: Sendable {
         self.logsRequests = logsRequests
         self.directResponses = directResponses
         self.memoryCacheBytes = memoryCacheBytes
+        self.openFilesPerEventLoop = openFilesPerEventLoop
+        self.openFileIdleTime = openFileIdleTime
         self.metricsAllowedAddresses = metricsAllowedAddresses
         self.metricsToken = metricsToken
         self.publicDirectory = publicDirectory

@@ -177,7 +177,8 @@ struct DirectResponderTests {
     @Test("a client that sends requests without reading the answers makes the server hold no queue of open files")
     func requestsWithoutReading() async throws {
         let prepare: @Sendable (URL) throws -> Void = { folder in try folder.write(Data(count: 16 << 20), to: "zeros.bin") }
-        try await LiveServer.with(prepare: prepare) { server in
+        // Every answer opens the file for itself, so a queue of answers would show as open files.
+        try await LiveServer.with(configuration: ServerConfiguration(openFilesPerEventLoop: 0), prepare: prepare) { server in
             let folders = [server.publicDirectory, server.dataDirectory]
             let before = Self.openFiles(under: folders)
             try await RawHTTPConnection.with(port: server.port) { connection in
@@ -197,6 +198,58 @@ struct DirectResponderTests {
             // The connection is gone: every file is closed again.
             try await Task.sleep(for: .milliseconds(200))
             #expect(Self.openFiles(under: folders) <= before)
+        }
+    }
+
+    @Test("ranges of a stored file share one open file per event loop, closed when the server stops")
+    func openFilesShared() async throws {
+        let content = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) })
+        let prepare: @Sendable (URL) throws -> Void = { folder in try folder.write(content, to: "large.bin") }
+        let folders = try await LiveServer.with(prepare: prepare) { server in
+            // The stored files only: the catalog is open too.
+            let folders = [server.dataDirectory.appendingPathComponent("blobs")]
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for connectionIndex in 0..<4 {
+                    group.addTask {
+                        try await RawHTTPConnection.with(port: server.port) { connection in
+                            for index in 0..<20 {
+                                let start = (connectionIndex * 20 + index) * 9_973
+                                let range = ("Range", "bytes=\(start)-\(start + 4_095)")
+                                let response = try await connection.request("GET", "/large.bin", headers: [range])
+                                #expect(response.status == 206 && response.body == Array(content[start..<(start + 4_096)]))
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            // The 80 answers kept the file open: once for each event loop that sent it, at most.
+            let open = Self.openFiles(under: folders)
+            #expect((1...ProcessInfo.processInfo.activeProcessorCount).contains(open))
+            return folders
+        }
+        // Graceful shutdown closed it.
+        #expect(Self.openFiles(under: folders) == 0)
+    }
+
+    @Test("a kept file no answer uses is closed after the idle time, while the server runs")
+    func openFilesClosedWhenIdle() async throws {
+        let prepare: @Sendable (URL) throws -> Void = { folder in try folder.write(Data(count: 1 << 20), to: "zeros.bin") }
+        let configuration = ServerConfiguration(openFileIdleTime: .seconds(1))
+        try await LiveServer.with(configuration: configuration, prepare: prepare) { server in
+            let folders = [server.dataDirectory.appendingPathComponent("blobs")]
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let response = try await connection.request("GET", "/zeros.bin", headers: [("Range", "bytes=0-99")])
+                #expect(response.status == 206 && response.body.count == 100)
+                #expect(Self.openFiles(under: folders) == 1)
+                // Closed within two sweeps; a loaded machine may take longer.
+                var open = 1
+                for _ in 0..<200 where open > 0 {
+                    try await Task.sleep(for: .milliseconds(100))
+                    open = Self.openFiles(under: folders)
+                }
+                #expect(open == 0)
+            }
         }
     }
 

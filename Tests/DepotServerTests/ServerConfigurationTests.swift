@@ -24,6 +24,8 @@ struct ServerConfigurationTests {
         #expect(configuration.publicCacheControl.value(for: "a.txt") == "no-cache")
         #expect(configuration.rangeLimits.maxRanges == 200)
         #expect(configuration.store.gzipLevel == 6)
+        #expect(configuration.openFilesPerEventLoop == 64)
+        #expect(configuration.openFileIdleTime == .seconds(10))
     }
 
     @Test("every key is read")
@@ -33,7 +35,7 @@ struct ServerConfigurationTests {
                 "http.host": "0.0.0.0", "http.port": 9000, "http.serverName": "depot", "public.path": "site", "data.path": "/var/lib/depot",
                 "public.cacheControl": "", "public.cacheControlRules": .init(.stringArray(["a/=max-age=60"]), isSecret: false),
                 "ranges.maxCount": 5, "gzip.level": 9, "gzip.minimumSavings": 0.2,
-                "public.rescanInterval": 0,
+                "public.rescanInterval": 0, "http.openFilesPerEventLoop": 0, "http.openFileIdleSeconds": 2.5,
             ])
         )
         #expect(configuration.host == "0.0.0.0")
@@ -47,6 +49,8 @@ struct ServerConfigurationTests {
         #expect(configuration.rangeLimits.maxRanges == 5)
         #expect(configuration.store.gzipLevel == 9)
         #expect(configuration.store.gzipMinimumSavings == 0.2)
+        #expect(configuration.openFilesPerEventLoop == 0)
+        #expect(configuration.openFileIdleTime == .milliseconds(2500))
     }
 
     @Test(
@@ -55,6 +59,8 @@ struct ServerConfigurationTests {
             ("http.port", ConfigValue(.int(-1), isSecret: false)), ("ranges.maxCount", ConfigValue(.int(0), isSecret: false)),
             ("gzip.level", ConfigValue(.int(10), isSecret: false)), ("gzip.minimumSavings", ConfigValue(.double(1), isSecret: false)),
             ("public.rescanInterval", ConfigValue(.double(-1), isSecret: false)),
+            ("http.openFilesPerEventLoop", ConfigValue(.int(-1), isSecret: false)),
+            ("http.openFileIdleSeconds", ConfigValue(.double(0), isSecret: false)),
             ("public.cacheControlRules", ConfigValue(.stringArray(["no-equals-sign"]), isSecret: false)),
         ]
     )
