@@ -1,6 +1,7 @@
 import DepotServer
 import DepotTestSupport
 import Foundation
+import NIOCore
 import Testing
 
 /// The direct path (``DirectResponder``, `http.directResponses`) answers 304s and in-memory
@@ -225,7 +226,7 @@ struct DirectResponderTests {
             }
             // The 80 answers kept the file open: once for each event loop that sent it, at most.
             let open = Self.openFiles(under: folders)
-            #expect((1...ProcessInfo.processInfo.activeProcessorCount).contains(open))
+            #expect((1...min(4, System.coreCount)).contains(open))
             return folders
         }
         // Graceful shutdown closed it.
