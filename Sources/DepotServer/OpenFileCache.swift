@@ -12,8 +12,8 @@ import Darwin
 /// descriptor's position).
 final class OpenFile {
     let handle: NIOFileHandle
-    /// Answers sending from it now.
-    fileprivate var users = 0
+    /// Answers sending from it now: at first, the one that opened it.
+    fileprivate var users = 1
     /// When it was last taken, on its cache's clock.
     fileprivate var lastUse: UInt64
     /// No longer in the cache: it closes when its last answer is done.
@@ -88,9 +88,8 @@ final class OpenFileCache {
         }
         guard let handle = try? NIOFileHandle(_deprecatedPath: path.string) else { return nil }
         let file = OpenFile(handle: handle, lastUse: clock)
-        file.users = 1
         guard capacity > 0 else {
-            file.retired = true
+            file.retire()
             return file
         }
         if files.count >= capacity, let oldest = files.min(by: { $0.value.lastUse < $1.value.lastUse }) {
