@@ -123,11 +123,7 @@ struct OpenFileCacheTests {
     /// Files named `names` with a few bytes each, in a temporary folder.
     private func withFiles(_ names: [String], _ body: ([FilePath]) async throws -> Void) async throws {
         try await withTemporaryDirectory { folder in
-            let paths = try names.map { name in
-                let url = folder.appendingPathComponent(name)
-                try Data("content of \(name)".utf8).write(to: url)
-                return FilePath(url.path)
-            }
+            let paths = try names.map { name in FilePath(try folder.write(Data("content of \(name)".utf8), to: name).path) }
             try await body(paths)
         }
     }
