@@ -99,6 +99,7 @@ let package = Package(
         .target(
             name: "DepotServer",
             dependencies: [
+                "DepotDelta",
                 "DepotHTTP",
                 "DepotStore",
                 "DepotManifest",

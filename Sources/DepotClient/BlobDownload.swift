@@ -92,6 +92,16 @@ final class DownloadReceiver: NSObject, URLSessionDataDelegate, @unchecked Senda
 
     func urlSession(
         _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(OriginPolicy.redirect(request, from: task.originalRequest))
+    }
+
+    func urlSession(
+        _ session: URLSession,
         dataTask: URLSessionDataTask,
         didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
@@ -123,6 +133,15 @@ final class DownloadReceiver: NSObject, URLSessionDataDelegate, @unchecked Senda
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         guard failure == nil else { return }
+        // Never more than the manifest promised: a server that sends more is stopped here,
+        // before the surplus reaches the disk.
+        guard (resumed ? resumeFrom : 0) + received + Int64(data.count) <= expectedLength else {
+            failure = SyncError(
+                .corrupt,
+                "\(dataTask.originalRequest?.url?.path ?? "the download") is longer than the \(expectedLength) bytes the manifest says"
+            )
+            return dataTask.cancel()
+        }
         do {
             try handle.write(contentsOf: data)
             received += Int64(data.count)

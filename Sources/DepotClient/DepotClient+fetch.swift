@@ -14,16 +14,7 @@ extension DepotClient {
         var request = URLRequest(url: server.appendingPathComponent("manifest.json"))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-        let session = URLSession(configuration: sessionConfiguration)
-        defer { session.finishTasksAndInvalidate() }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await session.data(for: request)
-        } catch {
-            throw SyncError(.network, "cannot reach \(server.absoluteString): \(error.localizedDescription)")
-        }
-        guard let http = response as? HTTPURLResponse else { throw SyncError(.server, "not an HTTP response") }
+        let (http, data) = try await BoundedFetch.run(request, configuration: sessionConfiguration, maximumBytes: configuration.maximumManifestBytes)
         switch http.statusCode {
         case 304:
             return (nil, Int64(data.count))
@@ -31,6 +22,7 @@ extension DepotClient {
             guard let manifest = try? JSONDecoder().decode(Manifest.self, from: data) else {
                 throw SyncError(.corrupt, "the manifest is not valid")
             }
+            if let problem = manifest.problem { throw SyncError(.corrupt, "the manifest is not usable: \(problem)") }
             return ((manifest, http.value(forHTTPHeaderField: "ETag") ?? ""), Int64(data.count))
         default:
             throw SyncError(.server, "/manifest.json answered \(http.statusCode)")
@@ -164,9 +156,10 @@ extension DepotClient {
         try output.synchronize()
     }
 
-    /// A manifest URL (a path such as `/blobs/…`) resolved against the server.
+    /// A manifest URL (a path such as `/blobs/…`) resolved against the server; refuses one that
+    /// leads to another origin.
     func blobURL(_ path: String) throws -> URL {
-        guard let url = URL(string: path, relativeTo: server)?.absoluteURL else {
+        guard let url = URL(string: path, relativeTo: server)?.absoluteURL, OriginPolicy.isSameOrigin(url, as: server) else {
             throw SyncError(.corrupt, "the manifest has an invalid URL: \(path)")
         }
         return url

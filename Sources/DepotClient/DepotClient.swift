@@ -30,10 +30,14 @@ public struct DepotClient: Sendable {
         public var removesDeletedFiles: Bool
         /// Seconds without data after which a request fails.
         public var requestTimeout: TimeInterval
+        /// The largest manifest accepted, in bytes (64 MiB by default: about 300,000 files).
+        /// A larger one fails the sync instead of filling memory.
+        public var maximumManifestBytes: Int
 
-        public init(removesDeletedFiles: Bool = true, requestTimeout: TimeInterval = 60) {
+        public init(removesDeletedFiles: Bool = true, requestTimeout: TimeInterval = 60, maximumManifestBytes: Int = 64 << 20) {
             self.removesDeletedFiles = removesDeletedFiles
             self.requestTimeout = requestTimeout
+            self.maximumManifestBytes = maximumManifestBytes
         }
     }
 
@@ -91,8 +95,23 @@ public struct DepotClient: Sendable {
             )
         }
         var report = SyncReport(manifestNotModified: false, manifestBytes: poll.bytes, files: [])
+        // Two paths that would be one file here (letter case, Unicode form, a file and a folder):
+        // the first is kept, the others fail instead of overwriting it.
+        let collisions = Dictionary(PortablePath.collisions(in: manifest.files.map(\.path)).map { ($0.path, $0.with) }) { first, _ in first }
         for entry in manifest.files {
             try Task.checkCancellation()
+            if let other = collisions[entry.path] {
+                report.files.append(
+                    .init(
+                        path: entry.path,
+                        outcome: .failed,
+                        bytesTransferred: 0,
+                        size: entry.size,
+                        error: "it collides with \(other) on this file system"
+                    )
+                )
+                continue
+            }
             let file = await syncFile(entry, state: &state, progress: progress)
             report.files.append(file)
         }
@@ -155,7 +174,7 @@ public struct DepotClient: Sendable {
         } catch {
             throw SyncError(.corrupt, "the manifest names an unsafe path: \(path)")
         }
-        guard !decoded.segments.isEmpty, decoded.segments.first != ".depot" else {
+        guard !decoded.segments.isEmpty, PortablePath.problem(path) == nil else {
             throw SyncError(.corrupt, "the manifest names an unsafe path: \(path)")
         }
         return decoded.segments.reduce(directory) { $0.appendingPathComponent($1) }

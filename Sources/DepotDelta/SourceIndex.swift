@@ -14,8 +14,12 @@ struct SourceIndex: Sendable {
     /// `chain[block]` is one plus the previous block in the same bucket; 0 ends the chain.
     let chain: [UInt32]
 
+    /// The largest source the index can hold: positions are stored in 32 bits.
+    static let maximumSourceSize = Int(UInt32.max) - 1
+
+    /// - Precondition: `source.count <= maximumSourceSize`; ``VCDIFFEncoder/init(source:options:)``
+    ///   checks it and throws.
     init(source: UnsafeRawBufferPointer, step: Int) {
-        precondition(source.count < Int(UInt32.max), "sources of 4 GiB and more are not supported")
         self.step = step
         let blocks = source.count >= Self.hashLength ? (source.count - Self.hashLength) / step + 1 : 0
         var bits = 10

@@ -41,7 +41,15 @@ public struct VCDIFFEncoder: Sendable {
     private var recentDisplacements: [Int] = [0]
     private var targetPosition = 0
 
-    public init(source: [UInt8], options: Options = .init()) {
+    /// The largest source the encoder indexes: 4 GiB less 2 bytes.
+    public static let maximumSourceSize = SourceIndex.maximumSourceSize
+
+    /// Indexes `source`.
+    /// - Throws: ``VCDIFFError`` `.limitExceeded` for a source over ``maximumSourceSize``.
+    public init(source: [UInt8], options: Options = .init()) throws(VCDIFFError) {
+        guard source.count <= Self.maximumSourceSize else {
+            throw VCDIFFError(.limitExceeded, "a source of \(source.count) bytes is more than the encoder indexes (\(Self.maximumSourceSize))")
+        }
         self.source = source
         self.options = options
         self.index = source.withUnsafeBytes { SourceIndex(source: $0, step: options.sourceStep) }
@@ -51,8 +59,8 @@ public struct VCDIFFEncoder: Sendable {
     public static let header: [UInt8] = VCDIFF.magic + [0]
 
     /// Encodes `target` whole: the header and every window.
-    public static func encode(source: [UInt8], target: [UInt8], options: Options = .init()) -> [UInt8] {
-        var encoder = VCDIFFEncoder(source: source, options: options)
+    public static func encode(source: [UInt8], target: [UInt8], options: Options = .init()) throws(VCDIFFError) -> [UInt8] {
+        var encoder = try VCDIFFEncoder(source: source, options: options)
         var output = header
         target.withUnsafeBytes { target in
             var start = 0

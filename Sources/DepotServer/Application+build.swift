@@ -40,6 +40,7 @@ public func buildApplication(
         metrics: MetricsController(
             metrics: metrics,
             allowedAddresses: configuration.metricsAllowedAddresses,
+            trustedProxies: configuration.trustedProxies,
             token: configuration.metricsToken
         ),
         accessLog: configuration.logsRequests ? AccessLogMiddleware(trustedProxies: configuration.trustedProxies) : nil,
@@ -53,7 +54,7 @@ public func buildApplication(
             configuration: configuration.publish,
             deltas: deltas
         ),
-        health: HealthController(catalog: catalog, store: store),
+        health: HealthController(catalog: catalog, store: store, logger: logger),
         responder: responder
     )
     let openFiles = OpenFileCaches(capacity: configuration.openFilesPerEventLoop, idleTime: configuration.openFileIdleTime, logger: logger)
@@ -69,7 +70,7 @@ public func buildApplication(
     )
     let directResponses = configuration.directResponses
     @Sendable func channelHandlers() -> [any RemovableChannelHandler] {
-        directResponses ? [DrainBeforeCloseHandler(), DirectResponderInstaller(configuration: direct)] : [DrainBeforeCloseHandler()]
+        [DateStampHandler(), DrainBeforeCloseHandler()] + (directResponses ? [DirectResponderInstaller(configuration: direct)] : [])
     }
     var app = Application(
         router: router,

@@ -66,7 +66,9 @@ struct DeltaService: Service {
             guard let work = try await catalog.deltaWork(path: path, previousVersions: configuration.previousVersions) else { return }
             let target = work.target
             let limit = Int(Double(target.gzipSize ?? target.size) * configuration.maximumRatio)
-            for source in work.sources {
+            // An earlier version too large to index gets no patch: skipped each time (a look at
+            // its recorded size), so raising the limit later makes the patch.
+            for source in work.sources where source.size <= configuration.maximumSourceBytes {
                 try Task.checkCancellation()
                 try await makeDelta(from: source, to: target, limit: limit, on: encoder)
             }

@@ -69,8 +69,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     private var waiting = CircularBuffer<Inbound>()
     /// A read asked for while requests were waiting.
     private var readDeferred = false
-    private var dateSecond: Int64 = -1
-    private var dateField = ""
+    private var date = DateField()
 
     init(configuration: Configuration, files: OpenFileCache) {
         self.configuration = configuration
@@ -214,7 +213,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
             guard let opened = DirectBody(storage: variant.storage, range: range, files: files) else { return false }
             body = opened
         }
-        fields.add(name: "Date", value: date(now))
+        fields.add(name: "Date", value: date.value(now))
         if let serverName = configuration.serverName { fields.add(name: "Server", value: serverName) }
         let requestID = configuration.accessLog.map { _ in RequestID().description }
         if let requestID { fields.add(name: "X-Request-Id", value: requestID) }
@@ -258,14 +257,6 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         return true
     }
 
-    /// The `Date` field for `now`, formatted once a second.
-    private func date(_ now: HTTPDate) -> String {
-        if now.secondsSince1970 != dateSecond {
-            dateSecond = now.secondsSince1970
-            dateField = now.imfFixdate
-        }
-        return dateField
-    }
 }
 
 /// Puts a ``DirectResponder`` right after the HTTP/1.1 decoder, then leaves: Hummingbird's

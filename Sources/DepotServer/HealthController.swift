@@ -1,12 +1,15 @@
 import DepotStore
 import Foundation
 import Hummingbird
+import Logging
 
 /// `/healthz`: the process answers. `/readyz`: it can do its work, meaning the catalog answers a
-/// read and the store can create a file. 503 with the reason otherwise.
+/// read and the store can create a file. 503 otherwise, saying which part failed but nothing of
+/// the error itself (paths, SQL): the route is public, and the details go to the log.
 struct HealthController: Sendable {
     let catalog: Catalog
     let store: BlobStore
+    let logger: Logger
 
     func addRoutes(to router: Router<DepotRequestContext>) {
         router.get("/healthz") { _, _ in Self.status("ok") }
@@ -17,12 +20,14 @@ struct HealthController: Sendable {
         do {
             _ = try await catalog.referencedBlobs()
         } catch {
-            throw HTTPError(.serviceUnavailable, message: "The catalog cannot be read: \(error)")
+            logger.error("Not ready: the catalog cannot be read", metadata: ["error": "\(error)"])
+            throw HTTPError(.serviceUnavailable, message: "The catalog cannot be read")
         }
         do {
             try await store.checkWritable()
         } catch {
-            throw HTTPError(.serviceUnavailable, message: "The store cannot be written: \(error)")
+            logger.error("Not ready: the store cannot be written", metadata: ["error": "\(error)"])
+            throw HTTPError(.serviceUnavailable, message: "The store cannot be written")
         }
         return Self.status("ready")
     }

@@ -1,11 +1,13 @@
 import DepotHTTP
+import DepotManifest
 import Hummingbird
 
 /// The logical path of a published file, taken from a request path after a route prefix.
 enum LogicalPath {
-    /// Decodes and checks the part of `rawPath` after `prefix`; throws 400 for anything that is
-    /// not a plain relative path of at most `maxLength` bytes (traversal, empty or dot segments,
-    /// control characters, a trailing slash).
+    /// Decodes and checks the part of `rawPath` after `prefix`, and returns it in Unicode NFC;
+    /// throws 400 for anything that is not a plain relative path of at most `maxLength` bytes
+    /// (traversal, empty or dot segments, control characters, a trailing slash) or that some
+    /// client could not write (``PortablePath/problem(_:)``).
     static func parse(_ rawPath: String, prefix: String, maxLength: Int) throws -> String {
         guard rawPath.hasPrefix(prefix + "/") else { throw HTTPError(.badRequest, message: "The path is missing") }
         let decoded: RequestPath
@@ -17,9 +19,12 @@ enum LogicalPath {
         guard !decoded.segments.isEmpty, !decoded.hasTrailingSlash else {
             throw HTTPError(.badRequest, message: "The path must name a file, not a folder")
         }
-        let path = decoded.relativePath
+        let path = PortablePath.normalized(decoded.relativePath)
         guard path.utf8.count <= maxLength else {
             throw HTTPError(.badRequest, message: "The path is longer than \(maxLength) bytes")
+        }
+        if let problem = PortablePath.problem(path) {
+            throw HTTPError(.badRequest, message: "The path cannot be written by every client: \(problem)")
         }
         return path
     }

@@ -1,16 +1,23 @@
+import DepotHTTP
 import Hummingbird
 import Prometheus
 
 /// `GET /metrics`: Prometheus text. With `metrics.token` set it needs that bearer token;
 /// otherwise only the addresses of `metrics.allowedAddresses` may read it (403 for others).
+///
+/// The address is the client's, not the connection's: behind a reverse proxy listed in
+/// `http.trustedProxies`, every connection comes from the proxy (127.0.0.1 behind a local nginx),
+/// so the client is read from `X-Forwarded-For` as the access log reads it (``ForwardedClient``).
 struct MetricsController: Sendable {
     let metrics: DepotMetrics
     let allowedAddresses: Set<String>
+    let trustedProxies: Set<String>
     let authenticator: BearerAuthenticator?
 
-    init(metrics: DepotMetrics, allowedAddresses: Set<String>, token: String?) {
+    init(metrics: DepotMetrics, allowedAddresses: Set<String>, trustedProxies: Set<String>, token: String?) {
         self.metrics = metrics
         self.allowedAddresses = allowedAddresses
+        self.trustedProxies = trustedProxies
         self.authenticator = token.map { BearerAuthenticator(tokens: [$0]) }
     }
 
@@ -22,7 +29,11 @@ struct MetricsController: Sendable {
         if let authenticator {
             try authenticator.authorize(request)
         } else {
-            guard let peer = context.channel.remoteAddress?.ipAddress, allowedAddresses.contains(peer) else {
+            guard let peer = context.channel.remoteAddress?.ipAddress,
+                allowedAddresses.contains(
+                    ForwardedClient.address(peer: peer, forwardedFor: request.headers[values: .xForwardedFor], trustedProxies: trustedProxies)
+                )
+            else {
                 throw HTTPError(.forbidden, message: "Metrics are not available to this address")
             }
         }

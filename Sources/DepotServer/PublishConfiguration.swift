@@ -47,9 +47,15 @@ public struct DeltaConfiguration: Sendable {
     /// (about 12% smaller patches for a VACUUMed SQLite file) with about 1.7 times as much.
     public var indexStep: Int
 
-    public init(previousVersions: Int = 3, maximumRatio: Double = 0.5, indexStep: Int = 8) {
+    /// The largest earlier version a patch is made from, in bytes. The encoder holds the old
+    /// version and its index in memory (about 1.75 times its size with `indexStep` 8), so a
+    /// larger one gets no patch; clients download the new version whole.
+    public var maximumSourceBytes: Int64
+
+    public init(previousVersions: Int = 3, maximumRatio: Double = 0.5, indexStep: Int = 8, maximumSourceBytes: Int64 = 1 << 30) {
         self.previousVersions = previousVersions
         self.maximumRatio = maximumRatio
         self.indexStep = indexStep
+        self.maximumSourceBytes = maximumSourceBytes
     }
 }

@@ -100,19 +100,24 @@ struct PublishController: Sendable {
         }
         defer { store.release(blob.sha256) }
         let contentType = Self.contentType(of: request, path: path)
-        let result = try await catalog.publish(
-            .init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions)
-        )
+        let result: Catalog.PublishResult
+        do {
+            result = try await catalog.publish(
+                .init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions)
+            )
+        } catch let error as CatalogError where error.code == .conflict {
+            throw HTTPError(.conflict, message: error.message)
+        }
         try await content.reload()
         if !result.unchanged { deltas?.schedule(path) }
         metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: result.unchanged)
         let version = result.version
         context.logger.info(
             result.unchanged ? "Publish unchanged" : "Published",
-            metadata: ["path": "\(path)", "version": "\(version.version)", "sha256": "\(version.sha256)"]
+            metadata: ["path": "\(version.path)", "version": "\(version.version)", "sha256": "\(version.sha256)"]
         )
         let reply = PublishReply(
-            path: path,
+            path: version.path,
             version: version.version,
             size: version.size,
             sha256: version.sha256,
@@ -123,7 +128,7 @@ struct PublishController: Sendable {
             manifestSerial: result.manifestSerial
         )
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
-        if !result.unchanged { headers[.location] = "/files/" + RequestPath.encode(path) }
+        if !result.unchanged { headers[.location] = "/files/" + RequestPath.encode(version.path) }
         return Response(
             status: result.unchanged ? .ok : .created,
             headers: headers,

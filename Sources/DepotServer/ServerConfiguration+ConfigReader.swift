@@ -1,4 +1,5 @@
 import Configuration
+import DepotDelta
 import DepotHTTP
 import DepotStore
 import Foundation
@@ -40,6 +41,7 @@ extension ServerConfiguration {
     /// | `deltas.previousVersions` | int | `3` | previous versions a patch is made from; 0 disables deltas |
     /// | `deltas.maximumRatio` | number | `0.5` | largest patch kept, as a fraction of the full (gzip) download |
     /// | `deltas.indexStep` | int | `8` | encoder index density: 4 makes smaller patches of rebuilt files with more memory |
+    /// | `deltas.maximumSourceBytes` | int | 1 GiB | largest earlier version a patch is made from (at most 4 GiB − 2) |
     /// | `files.cacheControl` | string | `no-cache` | `Cache-Control` of `/files/…` |
     /// | `manifest.cacheControl` | string | `no-cache` | `Cache-Control` of `/manifest.json` |
     /// | `blobs.cacheControl` | string | `public, max-age=31536000, immutable` | `Cache-Control` of `/blobs/…` |
@@ -73,6 +75,8 @@ extension ServerConfiguration {
         guard openFiles >= 0, openFileIdle > 0 else {
             throw ConfigurationError("http.openFilesPerEventLoop must not be negative and http.openFileIdleSeconds must be positive")
         }
+        let metricsToken = reader.string(forKey: "metrics.token", isSecret: true)
+        if let metricsToken { try BearerAuthenticator.validate(metricsToken, key: "metrics.token") }
         let shutdownGrace = reader.number(forKey: "http.shutdownGraceSeconds", default: 30)
         guard shutdownGrace >= 0 else { throw ConfigurationError("http.shutdownGraceSeconds must not be negative") }
         let publish = try PublishConfiguration(reader: reader)
@@ -95,7 +99,7 @@ extension ServerConfiguration {
             openFilesPerEventLoop: openFiles,
             openFileIdleTime: .milliseconds(Int64(openFileIdle * 1000)),
             metricsAllowedAddresses: Set(reader.stringArray(forKey: "metrics.allowedAddresses", default: ["127.0.0.1", "::1"])),
-            metricsToken: reader.string(forKey: "metrics.token", isSecret: true),
+            metricsToken: metricsToken,
             publicDirectory: reader.string(forKey: "public.path", default: defaults.publicDirectory),
             dataDirectory: reader.string(forKey: "data.path", default: defaults.dataDirectory),
             publicRescanInterval: rescan > 0 ? .milliseconds(Int64(rescan * 1000)) : nil,
@@ -116,11 +120,18 @@ extension PublishConfiguration {
     init(reader: ConfigReader) throws {
         let defaults = PublishConfiguration()
         var tokens = reader.stringArray(forKey: "publish.tokens", isSecret: true, default: [])
+        for token in tokens { try BearerAuthenticator.validate(token, key: "publish.tokens") }
         if let tokenFile = reader.string(forKey: "publish.tokenFile") {
             guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
                 throw ConfigurationError("publish.tokenFile \(tokenFile) cannot be read")
             }
-            tokens += text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            // One token a line (LF or CRLF); blank lines are skipped. Only ASCII spaces and tabs
+            // are trimmed: any other character is the token's own, and checked below.
+            let fileTokens = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t")) }
+                .filter { !$0.isEmpty }
+            guard !fileTokens.isEmpty else { throw ConfigurationError("publish.tokenFile \(tokenFile) holds no token") }
+            for token in fileTokens { try BearerAuthenticator.validate(token, key: "publish.tokenFile \(tokenFile)") }
+            tokens += fileTokens
         }
         let maxUpload = reader.int(forKey: "publish.maxUploadBytes", default: Int(defaults.maxUploadBytes))
         guard maxUpload >= 1 else { throw ConfigurationError("publish.maxUploadBytes must be at least 1") }
@@ -135,12 +146,16 @@ extension PublishConfiguration {
         let deltas = DeltaConfiguration(
             previousVersions: reader.int(forKey: "deltas.previousVersions", default: deltaDefaults.previousVersions),
             maximumRatio: reader.number(forKey: "deltas.maximumRatio", default: deltaDefaults.maximumRatio),
-            indexStep: reader.int(forKey: "deltas.indexStep", default: deltaDefaults.indexStep)
+            indexStep: reader.int(forKey: "deltas.indexStep", default: deltaDefaults.indexStep),
+            maximumSourceBytes: Int64(reader.int(forKey: "deltas.maximumSourceBytes", default: Int(deltaDefaults.maximumSourceBytes)))
         )
         guard deltas.previousVersions >= 0, deltas.maximumRatio > 0, deltas.maximumRatio <= 1, (1...64).contains(deltas.indexStep) else {
             throw ConfigurationError(
                 "deltas.previousVersions must not be negative, deltas.maximumRatio must be above 0 and at most 1, deltas.indexStep between 1 and 64"
             )
+        }
+        guard (0...Int64(VCDIFFEncoder.maximumSourceSize)).contains(deltas.maximumSourceBytes) else {
+            throw ConfigurationError("deltas.maximumSourceBytes must be between 0 and \(VCDIFFEncoder.maximumSourceSize)")
         }
         self.init(
             tokens: tokens,

@@ -22,4 +22,15 @@ final class BlobHolds: Sendable {
     }
 
     var held: Set<String> { counts.withLock { Set($0.keys) } }
+
+    /// Runs `remove` unless `sha256` is held, under the lock that ``hold(_:)`` takes: a writer
+    /// that stores the same content again holds it first, so either the removal happens before
+    /// the writer looks for a stored copy, or it does not happen. Returns whether it ran.
+    func removeUnlessHeld(_ sha256: String, _ remove: () -> Void) -> Bool {
+        counts.withLock { counts in
+            guard counts[sha256] == nil else { return false }
+            remove()
+            return true
+        }
+    }
 }

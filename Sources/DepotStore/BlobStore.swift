@@ -146,8 +146,10 @@ extension BlobStore {
             guard let info = try await fileSystem.info(forFileAt: entry.path, infoAboutSymbolicLink: true),
                 Int64(info.lastDataModificationTime.seconds) < cutoff.secondsSince1970
             else { continue }
-            _ = try await fileSystem.removeItem(at: entry.path)
-            if !name.hasSuffix(".gz") { removed += 1 }
+            // A publish may have stored this content again since `keep` was read: the unlink
+            // happens only if no writer holds it now (see ``BlobHolds/removeUnlessHeld(_:_:)``).
+            let unlinked = holds.removeUnlessHeld(sha256) { entry.path.withPlatformString { _ = SystemUnlink($0) } }
+            if unlinked, !name.hasSuffix(".gz") { removed += 1 }
         }
         return removed
     }

@@ -113,34 +113,64 @@ struct BlobWriter {
         let gzipRecord = keepGzip ? BlobRecord.GzipVariant(sha256: gzipSHA256.finalize().hexString, size: gzipSize) : nil
         let record = BlobRecord(sha256: sha256, md5: md5, size: size, gzip: gzipRecord)
         try verify(record)
+        // Held from here: collection removes no held blob, so a stored copy found below stays.
         store.holds.hold(sha256)
         do {
-            try await install(sha256: sha256, keepGzip: keepGzip)
+            return try await install(record)
         } catch {
             store.holds.release(sha256)
             throw error
         }
-        return record
     }
 
-    /// Makes both files durable and gives them their content-addressed names.
-    private func install(sha256: String, keepGzip: Bool) async throws {
+    /// Makes both files durable and gives them their content-addressed names; returns the record
+    /// of what the store now holds under them.
+    ///
+    /// When the content is stored already, nothing is replaced: its gzip variant keeps the bytes
+    /// its immutable URL (`/blobs/{sha256}.gz`) was first served with, even if this writer made
+    /// other ones (after a `gzip.level` change), and the record describes the stored variant.
+    private func install(_ record: BlobRecord) async throws -> BlobRecord {
+        let finalPath = store.path(forSHA256: record.sha256)
+        if try await store.fileSystem.info(forFileAt: finalPath) != nil {
+            await discard()
+            return BlobRecord(sha256: record.sha256, md5: record.md5, size: record.size, gzip: try await storedGzip(of: record.sha256))
+        }
+        let keepGzip = record.gzip != nil
         try await content.synchronize()
         try await content.close()
         if keepGzip { try await gzip.synchronize() }
         try await gzip.close()
 
-        let finalPath = store.path(forSHA256: sha256)
         let directory = finalPath.removingLastComponent()
-        try await store.fileSystem.createDirectory(at: directory, withIntermediateDirectories: true)
+        if try await store.fileSystem.info(forFileAt: directory) == nil {
+            try await store.fileSystem.createDirectory(at: directory, withIntermediateDirectories: true)
+            // The new folder's own entry, in blobs/, must be durable before the blob in it is.
+            try await Self.synchronizeDirectory(store.directory, fileSystem: store.fileSystem)
+        }
         if keepGzip {
             // The variant first: a blob whose content exists is taken as complete.
-            try await Self.rename(gzipPath, to: store.gzipPath(forSHA256: sha256))
+            try await Self.rename(gzipPath, to: store.gzipPath(forSHA256: record.sha256))
         } else {
             _ = try? await store.fileSystem.removeItem(at: gzipPath)
         }
         try await Self.rename(contentPath, to: finalPath)
         try await Self.synchronizeDirectory(directory, fileSystem: store.fileSystem)
+        return record
+    }
+
+    /// The gzip variant stored beside the content `sha256`, read from disk; `nil` when it has none.
+    private func storedGzip(of sha256: String) async throws -> BlobRecord.GzipVariant? {
+        let path = store.gzipPath(forSHA256: sha256)
+        guard try await store.fileSystem.info(forFileAt: path) != nil else { return nil }
+        return try await store.fileSystem.withFileHandle(forReadingAt: path) { handle in
+            var digest = SHA256()
+            var size: Int64 = 0
+            for try await chunk in handle.readChunks(chunkLength: .kibibytes(256)) {
+                chunk.withUnsafeReadableBytes { digest.update(bufferPointer: $0) }
+                size += Int64(chunk.readableBytes)
+            }
+            return BlobRecord.GzipVariant(sha256: digest.finalize().hexString, size: size)
+        }
     }
 
     /// Closes and removes the temporary files.
@@ -169,8 +199,9 @@ struct BlobWriter {
         try await handle.withUnsafeDescriptor { SystemStartWriteback($0.rawValue, offset: offset, count: count) }
     }
 
-    /// `rename(2)`: atomic within one file system, and replaces an existing file of the same
-    /// content-addressed name, which holds the same bytes.
+    /// `rename(2)`: atomic within one file system. The content's name is checked to be free
+    /// first; a gzip variant left without its content (a crash between the two renames) is
+    /// replaced, as nothing served it.
     private static func rename(_ source: FilePath, to destination: FilePath) async throws {
         let result = source.withPlatformString { from in
             destination.withPlatformString { to in

@@ -1,4 +1,5 @@
 import DepotHTTP
+import DepotManifest
 import DepotMigrations
 import Foundation
 import GRDB
@@ -20,6 +21,10 @@ public final class Catalog: Sendable {
             configuration.foreignKeysEnabled = true
             configuration.busyMode = .timeout(10)
             database = try DatabasePool(path: path, configuration: configuration)
+            // FULL, on the one connection that commits: in WAL mode, NORMAL (GRDB's choice for a
+            // pool) may lose the last commits on a power cut, and with them a publish the server
+            // has already acknowledged. FULL syncs the WAL at every commit.
+            try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         } catch {
             throw CatalogError("Cannot open the catalog \(path): \(error)")
         }
@@ -42,6 +47,7 @@ public final class Catalog: Sendable {
         try migrator.migrate(database)
         if pending { logger?.info("Catalog schema migrated", metadata: ["migrations": "\(migrator.migrations.count)"]) }
         try database.write { db in
+            try Self.fillMissingPathKeys(in: db)
             if try StoredManifest.fetch(db) == nil {
                 try ManifestBuilder.store(serial: 0, files: [], now: Int64(Date().timeIntervalSince1970), in: db)
             }
@@ -78,9 +84,12 @@ public final class Catalog: Sendable {
     /// Makes `publication` the live version of its path, in one transaction: the new version
     /// row, the live pointer, retention and the new manifest become visible together, or not
     /// at all. Publishes of one path are serialised by SQLite's single writer.
+    ///
+    /// - Throws: ``CatalogError`` with code ``CatalogError/Code/conflict`` when the path collides
+    ///   with a live one (``PortablePath``): nothing is changed.
     public func publish(_ publication: Publication) async throws -> PublishResult {
         try await database.write { db in
-            let path = publication.path
+            let path = try Self.pathForPublishing(publication.path, in: db)
             if let live = try FileVersion.live(path: path, in: db), live.sha256 == publication.blob.sha256,
                 live.contentType == publication.contentType
             {
@@ -120,6 +129,10 @@ public final class Catalog: Sendable {
                 arguments: [path, version.version]
             )
             try db.execute(
+                sql: "INSERT OR REPLACE INTO live_path_key (path, key) VALUES (?, ?)",
+                arguments: [path, PortablePath.collisionKey(path)]
+            )
+            try db.execute(
                 sql: """
                     UPDATE file_version SET retired_at = ? WHERE path = ? AND retired_at IS NULL AND version NOT IN (
                         SELECT version FROM file_version WHERE path = ? ORDER BY version DESC LIMIT ?)
@@ -135,7 +148,7 @@ public final class Catalog: Sendable {
     /// was not published.
     public func unpublish(path: String, now: HTTPDate) async throws -> Bool {
         try await database.write { db in
-            guard try FileVersion.live(path: path, in: db) != nil else { return false }
+            guard let path = try Self.livePath(equalTo: path, in: db) else { return false }
             try db.execute(sql: "DELETE FROM live_file WHERE path = ?", arguments: [path])
             try db.execute(
                 sql: "UPDATE file_version SET retired_at = ? WHERE path = ? AND retired_at IS NULL",
@@ -156,7 +169,9 @@ public final class Catalog: Sendable {
             let all = try FileVersion.order(Column("published_at")).fetchAll(db)
             guard let manifest = try StoredManifest.fetch(db) else { throw CatalogError("The catalog has no manifest") }
             return CatalogSnapshot(
-                live: Dictionary(uniqueKeysWithValues: live.map { ($0.path, $0) }),
+                // Rows of one path in two Unicode spellings (which catalogs written before paths
+                // were normalized may hold) are one key to Swift: the newer wins, nothing traps.
+                live: Dictionary(live.map { ($0.path, $0) }) { $0.publishedAt >= $1.publishedAt ? $0 : $1 },
                 blobs: Dictionary(all.map { ($0.sha256, PublishedBlob(record: $0.blob, firstPublished: $0.lastModified)) }) { first, _ in first },
                 deltas: try DeltaRecord.all(in: db),
                 manifest: manifest
@@ -225,6 +240,49 @@ public final class Catalog: Sendable {
                 arguments: [from, to, blob?.sha256, blob?.size, now.secondsSince1970]
             )
             if blob != nil { try ManifestBuilder.rebuild(now: now.secondsSince1970, in: db) }
+        }
+    }
+}
+
+extension Catalog {
+    /// The live path that `path` names as Swift compares strings (canonical equivalence), in
+    /// the spelling the catalog stores; `nil` when there is none.
+    static func livePath(equalTo path: String, in db: Database) throws -> String? {
+        try String.fetchAll(db, sql: "SELECT path FROM live_path_key WHERE key = ?", arguments: [PortablePath.collisionKey(path)])
+            .first { $0 == path }
+    }
+
+    /// The path a publish of `path` goes to: `path`, or the stored spelling of the same live path.
+    /// Throws a conflict when it collides with a live path (same key, other path), or when it or
+    /// one of its folders is a live file's folder or a live file. Each check is an index lookup.
+    static func pathForPublishing(_ path: String, in db: Database) throws -> String {
+        let key = PortablePath.collisionKey(path)
+        let sameKey = try String.fetchAll(db, sql: "SELECT path FROM live_path_key WHERE key = ?", arguments: [key])
+        if let same = sameKey.first(where: { $0 == path }) { return same }
+        if let other = sameKey.first {
+            throw CatalogError("\(path) collides with the live \(other): they differ only in letter case or Unicode form", code: .conflict)
+        }
+        for folder in PortablePath.ancestors(key) {
+            if let file = try String.fetchOne(db, sql: "SELECT path FROM live_path_key WHERE key = ?", arguments: [folder]) {
+                throw CatalogError("\(path) needs the folder \(file), which is a live file", code: .conflict)
+            }
+        }
+        // Keys inside the folder `key`: from `key/` up to, not including, `key0` ('0' follows '/').
+        if let inside = try String.fetchOne(
+            db,
+            sql: "SELECT path FROM live_path_key WHERE key > ? AND key < ? LIMIT 1",
+            arguments: [key + "/", key + "0"]
+        ) {
+            throw CatalogError("\(path) is a folder of the live \(inside), so it cannot be a file", code: .conflict)
+        }
+        return path
+    }
+
+    /// Gives every live path without a collision key its key: catalogs older than migration 0003.
+    static func fillMissingPathKeys(in db: Database) throws {
+        let missing = try String.fetchAll(db, sql: "SELECT path FROM live_file WHERE path NOT IN (SELECT path FROM live_path_key)")
+        for path in missing {
+            try db.execute(sql: "INSERT INTO live_path_key (path, key) VALUES (?, ?)", arguments: [path, PortablePath.collisionKey(path)])
         }
     }
 }

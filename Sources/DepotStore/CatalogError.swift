@@ -1,8 +1,19 @@
-/// Why the catalog cannot be used.
+/// Why the catalog cannot be used, or refused a change.
 public struct CatalogError: Error, CustomStringConvertible, Sendable {
+    /// What kind of failure: callers map ``Code/conflict`` to a client error.
+    public struct Code: Hashable, Sendable {
+        let name: String
+        /// The catalog cannot be opened or read.
+        public static let unusable = Code(name: "unusable")
+        /// The change conflicts with what is live (a path that would collide on a client).
+        public static let conflict = Code(name: "conflict")
+    }
+
+    public let code: Code
     public let message: String
 
-    public init(_ message: String) {
+    public init(_ message: String, code: Code = .unusable) {
+        self.code = code
         self.message = message
     }
 

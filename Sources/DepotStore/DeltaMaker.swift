@@ -23,6 +23,9 @@ public enum DeltaMaker {
 
     /// Returns the gzip bytes of the patch from `source` to `target`, or `nil` as soon as they
     /// pass `limit` bytes: a patch that large is not worth keeping.
+    ///
+    /// - Throws: ``StoreError`` `.tooLarge`, having read nothing, for a source larger than the
+    ///   encoder indexes (``VCDIFFEncoder/maximumSourceSize``).
     public static func make(
         from source: String,
         to target: String,
@@ -30,7 +33,8 @@ public enum DeltaMaker {
         options: Options = .init()
     ) throws -> ByteBuffer? {
         let encoderOptions = VCDIFFEncoder.Options(sourceStep: options.indexStep)
-        var encoder = VCDIFFEncoder(source: try BlockingFileReader.contents(of: source), options: encoderOptions)
+        let sourceBytes = try BlockingFileReader.contents(of: source, maximumSize: VCDIFFEncoder.maximumSourceSize)
+        var encoder = try VCDIFFEncoder(source: sourceBytes, options: encoderOptions)
         let reader = try BlockingFileReader(path: target)
         let compressor = try ZlibCompressor(algorithm: .gzip, configuration: .init(compressionLevel: options.gzipLevel))
         var window = ByteBufferAllocator().buffer(capacity: 64 * 1024)

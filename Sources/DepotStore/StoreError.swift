@@ -10,6 +10,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         public static let io = Code(name: "io")
         /// The input to a store operation was not acceptable.
         public static let invalidInput = Code(name: "invalidInput")
+        /// A file is larger than the operation handles.
+        public static let tooLarge = Code(name: "tooLarge")
     }
 
     public let code: Code

@@ -18,6 +18,12 @@ func SystemRename(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> I
 @inline(__always)
 func SystemErrno() -> Int32 { errno }
 
+/// `unlink(2)`: synchronous, so that it can run under a lock.
+@inline(__always)
+func SystemUnlink(_ path: UnsafePointer<CChar>) -> Int32 {
+    unlink(path)
+}
+
 /// Asks the kernel to start writing `count` bytes at `offset` of a file to disk, without waiting
 /// (`sync_file_range(2)` with `SYNC_FILE_RANGE_WRITE`; Linux only, nothing elsewhere). Durability
 /// still comes from `fsync(2)`; this lets the disk work while the rest of the file is made, so
@@ -67,13 +73,15 @@ struct BlockingFileReader: ~Copyable {
         return filled
     }
 
-    /// The whole file.
-    static func contents(of path: String) throws -> [UInt8] {
+    /// The whole file; throws ``StoreError/Code/tooLarge`` before reading anything when it is
+    /// larger than `maximumSize`.
+    static func contents(of path: String, maximumSize: Int) throws -> [UInt8] {
         let reader = try BlockingFileReader(path: path)
         let size = Int(lseek(reader.descriptor, 0, SEEK_END))
         guard size >= 0, lseek(reader.descriptor, 0, SEEK_SET) == 0 else {
             throw StoreError(.io, "Cannot find the size of \(path): errno \(errno)")
         }
+        guard size <= maximumSize else { throw StoreError(.tooLarge, "\(path) has \(size) bytes, more than \(maximumSize)") }
         return try [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             count = try reader.read(into: UnsafeMutableRawBufferPointer(buffer))
         }

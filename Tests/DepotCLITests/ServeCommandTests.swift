@@ -64,4 +64,26 @@ struct ServeCommandTests {
             #expect(depot.log.split(separator: "\n").filter { $0.hasPrefix("Error:") }.count == 1)
         }
     }
+
+    @Test(
+        "an empty publish token, from the environment, a config file or a token file, stops the server at start",
+        arguments: [
+            (["DEPOT_PUBLISH_TOKENS": ""], "publish.tokens holds an empty token"),
+            (["DEPOT_PUBLISH_TOKENS": "good,"], "publish.tokens holds an empty token"),
+            (["DEPOT_CONFIG": "empty-token.json"], "publish.tokens holds an empty token"),
+            (["DEPOT_PUBLISH_TOKEN_FILE": "blank-tokens"], "holds no token"),
+            (["DEPOT_METRICS_TOKEN": ""], "metrics.token holds an empty token"),
+        ]
+    )
+    func emptyToken(environment: [String: String], message: String) async throws {
+        try await withTemporaryDirectory { root in
+            try root.write(Data(#"{ "publish": { "tokens": ["a", ""] } }"#.utf8), to: "empty-token.json")
+            try root.write(Data(" \n\n".utf8), to: "blank-tokens")
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
+            let depot = try DepotProcess.start(["serve", "--port", "0"], environment: environment, in: root)
+            defer { depot.kill() }
+            #expect(try await depot.waitForExit() != 0)
+            #expect(depot.log.contains(message), "\(depot.log)")
+        }
+    }
 }

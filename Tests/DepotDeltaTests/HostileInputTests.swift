@@ -81,7 +81,7 @@ struct HostileInputTests {
     }
 
     @Test func targetLimitIsEnforced() throws {
-        let delta = VCDIFFEncoder.encode(source: [], target: Array(repeating: 1, count: 100_000))
+        let delta = try VCDIFFEncoder.encode(source: [], target: Array(repeating: 1, count: 100_000))
         let error = #expect(throws: VCDIFFError.self) {
             try VCDIFFDecoder.decode(delta, source: [], limits: .init(maximumWindowSize: 1 << 20, maximumTargetSize: 99_999))
         }

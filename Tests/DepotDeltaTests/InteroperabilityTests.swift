@@ -14,7 +14,7 @@ struct InteroperabilityTests {
         try await withTemporaryDirectory { directory in
             let source = Samples.records(count: 40_000, seed: seed)
             let target = Samples.edited(source, seed: seed + 1)
-            let delta = VCDIFFEncoder.encode(source: source, target: target, options: .init(windowSize: 256 * 1024))
+            let delta = try VCDIFFEncoder.encode(source: source, target: target, options: .init(windowSize: 256 * 1024))
             let sourceFile = try directory.write(Data(source), to: "source")
             let deltaFile = try directory.write(Data(delta), to: "delta")
             let output = directory.appendingPathComponent("output")
@@ -28,7 +28,7 @@ struct InteroperabilityTests {
             let block = Array(Fixture.pseudoRandom(count: 10_000, seed: 29))
             let source = Samples.records(count: 5_000, seed: 27)
             let target = Array(source.prefix(50_000)) + block + block + Array(source.suffix(50_000)) + block
-            let delta = VCDIFFEncoder.encode(source: source, target: target)
+            let delta = try VCDIFFEncoder.encode(source: source, target: target)
             #expect(delta.count < block.count + 1_000)
             let sourceFile = try directory.write(Data(source), to: "source")
             let deltaFile = try directory.write(Data(delta), to: "delta")

@@ -10,7 +10,7 @@ struct RoundTripTests {
         var target = source
         target[10] = UInt8(ascii: "B")
         target.append(contentsOf: Array(repeating: UInt8(ascii: "z"), count: 40))
-        let delta = VCDIFFEncoder.encode(source: source, target: target)
+        let delta = try VCDIFFEncoder.encode(source: source, target: target)
         #expect(try VCDIFFDecoder.decode(delta, source: source) == target)
         #expect(delta.count < 60)
     }
@@ -19,7 +19,7 @@ struct RoundTripTests {
     func editedRecords(seed: UInt64) throws {
         let source = Samples.records(count: 20_000, seed: seed)
         let target = Samples.edited(source, seed: seed + 10)
-        let delta = VCDIFFEncoder.encode(source: source, target: target)
+        let delta = try VCDIFFEncoder.encode(source: source, target: target)
         #expect(try VCDIFFDecoder.decode(delta, source: source) == target)
         // A handful of edits cost a handful of instructions, not a copy of the file.
         #expect(delta.count < 1_000, "delta of \(delta.count) bytes for a \(target.count)-byte target")
@@ -31,7 +31,7 @@ struct RoundTripTests {
         let half = source.count / 2
         let target = Samples.edited(Array(source[half...] + source[..<half]), seed: 13)
         let options = VCDIFFEncoder.Options(windowSize: 64 * 1024)
-        let delta = VCDIFFEncoder.encode(source: source, target: target, options: options)
+        let delta = try VCDIFFEncoder.encode(source: source, target: target, options: options)
         #expect(try VCDIFFDecoder.decode(delta, source: source) == target)
         #expect(delta.count < 2_000)
     }
@@ -48,7 +48,7 @@ struct RoundTripTests {
             ([1, 2, 3], [3, 2, 1]),
         ]
         for (source, target) in cases {
-            let delta = VCDIFFEncoder.encode(source: source, target: target)
+            let delta = try VCDIFFEncoder.encode(source: source, target: target)
             #expect(try VCDIFFDecoder.decode(delta, source: source) == target)
         }
     }
@@ -57,14 +57,14 @@ struct RoundTripTests {
     @Test func repeatedNewContentUsesTargetCopies() throws {
         let block = Array(Fixture.pseudoRandom(count: 4096, seed: 19))
         let target = block + block + block + block
-        let delta = VCDIFFEncoder.encode(source: Array("unrelated".utf8), target: target)
+        let delta = try VCDIFFEncoder.encode(source: Array("unrelated".utf8), target: target)
         #expect(delta.count < block.count + 100)
         #expect(try VCDIFFDecoder.decode(delta, source: Array("unrelated".utf8)) == target)
     }
 
     @Test func runsBecomeRunInstructions() throws {
         let target = Array(repeating: UInt8(7), count: 1 << 20)
-        let delta = VCDIFFEncoder.encode(source: [], target: target)
+        let delta = try VCDIFFEncoder.encode(source: [], target: target)
         #expect(delta.count < 32)
         #expect(try VCDIFFDecoder.decode(delta, source: []) == target)
     }
@@ -104,7 +104,7 @@ struct RoundTripTests {
         let standard = CodeTable.default.bytes
         var custom = standard
         for array in 0..<6 { custom.swapAt(array * 256 + 2, array * 256 + 3) }
-        let tableDelta = VCDIFFEncoder.encode(source: standard, target: custom)
+        let tableDelta = try VCDIFFEncoder.encode(source: standard, target: custom)
         var tableData: [UInt8] = [4, 3] + tableDelta
         var header = VCDIFF.magic + [VCDIFF.HeaderIndicator.codeTable]
         VCDIFFInteger.append(tableData.count, to: &header)

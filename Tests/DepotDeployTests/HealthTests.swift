@@ -30,6 +30,8 @@ struct HealthTests {
                 let ready = try await connection.request("GET", "/readyz")
                 #expect(ready.status == 503)
                 #expect(ready.bodyText.contains("The store cannot be written"))
+                // Nothing internal: no path, no errno text.
+                #expect(!ready.bodyText.contains(server.dataDirectory.path))
                 #expect(try await connection.request("GET", "/healthz").status == 200)
             }
         }

@@ -1,0 +1,119 @@
+import DepotServer
+import DepotStore
+import DepotTestSupport
+import Foundation
+import GRDB
+import Testing
+import _NIOFileSystem
+
+/// One rule for what a published path may be (``PortablePath``): Unicode spellings of one name
+/// are one file, names a client's file system would merge are refused, and a catalog that
+/// already holds such rows starts.
+@Suite("Path collisions")
+struct PathCollisionTests {
+    static let auth = ("Authorization", "Bearer \(LiveServer.token)")
+
+    @Test("NFC and NFD spellings of a name publish one file; the server keeps answering")
+    func unicodeSpellings() async throws {
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let nfc = try await connection.request("PUT", "/v1/files/caf%C3%A9.txt", headers: [Self.auth], body: Array("one".utf8))
+                #expect(nfc.status == 201)
+                let nfd = try await connection.request("PUT", "/v1/files/cafe%CC%81.txt", headers: [Self.auth], body: Array("two".utf8))
+                #expect(nfd.status == 201)
+                #expect(nfd.json["version"] as? Int == 2)
+                #expect(nfd.json["path"] as? String == "caf\u{E9}.txt")
+                let files = try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]] ?? []
+                #expect(files.count == 1)
+                // The stored path is NFC, byte for byte.
+                #expect((files.first?["path"] as? String).map { Array($0.utf8) } == Array("caf\u{E9}.txt".utf8))
+                #expect(try await connection.request("GET", "/files/cafe%CC%81.txt").bodyText == "two")
+                #expect(try await connection.request("GET", "/files/caf%C3%A9.txt").bodyText == "two")
+            }
+        }
+    }
+
+    @Test(
+        "a path that a client's file system would merge with a live one gets 409 and changes nothing",
+        arguments: [
+            ("Readme.txt", "README.txt"),
+            ("caf%C3%A9.txt", "CAF%C3%89.txt"),
+            ("a", "a/b"),
+            ("a/b", "a"),
+            ("Dir/x", "dir"),
+            ("a/b", "A/B"),
+        ]
+    )
+    func collisions(first: String, second: String) async throws {
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                #expect(try await connection.request("PUT", "/v1/files/\(first)", headers: [Self.auth], body: Array("1".utf8)).status == 201)
+                let before = try await connection.request("GET", "/manifest.json").bodyText
+                let refused = try await connection.request("PUT", "/v1/files/\(second)", headers: [Self.auth], body: Array("2".utf8))
+                #expect(refused.status == 409, "\(refused.bodyText)")
+                #expect(refused.bodyText.contains("live"))
+                #expect(try await connection.request("GET", "/manifest.json").bodyText == before)
+            }
+        }
+    }
+
+    @Test("paths some client cannot write get 400", arguments: [".depot/state.json", ".DePoT/x", "a/" + String(repeating: "x", count: 256)])
+    func unwritable(path: String) async throws {
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let refused = try await connection.request("PUT", "/v1/files/\(path)", headers: [Self.auth], body: Array("1".utf8))
+                #expect(refused.status == 400)
+                #expect(refused.bodyText.contains("cannot be written by every client"))
+            }
+        }
+    }
+
+    @Test("a 255-byte segment is accepted")
+    func longestSegment() async throws {
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let path = String(repeating: "x", count: 255)
+                let reply = try await connection.request("PUT", "/v1/files/\(path)", headers: [Self.auth], body: Array("1".utf8))
+                #expect(reply.status == 201)
+            }
+        }
+    }
+
+    @Test("a catalog holding one name in two Unicode spellings (written before paths were normalized) starts and serves")
+    func legacyCatalog() async throws {
+        try await withTemporaryDirectory { data in
+            let path = data.appendingPathComponent("catalog.sqlite").path
+            // Written the way an older Depot wrote it: two live rows, NFC and NFD.
+            let catalog = try Catalog(path: path)
+            let store = try await BlobStore.open(dataDirectory: .init(data.path))
+            for (name, text) in [("caf\u{E9}.txt", "nfc"), ("cafe\u{301}.txt", "nfd")] {
+                let blob = try await store.ingest(contentsOf: .init(try data.write(Data(text.utf8), to: "source-\(text)").path))
+                let queue = try DatabaseQueue(path: path)
+                try await queue.write { db in
+                    try db.execute(
+                        sql: """
+                            INSERT INTO file_version (path, version, size, sha256, md5, content_type, published_at, last_modified_is_strong)
+                            VALUES (?, 1, ?, ?, ?, 'text/plain', ?, 1)
+                            """,
+                        arguments: [name, blob.size, blob.sha256, blob.md5, text == "nfc" ? 1_700_000_000 : 1_700_000_100]
+                    )
+                    try db.execute(sql: "INSERT INTO live_file (path, version) VALUES (?, 1)", arguments: [name])
+                    try db.execute(sql: "INSERT INTO path_sequence (path, last_version) VALUES (?, 1)", arguments: [name])
+                }
+                try await queue.close()
+            }
+            _ = catalog
+            try await LiveServer.withDataDirectory(data, configuration: .init(publish: .init(tokens: [LiveServer.token]))) { server in
+                try await RawHTTPConnection.with(port: server.port) { connection in
+                    // One of the two rows is served (the newer), by either spelling.
+                    #expect(try await connection.request("GET", "/files/caf%C3%A9.txt").bodyText == "nfd")
+                    // Publishing the name again continues the stored spelling instead of adding a third row.
+                    let again = try await connection.request("PUT", "/v1/files/caf%C3%A9.txt", headers: [Self.auth], body: Array("new".utf8))
+                    #expect(again.status == 201)
+                    #expect((try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]])?.count == 2)
+                    #expect(try await connection.request("GET", "/readyz").status == 200)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Configuration
+import DepotHTTP
+import DepotServer
+import DepotStore
+import DepotTestSupport
+import Foundation
+import Testing
+import _NIOFileSystem
+
+/// Doors that must stay shut whatever the configuration or the peer: empty or odd tokens,
+/// `/metrics` behind a proxy, and the `Date` a response carries.
+@Suite("Server hardening")
+struct ServerHardeningTests {
+    static func reader(_ values: [AbsoluteConfigKey: ConfigValue]) -> ConfigReader {
+        ConfigReader(provider: InMemoryProvider(values: values))
+    }
+
+    @Test(
+        "an empty or malformed token is refused at start-up, wherever it comes from",
+        arguments: [[""], ["good", ""], ["\u{A0}"], ["has space"], ["caf\u{E9}"]]
+    )
+    func badConfiguredTokens(tokens: [String]) throws {
+        let values: [AbsoluteConfigKey: ConfigValue] = ["publish.tokens": .init(.stringArray(tokens), isSecret: true)]
+        #expect(throws: ConfigurationError.self) { try ServerConfiguration(reader: Self.reader(values)) }
+        #expect(throws: ConfigurationError.self) {
+            try ServerConfiguration(reader: Self.reader(["metrics.token": .init(.string(tokens.last!), isSecret: true)]))
+        }
+    }
+
+    @Test("a token file with no token, or a token with a Unicode space, is refused", arguments: ["\n  \n", "\u{A0}\n", "ok\n\u{A0}x\n"])
+    func badTokenFiles(text: String) async throws {
+        try await withTemporaryDirectory { folder in
+            let file = try folder.write(Data(text.utf8), to: "tokens")
+            #expect(throws: ConfigurationError.self) {
+                try ServerConfiguration(reader: Self.reader(["publish.tokenFile": .init(.string(file.path), isSecret: false)]))
+            }
+        }
+    }
+
+    @Test("good tokens are read from every source; spaces and CRs around a token file's lines are not part of it")
+    func goodTokens() async throws {
+        try await withTemporaryDirectory { folder in
+            let file = try folder.write(Data(" file-token \r\n\nsecond==\n".utf8), to: "tokens")
+            let configuration = try ServerConfiguration(
+                reader: Self.reader([
+                    "publish.tokens": .init(.stringArray(["a-b.c_d~e+f/g="]), isSecret: true),
+                    "publish.tokenFile": .init(.string(file.path), isSecret: false),
+                ])
+            )
+            #expect(configuration.publish.tokens == ["a-b.c_d~e+f/g=", "file-token", "second=="])
+        }
+    }
+
+    @Test(
+        "a presented token is compared byte for byte: no Unicode space is trimmed away",
+        arguments: [
+            ("Bearer \u{A0}", 401), ("Bearer \u{A0}tok", 401), ("Bearer tok\u{A0}", 401), ("Bearer", 401), ("Bearer tok", 201), ("bearer   tok", 201),
+        ]
+    )
+    func presentedTokens(field: String, status: Int) async throws {
+        var configuration = ServerConfiguration()
+        configuration.publish.tokens = ["tok"]
+        try await LiveServer.with(configuration: configuration) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let reply = try await connection.request("PUT", "/v1/files/a.txt", headers: [("Authorization", field)], body: Array("x".utf8))
+                #expect(reply.status == status)
+            }
+        }
+    }
+
+    @Test("behind a trusted proxy, /metrics is decided by the forwarded client, not the proxy's address")
+    func metricsBehindProxy() async throws {
+        var configuration = ServerConfiguration()
+        configuration.trustedProxies = ["127.0.0.1"]
+        try await LiveServer.with(configuration: configuration) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let outside = try await connection.request("GET", "/metrics", headers: [("X-Forwarded-For", "203.0.113.9")])
+                #expect(outside.status == 403)
+                let spoofed = try await connection.request("GET", "/metrics", headers: [("X-Forwarded-For", "127.0.0.1, 203.0.113.9")])
+                #expect(spoofed.status == 403)
+                let local = try await connection.request("GET", "/metrics", headers: [("X-Forwarded-For", "127.0.0.1")])
+                #expect(local.status == 200)
+                #expect(try await connection.request("GET", "/metrics").status == 200)
+            }
+        }
+    }
+
+    @Test("Last-Modified is never later than Date, published and requested in a tight loop, on both serving paths", arguments: [true, false])
+    func lastModifiedNotAfterDate(direct: Bool) async throws {
+        var configuration = ServerConfiguration()
+        configuration.directResponses = direct
+        configuration.publish.keepVersions = 1
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let deadline = ContinuousClock.now + .milliseconds(2_500)
+                var checked = 0
+                while ContinuousClock.now < deadline {
+                    let body = Array("version \(checked)".utf8)
+                    let put = try await connection.request(
+                        "PUT",
+                        "/v1/files/t.txt",
+                        headers: [("Authorization", "Bearer \(LiveServer.token)")],
+                        body: body
+                    )
+                    #expect(put.status == 201)
+                    for method in ["GET", "HEAD"] {
+                        let response = try await connection.request(method, "/files/t.txt")
+                        let now = HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970))
+                        let date = try #require(response.header("Date").flatMap { HTTPDate(parsing: $0, now: now) })
+                        let modified = try #require(response.header("Last-Modified").flatMap { HTTPDate(parsing: $0, now: now) })
+                        #expect(modified <= date, "\(method) #\(checked): Last-Modified \(modified.imfFixdate) after Date \(date.imfFixdate)")
+                    }
+                    checked += 1
+                }
+                #expect(checked > 20)
+            }
+        }
+    }
+
+    @Test("a version of 4 GiB gets no patch, and the server that makes patches at start keeps running")
+    func versionTooLargeToPatch() async throws {
+        try await withTemporaryDirectory { data in
+            let store = try await BlobStore.open(dataDirectory: .init(data.path))
+            let catalog = try Catalog(path: data.appendingPathComponent("catalog.sqlite").path)
+            // The old version: a sparse 4 GiB blob, recorded as a publish records one.
+            let huge = BlobRecord(sha256: String(repeating: "ab", count: 32), md5: String(repeating: "0", count: 32), size: 4 << 30, gzip: nil)
+            let hugeFile = URL(fileURLWithPath: store.path(forSHA256: huge.sha256).string)
+            try FileManager.default.createDirectory(at: hugeFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+            #expect(FileManager.default.createFile(atPath: hugeFile.path, contents: nil))
+            let handle = try FileHandle(forWritingTo: hugeFile)
+            try handle.truncate(atOffset: UInt64(huge.size))
+            try handle.close()
+            func publish(_ path: String, _ blob: BlobRecord, at seconds: Int64) async throws {
+                _ = try await catalog.publish(
+                    .init(path: path, blob: blob, contentType: "application/octet-stream", now: HTTPDate(secondsSince1970: seconds), keepVersions: 5)
+                )
+            }
+            func stored(_ text: String) async throws -> BlobRecord {
+                try await store.ingest(contentsOf: .init(try data.write(Data(text.utf8), to: "in-\(text.hashValue)").path))
+            }
+            try await publish("big.bin", huge, at: 1_700_000_000)
+            try await publish("big.bin", try await stored("small now"), at: 1_700_000_001)
+            // Patches are made path by path at start: one for other.txt means big.bin was done.
+            let lines = (0..<3000).map { "line \($0) of a file that patches well\n" }.joined()
+            try await publish("other.txt", try await stored(lines), at: 1_700_000_002)
+            try await publish("other.txt", try await stored(lines + "one more\n"), at: 1_700_000_003)
+            try await LiveServer.withDataDirectory(data, configuration: ServerConfiguration()) { server in
+                try await RawHTTPConnection.with(port: server.port) { connection in
+                    var files: [[String: Any]] = []
+                    for _ in 0..<200 {
+                        files = try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]] ?? []
+                        if files.contains(where: { $0["path"] as? String == "other.txt" && $0["deltas"] != nil }) { break }
+                        try await Task.sleep(for: .milliseconds(50))
+                    }
+                    #expect(files.first(where: { $0["path"] as? String == "other.txt" })?["deltas"] != nil)
+                    #expect(files.first(where: { $0["path"] as? String == "big.bin" })?["deltas"] == nil)
+                    #expect(try await connection.request("GET", "/readyz").status == 200)
+                }
+            }
+        }
+    }
+}
