@@ -37,10 +37,7 @@ struct DeltaEncoding: Sendable {
             }).first, case .file(let file) = patch.identity.storage
         else { return nil }
 
-        var body = try await fileSystem.withFileHandle(forReadingAt: file) { handle in
-            try await handle.readToEnd(maximumSizeAllowed: .bytes(patch.identity.length))
-        }
-        if !accepted.gzip { body = try body.decompress(with: .gzip) }
+        let length = patch.identity.length
         var fields: HTTPFields = [
             .eTag: resource.identity.entityTagField,
             .lastModified: resource.lastModifiedField,
@@ -48,13 +45,48 @@ struct DeltaEncoding: Sendable {
             .im: accepted.gzip ? "vcdiff, gzip" : "vcdiff",
             .cacheControl: "no-store, im",
             .contentType: resource.contentType,
-            .contentLength: String(body.readableBytes),
         ]
         fields[.vary] = resource.gzip != nil ? "Accept-Encoding, A-IM" : "A-IM"
+        // The stored gzip bytes have a known length; the plain VCDIFF is gunzipped as it is sent,
+        // its length unknown until the end, so it goes chunked (and HEAD names no length).
+        if accepted.gzip { fields[.contentLength] = String(length) }
         let status = HTTPResponse.Status(code: 226, reasonPhrase: "IM Used")
-        guard request.method == .get else { return Response(status: status, headers: fields, body: ResponseBody()) }
-        metrics.recordDeltaSaving((resource.gzip?.length ?? resource.identity.length) - Int64(body.readableBytes))
-        return Response(status: status, headers: fields, body: .init(byteBuffer: body))
+        guard request.method == .get else {
+            // HEAD: the fields of the GET. Without a length, the body must be of unknown length
+            // too, or the framework would announce `Content-Length: 0`.
+            return Response(status: status, headers: fields, body: accepted.gzip ? ResponseBody() : ResponseBody { try await $0.finish(nil) })
+        }
+        let full = resource.gzip?.length ?? resource.identity.length
+        guard !accepted.gzip else {
+            metrics.recordDeltaSaving(full - length)
+            return Response(
+                status: status,
+                headers: fields,
+                body: FileBody.make(file: file, segments: length > 0 ? [.file(0...(length - 1))] : [], contentLength: length, fileSystem: fileSystem)
+            )
+        }
+        return Response(status: status, headers: fields, body: gunzipped(file, saving: full))
+    }
+
+    /// The VCDIFF of the gzip file at `path`, decompressed a chunk at a time as the writer takes
+    /// it: memory stays at a few buffers per response, whatever the patch's size.
+    private func gunzipped(_ path: FilePath, saving full: Int64) -> ResponseBody {
+        ResponseBody { [fileSystem, metrics] writer in
+            let decompressor = try ZlibDecompressor(algorithm: .gzip)
+            var window = ByteBufferAllocator().buffer(capacity: 64 * 1024)
+            var sent: Int64 = 0
+            try await fileSystem.withFileHandle(forReadingAt: path) { handle in
+                for try await var chunk in handle.readChunks(chunkLength: .kibibytes(64)) {
+                    try await chunk.decompressStream(with: decompressor, window: &window) { output in
+                        sent += Int64(output.readableBytes)
+                        try await writer.write(output)
+                    }
+                    window.clear()
+                }
+            }
+            metrics.recordDeltaSaving(full - sent)
+            try await writer.finish(nil)
+        }
     }
 }
 

@@ -69,7 +69,7 @@ public struct PublicDirectory: Sendable {
                     files[relativePath] = known
                     continue
                 }
-                let blob = try await store.ingest(contentsOf: target)
+                let blob = try await storeFile(at: target)
                 stored.append(blob.sha256)
                 let scannedAt = now()
                 let modified = HTTPDate(secondsSince1970: Int64(fingerprint.modified.seconds))
@@ -98,8 +98,32 @@ public struct PublicDirectory: Sendable {
         return (files, stored)
     }
 
-    /// The `/`-separated path below the root, or `nil` for hidden entries.
+    /// Stores the file at `target`, a regular file of the folder when it was listed. It may have
+    /// changed since: it is opened without following a link in its last component, and the file
+    /// actually opened must still be one this folder serves (Linux: its path read back from
+    /// `/proc/self/fd`), so a file swapped for a link, or a folder for a link out of the tree,
+    /// between listing and reading is not followed.
+    func storeFile(at target: FilePath) async throws -> BlobRecord {
+        do {
+            return try await fileSystem.withFileHandle(forReadingAt: target, options: .init(followSymbolicLinks: false)) { handle in
+                #if os(Linux)
+                let opened = try await handle.withUnsafeDescriptor { SystemRealPath("/proc/self/fd/\($0.rawValue)") }
+                guard let opened, relativePath(of: FilePath(opened)) != nil else {
+                    throw StoreError(.invalidInput, "\(target) now leads to \(opened ?? "nothing"), which is not served")
+                }
+                #endif
+                return try await store.ingest(handle.readChunks(chunkLength: .kibibytes(256)))
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.io, "Cannot read \(target)", cause: error)
+        }
+    }
+
+    /// The `/`-separated path below the root, or `nil` for hidden entries and paths outside it.
     func relativePath(of path: FilePath) -> String? {
+        guard path.starts(with: root) else { return nil }
         let rootComponents = root.components.count
         let components = path.components.dropFirst(rootComponents).map(\.string)
         guard !components.isEmpty, !components.contains(where: { $0.hasPrefix(".") }) else { return nil }
@@ -113,7 +137,8 @@ public struct PublicDirectory: Sendable {
         case .regular:
             break
         case .symlink:
-            guard let resolved = SystemRealPath(entry.path.string), resolved.hasPrefix(root.string + "/") else { return nil }
+            // The target must be a file this folder serves: inside it, and not hidden.
+            guard let resolved = SystemRealPath(entry.path.string), relativePath(of: FilePath(resolved)) != nil else { return nil }
             target = FilePath(resolved)
         default:
             return nil

@@ -100,7 +100,10 @@ public struct RawHTTPConnection: ~Copyable {
         }
         var response = RawHTTPResponse(status: status, fields: fields, body: [])
         if bodyless || status == 304 || status == 204 || status < 200 { return response }
-        if response.header("transfer-encoding") != nil { throw RawHTTPError.unexpectedChunking }
+        if let coding = response.header("transfer-encoding") {
+            guard coding.lowercased() == "chunked" else { throw RawHTTPError.malformed("Transfer-Encoding: \(coding)") }
+            return RawHTTPResponse(status: status, fields: fields, body: try await readChunkedBody())
+        }
         guard let lengthText = response.header("content-length"), let length = Int(lengthText) else {
             throw RawHTTPError.missingContentLength
         }
@@ -117,6 +120,23 @@ public struct RawHTTPConnection: ~Copyable {
         return false
     }
 
+    /// A chunked body (RFC 9112 §7.1), without extensions or trailers, decoded.
+    private mutating func readChunkedBody() async throws -> [UInt8] {
+        var body: [UInt8] = []
+        while true {
+            let lineEnd = try await fill { buffer in
+                buffer.readableBytesView.firstRange(of: Array("\r\n".utf8)).map { $0.lowerBound - buffer.readerIndex }
+            }
+            let sizeLine = pending.readString(length: lineEnd)!
+            pending.moveReaderIndex(forwardBy: 2)
+            guard let size = Int(sizeLine.prefix { $0 != ";" }, radix: 16) else { throw RawHTTPError.malformed("chunk size \(sizeLine)") }
+            _ = try await fill { $0.readableBytes >= size + 2 ? size : nil }
+            body += pending.readBytes(length: size)!
+            pending.moveReaderIndex(forwardBy: 2)
+            if size == 0 { return body }
+        }
+    }
+
     /// Reads until `done` returns a value.
     private mutating func fill(until done: (ByteBuffer) -> Int?) async throws -> Int {
         while true {
@@ -131,7 +151,6 @@ public enum RawHTTPError: Error {
     case malformed(String)
     case closed(received: Int)
     case missingContentLength
-    case unexpectedChunking
 }
 
 extension StringProtocol {

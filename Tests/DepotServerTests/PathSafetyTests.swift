@@ -16,6 +16,8 @@ struct PathSafetyTests {
         try Data("outside\n".utf8).write(to: outside)
         try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("escape.txt").path, withDestinationPath: outside.path)
         try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("alias.txt").path, withDestinationPath: "sub/inside.txt")
+        // A link to a hidden file inside the folder: the file is not served, nor through the link.
+        try FileManager.default.createSymbolicLink(atPath: folder.appendingPathComponent("env-link").path, withDestinationPath: ".env")
         try FileManager.default.createSymbolicLink(
             atPath: folder.appendingPathComponent("linked-dir").path,
             withDestinationPath: folder.deletingLastPathComponent().path
@@ -42,7 +44,7 @@ struct PathSafetyTests {
 
     @Test(
         "links out of the folder, hidden files and unknown names are 404",
-        arguments: ["/escape.txt", "/linked-dir/outside.txt", "/.env", "/missing.txt", "/sub/missing", "/text.txt/x"]
+        arguments: ["/escape.txt", "/linked-dir/outside.txt", "/.env", "/env-link", "/missing.txt", "/sub/missing", "/text.txt/x"]
     )
     func notFound(target: String) async throws {
         try await LiveServer.with(prepare: Self.prepare) { server in

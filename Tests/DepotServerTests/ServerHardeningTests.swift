@@ -92,9 +92,12 @@ struct ServerHardeningTests {
         configuration.publish.keepVersions = 1
         try await LiveServer.withPublishing(configuration: configuration) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
-                let deadline = ContinuousClock.now + .milliseconds(2_500)
+                // Until the publishes have spanned three seconds (the window where a stale Date
+                // shows), or at most 30 s on a slow machine.
+                let deadline = ContinuousClock.now + .seconds(30)
                 var checked = 0
-                while ContinuousClock.now < deadline {
+                var seconds = Set<Int64>()
+                while seconds.count < 4, ContinuousClock.now < deadline {
                     let body = Array("version \(checked)".utf8)
                     let put = try await connection.request(
                         "PUT",
@@ -108,11 +111,12 @@ struct ServerHardeningTests {
                         let now = HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970))
                         let date = try #require(response.header("Date").flatMap { HTTPDate(parsing: $0, now: now) })
                         let modified = try #require(response.header("Last-Modified").flatMap { HTTPDate(parsing: $0, now: now) })
+                        seconds.insert(modified.secondsSince1970)
                         #expect(modified <= date, "\(method) #\(checked): Last-Modified \(modified.imfFixdate) after Date \(date.imfFixdate)")
                     }
                     checked += 1
                 }
-                #expect(checked > 20)
+                #expect(seconds.count >= 4)
             }
         }
     }

@@ -84,3 +84,40 @@ struct StoreHardeningTests {
         }
     }
 }
+
+/// The public folder read at the moment of reading, not of listing.
+@Suite("Public folder swaps")
+struct PublicFolderSwapTests {
+    @Test("a file swapped for a link after the listing is not followed: not to a file outside, nor to a hidden one")
+    func swappedForLink() async throws {
+        try await withTemporaryDirectory { root in
+            let folder = root.appendingPathComponent("public")
+            try folder.write(Data("listed\n".utf8), to: "page.txt")
+            try folder.write(Data("hidden\n".utf8), to: ".secret")
+            try root.write(Data("outside\n".utf8), to: "outside.txt")
+            let store = try await BlobStore.open(dataDirectory: FilePath(root.appendingPathComponent("data").path))
+            let directory = try PublicDirectory(path: folder.path, store: store)
+            let page = directory.root.appending("page.txt")
+            // What the scan does after listing page.txt as a regular file, with the file swapped
+            // for a link in between.
+            for destination in [root.appendingPathComponent("outside.txt").path, folder.appendingPathComponent(".secret").path] {
+                try FileManager.default.removeItem(atPath: page.string)
+                try FileManager.default.createSymbolicLink(atPath: page.string, withDestinationPath: destination)
+                await #expect(throws: (any Error).self) { _ = try await directory.storeFile(at: page) }
+            }
+            // A folder swapped for a link out of the tree: the path still ends in a plain file.
+            try folder.write(Data("inner\n".utf8), to: "sub/inner.txt")
+            try root.write(Data("planted\n".utf8), to: "elsewhere/inner.txt")
+            try FileManager.default.removeItem(at: folder.appendingPathComponent("sub"))
+            try FileManager.default.createSymbolicLink(
+                atPath: folder.appendingPathComponent("sub").path,
+                withDestinationPath: root.appendingPathComponent("elsewhere").path
+            )
+            await #expect(throws: (any Error).self) { _ = try await directory.storeFile(at: directory.root.appending("sub/inner.txt")) }
+            // An ordinary file is stored.
+            try folder.write(Data("plain\n".utf8), to: "plain.txt")
+            let record = try await directory.storeFile(at: directory.root.appending("plain.txt"))
+            #expect(record.size == 6)
+        }
+    }
+}

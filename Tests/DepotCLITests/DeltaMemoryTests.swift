@@ -1,0 +1,83 @@
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// RFC 3229 answers stream the stored patch: many clients asking for it at once cost the server
+/// buffers, not a copy of the patch each.
+@Suite("Delta answers in bounded memory")
+struct DeltaMemoryTests {
+    static let token = "delta-memory-token"
+    static let auth = ("Authorization", "Bearer \(token)")
+
+    /// `count` bytes of text from a small vocabulary: gzip shrinks it about threefold, while a
+    /// VCDIFF of new text of this kind is mostly literal data.
+    static func words(count: Int, seed: UInt64) -> [UInt8] {
+        let vocabulary = (0..<997).map { Array("w\($0 * 7919 % 100_003) ".utf8) }
+        var state = seed
+        var text: [UInt8] = []
+        text.reserveCapacity(count + 16)
+        while text.count < count {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            text += vocabulary[Int(state >> 33) % vocabulary.count]
+        }
+        return Array(text.prefix(count))
+    }
+
+    static func residentBytes(of pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return nil }
+        return kilobytes * 1024
+    }
+
+    @Test("50 concurrent A-IM: vcdiff downloads grow the server's RSS by less than the patch plus 16 MiB")
+    func concurrentDeltaAnswers() async throws {
+        try await withTemporaryDirectory { root in
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
+            // Two malloc arenas: glibc's default of one per thread keeps memory freed on other
+            // threads resident, ±20 MiB of noise here; the buffering this test looks for is not.
+            let depot = try DepotProcess.start(
+                ["serve", "--port", "0", "--public", "public", "--data", "data"],
+                environment: ["DEPOT_PUBLISH_TOKENS": Self.token, "DEPOT_LOG_REQUESTS": "false", "MALLOC_ARENA_MAX": "2"],
+                in: root
+            )
+            defer { depot.kill() }
+            let port = try await depot.waitForPort()
+            let version1 = Self.words(count: 16 << 20, seed: 1)
+            let version2 = version1 + Self.words(count: 8 << 20, seed: 2)
+            let old = "\"\(Fixture.sha256(version1))\""
+            let patchSize = try await RawHTTPConnection.with(port: port) { connection -> Int in
+                #expect(try await connection.request("PUT", "/v1/files/words.txt", headers: [Self.auth], body: version1).status == 201)
+                #expect(try await connection.request("PUT", "/v1/files/words.txt", headers: [Self.auth], body: version2).status == 201)
+                for _ in 0..<600 {
+                    let response = try await connection.request("GET", "/files/words.txt", headers: [("A-IM", "vcdiff"), ("If-None-Match", old)])
+                    if response.status == 226 { return response.body.count }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                return 0
+            }
+            #expect(patchSize > 4 << 20, "the patch is large enough to see copies of it")
+            let pid = depot.process.processIdentifier
+            let idle = try #require(Self.residentBytes(of: pid))
+            let clients = try (0..<50).map { _ in
+                let curl = Process()
+                curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+                curl.arguments = [
+                    "-s", "-o", "/dev/null", "--limit-rate", "4M", "-H", "A-IM: vcdiff", "-H", "If-None-Match: \(old)",
+                    "http://127.0.0.1:\(port)/files/words.txt",
+                ]
+                try curl.run()
+                return curl
+            }
+            var peak = idle
+            while clients.contains(where: \.isRunning) {
+                peak = max(peak, Self.residentBytes(of: pid) ?? 0)
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(clients.allSatisfy { $0.terminationStatus == 0 })
+            let growth = peak - idle
+            #expect(growth < patchSize + 16 << 20, "RSS grew by \(growth >> 20) MiB for a patch of \(patchSize >> 20) MiB")
+        }
+    }
+}
