@@ -69,8 +69,13 @@ public func buildApplication(
         openFiles: openFiles
     )
     let directResponses = configuration.directResponses
+    let limits = configuration.connectionLimits
+    let connections = OpenConnections(maximum: limits.maxConnections)
     @Sendable func channelHandlers() -> [any RemovableChannelHandler] {
-        [DateStampHandler(), DrainBeforeCloseHandler()] + (directResponses ? [DirectResponderInstaller(configuration: direct)] : [])
+        [
+            DateStampHandler(), DrainBeforeCloseHandler(),
+            HTTP1HandlersInstaller(limits: limits, connections: connections, direct: directResponses ? direct : nil, logger: logger),
+        ]
     }
     var app = Application(
         router: router,

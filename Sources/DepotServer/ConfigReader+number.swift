@@ -6,4 +6,10 @@ extension ConfigReader {
     func number(forKey key: ConfigKey, default defaultValue: Double) -> Double {
         double(forKey: key) ?? int(forKey: key).map(Double.init) ?? defaultValue
     }
+
+    /// A duration given in seconds, whole or fractional.
+    func seconds(forKey key: ConfigKey, default defaultValue: Duration) -> Duration {
+        let seconds = number(forKey: key, default: Double(defaultValue.components.seconds) + Double(defaultValue.components.attoseconds) / 1e18)
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
 }

@@ -258,24 +258,3 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
 }
-
-/// Puts a ``DirectResponder`` right after the HTTP/1.1 decoder, then leaves: Hummingbird's
-/// `additionalChannelHandlers` go after its HTTPTypes codec, where requests are already
-/// converted.
-final class DirectResponderInstaller: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = Never
-    let configuration: DirectResponder.Configuration
-
-    init(configuration: DirectResponder.Configuration) {
-        self.configuration = configuration
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        let operations = context.pipeline.syncOperations
-        if let codec = try? operations.handler(type: HTTP1ToHTTPServerCodec.self) {
-            let files = configuration.openFiles.cache(on: context.eventLoop)
-            try? operations.addHandler(DirectResponder(configuration: configuration, files: files), position: .before(codec))
-        }
-        operations.removeHandler(context: context, promise: nil)
-    }
-}

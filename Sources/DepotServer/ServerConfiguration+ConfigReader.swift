@@ -21,6 +21,11 @@ extension ServerConfiguration {
     /// | `http.maxHeaderListBytes` | int | 81920 | largest request header block |
     /// | `http.maxHeaderFieldCount` | int | 1000 | most request header field lines |
     /// | `http.trustedProxies` | string array | none | proxy addresses whose X-Forwarded-For/-Proto are believed |
+    /// | `http.idleTimeoutSeconds` | number | `75` | a keep-alive connection with no request in progress is closed after this |
+    /// | `http.requestHeadTimeoutSeconds` | number | `10` | a request head must arrive whole within this of its first byte |
+    /// | `http.minimumBodyBytesPerSecond` | int | `1024` | slowest request body accepted, averaged over `http.bodyRateWindowSeconds` |
+    /// | `http.bodyRateWindowSeconds` | number | `20` | the span the body rate is averaged over |
+    /// | `http.maxConnections` | int | `10000` | most connections open at once; more wait in the listen backlog |
     /// | `log.requests` | bool | `true` | one access-log line a request |
     /// | `metrics.allowedAddresses` | string array | `127.0.0.1`, `::1` | who may read `/metrics` without a token |
     /// | `metrics.token` | string, secret | none | bearer token for `/metrics`, then required from every address |
@@ -70,6 +75,22 @@ extension ServerConfiguration {
         guard headerLimits.maxFieldBytes >= 256, headerLimits.maxListBytes >= 256, headerLimits.maxFieldCount >= 8 else {
             throw ConfigurationError("http.maxHeaderFieldBytes and http.maxHeaderListBytes must be at least 256, http.maxHeaderFieldCount at least 8")
         }
+        let connectionDefaults = ConnectionLimits()
+        let connectionLimits = ConnectionLimits(
+            idleTimeout: reader.seconds(forKey: "http.idleTimeoutSeconds", default: connectionDefaults.idleTimeout),
+            requestHeadTimeout: reader.seconds(forKey: "http.requestHeadTimeoutSeconds", default: connectionDefaults.requestHeadTimeout),
+            minimumBodyBytesPerSecond: reader.int(forKey: "http.minimumBodyBytesPerSecond", default: connectionDefaults.minimumBodyBytesPerSecond),
+            bodyRateWindow: reader.seconds(forKey: "http.bodyRateWindowSeconds", default: connectionDefaults.bodyRateWindow),
+            maxConnections: reader.int(forKey: "http.maxConnections", default: connectionDefaults.maxConnections)
+        )
+        guard connectionLimits.idleTimeout > .zero, connectionLimits.requestHeadTimeout > .zero, connectionLimits.bodyRateWindow > .zero,
+            connectionLimits.minimumBodyBytesPerSecond >= 0, connectionLimits.maxConnections >= 1
+        else {
+            throw ConfigurationError(
+                "http.idleTimeoutSeconds, http.requestHeadTimeoutSeconds and http.bodyRateWindowSeconds must be positive, "
+                    + "http.minimumBodyBytesPerSecond not negative, http.maxConnections at least 1"
+            )
+        }
         let openFiles = reader.int(forKey: "http.openFilesPerEventLoop", default: defaults.openFilesPerEventLoop)
         let openFileIdle = reader.number(forKey: "http.openFileIdleSeconds", default: 10)
         guard openFiles >= 0, openFileIdle > 0 else {
@@ -92,6 +113,7 @@ extension ServerConfiguration {
             serverName: reader.string(forKey: "http.serverName"),
             shutdownGracePeriod: .milliseconds(Int64(shutdownGrace * 1000)),
             headerLimits: headerLimits,
+            connectionLimits: connectionLimits,
             trustedProxies: Set(reader.stringArray(forKey: "http.trustedProxies", default: [])),
             logsRequests: reader.bool(forKey: "log.requests", default: true),
             directResponses: reader.bool(forKey: "http.directResponses", default: true),

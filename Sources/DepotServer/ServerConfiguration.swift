@@ -27,6 +27,8 @@ public struct ServerConfiguration: Sendable {
 
     /// Limits on request headers.
     public var headerLimits: HeaderLimits
+    /// Timeouts and the cap on open connections.
+    public var connectionLimits: ConnectionLimits
     /// Addresses of reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
     public var trustedProxies: Set<String>
     /// Who may read `/metrics` without a token.
@@ -72,6 +74,7 @@ public struct ServerConfiguration: Sendable {
         serverName: String? = nil,
         shutdownGracePeriod: Duration = .seconds(30),
         headerLimits: HeaderLimits = HeaderLimits(),
+        connectionLimits: ConnectionLimits = ConnectionLimits(),
         trustedProxies: Set<String> = [],
         logsRequests: Bool = true,
         directResponses: Bool = true,
@@ -94,6 +97,7 @@ public struct ServerConfiguration: Sendable {
         self.serverName = serverName
         self.shutdownGracePeriod = shutdownGracePeriod
         self.headerLimits = headerLimits
+        self.connectionLimits = connectionLimits
         self.trustedProxies = trustedProxies
         self.logsRequests = logsRequests
         self.directResponses = directResponses

@@ -1,0 +1,222 @@
+import DepotTestSupport
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+@testable import DepotServer
+
+/// Deadlines as a table: what each phase of a connection allows, with made-up times.
+@Suite("Connection deadlines")
+struct ConnectionDeadlinesTests {
+    static let limits = ConnectionLimits(
+        idleTimeout: .seconds(60),
+        requestHeadTimeout: .seconds(10),
+        minimumBodyBytesPerSecond: 100,
+        bodyRateWindow: .seconds(20)
+    )
+
+    /// A step of a connection's life at a second: what happened, then what a check says.
+    enum Event {
+        case bytes, head
+        case body(Int)
+        case readRequested, end, responseEnd
+    }
+
+    @Test(
+        "each phase expires after its own limit, and only then",
+        arguments: [
+            // An idle connection: closed at 60 s, not before.
+            ([], 59, nil),
+            ([], 60, ConnectionDeadlines.Expiry.idle),
+            // Half a head: closed at 10 s after its first byte (slowloris).
+            ([(5, Event.bytes)], 14, nil),
+            ([(5, .bytes)], 15, .requestHead),
+            // A head, then a body at 100 B/s or more: kept; less, while the server reads: closed.
+            ([(0, .bytes), (1, .head), (2, .readRequested), (3, .body(2_000))], 21, nil),
+            ([(0, .bytes), (1, .head), (2, .readRequested), (3, .body(1_999))], 21, .slowBody),
+            // A slow window in which the server asked for nothing does not count.
+            ([(0, .bytes), (1, .head), (3, .body(10))], 21, nil),
+            // A response being written is never cut, however long it takes.
+            ([(0, .bytes), (1, .head), (1, .end)], 10_000, nil),
+            // After the response, the idle clock starts again.
+            ([(0, .bytes), (1, .head), (1, .end), (100, .responseEnd)], 159, nil),
+            ([(0, .bytes), (1, .head), (1, .end), (100, .responseEnd)], 160, .idle),
+            // A pipelined request's bytes during a response start its head deadline.
+            ([(0, .bytes), (1, .head), (1, .end), (2, .bytes)], 12, .requestHead),
+        ]
+    )
+    func table(events: [(Int, Event)], checkAt: Int, expected: ConnectionDeadlines.Expiry?) {
+        var deadlines = ConnectionDeadlines(limits: Self.limits, now: .zero)
+        for (second, event) in events {
+            let now = Duration.seconds(second)
+            switch event {
+            case .bytes: deadlines.bytesArrived(now: now)
+            case .head: deadlines.headReceived(now: now)
+            case .body(let count): deadlines.bodyReceived(count)
+            case .readRequested: deadlines.readRequested()
+            case .end: deadlines.requestEnded()
+            case .responseEnd: deadlines.responseEnded(now: now)
+            }
+        }
+        #expect(deadlines.check(now: .seconds(checkAt)) == expected)
+    }
+}
+
+/// The limits over real sockets.
+@Suite("Connection limits")
+struct ConnectionLimitsTests {
+    /// Opens `count` connections to `port` and sends `bytes` on each; returns their channels.
+    static func connect(_ count: Int, port: Int, sending bytes: String) async throws -> [any Channel] {
+        var channels: [any Channel] = []
+        for _ in 0..<count {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
+            try await channel.writeAndFlush(ByteBuffer(string: bytes))
+            channels.append(channel)
+        }
+        return channels
+    }
+
+    /// How long until every channel is closed by the server, at most `limit`.
+    static func allClosed(_ channels: [any Channel], within limit: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if channels.allSatisfy({ !$0.isActive }) { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    @Test("500 connections that send half a request head are closed at the deadline, while a normal client is served")
+    func slowloris() async throws {
+        var configuration = ServerConfiguration()
+        configuration.connectionLimits = ConnectionLimits(idleTimeout: .seconds(30), requestHeadTimeout: .seconds(2))
+        try await LiveServer.with(configuration: configuration) { server in
+            let firstOpened = ContinuousClock.now
+            let slow = try await Self.connect(500, port: server.port, sending: "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wait: ")
+            let lastOpened = ContinuousClock.now
+            // None before its deadline, 2 s after it was opened.
+            if lastOpened - firstOpened < .seconds(2) { #expect(slow.allSatisfy { $0.isActive }) }
+            // Meanwhile an ordinary client gets its answers.
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                for _ in 0..<5 {
+                    #expect(try await connection.request("GET", "/healthz").status == 200)
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+            }
+            // All by the last one's deadline, plus one check interval (a quarter of it) and slack.
+            #expect(try await Self.allClosed(slow, within: .seconds(4) - (ContinuousClock.now - lastOpened)))
+            for channel in slow { try? await channel.close() }
+        }
+    }
+
+    @Test("an idle keep-alive connection is closed after the idle timeout; one in use is not")
+    func idleKeepAlive() async throws {
+        var configuration = ServerConfiguration()
+        configuration.connectionLimits = ConnectionLimits(idleTimeout: .seconds(1), requestHeadTimeout: .seconds(1))
+        try await LiveServer.with(configuration: configuration) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                // Busy for twice the idle timeout: never closed.
+                for _ in 0..<8 {
+                    #expect(try await connection.request("GET", "/healthz").status == 200)
+                    try await Task.sleep(for: .milliseconds(250))
+                }
+                try await Task.sleep(for: .milliseconds(1_600))
+                #expect(try await connection.isClosedByServer())
+            }
+        }
+    }
+
+    @Test("an upload slower than the minimum body rate is cut; a steady one is not")
+    func slowUpload() async throws {
+        var configuration = ServerConfiguration()
+        configuration.publish.tokens = [LiveServer.token]
+        configuration.connectionLimits = ConnectionLimits(minimumBodyBytesPerSecond: 2_000, bodyRateWindow: .seconds(1))
+        try await LiveServer.with(configuration: configuration) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                try await connection.send(
+                    "PUT",
+                    "/v1/files/slow.bin",
+                    headers: [("Authorization", "Bearer \(LiveServer.token)"), ("Content-Length", "100000")]
+                )
+                // 100 bytes a second: far under 2,000.
+                var closed = false
+                for _ in 0..<30 where !closed {
+                    do {
+                        try await connection.sendRaw([UInt8](repeating: 0x61, count: 100))
+                    } catch {
+                        closed = true
+                    }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                #expect(closed)
+            }
+            let steady = try await RawHTTPConnection.with(port: server.port) { connection in
+                try await connection.send(
+                    "PUT",
+                    "/v1/files/steady.bin",
+                    headers: [("Authorization", "Bearer \(LiveServer.token)"), ("Content-Length", "60000")]
+                )
+                // About 30,000 bytes a second, for two seconds.
+                for _ in 0..<20 {
+                    try await connection.sendRaw([UInt8](repeating: 0x62, count: 3_000))
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                return try await connection.readResponse().status
+            }
+            #expect(steady == 201)
+        }
+    }
+
+    @Test("connections over http.maxConnections get 503 and are closed; once one closes, the next is served")
+    func maxConnections() async throws {
+        var configuration = ServerConfiguration()
+        configuration.connectionLimits = ConnectionLimits(maxConnections: 3)
+        try await LiveServer.with(configuration: configuration) { server in
+            var clients: [(channel: any Channel, received: Received)] = []
+            for _ in 0..<5 {
+                let received = Received()
+                let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .channelInitializer { $0.pipeline.addHandler(ReceivedRecorder(received: received)) }
+                    .connect(host: "127.0.0.1", port: server.port).get()
+                // A refused connection may be answered before the request is written.
+                try? await channel.writeAndFlush(ByteBuffer(string: "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+                clients.append((channel, received))
+            }
+            try await Task.sleep(for: .milliseconds(1_000))
+            let texts = clients.map { $0.received.text.withLock { $0 } }
+            let served = texts.filter { $0.hasPrefix("HTTP/1.1 200") }.count
+            let refused = texts.filter { $0.hasPrefix("HTTP/1.1 503") && $0.contains("too many connections") }.count
+            // Three at most (Hummingbird's test client may hold one of them), every other refused.
+            #expect(served <= 3 && refused >= 2 && served + refused == 5, "\(texts)")
+            for client in clients where client.received.text.withLock({ $0.hasPrefix("HTTP/1.1 503") }) {
+                try? await client.channel.closeFuture.get()
+            }
+            for client in clients { try? await client.channel.close() }
+            try await Task.sleep(for: .milliseconds(200))
+            let next = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/healthz").status }
+            #expect(next == 200)
+        }
+    }
+}
+
+/// What a connection received, shared with the test.
+final class Received: Sendable {
+    let text = Mutex("")
+}
+
+/// Collects what a connection receives.
+final class ReceivedRecorder: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let received: Received
+
+    init(received: Received) {
+        self.received = received
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        received.text.withLock { $0 += String(buffer: buffer) }
+    }
+}
