@@ -162,7 +162,15 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotClientTests",
-            dependencies: ["DepotClient", "DepotServer", "DepotTestSupport", "depot"],
+            dependencies: [
+                "DepotClient",
+                "DepotManifest",
+                "DepotServer",
+                "DepotTestSupport",
+                "depot",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -171,7 +179,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "DepotCLITests", dependencies: ["depot", "DepotTestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "DepotHTTPTests", dependencies: ["DepotHTTP"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DepotHTTPTests",
+            dependencies: ["DepotHTTP", "DepotManifest"],
+            exclude: ["Corpus"],  // read from the source tree, and by scripts/fuzz-input
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "DepotDeltaTests",
             dependencies: ["DepotDelta", "DepotTestSupport"],

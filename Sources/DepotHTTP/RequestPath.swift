@@ -29,7 +29,8 @@ public struct RequestPath: Hashable, Sendable {
         var raw = Substring(rawPath)
         guard raw.first == "/" else { throw .notAbsolute }
         raw = raw.dropFirst()
-        var pieces = raw.split(separator: "/", omittingEmptySubsequences: false)
+        // Split at `/` bytes: a `/` followed by a combining mark is one `Character`.
+        var pieces = raw.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
         let hasTrailingSlash = pieces.last == ""
         if hasTrailingSlash { pieces.removeLast() }
         var segments: [String] = []
@@ -99,10 +100,13 @@ public struct RequestPath: Hashable, Sendable {
 extension RequestPath {
     /// Percent-encodes a `/`-separated relative path for use in a URL: each segment keeps the
     /// characters RFC 3986 allows in a path segment unencoded (`pchar`), and escapes the rest.
+    ///
+    /// Segments are split at `/` bytes, not `Character`s: a segment that starts with a combining
+    /// mark makes one grapheme of the `/` before it, which a split by `Character` would miss.
     public static func encode(_ relativePath: String) -> String {
-        relativePath.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+        relativePath.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { segment in
             var encoded = ""
-            for byte in segment.utf8 {
+            for byte in segment {
                 if isPathCharacter(byte) {
                     encoded.unicodeScalars.append(Unicode.Scalar(byte))
                 } else {

@@ -19,7 +19,7 @@ public enum PortablePath {
     /// `/`-separated relative path whose segments are already known to be non-empty and free of
     /// `.`/`..` and control characters (``RequestPath``).
     public static func problem(_ path: String) -> String? {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        let segments = self.segments(path)
         if let first = segments.first, first.lowercased() == reservedFolder {
             return "it is inside \(reservedFolder)/, which clients keep for themselves"
         }
@@ -27,6 +27,12 @@ public enum PortablePath {
             return "its segment \(long.prefix(16))… is longer than \(maxSegmentBytes) bytes"
         }
         return nil
+    }
+
+    /// The segments of `path`, split at `/` scalars: a segment that starts with a combining mark
+    /// makes one `Character` of the `/` before it, which a split by `Character` would miss.
+    static func segments(_ path: String) -> [Substring] {
+        path.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false).map { Substring($0) }
     }
 
     /// `path` in Unicode Normalization Form C.
@@ -44,15 +50,11 @@ public enum PortablePath {
         normalized(path).lowercased()
     }
 
-    /// The folders that hold `path`, shallowest first: `a/b/c` → `a`, `a/b`.
+    /// The folders that hold `path`, shallowest first: `a/b/c` → `a`, `a/b`. Each is a prefix
+    /// of `path` that ends before one of its slashes, so empty segments stay as they are.
     public static func ancestors(_ path: String) -> [String] {
-        var result: [String] = []
-        var prefix = ""
-        for segment in path.split(separator: "/").dropLast() {
-            prefix += prefix.isEmpty ? String(segment) : "/" + segment
-            result.append(prefix)
-        }
-        return result
+        let scalars = path.unicodeScalars
+        return scalars.indices.filter { scalars[$0] == "/" }.map { String(scalars[..<$0]) }
     }
 
     /// The paths among `paths` that collide with one listed before them, or that are a file and

@@ -22,9 +22,19 @@ public struct DepotProcess: Sendable {
 
     /// Starts `depot` with `arguments` and `environment` added to the current one (less any
     /// `DEPOT_` variables of the test run itself).
-    public static func start(_ arguments: [String], environment: [String: String] = [:], in directory: URL) throws -> DepotProcess {
+    /// With a `wrapper` (e.g. `["/usr/bin/strace", "-o", "trace"]`), that program is started
+    /// with `depot` and its arguments after its own.
+    public static func start(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        in directory: URL,
+        wrapper: [String] = []
+    ) throws
+        -> DepotProcess
+    {
         let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEPOT_") }.merging(environment) { $1 }
-        return try launch(executable.path, arguments, environment: environment, in: directory)
+        guard let program = wrapper.first else { return try launch(executable.path, arguments, environment: environment, in: directory) }
+        return try launch(program, wrapper.dropFirst() + [executable.path] + arguments, environment: environment, in: directory)
     }
 
     /// Starts a program with its output going to a log file in `directory`.

@@ -68,6 +68,21 @@ struct PathCollisionTests {
         }
     }
 
+    @Test("a segment that starts with a combining mark is published, listed with a URL that serves it, and synced")
+    func combiningMarkAfterSlash() async throws {
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let reply = try await connection.request("PUT", "/v1/files/a/%E2%83%ABt.txt", headers: [Self.auth], body: Array("mark".utf8))
+                #expect(reply.status == 201)
+                let url = try #require(
+                    (try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]])?.first?["url"] as? String
+                )
+                #expect(url == "/files/a/%E2%83%ABt.txt")
+                #expect(try await connection.request("GET", url).bodyText == "mark")
+            }
+        }
+    }
+
     @Test("a 255-byte segment is accepted")
     func longestSegment() async throws {
         try await LiveServer.withPublishing { server in

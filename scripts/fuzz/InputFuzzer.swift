@@ -1,0 +1,23 @@
+// libFuzzer entry point for request paths, request fields and the client's manifest decoding,
+// compiled by scripts/fuzz-input together with Sources/DepotHTTP, Sources/DepotManifest and the
+// checks in Tests/DepotHTTPTests/InputHarness.swift. DEPOT_FUZZ_TARGET picks the check.
+import Foundation
+
+private let check: ([UInt8]) throws -> Void = {
+    switch ProcessInfo.processInfo.environment["DEPOT_FUZZ_TARGET"] {
+    case "paths": InputHarness.paths
+    case "fields": InputHarness.fields
+    case "manifest": InputHarness.manifest
+    default: fatalError("DEPOT_FUZZ_TARGET must be paths, fields or manifest")
+    }
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzInput(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    do {
+        try check(Array(UnsafeBufferPointer(start: data, count: count)))
+    } catch {
+        fatalError("\(error)")
+    }
+    return 0
+}
