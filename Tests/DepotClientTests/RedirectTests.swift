@@ -57,7 +57,8 @@ struct RedirectTests {
 
     @Test("a blob redirect to another origin is refused; the file fails and nothing is fetched there")
     func blobToOtherOrigin() async throws {
-        try await LiveServer.with(prepare: { try $0.write(Self.blob, to: "blob.bin") }) { other in
+        let prepare: (URL) throws -> Void = { try $0.write(Self.blob, to: "blob.bin") }
+        try await LiveServer.with(prepare: prepare) { other in
             let result = try await Self.sync(Self.server(location: other.url("/blob.bin")))
             let report = try result.get()
             #expect(report.files.first?.outcome == .failed)
