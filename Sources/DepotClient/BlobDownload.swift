@@ -48,7 +48,7 @@ struct BlobDownload {
         let handle = try FileHandle(forWritingTo: partialFile)
         defer { try? handle.close() }
         let receiver = DownloadReceiver(handle: handle, resumeFrom: resumeFrom, expectedLength: expectedLength, progress: progress)
-        let result = try await receiver.run(request, configuration: configuration)
+        let result = try await receiver.download(request, configuration: configuration)
         try handle.synchronize()
         return (result.resumed ? .resumed : .full, result.received)
     }
@@ -56,7 +56,7 @@ struct BlobDownload {
 
 /// The URLSession delegate of one download: checks the response, then writes the body as it
 /// arrives, so memory stays bounded whatever the size.
-final class DownloadReceiver: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+final class DownloadReceiver: DataTaskDelegate, @unchecked Sendable {
     // Touched only on the session's serial delegate queue, then read once the task completed.
     private let handle: FileHandle
     private let resumeFrom: Int64
@@ -64,8 +64,6 @@ final class DownloadReceiver: NSObject, URLSessionDataDelegate, @unchecked Senda
     private let progress: @Sendable (Int64) -> Void
     private var received: Int64 = 0
     private var resumed = false
-    private var failure: (any Error)?
-    private var continuation: CheckedContinuation<(resumed: Bool, received: Int64), any Error>?
 
     init(handle: FileHandle, resumeFrom: Int64, expectedLength: Int64, progress: @escaping @Sendable (Int64) -> Void) {
         self.handle = handle
@@ -74,93 +72,47 @@ final class DownloadReceiver: NSObject, URLSessionDataDelegate, @unchecked Senda
         self.progress = progress
     }
 
-    func run(_ request: URLRequest, configuration: URLSessionConfiguration) async throws -> (resumed: Bool, received: Int64) {
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
-        defer { session.finishTasksAndInvalidate() }
-        let task = session.dataTask(with: request)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                self.continuation = continuation
-                task.resume()
+    /// Downloads; returns whether the partial file was resumed, and the bytes received.
+    func download(_ request: URLRequest, configuration: URLSessionConfiguration) async throws -> (resumed: Bool, received: Int64) {
+        try await run(request, configuration: configuration)
+        return (resumed, received)
+    }
+
+    override func accept(_ response: HTTPURLResponse, task: URLSessionDataTask) throws {
+        switch response.statusCode {
+        case 206 where resumeFrom > 0:
+            let contentRange = response.value(forHTTPHeaderField: "Content-Range") ?? ""
+            guard contentRange.hasPrefix("bytes \(resumeFrom)-"), contentRange.hasSuffix("/\(expectedLength)") else {
+                throw SyncError(.server, "the server resumed at the wrong place (\(contentRange))")
             }
-        } onCancel: {
-            task.cancel()
+            try handle.seekToEnd()
+            resumed = true
+        case 200:
+            try handle.truncate(atOffset: 0)
+        default:
+            throw SyncError(.server, "\(task.originalRequest?.url?.path ?? "") answered \(response.statusCode)")
         }
     }
 
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping (URLRequest?) -> Void
-    ) {
-        completionHandler(OriginPolicy.redirect(request, from: task.originalRequest))
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        dataTask: URLSessionDataTask,
-        didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
-        guard let http = response as? HTTPURLResponse else {
-            failure = SyncError(.server, "not an HTTP response")
-            return completionHandler(.cancel)
-        }
-        do {
-            switch http.statusCode {
-            case 206 where resumeFrom > 0:
-                let contentRange = http.value(forHTTPHeaderField: "Content-Range") ?? ""
-                guard contentRange.hasPrefix("bytes \(resumeFrom)-"), contentRange.hasSuffix("/\(expectedLength)") else {
-                    throw SyncError(.server, "the server resumed at the wrong place (\(contentRange))")
-                }
-                try handle.seekToEnd()
-                resumed = true
-            case 200:
-                try handle.truncate(atOffset: 0)
-            default:
-                throw SyncError(.server, "\(dataTask.originalRequest?.url?.path ?? "") answered \(http.statusCode)")
-            }
-            completionHandler(.allow)
-        } catch {
-            failure = error
-            completionHandler(.cancel)
-        }
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard failure == nil else { return }
+    override func receive(_ data: Data, task: URLSessionDataTask) throws {
         // Never more than the manifest promised: a server that sends more is stopped here,
         // before the surplus reaches the disk.
         guard (resumed ? resumeFrom : 0) + received + Int64(data.count) <= expectedLength else {
-            failure = SyncError(
+            throw SyncError(
                 .corrupt,
-                "\(dataTask.originalRequest?.url?.path ?? "the download") is longer than the \(expectedLength) bytes the manifest says"
+                "\(task.originalRequest?.url?.path ?? "the download") is longer than the \(expectedLength) bytes the manifest says"
             )
-            return dataTask.cancel()
         }
         do {
             try handle.write(contentsOf: data)
-            received += Int64(data.count)
-            progress(Int64(data.count))
         } catch {
-            failure = SyncError(.io, "cannot write the download: \(error)")
-            dataTask.cancel()
+            throw SyncError(.io, "cannot write the download: \(error)")
         }
+        received += Int64(data.count)
+        progress(Int64(data.count))
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let continuation = self.continuation
-        self.continuation = nil
-        if let failure {
-            continuation?.resume(throwing: failure)
-        } else if let error {
-            continuation?.resume(throwing: SyncError(.network, "the download broke after \(received) bytes: \(error.localizedDescription)"))
-        } else {
-            continuation?.resume(returning: (resumed, received))
-        }
+    override func networkFailure(_ error: any Error) -> SyncError {
+        SyncError(.network, "the download broke after \(received) bytes: \(error.localizedDescription)")
     }
 }
