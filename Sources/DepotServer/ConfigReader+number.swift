@@ -9,7 +9,7 @@ extension ConfigReader {
 
     /// A duration given in seconds, whole or fractional.
     func seconds(forKey key: ConfigKey, default defaultValue: Duration) -> Duration {
-        let seconds = number(forKey: key, default: Double(defaultValue.components.seconds) + Double(defaultValue.components.attoseconds) / 1e18)
+        let seconds = number(forKey: key, default: defaultValue / .seconds(1))
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 }

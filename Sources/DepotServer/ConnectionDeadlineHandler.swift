@@ -71,9 +71,7 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     private func scheduleCheck(context: ChannelHandlerContext) {
         let interval = deadlines.limits.checkInterval
         let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(
-            in: .nanoseconds(Int64(interval.components.seconds) * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000)
-        ) {
+        timer = context.eventLoop.scheduleTask(in: TimeAmount(interval)) {
             let (handler, context) = bound.value
             handler.check(context: context)
         }

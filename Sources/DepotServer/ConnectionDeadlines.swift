@@ -79,8 +79,7 @@ struct ConnectionDeadlines {
             return now - since >= limits.requestHeadTimeout ? .requestHead : nil
         case .body(let start, let bytes, let requested):
             guard now - start >= limits.bodyRateWindow else { return nil }
-            let seconds = Double(limits.bodyRateWindow.components.seconds) + Double(limits.bodyRateWindow.components.attoseconds) / 1e18
-            if requested, Double(bytes) < Double(limits.minimumBodyBytesPerSecond) * seconds { return .slowBody }
+            if requested, Double(bytes) < Double(limits.minimumBodyBytesPerSecond) * (limits.bodyRateWindow / .seconds(1)) { return .slowBody }
             phase = .body(windowStart: now, bytes: 0, readRequested: false)
             return nil
         case .responding:

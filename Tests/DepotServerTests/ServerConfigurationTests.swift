@@ -115,4 +115,35 @@ struct ServerConfigurationTests {
         try folder.write(Data("console.log(1)\n".utf8), to: "assets/app.js")
         try folder.write(Data("<p>hi</p>\n".utf8), to: "index.html")
     }
+
+    @Test("connection limits and the largest patch source: defaults, every key, and refusals")
+    func connectionLimits() throws {
+        let defaults = try ServerConfiguration(reader: Self.reader([:]))
+        #expect(defaults.connectionLimits == ConnectionLimits())
+        #expect(defaults.connectionLimits.requestHeadTimeout == .seconds(10))
+        #expect(defaults.publish.deltas.maximumSourceBytes == 1 << 30)
+        let configuration = try ServerConfiguration(
+            reader: Self.reader([
+                "http.idleTimeoutSeconds": 5, "http.requestHeadTimeoutSeconds": 2.5, "http.minimumBodyBytesPerSecond": 10,
+                "http.bodyRateWindowSeconds": 3, "http.maxConnections": 7, "deltas.maximumSourceBytes": 1000,
+            ])
+        )
+        #expect(
+            configuration.connectionLimits
+                == ConnectionLimits(
+                    idleTimeout: .seconds(5),
+                    requestHeadTimeout: .milliseconds(2500),
+                    minimumBodyBytesPerSecond: 10,
+                    bodyRateWindow: .seconds(3),
+                    maxConnections: 7
+                )
+        )
+        #expect(configuration.publish.deltas.maximumSourceBytes == 1000)
+        for bad: [AbsoluteConfigKey: ConfigValue] in [
+            ["http.idleTimeoutSeconds": 0], ["http.requestHeadTimeoutSeconds": -1], ["http.minimumBodyBytesPerSecond": -1],
+            ["http.bodyRateWindowSeconds": 0], ["http.maxConnections": 0], ["deltas.maximumSourceBytes": 5_000_000_000],
+        ] {
+            #expect(throws: ConfigurationError.self, "\(bad)") { try ServerConfiguration(reader: Self.reader(bad)) }
+        }
+    }
 }
