@@ -248,8 +248,13 @@ extension Catalog {
     /// The live path that `path` names as Swift compares strings (canonical equivalence), in
     /// the spelling the catalog stores; `nil` when there is none.
     static func livePath(equalTo path: String, in db: Database) throws -> String? {
-        try String.fetchAll(db, sql: "SELECT path FROM live_path_key WHERE key = ?", arguments: [PortablePath.collisionKey(path)])
-            .first { $0 == path }
+        try livePaths(withKey: PortablePath.collisionKey(path), in: db).first { $0 == path }
+    }
+
+    /// The live paths whose collision key is `key`: one, or in catalogs written before paths were
+    /// normalized, the Unicode spellings of one name.
+    static func livePaths(withKey key: String, in db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT path FROM live_path_key WHERE key = ?", arguments: [key])
     }
 
     /// The path a publish of `path` goes to: `path`, or the stored spelling of the same live path.
@@ -257,13 +262,13 @@ extension Catalog {
     /// one of its folders is a live file's folder or a live file. Each check is an index lookup.
     static func pathForPublishing(_ path: String, in db: Database) throws -> String {
         let key = PortablePath.collisionKey(path)
-        let sameKey = try String.fetchAll(db, sql: "SELECT path FROM live_path_key WHERE key = ?", arguments: [key])
+        let sameKey = try livePaths(withKey: key, in: db)
         if let same = sameKey.first(where: { $0 == path }) { return same }
         if let other = sameKey.first {
             throw CatalogError("\(path) collides with the live \(other): they differ only in letter case or Unicode form", code: .conflict)
         }
         for folder in PortablePath.ancestors(key) {
-            if let file = try String.fetchOne(db, sql: "SELECT path FROM live_path_key WHERE key = ?", arguments: [folder]) {
+            if let file = try livePaths(withKey: folder, in: db).first {
                 throw CatalogError("\(path) needs the folder \(file), which is a live file", code: .conflict)
             }
         }

@@ -99,7 +99,7 @@ struct PathCollisionTests {
         try await withTemporaryDirectory { data in
             let path = data.appendingPathComponent("catalog.sqlite").path
             // Written the way an older Depot wrote it: two live rows, NFC and NFD.
-            let catalog = try Catalog(path: path)
+            _ = try Catalog(path: path)  // the schema
             let store = try await BlobStore.open(dataDirectory: .init(data.path))
             for (name, text) in [("caf\u{E9}.txt", "nfc"), ("cafe\u{301}.txt", "nfd")] {
                 let blob = try await store.ingest(contentsOf: .init(try data.write(Data(text.utf8), to: "source-\(text)").path))
@@ -115,9 +115,8 @@ struct PathCollisionTests {
                     try db.execute(sql: "INSERT INTO live_file (path, version) VALUES (?, 1)", arguments: [name])
                     try db.execute(sql: "INSERT INTO path_sequence (path, last_version) VALUES (?, 1)", arguments: [name])
                 }
-                try await queue.close()
+                try queue.close()
             }
-            _ = catalog
             try await LiveServer.withDataDirectory(data, configuration: .init(publish: .init(tokens: [LiveServer.token]))) { server in
                 try await RawHTTPConnection.with(port: server.port) { connection in
                     // One of the two rows is served (the newer), by either spelling.
