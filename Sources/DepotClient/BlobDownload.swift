@@ -112,7 +112,7 @@ final class DownloadReceiver: DataTaskDelegate, @unchecked Sendable {
         progress(Int64(data.count))
     }
 
-    override func networkFailure(_ error: any Error) -> SyncError {
+    override func networkFailure(_ error: any Error, task: URLSessionTask) -> SyncError {
         SyncError(.network, "the download broke after \(received) bytes: \(error.localizedDescription)")
     }
 }

@@ -18,7 +18,7 @@ class DataTaskDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
 
     /// Sends `request` and returns when the body has been received whole.
     /// - Throws: what ``accept(_:task:)`` or ``receive(_:task:)`` threw, or ``SyncError`` `.network`
-    ///   (``networkFailure(_:)``) when the transfer failed.
+    ///   (``networkFailure(_:task:)``) when the transfer failed.
     func run(_ request: URLRequest, configuration: URLSessionConfiguration) async throws {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
@@ -41,9 +41,10 @@ class DataTaskDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     /// Takes a piece of the body; throwing cancels the task.
     func receive(_ data: Data, task: URLSessionDataTask) throws {}
 
-    /// The error for a transfer that failed on the network.
-    func networkFailure(_ error: any Error) -> SyncError {
-        SyncError(.network, "cannot reach the server: \(error.localizedDescription)")
+    /// The error for a transfer of `task` that failed on the network.
+    func networkFailure(_ error: any Error, task: URLSessionTask) -> SyncError {
+        let origin = task.originalRequest?.url.map { "\($0.scheme ?? "http")://\($0.host ?? "")\($0.port.map { ":\($0)" } ?? "")" }
+        return SyncError(.network, "cannot reach \(origin ?? "the server"): \(error.localizedDescription)")
     }
 
     func urlSession(
@@ -88,7 +89,7 @@ class DataTaskDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         if let failure {
             continuation?.resume(throwing: failure)
         } else if let error {
-            continuation?.resume(throwing: networkFailure(error))
+            continuation?.resume(throwing: networkFailure(error, task: task))
         } else {
             continuation?.resume()
         }
