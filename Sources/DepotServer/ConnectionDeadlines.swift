@@ -8,8 +8,9 @@
 /// - Body: from a head until the request's end; closed when fewer than
 ///   `minimumBodyBytesPerSecond` arrive over a `bodyRateWindow` in which the server asked for
 ///   more (a window in which the server read nothing, being busy, does not count against it).
-/// - Responding: a request was read and its response is not yet all written; never closed here,
-///   since how fast a client reads is bounded by backpressure, not by time.
+/// - Responding: a request was read and its response is not yet all written, or still waits in
+///   the socket's buffer; never closed here, since how fast a client reads is bounded by
+///   backpressure, not by time.
 struct ConnectionDeadlines {
     enum Phase: Equatable {
         case idle(since: Duration)
@@ -59,21 +60,29 @@ struct ConnectionDeadlines {
         if case .body(let start, let bytes, _) = phase { phase = .body(windowStart: start, bytes: bytes, readRequested: true) }
     }
 
-    /// The request's end was decoded: its response is being made.
-    mutating func requestEnded() {
-        if case .body = phase { phase = .responding }
+    /// The request's end was decoded: its response is being made, or, when it was answered
+    /// before its end arrived (a direct answer, an early refusal), the connection is idle.
+    mutating func requestEnded(now: Duration) {
+        guard case .body = phase else { return }
+        phase = responsesPending == 0 ? .idle(since: now) : .responding
     }
 
-    /// A response was written to its end.
+    /// A response's end was handed to the socket.
     mutating func responseEnded(now: Duration) {
         responsesPending = max(0, responsesPending - 1)
         if responsesPending == 0, phase == .responding { phase = .idle(since: now) }
     }
 
-    /// Whether the connection is to be closed at `now`, and why.
-    mutating func check(now: Duration) -> Expiry? {
+    /// Whether the connection is to be closed at `now`, and why. `sending` says whether bytes of
+    /// a response still wait in the socket's buffer: a response counts as written when its end
+    /// is handed to the socket, and a slow reader is still being served until those are sent.
+    mutating func check(now: Duration, sending: Bool = false) -> Expiry? {
         switch phase {
         case .idle(let since):
+            if sending {
+                phase = .idle(since: now)
+                return nil
+            }
             return now - since >= limits.idleTimeout ? .idle : nil
         case .head(let since):
             return now - since >= limits.requestHeadTimeout ? .requestHead : nil

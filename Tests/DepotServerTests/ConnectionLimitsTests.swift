@@ -22,31 +22,39 @@ struct ConnectionDeadlinesTests {
         case bytes, head
         case body(Int)
         case readRequested, end, responseEnd
+        /// A check that finds response bytes still in the socket's buffer.
+        case sending
     }
 
-    @Test(
-        "each phase expires after its own limit, and only then",
-        arguments: [
-            // An idle connection: closed at 60 s, not before.
-            ([], 59, nil),
-            ([], 60, ConnectionDeadlines.Expiry.idle),
-            // Half a head: closed at 10 s after its first byte (slowloris).
-            ([(5, Event.bytes)], 14, nil),
-            ([(5, .bytes)], 15, .requestHead),
-            // A head, then a body at 100 B/s or more: kept; less, while the server reads: closed.
-            ([(0, .bytes), (1, .head), (2, .readRequested), (3, .body(2_000))], 21, nil),
-            ([(0, .bytes), (1, .head), (2, .readRequested), (3, .body(1_999))], 21, .slowBody),
-            // A slow window in which the server asked for nothing does not count.
-            ([(0, .bytes), (1, .head), (3, .body(10))], 21, nil),
-            // A response being written is never cut, however long it takes.
-            ([(0, .bytes), (1, .head), (1, .end)], 10_000, nil),
-            // After the response, the idle clock starts again.
-            ([(0, .bytes), (1, .head), (1, .end), (100, .responseEnd)], 159, nil),
-            ([(0, .bytes), (1, .head), (1, .end), (100, .responseEnd)], 160, .idle),
-            // A pipelined request's bytes during a response start its head deadline.
-            ([(0, .bytes), (1, .head), (1, .end), (2, .bytes)], 12, .requestHead),
-        ]
-    )
+    /// Events, the second of the check, and what it says.
+    static let rows: [([(Int, Event)], Int, ConnectionDeadlines.Expiry?)] = [
+        // An idle connection: closed at 60 s, not before.
+        ([], 59, nil),
+        ([], 60, ConnectionDeadlines.Expiry.idle),
+        // Half a head: closed at 10 s after its first byte (slowloris).
+        ([(5, Event.bytes)], 14, nil),
+        ([(5, .bytes)], 15, .requestHead),
+        // A head, then a body at 100 B/s or more: kept; less, while the server reads: closed.
+        ([(0, .bytes), (1, .head), (2, .readRequested), (3, .body(2_000))], 21, nil),
+        ([(0, .bytes), (1, .head), (2, .readRequested), (3, .body(1_999))], 21, .slowBody),
+        // A slow window in which the server asked for nothing does not count.
+        ([(0, .bytes), (1, .head), (3, .body(10))], 21, nil),
+        // A response being written is never cut, however long it takes.
+        ([(0, .bytes), (1, .head), (1, .end)], 10_000, nil),
+        // After the response, the idle clock starts again.
+        ([(0, .bytes), (1, .head), (1, .end), (100, .responseEnd)], 159, nil),
+        ([(0, .bytes), (1, .head), (1, .end), (100, .responseEnd)], 160, .idle),
+        // A response whose bytes still wait in the socket's buffer keeps the connection.
+        ([(0, .bytes), (1, .head), (1, .end), (1, .responseEnd), (100, .sending)], 159, nil),
+        ([(0, .bytes), (1, .head), (1, .end), (1, .responseEnd), (100, .sending)], 160, .idle),
+        // A response whose end was written before the request's end arrived: idle from then.
+        ([(0, .bytes), (1, .head), (1, .responseEnd), (2, .end)], 61, nil),
+        ([(0, .bytes), (1, .head), (1, .responseEnd), (2, .end)], 62, .idle),
+        // A pipelined request's bytes during a response start its head deadline.
+        ([(0, .bytes), (1, .head), (1, .end), (2, .bytes)], 12, .requestHead),
+    ]
+
+    @Test("each phase expires after its own limit, and only then", arguments: rows)
     func table(events: [(Int, Event)], checkAt: Int, expected: ConnectionDeadlines.Expiry?) {
         var deadlines = ConnectionDeadlines(limits: Self.limits, now: .zero)
         for (second, event) in events {
@@ -56,8 +64,9 @@ struct ConnectionDeadlinesTests {
             case .head: deadlines.headReceived(now: now)
             case .body(let count): deadlines.bodyReceived(count)
             case .readRequested: deadlines.readRequested()
-            case .end: deadlines.requestEnded()
+            case .end: deadlines.requestEnded(now: now)
             case .responseEnd: deadlines.responseEnded(now: now)
+            case .sending: #expect(deadlines.check(now: now, sending: true) == nil)
             }
         }
         #expect(deadlines.check(now: .seconds(checkAt)) == expected)
@@ -111,19 +120,42 @@ struct ConnectionLimitsTests {
         }
     }
 
-    @Test("an idle keep-alive connection is closed after the idle timeout; one in use is not")
-    func idleKeepAlive() async throws {
+    @Test(
+        "an idle keep-alive connection is closed after the idle timeout; one in use is not",
+        arguments: ["/healthz", "/a.txt"]  // answered by Hummingbird, and by the direct path
+    )
+    func idleKeepAlive(target: String) async throws {
         var configuration = ServerConfiguration()
         configuration.connectionLimits = ConnectionLimits(idleTimeout: .seconds(1), requestHeadTimeout: .seconds(1))
-        try await LiveServer.with(configuration: configuration) { server in
+        let prepare: (URL) throws -> Void = { try $0.write(Data("a\n".utf8), to: "a.txt") }
+        try await LiveServer.with(configuration: configuration, prepare: prepare) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
                 // Busy for twice the idle timeout: never closed.
                 for _ in 0..<8 {
-                    #expect(try await connection.request("GET", "/healthz").status == 200)
+                    #expect(try await connection.request("GET", target).status == 200)
                     try await Task.sleep(for: .milliseconds(250))
                 }
                 try await Task.sleep(for: .milliseconds(1_600))
                 #expect(try await connection.isClosedByServer())
+            }
+        }
+    }
+
+    @Test("a client that reads a download slowly is not cut by the idle timeout", arguments: [true, false])
+    func slowReader(direct: Bool) async throws {
+        var configuration = ServerConfiguration()
+        configuration.directResponses = direct
+        configuration.connectionLimits = ConnectionLimits(idleTimeout: .seconds(1), requestHeadTimeout: .seconds(1))
+        let big = Fixture.pseudoRandom(count: 32 << 20, seed: 5)
+        let prepare: (URL) throws -> Void = { try $0.write(big, to: "big.bin") }
+        try await LiveServer.with(configuration: configuration, prepare: prepare) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                try await connection.send("GET", "/big.bin")
+                // Nothing read for three idle timeouts: the rest waits in the server's buffers.
+                try await Task.sleep(for: .seconds(3))
+                let response = try await connection.readResponse()
+                #expect(response.status == 200)
+                #expect(response.body.count == big.count)
             }
         }
     }
