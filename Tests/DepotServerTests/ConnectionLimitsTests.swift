@@ -126,16 +126,19 @@ struct ConnectionLimitsTests {
     )
     func idleKeepAlive(target: String) async throws {
         var configuration = ServerConfiguration()
-        configuration.connectionLimits = ConnectionLimits(idleTimeout: .seconds(1), requestHeadTimeout: .seconds(1))
+        // Two seconds, requests every 100 ms: a wide margin for a loaded machine, where the other
+        // suites run at the same time.
+        configuration.connectionLimits = ConnectionLimits(idleTimeout: .seconds(2), requestHeadTimeout: .seconds(2))
         let prepare: (URL) throws -> Void = { try $0.write(Data("a\n".utf8), to: "a.txt") }
         try await LiveServer.with(configuration: configuration, prepare: prepare) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
                 // Busy for twice the idle timeout: never closed.
-                for _ in 0..<8 {
+                for _ in 0..<40 {
                     #expect(try await connection.request("GET", target).status == 200)
-                    try await Task.sleep(for: .milliseconds(250))
+                    try await Task.sleep(for: .milliseconds(100))
                 }
-                try await Task.sleep(for: .milliseconds(1_600))
+                // Idle: closed after 2 s, checked every 0.5 s.
+                try await Task.sleep(for: .milliseconds(3_500))
                 #expect(try await connection.isClosedByServer())
             }
         }
