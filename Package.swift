@@ -77,7 +77,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Content-addressed blob store, hashing and gzip variants, the scanned `public/` folder.
+        // The catalog and its releases, the content-addressed blob store, hashing and gzip
+        // variants, patches, the scanned `public/` folder.
         .target(
             name: "DepotStore",
             dependencies: [
@@ -176,6 +177,18 @@ let package = Package(
         .testTarget(
             name: "DepotDeployTests",
             dependencies: ["DepotClient", "DepotServer", "DepotTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DepotStoreTests",
+            dependencies: [
+                "DepotHTTP",
+                "DepotManifest",
+                "DepotStore",
+                "DepotTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "DepotCLITests", dependencies: ["depot", "DepotTestSupport"], swiftSettings: swiftSettings),

@@ -10,5 +10,6 @@ public enum CatalogMigrations {
         ("0001_catalog", String(decoding: PackageResources._001_catalog_sql, as: UTF8.self)),
         ("0002_deltas", String(decoding: PackageResources._002_deltas_sql, as: UTF8.self)),
         ("0003_path_keys", String(decoding: PackageResources._003_path_keys_sql, as: UTF8.self)),
+        ("0004_releases", String(decoding: PackageResources._004_releases_sql, as: UTF8.self)),
     ]
 }

@@ -29,12 +29,21 @@ public func buildApplication(
         catalog: catalog,
         store: store,
         cachePolicy: configuration.cachePolicy,
-        memoryBudget: configuration.memoryCacheBytes
+        memoryBudget: configuration.memoryCacheBytes,
+        signer: configuration.channels
     )
     try await content.reload()
-    let deltas = configuration.publish.deltas.previousVersions > 0 ? DeltaQueue() : nil
+    let patches = PatchMaker(catalog: catalog, store: store, configuration: configuration.publish.deltas, logger: logger)
     let responder = ResourceResponder(rangeLimits: configuration.rangeLimits)
 
+    let publisher = PublishController(
+        catalog: catalog,
+        store: store,
+        content: content,
+        metrics: metrics,
+        configuration: configuration.publish,
+        patches: patches
+    )
     let router = buildRouter(
         requestCounter: requestCounter,
         metrics: MetricsController(
@@ -46,14 +55,9 @@ public func buildApplication(
         accessLog: configuration.logsRequests ? AccessLogMiddleware(trustedProxies: configuration.trustedProxies) : nil,
         site: site,
         content: content,
-        publisher: PublishController(
-            catalog: catalog,
-            store: store,
-            content: content,
-            metrics: metrics,
-            configuration: configuration.publish,
-            deltas: deltas
-        ),
+        publisher: publisher,
+        releases: ReleaseController(catalog: catalog, store: store, content: content, publisher: publisher),
+        documents: ReleaseDocumentsController(content: content, catalog: catalog, responder: responder),
         health: HealthController(catalog: catalog, store: store, logger: logger),
         responder: responder
     )
@@ -99,11 +103,8 @@ public func buildApplication(
     app.addServices(
         BlobCollectionService(catalog: catalog, store: store, content: content, site: site, configuration: configuration.publish, logger: logger)
     )
-    if let deltas {
-        app.addServices(
-            DeltaService(catalog: catalog, store: store, content: content, queue: deltas, configuration: configuration.publish.deltas, logger: logger)
-        )
-    }
+    app.addServices(patches)
+    app.addServices(ChannelRefreshService(content: content, signer: configuration.channels, logger: logger))
     return app
 }
 
@@ -115,6 +116,8 @@ func buildRouter(
     site: PublicSite,
     content: PublishedContent,
     publisher: PublishController,
+    releases: ReleaseController,
+    documents: ReleaseDocumentsController,
     health: HealthController,
     responder: ResourceResponder
 ) -> Router<DepotRequestContext> {
@@ -124,6 +127,8 @@ func buildRouter(
     router.add(middleware: PublicFilesMiddleware(site: site, responder: responder))
     ContentController(content: content, responder: responder, metrics: metrics.metrics).addRoutes(to: router)
     publisher.addRoutes(to: router)
+    releases.addRoutes(to: router)
+    documents.addRoutes(to: router)
     health.addRoutes(to: router)
     metrics.addRoutes(to: router)
     return router

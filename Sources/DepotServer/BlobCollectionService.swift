@@ -23,6 +23,7 @@ struct BlobCollectionService: Service {
     func collect(now: HTTPDate) async throws {
         let grace = configuration.retiredGracePeriod.components.seconds
         let cutoff = HTTPDate(secondsSince1970: now.secondsSince1970 - grace)
+        try await catalog.forgetUploads(before: HTTPDate(secondsSince1970: now.secondsSince1970 - configuration.uploadLifetime.components.seconds))
         let removed = try await catalog.removeRetired(before: cutoff)
         if removed > 0 { try await content.reload() }
         let deleted = try await store.removeBlobs(olderThan: cutoff) {

@@ -10,7 +10,9 @@ struct DirectRoutes: Sendable {
     let site: PublicSite
 
     /// First path segments that belong to Hummingbird's routes: never the public folder.
-    static let routedSegments: Set<Substring> = ["manifest.json", "files", "blobs", "deltas", "v1", "healthz", "readyz", "metrics"]
+    static let routedSegments: Set<Substring> = [
+        "manifest.json", "files", "blobs", "deltas", "channels", "releases", "pages", "v1", "healthz", "readyz", "metrics",
+    ]
 
     /// The resource for the request target `target` (path and query), the route label the
     /// metrics use for it, and the path without the query.

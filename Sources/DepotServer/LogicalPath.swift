@@ -30,6 +30,18 @@ enum LogicalPath {
     }
 }
 
+extension LogicalPath {
+    /// Checks a path given as text (in a release commit's JSON) by the rules of
+    /// ``parse(_:prefix:maxLength:)``, and returns it in NFC.
+    static func check(_ path: String, maxLength: Int) throws -> String {
+        do {
+            return try parse("/" + RequestPath.encode(path), prefix: "", maxLength: maxLength)
+        } catch let error as HTTPError {
+            throw HTTPError(error.status, message: "\(path): \(error.body ?? "not acceptable")")
+        }
+    }
+}
+
 extension RequestPath.Problem {
     /// A sentence for an error body.
     var explanation: String {

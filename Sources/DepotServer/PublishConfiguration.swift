@@ -10,6 +10,10 @@ public struct PublishConfiguration: Sendable {
     public var retiredGracePeriod: Duration
     /// How often retired versions and unreferenced blobs are collected.
     public var collectionInterval: Duration
+    /// How long a blob uploaded by `PUT /v1/blobs/…` waits for a release to name it.
+    public var uploadLifetime: Duration
+    /// The largest release commit (`POST /v1/releases`) body, in bytes.
+    public var maxCommitBytes: Int
     /// The longest logical path accepted, in bytes.
     public var maxPathLength: Int
     /// How patches between versions are made.
@@ -21,6 +25,8 @@ public struct PublishConfiguration: Sendable {
         keepVersions: Int = 5,
         retiredGracePeriod: Duration = .seconds(600),
         collectionInterval: Duration = .seconds(60),
+        uploadLifetime: Duration = .seconds(86400),
+        maxCommitBytes: Int = 64 << 20,
         maxPathLength: Int = 1024,
         deltas: DeltaConfiguration = .init()
     ) {
@@ -29,13 +35,15 @@ public struct PublishConfiguration: Sendable {
         self.keepVersions = keepVersions
         self.retiredGracePeriod = retiredGracePeriod
         self.collectionInterval = collectionInterval
+        self.uploadLifetime = uploadLifetime
+        self.maxCommitBytes = maxCommitBytes
         self.maxPathLength = maxPathLength
         self.deltas = deltas
     }
 }
 
-/// How patches between versions are made: after each publish, in the background, from each of
-/// the previous versions of the path to the new one.
+/// How patches between versions are made: before a release is committed, from each of the
+/// previous versions of each changed path to its new content.
 public struct DeltaConfiguration: Sendable {
     /// From how many previous versions a patch is made; 0 makes none.
     public var previousVersions: Int

@@ -10,8 +10,9 @@ import NIOCore
 /// token.
 ///
 /// A publish streams the body into the blob store while its SHA-256, MD5 and gzip variant are
-/// computed, checks any digest the client sent, and then commits the new version, the live
-/// pointer and the manifest in one catalog transaction. Until that commit nobody can see any of
+/// computed, checks any digest the client sent, makes the patches from earlier versions, and
+/// then commits a release of the default channel's files plus this one, in one catalog
+/// transaction. Until that commit nobody can see any of
 /// it; a failure before it (a client gone, a digest mismatch, a full disk) leaves nothing behind.
 struct PublishController: Sendable {
     let catalog: Catalog
@@ -20,8 +21,8 @@ struct PublishController: Sendable {
     let metrics: DepotMetrics
     let configuration: PublishConfiguration
     let authenticator: BearerAuthenticator
-    /// Where publishes ask for patches; `nil` when deltas are off.
-    let deltas: DeltaQueue?
+    /// Makes the patches a new version lists; `nil` when deltas are off.
+    let patches: PatchMaker?
 
     init(
         catalog: Catalog,
@@ -29,14 +30,14 @@ struct PublishController: Sendable {
         content: PublishedContent,
         metrics: DepotMetrics,
         configuration: PublishConfiguration,
-        deltas: DeltaQueue? = nil
+        patches: PatchMaker? = nil
     ) {
         self.catalog = catalog
         self.store = store
         self.content = content
         self.metrics = metrics
         self.configuration = configuration
-        self.deltas = deltas
+        self.patches = patches
         self.authenticator = BearerAuthenticator(tokens: configuration.tokens)
     }
 
@@ -78,38 +79,18 @@ struct PublishController: Sendable {
         try authenticator.authorize(request)
         let started = ContinuousClock.now
         let path = try LogicalPath.parse(request.uri.path, prefix: Self.prefix, maxLength: configuration.maxPathLength)
-        if let length = request.headers[.contentLength].flatMap(Int64.init), length > configuration.maxUploadBytes {
-            return tooLarge(context: context)
-        }
-        let expectation: DigestExpectation
-        do {
-            expectation = try DigestExpectation(headers: request.headers)
-        } catch {
-            throw HTTPError(.badRequest, message: error.description)
-        }
         let blob: BlobRecord
-        do {
-            blob = try await store.ingest(LimitedBody(base: request.body, limit: configuration.maxUploadBytes)) { try expectation.verify($0) }
-        } catch is UploadTooLarge {
-            return tooLarge(context: context)
-        } catch let error as DigestError {
-            throw HTTPError(.badRequest, message: error.description)
-        } catch let error as StoreError where error.code == .noSpace {
-            context.logger.error("Publish refused: the disk is full", metadata: ["path": "\(path)"])
-            throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "The server has no space left to store this file")
+        switch try await receive(request, context: context, label: path) {
+        case .stored(let stored): blob = stored
+        case .refused(let response): return response
         }
         defer { store.release(blob.sha256) }
         let contentType = Self.contentType(of: request, path: path)
-        let result: Catalog.PublishResult
-        do {
-            result = try await catalog.publish(
-                .init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions)
-            )
-        } catch let error as CatalogError where error.code == .conflict {
-            throw HTTPError(.conflict, message: error.message)
+        await patches?.makePatches(path: path, target: blob)
+        let result = try await refusingBadChanges {
+            try await catalog.publish(.init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions))
         }
         try await content.reload()
-        if !result.unchanged { deltas?.schedule(path) }
         metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: result.unchanged)
         let version = result.version
         context.logger.info(
@@ -147,6 +128,48 @@ struct PublishController: Sendable {
         return Response(status: .noContent)
     }
 
+    /// What ``receive(_:context:label:sha256:)`` did with an upload.
+    enum Upload {
+        /// The body is stored, and held: the caller releases it.
+        case stored(BlobRecord)
+        /// The answer to send instead (413).
+        case refused(Response)
+    }
+
+    /// Streams the request body into the store under the upload limit, checking the digests the
+    /// client sent and, when given, that its SHA-256 is `sha256`. A body over the limit gets
+    /// 413 and the connection closed; a digest mismatch 400; a full disk 507. `label` names the
+    /// upload in the log.
+    func receive(_ request: Request, context: DepotRequestContext, label: String, sha256: String? = nil) async throws -> Upload {
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > configuration.maxUploadBytes {
+            return .refused(tooLarge(context: context))
+        }
+        var expectation: DigestExpectation
+        do {
+            expectation = try DigestExpectation(headers: request.headers)
+        } catch {
+            throw HTTPError(.badRequest, message: error.description)
+        }
+        if let sha256 {
+            if let sent = expectation.sha256, sent != sha256 {
+                throw HTTPError(.badRequest, message: "Repr-Digest names other content than the URL")
+            }
+            expectation.sha256 = sha256
+        }
+        do {
+            return .stored(
+                try await store.ingest(LimitedBody(base: request.body, limit: configuration.maxUploadBytes)) { try expectation.verify($0) }
+            )
+        } catch is UploadTooLarge {
+            return .refused(tooLarge(context: context))
+        } catch let error as DigestError {
+            throw HTTPError(.badRequest, message: error.description)
+        } catch let error as StoreError where error.code == .noSpace {
+            context.logger.error("Upload refused: the disk is full", metadata: ["upload": "\(label)"])
+            throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "The server has no space left to store this file")
+        }
+    }
+
     /// The request's `Content-Type`, unless it is absent or the form type curl sends by default
     /// with `--data-binary`: then the type that goes with the file's extension.
     static func contentType(of request: Request, path: String) -> String {
@@ -157,7 +180,7 @@ struct PublishController: Sendable {
     }
 
     /// 413, then the connection is closed so the rest of the upload is never read.
-    private func tooLarge(context: DepotRequestContext) -> Response {
+    func tooLarge(context: DepotRequestContext) -> Response {
         let message = "The upload is larger than the limit of \(configuration.maxUploadBytes) bytes"
         let body = ByteBuffer(string: #"{"error":{"message":"\#(message)"}}"#)
         let channel = context.channel

@@ -1,6 +1,7 @@
 import CompressNIO
 import Crypto
 import DepotHTTP
+import DepotManifest
 import DepotStore
 import Foundation
 import NIOCore
@@ -45,15 +46,55 @@ public final class PublishedContent: Sendable {
     let cachePolicy: CachePolicy
     /// How many bytes of small live files are held in memory.
     let memoryBudget: Int
+    /// Signs channel documents.
+    let signer: ChannelSigner
     private let state = Mutex(State())
     private let reloads = Atomic<Int>(0)
+    /// Each channel's signed document, with the serial and expiry it was made for.
+    private let channelDocuments = Mutex<[String: (serial: Int64, expires: Int64, resource: Resource)]>([:])
 
-    public init(catalog: Catalog, store: BlobStore, cachePolicy: CachePolicy, memoryBudget: Int = 0) {
+    public init(catalog: Catalog, store: BlobStore, cachePolicy: CachePolicy, memoryBudget: Int = 0, signer: ChannelSigner = ChannelSigner()) {
         self.catalog = catalog
         self.store = store
         self.cachePolicy = cachePolicy
         self.memoryBudget = memoryBudget
+        self.signer = signer
     }
+
+    /// `/channels/{name}`: the signed document of a channel.
+    public func channel(named name: String) -> Resource? { channelDocuments.withLock { $0[name]?.resource } }
+
+    /// Reads where each channel points and makes its document, signed and valid until
+    /// ``ChannelSigner`` says. A document replaces the current one only when it is for a newer
+    /// serial or a later expiry, so overlapping reloads never go back.
+    public func reloadChannels(now: HTTPDate = .now()) async throws {
+        let expires = signer.expiry(now: now.secondsSince1970)
+        for channel in try await catalog.channels() {
+            let document = try signer.document(
+                channel: channel.name,
+                release: channel.release.id,
+                number: channel.release.number,
+                serial: channel.serial,
+                expires: HTTPDate(secondsSince1970: expires).imfFixdate
+            )
+            let resource = try Self.jsonResource(
+                Array(try Self.documentEncoder.encode(document)) + [UInt8(ascii: "\n")],
+                lastModified: HTTPDate(secondsSince1970: channel.updatedAt),
+                lastModifiedIsStrong: false,
+                cacheControl: cachePolicy.manifest
+            )
+            channelDocuments.withLock { documents in
+                if let current = documents[channel.name], (current.serial, current.expires) >= (channel.serial, expires) { return }
+                documents[channel.name] = (channel.serial, expires, resource)
+            }
+        }
+    }
+
+    static let documentEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
 
     /// The live version of `path`.
     public func file(at path: String) -> Resource? { state.withLock { $0.files[path] } }
@@ -139,22 +180,40 @@ public final class PublishedContent: Sendable {
         state.withLock { current in
             if (next.serial, next.generation) > (current.serial, current.generation) { current = next }
         }
+        try await reloadChannels()
     }
 
     /// The manifest with a gzip variant made in memory.
     static func manifestResource(_ manifest: StoredManifest, cacheControl: String?) throws -> Resource {
-        var identity = ByteBuffer(bytes: manifest.document)
+        try jsonResource(
+            manifest.document,
+            lastModified: HTTPDate(secondsSince1970: manifest.generatedAt),
+            lastModifiedIsStrong: false,
+            cacheControl: cacheControl
+        )
+    }
+
+    /// A JSON document served from memory, with a gzip variant when compressing saves a tenth.
+    static func jsonResource(_ document: [UInt8], lastModified: HTTPDate, lastModifiedIsStrong: Bool, cacheControl: String?) throws -> Resource {
+        var identity = ByteBuffer(bytes: document)
         let compressed = try identity.compress(with: .gzip)
-        return Resource(
-            identity: .init(storage: .bytes(ByteBuffer(bytes: manifest.document)), length: Int64(manifest.document.count), sha256: manifest.sha256),
-            gzip: .init(
+        let gzip =
+            compressed.readableBytes * 10 <= document.count * 9
+            ? Resource.Variant(
                 storage: .bytes(compressed),
                 length: Int64(compressed.readableBytes),
                 sha256: Hex.string(SHA256.hash(data: Data(compressed.readableBytesView)))
+            ) : nil
+        return Resource(
+            identity: .init(
+                storage: .bytes(ByteBuffer(bytes: document)),
+                length: Int64(document.count),
+                sha256: Hex.string(SHA256.hash(data: document))
             ),
+            gzip: gzip,
             contentType: "application/json",
-            lastModified: HTTPDate(secondsSince1970: manifest.generatedAt),
-            lastModifiedIsStrong: false,
+            lastModified: lastModified,
+            lastModifiedIsStrong: lastModifiedIsStrong,
             cacheControl: cacheControl
         )
     }

@@ -1,4 +1,5 @@
 import Configuration
+import Crypto
 import DepotDelta
 import DepotHTTP
 import DepotStore
@@ -43,6 +44,10 @@ extension ServerConfiguration {
     /// | `publish.keepVersions` | int | `5` | versions kept per path |
     /// | `publish.retiredGraceSeconds` | number | `600` | how long retired versions stay downloadable |
     /// | `publish.collectionIntervalSeconds` | number | `60` | how often unreferenced blobs are collected |
+    /// | `publish.uploadLifetimeSeconds` | number | `86400` | how long an uploaded blob waits for a release commit to name it |
+    /// | `publish.maxCommitBytes` | int | 64 MiB | largest release commit body |
+    /// | `channels.signingKeyFile` | string | none | Ed25519 private key (`depot keygen`) that signs channel documents; none: unsigned |
+    /// | `channels.validitySeconds` | number | `604800` | how long a signed channel document is valid; re-signed every half of it |
     /// | `deltas.previousVersions` | int | `3` | previous versions a patch is made from; 0 disables deltas |
     /// | `deltas.maximumRatio` | number | `0.5` | largest patch kept, as a fraction of the full (gzip) download |
     /// | `deltas.indexStep` | int | `8` | encoder index density: 4 makes smaller patches of rebuilt files with more memory |
@@ -132,8 +137,22 @@ extension ServerConfiguration {
             rangeLimits: RangeLimits(maxRanges: maxRanges),
             store: BlobStoreConfiguration(gzipLevel: level, gzipMinimumSavings: savings),
             publish: publish,
-            cachePolicy: cachePolicy
+            cachePolicy: cachePolicy,
+            channels: try ChannelSigner(reader: reader)
         )
+    }
+}
+
+extension ChannelSigner {
+    /// Reads the `channels.*` keys (see ``ServerConfiguration/init(reader:)``).
+    init(reader: ConfigReader) throws {
+        let validity = reader.number(forKey: "channels.validitySeconds", default: 604_800)
+        guard validity >= 60 else { throw ConfigurationError("channels.validitySeconds must be at least 60") }
+        var key: Curve25519.Signing.PrivateKey?
+        if let file = reader.string(forKey: "channels.signingKeyFile") {
+            key = try Self.readKey(file: file)
+        }
+        self.init(key: key, validity: .seconds(Int64(validity)))
     }
 }
 
@@ -161,8 +180,13 @@ extension PublishConfiguration {
         guard keep >= 1 else { throw ConfigurationError("publish.keepVersions must be at least 1") }
         let grace = reader.number(forKey: "publish.retiredGraceSeconds", default: 600)
         let interval = reader.number(forKey: "publish.collectionIntervalSeconds", default: 60)
-        guard grace >= 0, interval > 0 else {
-            throw ConfigurationError("publish.retiredGraceSeconds must not be negative and publish.collectionIntervalSeconds must be positive")
+        let uploadLifetime = reader.number(forKey: "publish.uploadLifetimeSeconds", default: 86400)
+        let maxCommit = reader.int(forKey: "publish.maxCommitBytes", default: defaults.maxCommitBytes)
+        guard grace >= 0, interval > 0, uploadLifetime > 0, maxCommit >= 1024 else {
+            throw ConfigurationError(
+                "publish.retiredGraceSeconds must not be negative, publish.collectionIntervalSeconds and publish.uploadLifetimeSeconds "
+                    + "must be positive, publish.maxCommitBytes at least 1024"
+            )
         }
         let deltaDefaults = DeltaConfiguration()
         let deltas = DeltaConfiguration(
@@ -185,6 +209,8 @@ extension PublishConfiguration {
             keepVersions: keep,
             retiredGracePeriod: .milliseconds(Int64(grace * 1000)),
             collectionInterval: .milliseconds(Int64(interval * 1000)),
+            uploadLifetime: .milliseconds(Int64(uploadLifetime * 1000)),
+            maxCommitBytes: maxCommit,
             deltas: deltas
         )
     }

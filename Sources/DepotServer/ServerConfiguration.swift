@@ -67,6 +67,8 @@ public struct ServerConfiguration: Sendable {
     public var publish: PublishConfiguration
     /// `Cache-Control` of published files, the manifest and blobs.
     public var cachePolicy: PublishedContent.CachePolicy
+    /// How channel documents are signed.
+    public var channels: ChannelSigner
 
     public init(
         host: String = "127.0.0.1",
@@ -90,7 +92,8 @@ public struct ServerConfiguration: Sendable {
         rangeLimits: RangeLimits = RangeLimits(),
         store: BlobStoreConfiguration = BlobStoreConfiguration(),
         publish: PublishConfiguration = PublishConfiguration(),
-        cachePolicy: PublishedContent.CachePolicy = PublishedContent.CachePolicy()
+        cachePolicy: PublishedContent.CachePolicy = PublishedContent.CachePolicy(),
+        channels: ChannelSigner = ChannelSigner()
     ) {
         self.host = host
         self.port = port
@@ -114,5 +117,6 @@ public struct ServerConfiguration: Sendable {
         self.store = store
         self.publish = publish
         self.cachePolicy = cachePolicy
+        self.channels = channels
     }
 }

@@ -103,6 +103,15 @@ public struct BlobStore: Sendable {
         }
     }
 
+    /// Holds the blob `sha256` if the store has it, as ``ingest(_:verify:)`` does: collection
+    /// leaves it alone until ``release(_:)``. Returns false, holding nothing, when it is absent.
+    public func holdIfStored(_ sha256: String) async throws -> Bool {
+        holds.hold(sha256)
+        if try await fileSystem.info(forFileAt: path(forSHA256: sha256)) != nil { return true }
+        holds.release(sha256)
+        return false
+    }
+
     /// Ends the hold ``ingest(_:verify:)`` placed on a blob.
     public func release(_ sha256: String) {
         holds.release(sha256)

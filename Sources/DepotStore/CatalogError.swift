@@ -7,6 +7,12 @@ public struct CatalogError: Error, CustomStringConvertible, Sendable {
         public static let unusable = Code(name: "unusable")
         /// The change conflicts with what is live (a path that would collide on a client).
         public static let conflict = Code(name: "conflict")
+        /// The request is malformed: a path listed twice, a bad channel name.
+        public static let invalid = Code(name: "invalid")
+        /// A path, release or channel the request names does not exist.
+        public static let notFound = Code(name: "notFound")
+        /// A release refers to versions retention has removed.
+        public static let gone = Code(name: "gone")
     }
 
     public let code: Code

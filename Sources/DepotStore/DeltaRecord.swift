@@ -32,10 +32,3 @@ public struct DeltaRecord: Hashable, Sendable {
         return rows.map { DeltaRecord(fromSHA256: $0["from_sha256"], toSHA256: $0["to_sha256"], blobSHA256: $0["blob_sha256"], size: $0["size"]) }
     }
 }
-
-/// What a delta job needs: the live version of a path and the earlier versions that have no
-/// patch to it yet.
-public struct DeltaWork: Sendable {
-    public let target: FileVersion
-    public let sources: [FileVersion]
-}

@@ -12,7 +12,11 @@ enum ManifestBuilder {
     static func rebuild(now: Int64, in db: Database) throws -> Int64 {
         let live = try FileVersion.fetchAll(
             db,
-            sql: "SELECT file_version.* FROM live_file JOIN file_version USING (path, version) ORDER BY path"
+            sql: """
+                SELECT file_version.* FROM channel_file JOIN file_version USING (path, version)
+                WHERE channel = ? ORDER BY path
+                """,
+            arguments: [ChannelName.default]
         )
         let serial = (try StoredManifest.fetch(db)?.serial ?? 0) + 1
         try store(serial: serial, files: live, now: now, in: db)

@@ -9,34 +9,46 @@ import NIOHTTP1
 import _NIOFileSystem
 
 extension Depot {
-    /// `depot publish FILE|DIR... --server URL`: uploads files to a running server.
+    /// `depot publish FILE|DIR... --server URL`: uploads files to a running server as one release.
     struct Publish: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Publish files to a Depot server.",
+            abstract: "Publish files to a Depot server, as one release.",
             discussion: """
                 Each FILE is published under its name, or under --as PATH. A DIR publishes every file below it \
                 (hidden ones excepted) under its path relative to DIR, prefixed with --as when given. \
+                Every file is uploaded by its content first, and content the server holds already is not sent \
+                again; then one request commits the release: the channel's files plus these (--replace: exactly \
+                these), minus --delete. Clients see the release whole or not at all. \
                 The token comes from --token-file or DEPOT_TOKEN. Every upload carries its SHA-256 \
-                (Repr-Digest), which the server checks before publishing.
+                (Repr-Digest), which the server checks.
                 """
         )
 
         @Argument(help: "Files or folders to publish.")
-        var items: [String]
+        var items: [String] = []
 
         @Option(name: .customLong("as"), help: "The logical path of a single FILE, or the prefix for a DIR.")
         var logicalPath: String?
+
+        @Option(help: "The channel to publish to.")
+        var channel = "stable"
+
+        @Option(name: .customLong("delete"), help: "A path to take out of the release (repeatable).")
+        var deletions: [String] = []
+
+        @Flag(help: "Make the release exactly the files named: every other path of the channel is taken out.")
+        var replace = false
 
         @OptionGroup var server: ServerOptions
 
         @Option(help: "A file holding the publish token (or set DEPOT_TOKEN).")
         var tokenFile: String?
 
-        @Flag(help: "Print one JSON object per file instead of a summary line.")
+        @Flag(help: "Print the server's JSON reply instead of a line per file.")
         var json = false
 
         func validate() throws {
-            guard !items.isEmpty else { throw ValidationError("Name at least one file or folder to publish") }
+            guard !items.isEmpty || !deletions.isEmpty else { throw ValidationError("Name at least one file or folder to publish, or a --delete") }
             if logicalPath != nil, items.count > 1 {
                 throw ValidationError("--as takes a single FILE or DIR")
             }
@@ -44,14 +56,49 @@ extension Depot {
 
         func run() async throws {
             try await reportingFailures {
-                let baseURL = try server.baseURL()
-                let token = try readToken()
+                let api = PublisherAPI(baseURL: try server.baseURL(), token: try PublisherAPI.readToken(file: tokenFile))
                 let uploads = try plan()
                 try await withHTTPClient { client in
+                    var files: [[String: String]] = []
+                    var sent: Int64 = 0
                     for upload in uploads {
-                        try await publish(upload, to: baseURL, token: token, client: client)
+                        let (sha256, size) = try await Self.digest(of: upload.file)
+                        if try await api.send(.HEAD, "/v1/blobs/\(sha256)", client: client, allowing: [404]).status == .notFound {
+                            try await send(upload, sha256: sha256, size: size, api: api, client: client)
+                            sent += size
+                        }
+                        files.append(["path": upload.logicalPath, "sha256": sha256])
                     }
+                    let commit: [String: Any] = ["channel": channel, "files": files, "delete": deletions, "replace": replace]
+                    let reply = try await api.send(.POST, "/v1/releases", json: commit, client: client)
+                    report(reply.json, raw: reply.body, sent: sent)
                 }
+            }
+        }
+
+        /// Prints a line per file and one for the release.
+        func report(_ reply: [String: Any], raw: ByteBuffer, sent: Int64) {
+            if json {
+                print(String(decoding: Data(buffer: raw), as: UTF8.self))
+                return
+            }
+            for file in reply["files"] as? [[String: Any]] ?? [] {
+                let path = file["path"] as? String ?? ""
+                let version = file["version"] as? Int ?? 0
+                let size = Int64(file["size"] as? Int ?? 0)
+                let hash = (file["sha256"] as? String ?? "").prefix(12)
+                let gzip = (file["gzipSize"] as? Int).map { ", gzip \(ByteCountText(Int64($0)))" } ?? ""
+                let verb = file["unchanged"] as? Bool == true ? "unchanged" : "published"
+                print("\(verb) \(path) v\(version) (\(ByteCountText(size))\(gzip)) sha256 \(hash)…")
+            }
+            for path in reply["removed"] as? [String] ?? [] { print("removed \(path)") }
+            let release = reply["release"] as? [String: Any]
+            let number = release?["number"] as? Int ?? 0
+            let channel = reply["channel"] as? String ?? channel
+            if reply["created"] as? Bool == true {
+                print("release \(number) on \(channel): \(release?["files"] as? Int ?? 0) files, \(ByteCountText(sent)) uploaded")
+            } else {
+                print("nothing changed: \(channel) stays on release \(number)")
             }
         }
 
@@ -59,19 +106,6 @@ extension Depot {
         struct Upload {
             let file: String
             let logicalPath: String
-        }
-
-        func readToken() throws -> String {
-            if let tokenFile {
-                guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
-                    throw CommandFailure("cannot read the token file \(tokenFile)")
-                }
-                return text.trimmingCharacters(in: .whitespacesAndNewlines)
-            }
-            guard let token = ProcessInfo.processInfo.environment["DEPOT_TOKEN"], !token.isEmpty else {
-                throw CommandFailure("no publish token: use --token-file FILE or set DEPOT_TOKEN")
-            }
-            return token
         }
 
         /// Expands folders and checks that every file exists before anything is sent.
@@ -102,68 +136,45 @@ extension Depot {
             return uploads
         }
 
-        func publish(_ upload: Upload, to baseURL: String, token: String, client: HTTPClient) async throws {
-            let fileSystem = FileSystem.shared
-            guard let info = try? await fileSystem.info(forFileAt: FilePath(upload.file)) else {
-                throw CommandFailure("cannot read \(upload.file)")
-            }
-            let sha256 = try await Self.digest(of: upload.file)
-            var request = HTTPClientRequest(url: baseURL + "/v1/files/" + RequestPath.encode(upload.logicalPath))
-            request.method = .PUT
-            request.headers.add(name: "Authorization", value: "Bearer \(token)")
-            request.headers.add(name: "Repr-Digest", value: "sha-256=:\(Data(sha256).base64EncodedString()):")
-            let progress = ProgressBar(label: upload.logicalPath, total: info.size, isEnabled: !json && isatty(STDERR_FILENO) == 1)
-            let response: HTTPClientResponse
-            let body: ByteBuffer
+        /// Uploads one file's content to `/v1/blobs/{sha256}`, with a progress bar on a terminal.
+        func send(_ upload: Upload, sha256: String, size: Int64, api: PublisherAPI, client: HTTPClient) async throws {
+            let progress = ProgressBar(label: upload.logicalPath, total: size, isEnabled: !json && isatty(STDERR_FILENO) == 1)
+            defer { progress.finish() }
             do {
-                (response, body) = try await fileSystem.withFileHandle(forReadingAt: FilePath(upload.file)) { handle in
-                    request.body = .stream(
+                try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(upload.file)) { handle in
+                    let body = HTTPClientRequest.Body.stream(
                         CountingChunks(base: handle.readChunks(chunkLength: .kibibytes(256)), progress: progress),
-                        length: .known(info.size)
+                        length: .known(size)
                     )
-                    let response = try await client.execute(request, timeout: .hours(24))
-                    return (response, try await response.body.collect(upTo: 1 << 20))
+                    let digest = Data(Hex.bytes(sha256) ?? []).base64EncodedString()
+                    _ = try await api.send(.PUT, "/v1/blobs/\(sha256)", body: body, headers: ["Repr-Digest": "sha-256=:\(digest):"], client: client)
                 }
             } catch let failure as CommandFailure {
+                if failure.message.contains("(413)") { throw CommandFailure("\(upload.file) is larger than the server accepts (413)") }
                 throw failure
             } catch {
-                progress.finish()
-                throw CommandFailure(describeConnectionError(error, server: baseURL))
-            }
-            progress.finish()
-            let reply = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
-            guard (200..<300).contains(response.status.code) else {
-                let message = (reply["error"] as? [String: Any])?["message"] as? String ?? response.status.reasonPhrase
-                switch response.status.code {
-                case 401: throw CommandFailure("the server refused the token (401): \(message)")
-                case 413: throw CommandFailure("\(upload.file) is larger than the server accepts (413): \(message)")
-                default: throw CommandFailure("publishing \(upload.logicalPath) failed (\(response.status.code)): \(message)")
-                }
-            }
-            if json {
-                print(String(decoding: Data(buffer: body), as: UTF8.self))
-            } else {
-                let version = reply["version"] as? Int ?? 0
-                let hash = (reply["sha256"] as? String ?? "").prefix(12)
-                let gzip = (reply["gzipSize"] as? Int).map { ", gzip \(ByteCountText(Int64($0)))" } ?? ""
-                let verb = reply["unchanged"] as? Bool == true ? "unchanged" : "published"
-                print("\(verb) \(upload.logicalPath) v\(version) (\(ByteCountText(info.size))\(gzip)) sha256 \(hash)…")
+                throw CommandFailure("cannot read \(upload.file)")
             }
         }
 
-        /// The SHA-256 of a file, read in chunks.
-        static func digest(of path: String) async throws -> [UInt8] {
-            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
-                var hasher = SHA256()
-                for try await chunk in handle.readChunks(chunkLength: .kibibytes(256)) {
-                    chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+        /// The SHA-256 (hex) and size of a file, read in chunks.
+        static func digest(of path: String) async throws -> (String, Int64) {
+            do {
+                return try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
+                    var hasher = SHA256()
+                    var size: Int64 = 0
+                    for try await chunk in handle.readChunks(chunkLength: .kibibytes(256)) {
+                        chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+                        size += Int64(chunk.readableBytes)
+                    }
+                    return (Hex.string(hasher.finalize()), size)
                 }
-                return Array(hasher.finalize())
+            } catch {
+                throw CommandFailure("cannot read \(path)")
             }
         }
     }
 }
-
 /// File chunks that advance a progress bar as the HTTP client takes them.
 struct CountingChunks<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
     typealias Element = ByteBuffer

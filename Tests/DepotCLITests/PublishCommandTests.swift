@@ -45,7 +45,8 @@ struct PublishCommandTests {
             let result = try await Self.depot(["publish", "catalog.sqlite", "--as", "db/catalog.sqlite", "--server", server], in: root)
             #expect(result.status == 0, "\(result.errors)")
             #expect(result.output.contains("published db/catalog.sqlite v1"))
-            #expect(result.output.split(separator: "\n").filter { !$0.isEmpty }.count == 1)
+            #expect(result.output.contains("release 1 on stable: 1 files, "))
+            #expect(result.output.split(separator: "\n").filter { !$0.isEmpty }.count == 2)
 
             let listing = try await Self.depot(["ls", "--server", server, "--json"], token: nil, in: root)
             let manifest = try JSONSerialization.jsonObject(with: Data(listing.output.utf8)) as? [String: Any]
@@ -56,8 +57,10 @@ struct PublishCommandTests {
 
             let again = try await Self.depot(["publish", "catalog.sqlite", "--as", "db/catalog.sqlite", "--server", server, "--json"], in: root)
             let reply = try JSONSerialization.jsonObject(with: Data(again.output.utf8)) as? [String: Any]
-            #expect(reply?["unchanged"] as? Bool == true)
-            #expect(reply?["path"] as? String == "db/catalog.sqlite")
+            #expect(reply?["created"] as? Bool == false)
+            let file = try #require((reply?["files"] as? [[String: Any]])?.first)
+            #expect(file["unchanged"] as? Bool == true)
+            #expect(file["path"] as? String == "db/catalog.sqlite")
         }
     }
 
@@ -81,10 +84,11 @@ struct PublishCommandTests {
     func progressBar() async throws {
         try await Self.withServer { root, server in
             try root.write(Fixture.pseudoRandom(count: 8 << 20, seed: 3), to: "big.bin")
+            try root.write(Fixture.pseudoRandom(count: 8 << 20, seed: 5), to: "big2.bin")
             let piped = try await Self.depot(["publish", "big.bin", "--server", server], in: root)
             #expect(!piped.output.contains("ETA"))
             // `script` runs the command on a pseudo-terminal.
-            let command = "DEPOT_TOKEN=\(Self.token) \(DepotProcess.executable.path) publish big.bin --as big2.bin --server \(server)"
+            let command = "DEPOT_TOKEN=\(Self.token) \(DepotProcess.executable.path) publish big2.bin --server \(server)"
             let terminal = try await DepotProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"], in: root)
             #expect(terminal.contains("ETA"))
             #expect(terminal.contains("8.4 MB / 8.4 MB"))

@@ -1,3 +1,4 @@
+import DepotMigrations
 import DepotServer
 import DepotStore
 import DepotTestSupport
@@ -98,8 +99,17 @@ struct PathCollisionTests {
     func legacyCatalog() async throws {
         try await withTemporaryDirectory { data in
             let path = data.appendingPathComponent("catalog.sqlite").path
-            // Written the way an older Depot wrote it: two live rows, NFC and NFD.
-            _ = try Catalog(path: path)  // the schema
+            // Written the way an older Depot wrote it: the schema before releases, and two live
+            // rows, NFC and NFD.
+            let schema = try DatabaseQueue(path: path)
+            try await schema.write { db in
+                try db.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+                for migration in CatalogMigrations.all.prefix(3) {
+                    try db.execute(sql: migration.sql)
+                    try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [migration.identifier])
+                }
+            }
+            try schema.close()
             let store = try await BlobStore.open(dataDirectory: .init(data.path))
             for (name, text) in [("caf\u{E9}.txt", "nfc"), ("cafe\u{301}.txt", "nfd")] {
                 let blob = try await store.ingest(contentsOf: .init(try data.write(Data(text.utf8), to: "source-\(text)").path))

@@ -121,7 +121,7 @@ struct ServerHardeningTests {
         }
     }
 
-    @Test("a version of 4 GiB gets no patch, and the server that makes patches at start keeps running")
+    @Test("a new version over one of 4 GiB gets no patch from it and is published; the server keeps running")
     func versionTooLargeToPatch() async throws {
         try await withTemporaryDirectory { data in
             let store = try await BlobStore.open(dataDirectory: .init(data.path))
@@ -134,28 +134,26 @@ struct ServerHardeningTests {
             let handle = try FileHandle(forWritingTo: hugeFile)
             try handle.truncate(atOffset: UInt64(huge.size))
             try handle.close()
-            func publish(_ path: String, _ blob: BlobRecord, at seconds: Int64) async throws {
-                _ = try await catalog.publish(
-                    .init(path: path, blob: blob, contentType: "application/octet-stream", now: HTTPDate(secondsSince1970: seconds), keepVersions: 5)
+            _ = try await catalog.publish(
+                .init(
+                    path: "big.bin",
+                    blob: huge,
+                    contentType: "application/octet-stream",
+                    now: HTTPDate(secondsSince1970: 1_700_000_000),
+                    keepVersions: 5
                 )
-            }
-            func stored(_ text: String) async throws -> BlobRecord {
-                try await store.ingest(contentsOf: .init(try data.write(Data(text.utf8), to: "in-\(text.hashValue)").path))
-            }
-            try await publish("big.bin", huge, at: 1_700_000_000)
-            try await publish("big.bin", try await stored("small now"), at: 1_700_000_001)
-            // Patches are made path by path at start: one for other.txt means big.bin was done.
-            let lines = (0..<3000).map { "line \($0) of a file that patches well\n" }.joined()
-            try await publish("other.txt", try await stored(lines), at: 1_700_000_002)
-            try await publish("other.txt", try await stored(lines + "one more\n"), at: 1_700_000_003)
-            try await LiveServer.withDataDirectory(data, configuration: ServerConfiguration()) { server in
+            )
+            let configuration = ServerConfiguration(publish: .init(tokens: [LiveServer.token]))
+            try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
                 try await RawHTTPConnection.with(port: server.port) { connection in
-                    var files: [[String: Any]] = []
-                    for _ in 0..<200 {
-                        files = try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]] ?? []
-                        if files.contains(where: { $0["path"] as? String == "other.txt" && $0["deltas"] != nil }) { break }
-                        try await Task.sleep(for: .milliseconds(50))
-                    }
+                    let auth = ("Authorization", "Bearer \(LiveServer.token)")
+                    #expect(try await connection.request("PUT", "/v1/files/big.bin", headers: [auth], body: Array("small now".utf8)).status == 201)
+                    let lines = (0..<3000).map { "line \($0) of a file that patches well\n" }.joined()
+                    #expect(try await connection.request("PUT", "/v1/files/other.txt", headers: [auth], body: Array(lines.utf8)).status == 201)
+                    let more = Array((lines + "one more\n").utf8)
+                    #expect(try await connection.request("PUT", "/v1/files/other.txt", headers: [auth], body: more).status == 201)
+                    // Patches are made before the publish is committed: listed at once.
+                    let files = try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]] ?? []
                     #expect(files.first(where: { $0["path"] as? String == "other.txt" })?["deltas"] != nil)
                     #expect(files.first(where: { $0["path"] as? String == "big.bin" })?["deltas"] == nil)
                     #expect(try await connection.request("GET", "/readyz").status == 200)

@@ -1,0 +1,54 @@
+import DepotHTTP
+import DepotManifest
+import DepotStore
+import HTTPTypes
+import Hummingbird
+
+/// What clients poll and read for releases (docs/releases.md): `/channels/{name}`, signed and
+/// `no-cache`; `/releases/{id}` and `/pages/{sha256}`, immutable for a year. Only GET and HEAD
+/// are allowed.
+struct ReleaseDocumentsController: Sendable {
+    let content: PublishedContent
+    let catalog: Catalog
+    let responder: ResourceResponder
+
+    func addRoutes(to router: Router<DepotRequestContext>) {
+        for method in [HTTPRequest.Method.get, .head] + ContentController.otherMethods {
+            router.on("/channels/:name", method: method, use: channel)
+            router.on("/releases/:id", method: method, use: release)
+            router.on("/pages/:sha256", method: method, use: page)
+        }
+    }
+
+    @Sendable func channel(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        let name = context.parameters.get("name") ?? ""
+        guard let resource = content.channel(named: name) else { throw HTTPError(.notFound, message: "The channel \(name) has no release") }
+        return try responder.respond(to: request, resource: resource, now: .now())
+    }
+
+    @Sendable func release(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        let id = context.parameters.get("id") ?? ""
+        guard Hex.bytes(id)?.count == 32, let document = try await catalog.releaseDocument(id: id) else {
+            throw HTTPError(.notFound, message: "No release \(id)")
+        }
+        return try respond(to: request, with: document)
+    }
+
+    @Sendable func page(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        let sha256 = context.parameters.get("sha256") ?? ""
+        guard Hex.bytes(sha256)?.count == 32, let document = try await catalog.pageDocument(sha256: sha256) else {
+            throw HTTPError(.notFound, message: "No page \(sha256)")
+        }
+        return try respond(to: request, with: document)
+    }
+
+    private func respond(to request: Request, with document: Catalog.StoredDocument) throws -> Response {
+        let resource = try PublishedContent.jsonResource(
+            document.bytes,
+            lastModified: HTTPDate(secondsSince1970: document.createdAt),
+            lastModifiedIsStrong: true,
+            cacheControl: content.cachePolicy.blobs
+        )
+        return try responder.respond(to: request, resource: resource, now: .now())
+    }
+}

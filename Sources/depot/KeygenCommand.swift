@@ -1,0 +1,43 @@
+import ArgumentParser
+import Crypto
+import DepotServer
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Depot {
+    /// `depot keygen --out FILE`: makes the Ed25519 key that signs channel documents.
+    struct Keygen: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make an Ed25519 key pair for signing channel documents.",
+            discussion: """
+                Writes the private key to --out (mode 0600), for the server's channels.signingKeyFile, and \\
+                prints the public key: give it to clients (DepotClient's trustedKeys, depot sync --trusted-key). \\
+                To rotate, give clients the new public key beside the old one first.
+                """
+        )
+
+        @Option(help: "Where to write the private key; an existing file is not replaced.")
+        var out: String
+
+        func run() async throws {
+            try await reportingFailures {
+                let key = Curve25519.Signing.PrivateKey()
+                let text = Array((key.rawRepresentation.base64EncodedString() + "\n").utf8)
+                let descriptor = open(out, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+                guard descriptor >= 0 else {
+                    throw CommandFailure("cannot create \(out): \(String(cString: strerror(errno)))")
+                }
+                defer { close(descriptor) }
+                guard write(descriptor, text, text.count) == text.count, fsync(descriptor) == 0 else {
+                    throw CommandFailure("cannot write \(out): \(String(cString: strerror(errno)))")
+                }
+                print("public key \(key.publicKey.rawRepresentation.base64EncodedString()) (id \(ChannelSigner.keyID(of: key.publicKey)))")
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// The server's publisher API (`/v1/…`) as the CLI calls it: the token on every request, JSON
+/// replies, and every refusal turned into one ``CommandFailure`` line.
+struct PublisherAPI {
+    let baseURL: String
+    let token: String
+
+    struct Reply {
+        let status: HTTPResponseStatus
+        let body: ByteBuffer
+        /// The body as a JSON object; empty when it is none.
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:] }
+    }
+
+    /// Sends one request; a status outside 2xx and `allowing` throws with the server's message.
+    func send(
+        _ method: HTTPMethod,
+        _ path: String,
+        json: Any? = nil,
+        body: HTTPClientRequest.Body? = nil,
+        headers: [String: String] = [:],
+        client: HTTPClient,
+        allowing: Set<UInt> = []
+    ) async throws -> Reply {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let json {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: json)))
+        } else if let body {
+            request.body = body
+        }
+        let reply: Reply
+        do {
+            let response = try await client.execute(request, timeout: .hours(24))
+            reply = Reply(status: response.status, body: try await response.body.collect(upTo: 64 << 20))
+        } catch {
+            throw CommandFailure(describeConnectionError(error, server: baseURL))
+        }
+        guard (200..<300).contains(reply.status.code) || allowing.contains(reply.status.code) else {
+            let message = (reply.json["error"] as? [String: Any])?["message"] as? String ?? reply.status.reasonPhrase
+            switch reply.status.code {
+            case 401: throw CommandFailure("the server refused the token (401): \(message)")
+            default:
+                throw CommandFailure(
+                    "the server refused \(method) \(path.split(separator: "/").prefix(2).joined(separator: "/")) (\(reply.status.code)): \(message)"
+                )
+            }
+        }
+        return reply
+    }
+
+    /// The publish token: from `file`, or else `DEPOT_TOKEN`.
+    static func readToken(file: String?) throws -> String {
+        if let file {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw CommandFailure("cannot read the token file \(file)")
+            }
+            return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        guard let token = ProcessInfo.processInfo.environment["DEPOT_TOKEN"], !token.isEmpty else {
+            throw CommandFailure("no publish token: use --token-file FILE or set DEPOT_TOKEN")
+        }
+        return token
+    }
+}

@@ -1,0 +1,212 @@
+import Crypto
+import DepotHTTP
+import DepotManifest
+import DepotStore
+import DepotTestSupport
+import Foundation
+import GRDB
+import Testing
+
+/// Releases in the catalog: one transaction each, pages re-encoded only where a change falls,
+/// channels that move by diff, and refusals that change nothing.
+@Suite("Releases in the catalog")
+struct ReleaseCatalogTests {
+    /// A record of `text` as the store would make it.
+    static func blob(_ text: String) -> BlobRecord {
+        let bytes = Array(text.utf8)
+        return BlobRecord(
+            sha256: Hex.string(SHA256.hash(data: bytes)),
+            md5: Hex.string(Insecure.MD5.hash(data: bytes)),
+            size: Int64(bytes.count),
+            gzip: nil
+        )
+    }
+
+    static func file(_ path: String, _ text: String) -> Catalog.ReleaseFile {
+        .init(path: path, blob: blob(text), contentType: "text/plain")
+    }
+
+    static let now = HTTPDate(secondsSince1970: 1_800_000_000)
+
+    static func withCatalog(_ body: (Catalog) async throws -> Void) async throws {
+        try await withTemporaryDirectory { folder in
+            try await body(try Catalog(path: folder.appendingPathComponent("catalog.sqlite").path))
+        }
+    }
+
+    static func commit(
+        _ catalog: Catalog,
+        channel: String = "stable",
+        _ files: [Catalog.ReleaseFile] = [],
+        delete: [String] = [],
+        replace: Bool = false
+    ) async throws -> Catalog.ReleaseOutcome {
+        try await catalog.commit(.init(channel: channel, files: files, deletions: delete, replace: replace, now: now, keepVersions: 5))
+    }
+
+    /// Every entry of a release, by path, read from its stored documents as a client would.
+    static func entries(of release: ReleaseSummary, in catalog: Catalog) async throws -> [String: ReleaseEntry] {
+        let bytes = try #require(try await catalog.releaseDocument(id: release.id)).bytes
+        #expect(Hex.string(SHA256.hash(data: bytes)) == release.id, "a release's id is the SHA-256 of its document")
+        let document = try JSONDecoder().decode(ReleaseDocument.self, from: Data(bytes))
+        #expect(document.pages.count == 1 << document.pageBits)
+        var entries: [String: ReleaseEntry] = [:]
+        for (index, sha256) in document.pages.enumerated() {
+            let page = try #require(try await catalog.pageDocument(sha256: sha256)).bytes
+            #expect(Hex.string(SHA256.hash(data: page)) == sha256, "a page's name is the SHA-256 of its document")
+            for entry in try JSONDecoder().decode(ReleasePage.self, from: Data(page)).entries {
+                #expect(ReleasePaging.page(ofBucket: ReleasePaging.bucket(ofPath: entry.path), bits: document.pageBits) == index)
+                entries[entry.path] = entry
+            }
+        }
+        #expect(Int64(entries.count) == document.files)
+        #expect(entries.values.reduce(0) { $0 + $1.size } == document.bytes)
+        return entries
+    }
+
+    @Test("a commit makes one release of every file, and its documents list them")
+    func firstRelease() async throws {
+        try await Self.withCatalog { catalog in
+            let outcome = try await Self.commit(catalog, [Self.file("db/catalog.sqlite", "rows"), Self.file("img/a.png", "png")])
+            let release = try #require(outcome.release)
+            #expect(outcome.created && release.number == 1 && release.files == 2 && release.bytes == 7)
+            let entries = try await Self.entries(of: release, in: catalog)
+            #expect(entries["db/catalog.sqlite"]?.sha256 == Self.blob("rows").sha256)
+            #expect(entries["img/a.png"]?.version == 1)
+            #expect(try await catalog.channels().map(\.name) == ["stable"])
+        }
+    }
+
+    @Test("a one-file change re-encodes one page and shares the others; pages re-page as the catalog grows")
+    func changeTouchesOnePage() async throws {
+        try await Self.withCatalog { catalog in
+            let files = (0..<3000).map { Self.file("assets/\($0).json", "asset \($0)") }
+            let first = try #require(try await Self.commit(catalog, files).release)
+            let second = try #require(try await Self.commit(catalog, [Self.file("assets/17.json", "changed")]).release)
+            let documents = try await [first, second].asyncMap { release in
+                try JSONDecoder().decode(ReleaseDocument.self, from: Data(try #require(try await catalog.releaseDocument(id: release.id)).bytes))
+            }
+            #expect(documents[0].pageBits == 6, "3000 files: 64 pages of about 47")
+            #expect(documents[1].parent == first.id)
+            let differing = zip(documents[0].pages, documents[1].pages).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)
+            #expect(differing == [ReleasePaging.page(ofBucket: ReleasePaging.bucket(ofPath: "assets/17.json"), bits: 6)])
+            let entries = try await Self.entries(of: second, in: catalog)
+            #expect(entries.count == 3000 && entries["assets/17.json"]?.version == 2)
+        }
+    }
+
+    @Test("page bits grow past 64 entries a page and shrink below 16, not at every release")
+    func pageBits() {
+        let cases: [(files: Int, previous: Int, bits: Int)] = [
+            (0, 0, 0), (64, 0, 0), (65, 0, 1), (3000, 0, 6), (100_000, 0, 11), (100_000, 11, 11),
+            (40, 1, 1), (31, 1, 0), (1100, 6, 6), (1023, 7, 5), (10_000_000, 0, 16),
+        ]
+        for (files, previous, bits) in cases {
+            #expect(ReleasePaging.bits(forFileCount: files, previous: previous) == bits, "\(files) files after \(previous) bits")
+        }
+    }
+
+    @Test("the bucket of a path is stable (the client and every server compute the same) and ignores case and Unicode form")
+    func buckets() {
+        // Pinned: a client computes the same page as the server that wrote the release.
+        #expect(ReleasePaging.bucket(ofPath: "a.txt") == 0xf83b_0e52)
+        #expect(ReleasePaging.bucket(ofPath: "A.TXT") == 0xf83b_0e52)
+        #expect(ReleasePaging.bucket(ofPath: "Caf\u{E9}.TXT") == ReleasePaging.bucket(ofPath: "cafe\u{301}.txt"))
+        let counts = (0..<4096).reduce(into: [Int](repeating: 0, count: 16)) { counts, index in
+            counts[ReleasePaging.page(ofBucket: ReleasePaging.bucket(ofPath: "file-\(index).bin"), bits: 4)] += 1
+        }
+        #expect(counts.allSatisfy { (192...320).contains($0) }, "16 pages of 4096 paths: about 256 each, \(counts)")
+        #expect(ReleasePaging.buckets(ofPage: 3, bits: 2) == 0xC000_0000...0xFFFF_FFFF)
+    }
+
+    @Test("an unchanged commit makes no release; --replace deletes what it does not list")
+    func unchangedAndReplace() async throws {
+        try await Self.withCatalog { catalog in
+            _ = try await Self.commit(catalog, [Self.file("a", "1"), Self.file("b", "2")])
+            let unchanged = try await Self.commit(catalog, [Self.file("a", "1")])
+            #expect(!unchanged.created && unchanged.release?.number == 1 && unchanged.channelSerial == 1)
+            let replaced = try await Self.commit(catalog, [Self.file("a", "1"), Self.file("c", "3")], replace: true)
+            #expect(replaced.removed == ["b"])
+            #expect(try await Self.entries(of: try #require(replaced.release), in: catalog).keys.sorted() == ["a", "c"])
+        }
+    }
+
+    @Test(
+        "bad commits are refused and leave the live release as it was",
+        arguments: [
+            ([file("x", "1"), file("x", "2")], [String](), "Stable", CatalogError.Code.invalid),
+            ([file("x", "1")], ["x"], "stable", .invalid),
+            ([file("x", "1")], [], "bad_name", .invalid),
+            ([file("A.txt", "1")], [], "stable", .conflict),
+            ([file("a.txt/b", "1")], [], "stable", .conflict),
+            ([file("dir", "1")], [], "stable", .conflict),
+            ([file("n1", "1"), file("N1", "2")], [], "stable", .conflict),
+            ([file("caf\u{E9}", "1"), file("cafe\u{301}", "2")], [], "stable", .invalid),
+            ([], ["missing"], "stable", .notFound),
+        ] as [([Catalog.ReleaseFile], [String], String, CatalogError.Code)]
+    )
+    func refusals(files: [Catalog.ReleaseFile], deletions: [String], channel: String, code: CatalogError.Code) async throws {
+        try await Self.withCatalog { catalog in
+            _ = try await Self.commit(catalog, [Self.file("a.txt", "a"), Self.file("dir/x", "x")])
+            let before = try await catalog.channels()
+            await #expect {
+                try await Self.commit(catalog, channel: channel, files, delete: deletions)
+            } throws: { error in
+                (error as? CatalogError)?.code == code
+            }
+            let after = try await catalog.channels()
+            #expect(after.map(\.serial) == before.map(\.serial) && after.map(\.release) == before.map(\.release))
+            #expect(try await catalog.releases().count == 1)
+        }
+    }
+
+    @Test("promote and rollback move a channel by what differs; a second rollback goes one further back")
+    func promoteAndRollback() async throws {
+        try await Self.withCatalog { catalog in
+            for (index, text) in ["one", "two", "three"].enumerated() {
+                _ = try await Self.commit(catalog, [Self.file("db", text), Self.file("only-\(index)", text)])
+            }
+            let releases = try await catalog.releases()
+            #expect(releases.map(\.number) == [3, 2, 1])
+            let back = try await catalog.rollback("stable", now: Self.now)
+            #expect(back.to.number == 2 && back.serial == 4)
+            #expect(back.diff.changed.map(\.after.path) == ["db"])
+            #expect(try await catalog.snapshot().live["db"]?.sha256 == Self.blob("two").sha256)
+            #expect(try await catalog.rollback("stable", now: Self.now).to.number == 1)
+            await #expect { try await catalog.rollback("stable", now: Self.now) } throws: { ($0 as? CatalogError)?.code == .conflict }
+            let live = try await catalog.snapshot().live
+            #expect(live["db"]?.sha256 == Self.blob("one").sha256 && live.count == 2)
+
+            let promoted = try await catalog.promote("3", to: "beta", now: Self.now)
+            #expect(promoted.from == nil && promoted.diff.added.count == 4)
+            #expect(try await catalog.promote(releases[0].id, to: "beta", now: Self.now).serial == promoted.serial, "already there: no move")
+            await #expect { try await catalog.promote("99", to: "beta", now: Self.now) } throws: { ($0 as? CatalogError)?.code == .notFound }
+            await #expect { try await catalog.promote("1", to: "Beta!", now: Self.now) } throws: { ($0 as? CatalogError)?.code == .invalid }
+            await #expect { try await catalog.rollback("nothing", now: Self.now) } throws: { ($0 as? CatalogError)?.code == .notFound }
+
+            // A publish after a rollback starts from the restored release.
+            let next = try #require(try await Self.commit(catalog, [Self.file("new", "n")]).release)
+            #expect(try await Self.entries(of: next, in: catalog).keys.sorted() == ["db", "new", "only-0"])
+        }
+    }
+
+    @Test("channels are independent: a publish to beta leaves stable's files alone")
+    func channelsIndependent() async throws {
+        try await Self.withCatalog { catalog in
+            _ = try await Self.commit(catalog, [Self.file("a", "stable")])
+            let beta = try #require(try await Self.commit(catalog, channel: "beta", [Self.file("a", "beta"), Self.file("b", "b")]).release)
+            #expect(try await catalog.snapshot().live.keys.sorted() == ["a"])
+            #expect(try await catalog.snapshot().live["a"]?.sha256 == Self.blob("stable").sha256)
+            let diff = try await catalog.diff(from: try #require(try await catalog.release("1")), to: beta)
+            #expect(diff.added.map(\.path) == ["b"] && diff.changed.map(\.after.path) == ["a"] && diff.removed.isEmpty)
+        }
+    }
+}
+
+extension Array {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
