@@ -169,6 +169,7 @@ let package = Package(
                 "DepotServer",
                 "DepotTestSupport",
                 "depot",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

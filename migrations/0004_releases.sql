@@ -76,3 +76,6 @@ CREATE TABLE uploaded_blob (
 INSERT INTO channel_file (channel, path, version) SELECT 'stable', path, version FROM live_file;
 DROP TABLE live_path_key;
 DROP TABLE live_file;
+-- The manifest listed every live file and was rebuilt at every change: the channel documents,
+-- releases and pages replace it.
+DROP TABLE manifest;

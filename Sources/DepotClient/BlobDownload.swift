@@ -14,7 +14,7 @@ struct BlobDownload {
     let url: URL
     /// The strong ETag the server gives these bytes.
     let entityTag: String
-    /// The length the manifest promises.
+    /// The length the release promises.
     let expectedLength: Int64
     let partialFile: URL
 
@@ -28,7 +28,7 @@ struct BlobDownload {
     }
 
     /// Downloads; returns how it went and how many bytes crossed the network.
-    func run(configuration: URLSessionConfiguration, progress: @escaping @Sendable (Int64) -> Void) async throws -> (Outcome, Int64) {
+    func run(session: TransferSession, progress: @escaping @Sendable (Int64) -> Void) async throws -> (Outcome, Int64) {
         let fileManager = FileManager.default
         if !fileManager.fileExists(atPath: partialFile.path) {
             guard fileManager.createFile(atPath: partialFile.path, contents: nil) else {
@@ -38,7 +38,7 @@ struct BlobDownload {
         let existing = (try? fileManager.attributesOfItem(atPath: partialFile.path)[.size] as? Int64) ?? 0
         if existing == expectedLength { return (.alreadyComplete, 0) }
         var request = URLRequest(url: url)
-        // Never answer from a local HTTP cache: the manifest and blobs are validated by Depot itself.
+        // Never answer from a local HTTP cache: documents and blobs are validated by Depot itself.
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         let resumeFrom = existing < expectedLength ? existing : 0
         if resumeFrom > 0 {
@@ -48,7 +48,7 @@ struct BlobDownload {
         let handle = try FileHandle(forWritingTo: partialFile)
         defer { try? handle.close() }
         let receiver = DownloadReceiver(handle: handle, resumeFrom: resumeFrom, expectedLength: expectedLength, progress: progress)
-        let result = try await receiver.download(request, configuration: configuration)
+        let result = try await receiver.download(request, session: session)
         try handle.synchronize()
         return (result.resumed ? .resumed : .full, result.received)
     }
@@ -73,8 +73,8 @@ final class DownloadReceiver: DataTaskDelegate, @unchecked Sendable {
     }
 
     /// Downloads; returns whether the partial file was resumed, and the bytes received.
-    func download(_ request: URLRequest, configuration: URLSessionConfiguration) async throws -> (resumed: Bool, received: Int64) {
-        try await run(request, configuration: configuration)
+    func download(_ request: URLRequest, session: TransferSession) async throws -> (resumed: Bool, received: Int64) {
+        try await run(request, session: session)
         return (resumed, received)
     }
 
@@ -95,12 +95,12 @@ final class DownloadReceiver: DataTaskDelegate, @unchecked Sendable {
     }
 
     override func receive(_ data: Data, task: URLSessionDataTask) throws {
-        // Never more than the manifest promised: a server that sends more is stopped here,
+        // Never more than the release promised: a server that sends more is stopped here,
         // before the surplus reaches the disk.
         guard (resumed ? resumeFrom : 0) + received + Int64(data.count) <= expectedLength else {
             throw SyncError(
                 .corrupt,
-                "\(task.originalRequest?.url?.path ?? "the download") is longer than the \(expectedLength) bytes the manifest says"
+                "\(task.originalRequest?.url?.path ?? "the download") is longer than the \(expectedLength) bytes the release says"
             )
         }
         do {

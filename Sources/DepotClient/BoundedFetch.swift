@@ -18,9 +18,9 @@ final class BoundedFetch: DataTaskDelegate, @unchecked Sendable {
 
     /// Sends `request` and returns the response with its whole body.
     /// - Throws: ``SyncError`` `.corrupt` past `maximumBytes`, `.network` when the transfer fails.
-    static func run(_ request: URLRequest, configuration: URLSessionConfiguration, maximumBytes: Int) async throws -> (HTTPURLResponse, Data) {
+    static func run(_ request: URLRequest, session: TransferSession, maximumBytes: Int) async throws -> (HTTPURLResponse, Data) {
         let fetch = BoundedFetch(maximumBytes: maximumBytes)
-        try await fetch.run(request, configuration: configuration)
+        try await fetch.run(request, session: session)
         guard let response = fetch.response else { throw SyncError(.server, "no response") }
         return (response, fetch.data)
     }

@@ -4,35 +4,20 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Runs one URLSession data task with itself as the delegate: the session, cancellation,
-/// the redirect rule (``OriginPolicy``) and completion are here; a subclass says what it does
-/// with the response (``accept(_:task:)``) and with each piece of the body
-/// (``receive(_:task:)``), and keeps its own result.
-///
-/// A class to subclass, not a generic one: URLSession's delegate methods must stay visible to
-/// Objective-C on Apple's systems.
-class DataTaskDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+/// What one data task of a ``TransferSession`` does with its response: a subclass says what it
+/// does with the response (``accept(_:task:)``) and with each piece of the body
+/// (``receive(_:task:)``), and keeps its own result. Cancellation, the redirect rule
+/// (``OriginPolicy``) and completion are the session's.
+class DataTaskDelegate: @unchecked Sendable {
     // Touched only on the session's serial delegate queue, then read once the task completed.
     private var failure: (any Error)?
-    private var continuation: CheckedContinuation<Void, any Error>?
+    var continuation: CheckedContinuation<Void, any Error>?
 
-    /// Sends `request` and returns when the body has been received whole.
+    /// Sends `request` on `session` and returns when the body has been received whole.
     /// - Throws: what ``accept(_:task:)`` or ``receive(_:task:)`` threw, or ``SyncError`` `.network`
     ///   (``networkFailure(_:task:)``) when the transfer failed.
-    func run(_ request: URLRequest, configuration: URLSessionConfiguration) async throws {
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
-        defer { session.finishTasksAndInvalidate() }
-        let task = session.dataTask(with: request)
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                self.continuation = continuation
-                task.resume()
-            }
-        } onCancel: {
-            task.cancel()
-        }
+    func run(_ request: URLRequest, session: TransferSession) async throws {
+        try await session.run(request, handler: self)
     }
 
     /// Checks the response before any of its body; throwing cancels the task.
@@ -47,43 +32,28 @@ class DataTaskDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
         return SyncError(.network, "cannot reach \(origin ?? "the server"): \(error.localizedDescription)")
     }
 
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping (URLRequest?) -> Void
-    ) {
-        completionHandler(OriginPolicy.redirect(request, from: task.originalRequest))
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        dataTask: URLSessionDataTask,
-        didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
+    func didReceive(_ response: URLResponse, task: URLSessionDataTask) -> URLSession.ResponseDisposition {
         do {
             guard let http = response as? HTTPURLResponse else { throw SyncError(.server, "not an HTTP response") }
-            try accept(http, task: dataTask)
-            completionHandler(.allow)
+            try accept(http, task: task)
+            return .allow
         } catch {
             failure = error
-            completionHandler(.cancel)
+            return .cancel
         }
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    func didReceive(_ data: Data, task: URLSessionDataTask) {
         guard failure == nil else { return }
         do {
-            try receive(data, task: dataTask)
+            try receive(data, task: task)
         } catch {
             failure = error
-            dataTask.cancel()
+            task.cancel()
         }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+    func didComplete(task: URLSessionTask, error: (any Error)?) {
         let continuation = self.continuation
         self.continuation = nil
         if let failure {

@@ -9,53 +9,134 @@ import FoundationNetworking
 #endif
 
 extension DepotClient {
-    /// The manifest, or `nil` when the server answered 304; with the bytes received.
-    func fetchManifest(etag: String?) async throws -> (manifest: (Manifest, String)?, bytes: Int64) {
-        var request = URLRequest(url: server.appendingPathComponent("manifest.json"))
+    /// The channel document and its ETag, or `nil` when the server answered 304; with the bytes
+    /// received.
+    func fetchChannel(etag: String?, session: TransferSession) async throws -> (document: (ChannelDocument, String)?, bytes: Int64) {
+        let path = "channels/\(configuration.channel)"
+        var request = URLRequest(url: server.appendingPathComponent(path))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-        let (http, data) = try await BoundedFetch.run(request, configuration: sessionConfiguration, maximumBytes: configuration.maximumManifestBytes)
+        let (http, data) = try await BoundedFetch.run(request, session: session, maximumBytes: 64 * 1024)
         switch http.statusCode {
         case 304:
             return (nil, Int64(data.count))
         case 200:
-            guard let manifest = try? JSONDecoder().decode(Manifest.self, from: data) else {
-                throw SyncError(.corrupt, "the manifest is not valid")
+            guard let document = try? JSONDecoder().decode(ChannelDocument.self, from: data) else {
+                throw SyncError(.corrupt, "the channel document is not valid")
             }
-            if let problem = manifest.problem { throw SyncError(.corrupt, "the manifest is not usable: \(problem)") }
-            return ((manifest, http.value(forHTTPHeaderField: "ETag") ?? ""), Int64(data.count))
+            return ((document, http.value(forHTTPHeaderField: "ETag") ?? ""), Int64(data.count))
+        case 404:
+            throw SyncError(.server, "the channel \(configuration.channel) has no release (/\(path) answered 404)")
         default:
-            throw SyncError(.server, "/manifest.json answered \(http.statusCode)")
+            throw SyncError(.server, "/\(path) answered \(http.statusCode)")
         }
     }
 
-    /// Downloads `entry` (the smaller variant), verifies it, and renames it over `local`.
-    func fetch(
-        _ entry: Manifest.Entry,
-        to local: URL,
+    /// The document `/{path}`, checked to have the SHA-256 `sha256`.
+    func fetchDocument(_ path: String, sha256: String, session: TransferSession) async throws -> Data {
+        var request = URLRequest(url: server.appendingPathComponent(path))
+        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        let (http, data) = try await BoundedFetch.run(request, session: session, maximumBytes: configuration.maximumDocumentBytes)
+        guard http.statusCode == 200 else { throw SyncError(.server, "/\(path) answered \(http.statusCode)") }
+        guard Hex.string(SHA256.hash(data: data)) == sha256 else { throw SyncError(.corrupt, "/\(path) does not have the SHA-256 its name says") }
+        return data
+    }
+
+    /// The release document `id`, from the folder's cache or the server; with the bytes received.
+    func fetchRelease(_ id: String, session: TransferSession) async throws -> (ReleaseDocument, Int64) {
+        if let held = cache.release(id) { return (held, 0) }
+        let data = try await fetchDocument("releases/\(id)", sha256: id, session: session)
+        guard let release = try? JSONDecoder().decode(ReleaseDocument.self, from: data), release.format == ReleaseDocument.currentFormat,
+            release.pages.count == 1 << min(max(release.pageBits, 0), ReleasePaging.maximumBits),
+            release.pages.allSatisfy({ $0.utf8.count == 64 && Hex.bytes($0) != nil })
+        else {
+            throw SyncError(.corrupt, "the release \(id) is not a release document this client reads")
+        }
+        try cache.storeRelease(data, id: id)
+        return (release, Int64(data.count))
+    }
+
+    /// Fetches and keeps the pages `hashes`, a few at a time; returns the bytes received.
+    func fetchPages(_ hashes: Set<String>, session: TransferSession) async throws -> Int64 {
+        try await forEach(Array(hashes), concurrently: configuration.parallelDownloads) { sha256 in
+            let data = try await fetchDocument("pages/\(sha256)", sha256: sha256, session: session)
+            guard let page = try? JSONDecoder().decode(ReleasePage.self, from: data) else {
+                throw SyncError(.corrupt, "the page \(sha256) is not valid")
+            }
+            if let bad = page.entries.first(where: { $0.problem != nil }) {
+                throw SyncError(.corrupt, "the page \(sha256) lists \(bad.path): \(bad.problem!)")
+            }
+            try cache.storePage(data, sha256: sha256)
+            return Int64(data.count)
+        }.reduce(0, +)
+    }
+
+    /// Fetches and verifies every file of `fetches` into `.depot/staging/{sha256}`, a few at a
+    /// time; a file that fails is reported as failed and the others go on.
+    func stage(_ fetches: [ReleasePlan.Fetch], session: TransferSession, progress: (@Sendable (Progress) -> Void)?) async -> [SyncReport.File] {
+        (try? await forEach(fetches, concurrently: configuration.parallelDownloads) { fetch in
+            await stage(fetch, session: session, progress: progress)
+        }) ?? []
+    }
+
+    /// One file: already staged, or patched from the held copy, or downloaded.
+    func stage(_ fetch: ReleasePlan.Fetch, session: TransferSession, progress: (@Sendable (Progress) -> Void)?) async -> SyncReport.File {
+        let entry = fetch.entry
+        var file = SyncReport.File(path: entry.path, outcome: .staged, bytesTransferred: 0, size: entry.size)
+        let staged = stagingFolder.appendingPathComponent(entry.sha256)
+        if FileManager.default.fileExists(atPath: staged.path) { return file }
+        var patchBytes: Int64 = 0
+        do {
+            let local = try localURL(for: entry.path)
+            if let patch = fetch.patch, let held = fetch.held,
+                (try? FileManager.default.attributesOfItem(atPath: local.path)[.size] as? Int64) == held.size
+            {
+                do {
+                    file.bytesTransferred = try await fetchPatch(patch, for: entry, base: local, to: staged, session: session, progress: progress)
+                    file.outcome = .delta
+                    return file
+                } catch {
+                    // Any failure of the patch path falls back to the full download.
+                    patchBytes = (error as? DeltaFailure)?.bytesTransferred ?? 0
+                }
+            }
+            let (outcome, transferred) = try await download(entry, to: staged, session: session, progress: progress)
+            file.outcome = outcome
+            file.bytesTransferred = transferred + patchBytes
+        } catch {
+            file.outcome = .failed
+            file.bytesTransferred = patchBytes
+            file.error = "\(error)"
+        }
+        return file
+    }
+
+    /// Downloads `entry` (the smaller variant), verifies it and leaves it at `staged`.
+    func download(
+        _ entry: ReleaseEntry,
+        to staged: URL,
+        session: TransferSession,
         progress: (@Sendable (Progress) -> Void)?
     ) async throws -> (SyncReport.Outcome, Int64) {
         let useGzip = entry.gzip.map { $0.size < entry.size } ?? false
         let download =
-            if useGzip, let gzip = entry.gzip {
-                try blobDownload(gzip.url, sha256: gzip.sha256, size: gzip.size, partialName: "\(gzip.sha256).gz.partial")
+            if useGzip, let gzip = entry.gzip, let url = entry.gzipURL {
+                try blobDownload(url, sha256: gzip.sha256, size: gzip.size, partialName: "\(gzip.sha256).gz.partial")
             } else {
-                try blobDownload(entry.blob, sha256: entry.sha256, size: entry.size, partialName: "\(entry.sha256).partial")
+                try blobDownload(entry.blobURL, sha256: entry.sha256, size: entry.size, partialName: "\(entry.sha256).partial")
             }
-        let (outcome, transferred) = try await run(download, for: entry.path, progress: progress)
-
-        try FileManager.default.createDirectory(at: local.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let staged = stagingFolder.appendingPathComponent(UUID().uuidString)
+        let (outcome, transferred) = try await run(download, for: entry.path, session: session, progress: progress)
+        let verified = staged.appendingPathExtension("verifying")
         do {
-            try verifyAndStage(download.partialFile, gzip: useGzip, entry: entry, to: staged)
+            try verifyAndStage(download.partialFile, gzip: useGzip, entry: entry, to: verified)
         } catch {
-            // A download that does not match the manifest is worthless: start afresh next time.
+            // A download that does not match the release is worthless: start afresh next time.
             try? FileManager.default.removeItem(at: download.partialFile)
-            try? FileManager.default.removeItem(at: staged)
+            try? FileManager.default.removeItem(at: verified)
             throw error
         }
-        try setModificationDate(of: staged, to: entry)
-        try AtomicFile.replace(local, with: staged)
+        try setModificationDate(of: verified, to: entry)
+        try AtomicFile.replace(staged, with: verified)
         try? FileManager.default.removeItem(at: download.partialFile)
         switch outcome {
         case .resumed: return (.resumed, transferred)
@@ -63,36 +144,38 @@ extension DepotClient {
         }
     }
 
-    /// Downloads the patch `delta` (resumable like any blob), checks its SHA-256, applies it to
-    /// the file held at `local`, checks the result against the manifest and replaces `local`
-    /// atomically. Returns the bytes received; throws ``DeltaFailure`` with them otherwise, and
-    /// `local` is untouched.
-    func fetchDelta(
-        _ delta: Manifest.Delta,
-        for entry: Manifest.Entry,
-        to local: URL,
+    /// Downloads `patch` (resumable like any blob), checks its SHA-256, applies it to the file
+    /// held at `base`, checks the result and leaves it at `staged`. Returns the bytes received;
+    /// throws ``DeltaFailure`` with them otherwise.
+    func fetchPatch(
+        _ patch: ReleaseEntry.Patch,
+        for entry: ReleaseEntry,
+        base: URL,
+        to staged: URL,
+        session: TransferSession,
         progress: (@Sendable (Progress) -> Void)?
     ) async throws -> Int64 {
-        let download = try blobDownload(delta.url, sha256: delta.sha256, size: delta.size, partialName: "\(delta.sha256).delta.partial")
+        let download = try blobDownload(entry.patchURL(patch), sha256: patch.sha256, size: patch.size, partialName: "\(patch.sha256).delta.partial")
         var transferred: Int64 = 0
-        let staged = stagingFolder.appendingPathComponent(UUID().uuidString)
-        do {
-            (_, transferred) = try await run(download, for: entry.path, progress: progress)
-            let patch = try Data(contentsOf: download.partialFile)
-            guard Hex.string(SHA256.hash(data: patch)) == delta.sha256 else {
-                throw SyncError(.corrupt, "the patch for \(entry.path) does not match the manifest")
-            }
-            try DeltaPatch.apply(base: local, patch: download.partialFile, output: staged, maximumSize: Int(entry.size))
-            try verifyAndStage(staged, gzip: false, entry: entry, to: staged.appendingPathExtension("verified"))
-            try? FileManager.default.removeItem(at: staged)
-            try setModificationDate(of: staged.appendingPathExtension("verified"), to: entry)
-            try AtomicFile.replace(local, with: staged.appendingPathExtension("verified"))
+        let patched = staged.appendingPathExtension("patched")
+        let verified = staged.appendingPathExtension("verifying")
+        defer {
             try? FileManager.default.removeItem(at: download.partialFile)
+            try? FileManager.default.removeItem(at: patched)
+            try? FileManager.default.removeItem(at: verified)
+        }
+        do {
+            (_, transferred) = try await run(download, for: entry.path, session: session, progress: progress)
+            let bytes = try Data(contentsOf: download.partialFile)
+            guard Hex.string(SHA256.hash(data: bytes)) == patch.sha256 else {
+                throw SyncError(.corrupt, "the patch for \(entry.path) does not match the release")
+            }
+            try DeltaPatch.apply(base: base, patch: download.partialFile, output: patched, maximumSize: Int(entry.size))
+            try verifyAndStage(patched, gzip: false, entry: entry, to: verified)
+            try setModificationDate(of: verified, to: entry)
+            try AtomicFile.replace(staged, with: verified)
             return transferred
         } catch {
-            try? FileManager.default.removeItem(at: download.partialFile)
-            try? FileManager.default.removeItem(at: staged)
-            try? FileManager.default.removeItem(at: staged.appendingPathExtension("verified"))
             throw DeltaFailure(cause: error, bytesTransferred: transferred)
         }
     }
@@ -108,27 +191,32 @@ extension DepotClient {
     }
 
     /// Runs `download`, reporting progress under `path`.
-    func run(_ download: BlobDownload, for path: String, progress: (@Sendable (Progress) -> Void)?) async throws -> (BlobDownload.Outcome, Int64) {
+    func run(
+        _ download: BlobDownload,
+        for path: String,
+        session: TransferSession,
+        progress: (@Sendable (Progress) -> Void)?
+    ) async throws -> (BlobDownload.Outcome, Int64) {
         let counter = ByteCounter()
         let expected = download.expectedLength
-        return try await download.run(configuration: sessionConfiguration) { count in
+        return try await download.run(session: session) { count in
             progress?(Progress(path: path, bytesReceived: counter.add(count), bytesExpected: expected))
         }
     }
 
-    /// Gives a staged file the manifest's `Last-Modified` as its modification time.
-    func setModificationDate(of staged: URL, to entry: Manifest.Entry) throws {
-        if let modified = HTTPDate(parsing: entry.lastModified, now: HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970))) {
+    /// Gives a staged file the entry's `Last-Modified` as its modification time.
+    func setModificationDate(of staged: URL, to entry: ReleaseEntry) throws {
+        if let modified = entry.modifiedSeconds {
             try? FileManager.default.setAttributes(
-                [.modificationDate: Date(timeIntervalSince1970: TimeInterval(modified.secondsSince1970))],
+                [.modificationDate: Date(timeIntervalSince1970: TimeInterval(modified))],
                 ofItemAtPath: staged.path
             )
         }
     }
 
     /// Decodes (for gzip) or copies the download into `staged`, checking size and SHA-256 against
-    /// the manifest, and fsyncs it. Throws ``SyncError`` `.corrupt` on any mismatch.
-    func verifyAndStage(_ partial: URL, gzip: Bool, entry: Manifest.Entry, to staged: URL) throws {
+    /// the entry, and fsyncs it. Throws ``SyncError`` `.corrupt` on any mismatch.
+    func verifyAndStage(_ partial: URL, gzip: Bool, entry: ReleaseEntry, to staged: URL) throws {
         guard FileManager.default.createFile(atPath: staged.path, contents: nil) else {
             throw SyncError(.io, "cannot write \(staged.path)")
         }
@@ -142,7 +230,7 @@ extension DepotClient {
         let write: (Data) throws -> Void = { data in
             hasher.update(data: data)
             size += Int64(data.count)
-            guard size <= entry.size else { throw SyncError(.corrupt, "\(entry.path) is larger than the manifest says") }
+            guard size <= entry.size else { throw SyncError(.corrupt, "\(entry.path) is larger than the release says") }
             try output.write(contentsOf: data)
         }
         while let chunk = try input.read(upToCount: 256 * 1024), !chunk.isEmpty {
@@ -151,18 +239,45 @@ extension DepotClient {
         if let decoder, !decoder.isFinished { throw SyncError(.corrupt, "the gzip data of \(entry.path) is truncated") }
         let digest = Hex.string(hasher.finalize())
         guard size == entry.size, digest == entry.sha256 else {
-            throw SyncError(.corrupt, "\(entry.path) does not match the manifest (SHA-256 \(digest), \(size) bytes)")
+            throw SyncError(.corrupt, "\(entry.path) does not match the release (SHA-256 \(digest), \(size) bytes)")
         }
         try output.synchronize()
     }
 
-    /// A manifest URL (a path such as `/blobs/…`) resolved against the server; refuses one that
-    /// leads to another origin.
+    /// A URL of the server: a path such as `/blobs/…`, taken below the server URL (which may
+    /// have a path of its own, behind a proxy); refuses one that leads to another origin.
     func blobURL(_ path: String) throws -> URL {
-        guard let url = URL(string: path, relativeTo: server)?.absoluteURL, OriginPolicy.isSameOrigin(url, as: server) else {
-            throw SyncError(.corrupt, "the manifest has an invalid URL: \(path)")
+        let relative = path.hasPrefix("/") && !path.hasPrefix("//") ? String(path.dropFirst()) : path
+        guard let url = URL(string: relative, relativeTo: server)?.absoluteURL, OriginPolicy.isSameOrigin(url, as: server) else {
+            throw SyncError(.corrupt, "the release has an invalid URL: \(path)")
         }
         return url
+    }
+}
+
+/// Runs `body` for every element, at most `width` at once; returns the results in order.
+func forEach<Element: Sendable, Result: Sendable>(
+    _ elements: [Element],
+    concurrently width: Int,
+    _ body: @escaping @Sendable (Element) async throws -> Result
+) async throws -> [Result] {
+    try await withThrowingTaskGroup(of: (Int, Result).self) { group in
+        var results = [Result?](repeating: nil, count: elements.count)
+        var next = 0
+        for _ in 0..<min(max(1, width), elements.count) {
+            let index = next
+            group.addTask { (index, try await body(elements[index])) }
+            next += 1
+        }
+        while let (index, result) = try await group.next() {
+            results[index] = result
+            if next < elements.count {
+                let index = next
+                group.addTask { (index, try await body(elements[index])) }
+                next += 1
+            }
+        }
+        return results.map { $0! }
     }
 }
 

@@ -7,37 +7,57 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Keeps a local folder in step with what a Depot server publishes.
+/// Keeps a local folder at the release a Depot channel points to.
 ///
-/// A sync polls `/manifest.json` with `If-None-Match`; a 304 ends it after that one request.
-/// Otherwise every file whose SHA-256 differs from the local copy is fetched from its immutable
-/// blob URL, the smaller of the gzip and identity variants, into `.depot/partial/`. Interrupted
-/// downloads resume with `Range` and `If-Range`. The result is checked against the manifest's
-/// size and SHA-256 before anything is replaced, then renamed into place and given the file's
-/// `Last-Modified` as its modification time. Files that left the manifest are removed.
+/// A sync polls `/channels/{channel}` with `If-None-Match`; a 304 ends it after that one
+/// request. Otherwise it checks the document (``ChannelCheck``: signature, expiry and serial
+/// when keys are trusted), fetches the release document and the pages whose hash differs from
+/// the release it holds, and so learns what changed: O(change), at any catalog size. Each
+/// changed file is fetched as a patch from the content held when the release lists one, else as
+/// the smaller of its gzip and identity variants, resuming interrupted downloads with `Range` and
+/// `If-Range`, a few at a time over one keep-alive connection pool. Every file is checked
+/// against its SHA-256 and size in `.depot/staging/`, and only when all are there does the
+/// folder switch, all at once for readers (``withCurrentRelease(_:)``, ``ReleaseJournal``).
 ///
-/// Cancelling a sync leaves every local file either old or new, and the next sync resumes.
+/// Cancelling or killing a sync leaves the folder at the old release or the new, and the next
+/// sync resumes.
 ///
-/// HTTP caching: the client sets `reloadIgnoringLocalAndRemoteCacheData` and gives its sessions
-/// no URL cache. URLSession's protocol cache would otherwise answer a manifest request from its
-/// own store when a response lacks freshness headers (heuristic freshness, RFC 9111 §4.2.2), and
-/// a poll would see a stale manifest. Depot validates everything itself with ETags, so a local
-/// HTTP cache adds nothing but staleness.
+/// HTTP caching: the client sets `reloadIgnoringLocalAndRemoteCacheData` and gives its session
+/// no URL cache. URLSession's protocol cache would otherwise answer a poll from its own store
+/// when a response lacks freshness headers (heuristic freshness, RFC 9111 §4.2.2). Depot
+/// validates everything itself with ETags and hashes, so a local HTTP cache adds nothing but
+/// staleness.
 public struct DepotClient: Sendable {
     /// How a client behaves.
     public struct Configuration: Sendable {
-        /// Remove local files that are no longer in the manifest.
+        /// The channel to follow.
+        public var channel: String
+        /// Public keys (base64, as `depot keygen` prints them) whose signature a channel document
+        /// must carry. Empty: documents are not checked, and reports say so.
+        public var trustedKeys: [String]
+        /// Remove local files that are not in the release.
         public var removesDeletedFiles: Bool
         /// Seconds without data after which a request fails.
         public var requestTimeout: TimeInterval
-        /// The largest manifest accepted, in bytes (64 MiB by default: about 300,000 files).
-        /// A larger one fails the sync instead of filling memory.
-        public var maximumManifestBytes: Int
+        /// The largest document (channel, release or page) accepted, in bytes.
+        public var maximumDocumentBytes: Int
+        /// Downloads under way at once.
+        public var parallelDownloads: Int
 
-        public init(removesDeletedFiles: Bool = true, requestTimeout: TimeInterval = 60, maximumManifestBytes: Int = 64 << 20) {
+        public init(
+            channel: String = ChannelName.default,
+            trustedKeys: [String] = [],
+            removesDeletedFiles: Bool = true,
+            requestTimeout: TimeInterval = 60,
+            maximumDocumentBytes: Int = 16 << 20,
+            parallelDownloads: Int = 4
+        ) {
+            self.channel = channel
+            self.trustedKeys = trustedKeys
             self.removesDeletedFiles = removesDeletedFiles
             self.requestTimeout = requestTimeout
-            self.maximumManifestBytes = maximumManifestBytes
+            self.maximumDocumentBytes = maximumDocumentBytes
+            self.parallelDownloads = parallelDownloads
         }
     }
 
@@ -60,131 +80,130 @@ public struct DepotClient: Sendable {
 
     var stateFile: URL { directory.appendingPathComponent(".depot/state.json") }
     var partialFolder: URL { directory.appendingPathComponent(".depot/partial") }
-    /// Where verified files wait for their rename; emptied when a sync starts, so a client killed
-    /// mid-replace leaves nothing behind for long.
+    /// Verified files waiting for the switch, named by their SHA-256.
     var stagingFolder: URL { directory.appendingPathComponent(".depot/staging") }
+    var cache: ReleaseCache { ReleaseCache(folder: directory.appendingPathComponent(".depot")) }
 
     var sessionConfiguration: URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         configuration.timeoutIntervalForRequest = self.configuration.requestTimeout
+        configuration.httpMaximumConnectionsPerHost = max(1, self.configuration.parallelDownloads)
         return configuration
     }
 
-    /// Brings the folder in step with the server's manifest.
+    /// Brings the folder to the release the channel points to.
     ///
     /// - Parameter progress: Called as download bytes arrive, from any thread.
-    /// - Returns: What happened to each file. A file that failed keeps its previous local copy
-    ///   and is listed as `failed`; the sync then does not remember the manifest, so the next
-    ///   one retries.
-    /// - Throws: ``SyncError`` when the manifest cannot be fetched or the folder is unusable.
+    /// - Returns: What happened to each changed file. When a file fails, the folder stays at the
+    ///   release it held (a release is applied whole or not at all) and the report lists the
+    ///   failure; what was downloaded is kept for the next sync.
+    /// - Throws: ``SyncError`` when the channel or the release cannot be fetched or believed,
+    ///   or the folder is unusable, or another sync of the folder is running.
     public func sync(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SyncReport {
-        try FileManager.default.createDirectory(at: partialFolder, withIntermediateDirectories: true)
-        try? FileManager.default.removeItem(at: stagingFolder)
-        try FileManager.default.createDirectory(at: stagingFolder, withIntermediateDirectories: true)
+        for folder in [partialFolder, stagingFolder] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        try cache.create()
+        guard let syncLock = try FileLock.acquire(directory.appendingPathComponent(".depot/sync.lock"), exclusive: true, wait: false) else {
+            throw SyncError(.io, "another sync of \(directory.path) is running")
+        }
+        defer { syncLock.unlock() }
+        try finishInterruptedSwitch()
         var state = SyncState.load(from: stateFile)
-        let poll = try await fetchManifest(etag: state.manifestETag)
-        guard let (manifest, manifestETag) = poll.manifest else {
-            return SyncReport(
-                manifestNotModified: true,
-                manifestBytes: poll.bytes,
-                files: state.files.keys.sorted().map {
-                    SyncReport.File(path: $0, outcome: .unchanged, bytesTransferred: 0, size: state.files[$0]!.size)
-                }
+        let held = state.release?.channel == configuration.channel ? state.release : nil
+        let session = TransferSession(configuration: sessionConfiguration)
+        defer { session.finish() }
+
+        // A document accepted unchecked is checked again once keys are trusted: no 304 for it.
+        let revalidates = held != nil && (configuration.trustedKeys.isEmpty || held?.signature == .verified)
+        let poll = try await fetchChannel(etag: revalidates ? state.channelETag : nil, session: session)
+        var report = SyncReport(channelNotModified: true, documentBytes: poll.bytes, release: state.release, files: [])
+        report.signature = held?.signature ?? .notChecked
+        report.unchangedCount = Int(held?.files ?? 0)
+        guard let (document, etag) = poll.document else { return report }
+        report.channelNotModified = false
+        report.signature = try ChannelCheck.check(
+            document,
+            channel: configuration.channel,
+            trustedKeys: try configuration.trustedKeys.map { try ChannelCheck.publicKey(base64: $0) },
+            now: Int64(Date().timeIntervalSince1970),
+            lastAccepted: held.map { .init(serial: $0.serial, release: $0.id) }
+        )
+        if let held, document.release == held.id {
+            let next = HeldRelease(
+                id: held.id,
+                number: document.number,
+                channel: held.channel,
+                serial: document.serial,
+                files: held.files,
+                signature: report.signature
             )
+            state.channelETag = etag
+            state.release = next
+            try state.save(to: stateFile)
+            report.release = next
+            return report
         }
-        var report = SyncReport(manifestNotModified: false, manifestBytes: poll.bytes, files: [])
-        // Two paths that would be one file here (letter case, Unicode form, a file and a folder):
-        // the first is kept, the others fail instead of overwriting it.
-        let collisions = Dictionary(PortablePath.collisions(in: manifest.files.map(\.path)).map { ($0.path, $0.with) }) { first, _ in first }
-        for entry in manifest.files {
-            try Task.checkCancellation()
-            if let other = collisions[entry.path] {
-                report.files.append(
-                    .init(
-                        path: entry.path,
-                        outcome: .failed,
-                        bytesTransferred: 0,
-                        size: entry.size,
-                        error: "it collides with \(other) on this file system"
-                    )
-                )
-                continue
-            }
-            let file = await syncFile(entry, state: &state, progress: progress)
-            report.files.append(file)
-        }
-        if configuration.removesDeletedFiles {
-            let live = Set(manifest.files.map(\.path))
-            for path in state.files.keys.sorted() where !live.contains(path) {
-                let size = state.files[path]?.size ?? 0
-                if let local = try? localURL(for: path) { try? FileManager.default.removeItem(at: local) }
-                state.files[path] = nil
-                report.files.append(.init(path: path, outcome: .removed, bytesTransferred: 0, size: size))
-            }
-        }
-        state.manifestETag = report.failedCount == 0 ? manifestETag : nil
-        try state.save(to: stateFile)
-        removeStalePartials(keeping: manifest)
+
+        let (release, releaseBytes) = try await fetchRelease(document.release, session: session)
+        report.documentBytes += releaseBytes
+        let before = held.flatMap { cache.release($0.id) }
+        let pages = ReleasePlan.changedPages(from: before, to: release)
+        report.documentBytes += try await fetchPages(Set(pages.after).filter { !cache.hasPage($0) }, session: session)
+        let plan = try ReleasePlan(
+            before: try pages.before.map { try page($0) },
+            after: try pages.after.map { try page($0) },
+            removesDeletedFiles: configuration.removesDeletedFiles
+        )
+        report.unchangedCount = Int(release.files) - plan.fetches.count
+        let next = HeldRelease(
+            id: document.release,
+            number: document.number,
+            channel: document.channel,
+            serial: document.serial,
+            files: release.files,
+            signature: report.signature
+        )
+        report.files = await stage(plan.fetches, session: session, progress: progress)
+        guard report.failedCount == 0 else { return report }
+
+        state.channelETag = etag
+        state.release = next
+        try switchRelease(ReleaseJournal(state: state, moves: plan.moves, removals: plan.removals.map(\.path)))
+        report.files += plan.removals.map { .init(path: $0.path, outcome: .removed, bytesTransferred: 0, size: $0.size) }
+        report.release = next
+        cache.forget(releasesOtherThan: document.release, pages: Set(pages.before), keeping: release)
+        try? FileManager.default.removeItem(at: stagingFolder)
+        removeStalePartials()
         return report
     }
 
-    /// One file: unchanged, or fetched, verified and replaced.
-    func syncFile(_ entry: Manifest.Entry, state: inout SyncState, progress: (@Sendable (Progress) -> Void)?) async -> SyncReport.File {
-        var file = SyncReport.File(path: entry.path, outcome: .unchanged, bytesTransferred: 0, size: entry.size)
-        do {
-            let local = try localURL(for: entry.path)
-            if let known = state.files[entry.path], known.sha256 == entry.sha256,
-                (try? FileManager.default.attributesOfItem(atPath: local.path)[.size] as? Int64) == entry.size
-            {
-                return file
-            }
-            var patchBytes: Int64 = 0
-            if let held = state.files[entry.path], let delta = entry.deltas?.first(where: { $0.from == held.sha256 }),
-                FileManager.default.fileExists(atPath: local.path)
-            {
-                do {
-                    file.bytesTransferred = try await fetchDelta(delta, for: entry, to: local, progress: progress)
-                    file.outcome = .delta
-                } catch {
-                    // Any failure of the patch path falls back to the full download.
-                    patchBytes = (error as? DeltaFailure)?.bytesTransferred ?? 0
-                }
-            }
-            if file.outcome != .delta {
-                let (outcome, transferred) = try await fetch(entry, to: local, progress: progress)
-                file.outcome = outcome
-                file.bytesTransferred = transferred + patchBytes
-            }
-            state.files[entry.path] = .init(version: entry.version, sha256: entry.sha256, etag: entry.etag, size: entry.size)
-            try state.save(to: stateFile)
-        } catch {
-            file.outcome = .failed
-            file.error = "\(error)"
-        }
-        return file
+    /// A held page; a page listed by a release the folder holds must be there.
+    func page(_ sha256: String) throws -> ReleasePage {
+        guard let page = cache.page(sha256) else { throw SyncError(.io, "the page \(sha256) is missing from \(cache.pagesFolder.path)") }
+        return page
     }
 
-    /// The local file for a manifest path; refuses paths that would leave the folder.
+    /// The local file for a release path; refuses paths that would leave the folder.
     func localURL(for path: String) throws -> URL {
         let decoded: RequestPath
         do {
             decoded = try RequestPath(decoding: "/" + RequestPath.encode(path))
         } catch {
-            throw SyncError(.corrupt, "the manifest names an unsafe path: \(path)")
+            throw SyncError(.corrupt, "the release names an unsafe path: \(path)")
         }
         guard !decoded.segments.isEmpty, PortablePath.problem(path) == nil else {
-            throw SyncError(.corrupt, "the manifest names an unsafe path: \(path)")
+            throw SyncError(.corrupt, "the release names an unsafe path: \(path)")
         }
         return decoded.segments.reduce(directory) { $0.appendingPathComponent($1) }
     }
 
-    /// Deletes partial downloads of content the manifest no longer lists.
-    func removeStalePartials(keeping manifest: Manifest) {
-        let wanted = Set(manifest.files.flatMap { [$0.sha256, $0.gzip?.sha256].compactMap { $0 } })
+    /// Deletes partial downloads: after a switch, none is of any use.
+    func removeStalePartials() {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: partialFolder.path)) ?? []
-        for name in names where !wanted.contains(String(name.prefix(64))) {
+        for name in names {
             try? FileManager.default.removeItem(at: partialFolder.appendingPathComponent(name))
         }
     }

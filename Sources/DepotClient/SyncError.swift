@@ -8,10 +8,13 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
         public static let network = Code(name: "network")
         /// The server answered with an unexpected status.
         public static let server = Code(name: "server")
-        /// What arrived does not match the manifest's size or SHA-256, or cannot be decoded.
+        /// What arrived does not match its SHA-256 or size, or cannot be decoded.
         public static let corrupt = Code(name: "corrupt")
         /// The sync folder could not be read or written.
         public static let io = Code(name: "io")
+        /// A channel document was refused: no trusted signature, expired, or older than the
+        /// last one accepted.
+        public static let untrusted = Code(name: "untrusted")
     }
 
     public let code: Code

@@ -2,19 +2,21 @@
 public struct SyncReport: Sendable, Codable, Equatable {
     /// What happened to one file.
     public enum Outcome: String, Sendable, Codable {
-        /// The local copy already matched the manifest.
+        /// The local copy already matched.
         case unchanged
+        /// Fetched and verified by an earlier sync that did not finish; nothing was downloaded.
+        case staged
         /// Downloaded as gzip and decoded.
         case gzip
         /// Downloaded whole, without compression.
         case full
         /// An interrupted download was completed with a range request.
         case resumed
-        /// Rebuilt from a delta.
+        /// Rebuilt from a patch.
         case delta
-        /// Removed because it left the manifest.
+        /// Removed because it left the release.
         case removed
-        /// Could not be synced; the previous local copy, if any, is untouched.
+        /// Could not be synced; the folder stays at the release it held.
         case failed
     }
 
@@ -29,45 +31,60 @@ public struct SyncReport: Sendable, Codable, Equatable {
 
         /// Bytes a plain full download would have cost and this one did not.
         public var bytesSaved: Int64 {
-            outcome == .unchanged || outcome == .removed || outcome == .failed ? 0 : max(0, size - bytesTransferred)
+            [.unchanged, .staged, .removed, .failed].contains(outcome) ? 0 : max(0, size - bytesTransferred)
         }
     }
 
-    /// Whether the server answered the manifest poll with 304.
-    public var manifestNotModified: Bool
-    /// Bytes received for the manifest itself.
-    public var manifestBytes: Int64
+    /// Whether the server answered the channel poll with 304.
+    public var channelNotModified: Bool
+    /// Bytes received for documents: the channel, the release and its pages.
+    public var documentBytes: Int64
+    /// The release the folder holds after the sync.
+    public var release: HeldRelease?
+    /// How the channel document was judged.
+    public var signature: ChannelCheck.SignatureStatus = .notChecked
+    /// The files that changed (fetched, removed or failed); the others are only counted.
     public var files: [File]
+    /// Files of the release that were already up to date.
+    public var unchangedCount = 0
 
-    public init(manifestNotModified: Bool, manifestBytes: Int64, files: [File]) {
-        self.manifestNotModified = manifestNotModified
-        self.manifestBytes = manifestBytes
+    public init(channelNotModified: Bool, documentBytes: Int64, release: HeldRelease?, files: [File]) {
+        self.channelNotModified = channelNotModified
+        self.documentBytes = documentBytes
+        self.release = release
         self.files = files
     }
 
     enum CodingKeys: String, CodingKey {
-        case manifestNotModified, manifestBytes, files, bytesTransferred, bytesSaved
+        case channelNotModified, documentBytes, release, signature, files, unchangedCount, bytesTransferred, bytesSaved
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        manifestNotModified = try container.decode(Bool.self, forKey: .manifestNotModified)
-        manifestBytes = try container.decode(Int64.self, forKey: .manifestBytes)
+        channelNotModified = try container.decode(Bool.self, forKey: .channelNotModified)
+        documentBytes = try container.decode(Int64.self, forKey: .documentBytes)
+        release = try container.decodeIfPresent(HeldRelease.self, forKey: .release)
+        signature = try container.decode(ChannelCheck.SignatureStatus.self, forKey: .signature)
         files = try container.decode([File].self, forKey: .files)
+        unchangedCount = try container.decode(Int.self, forKey: .unchangedCount)
     }
 
     /// Encodes the totals too, for `depot sync --json`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(manifestNotModified, forKey: .manifestNotModified)
-        try container.encode(manifestBytes, forKey: .manifestBytes)
+        try container.encode(channelNotModified, forKey: .channelNotModified)
+        try container.encode(documentBytes, forKey: .documentBytes)
+        try container.encodeIfPresent(release, forKey: .release)
+        try container.encode(signature, forKey: .signature)
         try container.encode(files, forKey: .files)
+        try container.encode(unchangedCount, forKey: .unchangedCount)
         try container.encode(bytesTransferred, forKey: .bytesTransferred)
         try container.encode(bytesSaved, forKey: .bytesSaved)
     }
 
-    public var bytesTransferred: Int64 { manifestBytes + files.reduce(0) { $0 + $1.bytesTransferred } }
+    public var bytesTransferred: Int64 { documentBytes + files.reduce(0) { $0 + $1.bytesTransferred } }
     public var bytesSaved: Int64 { files.reduce(0) { $0 + $1.bytesSaved } }
-    public var updatedCount: Int { files.filter { [.gzip, .full, .resumed, .delta].contains($0.outcome) }.count }
+    public var updatedCount: Int { files.filter { [.gzip, .full, .resumed, .delta, .staged].contains($0.outcome) }.count }
+    public var removedCount: Int { files.filter { $0.outcome == .removed }.count }
     public var failedCount: Int { files.filter { $0.outcome == .failed }.count }
 }

@@ -1,18 +1,26 @@
 import Foundation
 
-/// What the client remembers between syncs, in one small file of the sync folder
-/// (`.depot/state.json`), always replaced atomically.
-struct SyncState: Codable, Equatable {
-    /// The ETag of the manifest the files were last synced to, sent as `If-None-Match`.
-    var manifestETag: String?
-    var files: [String: File] = [:]
+/// The release a sync folder holds.
+public struct HeldRelease: Codable, Sendable, Equatable {
+    /// The release id: the SHA-256 of its document.
+    public var id: String
+    public var number: Int64
+    /// The channel it came from, and the serial of the channel document that named it.
+    public var channel: String
+    public var serial: Int64
+    /// How many files it has.
+    public var files: Int64
+    /// How the channel document that named it was judged.
+    public var signature: ChannelCheck.SignatureStatus
+}
 
-    struct File: Codable, Equatable {
-        var version: Int64
-        var sha256: String
-        var etag: String
-        var size: Int64
-    }
+/// What the client remembers between syncs, in one small file of the sync folder
+/// (`.depot/state.json`), always replaced atomically. The files of the release it holds are in
+/// the release's pages, kept in `.depot/pages/`, so this file stays small at any size.
+struct SyncState: Codable, Equatable {
+    /// The ETag of the channel document last followed, sent as `If-None-Match`.
+    var channelETag: String?
+    var release: HeldRelease?
 
     static func load(from url: URL) -> SyncState {
         guard let data = try? Data(contentsOf: url), let state = try? JSONDecoder().decode(SyncState.self, from: data) else {

@@ -42,6 +42,15 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
         }
     }
 
+    /// The id of a signing key: the first 16 hex digits of the SHA-256 of its raw 32 bytes.
+    /// `sha256` is the caller's (this module has no cryptography), so server and client share
+    /// the rule.
+    public static func keyID(ofRawKey key: [UInt8], sha256: ([UInt8]) -> [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        let hex = sha256(key).prefix(8).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }
+        return String(decoding: hex, as: UTF8.self)
+    }
+
     /// The bytes signed: every field that decides what a client does, one per line, in a fixed
     /// order. Signing this text rather than the JSON means neither side needs a canonical JSON.
     public var signedText: [UInt8] {

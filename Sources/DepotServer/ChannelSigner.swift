@@ -21,7 +21,7 @@ public struct ChannelSigner: Sendable {
 
     /// The id clients see for a public key: the first 16 hex digits of its SHA-256.
     public static func keyID(of publicKey: Curve25519.Signing.PublicKey) -> String {
-        String(Hex.string(SHA256.hash(data: publicKey.rawRepresentation)).prefix(16))
+        ChannelDocument.keyID(ofRawKey: Array(publicKey.rawRepresentation), sha256: { Array(SHA256.hash(data: $0)) })
     }
 
     /// The expiry of a document made at `now` (seconds since 1970).

@@ -1,8 +1,9 @@
 import DepotHTTP
+import DepotManifest
 import HTTPTypes
 import Hummingbird
 
-/// The read side of publishing: the manifest, the live files with their digest sidecars, and the
+/// The read side of publishing: `/manifest.json` (the default channel's document), the live files with their digest sidecars, and the
 /// immutable blob URLs. Every answer comes from ``ResourceResponder``; only GET and HEAD are
 /// allowed (405 otherwise).
 struct ContentController: Sendable {
@@ -29,10 +30,13 @@ struct ContentController: Sendable {
         }
     }
 
-    /// `/manifest.json`: what clients poll; `no-cache` by default, so every poll revalidates and
-    /// an unchanged manifest costs one small 304.
+    /// `/manifest.json`: the document of the default channel (`/channels/stable`), at the URL
+    /// clients polled before channels; `no-cache` by default, so an unchanged poll costs one
+    /// small 304.
     @Sendable func manifest(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        guard let resource = content.manifest else { throw HTTPError(.serviceUnavailable, message: "The manifest is not loaded yet") }
+        guard let resource = content.channel(named: ChannelName.default) else {
+            throw HTTPError(.notFound, message: "Nothing is published yet")
+        }
         return try responder.respond(to: request, resource: resource, now: .now())
     }
 

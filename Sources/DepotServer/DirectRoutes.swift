@@ -1,4 +1,5 @@
 import DepotHTTP
+import DepotManifest
 
 /// The resource behind a GET or HEAD target, found without Hummingbird's router, exactly as the
 /// routes and the public-folder middleware find it: `/manifest.json`, `/files/…` (and the digest
@@ -36,7 +37,7 @@ struct DirectRoutes: Sendable {
     private func routed(path: String, first: Substring) -> (resource: Resource, route: String)? {
         switch first {
         case "manifest.json" where path == "/manifest.json":
-            return content.manifest.map { ($0, "/manifest.json") }
+            return content.channel(named: ChannelName.default).map { ($0, "/manifest.json") }
         case "files":
             guard let logical = try? LogicalPath.parse(path, prefix: "/files", maxLength: .max) else { return nil }
             return (content.file(at: logical) ?? content.sidecar(at: logical)).map { ($0, "/files/**") }

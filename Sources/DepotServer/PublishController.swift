@@ -72,7 +72,8 @@ struct PublishController: Sendable {
         let etag: String
         let gzipSize: Int64?
         let unchanged: Bool
-        let manifestSerial: Int64
+        /// The default channel's serial after the publish.
+        let serial: Int64
     }
 
     @Sendable func publish(_ request: Request, context: DepotRequestContext) async throws -> Response {
@@ -106,7 +107,7 @@ struct PublishController: Sendable {
             etag: EntityTag(opaqueTag: version.sha256)!.description,
             gzipSize: version.gzipSize,
             unchanged: result.unchanged,
-            manifestSerial: result.manifestSerial
+            serial: result.channelSerial
         )
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if !result.unchanged { headers[.location] = "/files/" + RequestPath.encode(version.path) }

@@ -24,19 +24,20 @@ public final class PublishedContent: Sendable {
         var deltas: [String: Resource] = [:]
         /// What each patch saves against the full download of its target, keyed like `deltas`.
         var deltaSavings: [String: Int64] = [:]
-        var manifest: Resource?
         var smallFiles = SmallFiles(budget: 0)
     }
 
     /// `Cache-Control` for each kind of URL.
     public struct CachePolicy: Sendable {
         public var files: String?
-        public var manifest: String?
+        /// Of `/channels/…` and `/manifest.json`.
+        public var channels: String?
+        /// Of `/blobs/…`, `/deltas/…`, `/releases/…` and `/pages/…`: immutable URLs.
         public var blobs: String?
 
-        public init(files: String? = "no-cache", manifest: String? = "no-cache", blobs: String? = "public, max-age=31536000, immutable") {
+        public init(files: String? = "no-cache", channels: String? = "no-cache", blobs: String? = "public, max-age=31536000, immutable") {
             self.files = files
-            self.manifest = manifest
+            self.channels = channels
             self.blobs = blobs
         }
     }
@@ -81,7 +82,7 @@ public final class PublishedContent: Sendable {
                 Array(try Self.documentEncoder.encode(document)) + [UInt8(ascii: "\n")],
                 lastModified: HTTPDate(secondsSince1970: channel.updatedAt),
                 lastModifiedIsStrong: false,
-                cacheControl: cachePolicy.manifest
+                cacheControl: cachePolicy.channels
             )
             channelDocuments.withLock { documents in
                 if let current = documents[channel.name], (current.serial, current.expires) >= (channel.serial, expires) { return }
@@ -104,7 +105,6 @@ public final class PublishedContent: Sendable {
     public func blob(sha256: String) -> Resource? { state.withLock { $0.blobs[sha256] } }
     /// `/blobs/{sha256}.gz`.
     public func gzipBlob(sha256: String) -> Resource? { state.withLock { $0.gzipBlobs[sha256] } }
-    public var manifest: Resource? { state.withLock { $0.manifest } }
     /// `/deltas/{from}/{to}`: the gzip-compressed VCDIFF patch from one content to another.
     public func delta(from: String, to: String) -> Resource? { state.withLock { $0.deltas["\(from)/\(to)"] } }
     /// Bytes the patch from `from` to `to` saves against the full (gzip) download of `to`.
@@ -119,7 +119,7 @@ public final class PublishedContent: Sendable {
     public func reload() async throws {
         let generation = reloads.wrappingAdd(1, ordering: .relaxed).newValue
         let snapshot = try await catalog.snapshot()
-        var next = State(serial: snapshot.manifest.serial, generation: generation)
+        var next = State(serial: snapshot.changes, generation: generation)
         let previousSmallFiles = state.withLock { $0.smallFiles }
         next.smallFiles = SmallFiles(budget: memoryBudget)
         for (path, version) in snapshot.live.sorted(by: { $0.key < $1.key }) {
@@ -171,26 +171,15 @@ public final class PublishedContent: Sendable {
                 identity: .init(storage: .file(store.path(forSHA256: delta.blobSHA256)), length: delta.size, sha256: delta.blobSHA256),
                 gzip: nil,
                 contentType: "application/gzip",
-                lastModified: snapshot.blobs[delta.toSHA256]?.firstPublished ?? HTTPDate(secondsSince1970: snapshot.manifest.generatedAt),
+                lastModified: snapshot.blobs[delta.toSHA256]?.firstPublished ?? HTTPDate(secondsSince1970: 0),
                 lastModifiedIsStrong: true,
                 cacheControl: cachePolicy.blobs
             )
         }
-        next.manifest = try Self.manifestResource(snapshot.manifest, cacheControl: cachePolicy.manifest)
         state.withLock { current in
             if (next.serial, next.generation) > (current.serial, current.generation) { current = next }
         }
         try await reloadChannels()
-    }
-
-    /// The manifest with a gzip variant made in memory.
-    static func manifestResource(_ manifest: StoredManifest, cacheControl: String?) throws -> Resource {
-        try jsonResource(
-            manifest.document,
-            lastModified: HTTPDate(secondsSince1970: manifest.generatedAt),
-            lastModifiedIsStrong: false,
-            cacheControl: cacheControl
-        )
     }
 
     /// A JSON document served from memory, with a gzip variant when compressing saves a tenth.

@@ -53,7 +53,7 @@ extension ServerConfiguration {
     /// | `deltas.indexStep` | int | `8` | encoder index density: 4 makes smaller patches of rebuilt files with more memory |
     /// | `deltas.maximumSourceBytes` | int | 1 GiB | largest earlier version a patch is made from (at most 4 GiB − 2) |
     /// | `files.cacheControl` | string | `no-cache` | `Cache-Control` of `/files/…` |
-    /// | `manifest.cacheControl` | string | `no-cache` | `Cache-Control` of `/manifest.json` |
+    /// | `channels.cacheControl` | string | `no-cache` | `Cache-Control` of `/channels/…` and `/manifest.json` |
     /// | `blobs.cacheControl` | string | `public, max-age=31536000, immutable` | `Cache-Control` of `/blobs/…` |
     ///
     /// - Throws: ``ConfigurationError`` for a value out of range.
@@ -108,7 +108,7 @@ extension ServerConfiguration {
         let publish = try PublishConfiguration(reader: reader)
         let cachePolicy = PublishedContent.CachePolicy(
             files: reader.string(forKey: "files.cacheControl", default: "no-cache").nonEmpty,
-            manifest: reader.string(forKey: "manifest.cacheControl", default: "no-cache").nonEmpty,
+            channels: reader.string(forKey: "channels.cacheControl", default: "no-cache").nonEmpty,
             blobs: reader.string(forKey: "blobs.cacheControl", default: "public, max-age=31536000, immutable").nonEmpty
         )
 

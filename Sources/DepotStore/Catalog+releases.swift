@@ -62,8 +62,6 @@ extension Catalog {
         public let removed: [String]
         /// The channel's serial after the commit.
         public let channelSerial: Int64
-        /// The serial of `/manifest.json`.
-        public let manifestSerial: Int64
     }
 
     /// Commits a release in one transaction: new versions, the channel's files, the pages the
@@ -120,18 +118,13 @@ extension Catalog {
                 bytes += version.size - (live?.size ?? 0)
                 versions.append((version, true))
             }
-            let manifestSerial = { () throws -> Int64 in
-                channel == ChannelName.default
-                    ? try ManifestBuilder.rebuild(now: now, in: db) : (try StoredManifest.fetch(db)?.serial ?? 0)
-            }
             guard !touched.isEmpty else {
                 return ReleaseOutcome(
                     release: current?.release,
                     created: false,
                     files: versions,
                     removed: [],
-                    channelSerial: current?.serial ?? 0,
-                    manifestSerial: try StoredManifest.fetch(db)?.serial ?? 0
+                    channelSerial: current?.serial ?? 0
                 )
             }
             let (release, serial) = try ReleaseWriter.release(
@@ -148,8 +141,7 @@ extension Catalog {
                 created: true,
                 files: versions,
                 removed: removed,
-                channelSerial: serial,
-                manifestSerial: try manifestSerial()
+                channelSerial: serial
             )
         }
     }
@@ -268,7 +260,6 @@ extension Catalog {
         let diff = try ReleaseWriter.diff(from: current?.release, to: target, in: db)
         try ReleaseWriter.apply(diff, to: channel, in: db)
         let serial = try ReleaseWriter.point(channel, to: target, kind: kind, restores: restores, now: now, in: db)
-        if channel == ChannelName.default { try ManifestBuilder.rebuild(now: now, in: db) }
         return ChannelMove(channel: channel, from: current?.release, to: target, serial: serial, diff: diff)
     }
 

@@ -6,7 +6,7 @@ import GRDB
 import Logging
 
 /// The record of what is published: every version of every logical path, which version is live,
-/// and the manifest. It owns all of Depot's SQL.
+/// and the releases and channels. It owns all of Depot's SQL.
 ///
 /// Backed by SQLite through GRDB: a `DatabasePool` in WAL mode, so readers never wait for a
 /// publish. The schema comes only from the numbered files of `migrations/`, applied in order
@@ -49,9 +49,6 @@ public final class Catalog: Sendable {
         try database.write { db in
             try Self.fillMissingPathKeys(in: db)
             try ReleaseWriter.releaseUnreleasedChannels(now: Int64(Date().timeIntervalSince1970), in: db)
-            if try StoredManifest.fetch(db) == nil {
-                try ManifestBuilder.store(serial: 0, files: [], now: Int64(Date().timeIntervalSince1970), in: db)
-            }
         }
     }
 
@@ -79,7 +76,8 @@ public final class Catalog: Sendable {
         public let version: FileVersion
         /// True when the live version already had these bytes and this type: nothing changed.
         public let unchanged: Bool
-        public let manifestSerial: Int64
+        /// The serial of the default channel after the publish.
+        public let channelSerial: Int64
     }
 
     /// Makes `publication` the live version of its path on the default channel: a release of the
@@ -96,7 +94,7 @@ public final class Catalog: Sendable {
                 keepVersions: publication.keepVersions
             )
         )
-        return PublishResult(version: outcome.files[0].version, unchanged: !outcome.created, manifestSerial: outcome.manifestSerial)
+        return PublishResult(version: outcome.files[0].version, unchanged: !outcome.created, channelSerial: outcome.channelSerial)
     }
 
     /// Takes `path` out of the default channel and retires its versions: a release without it.
@@ -122,14 +120,13 @@ public final class Catalog: Sendable {
                 arguments: [ChannelName.default]
             )
             let all = try FileVersion.order(Column("published_at")).fetchAll(db)
-            guard let manifest = try StoredManifest.fetch(db) else { throw CatalogError("The catalog has no manifest") }
             return CatalogSnapshot(
                 // Rows of one path in two Unicode spellings (which catalogs written before paths
                 // were normalized may hold) are one key to Swift: the newer wins, nothing traps.
                 live: Dictionary(live.map { ($0.path, $0) }) { $0.publishedAt >= $1.publishedAt ? $0 : $1 },
                 blobs: Dictionary(all.map { ($0.sha256, PublishedBlob(record: $0.blob, firstPublished: $0.lastModified)) }) { first, _ in first },
                 deltas: try DeltaRecord.all(in: db),
-                manifest: manifest
+                changes: try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM channel_event") ?? 0
             )
         }
     }

@@ -9,18 +9,8 @@ public struct CatalogSnapshot: Sendable {
     public let blobs: [String: PublishedBlob]
     /// Every stored patch.
     public let deltas: [DeltaRecord]
-    /// The manifest that matches `live`.
-    public let manifest: StoredManifest
-}
-
-/// The manifest document as stored: its bytes are served as they are.
-public struct StoredManifest: Hashable, Sendable {
-    public let serial: Int64
-    /// The JSON document.
-    public let document: [UInt8]
-    /// Lower-case hex SHA-256 of `document`.
-    public let sha256: String
-    public let generatedAt: Int64
+    /// How many times channels have moved: grows with every change of what is live.
+    public let changes: Int64
 }
 
 /// A blob some version refers to.

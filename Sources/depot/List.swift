@@ -7,44 +7,80 @@ import NIOFoundationCompat
 import NIOHTTP1
 
 extension Depot {
-    /// `depot ls --server URL`: what the server publishes, from its manifest.
+    /// `depot ls --server URL`: the files of the release a channel points to.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the files a Depot server publishes.")
+        static let configuration = CommandConfiguration(
+            commandName: "ls",
+            abstract: "List the files of the release a channel of a Depot server points to."
+        )
 
         @OptionGroup var server: ServerOptions
 
-        @Flag(help: "Print the manifest as JSON.")
+        @Option(help: "The channel.")
+        var channel = ChannelName.default
+
+        @Flag(help: "Print the channel, the release and its files as JSON.")
         var json = false
+
+        struct Listing: Encodable {
+            let channel: ChannelDocument?
+            let release: ReleaseDocument?
+            let files: [ReleaseEntry]
+        }
 
         func run() async throws {
             try await reportingFailures {
                 let baseURL = try server.baseURL()
-                let body: ByteBuffer
-                do {
-                    body = try await withHTTPClient { client in
-                        let response = try await client.execute(HTTPClientRequest(url: baseURL + "/manifest.json"), timeout: .seconds(60))
-                        guard response.status == .ok else {
-                            throw CommandFailure("the server answered \(response.status.code) for /manifest.json")
-                        }
-                        return try await response.body.collect(upTo: 256 << 20)
+                let listing = try await withHTTPClient { client in
+                    guard let channel = try await get("/channels/\(channel)", baseURL: baseURL, client: client, as: ChannelDocument.self) else {
+                        return Listing(channel: nil, release: nil, files: [])
                     }
-                } catch let failure as CommandFailure {
-                    throw failure
-                } catch {
-                    throw CommandFailure(describeConnectionError(error, server: baseURL))
+                    guard let release = try await get(channel.url, baseURL: baseURL, client: client, as: ReleaseDocument.self) else {
+                        throw CommandFailure("the server has no release \(channel.release)")
+                    }
+                    var files: [ReleaseEntry] = []
+                    for page in release.pages {
+                        guard let page = try await get("/pages/\(page)", baseURL: baseURL, client: client, as: ReleasePage.self) else {
+                            throw CommandFailure("the server has no page \(page)")
+                        }
+                        files += page.entries
+                    }
+                    return Listing(channel: channel, release: release, files: files.sorted { $0.path < $1.path })
                 }
                 if json {
-                    print(String(decoding: Data(buffer: body), as: UTF8.self), terminator: "")
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+                    print(String(decoding: try encoder.encode(listing), as: UTF8.self))
                     return
                 }
-                guard let manifest = try? JSONDecoder().decode(Manifest.self, from: Data(buffer: body)) else {
-                    throw CommandFailure("the server's manifest is not valid JSON")
-                }
-                for file in manifest.files {
+                for file in listing.files {
                     print("\(file.path)\tv\(file.version)\t\(ByteCountText(file.size))\t\(file.sha256.prefix(12))…\t\(file.lastModified)")
                 }
-                print("\(manifest.files.count) files, manifest serial \(manifest.serial)")
+                if let document = listing.channel {
+                    print("\(listing.files.count) files, release \(document.number) on \(channel) (serial \(document.serial))")
+                } else {
+                    print("0 files: nothing is published on \(channel) yet")
+                }
             }
+        }
+
+        /// The JSON document at `path`, or `nil` for a 404.
+        func get<T: Decodable>(_ path: String, baseURL: String, client: HTTPClient, as type: T.Type) async throws -> T? {
+            let body: ByteBuffer
+            do {
+                let response = try await client.execute(HTTPClientRequest(url: baseURL + path), timeout: .seconds(60))
+                if response.status == .notFound { return nil }
+                guard response.status == .ok else { throw CommandFailure("the server answered \(response.status.code) for \(path)") }
+                body = try await response.body.collect(upTo: 64 << 20)
+            } catch let failure as CommandFailure {
+                throw failure
+            } catch {
+                throw CommandFailure(describeConnectionError(error, server: baseURL))
+            }
+            guard let value = try? JSONDecoder().decode(T.self, from: Data(buffer: body)) else {
+                throw CommandFailure("\(path) is not the JSON expected")
+            }
+            return value
         }
     }
 }

@@ -9,9 +9,11 @@ extension Depot {
         static let configuration = CommandConfiguration(
             abstract: "Download what a Depot server publishes into a folder, fetching only what changed.",
             discussion: """
-                A sync polls the manifest (a 304 when nothing changed), downloads changed files as gzip when \
-                smaller, resumes interrupted downloads, checks every SHA-256, and replaces files atomically. \
-                With --watch it repeats every SECONDS until interrupted.
+                A sync polls a channel (a 304 when nothing changed), fetches the release it points to and \
+                downloads only the files that changed: as patches when listed, else as gzip when smaller. It \
+                resumes interrupted downloads, checks every SHA-256, and switches the folder to the new release \
+                all at once. With --trusted-key it refuses a channel document not signed by one of the keys, \
+                expired, or older than the last one accepted. With --watch it repeats every SECONDS until interrupted.
                 """
         )
 
@@ -23,7 +25,13 @@ extension Depot {
         @Option(help: "Sync again every SECONDS, until interrupted.")
         var watch: Double?
 
-        @Flag(help: "Keep local files that left the manifest.")
+        @Option(help: "The channel to follow.")
+        var channel = "stable"
+
+        @Option(name: .customLong("trusted-key"), help: "A public key (base64, from depot keygen) channel documents must be signed by (repeatable).")
+        var trustedKeys: [String] = []
+
+        @Flag(help: "Keep local files that left the release.")
         var keepDeleted = false
 
         @Flag(help: "Print the report as JSON.")
@@ -39,7 +47,7 @@ extension Depot {
                 let client = DepotClient(
                     server: url,
                     directory: URL(fileURLWithPath: dir),
-                    configuration: .init(removesDeletedFiles: !keepDeleted)
+                    configuration: .init(channel: channel, trustedKeys: trustedKeys, removesDeletedFiles: !keepDeleted)
                 )
                 while true {
                     try await syncOnce(client)
@@ -80,15 +88,15 @@ extension Depot {
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
 
-        /// `3 updated, 12 unchanged: 412 KB transferred, 24.8 MB saved`.
+        /// `3 updated, 12 unchanged: 412 KB transferred, 24.8 MB saved; release 4 of stable, signature verified`.
         static func summary(_ report: SyncReport) -> String {
-            let unchanged = report.files.filter { $0.outcome == .unchanged }.count
-            let removed = report.files.filter { $0.outcome == .removed }.count
-            var parts = ["\(report.updatedCount) updated", "\(unchanged) unchanged"]
-            if removed > 0 { parts.append("\(removed) removed") }
+            var parts = ["\(report.updatedCount) updated", "\(report.unchangedCount) unchanged"]
+            if report.removedCount > 0 { parts.append("\(report.removedCount) removed") }
             if report.failedCount > 0 { parts.append("\(report.failedCount) failed") }
+            let release = report.release.map { "release \($0.number) of \($0.channel)" } ?? "no release"
+            let signature = report.signature == .verified ? "signature verified" : "signature not checked (no --trusted-key)"
             return parts.joined(separator: ", ")
-                + ": \(ByteCountText(report.bytesTransferred)) transferred, \(ByteCountText(report.bytesSaved)) saved"
+                + ": \(ByteCountText(report.bytesTransferred)) transferred, \(ByteCountText(report.bytesSaved)) saved; \(release), \(signature)"
         }
     }
 }

@@ -81,8 +81,7 @@ struct CrashSafetyTests {
             (depot, port) = try await Self.start(in: root)
             let (body, etag, manifestHash) = try await RawHTTPConnection.with(port: port) { connection in
                 let response = try await connection.request("GET", "/files/db.bin")
-                let manifest = try await connection.request("GET", "/manifest.json").json
-                let entry = (manifest["files"] as? [[String: Any]])?.first
+                let entry = try await connection.releaseFiles().first
                 return (response.body, response.header("ETag"), entry?["sha256"] as? String)
             }
             let served = Data(body)

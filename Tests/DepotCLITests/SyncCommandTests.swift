@@ -24,7 +24,7 @@ struct SyncCommandTests {
 
             let json = try await PublishCommandTests.depot(["sync", "--server", server, "--dir", "out", "--json"], token: nil, in: root)
             let report = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
-            #expect(report?["manifestNotModified"] as? Bool == true)
+            #expect(report?["channelNotModified"] as? Bool == true)
             #expect(report?["bytesTransferred"] as? Int == 0)
         }
     }

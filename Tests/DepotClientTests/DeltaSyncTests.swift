@@ -24,8 +24,8 @@ struct DeltaSyncTests {
             try await body(&connection)
             #expect(try await connection.request("PUT", "/v1/files/db/catalog.txt", headers: [auth], body: Array(Self.version2)).status == 201)
             for _ in 0..<200 {
-                let files = try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]] ?? []
-                if files.first?["deltas"] != nil { return }
+                let files = try await connection.releaseFiles()
+                if files.first?["patches"] != nil { return }
                 try await Task.sleep(for: .milliseconds(100))
             }
             Issue.record("no patch appeared in the manifest")
@@ -79,8 +79,8 @@ struct DeltaSyncTests {
                 try await Self.publishVersions(server) { _ in _ = try await client.sync() }
                 // Flip a byte of the stored patch on the server.
                 let sha = try await RawHTTPConnection.with(port: server.port) { connection in
-                    let entry = try #require((try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]])?.first)
-                    return try #require((entry["deltas"] as? [[String: Any]])?.first?["sha256"] as? String)
+                    let entry = try #require((try await connection.releaseFiles()).first)
+                    return try #require((entry["patches"] as? [[String: Any]])?.first?["sha256"] as? String)
                 }
                 let blob = server.dataDirectory.appendingPathComponent("blobs/\(sha.prefix(2))/\(sha)")
                 var stored = try Data(contentsOf: blob)

@@ -12,36 +12,20 @@ import Testing
 @Suite("Redirects")
 struct RedirectTests {
     static let blob = Data("the blob\n".utf8)
+    static let release = FakeRelease(entries: [FakeRelease.entry("a.bin", blob)])
 
-    /// A server whose manifest lists `/moved/blob.bin`, which redirects to `location`; with
-    /// `manifestTo`, the manifest itself redirects there.
-    static func server(location: String, manifestTo: String? = nil) -> some ApplicationProtocol {
-        let sha256 = Fixture.sha256(blob)
-        let manifest = Manifest(
-            serial: 1,
-            generatedAt: "Tue, 14 Nov 2023 22:13:20 GMT",
-            files: [
-                Manifest.Entry(
-                    path: "a.bin",
-                    version: 1,
-                    size: Int64(blob.count),
-                    sha256: sha256,
-                    md5: Fixture.md5(blob),
-                    etag: "\"\(sha256)\"",
-                    lastModified: "Tue, 14 Nov 2023 22:13:20 GMT",
-                    contentType: "application/octet-stream",
-                    url: "/files/a.bin",
-                    blob: "/moved/blob.bin",
-                    gzip: nil
-                )
-            ]
-        )
+    /// A server of `release` whose blob redirects to `location`; with `channelTo`, the channel
+    /// document itself redirects there.
+    static func server(location: String, channelTo: String? = nil) -> some ApplicationProtocol {
         let router = Router()
-        router.get("/manifest.json") { _, _ -> Response in
-            if let manifestTo { return Response(status: .found, headers: [.location: manifestTo]) }
-            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(manifest))))
+        router.get("/channels/stable") { _, _ -> Response in
+            if let channelTo { return Response(status: .found, headers: [.location: channelTo]) }
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: release.channelDocument)))
         }
-        router.get("/moved/blob.bin") { _, _ in Response(status: .found, headers: [.location: location]) }
+        router.get("/releases/\(release.releaseID)") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: release.release))) }
+        router.get("/pages/\(Fixture.sha256(release.page))") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: release.page)))
+        }
+        router.get("/blobs/\(Fixture.sha256(blob))") { _, _ in Response(status: .found, headers: [.location: location]) }
         router.get("/blob.bin") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: blob))) }
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
@@ -73,12 +57,12 @@ struct RedirectTests {
         #expect(report.files.first?.outcome == .full)
     }
 
-    @Test("a manifest redirect to another origin fails the sync")
-    func manifestToOtherOrigin() async throws {
+    @Test("a channel redirect to another origin fails the sync")
+    func channelToOtherOrigin() async throws {
         try await LiveServer.with { other in
-            let result = try await Self.sync(Self.server(location: "/blob.bin", manifestTo: other.url("/manifest.json")))
+            let result = try await Self.sync(Self.server(location: "/blob.bin", channelTo: other.url("/channels/stable")))
             #expect(throws: SyncError.self) { try result.get() }
-            #expect(other.requests.total(pathPrefix: "/manifest.json") == 0)
+            #expect(other.requests.total(pathPrefix: "/channels/") == 0)
         }
     }
 }

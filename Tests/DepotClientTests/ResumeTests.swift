@@ -87,7 +87,9 @@ struct ResumeTests {
                     partialFile: partial
                 )
                 let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder)
-                let (outcome, transferred) = try await download.run(configuration: client.sessionConfiguration) { _ in }
+                let session = TransferSession(configuration: client.sessionConfiguration)
+                defer { session.finish() }
+                let (outcome, transferred) = try await download.run(session: session) { _ in }
                 #expect(outcome == .full)
                 #expect(transferred == Int64(Self.size))
                 #expect(try Data(contentsOf: partial) == Self.first)

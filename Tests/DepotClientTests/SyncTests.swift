@@ -38,7 +38,7 @@ struct SyncTests {
             try await Self.publish(server, [("db/catalog.sqlite", Self.catalog), ("img/logo.png", Self.image)])
             try await withTemporaryDirectory { folder in
                 let report = try await Self.client(server, folder).sync()
-                #expect(!report.manifestNotModified)
+                #expect(!report.channelNotModified)
                 #expect(Self.contents(folder, "db/catalog.sqlite") == Self.catalog)
                 #expect(Self.contents(folder, "img/logo.png") == Self.image)
                 let outcomes = Dictionary(uniqueKeysWithValues: report.files.map { ($0.path, $0.outcome) })
@@ -66,17 +66,17 @@ struct SyncTests {
                 let after = server.requests.snapshot
                 let new = after.filter { before[$0.key] != $0.value }
                 #expect(new.count == 1)
-                #expect(new.keys.first?.path == "/manifest.json")
+                #expect(new.keys.first?.path == "/channels/stable")
                 #expect(new.keys.first?.status == 304)
                 #expect((after.values.reduce(0, +) - before.values.reduce(0, +)) == 1)
-                #expect(report.manifestNotModified)
-                #expect(report.files.allSatisfy { $0.outcome == .unchanged })
+                #expect(report.channelNotModified)
+                #expect(report.files.isEmpty && report.unchangedCount == 2)
                 #expect(report.bytesTransferred == 0)
             }
         }
     }
 
-    @Test("after one file is republished, only that file is transferred; a file that left the manifest is removed")
+    @Test("after one file is republished, only that file is transferred; a file that left the release is removed")
     func onlyChanged() async throws {
         // Without patches, so that the outcome does not depend on whether one is made in time.
         try await LiveServer.withPublishing(configuration: .init(publish: .init(deltas: .init(previousVersions: 0)))) { server in
@@ -93,7 +93,8 @@ struct SyncTests {
                 let report = try await client.sync()
                 #expect(server.requests.total(pathPrefix: "/blobs/") - blobsBefore == 1)
                 let outcomes = Dictionary(uniqueKeysWithValues: report.files.map { ($0.path, $0.outcome) })
-                #expect(outcomes == ["db/catalog.sqlite": .gzip, "img/logo.png": .unchanged, "old.txt": .removed])
+                #expect(outcomes == ["db/catalog.sqlite": .gzip, "old.txt": .removed])
+                #expect(report.unchangedCount == 1)
                 #expect(Self.contents(folder, "db/catalog.sqlite") == newCatalog)
                 #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("old.txt").path))
             }
@@ -119,13 +120,13 @@ struct SyncTests {
                 let report = try await client.sync()
                 let file = try #require(report.files.first)
                 #expect(file.outcome == .failed)
-                #expect(file.error?.contains("does not match the manifest") == true)
+                #expect(file.error?.contains("does not match the release") == true)
                 #expect(Self.contents(folder, "img/logo.png") == Self.image)
                 let partials = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(".depot/partial").path)
                 #expect(partials.isEmpty, "the bad download is discarded")
-                // The manifest is not remembered, so the next sync tries again rather than getting a 304.
+                // The channel document is not remembered, so the next sync tries again rather than getting a 304.
                 let again = try await client.sync()
-                #expect(!again.manifestNotModified)
+                #expect(!again.channelNotModified)
             }
         }
     }

@@ -48,9 +48,9 @@ struct MetricsTests {
                 let gzipSize = try #require(published.json["gzipSize"] as? Int)
                 var patch: (url: String, size: Int)?
                 for _ in 0..<200 where patch == nil {
-                    let files = try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]] ?? []
-                    if let delta = (files.first?["deltas"] as? [[String: Any]])?.first {
-                        patch = (delta["url"] as? String ?? "", delta["size"] as? Int ?? 0)
+                    let files = try await connection.releaseFiles()
+                    if let delta = (files.first?["patches"] as? [[String: Any]])?.first, let to = files.first?["sha256"] as? String {
+                        patch = ("/deltas/\(delta["from"] as? String ?? "")/\(to)", delta["size"] as? Int ?? 0)
                     } else {
                         try await Task.sleep(for: .milliseconds(100))
                     }

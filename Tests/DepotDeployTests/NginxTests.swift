@@ -83,8 +83,8 @@ struct NginxTests {
                 #expect(try Data(contentsOf: folder.appendingPathComponent("noise.bin")) == Self.noise)
                 let before = server.requests.total()
                 let second = try await client.sync()
-                #expect(second.manifestNotModified)
-                #expect(server.requests.total() - before == 1, "the manifest poll is revalidated with Depot")
+                #expect(second.channelNotModified)
+                #expect(server.requests.total() - before == 1, "the channel poll is revalidated with Depot")
             }
         }
     }

@@ -14,7 +14,7 @@ struct FuzzCorpusTests {
             .sorted { $0.path < $1.path }
     }
 
-    @Test("every seed passes its checks", arguments: ["paths", "fields", "manifest"])
+    @Test("every seed passes its checks", arguments: ["paths", "fields", "pages"])
     func seeds(target: String) throws {
         let inputs = try Self.inputs(target)
         #expect(inputs.count >= 5)
@@ -23,7 +23,7 @@ struct FuzzCorpusTests {
             switch target {
             case "paths": try InputHarness.paths(bytes)
             case "fields": try InputHarness.fields(bytes)
-            default: try InputHarness.manifest(bytes)
+            default: try InputHarness.pages(bytes)
             }
         }
     }

@@ -82,15 +82,18 @@ enum InputHarness {
         }
     }
 
-    /// A manifest as the client reads it: decoded, checked, its paths checked for collisions.
-    static func manifest(_ bytes: [UInt8]) throws {
-        guard let manifest = try? JSONDecoder().decode(Manifest.self, from: Data(bytes)) else { return }
-        _ = PortablePath.collisions(in: manifest.files.map(\.path))
-        guard manifest.problem == nil else { return }
-        for entry in manifest.files {
-            // What a usable manifest lets the client put into file names.
-            let names = [entry.sha256] + (entry.gzip.map { [$0.sha256] } ?? []) + (entry.deltas ?? []).flatMap { [$0.from, $0.sha256] }
-            try require(names.allSatisfy { $0.utf8.count == 64 && !$0.contains("/") && !$0.contains(".") }, "a usable manifest with an unsafe name")
+    /// A release page or channel document as the client reads it: decoded, checked, its paths
+    /// checked for collisions.
+    static func pages(_ bytes: [UInt8]) throws {
+        if let channel = try? JSONDecoder().decode(ChannelDocument.self, from: Data(bytes)) {
+            _ = channel.signedText
+        }
+        guard let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(bytes)) else { return }
+        _ = PortablePath.collisions(in: page.entries.map(\.path))
+        for entry in page.entries where entry.problem == nil {
+            // What a usable entry lets the client put into file names and URLs.
+            let names: [String] = [entry.sha256] + (entry.gzip.map { [$0.sha256] } ?? []) + (entry.patches ?? []).flatMap { [$0.from, $0.sha256] }
+            try require(names.allSatisfy { $0.utf8.count == 64 && !$0.contains("/") && !$0.contains(".") }, "a usable entry with an unsafe name")
             _ = PortablePath.problem(entry.path)
         }
     }

@@ -26,7 +26,7 @@ struct CatalogSchemaTests {
             let applied = try queue.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier") }
             #expect(applied == CatalogMigrations.all.map(\.identifier))
             let tables = try queue.read { try String.fetchSet($0, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
-            #expect(tables.isSuperset(of: ["file_version", "channel_file", "channel", "release", "release_page", "manifest", "path_sequence"]))
+            #expect(tables.isSuperset(of: ["file_version", "channel_file", "channel", "release", "release_page", "path_sequence"]))
             // Opening again changes nothing.
             _ = try Catalog(path: path)
         }

@@ -3,7 +3,7 @@ import DepotTestSupport
 import Foundation
 import Testing
 
-/// Patches between versions: made in the background after a publish, listed in the manifest,
+/// Patches between versions: made before a publish is committed, listed in the release,
 /// served at `/deltas/{from}/{to}` and by RFC 3229 delta encoding on `/files/{path}`.
 @Suite("Deltas on the server")
 struct DeltaServingTests {
@@ -19,15 +19,11 @@ struct DeltaServingTests {
         return Data(text.utf8)
     }()
 
-    /// Polls the manifest until `path` lists a delta; returns its entry.
+    /// The release entry of `path`, which must list patches: they are made before a publish is
+    /// committed.
     static func waitForDeltas(_ connection: inout RawHTTPConnection, path: String) async throws -> [String: Any] {
-        for _ in 0..<200 {
-            let manifest = try await connection.request("GET", "/manifest.json").json
-            let files = manifest["files"] as? [[String: Any]] ?? []
-            if let entry = files.first(where: { $0["path"] as? String == path }), entry["deltas"] != nil { return entry }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw CancellationError()
+        let entry = try await connection.releaseFiles().first { $0["path"] as? String == path }
+        return try #require(entry.flatMap { $0["patches"] == nil ? nil : $0 }, "\(path) lists no patch")
     }
 
     @Test("a publish makes a patch from the previous version; the manifest lists it and /deltas serves it")
@@ -43,11 +39,10 @@ struct DeltaServingTests {
                     try await connection.request("PUT", "/v1/files/db/catalog.txt", headers: [Self.auth], body: Array(Self.version2)).status == 201
                 )
                 let entry = try await Self.waitForDeltas(&connection, path: "db/catalog.txt")
-                let deltas = try #require(entry["deltas"] as? [[String: Any]])
+                let deltas = try #require(entry["patches"] as? [[String: Any]])
                 #expect(deltas.count == 1)
                 let delta = try #require(deltas.first)
                 #expect(delta["from"] as? String == old)
-                #expect(delta["url"] as? String == "/deltas/\(old)/\(new)")
 
                 let response = try await connection.request("GET", "/deltas/\(old)/\(new)")
                 #expect(response.status == 200)
@@ -77,7 +72,7 @@ struct DeltaServingTests {
                 _ = try await connection.request("PUT", "/v1/files/catalog.txt", headers: [Self.auth], body: Array(Self.version1))
                 _ = try await connection.request("PUT", "/v1/files/catalog.txt", headers: [Self.auth], body: Array(Self.version2))
                 let entry = try await Self.waitForDeltas(&connection, path: "catalog.txt")
-                let stored = try #require((entry["deltas"] as? [[String: Any]])?.first)
+                let stored = try #require((entry["patches"] as? [[String: Any]])?.first)
 
                 let delta = try await connection.request("GET", "/files/catalog.txt", headers: [("A-IM", "vcdiff"), ("If-None-Match", old)])
                 #expect(delta.status == 226)
@@ -132,8 +127,6 @@ struct DeltaServingTests {
     func uselessPatchIsNotKept() async throws {
         try await LiveServer.withPublishing { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
-                // Unrelated random versions first, then a path whose patch is worth it: the
-                // service works in order, so once that one is listed the random one was decided.
                 _ = try await connection.request(
                     "PUT",
                     "/v1/files/noise.bin",
@@ -149,9 +142,9 @@ struct DeltaServingTests {
                 _ = try await connection.request("PUT", "/v1/files/catalog.txt", headers: [Self.auth], body: Array(Self.version1))
                 _ = try await connection.request("PUT", "/v1/files/catalog.txt", headers: [Self.auth], body: Array(Self.version2))
                 _ = try await Self.waitForDeltas(&connection, path: "catalog.txt")
-                let files = try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]] ?? []
+                let files = try await connection.releaseFiles()
                 let noise = try #require(files.first { $0["path"] as? String == "noise.bin" })
-                #expect(noise["deltas"] == nil)
+                #expect(noise["patches"] == nil)
             }
         }
     }

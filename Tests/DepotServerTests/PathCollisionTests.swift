@@ -24,7 +24,7 @@ struct PathCollisionTests {
                 #expect(nfd.status == 201)
                 #expect(nfd.json["version"] as? Int == 2)
                 #expect(nfd.json["path"] as? String == "caf\u{E9}.txt")
-                let files = try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]] ?? []
+                let files = try await connection.releaseFiles()
                 #expect(files.count == 1)
                 // The stored path is NFC, byte for byte.
                 #expect((files.first?["path"] as? String).map { Array($0.utf8) } == Array("caf\u{E9}.txt".utf8))
@@ -75,9 +75,8 @@ struct PathCollisionTests {
             try await RawHTTPConnection.with(port: server.port) { connection in
                 let reply = try await connection.request("PUT", "/v1/files/a/%E2%83%ABt.txt", headers: [Self.auth], body: Array("mark".utf8))
                 #expect(reply.status == 201)
-                let url = try #require(
-                    (try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]])?.first?["url"] as? String
-                )
+                #expect((try await connection.releaseFiles()).first?["path"] as? String == "a/\u{20EB}t.txt")
+                let url = try #require(reply.header("Location"))
                 #expect(url == "/files/a/%E2%83%ABt.txt")
                 #expect(try await connection.request("GET", url).bodyText == "mark")
             }
@@ -134,7 +133,7 @@ struct PathCollisionTests {
                     // Publishing the name again continues the stored spelling instead of adding a third row.
                     let again = try await connection.request("PUT", "/v1/files/caf%C3%A9.txt", headers: [Self.auth], body: Array("new".utf8))
                     #expect(again.status == 201)
-                    #expect((try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]])?.count == 2)
+                    #expect((try await connection.releaseFiles()).count == 2)
                     #expect(try await connection.request("GET", "/readyz").status == 200)
                 }
             }

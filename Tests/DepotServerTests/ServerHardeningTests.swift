@@ -153,9 +153,9 @@ struct ServerHardeningTests {
                     let more = Array((lines + "one more\n").utf8)
                     #expect(try await connection.request("PUT", "/v1/files/other.txt", headers: [auth], body: more).status == 201)
                     // Patches are made before the publish is committed: listed at once.
-                    let files = try await connection.request("GET", "/manifest.json").json["files"] as? [[String: Any]] ?? []
-                    #expect(files.first(where: { $0["path"] as? String == "other.txt" })?["deltas"] != nil)
-                    #expect(files.first(where: { $0["path"] as? String == "big.bin" })?["deltas"] == nil)
+                    let files = try await connection.releaseFiles()
+                    #expect(files.first(where: { $0["path"] as? String == "other.txt" })?["patches"] != nil)
+                    #expect(files.first(where: { $0["path"] as? String == "big.bin" })?["patches"] == nil)
                     #expect(try await connection.request("GET", "/readyz").status == 200)
                 }
             }

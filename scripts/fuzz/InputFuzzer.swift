@@ -1,4 +1,4 @@
-// libFuzzer entry point for request paths, request fields and the client's manifest decoding,
+// libFuzzer entry point for request paths, request fields and the client's release page and channel decoding,
 // compiled by scripts/fuzz-input together with Sources/DepotHTTP, Sources/DepotManifest and the
 // checks in Tests/DepotHTTPTests/InputHarness.swift. DEPOT_FUZZ_TARGET picks the check.
 import Foundation
@@ -7,8 +7,8 @@ private let check: ([UInt8]) throws -> Void = {
     switch ProcessInfo.processInfo.environment["DEPOT_FUZZ_TARGET"] {
     case "paths": InputHarness.paths
     case "fields": InputHarness.fields
-    case "manifest": InputHarness.manifest
-    default: fatalError("DEPOT_FUZZ_TARGET must be paths, fields or manifest")
+    case "pages": InputHarness.pages
+    default: fatalError("DEPOT_FUZZ_TARGET must be paths, fields or pages")
     }
 }()
 

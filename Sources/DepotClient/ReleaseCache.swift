@@ -1,0 +1,60 @@
+import Crypto
+import DepotHTTP
+import DepotManifest
+import Foundation
+
+/// The release documents a sync folder holds, in `.depot/releases/{id}` and `.depot/pages/{sha256}`:
+/// the release the folder is at, and the pages of the one being fetched. Content-addressed, so a
+/// page shared by two releases is kept once, and what is read back is checked again.
+struct ReleaseCache {
+    let folder: URL
+
+    var releasesFolder: URL { folder.appendingPathComponent("releases") }
+    var pagesFolder: URL { folder.appendingPathComponent("pages") }
+
+    func create() throws {
+        try FileManager.default.createDirectory(at: releasesFolder, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: pagesFolder, withIntermediateDirectories: true)
+    }
+
+    /// The release document `id`, when held and intact.
+    func release(_ id: String) -> ReleaseDocument? {
+        read(releasesFolder.appendingPathComponent(id), sha256: id, as: ReleaseDocument.self)
+    }
+
+    /// The page `sha256`, when held and intact.
+    func page(_ sha256: String) -> ReleasePage? {
+        read(pagesFolder.appendingPathComponent(sha256), sha256: sha256, as: ReleasePage.self)
+    }
+
+    func hasPage(_ sha256: String) -> Bool {
+        FileManager.default.fileExists(atPath: pagesFolder.appendingPathComponent(sha256).path)
+    }
+
+    /// Keeps bytes already checked to have the SHA-256 `name`.
+    func storeRelease(_ bytes: Data, id: String) throws {
+        try AtomicFile.write(bytes, to: releasesFolder.appendingPathComponent(id))
+    }
+
+    func storePage(_ bytes: Data, sha256: String) throws {
+        try AtomicFile.write(bytes, to: pagesFolder.appendingPathComponent(sha256))
+    }
+
+    /// Forgets release documents other than `id`, and the pages `release` does not list among
+    /// `candidates` (the pages that changed): O(change), not O(catalog).
+    func forget(releasesOtherThan id: String, pages candidates: Set<String>, keeping release: ReleaseDocument) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: releasesFolder.path)) ?? []
+        for name in names where name != id {
+            try? FileManager.default.removeItem(at: releasesFolder.appendingPathComponent(name))
+        }
+        let kept = Set(release.pages)
+        for page in candidates where !kept.contains(page) {
+            try? FileManager.default.removeItem(at: pagesFolder.appendingPathComponent(page))
+        }
+    }
+
+    private func read<T: Decodable>(_ url: URL, sha256: String, as type: T.Type) -> T? {
+        guard let data = try? Data(contentsOf: url), Hex.string(SHA256.hash(data: data)) == sha256 else { return nil }
+        return try? JSONDecoder().decode(T.self, from: data)
+    }
+}

@@ -1,0 +1,71 @@
+import DepotHTTP
+import DepotManifest
+import Foundation
+
+/// What a sync does to go from one release to another, decided from their documents alone:
+/// which pages to compare, which files to fetch (and from which patch), which to remove, and
+/// the renames of the switch. Pure, so it is tested as a table.
+struct ReleasePlan: Equatable {
+    /// A file to fetch: its new entry, and the entry the folder holds for its path, if any.
+    struct Fetch: Equatable {
+        let entry: ReleaseEntry
+        let held: ReleaseEntry?
+
+        /// The listed patch from the content held, if any.
+        var patch: ReleaseEntry.Patch? {
+            held.flatMap { held in entry.patches?.first { $0.from == held.sha256 } }
+        }
+    }
+
+    var fetches: [Fetch] = []
+    var removals: [ReleaseEntry] = []
+
+    /// The pages to compare: those whose hash differs at the same index, or every page when the
+    /// two releases are paged differently (or there is no release before).
+    static func changedPages(from before: ReleaseDocument?, to after: ReleaseDocument) -> (before: [String], after: [String]) {
+        guard let before else { return ([], after.pages) }
+        guard before.pages.count == after.pages.count else { return (before.pages, after.pages) }
+        let differing = zip(before.pages, after.pages).filter { $0 != $1 }
+        return (differing.map(\.0), differing.map(\.1))
+    }
+
+    /// Compares the entries of the changed pages.
+    ///
+    /// - Throws: ``SyncError`` `.corrupt` when two paths of the new release would be one file on
+    ///   a case- or normalization-insensitive file system; such paths share a page, so the
+    ///   changed pages are enough to find them.
+    init(before: [ReleasePage], after: [ReleasePage], removesDeletedFiles: Bool) throws {
+        var held: [String: ReleaseEntry] = [:]
+        for page in before { for entry in page.entries { held[entry.path] = entry } }
+        let entries = after.flatMap(\.entries)
+        if let collision = PortablePath.collisions(in: entries.map(\.path)).first {
+            throw SyncError(.corrupt, "the release lists \(collision.path) beside \(collision.with): one file on some file systems")
+        }
+        for entry in entries {
+            let previous = held.removeValue(forKey: entry.path)
+            if previous?.sha256 != entry.sha256 || previous?.size != entry.size {
+                fetches.append(Fetch(entry: entry, held: previous))
+            }
+        }
+        if removesDeletedFiles { removals = held.values.sorted { $0.path < $1.path } }
+        fetches.sort { $0.entry.path < $1.entry.path }
+    }
+
+    /// The renames of the switch, from `.depot/staging/{sha256}`: content that several paths
+    /// share is copied for all but its last path, which takes the staged file itself.
+    var moves: [ReleaseJournal.Move] {
+        var remaining = Dictionary(fetches.map { ($0.entry.sha256, 1) }, uniquingKeysWith: +)
+        return fetches.map { fetch in
+            let sha256 = fetch.entry.sha256
+            remaining[sha256, default: 1] -= 1
+            return ReleaseJournal.Move(staged: sha256, path: fetch.entry.path, copy: remaining[sha256]! > 0, modified: fetch.entry.modifiedSeconds)
+        }
+    }
+}
+
+extension ReleaseEntry {
+    /// `lastModified` in seconds since 1970, when it parses.
+    var modifiedSeconds: Int64? {
+        HTTPDate(parsing: lastModified, now: HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970)))?.secondsSince1970
+    }
+}

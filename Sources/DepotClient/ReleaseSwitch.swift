@@ -1,0 +1,135 @@
+import Foundation
+
+/// Switching a sync folder from one release to the next, so that an app never sees files of two
+/// releases: every new file is verified in `.depot/staging/` first; then a journal listing the
+/// renames and removals is written (the commit point); then they are carried out under the
+/// folder's read lock, and the new state is saved. A sync killed after the journal is written is
+/// finished by the next sync, or by the next reader, before anyone reads.
+///
+/// An app reads a consistent release with ``DepotClient/withCurrentRelease(_:)``, which holds the
+/// read lock shared: a switch waits for readers, readers wait for a switch.
+struct ReleaseJournal: Codable, Equatable {
+    /// The state once the switch is done.
+    var state: SyncState
+    var moves: [Move]
+    /// Paths removed, before the moves.
+    var removals: [String]
+
+    struct Move: Codable, Equatable {
+        /// The file's name in `.depot/staging/`.
+        var staged: String
+        var path: String
+        /// Copy instead of rename: the staged file serves a later move too.
+        var copy: Bool
+        /// Seconds since 1970: the file's `Last-Modified`.
+        var modified: Int64?
+    }
+}
+
+extension DepotClient {
+    var journalFile: URL { directory.appendingPathComponent(".depot/switch.json") }
+    var readLockFile: URL { directory.appendingPathComponent(".depot/read.lock") }
+
+    /// Runs `body` while no sync is switching releases: the folder then holds exactly the
+    /// release passed (`nil` before the first sync). A switch a killed sync left half done is
+    /// finished first.
+    public func withCurrentRelease<T>(_ body: (HeldRelease?) throws -> T) throws -> T {
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent(".depot"), withIntermediateDirectories: true)
+        try finishInterruptedSwitch()
+        let lock = try FileLock.acquire(readLockFile, exclusive: false)
+        defer { lock?.unlock() }
+        return try body(SyncState.load(from: stateFile).release)
+    }
+
+    /// The release the folder holds, as its state file says.
+    public var currentRelease: HeldRelease? { SyncState.load(from: stateFile).release }
+
+    /// Checks that `journal` can be carried out without failing half-way, creating the folders
+    /// its moves need: a path whose folder is a file that stays, or that is a folder with files
+    /// that stay, is refused now, before the commit point.
+    func prepare(_ journal: ReleaseJournal) throws {
+        let removed = Set(journal.removals)
+        for move in journal.moves {
+            let local = try localURL(for: move.path)
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: local.path, isDirectory: &isFolder), isFolder.boolValue {
+                let inside = (FileManager.default.enumerator(atPath: local.path)?.allObjects as? [String]) ?? []
+                let staying = inside.filter { name in
+                    var nested: ObjCBool = false
+                    _ = FileManager.default.fileExists(atPath: local.appendingPathComponent(name).path, isDirectory: &nested)
+                    return !nested.boolValue && !removed.contains(move.path + "/" + name)
+                }
+                if !staying.isEmpty { throw SyncError(.io, "cannot replace the folder \(move.path) with a file: it holds other files") }
+            }
+            let segments = move.path.split(separator: "/").dropLast()
+            var prefix = ""
+            for segment in segments {
+                prefix += prefix.isEmpty ? String(segment) : "/" + segment
+                let folder = try localURL(for: prefix)
+                if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), !isFolder.boolValue, !removed.contains(prefix) {
+                    throw SyncError(.io, "cannot create the folder of \(move.path): \(prefix) is a file")
+                }
+            }
+            if !segments.isEmpty, !removed.contains(where: { move.path.hasPrefix($0 + "/") }) {
+                try FileManager.default.createDirectory(at: local.deletingLastPathComponent(), withIntermediateDirectories: true)
+            }
+        }
+    }
+
+    /// Writes `journal` (the commit point) and carries it out.
+    func switchRelease(_ journal: ReleaseJournal) throws {
+        try prepare(journal)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try AtomicFile.write(try encoder.encode(journal), to: journalFile)
+        try finishInterruptedSwitch()
+    }
+
+    /// Carries out the journal a switch left, if any: idempotent, so a kill at any point of it
+    /// is finished by the next call.
+    func finishInterruptedSwitch() throws {
+        guard FileManager.default.fileExists(atPath: journalFile.path) else { return }
+        let lock = try FileLock.acquire(readLockFile, exclusive: true)
+        defer { lock?.unlock() }
+        guard let data = try? Data(contentsOf: journalFile) else { return }
+        let journal = try JSONDecoder().decode(ReleaseJournal.self, from: data)
+        for path in journal.removals {
+            let local = try localURL(for: path)
+            try? FileManager.default.removeItem(at: local)
+            removeEmptyFolders(above: local)
+        }
+        for move in journal.moves {
+            let staged = stagingFolder.appendingPathComponent(move.staged)
+            // Already moved by an earlier attempt: a rename is the last use of its staged file.
+            guard FileManager.default.fileExists(atPath: staged.path) else { continue }
+            let local = try localURL(for: move.path)
+            try FileManager.default.createDirectory(at: local.deletingLastPathComponent(), withIntermediateDirectories: true)
+            if move.copy {
+                let copy = stagingFolder.appendingPathComponent(UUID().uuidString)
+                try FileManager.default.copyItem(at: staged, to: copy)
+                if let modified = move.modified {
+                    try? FileManager.default.setAttributes(
+                        [.modificationDate: Date(timeIntervalSince1970: TimeInterval(modified))],
+                        ofItemAtPath: copy.path
+                    )
+                }
+                try AtomicFile.replace(local, with: copy)
+            } else {
+                try AtomicFile.replace(local, with: staged)
+            }
+        }
+        try journal.state.save(to: stateFile)
+        try FileManager.default.removeItem(at: journalFile)
+    }
+
+    /// Removes the folders a removal left empty, up to the sync folder.
+    private func removeEmptyFolders(above file: URL) {
+        var folder = file.deletingLastPathComponent()
+        while folder.standardizedFileURL.path.count > directory.standardizedFileURL.path.count,
+            (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true
+        {
+            try? FileManager.default.removeItem(at: folder)
+            folder = folder.deletingLastPathComponent()
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One URLSession for a whole sync: its connections are kept alive and reused by every request
+/// of the sync, a few at a time, instead of a new connection per file.
+///
+/// The session's delegate is this object; it hands each task's callbacks to that task's
+/// ``DataTaskDelegate``, so every transfer still checks its own response and body.
+final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    private let handlers = Mutex<[Int: DataTaskDelegate]>([:])
+    // Set once in init, before any task runs.
+    private var session: URLSession!
+
+    init(configuration: URLSessionConfiguration) {
+        super.init()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+    }
+
+    /// Lets transfers under way end, then releases the session.
+    func finish() {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Sends `request`, with `handler` receiving its callbacks, and returns when the body has
+    /// been received whole.
+    func run(_ request: URLRequest, handler: DataTaskDelegate) async throws {
+        let task = session.dataTask(with: request)
+        handlers.withLock { $0[task.taskIdentifier] = handler }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                handler.continuation = continuation
+                task.resume()
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    private func handler(for task: URLSessionTask) -> DataTaskDelegate? {
+        handlers.withLock { $0[task.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(OriginPolicy.redirect(request, from: task.originalRequest))
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        completionHandler(handler(for: dataTask)?.didReceive(response, task: dataTask) ?? .cancel)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        handler(for: dataTask)?.didReceive(data, task: dataTask)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let handler = handlers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
+        handler?.didComplete(task: task, error: error)
+    }
+}

@@ -1,0 +1,116 @@
+import DepotClient
+import DepotManifest
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// A client facing a hostile or broken server (or a cache in between): documents served from a
+/// public folder say what the test wants, and the client must write nothing outside its
+/// folder, download no more than promised, hold no more than its limits in memory, and switch
+/// to no release it cannot fetch whole.
+@Suite("Hostile release documents")
+struct HostileReleaseTests {
+    static let blob = Data(String(repeating: "blob bytes\n", count: 500).utf8)
+
+    /// Serves `release` from `/evil/` and syncs a fresh folder from there.
+    static func sync(
+        _ release: FakeRelease,
+        configuration: DepotClient.Configuration = .init(),
+        corrupt: ((URL) throws -> Void)? = nil,
+        check: @Sendable (Result<SyncReport, any Error>, URL) throws -> Void
+    ) async throws {
+        let prepare: (URL) throws -> Void = { folder in
+            let evil = folder.appendingPathComponent("evil")
+            try release.write(to: evil, blobs: [blob])
+            try corrupt?(evil)
+        }
+        try await LiveServer.with(prepare: prepare) { server in
+            try await withTemporaryDirectory { root in
+                let folder = root.appendingPathComponent("sync")
+                let client = DepotClient(server: URL(string: server.url("/evil/"))!, directory: folder, configuration: configuration)
+                let result: Result<SyncReport, any Error>
+                do { result = .success(try await client.sync()) } catch { result = .failure(error) }
+                try check(result, root)
+            }
+        }
+    }
+
+    static func files(under root: URL) -> [String] {
+        (FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String] ?? []).sorted()
+    }
+
+    @Test(
+        "a hash field that is not 64 lower-case hex digits is refused before it names a file",
+        arguments: ["../../../escaped", "../../escaped", String(repeating: "A", count: 64), String(repeating: "a", count: 63)]
+    )
+    func hashAsFileName(sha256: String) async throws {
+        try await Self.sync(FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob, sha256: sha256)])) { result, root in
+            #expect { try result.get() } throws: { "\($0)".contains("lower-case hex") }
+            #expect(!Self.files(under: root).contains { $0.contains("escaped") || $0.hasSuffix(".partial") })
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("sync/a.bin").path))
+        }
+    }
+
+    @Test("a release or page whose bytes do not have the SHA-256 of their name is refused", arguments: ["releases", "pages"])
+    func documentNotItsName(kind: String) async throws {
+        let release = FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob)])
+        let corrupt: (URL) throws -> Void = { evil in
+            let name = kind == "releases" ? release.releaseID : Fixture.sha256(release.page)
+            let url = evil.appendingPathComponent("\(kind)/\(name)")
+            try (try Data(contentsOf: url) + Data(" ".utf8)).write(to: url)
+        }
+        try await Self.sync(release, corrupt: corrupt) { result, root in
+            #expect { try result.get() } throws: { "\($0)".contains("does not have the SHA-256 its name says") }
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("sync/a.bin").path))
+        }
+    }
+
+    @Test("a download longer than the release's size stops there and fails, writing no more than promised; nothing is switched")
+    func downloadCap() async throws {
+        let release = FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob, size: 100), FakeRelease.entry("b.bin", Data("b".utf8))])
+        try await Self.sync(release) { result, root in
+            let report = try result.get()
+            let failed = try #require(report.files.first { $0.path == "a.bin" })
+            #expect(failed.outcome == .failed)
+            #expect(failed.error?.contains("longer than the 100 bytes") == true, "\(report.files)")
+            let partials = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("sync/.depot/partial").path)
+            for name in partials {
+                let size =
+                    try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent("sync/.depot/partial/\(name)").path)[.size] as? Int
+                #expect((size ?? 0) <= 100)
+            }
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("sync/a.bin").path))
+            #expect(
+                !FileManager.default.fileExists(atPath: root.appendingPathComponent("sync/b.bin").path),
+                "the release is applied whole or not at all"
+            )
+            #expect(report.release == nil)
+        }
+    }
+
+    @Test("a document over the client's limit fails the sync")
+    func documentCap() async throws {
+        let entries = (0..<20).map { FakeRelease.entry("file-\($0).bin", Self.blob) }
+        try await Self.sync(FakeRelease(entries: entries), configuration: .init(maximumDocumentBytes: 2_000)) { result, _ in
+            #expect { try result.get() } throws: { "\($0)".contains("larger than the limit of 2000 bytes") }
+        }
+    }
+
+    @Test("a path in the client's own folder, in any letter case, is not written", arguments: [".depot/planted", ".DEPOT/x", ".Depot/partial/y"])
+    func reservedFolder(path: String) async throws {
+        try await Self.sync(FakeRelease(entries: [FakeRelease.entry(path, Self.blob)])) { result, root in
+            let report = try result.get()
+            #expect(report.files.first?.outcome == .failed)
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("sync/\(path)").path))
+        }
+    }
+
+    @Test("paths that would be one file on a case-insensitive volume fail the release; nothing is written")
+    func collidingPaths() async throws {
+        let entries = ["Photo.bin", "photo.bin"].map { FakeRelease.entry($0, Self.blob) }
+        try await Self.sync(FakeRelease(entries: entries)) { result, root in
+            #expect { try result.get() } throws: { "\($0)".contains("one file on some file systems") }
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("sync/Photo.bin").path))
+        }
+    }
+}
