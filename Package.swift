@@ -192,7 +192,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "DepotCLITests", dependencies: ["depot", "DepotTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DepotCLITests", dependencies: ["depot", "DepotClient", "DepotTestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "DepotHTTPTests",
             dependencies: ["DepotHTTP", "DepotManifest"],

@@ -76,27 +76,29 @@ extension Depot {
             }
         }
 
-        /// Prints a line per file and one for the release.
+        /// Prints a line per file published or removed, and one for the release.
         func report(_ reply: [String: Any], raw: ByteBuffer, sent: Int64) {
             if json {
                 print(String(decoding: Data(buffer: raw), as: UTF8.self))
                 return
             }
-            for file in reply["files"] as? [[String: Any]] ?? [] {
+            let files = reply["files"] as? [[String: Any]] ?? []
+            for file in files where file["unchanged"] as? Bool != true {
                 let path = file["path"] as? String ?? ""
                 let version = file["version"] as? Int ?? 0
                 let size = Int64(file["size"] as? Int ?? 0)
                 let hash = (file["sha256"] as? String ?? "").prefix(12)
                 let gzip = (file["gzipSize"] as? Int).map { ", gzip \(ByteCountText(Int64($0)))" } ?? ""
-                let verb = file["unchanged"] as? Bool == true ? "unchanged" : "published"
-                print("\(verb) \(path) v\(version) (\(ByteCountText(size))\(gzip)) sha256 \(hash)…")
+                print("published \(path) v\(version) (\(ByteCountText(size))\(gzip)) sha256 \(hash)…")
             }
             for path in reply["removed"] as? [String] ?? [] { print("removed \(path)") }
             let release = reply["release"] as? [String: Any]
             let number = release?["number"] as? Int ?? 0
             let channel = reply["channel"] as? String ?? channel
             if reply["created"] as? Bool == true {
-                print("release \(number) on \(channel): \(release?["files"] as? Int ?? 0) files, \(ByteCountText(sent)) uploaded")
+                let unchanged = files.filter { $0["unchanged"] as? Bool == true }.count
+                let counts = unchanged > 0 ? " (\(files.count - unchanged) published, \(unchanged) unchanged)" : ""
+                print("release \(number) on \(channel): \(release?["files"] as? Int ?? 0) files\(counts), \(ByteCountText(sent)) uploaded")
             } else {
                 print("nothing changed: \(channel) stays on release \(number)")
             }

@@ -112,11 +112,4 @@ extension Fixture {
             return Int64(try Data(contentsOf: file.appendingPathExtension("gz")).count)
         }
     }
-
-    private static func withTemporaryDirectorySync<Result>(_ body: (URL) throws -> Result) throws -> Result {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("depot-gzip-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        return try body(folder)
-    }
 }

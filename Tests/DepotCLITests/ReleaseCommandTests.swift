@@ -1,0 +1,213 @@
+import DepotClient
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// Releases and channels as a user drives them: `depot publish DIR` makes one release and
+/// uploads only what the server lacks, `depot release` lists, promotes and rolls back, and
+/// `depot sync` follows a channel, signed or not. All against a real `depot serve`.
+@Suite("depot release, and releases end to end")
+struct ReleaseCommandTests {
+    typealias CLI = PublishCommandTests
+
+    static func run(_ arguments: [String], token: String? = CLI.token, in root: URL) async throws -> (status: Int32, output: String, errors: String) {
+        try await CLI.depot(arguments, token: token, in: root)
+    }
+
+    @Test("a folder is one release; publishing it again uploads only what changed; --delete and --replace take files out")
+    func publishFolder() async throws {
+        try await CLI.withServer { root, server in
+            for index in 0..<20 { try root.write(Data("asset \(index)\n".utf8), to: "site/img/\(index).txt") }
+            try root.write(Fixture.noise, to: "site/db.bin")
+            let first = try await Self.run(["publish", "site", "--server", server], in: root)
+            #expect(first.status == 0, "\(first.errors)")
+            #expect(first.output.contains("release 1 on stable: 21 files, "))
+
+            let changed = Fixture.pseudoRandom(count: 1000, seed: 9)
+            try root.write(changed, to: "site/img/3.txt")
+            let second = try await Self.run(["publish", "site", "--server", server], in: root)
+            #expect(second.output.contains("release 2 on stable: 21 files (1 published, 20 unchanged), 1.0 KB uploaded"), "\(second.output)")
+            #expect(
+                second.output.split(separator: "\n").filter { !$0.isEmpty } == [
+                    "published img/3.txt v2 (1.0 KB) sha256 \(Fixture.sha256(changed).prefix(12))…",
+                    "release 2 on stable: 21 files (1 published, 20 unchanged), 1.0 KB uploaded",
+                ]
+            )
+
+            let unchanged = try await Self.run(["publish", "site", "--server", server], in: root)
+            #expect(unchanged.output.contains("nothing changed: stable stays on release 2"))
+
+            let deleted = try await Self.run(["publish", "--delete", "img/0.txt", "--server", server], in: root)
+            #expect(deleted.output.contains("removed img/0.txt") && deleted.output.contains("release 3 on stable: 20 files"), "\(deleted.output)")
+
+            try FileManager.default.removeItem(at: root.appendingPathComponent("site/img"))
+            let replaced = try await Self.run(["publish", "site", "--replace", "--server", server], in: root)
+            #expect(replaced.output.contains("release 4 on stable: 1 files (0 published, 1 unchanged), 0 B uploaded"), "\(replaced.output)")
+            let listing = try await Self.run(["ls", "--server", server], token: nil, in: root)
+            #expect(listing.output.contains("db.bin\tv1") && listing.output.contains("1 files, release 4 on stable"))
+        }
+    }
+
+    @Test("promote and rollback re-point channels with no upload; a sync follows each")
+    func promoteAndRollback() async throws {
+        try await CLI.withServer { root, server in
+            for version in 1...3 {
+                try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
+                try root.write(Data("only in \(version)\n".utf8), to: "site/only-\(version).txt")
+                if version > 1 { try FileManager.default.removeItem(at: root.appendingPathComponent("site/only-\(version - 1).txt")) }
+                #expect(try await Self.run(["publish", "site", "--replace", "--server", server], in: root).status == 0)
+            }
+            let listing = try await Self.run(["release", "ls", "--server", server], in: root)
+            #expect(listing.output.split(separator: "\n").first?.hasPrefix("3\t") == true && listing.output.contains("← stable"), "\(listing.output)")
+
+            #expect(try await Self.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root).status == 0)
+            #expect(try String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8) == "version 3\n")
+
+            let back = try await Self.run(["release", "rollback", "--server", server], in: root)
+            #expect(back.output.contains("stable: release 3 → 2 (1 added, 1 changed, 1 removed)"), "\(back.output)")
+            let synced = try await Self.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
+            #expect(synced.output.contains("release 2 of stable"), "\(synced.output)")
+            #expect(try String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8) == "version 2\n")
+            #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/only-2.txt").path))
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("out/only-3.txt").path))
+
+            #expect(try await Self.run(["release", "rollback", "--server", server], in: root).status == 0)
+            let nothingEarlier = try await Self.run(["release", "rollback", "--server", server], in: root)
+            #expect(nothingEarlier.status != 0 && nothingEarlier.errors.contains("(409)") && nothingEarlier.errors.contains("no earlier release"))
+
+            let promoted = try await Self.run(["release", "promote", "3", "--channel", "beta", "--server", server], in: root)
+            #expect(promoted.output.contains("beta: release none → 3"), "\(promoted.output)")
+            #expect(try await Self.run(["sync", "--server", server, "--dir", "beta", "--channel", "beta"], token: nil, in: root).status == 0)
+            #expect(try String(contentsOf: root.appendingPathComponent("beta/a.txt"), encoding: .utf8) == "version 3\n")
+        }
+    }
+
+    @Test("bad requests get a clear 4xx and leave the live release unchanged")
+    func refusals() async throws {
+        try await CLI.withServer { root, server in
+            try root.write(Data("a\n".utf8), to: "site/a.txt")
+            #expect(try await Self.run(["publish", "site", "--server", server], in: root).status == 0)
+            let port = Int(server.split(separator: ":").last!)!
+            let channelBefore = try await RawHTTPConnection.with(port: port) { try await $0.request("GET", "/channels/stable").bodyText }
+
+            let cli: [([String], String)] = [
+                (["release", "promote", "99", "--server", server], "(404): There is no release 99"),
+                (["release", "promote", "1", "--channel", "Not_A_Channel", "--server", server], "(400)"),
+                (["release", "rollback", "--channel", "nothing", "--server", server], "(404)"),
+                (["publish", "site/a.txt", "--channel", "UPPER", "--server", server], "(400)"),
+            ]
+            for (arguments, message) in cli {
+                let result = try await Self.run(arguments, in: root)
+                #expect(result.status != 0 && result.errors.contains(message), "\(arguments): \(result.errors)")
+                #expect(result.errors.split(separator: "\n").count == 1)
+            }
+            try root.write(Data("A\n".utf8), to: "case/A.TXT")
+            let collision = try await Self.run(["publish", "case/A.TXT", "--as", "A.txt", "--server", server], in: root)
+            #expect(collision.errors.contains("(409)") && collision.errors.contains("collides with the live a.txt"), "\(collision.errors)")
+
+            let sha = Fixture.sha256(Data("a\n".utf8))
+            let missing = String(repeating: "0", count: 64)
+            let auth = ("Authorization", "Bearer \(CLI.token)")
+            try await RawHTTPConnection.with(port: port) { connection in
+                let bodies: [(String, Int, String)] = [
+                    (#"{"files":[{"path":"x.txt","sha256":"\#(missing)"}]}"#, 422, "lacks the content"),
+                    (#"{"files":[{"path":"x.txt","sha256":"\#(sha)"},{"path":"x.txt","sha256":"\#(sha)"}]}"#, 400, "listed twice"),
+                    (#"{"files":[{"path":"X.txt","sha256":"\#(sha)"},{"path":"x.TXT","sha256":"\#(sha)"}]}"#, 409, "collides"),
+                    (#"{"files":[{"path":"a.txt/b","sha256":"\#(sha)"}]}"#, 409, "needs the folder"),
+                    (#"{"files":[{"path":"../x","sha256":"\#(sha)"}]}"#, 400, "not acceptable"),
+                    (#"{"files":"#, 400, "not the JSON expected"),
+                ]
+                for (body, status, message) in bodies {
+                    let reply = try await connection.request("POST", "/v1/releases", headers: [auth], body: Array(body.utf8))
+                    #expect(reply.status == status && reply.bodyText.contains(message), "\(body): \(reply.status) \(reply.bodyText)")
+                }
+                let wrongContent = try await connection.request("PUT", "/v1/blobs/\(missing)", headers: [auth], body: Array("not that\n".utf8))
+                #expect(wrongContent.status == 400)
+                #expect(try await connection.request("HEAD", "/v1/blobs/\(missing)", headers: [auth]).status == 404)
+                #expect(try await connection.request("HEAD", "/v1/blobs/\(sha)", headers: [auth]).status == 200)
+                #expect(try await connection.request("GET", "/channels/stable").bodyText == channelBefore, "the live release is unchanged")
+            }
+        }
+    }
+
+    @Test("a signed channel: verified with the server's public key, refused with another key, the folder left as it was")
+    func signedChannel() async throws {
+        try await withTemporaryDirectory { keys in
+            let made = try await Self.run(["keygen", "--out", keys.appendingPathComponent("server.key").path], token: nil, in: keys)
+            let other = try await Self.run(["keygen", "--out", keys.appendingPathComponent("other.key").path], token: nil, in: keys)
+            let publicKey = try #require(made.output.split(separator: " ").dropFirst(2).first.map(String.init))
+            let otherKey = try #require(other.output.split(separator: " ").dropFirst(2).first.map(String.init))
+            let again = try await Self.run(["keygen", "--out", keys.appendingPathComponent("server.key").path], token: nil, in: keys)
+            #expect(again.status != 0 && again.errors.contains("cannot create"), "an existing key is never replaced")
+            let mode = try FileManager.default.attributesOfItem(atPath: keys.appendingPathComponent("server.key").path)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+
+            try await CLI.withServer(environment: ["DEPOT_CHANNELS_SIGNING_KEY_FILE": keys.appendingPathComponent("server.key").path]) {
+                root,
+                server in
+                try root.write(Data("signed\n".utf8), to: "a.txt")
+                #expect(try await Self.run(["publish", "a.txt", "--server", server], in: root).status == 0)
+                let refused = try await Self.run(["sync", "--server", server, "--dir", "out", "--trusted-key", otherKey], token: nil, in: root)
+                #expect(refused.status != 0 && refused.errors.contains("not signed by a trusted key"), "\(refused.errors)")
+                #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("out/a.txt").path))
+                let verified = try await Self.run(
+                    ["sync", "--server", server, "--dir", "out", "--trusted-key", otherKey, "--trusted-key", publicKey],
+                    token: nil,
+                    in: root
+                )
+                #expect(verified.status == 0 && verified.output.contains("signature verified"), "\(verified.output) \(verified.errors)")
+                #expect(try String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8) == "signed\n")
+            }
+        }
+    }
+
+    @Test("killing depot sync at random points leaves the folder holding exactly one release, as a reader sees it")
+    func killedSync() async throws {
+        try await CLI.withServer { root, server in
+            // Two releases that differ in every file, so that a switch takes a while.
+            for version in 1...2 {
+                for index in 0..<150 { try root.write(Data("release \(version), file \(index)\n".utf8), to: "v\(version)/f/\(index).txt") }
+                #expect(try await Self.run(["publish", "v\(version)", "--replace", "--server", server], in: root).status == 0)
+            }
+            let expected = [1, 2].map { version in
+                Dictionary(uniqueKeysWithValues: (0..<150).map { ("f/\($0).txt", "release \(version), file \($0)\n") })
+            }
+            let folder = root.appendingPathComponent("out")
+            var seen = Set<Int>()
+            var generator = SystemRandomNumberGenerator()
+            for round in 0..<16 {
+                // Alternate the channel between the two releases, and kill the sync that follows.
+                #expect(try await Self.run(["release", "promote", "\(round % 2 + 1)", "--server", server], in: root).status == 0)
+                let sync = try DepotProcess.start(["sync", "--server", server, "--dir", "out"], in: root)
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...400, using: &generator)))
+                sync.kill()
+                _ = try await sync.waitForExit()
+                let held = try DepotReader.filesOfCurrentRelease(in: folder)
+                guard let number = held.release else { continue }
+                seen.insert(number)
+                #expect(held.files == expected[number - 1], "round \(round): the folder mixes releases or misses files")
+            }
+            #expect(!seen.isEmpty, "no kill left a release behind: the delays are too short for this machine")
+        }
+    }
+}
+
+/// An app reading a sync folder the way the README tells it to: through
+/// ``DepotClient/withCurrentRelease(_:)``.
+enum DepotReader {
+    /// The release the folder holds and every file of it, path to text.
+    static func filesOfCurrentRelease(in folder: URL) throws -> (release: Int?, files: [String: String]) {
+        let client = DepotClient(server: URL(string: "http://127.0.0.1:9/")!, directory: folder)
+        return try client.withCurrentRelease { held in
+            var files: [String: String] = [:]
+            let paths = FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []
+            for path in paths where !path.hasPrefix(".depot") {
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path, isDirectory: &isFolder), !isFolder.boolValue
+                else { continue }
+                files[path] = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+            }
+            return (held.map { Int($0.number) }, files)
+        }
+    }
+}

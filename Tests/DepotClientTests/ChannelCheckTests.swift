@@ -1,0 +1,109 @@
+import Crypto
+import DepotClient
+import DepotManifest
+import Foundation
+import Testing
+
+/// The rules a client applies to a channel document before it follows it, as a table: each row
+/// is a document as a server, a stale cache or an attacker could serve it.
+@Suite("Channel document checks")
+struct ChannelCheckTests {
+    static let key = Curve25519.Signing.PrivateKey()
+    static let rotated = Curve25519.Signing.PrivateKey()
+    static let stranger = Curve25519.Signing.PrivateKey()
+    static let releaseA = String(repeating: "a", count: 64)
+    static let releaseB = String(repeating: "b", count: 64)
+    /// 2026-11-23 12:00:00 UTC.
+    static let now: Int64 = 1_795_435_200
+
+    static func document(
+        release: String = releaseA,
+        serial: Int64 = 10,
+        expires: String = "Mon, 30 Nov 2026 12:00:00 GMT",
+        signedBy keys: [Curve25519.Signing.PrivateKey] = [key],
+        tamper: ((inout ChannelDocument) -> Void)? = nil
+    ) -> ChannelDocument {
+        var document = ChannelDocument(channel: "stable", release: release, number: 3, serial: serial, expires: expires)
+        document.signatures = keys.map { key in
+            let id = ChannelDocument.keyID(ofRawKey: Array(key.publicKey.rawRepresentation)) { Array(SHA256.hash(data: $0)) }
+            return .init(keyID: id, signature: (try! key.signature(for: Data(document.signedText))).base64EncodedString())
+        }
+        tamper?(&document)
+        return document
+    }
+
+    enum Expected: Equatable {
+        case verified, notChecked
+        case refused(String)
+    }
+
+    static let cases:
+        [(name: String, document: ChannelDocument, trusted: [Curve25519.Signing.PublicKey], last: ChannelCheck.Accepted?, expected: Expected)] = [
+            ("signed by the trusted key", document(), [key.publicKey], nil, .verified),
+            (
+                "signed by the second of two trusted keys (rotation)", document(signedBy: [rotated]), [key.publicKey, rotated.publicKey], nil,
+                .verified
+            ),
+            ("signed by a stranger too: one trusted signature suffices", document(signedBy: [stranger, key]), [key.publicKey], nil, .verified),
+            ("unsigned", document(signedBy: []), [key.publicKey], nil, .refused("not signed by a trusted key")),
+            ("signed by a stranger only", document(signedBy: [stranger]), [key.publicKey], nil, .refused("not signed by a trusted key")),
+            (
+                "release changed after signing",
+                document {
+                    $0.release = releaseB
+                    $0.url = "/releases/\(releaseB)"
+                }, [key.publicKey], nil, .refused("not signed by a trusted key")
+            ),
+            ("serial raised after signing", document { $0.serial = 99 }, [key.publicKey], nil, .refused("not signed by a trusted key")),
+            (
+                "expiry pushed after signing", document { $0.expires = "Fri, 01 Jan 2100 00:00:00 GMT" }, [key.publicKey], nil,
+                .refused("not signed by a trusted key")
+            ),
+            ("expired", document(expires: "Sun, 22 Nov 2026 12:00:00 GMT"), [key.publicKey], nil, .refused("expired")),
+            ("an unreadable expiry", document(expires: "soon"), [key.publicKey], nil, .refused("expired")),
+            (
+                "a lower serial than accepted: a replay", document(serial: 9), [key.publicKey], .init(serial: 10, release: releaseA),
+                .refused("lower than the 10")
+            ),
+            (
+                "the same serial naming another release", document(release: releaseB), [key.publicKey], .init(serial: 10, release: releaseA),
+                .refused("another release")
+            ),
+            ("the same serial and release (re-signed)", document(), [key.publicKey], .init(serial: 10, release: releaseA), .verified),
+            ("a higher serial", document(release: releaseB, serial: 11), [key.publicKey], .init(serial: 10, release: releaseA), .verified),
+            ("no trusted key: not checked", document(signedBy: []), [], .init(serial: 99, release: releaseB), .notChecked),
+        ]
+
+    @Test("each document is verified, or refused with its reason", arguments: 0..<cases.count)
+    func table(index: Int) {
+        let row = Self.cases[index]
+        let outcome: Expected
+        do {
+            switch try ChannelCheck.check(row.document, channel: "stable", trustedKeys: row.trusted, now: Self.now, lastAccepted: row.last) {
+            case .verified: outcome = .verified
+            case .notChecked: outcome = .notChecked
+            }
+        } catch {
+            #expect(error.code == .untrusted, "\(row.name)")
+            outcome = .refused(error.message)
+        }
+        switch (row.expected, outcome) {
+        case (.refused(let reason), .refused(let message)): #expect(message.contains(reason), "\(row.name): \(message)")
+        default: #expect(outcome == row.expected, "\(row.name)")
+        }
+    }
+
+    @Test("a document for another channel, or naming no valid release, is malformed whatever the keys")
+    func malformed() {
+        let cases = [
+            Self.document { $0.channel = "beta" },
+            Self.document { $0.release = "../x" },
+            Self.document { $0.url = "https://elsewhere.example/releases/\(Self.releaseA)" },
+        ]
+        for document in cases {
+            #expect(throws: SyncError.self) {
+                try ChannelCheck.check(document, channel: "stable", trustedKeys: [], now: Self.now, lastAccepted: nil)
+            }
+        }
+    }
+}
