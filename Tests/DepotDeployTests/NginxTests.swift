@@ -72,7 +72,7 @@ struct NginxTests {
         }
     }
 
-    @Test("a full client sync through nginx, and a second sync that costs one 304")
+    @Test("a full client sync through nginx, and a second sync that costs one 304, answered by nginx's micro-cache")
     func clientSync() async throws {
         try await Self.withStack { server, nginx in
             try await withTemporaryDirectory { folder in
@@ -84,8 +84,49 @@ struct NginxTests {
                 let before = server.requests.total()
                 let second = try await client.sync()
                 #expect(second.channelNotModified)
-                #expect(server.requests.total() - before == 1, "the channel poll is revalidated with Depot")
+                #expect(server.requests.total() - before <= 1, "the channel poll reaches Depot at most once a second")
             }
+        }
+    }
+
+    @Test("200 clients polling the channel through nginx for 10 s cost Depot about one request a second")
+    func channelMicroCache() async throws {
+        try await Self.withStack { server, nginx in
+            let etag = try await RawHTTPConnection.with(port: nginx.port) { try await $0.request("GET", "/channels/stable").header("ETag") }
+            let before = server.requests.total(pathPrefix: "/channels/")
+            let started = ContinuousClock.now
+            let answers = try await withThrowingTaskGroup(of: [Int: Int].self) { group in
+                for _ in 0..<200 {
+                    group.addTask {
+                        try await RawHTTPConnection.with(port: nginx.port) { connection in
+                            var statuses: [Int: Int] = [:]
+                            while ContinuousClock.now - started < .seconds(10) {
+                                let reply = try await connection.request("GET", "/channels/stable", headers: [("If-None-Match", etag ?? "")])
+                                statuses[reply.status, default: 0] += 1
+                                try await Task.sleep(for: .milliseconds(50))
+                            }
+                            return statuses
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Int: Int]()) { total, part in total.merge(part, uniquingKeysWith: +) }
+            }
+            let origin = server.requests.total(pathPrefix: "/channels/") - before
+            let polls = answers.values.reduce(0, +)
+            #expect(polls > 10_000, "\(polls) polls")
+            #expect(answers.keys.sorted() == [304], "every poll of an unchanged channel is a 304: \(answers)")
+            #expect(origin <= 15, "\(origin) of \(polls) polls reached Depot in 10 s")
+
+            // A channel move reaches clients through the cache within about a second.
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let reply = try await connection.request("PUT", "/v1/files/new.txt", headers: [Self.auth], body: Array("new".utf8))
+                #expect(reply.status == 201)
+            }
+            try await Task.sleep(for: .milliseconds(2500))
+            let moved = try await RawHTTPConnection.with(port: nginx.port) {
+                try await $0.request("GET", "/channels/stable", headers: [("If-None-Match", etag ?? "")])
+            }
+            #expect(moved.status == 200 && moved.header("ETag") != etag)
         }
     }
 
