@@ -70,6 +70,7 @@ let package = Package(
             name: "DepotClient",
             dependencies: [
                 "CZlib",
+                .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
                 "DepotDelta",
                 "DepotHTTP",
                 "DepotManifest",

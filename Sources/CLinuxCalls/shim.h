@@ -7,4 +7,7 @@
 // sync_file_range(2): start (or wait for) writeback of part of a file.
 extern int sync_file_range(int fd, int64_t offset, int64_t count, unsigned int flags);
 #define DEPOT_SYNC_FILE_RANGE_WRITE 2
+
+// syncfs(2): commit every write to the file system holding fd, in one journal commit.
+extern int syncfs(int fd);
 #endif

@@ -48,8 +48,8 @@ struct BlobDownload {
         let handle = try FileHandle(forWritingTo: partialFile)
         defer { try? handle.close() }
         let receiver = DownloadReceiver(handle: handle, resumeFrom: resumeFrom, expectedLength: expectedLength, progress: progress)
+        // Not fsynced: what a crash loses is downloaded again, and the whole is checked anyway.
         let result = try await receiver.download(request, session: session)
-        try handle.synchronize()
         return (result.resumed ? .resumed : .full, result.received)
     }
 }

@@ -42,7 +42,6 @@ public enum DeltaPatch {
                     )
                 }
             }
-            try handle.synchronize()
         } catch let error as VCDIFFError {
             throw SyncError(.corrupt, "the delta cannot be applied: \(error.message)")
         } catch let error as SyncError {

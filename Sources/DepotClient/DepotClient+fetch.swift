@@ -84,7 +84,12 @@ extension DepotClient {
         let entry = fetch.entry
         var file = SyncReport.File(path: entry.path, outcome: .staged, bytesTransferred: 0, size: entry.size)
         let staged = stagingFolder.appendingPathComponent(entry.sha256)
-        if FileManager.default.fileExists(atPath: staged.path) { return file }
+        // Staged by a sync that stopped before its switch, maybe before its writes were durable:
+        // checked again, and downloaded again unless intact.
+        if FileManager.default.fileExists(atPath: staged.path) {
+            if let (sha256, size) = try? Self.digest(of: staged), sha256 == entry.sha256, size == entry.size { return file }
+            try? FileManager.default.removeItem(at: staged)
+        }
         var patchBytes: Int64 = 0
         do {
             let local = try localURL(for: entry.path)
@@ -119,6 +124,10 @@ extension DepotClient {
         progress: (@Sendable (Progress) -> Void)?
     ) async throws -> (SyncReport.Outcome, Int64) {
         let useGzip = entry.gzip.map { $0.size < entry.size } ?? false
+        let length = useGzip ? entry.gzip?.size ?? entry.size : entry.size
+        if length <= Self.inMemoryLimit {
+            return try await downloadInMemory(entry, gzip: useGzip, length: length, to: staged, session: session, progress: progress)
+        }
         let download =
             if useGzip, let gzip = entry.gzip, let url = entry.gzipURL {
                 try blobDownload(url, sha256: gzip.sha256, size: gzip.size, partialName: "\(gzip.sha256).gz.partial")
@@ -136,12 +145,57 @@ extension DepotClient {
             throw error
         }
         try setModificationDate(of: verified, to: entry)
-        try AtomicFile.replace(staged, with: verified)
+        try Durability.rename(verified, to: staged)
         try? FileManager.default.removeItem(at: download.partialFile)
         switch outcome {
         case .resumed: return (.resumed, transferred)
         case .full, .alreadyComplete: return (useGzip ? .gzip : .full, transferred)
         }
+    }
+
+    /// Files whose download is at most this many bytes are fetched into memory and written once:
+    /// no partial file, which a download this small would not resume anyway.
+    static let inMemoryLimit: Int64 = 256 * 1024
+
+    /// Downloads a small `entry` into memory, checks it and writes it at `staged`.
+    func downloadInMemory(
+        _ entry: ReleaseEntry,
+        gzip: Bool,
+        length: Int64,
+        to staged: URL,
+        session: TransferSession,
+        progress: (@Sendable (Progress) -> Void)?
+    ) async throws -> (SyncReport.Outcome, Int64) {
+        var request = URLRequest(url: try blobURL(gzip ? entry.gzipURL ?? entry.blobURL : entry.blobURL))
+        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        let http: HTTPURLResponse
+        let data: Data
+        do {
+            (http, data) = try await BoundedFetch.run(request, session: session, maximumBytes: Int(length))
+        } catch let error as SyncError where error.code == .corrupt {
+            throw SyncError(.corrupt, "\(request.url?.path ?? "the download") is longer than the \(length) bytes the release says")
+        }
+        guard http.statusCode == 200 else { throw SyncError(.server, "\(request.url?.path ?? "") answered \(http.statusCode)") }
+        progress?(Progress(path: entry.path, bytesReceived: Int64(data.count), bytesExpected: length))
+        var content = data
+        if gzip {
+            content = Data()
+            let decoder = try GzipDecoder()
+            try decoder.decode(data) { piece in
+                guard content.count + piece.count <= entry.size else { throw SyncError(.corrupt, "\(entry.path) is larger than the release says") }
+                content.append(piece)
+            }
+            guard decoder.isFinished else { throw SyncError(.corrupt, "the gzip data of \(entry.path) is truncated") }
+        }
+        let digest = Hex.string(SHA256.hash(data: content))
+        guard Int64(content.count) == entry.size, digest == entry.sha256 else {
+            throw SyncError(.corrupt, "\(entry.path) does not match the release (SHA-256 \(digest), \(content.count) bytes)")
+        }
+        let verified = staged.appendingPathExtension("verifying")
+        guard FileManager.default.createFile(atPath: verified.path, contents: content) else { throw SyncError(.io, "cannot write \(verified.path)") }
+        try setModificationDate(of: verified, to: entry)
+        try Durability.rename(verified, to: staged)
+        return (gzip ? .gzip : .full, Int64(data.count))
     }
 
     /// Downloads `patch` (resumable like any blob), checks its SHA-256, applies it to the file
@@ -173,11 +227,24 @@ extension DepotClient {
             try DeltaPatch.apply(base: base, patch: download.partialFile, output: patched, maximumSize: Int(entry.size))
             try verifyAndStage(patched, gzip: false, entry: entry, to: verified)
             try setModificationDate(of: verified, to: entry)
-            try AtomicFile.replace(staged, with: verified)
+            try Durability.rename(verified, to: staged)
             return transferred
         } catch {
             throw DeltaFailure(cause: error, bytesTransferred: transferred)
         }
+    }
+
+    /// The SHA-256 and size of a file.
+    static func digest(of url: URL) throws -> (String, Int64) {
+        let input = try FileHandle(forReadingFrom: url)
+        defer { try? input.close() }
+        var hasher = SHA256()
+        var size: Int64 = 0
+        while let chunk = try input.read(upToCount: 256 * 1024), !chunk.isEmpty {
+            hasher.update(data: chunk)
+            size += Int64(chunk.count)
+        }
+        return (Hex.string(hasher.finalize()), size)
     }
 
     /// A resumable download of the immutable URL `url`, whose bytes have this SHA-256 and size.
@@ -215,7 +282,8 @@ extension DepotClient {
     }
 
     /// Decodes (for gzip) or copies the download into `staged`, checking size and SHA-256 against
-    /// the entry, and fsyncs it. Throws ``SyncError`` `.corrupt` on any mismatch.
+    /// the entry. Throws ``SyncError`` `.corrupt` on any mismatch. Not fsynced: staged files are
+    /// made durable together before the switch (``Durability``).
     func verifyAndStage(_ partial: URL, gzip: Bool, entry: ReleaseEntry, to staged: URL) throws {
         guard FileManager.default.createFile(atPath: staged.path, contents: nil) else {
             throw SyncError(.io, "cannot write \(staged.path)")
@@ -241,7 +309,6 @@ extension DepotClient {
         guard size == entry.size, digest == entry.sha256 else {
             throw SyncError(.corrupt, "\(entry.path) does not match the release (SHA-256 \(digest), \(size) bytes)")
         }
-        try output.synchronize()
     }
 
     /// A URL of the server: a path such as `/blobs/…`, taken below the server URL (which may

@@ -151,7 +151,8 @@ public struct DepotClient: Sendable {
         report.documentBytes += releaseBytes
         let before = held.flatMap { cache.release($0.id) }
         let pages = ReleasePlan.changedPages(from: before, to: release)
-        report.documentBytes += try await fetchPages(Set(pages.after).filter { !cache.hasPage($0) }, session: session)
+        // Pages of either release not held intact (a crash can lose unsynced ones) are fetched.
+        report.documentBytes += try await fetchPages(Set(pages.before + pages.after).filter { cache.page($0) == nil }, session: session)
         let plan = try ReleasePlan(
             before: try pages.before.map { try page($0) },
             after: try pages.after.map { try page($0) },

@@ -27,17 +27,15 @@ struct ReleaseCache {
         read(pagesFolder.appendingPathComponent(sha256), sha256: sha256, as: ReleasePage.self)
     }
 
-    func hasPage(_ sha256: String) -> Bool {
-        FileManager.default.fileExists(atPath: pagesFolder.appendingPathComponent(sha256).path)
-    }
-
-    /// Keeps bytes already checked to have the SHA-256 `name`.
+    /// Keeps bytes already checked to have the SHA-256 `id`. Not fsynced: what a crash loses
+    /// or damages fails its check on reading and is fetched again; the switch makes the cache
+    /// durable with the staged files.
     func storeRelease(_ bytes: Data, id: String) throws {
-        try AtomicFile.write(bytes, to: releasesFolder.appendingPathComponent(id))
+        try bytes.write(to: releasesFolder.appendingPathComponent(id), options: .atomic)
     }
 
     func storePage(_ bytes: Data, sha256: String) throws {
-        try AtomicFile.write(bytes, to: pagesFolder.appendingPathComponent(sha256))
+        try bytes.write(to: pagesFolder.appendingPathComponent(sha256), options: .atomic)
     }
 
     /// Forgets release documents other than `id`, and the pages `release` does not list among

@@ -49,6 +49,7 @@ extension DepotClient {
     /// that stay, is refused now, before the commit point.
     func prepare(_ journal: ReleaseJournal) throws {
         let removed = Set(journal.removals)
+        var folders = Set<String>()
         for move in journal.moves {
             let local = try localURL(for: move.path)
             var isFolder: ObjCBool = false
@@ -62,6 +63,8 @@ extension DepotClient {
                 if !staying.isEmpty { throw SyncError(.io, "cannot replace the folder \(move.path) with a file: it holds other files") }
             }
             let segments = move.path.split(separator: "/").dropLast()
+            // Each folder is checked and made once, however many files go into it.
+            guard folders.insert(segments.joined(separator: "/")).inserted else { continue }
             var prefix = ""
             for segment in segments {
                 prefix += prefix.isEmpty ? String(segment) : "/" + segment
@@ -76,9 +79,11 @@ extension DepotClient {
         }
     }
 
-    /// Writes `journal` (the commit point) and carries it out.
+    /// Writes `journal` (the commit point) and carries it out. Everything staged and cached is
+    /// made durable first, in one go.
     func switchRelease(_ journal: ReleaseJournal) throws {
         try prepare(journal)
+        try Durability.synchronize(Set(journal.moves.map(\.staged)).map { stagingFolder.appendingPathComponent($0) }, in: directory)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         try AtomicFile.write(try encoder.encode(journal), to: journalFile)
@@ -113,11 +118,13 @@ extension DepotClient {
                         ofItemAtPath: copy.path
                     )
                 }
-                try AtomicFile.replace(local, with: copy)
+                try Durability.rename(copy, to: local)
             } else {
-                try AtomicFile.replace(local, with: staged)
+                try Durability.rename(staged, to: local)
             }
         }
+        // The renames, durable together before the state says they are done.
+        try Durability.synchronize(try journal.moves.map { try localURL(for: $0.path) }, in: directory)
         try journal.state.save(to: stateFile)
         try FileManager.default.removeItem(at: journalFile)
     }

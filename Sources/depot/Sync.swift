@@ -31,6 +31,9 @@ extension Depot {
         @Option(name: .customLong("trusted-key"), help: "A public key (base64, from depot keygen) channel documents must be signed by (repeatable).")
         var trustedKeys: [String] = []
 
+        @Option(help: "Downloads under way at once, over one keep-alive connection pool.")
+        var parallel = 4
+
         @Flag(help: "Keep local files that left the release.")
         var keepDeleted = false
 
@@ -39,6 +42,7 @@ extension Depot {
 
         func validate() throws {
             if let watch, watch <= 0 { throw ValidationError("--watch takes a positive number of seconds") }
+            guard (1...64).contains(parallel) else { throw ValidationError("--parallel takes 1 to 64") }
         }
 
         func run() async throws {
@@ -47,7 +51,7 @@ extension Depot {
                 let client = DepotClient(
                     server: url,
                     directory: URL(fileURLWithPath: dir),
-                    configuration: .init(channel: channel, trustedKeys: trustedKeys, removesDeletedFiles: !keepDeleted)
+                    configuration: .init(channel: channel, trustedKeys: trustedKeys, removesDeletedFiles: !keepDeleted, parallelDownloads: parallel)
                 )
                 while true {
                     try await syncOnce(client)

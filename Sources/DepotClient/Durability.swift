@@ -1,0 +1,37 @@
+import Foundation
+
+#if canImport(CLinuxCalls)
+import CLinuxCalls
+#endif
+
+/// Making many writes durable at once. A sync stages hundreds or thousands of files; an fsync of
+/// each, and of each folder after each rename, would cost more than downloading them. Instead
+/// the writes are made durable together at the two points where it matters: before the switch's
+/// journal is written, and before the new state is saved.
+enum Durability {
+    /// Makes every write made so far to `files`, and to the folders holding them, durable. On
+    /// Linux one `syncfs(2)` of the file system holding `folder` does it, in one journal commit;
+    /// elsewhere each file and each distinct folder is fsynced.
+    static func synchronize(_ files: [URL], in folder: URL) throws {
+        #if canImport(CLinuxCalls)
+        let descriptor = open(folder.path, O_RDONLY)
+        guard descriptor >= 0 else { throw SyncError(.io, "cannot open \(folder.path): errno \(errno)") }
+        defer { close(descriptor) }
+        guard syncfs(descriptor) == 0 else { throw SyncError(.io, "cannot sync \(folder.path): errno \(errno)") }
+        #else
+        for url in files + Set(files.map { $0.deletingLastPathComponent() }) {
+            let descriptor = open(url.path, O_RDONLY)
+            guard descriptor >= 0 else { continue }
+            defer { close(descriptor) }
+            guard fsync(descriptor) == 0 else { throw SyncError(.io, "cannot sync \(url.path): errno \(errno)") }
+        }
+        #endif
+    }
+
+    /// `rename(2)`, without making it durable: see ``synchronize(_:in:)``.
+    static func rename(_ source: URL, to destination: URL) throws {
+        guard Foundation.rename(source.path, destination.path) == 0 else {
+            throw SyncError(.io, "cannot rename \(source.lastPathComponent) to \(destination.path): errno \(errno)")
+        }
+    }
+}
