@@ -179,13 +179,6 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// Every published path.
-    public func livePaths() async throws -> [String] {
-        try await database.read { db in
-            try String.fetchAll(db, sql: "SELECT path FROM channel_file WHERE channel = ? ORDER BY path", arguments: [ChannelName.default])
-        }
-    }
-
     /// Records the patch from `from` to `to`, or (with `blob` nil) that none is worth keeping.
     /// Releases committed after this list it.
     public func recordDelta(from: String, to: String, blob: BlobRecord?, now: HTTPDate) async throws {

@@ -83,11 +83,7 @@ extension Depot {
 
             func run() async throws {
                 try await reportingFailures {
-                    let api = try options.api()
-                    let reply = try await withHTTPClient { client in
-                        try await api.send(.POST, "/v1/channels/\(channel)/promote", json: ["release": release], client: client)
-                    }
-                    printMove(reply, json: options.json)
+                    try await moveChannel("/v1/channels/\(channel)/promote", body: ["release": release], options: options)
                 }
             }
         }
@@ -102,18 +98,21 @@ extension Depot {
 
             func run() async throws {
                 try await reportingFailures {
-                    let api = try options.api()
-                    let reply = try await withHTTPClient { client in
-                        try await api.send(.POST, "/v1/channels/\(channel)/rollback", client: client)
-                    }
-                    printMove(reply, json: options.json)
+                    try await moveChannel("/v1/channels/\(channel)/rollback", body: nil, options: options)
                 }
             }
         }
     }
 }
 
-/// One line for a channel move: `stable: release 3 → 2 (1 added, 0 changed, 1 removed)`.
+/// Sends a promote or rollback and prints one line for the move:
+/// `stable: release 3 → 2 (1 added, 0 changed, 1 removed)`.
+private func moveChannel(_ path: String, body: [String: String]?, options: Depot.Release.Options) async throws {
+    let api = try options.api()
+    let reply = try await withHTTPClient { client in try await api.send(.POST, path, json: body, client: client) }
+    printMove(reply, json: options.json)
+}
+
 private func printMove(_ reply: PublisherAPI.Reply, json: Bool) {
     if json {
         print(String(decoding: Data(buffer: reply.body), as: UTF8.self))
