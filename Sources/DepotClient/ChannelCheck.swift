@@ -43,8 +43,7 @@ public enum ChannelCheck {
         guard document.channel == channel else {
             throw SyncError(.corrupt, "the channel document is for \(document.channel), not \(channel)")
         }
-        guard document.release.utf8.count == 64, Hex.bytes(document.release) != nil, document.release == document.release.lowercased(),
-            document.url == "/releases/\(document.release)"
+        guard ContentAddress.isSHA256(document.release), document.url == "/releases/\(document.release)"
         else {
             throw SyncError(.corrupt, "the channel document names no valid release")
         }

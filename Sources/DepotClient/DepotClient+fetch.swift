@@ -48,7 +48,7 @@ extension DepotClient {
         let data = try await fetchDocument("releases/\(id)", sha256: id, session: session)
         guard let release = try? JSONDecoder().decode(ReleaseDocument.self, from: data), release.format == ReleaseDocument.currentFormat,
             release.pages.count == 1 << min(max(release.pageBits, 0), ReleasePaging.maximumBits),
-            release.pages.allSatisfy({ $0.utf8.count == 64 && Hex.bytes($0) != nil })
+            release.pages.allSatisfy(ContentAddress.isSHA256)
         else {
             throw SyncError(.corrupt, "the release \(id) is not a release document this client reads")
         }
@@ -177,20 +177,13 @@ extension DepotClient {
         }
         guard http.statusCode == 200 else { throw SyncError(.server, "\(request.url?.path ?? "") answered \(http.statusCode)") }
         progress?(Progress(path: entry.path, bytesReceived: Int64(data.count), bytesExpected: length))
-        var content = data
-        if gzip {
-            content = Data()
-            let decoder = try GzipDecoder()
-            try decoder.decode(data) { piece in
-                guard content.count + piece.count <= entry.size else { throw SyncError(.corrupt, "\(entry.path) is larger than the release says") }
-                content.append(piece)
-            }
-            guard decoder.isFinished else { throw SyncError(.corrupt, "the gzip data of \(entry.path) is truncated") }
+        var content = Data()
+        var pending: Data? = data
+        func next() -> Data? {
+            defer { pending = nil }
+            return pending
         }
-        let digest = Hex.string(SHA256.hash(data: content))
-        guard Int64(content.count) == entry.size, digest == entry.sha256 else {
-            throw SyncError(.corrupt, "\(entry.path) does not match the release (SHA-256 \(digest), \(content.count) bytes)")
-        }
+        try decodeChecked(gzip: gzip, entry: entry, chunks: next) { content.append($0) }
         let verified = staged.appendingPathExtension("verifying")
         guard FileManager.default.createFile(atPath: verified.path, contents: content) else { throw SyncError(.io, "cannot write \(verified.path)") }
         try setModificationDate(of: verified, to: entry)
@@ -292,17 +285,26 @@ extension DepotClient {
         defer { try? input.close() }
         let output = try FileHandle(forWritingTo: staged)
         defer { try? output.close() }
+        func next() throws -> Data? { try input.read(upToCount: 256 * 1024) }
+        try decodeChecked(gzip: gzip, entry: entry, chunks: next) { try output.write(contentsOf: $0) }
+    }
+
+    /// Passes the content of `entry` to `write`, from the downloaded `chunks` (gunzipped when
+    /// `gzip`), checking it against the entry's size as it goes and its SHA-256 at the end: the
+    /// one check of every download, streamed or in memory. Throws ``SyncError`` `.corrupt` on any
+    /// mismatch.
+    func decodeChecked(gzip: Bool, entry: ReleaseEntry, chunks next: () throws -> Data?, write: (Data) throws -> Void) throws {
         var hasher = SHA256()
         var size: Int64 = 0
         let decoder = gzip ? try GzipDecoder() : nil
-        let write: (Data) throws -> Void = { data in
-            hasher.update(data: data)
+        func take(_ data: Data) throws {
             size += Int64(data.count)
             guard size <= entry.size else { throw SyncError(.corrupt, "\(entry.path) is larger than the release says") }
-            try output.write(contentsOf: data)
+            hasher.update(data: data)
+            try write(data)
         }
-        while let chunk = try input.read(upToCount: 256 * 1024), !chunk.isEmpty {
-            if let decoder { try decoder.decode(chunk, output: write) } else { try write(chunk) }
+        while let chunk = try next(), !chunk.isEmpty {
+            if let decoder { try decoder.decode(chunk, output: take) } else { try take(chunk) }
         }
         if let decoder, !decoder.isFinished { throw SyncError(.corrupt, "the gzip data of \(entry.path) is truncated") }
         let digest = Hex.string(hasher.finalize())

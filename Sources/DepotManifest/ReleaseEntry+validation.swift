@@ -6,16 +6,11 @@ extension ReleaseEntry {
         let fields: [(String, String, Int)] =
             [("sha256", sha256, 64), ("md5", md5, 32)] + (gzip.map { [("gzip sha256", $0.sha256, 64)] } ?? [])
             + (patches ?? []).flatMap { [("patch from", $0.from, 64), ("patch sha256", $0.sha256, 64)] }
-        for (name, value, length) in fields where !Self.isLowercaseHex(value, length: length) {
+        for (name, value, length) in fields where !ContentAddress.isLowercaseHex(value, length: length) {
             return "the \(name) of \(path) is not \(length) lower-case hex digits"
         }
         let sizes = [size, gzip?.size ?? 0] + (patches ?? []).map(\.size)
         if sizes.contains(where: { $0 < 0 }) { return "\(path) has a negative size" }
         return nil
-    }
-
-    static func isLowercaseHex(_ value: String, length: Int) -> Bool {
-        value.utf8.count == length
-            && value.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
     }
 }

@@ -43,6 +43,7 @@ struct PublishController: Sendable {
 
     static let prefix = "/v1/files"
 
+    /// How the server writes JSON: replies, and the channel documents it signs.
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

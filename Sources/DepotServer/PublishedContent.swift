@@ -79,7 +79,7 @@ public final class PublishedContent: Sendable {
                 expires: HTTPDate(secondsSince1970: expires).imfFixdate
             )
             let resource = try Self.jsonResource(
-                Array(try Self.documentEncoder.encode(document)) + [UInt8(ascii: "\n")],
+                Array(try PublishController.encoder.encode(document)) + [UInt8(ascii: "\n")],
                 lastModified: HTTPDate(secondsSince1970: channel.updatedAt),
                 lastModifiedIsStrong: false,
                 cacheControl: cachePolicy.channels
@@ -90,12 +90,6 @@ public final class PublishedContent: Sendable {
             }
         }
     }
-
-    static let documentEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 
     /// The live version of `path`.
     public func file(at path: String) -> Resource? { state.withLock { $0.files[path] } }

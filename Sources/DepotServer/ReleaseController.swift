@@ -276,7 +276,7 @@ struct ReleaseController: Sendable {
 
     /// The record of `sha256`, held, when the catalog knows it and the store has its file.
     private func holds(_ sha256: String) async throws -> BlobRecord? {
-        guard Hex.bytes(sha256)?.count == 32, sha256 == sha256.lowercased(), let record = try await catalog.blobRecord(sha256: sha256) else {
+        guard ContentAddress.isSHA256(sha256), let record = try await catalog.blobRecord(sha256: sha256) else {
             return nil
         }
         return try await store.holdIfStored(sha256) ? record : nil
@@ -284,7 +284,7 @@ struct ReleaseController: Sendable {
 
     private static func sha256(_ context: DepotRequestContext) throws -> String {
         let sha256 = context.parameters.get("sha256") ?? ""
-        guard Hex.bytes(sha256)?.count == 32, sha256 == sha256.lowercased() else {
+        guard ContentAddress.isSHA256(sha256) else {
             throw HTTPError(.badRequest, message: "A blob is named by its SHA-256 in lower-case hex")
         }
         return sha256

@@ -28,7 +28,7 @@ struct ReleaseDocumentsController: Sendable {
 
     @Sendable func release(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
-        guard Hex.bytes(id)?.count == 32, let document = try await catalog.releaseDocument(id: id) else {
+        guard ContentAddress.isSHA256(id), let document = try await catalog.releaseDocument(id: id) else {
             throw HTTPError(.notFound, message: "No release \(id)")
         }
         return try respond(to: request, with: document)
@@ -36,7 +36,7 @@ struct ReleaseDocumentsController: Sendable {
 
     @Sendable func page(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let sha256 = context.parameters.get("sha256") ?? ""
-        guard Hex.bytes(sha256)?.count == 32, let document = try await catalog.pageDocument(sha256: sha256) else {
+        guard ContentAddress.isSHA256(sha256), let document = try await catalog.pageDocument(sha256: sha256) else {
             throw HTTPError(.notFound, message: "No page \(sha256)")
         }
         return try respond(to: request, with: document)

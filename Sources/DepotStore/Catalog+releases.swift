@@ -56,8 +56,6 @@ extension Catalog {
         /// The channel's version of each path of ``ReleaseCommit/files``, in order, and whether
         /// the commit made it (false: the channel held that content already).
         public let files: [(version: FileVersion, isNew: Bool)]
-        /// How many of ``ReleaseCommit/files`` got a new version.
-        public var published: Int { files.filter(\.isNew).count }
         /// The paths taken out, as stored.
         public let removed: [String]
         /// The channel's serial after the commit.
