@@ -30,9 +30,10 @@ public func buildApplication(
         store: store,
         cachePolicy: configuration.cachePolicy,
         memoryBudget: configuration.memoryCacheBytes,
+        cacheEntries: configuration.resourceCacheEntries,
         signer: configuration.channels
     )
-    try await content.reload()
+    try await content.reloadChannels()
     let patches = PatchMaker(catalog: catalog, store: store, configuration: configuration.publish.deltas, logger: logger)
     let responder = ResourceResponder(rangeLimits: configuration.rangeLimits)
 

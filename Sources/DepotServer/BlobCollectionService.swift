@@ -25,7 +25,7 @@ struct BlobCollectionService: Service {
         let cutoff = HTTPDate(secondsSince1970: now.secondsSince1970 - grace)
         try await catalog.forgetUploads(before: HTTPDate(secondsSince1970: now.secondsSince1970 - configuration.uploadLifetime.components.seconds))
         let removed = try await catalog.removeRetired(before: cutoff)
-        if removed > 0 { try await content.reload() }
+        if removed > 0 { content.removedRetiredVersions() }
         let deleted = try await store.removeBlobs(olderThan: cutoff) {
             site.blobHashes.union(try await catalog.referencedBlobs())
         }

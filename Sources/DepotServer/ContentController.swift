@@ -45,7 +45,7 @@ struct ContentController: Sendable {
     /// `.md5` or `.sha256` wins over a sidecar of the same URL.
     @Sendable func file(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let path = try LogicalPath.parse(request.uri.path, prefix: "/files", maxLength: .max)
-        guard let resource = content.file(at: path) ?? content.sidecar(at: path) else {
+        guard let resource = try await content.file(at: path) else {
             throw HTTPError(.notFound, message: "\(path) is not published")
         }
         if let delta = try await deltaEncoding.respond(to: request, resource: resource) { return delta }
@@ -57,9 +57,11 @@ struct ContentController: Sendable {
     @Sendable func delta(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let from = context.parameters.get("from") ?? ""
         let to = context.parameters.get("to") ?? ""
-        guard let resource = content.delta(from: from, to: to) else { throw HTTPError(.notFound, message: "No patch from \(from) to \(to)") }
+        guard let (resource, saving) = try await content.delta(from: from, to: to) else {
+            throw HTTPError(.notFound, message: "No patch from \(from) to \(to)")
+        }
         let response = try responder.respond(to: request, resource: resource, now: .now())
-        if request.method == .get, response.status == .ok { metrics.recordDeltaSaving(content.deltaSaving(from: from, to: to)) }
+        if request.method == .get, response.status == .ok { metrics.recordDeltaSaving(saving) }
         return response
     }
 
@@ -68,9 +70,9 @@ struct ContentController: Sendable {
         let name = context.parameters.get("name") ?? ""
         let resource: Resource?
         if name.hasSuffix(".gz") {
-            resource = content.gzipBlob(sha256: String(name.dropLast(3)))
+            resource = try await content.gzipBlob(sha256: String(name.dropLast(3)))
         } else {
-            resource = content.blob(sha256: name)
+            resource = try await content.blob(sha256: name)
         }
         guard let resource else { throw HTTPError(.notFound, message: "No blob \(name)") }
         return try responder.respond(to: request, resource: resource, now: .now())

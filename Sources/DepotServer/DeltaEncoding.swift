@@ -31,11 +31,14 @@ struct DeltaEncoding: Sendable {
         let current = resource.identity.entityTag
         if let gzip = resource.gzip, tags.contains(where: { $0.matchesWeakly(gzip.entityTag) }) { return nil }
         guard !tags.contains(where: { $0.matchesWeakly(current) }) else { return nil }
-        guard
-            let (base, patch) = tags.lazy.filter({ !$0.isWeak }).compactMap({ tag in
-                content.delta(from: tag.opaqueTag, to: current.opaqueTag).map { (tag, $0) }
-            }).first, case .file(let file) = patch.identity.storage
-        else { return nil }
+        var found: (base: EntityTag, patch: Resource)?
+        for tag in tags where !tag.isWeak {
+            if let (patch, _) = try await content.delta(from: tag.opaqueTag, to: current.opaqueTag) {
+                found = (tag, patch)
+                break
+            }
+        }
+        guard let (base, patch) = found, case .file(let file) = patch.identity.storage else { return nil }
 
         let length = patch.identity.length
         var fields: HTTPFields = [

@@ -3,9 +3,10 @@ import DepotManifest
 
 /// The resource behind a GET or HEAD target, found without Hummingbird's router, exactly as the
 /// routes and the public-folder middleware find it: `/manifest.json`, `/files/…` (and the digest
-/// sidecars), `/blobs/…`, and otherwise the public folder. `nil` (a missing
-/// resource, a bad path, another route) leaves the request to Hummingbird, which answers it
-/// in full, errors included.
+/// sidecars), `/blobs/…`, and otherwise the public folder. Published content is taken from
+/// ``PublishedContent``'s cache only. `nil` (a resource not cached, a missing resource, a bad
+/// path, another route) leaves the request to Hummingbird, which answers it in full, errors
+/// included, and fills the cache.
 struct DirectRoutes: Sendable {
     let content: PublishedContent
     let site: PublicSite
@@ -40,11 +41,11 @@ struct DirectRoutes: Sendable {
             return content.channel(named: ChannelName.default).map { ($0, "/manifest.json") }
         case "files":
             guard let logical = try? LogicalPath.parse(path, prefix: "/files", maxLength: .max) else { return nil }
-            return (content.file(at: logical) ?? content.sidecar(at: logical)).map { ($0, "/files/**") }
+            return content.cached(.file(logical)).map { ($0, "/files/**") }
         case "blobs":
             let name = path.dropFirst("/blobs/".count)
             guard path.hasPrefix("/blobs/"), !name.isEmpty, !name.contains("/") else { return nil }
-            let resource = name.hasSuffix(".gz") ? content.gzipBlob(sha256: String(name.dropLast(3))) : content.blob(sha256: String(name))
+            let resource = content.cached(name.hasSuffix(".gz") ? .gzipBlob(String(name.dropLast(3))) : .blob(String(name)))
             return resource.map { ($0, "/blobs/{name}") }
         default:
             // `/deltas/…` too: a patch's 200 also counts the bytes it saved, which Hummingbird's

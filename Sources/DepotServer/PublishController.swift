@@ -1,4 +1,5 @@
 import DepotHTTP
+import DepotManifest
 import DepotStore
 import Foundation
 import HTTPTypes
@@ -92,7 +93,7 @@ struct PublishController: Sendable {
         let result = try await refusingBadChanges {
             try await catalog.publish(.init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions))
         }
-        try await content.reload()
+        if !result.unchanged { try await content.changed(paths: [result.version.path], channel: ChannelName.default) }
         metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: result.unchanged)
         let version = result.version
         context.logger.info(
@@ -122,10 +123,10 @@ struct PublishController: Sendable {
     @Sendable func unpublish(_ request: Request, context: DepotRequestContext) async throws -> Response {
         try authenticator.authorize(request)
         let path = try LogicalPath.parse(request.uri.path, prefix: Self.prefix, maxLength: configuration.maxPathLength)
-        guard try await catalog.unpublish(path: path, now: .now()) else {
+        guard let removed = try await catalog.unpublish(path: path, now: .now()) else {
             throw HTTPError(.notFound, message: "\(path) is not published")
         }
-        try await content.reload()
+        try await content.changed(paths: [removed], channel: ChannelName.default)
         context.logger.info("Unpublished", metadata: ["path": "\(path)"])
         return Response(status: .noContent)
     }

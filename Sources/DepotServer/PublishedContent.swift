@@ -8,25 +8,15 @@ import NIOCore
 import Synchronization
 import _NIOFileSystem
 
-/// What the catalog publishes, turned into resources: the live files, their digest sidecars, the
-/// blobs and the manifest. Rebuilt from a catalog snapshot after every change, so requests never
-/// query the catalog.
+/// What the catalog publishes, as resources: the live files of the default channel with their
+/// digest sidecars, the blobs, the patches and the signed channel documents.
+///
+/// Resources are read from the catalog when first asked for and kept in a bounded
+/// ``ResourceCache``; a change of the catalog removes exactly the entries it made stale
+/// (``changed(paths:channel:)``), so a publish costs the same for 1,000 live files as for 100,000
+/// and memory does not grow with them. ``DirectResponder`` answers from the cache alone
+/// (``cached(_:)``); a miss goes to Hummingbird's routes, whose lookup fills it.
 public final class PublishedContent: Sendable {
-    struct State {
-        var serial: Int64 = -1
-        /// Which reload built this state: reloads are numbered as they start.
-        var generation = 0
-        var files: [String: Resource] = [:]
-        var sidecars: [String: Resource] = [:]
-        var blobs: [String: Resource] = [:]
-        var gzipBlobs: [String: Resource] = [:]
-        /// `/deltas/{from}/{to}`, keyed by `from/to`.
-        var deltas: [String: Resource] = [:]
-        /// What each patch saves against the full download of its target, keyed like `deltas`.
-        var deltaSavings: [String: Int64] = [:]
-        var smallFiles = SmallFiles(budget: 0)
-    }
-
     /// `Cache-Control` for each kind of URL.
     public struct CachePolicy: Sendable {
         public var files: String?
@@ -45,21 +35,29 @@ public final class PublishedContent: Sendable {
     let catalog: Catalog
     let store: BlobStore
     let cachePolicy: CachePolicy
-    /// How many bytes of small live files are held in memory.
-    let memoryBudget: Int
     /// Signs channel documents.
     let signer: ChannelSigner
-    private let state = Mutex(State())
-    private let reloads = Atomic<Int>(0)
+    private let cache: Mutex<ResourceCache>
     /// Each channel's signed document, with the serial and expiry it was made for.
     private let channelDocuments = Mutex<[String: (serial: Int64, expires: Int64, resource: Resource)]>([:])
 
-    public init(catalog: Catalog, store: BlobStore, cachePolicy: CachePolicy, memoryBudget: Int = 0, signer: ChannelSigner = ChannelSigner()) {
+    /// - Parameters:
+    ///   - memoryBudget: Bytes of small files (≤ ``SmallFiles/maximumFileBytes``) the cache holds
+    ///     in memory, so their 200s need no file read.
+    ///   - cacheEntries: How many resources the cache holds.
+    public init(
+        catalog: Catalog,
+        store: BlobStore,
+        cachePolicy: CachePolicy,
+        memoryBudget: Int = 0,
+        cacheEntries: Int = 8192,
+        signer: ChannelSigner = ChannelSigner()
+    ) {
         self.catalog = catalog
         self.store = store
         self.cachePolicy = cachePolicy
-        self.memoryBudget = memoryBudget
         self.signer = signer
+        self.cache = Mutex(ResourceCache(maximumEntries: cacheEntries, maximumBytes: memoryBudget))
     }
 
     /// `/channels/{name}`: the signed document of a channel.
@@ -91,63 +89,55 @@ public final class PublishedContent: Sendable {
         }
     }
 
-    /// The live version of `path`.
-    public func file(at path: String) -> Resource? { state.withLock { $0.files[path] } }
-    /// `path.md5` or `path.sha256` of a live file.
-    public func sidecar(at path: String) -> Resource? { state.withLock { $0.sidecars[path] } }
-    /// `/blobs/{sha256}`.
-    public func blob(sha256: String) -> Resource? { state.withLock { $0.blobs[sha256] } }
-    /// `/blobs/{sha256}.gz`.
-    public func gzipBlob(sha256: String) -> Resource? { state.withLock { $0.gzipBlobs[sha256] } }
-    /// `/deltas/{from}/{to}`: the gzip-compressed VCDIFF patch from one content to another.
-    public func delta(from: String, to: String) -> Resource? { state.withLock { $0.deltas["\(from)/\(to)"] } }
-    /// Bytes the patch from `from` to `to` saves against the full (gzip) download of `to`.
-    func deltaSaving(from: String, to: String) -> Int64 { state.withLock { $0.deltaSavings["\(from)/\(to)"] ?? 0 } }
+    /// The resource `key` names, if it is cached: what ``DirectResponder`` serves.
+    func cached(_ key: ResourceCache.Key) -> Resource? { cache.withLock { $0.entry(for: key)?.resource } }
 
-    /// Reads the catalog and swaps in the new resources. Reloads overlap (a publish, the patch
-    /// maker and collection each start one), so a state replaces the current one only if it is
-    /// newer: a higher manifest serial, or the same serial read by a reload that started later.
-    /// The serial alone was not enough: removing retired versions changes what may be served
-    /// without a new manifest, and a reload that had read the catalog before the removal could
-    /// bring back a blob whose file collection deleted next (a 200 with no file behind it).
-    public func reload() async throws {
-        let generation = reloads.wrappingAdd(1, ordering: .relaxed).newValue
-        let snapshot = try await catalog.snapshot()
-        var next = State(serial: snapshot.changes, generation: generation)
-        let previousSmallFiles = state.withLock { $0.smallFiles }
-        next.smallFiles = SmallFiles(budget: memoryBudget)
-        for (path, version) in snapshot.live.sorted(by: { $0.key < $1.key }) {
-            let resource = Resource(
-                blob: version.blob,
-                in: store,
-                contentType: version.contentType,
-                lastModified: version.lastModified,
-                lastModifiedIsStrong: version.lastModifiedIsStrong,
-                cacheControl: cachePolicy.files
-            )
-            next.files[path] = await next.smallFiles.holding(resource, previous: previousSmallFiles, fileSystem: .shared)
-            for (suffix, hex) in [("md5", version.md5), ("sha256", version.sha256)] {
-                next.sidecars["\(path).\(suffix)"] = Self.inMemory(
-                    Array("\(hex)\n".utf8),
-                    contentType: "text/plain; charset=utf-8",
-                    lastModified: version.lastModified,
-                    lastModifiedIsStrong: version.lastModifiedIsStrong,
-                    cacheControl: cachePolicy.files
+    /// `/files/{path}`: the live version of `path` in the default channel; else, for a `path`
+    /// ending in `.md5` or `.sha256`, that digest of the live file it names.
+    public func file(at path: String) async throws -> Resource? {
+        try await entry(for: .file(path)) { [self] in
+            if let version = try await catalog.liveVersion(of: path) { return ResourceCache.Entry(try await fileResource(version)) }
+            for (suffix, digest) in [(".md5", \FileVersion.md5), (".sha256", \FileVersion.sha256)] where path.hasSuffix(suffix) {
+                guard let version = try await catalog.liveVersion(of: String(path.dropLast(suffix.count))) else { return nil }
+                return ResourceCache.Entry(
+                    Self.inMemory(
+                        Array("\(version[keyPath: digest])\n".utf8),
+                        contentType: "text/plain; charset=utf-8",
+                        lastModified: version.lastModified,
+                        lastModifiedIsStrong: version.lastModifiedIsStrong,
+                        cacheControl: cachePolicy.files
+                    )
                 )
             }
-        }
-        for (sha256, blob) in snapshot.blobs {
-            // Immutable URLs: the content under them never changes, so their date is strong.
-            next.blobs[sha256] = Resource(
-                identity: .init(storage: .file(store.path(forSHA256: sha256)), length: blob.record.size, sha256: sha256),
-                gzip: nil,
-                contentType: "application/octet-stream",
-                lastModified: blob.firstPublished,
-                lastModifiedIsStrong: true,
-                cacheControl: cachePolicy.blobs
+            return nil
+        }?.resource
+    }
+
+    /// `/blobs/{sha256}`, while a version refers to the content. Immutable: its date is strong.
+    public func blob(sha256: String) async throws -> Resource? {
+        try await entry(for: .blob(sha256)) { [self] in
+            guard ContentAddress.isSHA256(sha256), let blob = try await catalog.publishedBlob(sha256: sha256) else { return nil }
+            return ResourceCache.Entry(
+                Resource(
+                    identity: .init(storage: .file(store.path(forSHA256: sha256)), length: blob.record.size, sha256: sha256),
+                    gzip: nil,
+                    contentType: "application/octet-stream",
+                    lastModified: blob.firstPublished,
+                    lastModifiedIsStrong: true,
+                    cacheControl: cachePolicy.blobs
+                )
             )
-            if let gzip = blob.record.gzip {
-                next.gzipBlobs[sha256] = Resource(
+        }?.resource
+    }
+
+    /// `/blobs/{sha256}.gz`: the gzip variant of a published blob.
+    public func gzipBlob(sha256: String) async throws -> Resource? {
+        try await entry(for: .gzipBlob(sha256)) { [self] in
+            guard ContentAddress.isSHA256(sha256), let blob = try await catalog.publishedBlob(sha256: sha256), let gzip = blob.record.gzip else {
+                return nil
+            }
+            return ResourceCache.Entry(
+                Resource(
                     identity: .init(storage: .file(store.gzipPath(forSHA256: sha256)), length: gzip.size, sha256: gzip.sha256),
                     gzip: nil,
                     contentType: "application/gzip",
@@ -155,25 +145,76 @@ public final class PublishedContent: Sendable {
                     lastModifiedIsStrong: true,
                     cacheControl: cachePolicy.blobs
                 )
-            }
-        }
-        for delta in snapshot.deltas {
-            if let target = snapshot.blobs[delta.toSHA256]?.record {
-                next.deltaSavings["\(delta.fromSHA256)/\(delta.toSHA256)"] = (target.gzip?.size ?? target.size) - delta.size
-            }
-            next.deltas["\(delta.fromSHA256)/\(delta.toSHA256)"] = Resource(
-                identity: .init(storage: .file(store.path(forSHA256: delta.blobSHA256)), length: delta.size, sha256: delta.blobSHA256),
-                gzip: nil,
-                contentType: "application/gzip",
-                lastModified: snapshot.blobs[delta.toSHA256]?.firstPublished ?? HTTPDate(secondsSince1970: 0),
-                lastModifiedIsStrong: true,
-                cacheControl: cachePolicy.blobs
             )
-        }
-        state.withLock { current in
-            if (next.serial, next.generation) > (current.serial, current.generation) { current = next }
+        }?.resource
+    }
+
+    /// `/deltas/{from}/{to}`: the gzip-compressed VCDIFF patch from one content to another, and
+    /// the bytes it saves against the full (gzip) download of `to`.
+    public func delta(from: String, to: String) async throws -> (resource: Resource, saving: Int64)? {
+        try await entry(for: .delta(from: from, to: to)) { [self] in
+            guard ContentAddress.isSHA256(from), ContentAddress.isSHA256(to), let (patch, target) = try await catalog.patch(from: from, to: to) else {
+                return nil
+            }
+            return ResourceCache.Entry(
+                Resource(
+                    identity: .init(storage: .file(store.path(forSHA256: patch.blobSHA256)), length: patch.size, sha256: patch.blobSHA256),
+                    gzip: nil,
+                    contentType: "application/gzip",
+                    lastModified: target.firstPublished,
+                    lastModifiedIsStrong: true,
+                    cacheControl: cachePolicy.blobs
+                ),
+                saving: (target.record.gzip?.size ?? target.record.size) - patch.size
+            )
+        }.map { ($0.resource, $0.saving) }
+    }
+
+    /// After a change of `channel` that touched `paths` (as stored): drops what the change made
+    /// stale and remakes the channel documents. O(paths), whatever the number of live files.
+    public func changed(paths: some Sequence<String>, channel: String) async throws {
+        if channel == ChannelName.default {
+            cache.withLock { cache in
+                cache.remove(paths.lazy.flatMap { path in ["", ".md5", ".sha256"].map { ResourceCache.Key.file(path + $0) } })
+            }
         }
         try await reloadChannels()
+    }
+
+    /// After retired versions were removed: drops the blobs and patches, which may be gone.
+    public func removedRetiredVersions() {
+        cache.withLock { cache in
+            cache.removeAll { key in
+                if case .file = key { return false }
+                return true
+            }
+        }
+    }
+
+    /// The cached entry for `key`, else what `load` reads, cached unless the catalog changed
+    /// meanwhile.
+    private func entry(for key: ResourceCache.Key, load: () async throws -> ResourceCache.Entry?) async throws -> ResourceCache.Entry? {
+        let (cached, generation) = cache.withLock { ($0.entry(for: key), $0.generation) }
+        if let cached { return cached }
+        guard let loaded = try await load() else { return nil }
+        cache.withLock { $0.insert(loaded, for: key, readAt: generation) }
+        return loaded
+    }
+
+    /// The resource of a live version, its small variants read into memory while the budget
+    /// allows it.
+    private func fileResource(_ version: FileVersion) async throws -> Resource {
+        let resource = Resource(
+            blob: version.blob,
+            in: store,
+            contentType: version.contentType,
+            lastModified: version.lastModified,
+            lastModifiedIsStrong: version.lastModifiedIsStrong,
+            cacheControl: cachePolicy.files
+        )
+        let budget = cache.withLock { $0.maximumBytes } / 2
+        guard resource.identity.length + (resource.gzip?.length ?? 0) <= min(Int64(budget), SmallFiles.maximumFileBytes) else { return resource }
+        return await SmallFiles.inMemory(resource, fileSystem: .shared)
     }
 
     /// A JSON document served from memory, with a gzip variant when compressing saves a tenth.

@@ -174,7 +174,9 @@ struct ReleaseController: Sendable {
                 )
             )
         }
-        if outcome.created { try await content.reload() }
+        if outcome.created {
+            try await content.changed(paths: outcome.files.filter(\.isNew).map(\.version.path) + outcome.removed, channel: channel)
+        }
         publisher.metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: !outcome.created)
         context.logger.info(
             outcome.created ? "Release committed" : "Release unchanged",
@@ -257,7 +259,11 @@ struct ReleaseController: Sendable {
     }
 
     private func reply(to move: Catalog.ChannelMove, context: DepotRequestContext) async throws -> Response {
-        try await content.reload()
+        let diff = move.diff
+        try await content.changed(
+            paths: diff.added.map(\.path) + diff.changed.map(\.after.path) + diff.removed.map(\.path),
+            channel: move.channel
+        )
         context.logger.info(
             "Channel moved",
             metadata: ["channel": "\(move.channel)", "from": "\(move.from?.number ?? 0)", "to": "\(move.to.number)", "serial": "\(move.serial)"]

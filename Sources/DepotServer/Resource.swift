@@ -89,6 +89,18 @@ public final class Resource: Sendable {
         partialHeaders = (Self.headers(identityFields.partial), gzipFields.map { Self.headers($0.partial) })
     }
 
+    /// This resource with other storage for its variants: the same bytes, held elsewhere.
+    func with(identity: Variant, gzip: Variant?) -> Resource {
+        Resource(
+            identity: identity,
+            gzip: gzip,
+            contentType: contentType,
+            lastModified: lastModified,
+            lastModifiedIsStrong: lastModifiedIsStrong,
+            cacheControl: cacheControl
+        )
+    }
+
     static func headers(_ fields: HTTPFields) -> HTTPHeaders {
         HTTPHeaders(fields.map { ($0.name.rawName, $0.value) })
     }

@@ -15,6 +15,7 @@ extension ServerConfiguration {
     /// | `http.serverName` | string | none | `Server` field value |
     /// | `http.directResponses` | bool | `true` | answer 304s and in-memory content right after the HTTP decoder, below Hummingbird |
     /// | `http.memoryCacheBytes` | int | 16 MiB | bytes of small files (≤ 64 KiB) held in memory, for public and published files each; 0 disables |
+    /// | `http.resourceCacheEntries` | int | `8192` | resources of published content kept after a request read them from the catalog; at least 2 |
     /// | `http.openFilesPerEventLoop` | int | `64` | stored files each event loop keeps open between answers; 0 opens one for each answer |
     /// | `http.openFileIdleSeconds` | number | `10` | how long an unused file stays open, at least (at most twice as long) |
     /// | `http.shutdownGraceSeconds` | number | `30` | how long downloads may finish after SIGTERM |
@@ -72,6 +73,8 @@ extension ServerConfiguration {
         let cacheControl = reader.string(forKey: "public.cacheControl", default: "no-cache")
         let memoryCacheBytes = reader.int(forKey: "http.memoryCacheBytes", default: defaults.memoryCacheBytes)
         guard memoryCacheBytes >= 0 else { throw ConfigurationError("http.memoryCacheBytes must not be negative") }
+        let resourceCacheEntries = reader.int(forKey: "http.resourceCacheEntries", default: defaults.resourceCacheEntries)
+        guard resourceCacheEntries >= 2 else { throw ConfigurationError("http.resourceCacheEntries must be at least 2") }
         let headerLimits = ServerConfiguration.HeaderLimits(
             maxFieldBytes: reader.int(forKey: "http.maxHeaderFieldBytes", default: 80 * 1024),
             maxListBytes: reader.int(forKey: "http.maxHeaderListBytes", default: 80 * 1024),
@@ -123,6 +126,7 @@ extension ServerConfiguration {
             logsRequests: reader.bool(forKey: "log.requests", default: true),
             directResponses: reader.bool(forKey: "http.directResponses", default: true),
             memoryCacheBytes: memoryCacheBytes,
+            resourceCacheEntries: resourceCacheEntries,
             openFilesPerEventLoop: openFiles,
             openFileIdleTime: .milliseconds(Int64(openFileIdle * 1000)),
             metricsAllowedAddresses: Set(reader.stringArray(forKey: "metrics.allowedAddresses", default: ["127.0.0.1", "::1"])),

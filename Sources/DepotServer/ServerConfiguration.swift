@@ -43,6 +43,10 @@ public struct ServerConfiguration: Sendable {
     /// Bytes of small files (64 KiB or less) held in memory, for the public folder and for the
     /// published files each, so that their 200s take the direct path.
     public var memoryCacheBytes: Int
+    /// How many resources of published content (files, sidecars, blobs, patches) are kept,
+    /// read from the catalog when first asked for (``ResourceCache``); a kept resource takes the
+    /// direct path.
+    public var resourceCacheEntries: Int
     /// The most stored files each event loop keeps open between direct answers (0: a file is
     /// opened for each answer), so that a range or a download of a recently sent file costs no
     /// `open(2)` (``OpenFileCache``).
@@ -81,6 +85,7 @@ public struct ServerConfiguration: Sendable {
         logsRequests: Bool = true,
         directResponses: Bool = true,
         memoryCacheBytes: Int = 16 << 20,
+        resourceCacheEntries: Int = 8192,
         openFilesPerEventLoop: Int = 64,
         openFileIdleTime: Duration = .seconds(10),
         metricsAllowedAddresses: Set<String> = ["127.0.0.1", "::1"],
@@ -105,6 +110,7 @@ public struct ServerConfiguration: Sendable {
         self.logsRequests = logsRequests
         self.directResponses = directResponses
         self.memoryCacheBytes = memoryCacheBytes
+        self.resourceCacheEntries = resourceCacheEntries
         self.openFilesPerEventLoop = openFilesPerEventLoop
         self.openFileIdleTime = openFileIdleTime
         self.metricsAllowedAddresses = metricsAllowedAddresses

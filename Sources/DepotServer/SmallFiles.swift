@@ -24,14 +24,7 @@ struct SmallFiles: Sendable {
         let identity = await holding(resource.identity, previous: previous, fileSystem: fileSystem)
         var gzip: Resource.Variant?
         if let variant = resource.gzip { gzip = await holding(variant, previous: previous, fileSystem: fileSystem) }
-        return Resource(
-            identity: identity,
-            gzip: gzip,
-            contentType: resource.contentType,
-            lastModified: resource.lastModified,
-            lastModifiedIsStrong: resource.lastModifiedIsStrong,
-            cacheControl: resource.cacheControl
-        )
+        return resource.with(identity: identity, gzip: gzip)
     }
 
     private mutating func holding(_ variant: Resource.Variant, previous: SmallFiles, fileSystem: FileSystem) async -> Resource.Variant {
@@ -40,17 +33,35 @@ struct SmallFiles: Sendable {
         }
         let sha256 = variant.entityTag.opaqueTag
         var copy = copies[sha256] ?? previous.copies[sha256]
-        if copy == nil {
-            copy = try? await fileSystem.withFileHandle(forReadingAt: path) { handle in
-                try await handle.readToEnd(maximumSizeAllowed: .bytes(variant.length))
-            }
-        }
-        // A file that changed under us (or vanished) is served from disk as before.
-        guard let copy, copy.readableBytes == Int(variant.length) else { return variant }
+        if copy == nil { copy = await Self.read(path, length: variant.length, fileSystem: fileSystem) }
+        guard let copy else { return variant }
         if copies[sha256] == nil {
             copies[sha256] = copy
             used += copy.readableBytes
         }
         return Resource.Variant(storage: .bytes(copy), length: variant.length, sha256: sha256)
+    }
+
+    /// `resource` with each variant stored in a file of at most ``maximumFileBytes`` read into
+    /// memory, without a budget: the caller keeps count.
+    static func inMemory(_ resource: Resource, fileSystem: FileSystem) async -> Resource {
+        func copied(_ variant: Resource.Variant) async -> Resource.Variant {
+            guard case .file(let path) = variant.storage, variant.length <= maximumFileBytes,
+                let copy = await read(path, length: variant.length, fileSystem: fileSystem)
+            else { return variant }
+            return Resource.Variant(storage: .bytes(copy), length: variant.length, sha256: variant.entityTag.opaqueTag)
+        }
+        var gzip: Resource.Variant?
+        if let variant = resource.gzip { gzip = await copied(variant) }
+        return resource.with(identity: await copied(resource.identity), gzip: gzip)
+    }
+
+    /// The file at `path`, when it still has `length` bytes: a file that changed under us (or
+    /// vanished) is served from disk as before.
+    private static func read(_ path: FilePath, length: Int64, fileSystem: FileSystem) async -> ByteBuffer? {
+        let copy = try? await fileSystem.withFileHandle(forReadingAt: path) { handle in
+            try await handle.readToEnd(maximumSizeAllowed: .bytes(length))
+        }
+        return copy?.readableBytes == Int(length) ? copy : nil
     }
 }

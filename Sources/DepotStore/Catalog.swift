@@ -98,36 +98,13 @@ public final class Catalog: Sendable {
     }
 
     /// Takes `path` out of the default channel and retires its versions: a release without it.
-    /// Returns false when the path was not published.
-    public func unpublish(path: String, now: HTTPDate) async throws -> Bool {
+    /// Returns the path as stored (which may differ from `path` in Unicode spelling), or `nil`
+    /// when the path was not published.
+    public func unpublish(path: String, now: HTTPDate) async throws -> String? {
         do {
-            _ = try await commit(ReleaseCommit(channel: ChannelName.default, deletions: [path], now: now, keepVersions: 1))
-            return true
+            return try await commit(ReleaseCommit(channel: ChannelName.default, deletions: [path], now: now, keepVersions: 1)).removed.first
         } catch let error as CatalogError where error.code == .notFound {
-            return false
-        }
-    }
-
-    /// Reads everything the server serves, consistently.
-    public func snapshot() async throws -> CatalogSnapshot {
-        try await database.read { db in
-            let live = try FileVersion.fetchAll(
-                db,
-                sql: """
-                    SELECT file_version.* FROM channel_file JOIN file_version USING (path, version)
-                    WHERE channel = ? ORDER BY path
-                    """,
-                arguments: [ChannelName.default]
-            )
-            let all = try FileVersion.order(Column("published_at")).fetchAll(db)
-            return CatalogSnapshot(
-                // Rows of one path in two Unicode spellings (which catalogs written before paths
-                // were normalized may hold) are one key to Swift: the newer wins, nothing traps.
-                live: Dictionary(live.map { ($0.path, $0) }) { $0.publishedAt >= $1.publishedAt ? $0 : $1 },
-                blobs: Dictionary(all.map { ($0.sha256, PublishedBlob(record: $0.blob, firstPublished: $0.lastModified)) }) { first, _ in first },
-                deltas: try DeltaRecord.all(in: db),
-                changes: try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM channel_event") ?? 0
-            )
+            return nil
         }
     }
 
