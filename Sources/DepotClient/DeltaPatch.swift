@@ -16,15 +16,7 @@ public enum DeltaPatch {
         } catch {
             throw SyncError(.io, "cannot read the delta or its base: \(error.localizedDescription)")
         }
-        // A VCDIFF is never much larger than the target it makes; anything beyond that is a bomb.
-        let rawLimit = maximumSize + maximumSize / 8 + (1 << 20)
-        var delta: [UInt8] = []
-        let decoder = try GzipDecoder()
-        try decoder.decode(compressed) { piece in
-            guard delta.count + piece.count <= rawLimit else { throw SyncError(.corrupt, "the delta inflates past \(rawLimit) bytes") }
-            delta.append(contentsOf: piece)
-        }
-        guard decoder.isFinished else { throw SyncError(.corrupt, "the delta's gzip stream is truncated") }
+        let delta = try inflate(compressed, maximumSize: maximumSize)
 
         guard FileManager.default.createFile(atPath: output.path, contents: nil),
             let handle = try? FileHandle(forUpdating: output)
@@ -49,6 +41,38 @@ public enum DeltaPatch {
         } catch {
             throw SyncError(.io, "cannot write \(output.path): \(error.localizedDescription)")
         }
+    }
+
+    /// What `patch` (gzip-compressed VCDIFF) makes of `base`, in memory: for documents.
+    ///
+    /// - Parameter maximumSize: The size the result may reach.
+    public static func apply(_ patch: Data, to base: Data, maximumSize: Int) throws -> Data {
+        let delta = try inflate(patch, maximumSize: maximumSize)
+        do {
+            return Data(
+                try VCDIFFDecoder.decode(
+                    delta,
+                    source: Array(base),
+                    limits: .init(maximumWindowSize: max(1, maximumSize), maximumTargetSize: maximumSize)
+                )
+            )
+        } catch let error as VCDIFFError {
+            throw SyncError(.corrupt, "the delta cannot be applied: \(error.message)")
+        }
+    }
+
+    /// The VCDIFF inside a patch's gzip stream. A VCDIFF is never much larger than the target it
+    /// makes; a stream that inflates beyond that is a bomb.
+    private static func inflate(_ compressed: Data, maximumSize: Int) throws -> [UInt8] {
+        let rawLimit = maximumSize + maximumSize / 8 + (1 << 20)
+        var delta: [UInt8] = []
+        let decoder = try GzipDecoder()
+        try decoder.decode(compressed) { piece in
+            guard delta.count + piece.count <= rawLimit else { throw SyncError(.corrupt, "the delta inflates past \(rawLimit) bytes") }
+            delta.append(contentsOf: piece)
+        }
+        guard decoder.isFinished else { throw SyncError(.corrupt, "the delta's gzip stream is truncated") }
+        return delta
     }
 }
 

@@ -32,20 +32,38 @@ extension DepotClient {
         }
     }
 
-    /// The document `/{path}`, checked to have the SHA-256 `sha256`.
-    func fetchDocument(_ path: String, sha256: String, session: TransferSession) async throws -> Data {
+    /// The document `/{path}`, checked to have the SHA-256 `sha256`, with the bytes received.
+    /// With a `base` (an earlier version of the document, held), it is first asked for as a
+    /// patch from it, `/deltas/{base}/{sha256}`: a few hundred bytes where the document is
+    /// many kilobytes. A server without that patch, or a patch that does not make exactly
+    /// `sha256`, costs one request, and the whole document is fetched.
+    func fetchDocument(_ path: String, sha256: String, base: (sha256: String, bytes: Data)?, session: TransferSession) async throws -> (Data, Int64) {
+        var received: Int64 = 0
+        if let base {
+            var request = URLRequest(url: server.appendingPathComponent("deltas/\(base.sha256)/\(sha256)"))
+            request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+            let (http, patch) = try await BoundedFetch.run(request, session: session, maximumBytes: configuration.maximumDocumentBytes)
+            received += Int64(patch.count)
+            if http.statusCode == 200, let data = try? DeltaPatch.apply(patch, to: base.bytes, maximumSize: configuration.maximumDocumentBytes),
+                Hex.string(SHA256.hash(data: data)) == sha256
+            {
+                return (data, received)
+            }
+        }
         var request = URLRequest(url: server.appendingPathComponent(path))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         let (http, data) = try await BoundedFetch.run(request, session: session, maximumBytes: configuration.maximumDocumentBytes)
         guard http.statusCode == 200 else { throw SyncError(.server, "/\(path) answered \(http.statusCode)") }
         guard Hex.string(SHA256.hash(data: data)) == sha256 else { throw SyncError(.corrupt, "/\(path) does not have the SHA-256 its name says") }
-        return data
+        return (data, received + Int64(data.count))
     }
 
-    /// The release document `id`, from the folder's cache or the server; with the bytes received.
-    func fetchRelease(_ id: String, session: TransferSession) async throws -> (ReleaseDocument, Int64) {
+    /// The release document `id`, from the folder's cache or the server (as a patch from the
+    /// held release `base` when it can); with the bytes received.
+    func fetchRelease(_ id: String, base: String?, session: TransferSession) async throws -> (ReleaseDocument, Int64) {
         if let held = cache.release(id) { return (held, 0) }
-        let data = try await fetchDocument("releases/\(id)", sha256: id, session: session)
+        let baseBytes = base.flatMap { base in cache.releaseBytes(base).map { (base, $0) } }
+        let (data, received) = try await fetchDocument("releases/\(id)", sha256: id, base: baseBytes, session: session)
         guard let release = try? JSONDecoder().decode(ReleaseDocument.self, from: data), release.format == ReleaseDocument.currentFormat,
             release.pages.count == 1 << min(max(release.pageBits, 0), ReleasePaging.maximumBits),
             release.pages.allSatisfy(ContentAddress.isSHA256)
@@ -53,13 +71,15 @@ extension DepotClient {
             throw SyncError(.corrupt, "the release \(id) is not a release document this client reads")
         }
         try cache.storeRelease(data, id: id)
-        return (release, Int64(data.count))
+        return (release, received)
     }
 
-    /// Fetches and keeps the pages `hashes`, a few at a time; returns the bytes received.
-    func fetchPages(_ hashes: Set<String>, session: TransferSession) async throws -> Int64 {
+    /// Fetches and keeps the pages `hashes`, a few at a time, each as a patch from the held page
+    /// `bases` names for it when there is one; returns the bytes received.
+    func fetchPages(_ hashes: Set<String>, bases: [String: String], session: TransferSession) async throws -> Int64 {
         try await forEach(Array(hashes), concurrently: configuration.parallelDownloads) { sha256 in
-            let data = try await fetchDocument("pages/\(sha256)", sha256: sha256, session: session)
+            let base = bases[sha256].flatMap { base in cache.pageBytes(base).map { (base, $0) } }
+            let (data, received) = try await fetchDocument("pages/\(sha256)", sha256: sha256, base: base, session: session)
             guard let page = try? JSONDecoder().decode(ReleasePage.self, from: data) else {
                 throw SyncError(.corrupt, "the page \(sha256) is not valid")
             }
@@ -67,7 +87,7 @@ extension DepotClient {
                 throw SyncError(.corrupt, "the page \(sha256) lists \(bad.path): \(bad.problem!)")
             }
             try cache.storePage(data, sha256: sha256)
-            return Int64(data.count)
+            return received
         }.reduce(0, +)
     }
 

@@ -147,12 +147,16 @@ public struct DepotClient: Sendable {
             return report
         }
 
-        let (release, releaseBytes) = try await fetchRelease(document.release, session: session)
+        let (release, releaseBytes) = try await fetchRelease(document.release, base: held?.id, session: session)
         report.documentBytes += releaseBytes
         let before = held.flatMap { cache.release($0.id) }
         let pages = ReleasePlan.changedPages(from: before, to: release)
         // Pages of either release not held intact (a crash can lose unsynced ones) are fetched.
-        report.documentBytes += try await fetchPages(Set(pages.before + pages.after).filter { cache.page($0) == nil }, session: session)
+        report.documentBytes += try await fetchPages(
+            Set(pages.before + pages.after).filter { cache.page($0) == nil },
+            bases: ReleasePlan.pageBases(from: before, to: release),
+            session: session
+        )
         let plan = try ReleasePlan(
             before: try pages.before.map { try page($0) },
             after: try pages.after.map { try page($0) },

@@ -19,13 +19,19 @@ struct ReleaseCache {
 
     /// The release document `id`, when held and intact.
     func release(_ id: String) -> ReleaseDocument? {
-        read(releasesFolder.appendingPathComponent(id), sha256: id, as: ReleaseDocument.self)
+        releaseBytes(id).flatMap { try? JSONDecoder().decode(ReleaseDocument.self, from: $0) }
     }
 
     /// The page `sha256`, when held and intact.
     func page(_ sha256: String) -> ReleasePage? {
-        read(pagesFolder.appendingPathComponent(sha256), sha256: sha256, as: ReleasePage.self)
+        pageBytes(sha256).flatMap { try? JSONDecoder().decode(ReleasePage.self, from: $0) }
     }
+
+    /// The bytes of the release document `id`, when held and intact: the base of a patch.
+    func releaseBytes(_ id: String) -> Data? { read(releasesFolder.appendingPathComponent(id), sha256: id) }
+
+    /// The bytes of the page `sha256`, when held and intact: the base of a patch.
+    func pageBytes(_ sha256: String) -> Data? { read(pagesFolder.appendingPathComponent(sha256), sha256: sha256) }
 
     /// Keeps bytes already checked to have the SHA-256 `id`. Not fsynced: what a crash loses
     /// or damages fails its check on reading and is fetched again; the switch makes the cache
@@ -51,8 +57,8 @@ struct ReleaseCache {
         }
     }
 
-    private func read<T: Decodable>(_ url: URL, sha256: String, as type: T.Type) -> T? {
+    private func read(_ url: URL, sha256: String) -> Data? {
         guard let data = try? Data(contentsOf: url), Hex.string(SHA256.hash(data: data)) == sha256 else { return nil }
-        return try? JSONDecoder().decode(T.self, from: data)
+        return data
     }
 }

@@ -126,7 +126,7 @@ func buildRouter(
     if let accessLog { router.add(middleware: accessLog) }
     router.add(middleware: RequestCounterMiddleware(counter: requestCounter, metrics: metrics.metrics))
     router.add(middleware: PublicFilesMiddleware(site: site, responder: responder))
-    ContentController(content: content, responder: responder, metrics: metrics.metrics).addRoutes(to: router)
+    ContentController(content: content, responder: responder, metrics: metrics.metrics, patches: publisher.patches).addRoutes(to: router)
     publisher.addRoutes(to: router)
     releases.addRoutes(to: router)
     documents.addRoutes(to: router)

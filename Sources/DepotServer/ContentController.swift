@@ -11,11 +11,14 @@ struct ContentController: Sendable {
     let responder: ResourceResponder
     let deltaEncoding: DeltaEncoding
     let metrics: DepotMetrics
+    /// Makes patches of release documents and pages; `nil`: none are served.
+    let patches: PatchMaker?
 
-    init(content: PublishedContent, responder: ResourceResponder, metrics: DepotMetrics) {
+    init(content: PublishedContent, responder: ResourceResponder, metrics: DepotMetrics, patches: PatchMaker?) {
         self.content = content
         self.responder = responder
         self.metrics = metrics
+        self.patches = patches
         self.deltaEncoding = DeltaEncoding(content: content, metrics: metrics, fileSystem: responder.fileSystem)
     }
 
@@ -53,11 +56,15 @@ struct ContentController: Sendable {
     }
 
     /// `/deltas/{from}/{to}`: the gzip-compressed VCDIFF patch from the content with SHA-256
-    /// `from` to the content `to`, cacheable for a year like a blob.
+    /// `from` to the content `to`, cacheable for a year like a blob: a stored patch between
+    /// two versions of a file, or one made on request between two release documents or two
+    /// pages.
     @Sendable func delta(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let from = context.parameters.get("from") ?? ""
         let to = context.parameters.get("to") ?? ""
-        guard let (resource, saving) = try await content.delta(from: from, to: to) else {
+        var found = try await content.delta(from: from, to: to)
+        if found == nil, let patches { found = try await content.documentDelta(from: from, to: to, patches: patches) }
+        guard let (resource, saving) = found else {
             throw HTTPError(.notFound, message: "No patch from \(from) to \(to)")
         }
         let response = try responder.respond(to: request, resource: resource, now: .now())

@@ -1,6 +1,8 @@
+import CompressNIO
 import DepotHTTP
 import DepotStore
 import Logging
+import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import _NIOFileSystem
@@ -21,6 +23,8 @@ final class PatchMaker: Service {
     let configuration: DeltaConfiguration
     let logger: Logger
     private let encoder = NIOThreadPool(numberOfThreads: 1)
+    /// Patches of documents, asked for by clients: never behind a large file's patch.
+    private let documentEncoder = NIOThreadPool(numberOfThreads: 1)
 
     init(catalog: Catalog, store: BlobStore, configuration: DeltaConfiguration, logger: Logger) {
         self.catalog = catalog
@@ -28,11 +32,23 @@ final class PatchMaker: Service {
         self.configuration = configuration
         self.logger = logger
         encoder.start()
+        documentEncoder.start()
     }
 
     func run() async throws {
         try? await gracefulShutdown()
         try await encoder.shutdownGracefully()
+        try await documentEncoder.shutdownGracefully()
+    }
+
+    /// The gzip-compressed VCDIFF patch from one document (a release's or a page) to another,
+    /// and the size of the target's gzip variant: the full download it saves.
+    func documentPatch(from source: [UInt8], to target: [UInt8]) async throws -> (patch: ByteBuffer, fullSize: Int) {
+        let options = DeltaMaker.Options(indexStep: configuration.indexStep)
+        return try await documentEncoder.runIfActive {
+            var whole = ByteBuffer(bytes: target)
+            return (try DeltaMaker.make(from: source, to: target, options: options), try whole.compress(with: .gzip).readableBytes)
+        }
     }
 
     /// Makes the missing patches to `target`, the new content of `path`. Failures are logged:

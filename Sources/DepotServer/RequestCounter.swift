@@ -21,9 +21,10 @@ public final class RequestCounter: Sendable {
     /// Every count so far.
     public var snapshot: [Key: Int] { counts.withLock { $0 } }
 
-    /// The number of requests so far, optionally only those whose path starts with `prefix`.
-    public func total(pathPrefix prefix: String = "") -> Int {
-        snapshot.filter { $0.key.path.hasPrefix(prefix) }.values.reduce(0, +)
+    /// The number of requests so far, optionally only those whose path starts with `prefix`
+    /// and ends with `suffix`.
+    public func total(pathPrefix prefix: String = "", pathSuffix suffix: String = "") -> Int {
+        snapshot.filter { $0.key.path.hasPrefix(prefix) && $0.key.path.hasSuffix(suffix) }.values.reduce(0, +)
     }
 }
 

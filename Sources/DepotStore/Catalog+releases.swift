@@ -223,22 +223,36 @@ extension Catalog {
         public let createdAt: Int64
     }
 
+    private static let releaseQuery = "SELECT document, created_at FROM release WHERE id = ?"
+    private static let pageQuery = "SELECT document, created_at FROM release_page WHERE sha256 = ?"
+
     /// The release document `/releases/{id}`.
     public func releaseDocument(id: String) async throws -> StoredDocument? {
-        try await storedDocument(sql: "SELECT document, created_at FROM release WHERE id = ?", key: id)
+        try await database.read { try Self.storedDocument(sql: Self.releaseQuery, key: id, in: $0) }
     }
 
     /// The page document `/pages/{sha256}`.
     public func pageDocument(sha256: String) async throws -> StoredDocument? {
-        try await storedDocument(sql: "SELECT document, created_at FROM release_page WHERE sha256 = ?", key: sha256)
+        try await database.read { try Self.storedDocument(sql: Self.pageQuery, key: sha256, in: $0) }
     }
 
-    private func storedDocument(sql: String, key: String) async throws -> StoredDocument? {
+    /// Two documents of one kind, named by their SHA-256: two release documents, or two pages.
+    /// What a patch of documents (`/deltas/{from}/{to}`) is made from.
+    public func documents(from: String, to: String) async throws -> (from: StoredDocument, to: StoredDocument)? {
         try await database.read { db in
-            try Row.fetchOne(db, sql: sql, arguments: [key]).map { row in
-                let bytes: Data = row["document"]
-                return StoredDocument(bytes: Array(bytes), createdAt: row["created_at"])
+            for sql in [Self.releaseQuery, Self.pageQuery] {
+                if let source = try Self.storedDocument(sql: sql, key: from, in: db) {
+                    return try Self.storedDocument(sql: sql, key: to, in: db).map { (source, $0) }
+                }
             }
+            return nil
+        }
+    }
+
+    private static func storedDocument(sql: String, key: String, in db: Database) throws -> StoredDocument? {
+        try Row.fetchOne(db, sql: sql, arguments: [key]).map { row in
+            let bytes: Data = row["document"]
+            return StoredDocument(bytes: Array(bytes), createdAt: row["created_at"])
         }
     }
 }

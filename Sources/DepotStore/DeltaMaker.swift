@@ -21,6 +21,21 @@ public enum DeltaMaker {
         }
     }
 
+    /// The gzip bytes of the patch from `source` to `target`, both in memory: patches of
+    /// release documents and pages, whose few changed entries make a patch of a few hundred
+    /// bytes where the document is many kilobytes.
+    ///
+    /// - Throws: ``DepotDelta/VCDIFFError`` for a source larger than the encoder indexes.
+    public static func make(from source: [UInt8], to target: [UInt8], options: Options = .init()) throws -> ByteBuffer {
+        let patch = try VCDIFFEncoder.encode(source: source, target: target, options: .init(sourceStep: options.indexStep))
+        var input = ByteBuffer(bytes: patch)
+        var window = ByteBufferAllocator().buffer(capacity: 64 * 1024)
+        var compressed = ByteBuffer()
+        let compressor = try ZlibCompressor(algorithm: .gzip, configuration: .init(compressionLevel: options.gzipLevel))
+        try input.compressStream(with: compressor, window: &window, flush: .finish) { compressed.writeImmutableBuffer($0) }
+        return compressed
+    }
+
     /// Returns the gzip bytes of the patch from `source` to `target`, or `nil` as soon as they
     /// pass `limit` bytes: a patch that large is not worth keeping.
     ///

@@ -43,7 +43,9 @@ struct DeltaSyncTests {
                 let report = try await client.sync()
                 let file = try #require(report.files.first)
                 #expect(file.outcome == .delta, "\(file)")
-                #expect(server.requests.total(pathPrefix: "/deltas/") - deltas == 1)
+                // The file's patch, and those of the release document and of its one page.
+                #expect(server.requests.total(pathPrefix: "/deltas/") - deltas == 3)
+                #expect(server.requests.total(pathPrefix: "/deltas/", pathSuffix: Fixture.sha256(Self.version2)) == 1)
                 #expect(server.requests.total(pathPrefix: "/blobs/") == blobs)
                 #expect(try Data(contentsOf: folder.appendingPathComponent("db/catalog.txt")) == Self.version2)
                 let gzipSize = try Fixture.gzipSize(Self.version2)

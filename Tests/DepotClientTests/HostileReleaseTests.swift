@@ -1,7 +1,10 @@
 import DepotClient
 import DepotManifest
+import DepotServer
+import DepotStore
 import DepotTestSupport
 import Foundation
+import NIOCore
 import Testing
 
 /// A client facing a hostile or broken server (or a cache in between): documents served from a
@@ -62,6 +65,37 @@ struct HostileReleaseTests {
         try await Self.sync(release, corrupt: corrupt) { result, root in
             #expect { try result.get() } throws: { "\($0)".contains("does not have the SHA-256 its name says") }
             #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("sync/a.bin").path))
+        }
+    }
+
+    @Test("a patch of a document that does not make the document named costs one request: the whole document is fetched")
+    func badDocumentPatch() async throws {
+        let second = Data("second\n".utf8)
+        let one = FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob)])
+        var next = FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob), FakeRelease.entry("b.bin", second)])
+        next.number = 2
+        next.serial = 2
+        let two = next
+        let prepare: (URL) throws -> Void = { folder in
+            try one.write(to: folder.appendingPathComponent("one"), blobs: [Self.blob])
+            let evil = folder.appendingPathComponent("two")
+            try two.write(to: evil, blobs: [Self.blob, second])
+            // Patches that make something else: a valid patch that makes the first release again,
+            // and garbage.
+            let sameAsOne = try DeltaMaker.make(from: Array(one.release), to: Array(one.release))
+            _ = try evil.write(Data(sameAsOne.readableBytesView), to: "deltas/\(one.releaseID)/\(two.releaseID)")
+            _ = try evil.write(Data("not gzip".utf8), to: "deltas/\(Fixture.sha256(one.page))/\(Fixture.sha256(two.page))")
+        }
+        try await LiveServer.with(prepare: prepare) { server in
+            try await withTemporaryDirectory { root in
+                let folder = root.appendingPathComponent("sync")
+                _ = try await DepotClient(server: URL(string: server.url("/one/"))!, directory: folder).sync()
+                let report = try await DepotClient(server: URL(string: server.url("/two/"))!, directory: folder).sync()
+                #expect(report.files.map(\.path) == ["b.bin"])
+                #expect(try Data(contentsOf: folder.appendingPathComponent("b.bin")) == second)
+                let asked = server.requests.snapshot.keys.filter { $0.path.hasPrefix("/two/") }.map(\.path)
+                #expect(asked.contains("/two/deltas/\(one.releaseID)/\(two.releaseID)") && asked.contains("/two/releases/\(two.releaseID)"))
+            }
         }
     }
 

@@ -39,6 +39,25 @@ struct ReleasePlanTests {
         }
     }
 
+    @Test("a changed page's base is the held page at its place; none across a re-paging")
+    func pageBases() {
+        let cases: [(before: [String]?, after: [String], expected: [String: String])] = [
+            (nil, ["p", "q"], [:]),
+            (["p", "q"], ["p", "q"], [:]),
+            (["p", "q"], ["p", "r"], ["r": "q"]),
+            (["p", "q"], ["r", "s"], ["r": "p", "s": "q"]),
+            // Two places that became one page: the first place's base.
+            (["p", "q"], ["r", "r"], ["r": "p"]),
+            (["p"], ["p", "r"], [:]),
+        ]
+        for (before, after, expected) in cases {
+            #expect(
+                ReleasePlan.pageBases(from: before.map(Self.release), to: Self.release(after)) == expected,
+                "\(String(describing: before)) → \(after)"
+            )
+        }
+    }
+
     @Test("changed and new files are fetched, patches chosen from the content held, files that left are removed")
     func plan() throws {
         let patch = ReleaseEntry.Patch(from: String(repeating: "a", count: 64), size: 1, sha256: String(repeating: "9", count: 64))

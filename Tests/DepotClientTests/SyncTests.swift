@@ -101,6 +101,44 @@ struct SyncTests {
         }
     }
 
+    @Test("after one change, the release document and its changed page arrive as patches of the held ones")
+    func documentPatches() async throws {
+        try await LiveServer.withPublishing { server in
+            let files = (0..<300).map { ("asset-\($0).json", Data("{\"asset\": \($0)}\n".utf8)) }
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                var commit: [String] = []
+                for (path, data) in files {
+                    let sha256 = Fixture.sha256(data)
+                    _ = try await connection.request(
+                        "PUT",
+                        "/v1/blobs/\(sha256)",
+                        headers: [("Authorization", "Bearer \(LiveServer.token)")],
+                        body: Array(data)
+                    )
+                    commit.append(#"{"path": "\#(path)", "sha256": "\#(sha256)"}"#)
+                }
+                let body = Array(#"{"files": [\#(commit.joined(separator: ","))]}"#.utf8)
+                #expect(
+                    try await connection.request("POST", "/v1/releases", headers: [("Authorization", "Bearer \(LiveServer.token)")], body: body)
+                        .status == 201
+                )
+            }
+            try await withTemporaryDirectory { folder in
+                let client = Self.client(server, folder)
+                let first = try await client.sync()
+                try await Self.publish(server, [("asset-7.json", Data("{\"asset\": \"seven\"}\n".utf8))])
+                let before = server.requests.snapshot
+                let report = try await client.sync()
+                let new = server.requests.snapshot.filter { before[$0.key] != $0.value }.keys
+                #expect(Self.contents(folder, "asset-7.json") == Data("{\"asset\": \"seven\"}\n".utf8))
+                #expect(report.files.map(\.path) == ["asset-7.json"])
+                #expect(new.filter { $0.path.hasPrefix("/deltas/") }.map(\.status) == [200, 200], "the release document and one page")
+                #expect(!new.contains { $0.path.hasPrefix("/releases/") || $0.path.hasPrefix("/pages/") })
+                #expect(report.documentBytes * 4 < first.documentBytes, "\(report.documentBytes) against \(first.documentBytes)")
+            }
+        }
+    }
+
     @Test("a corrupted body is detected and the old file stays intact")
     func corruptBody() async throws {
         try await LiveServer.withPublishing { server in
