@@ -24,13 +24,17 @@ struct BlobCollectionService: Service {
         let grace = configuration.retiredGracePeriod.components.seconds
         let cutoff = HTTPDate(secondsSince1970: now.secondsSince1970 - grace)
         try await catalog.forgetUploads(before: HTTPDate(secondsSince1970: now.secondsSince1970 - configuration.uploadLifetime.components.seconds))
+        let releases = try await catalog.collectReleases(keeping: configuration.keepReleases, now: now, before: cutoff)
         let removed = try await catalog.removeRetired(before: cutoff)
-        if removed > 0 { content.removedRetiredVersions() }
+        if removed > 0 || releases > 0 { content.removedRetiredVersions() }
         let deleted = try await store.removeBlobs(olderThan: cutoff) {
             site.blobHashes.union(try await catalog.referencedBlobs())
         }
-        if removed > 0 || deleted > 0 {
-            logger.info("Collected retired versions and blobs", metadata: ["versions": "\(removed)", "blobs": "\(deleted)"])
+        if removed > 0 || deleted > 0 || releases > 0 {
+            logger.info(
+                "Collected retired releases, versions and blobs",
+                metadata: ["releases": "\(releases)", "versions": "\(removed)", "blobs": "\(deleted)"]
+            )
         }
     }
 }

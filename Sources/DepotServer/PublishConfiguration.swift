@@ -6,7 +6,11 @@ public struct PublishConfiguration: Sendable {
     public var maxUploadBytes: Int64
     /// How many versions of each path stay available (the live one included).
     public var keepVersions: Int
-    /// How long a retired version and its blob stay available, for downloads under way.
+    /// How many releases are kept besides those a channel points to: the newest ones, which
+    /// `depot release promote` can go back to.
+    public var keepReleases: Int
+    /// How long a retired version and its blob, or a retired release, stay available, for
+    /// downloads under way.
     public var retiredGracePeriod: Duration
     /// How often retired versions and unreferenced blobs are collected.
     public var collectionInterval: Duration
@@ -23,6 +27,7 @@ public struct PublishConfiguration: Sendable {
         tokens: [String] = [],
         maxUploadBytes: Int64 = 4 << 30,
         keepVersions: Int = 5,
+        keepReleases: Int = 20,
         retiredGracePeriod: Duration = .seconds(600),
         collectionInterval: Duration = .seconds(60),
         uploadLifetime: Duration = .seconds(86400),
@@ -33,6 +38,7 @@ public struct PublishConfiguration: Sendable {
         self.tokens = tokens
         self.maxUploadBytes = maxUploadBytes
         self.keepVersions = keepVersions
+        self.keepReleases = keepReleases
         self.retiredGracePeriod = retiredGracePeriod
         self.collectionInterval = collectionInterval
         self.uploadLifetime = uploadLifetime

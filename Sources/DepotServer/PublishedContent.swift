@@ -209,7 +209,8 @@ public final class PublishedContent: Sendable {
         try await reloadChannels()
     }
 
-    /// After retired versions were removed: drops the blobs and patches, which may be gone.
+    /// After retired versions or releases were removed: drops the blobs and patches, which may
+    /// be gone.
     public func removedRetiredVersions() {
         cache.withLock { cache in
             cache.removeAll { key in

@@ -43,7 +43,8 @@ extension ServerConfiguration {
     /// | `publish.tokenFile` | string | none | file with more tokens, one a line |
     /// | `publish.maxUploadBytes` | int | 4 GiB | largest upload accepted |
     /// | `publish.keepVersions` | int | `5` | versions kept per path |
-    /// | `publish.retiredGraceSeconds` | number | `600` | how long retired versions stay downloadable |
+    /// | `publish.keepReleases` | int | `20` | releases kept besides those a channel points to, newest first; at least 0 |
+    /// | `publish.retiredGraceSeconds` | number | `600` | how long retired versions and releases stay downloadable |
     /// | `publish.collectionIntervalSeconds` | number | `60` | how often unreferenced blobs are collected |
     /// | `publish.uploadLifetimeSeconds` | number | `86400` | how long an uploaded blob waits for a release commit to name it |
     /// | `publish.maxCommitBytes` | int | 64 MiB | largest release commit body |
@@ -182,6 +183,8 @@ extension PublishConfiguration {
         guard maxUpload >= 1 else { throw ConfigurationError("publish.maxUploadBytes must be at least 1") }
         let keep = reader.int(forKey: "publish.keepVersions", default: defaults.keepVersions)
         guard keep >= 1 else { throw ConfigurationError("publish.keepVersions must be at least 1") }
+        let keepReleases = reader.int(forKey: "publish.keepReleases", default: defaults.keepReleases)
+        guard keepReleases >= 0 else { throw ConfigurationError("publish.keepReleases must not be negative") }
         let grace = reader.number(forKey: "publish.retiredGraceSeconds", default: 600)
         let interval = reader.number(forKey: "publish.collectionIntervalSeconds", default: 60)
         let uploadLifetime = reader.number(forKey: "publish.uploadLifetimeSeconds", default: 86400)
@@ -211,6 +214,7 @@ extension PublishConfiguration {
             tokens: tokens,
             maxUploadBytes: Int64(maxUpload),
             keepVersions: keep,
+            keepReleases: keepReleases,
             retiredGracePeriod: .milliseconds(Int64(grace * 1000)),
             collectionInterval: .milliseconds(Int64(interval * 1000)),
             uploadLifetime: .milliseconds(Int64(uploadLifetime * 1000)),

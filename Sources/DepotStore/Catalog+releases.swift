@@ -159,11 +159,16 @@ extension Catalog {
     /// number. Only what differs between the two releases is written.
     ///
     /// - Throws: ``CatalogError`` `.invalid` for a bad channel name, `.notFound` for an unknown
-    ///   release, `.gone` when retention removed a version the release needs.
+    ///   release, `.gone` when retention removed the release or a version it needs.
     public func promote(_ reference: String, to channel: String, now: HTTPDate) async throws -> ChannelMove {
         if let problem = ChannelName.problem(channel) { throw CatalogError("\(channel): \(problem)", code: .invalid) }
         return try await database.write { db in
-            guard let target = try Self.release(reference, in: db) else { throw CatalogError("There is no release \(reference)", code: .notFound) }
+            guard let target = try Self.release(reference, in: db) else {
+                if let number = Int64(reference), number >= 1, number <= (try Int64.fetchOne(db, sql: "SELECT MAX(number) FROM release") ?? 0) {
+                    throw CatalogError("The release \(number) is no longer kept", code: .gone)
+                }
+                throw CatalogError("There is no release \(reference)", code: .notFound)
+            }
             return try Self.move(channel, to: target, kind: "promote", restores: nil, now: now.secondsSince1970, in: db)
         }
     }
@@ -271,6 +276,9 @@ extension Catalog {
         }
         let diff = try ReleaseWriter.diff(from: current?.release, to: target, in: db)
         try ReleaseWriter.apply(diff, to: channel, in: db)
+        // A release retention retired is kept again while a channel points to it, and for the
+        // grace period once none does.
+        try db.execute(sql: "UPDATE release SET retired_at = NULL WHERE id = ?", arguments: [target.id])
         let serial = try ReleaseWriter.point(channel, to: target, kind: kind, restores: restores, now: now, in: db)
         return ChannelMove(channel: channel, from: current?.release, to: target, serial: serial, diff: diff)
     }

@@ -36,6 +36,7 @@ struct ServerConfigurationTests {
                 "public.cacheControl": "", "public.cacheControlRules": .init(.stringArray(["a/=max-age=60"]), isSecret: false),
                 "ranges.maxCount": 5, "gzip.level": 9, "gzip.minimumSavings": 0.2,
                 "public.rescanInterval": 0, "http.openFilesPerEventLoop": 0, "http.openFileIdleSeconds": 2.5,
+                "http.resourceCacheEntries": 100, "publish.keepReleases": 3,
             ])
         )
         #expect(configuration.host == "0.0.0.0")
@@ -51,6 +52,8 @@ struct ServerConfigurationTests {
         #expect(configuration.store.gzipMinimumSavings == 0.2)
         #expect(configuration.openFilesPerEventLoop == 0)
         #expect(configuration.openFileIdleTime == .milliseconds(2500))
+        #expect(configuration.resourceCacheEntries == 100)
+        #expect(configuration.publish.keepReleases == 3)
     }
 
     @Test(
@@ -61,6 +64,8 @@ struct ServerConfigurationTests {
             ("public.rescanInterval", ConfigValue(.double(-1), isSecret: false)),
             ("http.openFilesPerEventLoop", ConfigValue(.int(-1), isSecret: false)),
             ("http.openFileIdleSeconds", ConfigValue(.double(0), isSecret: false)),
+            ("http.resourceCacheEntries", ConfigValue(.int(1), isSecret: false)),
+            ("publish.keepReleases", ConfigValue(.int(-1), isSecret: false)),
             ("public.cacheControlRules", ConfigValue(.stringArray(["no-equals-sign"]), isSecret: false)),
         ]
     )

@@ -201,6 +201,47 @@ struct ReleaseCatalogTests {
             #expect(diff.added.map(\.path) == ["b"] && diff.changed.map(\.after.path) == ["a"] && diff.removed.isEmpty)
         }
     }
+
+    @Test("retention keeps what a channel points to and the last K; the rest goes after the grace period, with the pages only it listed")
+    func releaseRetention() async throws {
+        try await Self.withCatalog { catalog in
+            var releases: [ReleaseSummary] = []
+            for index in 1...6 {
+                releases.append(
+                    try #require(try await Self.commit(catalog, [Self.file("shared", "s"), Self.file("only-\(index)", "\(index)")]).release)
+                )
+            }
+            _ = try await catalog.promote("2", to: "beta", now: Self.now)
+            let pageOfOne = try #require(try await catalog.releaseDocument(id: releases[0].id)).bytes
+            let onePages = try JSONDecoder().decode(ReleaseDocument.self, from: Data(pageOfOne)).pages
+            let later = HTTPDate(secondsSince1970: Self.now.secondsSince1970 + 600)
+
+            // Retired now, removed only once retired before the cutoff.
+            #expect(try await catalog.collectReleases(keeping: 2, now: Self.now, before: Self.now) == 0)
+            // A promote within the grace period brings release 3 back.
+            _ = try await catalog.promote("3", to: "beta", now: Self.now)
+            _ = try await catalog.promote("2", to: "beta", now: Self.now)
+            #expect(try await catalog.collectReleases(keeping: 2, now: later, before: later) == 2, "1 and 4; 3 was retired again just now")
+            #expect(try await catalog.releases().map(\.number) == [6, 5, 3, 2])
+            #expect(try await catalog.releaseDocument(id: releases[0].id) == nil)
+            #expect(try await catalog.releaseDocument(id: releases[1].id) != nil)
+
+            // Every page a kept release lists is still there; some of release 1's are gone.
+            for release in try await catalog.releases() {
+                let document = try JSONDecoder().decode(
+                    ReleaseDocument.self,
+                    from: Data(try #require(try await catalog.releaseDocument(id: release.id)).bytes)
+                )
+                for page in document.pages { #expect(try await catalog.pageDocument(sha256: page) != nil) }
+            }
+            var goneCount = 0
+            for page in onePages where try await catalog.pageDocument(sha256: page) == nil { goneCount += 1 }
+            #expect(goneCount > 0)
+
+            await #expect { try await catalog.promote("1", to: "beta", now: later) } throws: { ($0 as? CatalogError)?.code == .gone }
+            await #expect { try await catalog.promote("7", to: "beta", now: later) } throws: { ($0 as? CatalogError)?.code == .notFound }
+        }
+    }
 }
 
 extension Array {
