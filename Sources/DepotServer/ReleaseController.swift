@@ -30,6 +30,7 @@ struct ReleaseController: Sendable {
     func addRoutes(to router: Router<DepotRequestContext>) {
         router.head("/v1/blobs/:sha256", use: hasBlob)
         router.put("/v1/blobs/:sha256", use: uploadBlob)
+        router.post("/v1/blobs/missing", use: missingBlobs)
         router.post("/v1/releases", use: commit)
         router.get("/v1/releases", use: list)
         router.get("/v1/channels", use: channels)
@@ -108,6 +109,29 @@ struct ReleaseController: Sendable {
         guard try await holds(sha256) != nil else { return Response(status: .notFound) }
         store.release(sha256)
         return Response(status: .ok)
+    }
+
+    /// `POST /v1/blobs/missing` with `{"sha256": [...]}`: which of those blobs the server lacks,
+    /// in the order asked, as `{"missing": [...]}`. One request tells a publisher what to upload
+    /// of a folder of any size.
+    @Sendable func missingBlobs(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        try authenticator.authorize(request)
+        struct MissingRequest: Decodable { var sha256: [String] }
+        let body = try await request.body.collect(upTo: configuration.maxCommitBytes)
+        guard let asked = try? JSONDecoder().decode(MissingRequest.self, from: Data(body.readableBytesView)) else {
+            throw HTTPError(.badRequest, message: #"The body must be {"sha256": ["<lower-case hex SHA-256>", ...]}"#)
+        }
+        if let bad = asked.sha256.first(where: { !ContentAddress.isSHA256($0) }) {
+            throw HTTPError(.badRequest, message: "\(bad.prefix(80)) is not a SHA-256 in lower-case hex")
+        }
+        let known = try await catalog.knownBlobs(Set(asked.sha256))
+        var missing: [String] = []
+        var seen = Set<String>()
+        for sha256 in asked.sha256 where seen.insert(sha256).inserted {
+            if known.contains(sha256), try await store.isStored(sha256) { continue }
+            missing.append(sha256)
+        }
+        return try Self.json(["missing": missing], status: .ok)
     }
 
     @Sendable func uploadBlob(_ request: Request, context: DepotRequestContext) async throws -> Response {

@@ -103,11 +103,17 @@ public struct BlobStore: Sendable {
         }
     }
 
+    /// Whether the store has the blob `sha256` now; collection may remove it later, unless it
+    /// is held (``holdIfStored(_:)``).
+    public func isStored(_ sha256: String) async throws -> Bool {
+        try await fileSystem.info(forFileAt: path(forSHA256: sha256)) != nil
+    }
+
     /// Holds the blob `sha256` if the store has it, as ``ingest(_:verify:)`` does: collection
     /// leaves it alone until ``release(_:)``. Returns false, holding nothing, when it is absent.
     public func holdIfStored(_ sha256: String) async throws -> Bool {
         holds.hold(sha256)
-        if try await fileSystem.info(forFileAt: path(forSHA256: sha256)) != nil { return true }
+        if try await isStored(sha256) { return true }
         holds.release(sha256)
         return false
     }

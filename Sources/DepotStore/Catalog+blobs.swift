@@ -47,3 +47,27 @@ extension Catalog {
         }
     }
 }
+
+extension Catalog {
+    /// Which of `hashes` the catalog knows, from an upload or a version: one indexed lookup a
+    /// hash, a few hundred a query.
+    public func knownBlobs(_ hashes: some Collection<String>) async throws -> Set<String> {
+        let hashes = Array(hashes)
+        return try await database.read { db in
+            var known = Set<String>()
+            for start in stride(from: 0, to: hashes.count, by: 500) {
+                let chunk = Array(hashes[start..<min(start + 500, hashes.count)])
+                let marks = databaseQuestionMarks(count: chunk.count)
+                known.formUnion(
+                    try String.fetchAll(
+                        db,
+                        sql:
+                            "SELECT sha256 FROM uploaded_blob WHERE sha256 IN (\(marks)) UNION SELECT sha256 FROM file_version WHERE sha256 IN (\(marks))",
+                        arguments: StatementArguments(chunk + chunk)
+                    )
+                )
+            }
+            return known
+        }
+    }
+}

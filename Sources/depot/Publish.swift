@@ -59,16 +59,34 @@ extension Depot {
                 let api = PublisherAPI(baseURL: try server.baseURL(), token: try PublisherAPI.readToken(file: tokenFile))
                 let uploads = try plan()
                 try await withHTTPClient { client in
-                    var files: [[String: String]] = []
-                    var sent: Int64 = 0
+                    var digests: [(upload: Upload, sha256: String, size: Int64)] = []
                     for upload in uploads {
                         let (sha256, size) = try await Self.digest(of: upload.file)
-                        if try await api.send(.HEAD, "/v1/blobs/\(sha256)", client: client, allowing: [404]).status == .notFound {
-                            try await send(upload, sha256: sha256, size: size, api: api, client: client)
-                            sent += size
-                        }
-                        files.append(["path": upload.logicalPath, "sha256": sha256])
+                        digests.append((upload, sha256, size))
                     }
+                    let missing = try await Self.missing(Set(digests.map(\.sha256)), api: api, client: client)
+                    var toSend: [(upload: Upload, sha256: String, size: Int64)] = []
+                    var queued = Set<String>()
+                    for digest in digests where missing.contains(digest.sha256) && queued.insert(digest.sha256).inserted {
+                        toSend.append(digest)
+                    }
+                    // Large files one at a time, each with its progress bar; small ones a few at
+                    // a time, so that round trips and the server's syncs overlap.
+                    for file in toSend where file.size >= Self.smallFileBytes {
+                        try await send(file.upload, sha256: file.sha256, size: file.size, showsProgress: true, api: api, client: client)
+                    }
+                    let small = toSend.filter { $0.size < Self.smallFileBytes }
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for (index, file) in small.enumerated() {
+                            if index >= Self.parallelUploads { try await group.next() }
+                            group.addTask {
+                                try await send(file.upload, sha256: file.sha256, size: file.size, showsProgress: false, api: api, client: client)
+                            }
+                        }
+                        try await group.waitForAll()
+                    }
+                    let sent = toSend.reduce(0) { $0 + $1.size }
+                    let files = digests.map { ["path": $0.upload.logicalPath, "sha256": $0.sha256] }
                     let commit: [String: Any] = ["channel": channel, "files": files, "delete": deletions, "replace": replace]
                     let reply = try await api.send(.POST, "/v1/releases", json: commit, client: client)
                     report(reply.json, raw: reply.body, sent: sent)
@@ -138,9 +156,28 @@ extension Depot {
             return uploads
         }
 
-        /// Uploads one file's content to `/v1/blobs/{sha256}`, with a progress bar on a terminal.
-        func send(_ upload: Upload, sha256: String, size: Int64, api: PublisherAPI, client: HTTPClient) async throws {
-            let progress = ProgressBar(label: upload.logicalPath, total: size, isEnabled: !json && isatty(STDERR_FILENO) == 1)
+        /// Files smaller than this are uploaded ``parallelUploads`` at a time, without a progress bar.
+        static let smallFileBytes: Int64 = 1 << 20
+        static let parallelUploads = 4
+
+        /// Which of `hashes` the server lacks: `POST /v1/blobs/missing`, a few thousand hashes a
+        /// request.
+        static func missing(_ hashes: Set<String>, api: PublisherAPI, client: HTTPClient) async throws -> Set<String> {
+            let hashes = Array(hashes)
+            var missing = Set<String>()
+            for start in stride(from: 0, to: hashes.count, by: 5000) {
+                let chunk = Array(hashes[start..<min(start + 5000, hashes.count)])
+                let reply = try await api.send(.POST, "/v1/blobs/missing", json: ["sha256": chunk], client: client)
+                guard let listed = reply.json["missing"] as? [String] else { throw CommandFailure("the server's list of missing blobs is not valid") }
+                missing.formUnion(listed)
+            }
+            return missing
+        }
+
+        /// Uploads one file's content to `/v1/blobs/{sha256}`, with a progress bar on a terminal
+        /// when `showsProgress`.
+        func send(_ upload: Upload, sha256: String, size: Int64, showsProgress: Bool, api: PublisherAPI, client: HTTPClient) async throws {
+            let progress = ProgressBar(label: upload.logicalPath, total: size, isEnabled: showsProgress && !json && isatty(STDERR_FILENO) == 1)
             defer { progress.finish() }
             do {
                 try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(upload.file)) { handle in

@@ -125,6 +125,16 @@ struct ReleaseCommandTests {
                 #expect(wrongContent.status == 400)
                 #expect(try await connection.request("HEAD", "/v1/blobs/\(missing)", headers: [auth]).status == 404)
                 #expect(try await connection.request("HEAD", "/v1/blobs/\(sha)", headers: [auth]).status == 200)
+
+                // What a publisher asks before uploading: which blobs the server lacks, in the
+                // order asked, once each.
+                let asked = #"{"sha256": ["\#(missing)", "\#(sha)", "\#(missing)"]}"#
+                let lacking = try await connection.request("POST", "/v1/blobs/missing", headers: [auth], body: Array(asked.utf8))
+                #expect(lacking.status == 200 && lacking.json["missing"] as? [String] == [missing], "\(lacking.bodyText)")
+                for body in [#"{"sha256": ["\#(sha.uppercased())"]}"#, #"{"sha256": "x"}"#] {
+                    #expect(try await connection.request("POST", "/v1/blobs/missing", headers: [auth], body: Array(body.utf8)).status == 400)
+                }
+                #expect(try await connection.request("POST", "/v1/blobs/missing", body: Array(asked.utf8)).status == 401)
                 #expect(try await connection.request("GET", "/channels/stable").bodyText == channelBefore, "the live release is unchanged")
             }
         }
