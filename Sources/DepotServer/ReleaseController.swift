@@ -88,19 +88,20 @@ struct ReleaseController: Sendable {
         let created: Bool
         let channel: String
         let serial: Int64
+        /// The versions the commit made: only what changed, however many files it listed.
         let files: [FileReply]
+        /// How many listed files the channel held already.
+        let unchanged: Int
         let removed: [String]
     }
 
-    /// A file of the commit, as the channel now holds it.
+    /// A version the commit made.
     struct FileReply: Encodable {
         let path: String
         let version: Int64
         let size: Int64
         let sha256: String
         let gzipSize: Int64?
-        /// True when the channel held this content already.
-        let unchanged: Bool
     }
 
     @Sendable func hasBlob(_ request: Request, context: DepotRequestContext) async throws -> Response {
@@ -124,11 +125,11 @@ struct ReleaseController: Sendable {
         if let bad = asked.sha256.first(where: { !ContentAddress.isSHA256($0) }) {
             throw HTTPError(.badRequest, message: "\(bad.prefix(80)) is not a SHA-256 in lower-case hex")
         }
-        let known = try await catalog.knownBlobs(Set(asked.sha256))
+        let known = try await catalog.blobRecords(Set(asked.sha256))
         var missing: [String] = []
         var seen = Set<String>()
         for sha256 in asked.sha256 where seen.insert(sha256).inserted {
-            if known.contains(sha256), try await store.isStored(sha256) { continue }
+            if known[sha256] != nil, try await store.isStored(sha256) { continue }
             missing.append(sha256)
         }
         return try Self.json(["missing": missing], status: .ok)
@@ -169,9 +170,11 @@ struct ReleaseController: Sendable {
         var held: [String] = []
         defer { for sha256 in held { store.release(sha256) } }
         var missing: [String] = []
-        for file in commit.files ?? [] {
+        let listed = commit.files ?? []
+        let records = try await catalog.blobRecords(Set(listed.map(\.sha256).filter(ContentAddress.isSHA256)))
+        for file in listed {
             let path = try LogicalPath.check(file.path, maxLength: configuration.maxPathLength)
-            guard let blob = try await holds(file.sha256) else {
+            guard let blob = records[file.sha256], try await store.holdIfStored(file.sha256) else {
                 missing.append(file.path)
                 continue
             }
@@ -185,7 +188,11 @@ struct ReleaseController: Sendable {
             )
         }
         let deletions = try (commit.delete ?? []).map { try LogicalPath.check($0, maxLength: configuration.maxPathLength) }
-        for file in files { await publisher.patches?.makePatches(path: file.path, target: file.blob) }
+        // Patches for the new content only: a listed file the channel holds already has its own.
+        let live = try await catalog.liveContent(of: files.map(\.path), channel: channel)
+        for file in files where live[file.path] != file.blob.sha256 {
+            await publisher.patches?.makePatches(path: file.path, target: file.blob)
+        }
         let outcome = try await refusingBadChanges {
             try await catalog.commit(
                 .init(
@@ -199,7 +206,7 @@ struct ReleaseController: Sendable {
             )
         }
         if outcome.created {
-            try await content.changed(paths: outcome.files.filter(\.isNew).map(\.version.path) + outcome.removed, channel: channel)
+            try await content.changed(paths: outcome.files.map(\.path) + outcome.removed, channel: channel)
         }
         publisher.metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: !outcome.created)
         context.logger.info(
@@ -211,16 +218,8 @@ struct ReleaseController: Sendable {
             created: outcome.created,
             channel: channel,
             serial: outcome.channelSerial,
-            files: outcome.files.map {
-                FileReply(
-                    path: $0.version.path,
-                    version: $0.version.version,
-                    size: $0.version.size,
-                    sha256: $0.version.sha256,
-                    gzipSize: $0.version.gzipSize,
-                    unchanged: !$0.isNew
-                )
-            },
+            files: outcome.files.map { FileReply(path: $0.path, version: $0.version, size: $0.size, sha256: $0.sha256, gzipSize: $0.gzipSize) },
+            unchanged: outcome.unchanged,
             removed: outcome.removed
         )
         return try Self.json(reply, status: outcome.created ? .created : .ok)

@@ -40,6 +40,28 @@ extension Catalog {
         }
     }
 
+    /// The SHA-256 of the content `channel` holds at each of `paths` it holds (exactly those
+    /// paths): a few hundred paths a query.
+    public func liveContent(of paths: some Collection<String>, channel: String = ChannelName.default) async throws -> [String: String] {
+        let paths = Array(paths)
+        return try await database.read { db in
+            var content: [String: String] = [:]
+            for start in stride(from: 0, to: paths.count, by: 500) {
+                let chunk = Array(paths[start..<min(start + 500, paths.count)])
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT path, sha256 FROM channel_file JOIN file_version USING (path, version)
+                        WHERE channel = ? AND path IN (\(databaseQuestionMarks(count: chunk.count)))
+                        """,
+                    arguments: StatementArguments([channel] + chunk)
+                )
+                for row in rows { content[row["path"]] = row["sha256"] }
+            }
+            return content
+        }
+    }
+
     /// The paths `channel` holds, with their versions, sorted by path: O(N), for tools and
     /// tests, never for a request.
     public func liveVersions(channel: String = ChannelName.default) async throws -> [FileVersion] {

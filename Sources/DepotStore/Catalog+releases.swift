@@ -53,9 +53,11 @@ extension Catalog {
         public let release: ReleaseSummary?
         /// False when the commit changed nothing, so no release was made.
         public let created: Bool
-        /// The channel's version of each path of ``ReleaseCommit/files``, in order, and whether
-        /// the commit made it (false: the channel held that content already).
-        public let files: [(version: FileVersion, isNew: Bool)]
+        /// The versions the commit made, in the order of ``ReleaseCommit/files``: O(change), so
+        /// a commit that lists 100,000 files of which one changed answers with one.
+        public let files: [FileVersion]
+        /// How many files of ``ReleaseCommit/files`` the channel held already, with that content.
+        public let unchanged: Int
         /// The paths taken out, as stored.
         public let removed: [String]
         /// The channel's serial after the commit.
@@ -100,12 +102,13 @@ extension Catalog {
                 bytes -= live.size
                 removed.append(stored)
             }
-            var versions: [(version: FileVersion, isNew: Bool)] = []
+            var versions: [FileVersion] = []
+            var unchanged = 0
             for file in commit.files {
                 let path = try Self.pathForPublishing(file.path, channel: channel, in: db)
                 let live = try FileVersion.live(path: path, channel: channel, in: db)
                 if let live, live.sha256 == file.blob.sha256, live.contentType == file.contentType {
-                    versions.append((live, false))
+                    unchanged += 1
                     continue
                 }
                 let version = try Self.newVersion(of: path, blob: file.blob, contentType: file.contentType, now: now, in: db)
@@ -114,13 +117,14 @@ extension Catalog {
                 touched.insert(ReleasePaging.bucket(ofPath: path))
                 files += live == nil ? 1 : 0
                 bytes += version.size - (live?.size ?? 0)
-                versions.append((version, true))
+                versions.append(version)
             }
             guard !touched.isEmpty else {
                 return ReleaseOutcome(
                     release: current?.release,
                     created: false,
                     files: versions,
+                    unchanged: unchanged,
                     removed: [],
                     channelSerial: current?.serial ?? 0
                 )
@@ -138,6 +142,7 @@ extension Catalog {
                 release: release,
                 created: true,
                 files: versions,
+                unchanged: unchanged,
                 removed: removed,
                 channelSerial: serial
             )

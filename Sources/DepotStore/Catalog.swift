@@ -72,7 +72,8 @@ public final class Catalog: Sendable {
 
     /// What a publish did.
     public struct PublishResult: Sendable {
-        /// The live version after the publish.
+        /// The version the publish made; for an unchanged publish, the live version as read
+        /// right after.
         public let version: FileVersion
         /// True when the live version already had these bytes and this type: nothing changed.
         public let unchanged: Bool
@@ -94,7 +95,12 @@ public final class Catalog: Sendable {
                 keepVersions: publication.keepVersions
             )
         )
-        return PublishResult(version: outcome.files[0].version, unchanged: !outcome.created, channelSerial: outcome.channelSerial)
+        var version = outcome.files.first
+        if version == nil { version = try await liveVersion(of: publication.path) }
+        guard let version else {
+            throw CatalogError("\(publication.path) is not in the release it was just published to")
+        }
+        return PublishResult(version: version, unchanged: !outcome.created, channelSerial: outcome.channelSerial)
     }
 
     /// Takes `path` out of the default channel and retires its versions: a release without it.

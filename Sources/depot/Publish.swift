@@ -101,7 +101,7 @@ extension Depot {
                 return
             }
             let files = reply["files"] as? [[String: Any]] ?? []
-            for file in files where file["unchanged"] as? Bool != true {
+            for file in files {
                 let path = file["path"] as? String ?? ""
                 let version = file["version"] as? Int ?? 0
                 let size = Int64(file["size"] as? Int ?? 0)
@@ -114,8 +114,8 @@ extension Depot {
             let number = release?["number"] as? Int ?? 0
             let channel = reply["channel"] as? String ?? channel
             if reply["created"] as? Bool == true {
-                let unchanged = files.filter { $0["unchanged"] as? Bool == true }.count
-                let counts = unchanged > 0 ? " (\(files.count - unchanged) published, \(unchanged) unchanged)" : ""
+                let unchanged = reply["unchanged"] as? Int ?? 0
+                let counts = unchanged > 0 ? " (\(files.count) published, \(unchanged) unchanged)" : ""
                 print("release \(number) on \(channel): \(release?["files"] as? Int ?? 0) files\(counts), \(ByteCountText(sent)) uploaded")
             } else {
                 print("nothing changed: \(channel) stays on release \(number)")
