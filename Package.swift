@@ -101,6 +101,7 @@ let package = Package(
         .target(
             name: "DepotServer",
             dependencies: [
+                .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
                 "DepotDelta",
                 "DepotHTTP",
                 "DepotStore",

@@ -10,4 +10,7 @@ extern int sync_file_range(int fd, int64_t offset, int64_t count, unsigned int f
 
 // syncfs(2): commit every write to the file system holding fd, in one journal commit.
 extern int syncfs(int fd);
+
+// glibc's allocator: mallopt(3) and malloc_trim(3), which the Glibc module leaves out.
+#include <malloc.h>
 #endif

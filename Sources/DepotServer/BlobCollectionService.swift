@@ -30,6 +30,8 @@ struct BlobCollectionService: Service {
         let deleted = try await store.removeBlobs(olderThan: cutoff) {
             site.blobHashes.union(try await catalog.referencedBlobs())
         }
+        // Whatever requests and publishes freed since the last run goes back to the kernel too.
+        Heap.returnFreedPages()
         if removed > 0 || deleted > 0 || releases > 0 {
             logger.info(
                 "Collected retired releases, versions and blobs",

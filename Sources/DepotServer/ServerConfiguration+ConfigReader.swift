@@ -16,6 +16,7 @@ extension ServerConfiguration {
     /// | `http.directResponses` | bool | `true` | answer 304s and in-memory content right after the HTTP decoder, below Hummingbird |
     /// | `http.memoryCacheBytes` | int | 16 MiB | bytes of small files (≤ 64 KiB) held in memory, for public and published files each; 0 disables |
     /// | `http.resourceCacheEntries` | int | `8192` | resources of published content kept after a request read them from the catalog; at least 2 |
+    /// | `memory.mallocArenas` | int | `2` | glibc malloc arenas the server allows; 0: glibc's default (eight a core) |
     /// | `http.openFilesPerEventLoop` | int | `64` | stored files each event loop keeps open between answers; 0 opens one for each answer |
     /// | `http.openFileIdleSeconds` | number | `10` | how long an unused file stays open, at least (at most twice as long) |
     /// | `http.shutdownGraceSeconds` | number | `30` | how long downloads may finish after SIGTERM |
@@ -76,6 +77,8 @@ extension ServerConfiguration {
         guard memoryCacheBytes >= 0 else { throw ConfigurationError("http.memoryCacheBytes must not be negative") }
         let resourceCacheEntries = reader.int(forKey: "http.resourceCacheEntries", default: defaults.resourceCacheEntries)
         guard resourceCacheEntries >= 2 else { throw ConfigurationError("http.resourceCacheEntries must be at least 2") }
+        let mallocArenas = reader.int(forKey: "memory.mallocArenas", default: defaults.mallocArenas)
+        guard mallocArenas >= 0 else { throw ConfigurationError("memory.mallocArenas must not be negative") }
         let headerLimits = ServerConfiguration.HeaderLimits(
             maxFieldBytes: reader.int(forKey: "http.maxHeaderFieldBytes", default: 80 * 1024),
             maxListBytes: reader.int(forKey: "http.maxHeaderListBytes", default: 80 * 1024),
@@ -128,6 +131,7 @@ extension ServerConfiguration {
             directResponses: reader.bool(forKey: "http.directResponses", default: true),
             memoryCacheBytes: memoryCacheBytes,
             resourceCacheEntries: resourceCacheEntries,
+            mallocArenas: mallocArenas,
             openFilesPerEventLoop: openFiles,
             openFileIdleTime: .milliseconds(Int64(openFileIdle * 1000)),
             metricsAllowedAddresses: Set(reader.stringArray(forKey: "metrics.allowedAddresses", default: ["127.0.0.1", "::1"])),

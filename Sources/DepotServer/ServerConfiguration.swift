@@ -47,6 +47,9 @@ public struct ServerConfiguration: Sendable {
     /// read from the catalog when first asked for (``ResourceCache``); a kept resource takes the
     /// direct path.
     public var resourceCacheEntries: Int
+    /// glibc malloc arenas `depot serve` allows (``Heap/limitArenas(to:)``); 0 leaves glibc's
+    /// default of eight a core.
+    public var mallocArenas: Int
     /// The most stored files each event loop keeps open between direct answers (0: a file is
     /// opened for each answer), so that a range or a download of a recently sent file costs no
     /// `open(2)` (``OpenFileCache``).
@@ -86,6 +89,7 @@ public struct ServerConfiguration: Sendable {
         directResponses: Bool = true,
         memoryCacheBytes: Int = 16 << 20,
         resourceCacheEntries: Int = 8192,
+        mallocArenas: Int = 2,
         openFilesPerEventLoop: Int = 64,
         openFileIdleTime: Duration = .seconds(10),
         metricsAllowedAddresses: Set<String> = ["127.0.0.1", "::1"],
@@ -111,6 +115,7 @@ public struct ServerConfiguration: Sendable {
         self.directResponses = directResponses
         self.memoryCacheBytes = memoryCacheBytes
         self.resourceCacheEntries = resourceCacheEntries
+        self.mallocArenas = mallocArenas
         self.openFilesPerEventLoop = openFilesPerEventLoop
         self.openFileIdleTime = openFileIdleTime
         self.metricsAllowedAddresses = metricsAllowedAddresses

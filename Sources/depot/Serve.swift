@@ -50,6 +50,7 @@ extension Depot {
             } catch let error as ConfigurationError {
                 throw ValidationError(error.message)
             }
+            if configuration.mallocArenas > 0 { Heap.limitArenas(to: configuration.mallocArenas) }
             let app = try await buildApplication(configuration: configuration, logger: logger)
             // SIGTERM and SIGINT stop accepting connections and let requests under way finish, for
             // at most http.shutdownGraceSeconds; then they are cut.

@@ -36,7 +36,7 @@ struct ServerConfigurationTests {
                 "public.cacheControl": "", "public.cacheControlRules": .init(.stringArray(["a/=max-age=60"]), isSecret: false),
                 "ranges.maxCount": 5, "gzip.level": 9, "gzip.minimumSavings": 0.2,
                 "public.rescanInterval": 0, "http.openFilesPerEventLoop": 0, "http.openFileIdleSeconds": 2.5,
-                "http.resourceCacheEntries": 100, "publish.keepReleases": 3,
+                "http.resourceCacheEntries": 100, "publish.keepReleases": 3, "memory.mallocArenas": 0,
             ])
         )
         #expect(configuration.host == "0.0.0.0")
@@ -54,6 +54,7 @@ struct ServerConfigurationTests {
         #expect(configuration.openFileIdleTime == .milliseconds(2500))
         #expect(configuration.resourceCacheEntries == 100)
         #expect(configuration.publish.keepReleases == 3)
+        #expect(configuration.mallocArenas == 0)
     }
 
     @Test(
@@ -66,6 +67,7 @@ struct ServerConfigurationTests {
             ("http.openFileIdleSeconds", ConfigValue(.double(0), isSecret: false)),
             ("http.resourceCacheEntries", ConfigValue(.int(1), isSecret: false)),
             ("publish.keepReleases", ConfigValue(.int(-1), isSecret: false)),
+            ("memory.mallocArenas", ConfigValue(.int(-1), isSecret: false)),
             ("public.cacheControlRules", ConfigValue(.stringArray(["no-equals-sign"]), isSecret: false)),
         ]
     )
