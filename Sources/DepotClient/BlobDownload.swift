@@ -31,9 +31,7 @@ struct BlobDownload {
     func run(session: TransferSession, progress: @escaping @Sendable (Int64) -> Void) async throws -> (Outcome, Int64) {
         let fileManager = FileManager.default
         if !fileManager.fileExists(atPath: partialFile.path) {
-            guard fileManager.createFile(atPath: partialFile.path, contents: nil) else {
-                throw SyncError(.io, "cannot create \(partialFile.path)")
-            }
+            try Durability.write(Data(), to: partialFile)
         }
         let existing = (try? fileManager.attributesOfItem(atPath: partialFile.path)[.size] as? Int64) ?? 0
         if existing == expectedLength { return (.alreadyComplete, 0) }

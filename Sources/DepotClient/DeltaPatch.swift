@@ -18,8 +18,8 @@ public enum DeltaPatch {
         }
         let delta = try inflate(compressed, maximumSize: maximumSize)
 
-        guard FileManager.default.createFile(atPath: output.path, contents: nil),
-            let handle = try? FileHandle(forUpdating: output)
+        try Durability.write(Data(), to: output)
+        guard let handle = try? FileHandle(forUpdating: output)
         else { throw SyncError(.io, "cannot create \(output.path)") }
         defer { try? handle.close() }
         var target = FileOutput(handle: handle)

@@ -205,7 +205,7 @@ extension DepotClient {
         }
         try decodeChecked(gzip: gzip, entry: entry, chunks: next) { content.append($0) }
         let verified = staged.appendingPathExtension("verifying")
-        guard FileManager.default.createFile(atPath: verified.path, contents: content) else { throw SyncError(.io, "cannot write \(verified.path)") }
+        try Durability.write(content, to: verified)
         try setModificationDate(of: verified, to: entry)
         try Durability.rename(verified, to: staged)
         return (gzip ? .gzip : .full, Int64(data.count))
@@ -298,9 +298,7 @@ extension DepotClient {
     /// the entry. Throws ``SyncError`` `.corrupt` on any mismatch. Not fsynced: staged files are
     /// made durable together before the switch (``Durability``).
     func verifyAndStage(_ partial: URL, gzip: Bool, entry: ReleaseEntry, to staged: URL) throws {
-        guard FileManager.default.createFile(atPath: staged.path, contents: nil) else {
-            throw SyncError(.io, "cannot write \(staged.path)")
-        }
+        try Durability.write(Data(), to: staged)
         let input = try FileHandle(forReadingFrom: partial)
         defer { try? input.close() }
         let output = try FileHandle(forWritingTo: staged)

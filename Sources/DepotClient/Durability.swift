@@ -28,6 +28,24 @@ enum Durability {
         #endif
     }
 
+    /// Writes `data` to `url` (created or truncated), without making it durable: see
+    /// ``synchronize(_:in:)``. Foundation's `Data.write` and `FileManager.createFile` fsync every
+    /// file, which cost a cold sync of small files an eighth of its time.
+    static func write(_ data: Data, to url: URL) throws {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw SyncError(.io, "cannot write \(url.path): errno \(errno)") }
+        defer { close(descriptor) }
+        try data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { throw SyncError(.io, "cannot write \(url.path): errno \(errno)") }
+                offset += written
+            }
+        }
+    }
+
     /// `rename(2)`, without making it durable: see ``synchronize(_:in:)``.
     static func rename(_ source: URL, to destination: URL) throws {
         guard Foundation.rename(source.path, destination.path) == 0 else {
