@@ -45,8 +45,10 @@ public func buildApplication(
         configuration: configuration.publish,
         patches: patches
     )
+    let resolver = ContentResolver(content: content, site: site)
+    let recorder = ResponseRecorder(counter: requestCounter, metrics: metrics)
     let router = buildRouter(
-        requestCounter: requestCounter,
+        recorder: recorder,
         metrics: MetricsController(
             metrics: metrics,
             allowedAddresses: configuration.metricsAllowedAddresses,
@@ -54,8 +56,7 @@ public func buildApplication(
             token: configuration.metricsToken
         ),
         accessLog: configuration.logsRequests ? AccessLogMiddleware(trustedProxies: configuration.trustedProxies) : nil,
-        site: site,
-        content: content,
+        resolver: resolver,
         publisher: publisher,
         releases: ReleaseController(catalog: catalog, store: store, content: content, publisher: publisher),
         documents: ReleaseDocumentsController(content: content, catalog: catalog, responder: responder),
@@ -64,10 +65,10 @@ public func buildApplication(
     )
     let openFiles = OpenFileCaches(capacity: configuration.openFilesPerEventLoop, idleTime: configuration.openFileIdleTime, logger: logger)
     let direct = DirectResponder.Configuration(
-        routes: DirectRoutes(content: content, site: site),
+        resolver: resolver,
+        routedSegments: router.routedSegments,
         responder: responder,
-        metrics: metrics,
-        counter: requestCounter,
+        recorder: recorder,
         accessLog: configuration.logsRequests ? AccessLog(trustedProxies: configuration.trustedProxies) : nil,
         serverName: configuration.serverName,
         logger: logger,
@@ -111,11 +112,10 @@ public func buildApplication(
 
 /// The routes, given their dependencies, so tests build the same router.
 func buildRouter(
-    requestCounter: RequestCounter?,
+    recorder: ResponseRecorder,
     metrics: MetricsController,
     accessLog: AccessLogMiddleware?,
-    site: PublicSite,
-    content: PublishedContent,
+    resolver: ContentResolver,
     publisher: PublishController,
     releases: ReleaseController,
     documents: ReleaseDocumentsController,
@@ -124,9 +124,9 @@ func buildRouter(
 ) -> Router<DepotRequestContext> {
     let router = Router(context: DepotRequestContext.self)
     if let accessLog { router.add(middleware: accessLog) }
-    router.add(middleware: RequestCounterMiddleware(counter: requestCounter, metrics: metrics.metrics))
-    router.add(middleware: PublicFilesMiddleware(site: site, responder: responder))
-    ContentController(content: content, responder: responder, metrics: metrics.metrics, patches: publisher.patches).addRoutes(to: router)
+    router.add(middleware: RequestCounterMiddleware(recorder: recorder))
+    router.add(middleware: PublicFilesMiddleware(resolver: resolver, responder: responder))
+    ContentController(resolver: resolver, responder: responder, metrics: metrics.metrics, patches: publisher.patches).addRoutes(to: router)
     publisher.addRoutes(to: router)
     releases.addRoutes(to: router)
     documents.addRoutes(to: router)

@@ -3,19 +3,22 @@ import DepotManifest
 import HTTPTypes
 import Hummingbird
 
-/// The read side of publishing: `/manifest.json` (the default channel's document), the live files with their digest sidecars, and the
-/// immutable blob URLs. Every answer comes from ``ResourceResponder``; only GET and HEAD are
+/// The read side of publishing: the routes of ``ContentTarget/Route`` (`/manifest.json`, the
+/// default channel's document; the live files with their digest sidecars; the immutable blob
+/// URLs) and the patches. Every answer comes from ``ResourceResponder``; only GET and HEAD are
 /// allowed (405 otherwise).
 struct ContentController: Sendable {
     let content: PublishedContent
+    let resolver: ContentResolver
     let responder: ResourceResponder
     let deltaEncoding: DeltaEncoding
     let metrics: DepotMetrics
     /// Makes patches of release documents and pages; `nil`: none are served.
     let patches: PatchMaker?
 
-    init(content: PublishedContent, responder: ResourceResponder, metrics: DepotMetrics, patches: PatchMaker?) {
-        self.content = content
+    init(resolver: ContentResolver, responder: ResourceResponder, metrics: DepotMetrics, patches: PatchMaker?) {
+        self.content = resolver.content
+        self.resolver = resolver
         self.responder = responder
         self.metrics = metrics
         self.patches = patches
@@ -26,32 +29,24 @@ struct ContentController: Sendable {
 
     func addRoutes(to router: Router<DepotRequestContext>) {
         for method in [HTTPRequest.Method.get, .head] + Self.otherMethods {
-            router.on("/manifest.json", method: method, use: manifest)
-            router.on("/files/**", method: method, use: file)
-            router.on("/blobs/:name", method: method, use: blob)
+            for route in ContentTarget.Route.allCases {
+                router.on(route.path, method: method) { request, _ in try await serve(request, route: route) }
+            }
             router.on("/deltas/:from/:to", method: method, use: delta)
         }
     }
 
-    /// `/manifest.json`: the document of the default channel (`/channels/stable`), at the URL
-    /// clients polled before channels; `no-cache` by default, so an unchanged poll costs one
-    /// small 304.
-    @Sendable func manifest(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        guard let resource = content.channel(named: ChannelName.default) else {
-            throw HTTPError(.notFound, message: "Nothing is published yet")
+    /// A ``ContentTarget``: `/manifest.json`, the document of the default channel, `no-cache` by
+    /// default so an unchanged poll costs one small 304; `/files/{path}`, the live version with
+    /// gzip negotiated and RFC 3229 patches, or its digest sidecar (`.md5`, `.sha256`: hex and a
+    /// newline; a published file of that name wins); `/blobs/{sha256}` and `.gz`: exactly those
+    /// bytes, cacheable for a year.
+    @Sendable func serve(_ request: Request, route: ContentTarget.Route) async throws -> Response {
+        guard let target = try ContentTarget(route: route, path: request.uri.path) else {
+            throw HTTPError(.notFound, message: "No file at this path")
         }
-        return try responder.respond(to: request, resource: resource, now: .now())
-    }
-
-    /// `/files/{path}`: the live version, with gzip negotiated; `/files/{path}.md5` and
-    /// `.sha256`: its digests as hex and a newline. A published file whose own name ends in
-    /// `.md5` or `.sha256` wins over a sidecar of the same URL.
-    @Sendable func file(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        let path = try LogicalPath.parse(request.uri.path, prefix: "/files", maxLength: .max)
-        guard let resource = try await content.file(at: path) else {
-            throw HTTPError(.notFound, message: "\(path) is not published")
-        }
-        if let delta = try await deltaEncoding.respond(to: request, resource: resource) { return delta }
+        guard let resource = try await resolver.load(target) else { throw HTTPError(.notFound, message: target.notFoundMessage) }
+        if case .file = target, let delta = try await deltaEncoding.respond(to: request, resource: resource) { return delta }
         return try responder.respond(to: request, resource: resource, now: .now())
     }
 
@@ -70,18 +65,5 @@ struct ContentController: Sendable {
         let response = try responder.respond(to: request, resource: resource, now: .now())
         if request.method == .get, response.status == .ok { metrics.recordDeltaSaving(saving) }
         return response
-    }
-
-    /// `/blobs/{sha256}` and `/blobs/{sha256}.gz`: exactly those bytes, cacheable for a year.
-    @Sendable func blob(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        let name = context.parameters.get("name") ?? ""
-        let resource: Resource?
-        if name.hasSuffix(".gz") {
-            resource = try await content.gzipBlob(sha256: String(name.dropLast(3)))
-        } else {
-            resource = try await content.blob(sha256: name)
-        }
-        guard let resource else { throw HTTPError(.notFound, message: "No blob \(name)") }
-        return try responder.respond(to: request, resource: resource, now: .now())
     }
 }

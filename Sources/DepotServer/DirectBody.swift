@@ -30,6 +30,14 @@ enum DirectBody {
         }
     }
 
+    /// How many bytes it holds.
+    var length: Int64 {
+        switch self {
+        case .bytes(let buffer): Int64(buffer.readableBytes)
+        case .file(_, let region): Int64(region.readableBytes)
+        }
+    }
+
     /// Whether the bytes come from a file, by `sendfile(2)`.
     var isFile: Bool {
         if case .file = self { true } else { false }

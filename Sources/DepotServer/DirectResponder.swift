@@ -16,7 +16,7 @@ import NIOHTTPTypesHTTP1
 ///
 /// Why: on one core, Hummingbird's pipeline alone (an empty 304 from a route) reaches 0.41 of
 /// nginx's rate, and Depot's 304 through it 0.29; this path does the same work, decided by the
-/// same ``ResourceResponder/decide(method:resource:now:field:)``, at several times that rate.
+/// same ``ResourceResponder/answer(method:resource:now:field:)``, at several times that rate.
 /// See `docs/performance.md`.
 ///
 /// It answers only when that is safe to do out of Hummingbird's sight:
@@ -36,10 +36,11 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// What every connection's responder shares.
     struct Configuration: Sendable {
-        let routes: DirectRoutes
+        let resolver: ContentResolver
+        /// The first path segments of Hummingbird's routes (``Router/routedSegments``).
+        let routedSegments: Set<Substring>
         let responder: ResourceResponder
-        let metrics: DepotMetrics
-        let counter: RequestCounter?
+        let recorder: ResponseRecorder
         let accessLog: AccessLog?
         let serverName: String?
         let logger: Logger
@@ -173,46 +174,32 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         lastWrite.whenComplete { _ in bound.value.close(mode: mode, promise: promise) }
     }
 
-    /// Writes the answer to `head` when it needs neither Hummingbird nor the disk.
+    /// Writes the answer to `head` when it needs neither Hummingbird nor the catalog.
     private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) -> Bool {
         guard head.version == .http1_1,
             head.method == .GET || head.method == .HEAD,
             !head.headers.contains(name: "connection"), !head.headers.contains(name: "expect"), !head.headers.contains(name: "a-im"),
-            let (resource, route, path) = configuration.routes.resolve(target: head.uri)
+            let (target, route, path) = ContentTarget.resolve(requestTarget: head.uri, routedSegments: configuration.routedSegments),
+            let resource = configuration.resolver.cached(target)
         else { return false }
         let start = configuration.accessLog == nil ? nil : ContinuousClock.now
         let now = HTTPDate.now()
         let isHead = head.method == .HEAD
         let headers = head.headers
-        let (plan, coding, variant) = configuration.responder.decide(method: isHead ? .head : .get, resource: resource, now: now) {
-            headers[$0.rawName]
-        }
-        let gzip = coding == .gzip
-        var fields: HTTPHeaders
-        let status: HTTPResponseStatus
-        var range: ClosedRange<Int64>?
-        switch plan {
-        case .notModified:
-            status = .notModified
-            fields = gzip ? resource.notModifiedHeaders.gzip! : resource.notModifiedHeaders.identity
-        case .full:
-            status = .ok
-            fields = gzip ? resource.okHeaders.gzip! : resource.okHeaders.identity
-            if variant.length > 0 { range = 0...(variant.length - 1) }
-        case .partial(let partial):
-            status = .partialContent
-            fields = gzip ? resource.partialHeaders.gzip! : resource.partialHeaders.identity
-            fields.add(name: "Content-Range", value: ContentRange.satisfied(partial, completeLength: variant.length))
-            fields.add(name: "Content-Length", value: String(partial.count))
-            range = partial
-        default:
-            return false
-        }
+        let answer = configuration.responder.answer(method: isHead ? .head : .get, resource: resource, now: now) { headers[$0.rawName] }
+        // Refusals carry an error body, and multipart bodies several segments: Hummingbird's.
+        guard answer.refusal == nil else { return false }
         var body: DirectBody?
-        if !isHead, let range {
-            guard let opened = DirectBody(storage: variant.storage, range: range, files: files) else { return false }
+        switch answer.body {
+        case .none:
+            break
+        case .content(let storage, let segments, _):
+            guard segments.count == 1, case .file(let range) = segments[0],
+                let opened = DirectBody(storage: storage, range: range, files: files)
+            else { return false }
             body = opened
         }
+        var fields = HTTPHeaders(answer.fields.map { ($0.name.rawName, $0.value) })
         fields.add(name: "Date", value: date.value(now))
         if let serverName = configuration.serverName { fields.add(name: "Server", value: serverName) }
         let requestID = configuration.accessLog.map { _ in RequestID().description }
@@ -223,6 +210,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         // A file goes out with sendfile(2) after the head: corked, the head shares the first
         // segment with the file's bytes (nginx's `tcp_nopush`), instead of going alone.
         let corked = body?.isFile == true && context.channel.setCork(true)
+        let status = HTTPResponseStatus(statusCode: answer.status.code)
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: fields))), promise: nil)
         if let body { context.write(wrapOutboundOut(.body(body.ioData)), promise: nil) }
         context.write(wrapOutboundOut(.end(nil)), promise: promise)
@@ -236,11 +224,16 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         }
         lastWrite = promise.futureResult
         needsFlush = true
-        let contentBytes = isHead ? 0 : range?.count ?? 0
-        let statusCode = Int(status.code)
+        let contentBytes = body?.length ?? 0
 
-        configuration.counter?.record(method: head.method.rawValue, path: path, status: statusCode)
-        configuration.metrics.recordResponse(route: route, method: head.method.rawValue, status: statusCode, contentBytes: Int64(contentBytes))
+        configuration.recorder.record(
+            method: head.method.rawValue,
+            path: path,
+            route: route,
+            status: answer.status.code,
+            contentBytes: contentBytes,
+            by: .direct(corked: corked)
+        )
         if let accessLog = configuration.accessLog, let requestID, let start {
             var logger = configuration.logger
             logger[metadataKey: "hb.request.id"] = .string(requestID)
@@ -249,12 +242,11 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
                 peer: context.channel.remoteAddress?.ipAddress,
                 method: head.method.rawValue,
                 path: path,
-                status: statusCode,
-                bytes: statusCode == 304 ? nil : String(range?.count ?? 0),
+                status: answer.status.code,
+                bytes: answer.status == .notModified ? nil : String(contentBytes),
                 start: start
             ) { headers[$0.rawName] }
         }
         return true
     }
-
 }

@@ -4,9 +4,9 @@ import Hummingbird
 /// Serves the public folder for every request the router has no route for.
 ///
 /// The router runs first, so API routes always win; a request for which it has no route is
-/// looked up in the ``PublicSite``. `/` and paths ending in `/` serve the folder's `index.html`.
+/// looked up in the ``PublicSite`` (``ContentTarget/init(publicPath:)``).
 struct PublicFilesMiddleware<Context: RequestContext>: RouterMiddleware {
-    let site: PublicSite
+    let resolver: ContentResolver
     let responder: ResourceResponder
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -22,16 +22,8 @@ struct PublicFilesMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func servePublic(_ request: Request) throws -> Response {
-        let path: RequestPath
-        do {
-            path = try RequestPath(decoding: request.uri.path)
-        } catch {
-            throw HTTPError(.badRequest, message: "The request path is not acceptable: \(error.explanation)")
-        }
-        let relativePath = path.hasTrailingSlash ? (path.segments + ["index.html"]).joined(separator: "/") : path.relativePath
-        guard let resource = site.resource(at: relativePath) else {
-            throw HTTPError(.notFound, message: "No file at this path")
-        }
+        let target = try ContentTarget(publicPath: request.uri.path)
+        guard let resource = resolver.cached(target) else { throw HTTPError(.notFound, message: target.notFoundMessage) }
         return try responder.respond(to: request, resource: resource, now: .now())
     }
 }

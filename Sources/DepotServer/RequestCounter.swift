@@ -11,12 +11,23 @@ public final class RequestCounter: Sendable {
     }
 
     private let counts = Mutex<[Key: Int]>([:])
+    private let direct = Atomic<Int>(0)
+    private let corked = Atomic<Int>(0)
 
     public init() {}
 
-    func record(method: String, path: String, status: Int) {
+    func record(method: String, path: String, status: Int, by responder: ResponseRecorder.Responder) {
         counts.withLock { $0[Key(method: method, path: path, status: status), default: 0] += 1 }
+        if case .direct(let isCorked) = responder {
+            direct.add(1, ordering: .relaxed)
+            if isCorked { corked.add(1, ordering: .relaxed) }
+        }
     }
+
+    /// How many of the requests ``DirectResponder`` answered, below Hummingbird.
+    public var answeredDirectly: Int { direct.load(ordering: .relaxed) }
+    /// How many of those answers were corked (`TCP_CORK`) while a file was sent.
+    public var corkedAnswers: Int { corked.load(ordering: .relaxed) }
 
     /// Every count so far.
     public var snapshot: [Key: Int] { counts.withLock { $0 } }
@@ -28,11 +39,30 @@ public final class RequestCounter: Sendable {
     }
 }
 
-/// Records every response (errors included) in ``DepotMetrics`` and, when given one, a ``RequestCounter``,
-/// by the route that matched (`public` for the public folder).
-struct RequestCounterMiddleware<Context: RequestContext>: RouterMiddleware {
+/// Records one answered request in ``DepotMetrics`` and, when given one, a ``RequestCounter``:
+/// what both Hummingbird's path (``RequestCounterMiddleware``) and ``DirectResponder`` call.
+struct ResponseRecorder: Sendable {
     let counter: RequestCounter?
     let metrics: DepotMetrics
+
+    /// Which path answered.
+    enum Responder {
+        case hummingbird
+        /// ``DirectResponder``; `corked`: with `TCP_CORK` set while its file was sent.
+        case direct(corked: Bool)
+    }
+
+    /// `route` is the matched route's label; `contentBytes` the content sent (0 for a HEAD).
+    func record(method: String, path: String, route: String, status: Int, contentBytes: Int64, by responder: Responder) {
+        counter?.record(method: method, path: path, status: status, by: responder)
+        metrics.recordResponse(route: route, method: method, status: status, contentBytes: contentBytes)
+    }
+}
+
+/// Records every response (errors included) with a ``ResponseRecorder``, by the route that
+/// matched (``ContentTarget/publicRoute`` for the public folder).
+struct RequestCounterMiddleware<Context: RequestContext>: RouterMiddleware {
+    let recorder: ResponseRecorder
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -47,9 +77,8 @@ struct RequestCounterMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func record(_ request: Request, context: Context, status: Int, bytes: Int64) {
-        counter?.record(method: request.method.rawValue, path: request.uri.path, status: status)
         // Requests no route matched reach the public folder; Hummingbird names their endpoint "NotFound".
-        let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? "public"
-        metrics.recordResponse(route: route, method: request.method.rawValue, status: status, contentBytes: bytes)
+        let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? ContentTarget.publicRoute
+        recorder.record(method: request.method.rawValue, path: request.uri.path, route: route, status: status, contentBytes: bytes, by: .hummingbird)
     }
 }

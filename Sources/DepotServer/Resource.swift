@@ -3,7 +3,6 @@ import DepotStore
 import Foundation
 import HTTPTypes
 import NIOCore
-import NIOHTTP1
 import _NIOFileSystem
 
 /// Something Depot serves at a URL: stored bytes with their metadata, validators rendered once.
@@ -43,17 +42,23 @@ public final class Resource: Sendable {
     public let lastModifiedIsStrong: Bool
     public let cacheControl: String?
     let lastModifiedField: String
-    /// The fields of a 304 and of a whole 200, for the identity and the gzip variant, rendered
-    /// once here instead of on every request.
-    let notModifiedFields: (identity: HTTPFields, gzip: HTTPFields?)
-    let okFields: (identity: HTTPFields, gzip: HTTPFields?)
-    /// A 206's fields but `Content-Range` and `Content-Length`, which depend on the ranges.
-    let partialFields: (identity: HTTPFields, gzip: HTTPFields?)
-    /// The same fields as NIO `HTTPHeaders`, for ``DirectResponder``.
-    let notModifiedHeaders: (identity: HTTPHeaders, gzip: HTTPHeaders?)
-    let okHeaders: (identity: HTTPHeaders, gzip: HTTPHeaders?)
-    /// A 206's fields but `Content-Range` and `Content-Length`, which depend on the range.
-    let partialHeaders: (identity: HTTPHeaders, gzip: HTTPHeaders?)
+    /// The fields of every answer about the identity and the gzip variant, rendered once here
+    /// instead of on every request.
+    private let identityFields: Fields
+    private let gzipFields: Fields?
+
+    /// The pre-rendered fields of one variant's answers.
+    struct Fields {
+        /// What every answer about the resource carries, refusals included.
+        let vary: HTTPFields
+        /// A 304's.
+        let notModified: HTTPFields
+        /// A whole 200's.
+        let ok: HTTPFields
+        /// A 206's but `Content-Range`, `Content-Length` and a multipart `Content-Type`, which
+        /// depend on the ranges.
+        let partial: HTTPFields
+    }
 
     public init(identity: Variant, gzip: Variant?, contentType: String, lastModified: HTTPDate, lastModifiedIsStrong: Bool, cacheControl: String?) {
         self.identity = identity
@@ -64,9 +69,10 @@ public final class Resource: Sendable {
         self.cacheControl = cacheControl
         self.lastModifiedField = lastModified.imfFixdate
         let lastModifiedField = self.lastModifiedField
-        func fields(_ variant: Variant, gzip isGzip: Bool) -> (notModified: HTTPFields, ok: HTTPFields, partial: HTTPFields) {
-            var notModified = HTTPFields()
-            if gzip != nil { notModified[.vary] = "Accept-Encoding" }
+        func fields(_ variant: Variant, gzip isGzip: Bool) -> Fields {
+            var vary = HTTPFields()
+            if gzip != nil { vary[.vary] = "Accept-Encoding" }
+            var notModified = vary
             notModified[.eTag] = variant.entityTagField
             notModified[.lastModified] = lastModifiedField
             if let cacheControl { notModified[.cacheControl] = cacheControl }
@@ -77,16 +83,16 @@ public final class Resource: Sendable {
             partial[.contentType] = contentType
             var ok = partial
             ok[.contentLength] = String(variant.length)
-            return (notModified, ok, partial)
+            return Fields(vary: vary, notModified: notModified, ok: ok, partial: partial)
         }
-        let identityFields = fields(identity, gzip: false)
-        let gzipFields = gzip.map { fields($0, gzip: true) }
-        notModifiedFields = (identityFields.notModified, gzipFields?.notModified)
-        okFields = (identityFields.ok, gzipFields?.ok)
-        partialFields = (identityFields.partial, gzipFields?.partial)
-        notModifiedHeaders = (Self.headers(identityFields.notModified), gzipFields.map { Self.headers($0.notModified) })
-        okHeaders = (Self.headers(identityFields.ok), gzipFields.map { Self.headers($0.ok) })
-        partialHeaders = (Self.headers(identityFields.partial), gzipFields.map { Self.headers($0.partial) })
+        identityFields = fields(identity, gzip: false)
+        gzipFields = gzip.map { fields($0, gzip: true) }
+    }
+
+    /// The pre-rendered fields of the variant `coding` names (the identity when there is no
+    /// gzip variant).
+    func fields(for coding: ContentCoding) -> Fields {
+        coding == .gzip ? gzipFields ?? identityFields : identityFields
     }
 
     /// This resource with other storage for its variants: the same bytes, held elsewhere.
@@ -99,10 +105,6 @@ public final class Resource: Sendable {
             lastModifiedIsStrong: lastModifiedIsStrong,
             cacheControl: cacheControl
         )
-    }
-
-    static func headers(_ fields: HTTPFields) -> HTTPHeaders {
-        HTTPHeaders(fields.map { ($0.name.rawName, $0.value) })
     }
 
     /// A resource served from `blob`: the identity variant's ETag is the content's SHA-256, the

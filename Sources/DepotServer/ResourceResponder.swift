@@ -16,6 +16,8 @@ public struct ResourceResponder: Sendable {
         self.fileSystem = fileSystem
     }
 
+    /// Hummingbird's adapter of ``answer(method:resource:now:field:)``: a refusal is thrown as
+    /// an `HTTPError` (its body says why), content is streamed with ``FileBody``.
     public func respond(to request: Request, resource: Resource, now: HTTPDate) throws -> Response {
         let method: ConditionalRequest.Method
         switch request.method {
@@ -25,91 +27,30 @@ public struct ResourceResponder: Sendable {
             throw HTTPError(.methodNotAllowed, headers: [.allow: "GET, HEAD"], message: "Only GET and HEAD are allowed here")
         }
         let headers = request.headers
-        let (plan, coding, variant) = decide(method: method, resource: resource, now: now) { headers[values: $0] }
-
-        // Fields every answer about this resource carries.
-        var fields = HTTPFields()
-        if resource.gzip != nil { fields[.vary] = "Accept-Encoding" }
-
-        switch plan {
-        case .preconditionFailed:
-            throw HTTPError(.preconditionFailed, headers: fields, message: "A precondition of the request does not hold")
-        case .rangeNotSatisfiable:
-            fields[.contentRange] = ContentRange.unsatisfied(completeLength: variant.length)
-            fields[.acceptRanges] = "bytes"
-            throw HTTPError(.rangeNotSatisfiable, headers: fields, message: "None of the requested ranges lies within the content")
-        case .notModified:
-            return Response(status: .notModified, headers: coding == .gzip ? resource.notModifiedFields.gzip! : resource.notModifiedFields.identity)
-        case .full where method == .head || variant.length == 0:
-            return Response(status: .ok, headers: coding == .gzip ? resource.okFields.gzip! : resource.okFields.identity, body: ResponseBody())
-        case .full:
+        let answer = answer(method: method, resource: resource, now: now) { headers[values: $0] }
+        if let refusal = answer.refusal { throw HTTPError(answer.status, headers: answer.fields, message: refusal) }
+        switch answer.body {
+        case .none:
+            return Response(status: answer.status, headers: answer.fields, body: ResponseBody())
+        case .content(let storage, let segments, let length):
             return Response(
-                status: .ok,
-                headers: coding == .gzip ? resource.okFields.gzip! : resource.okFields.identity,
-                body: FileBody.make(
-                    storage: variant.storage,
-                    segments: [.file(0...(variant.length - 1))],
-                    contentLength: variant.length,
-                    fileSystem: fileSystem
-                )
-            )
-        case .partial(let range):
-            return partialResponse(
-                contentRange: ContentRange.satisfied(range, completeLength: variant.length),
-                contentType: nil,
-                segments: [.file(range)],
-                contentLength: range.upperBound - range.lowerBound + 1,
-                method: method,
-                coding: coding,
-                variant: variant,
-                resource: resource
-            )
-        case .multipart(let multipart):
-            return partialResponse(
-                contentRange: nil,
-                contentType: multipart.contentType,
-                segments: multipart.parts.flatMap { [.bytes(ByteBuffer(string: $0.header)), .file($0.range)] }
-                    + [.bytes(ByteBuffer(string: multipart.trailer))],
-                contentLength: multipart.contentLength,
-                method: method,
-                coding: coding,
-                variant: variant,
-                resource: resource
+                status: answer.status,
+                headers: answer.fields,
+                body: FileBody.make(storage: storage, segments: segments, contentLength: length, fileSystem: fileSystem)
             )
         }
     }
 
-    /// A 206: one range (with its `Content-Range`), or several as `multipart/byteranges` (with
-    /// that `Content-Type`).
-    private func partialResponse(
-        contentRange: String?,
-        contentType: String?,
-        segments: [FileBody.Segment],
-        contentLength: Int64,
-        method: ConditionalRequest.Method,
-        coding: ContentCoding,
-        variant: Resource.Variant,
-        resource: Resource
-    ) -> Response {
-        var fields = coding == .gzip ? resource.partialFields.gzip! : resource.partialFields.identity
-        if let contentRange { fields[.contentRange] = contentRange }
-        if let contentType { fields[.contentType] = contentType }
-        fields[.contentLength] = String(contentLength)
-        guard method == .get else {
-            // HEAD: the same fields as GET, no content.
-            return Response(status: .partialContent, headers: fields, body: ResponseBody())
-        }
-        return Response(
-            status: .partialContent,
-            headers: fields,
-            body: FileBody.make(storage: variant.storage, segments: segments, contentLength: contentLength, fileSystem: fileSystem)
-        )
+    /// The answer to a GET or HEAD of `resource`: what RFC 9110 requires (``decide``), rendered.
+    /// `field` gives a request field's lines.
+    func answer(method: ConditionalRequest.Method, resource: Resource, now: HTTPDate, field: (HTTPField.Name) -> [String]) -> ResourceAnswer {
+        let (plan, coding, variant) = decide(method: method, resource: resource, now: now, field: field)
+        return ResourceAnswer(plan: plan, coding: coding, variant: variant, resource: resource, method: method)
     }
 
     /// What RFC 9110 requires for a GET or HEAD of `resource`: the plan, the content coding
-    /// and the variant it is about. `field` gives a request field's lines; both Hummingbird's
-    /// path and ``DirectResponder`` decide here, so they cannot disagree.
-    func decide(
+    /// and the variant it is about. `field` gives a request field's lines.
+    private func decide(
         method: ConditionalRequest.Method,
         resource: Resource,
         now: HTTPDate,

@@ -15,7 +15,13 @@ struct DirectResponderTests {
     /// servers.
     static let publishTimeDependent: Set<String> = ["etag", "last-modified", "repr-digest"]
 
-    static func answers(direct: Bool, memoryCacheBytes: Int, requests: [(String, String, [(String, String)])]) async throws -> [String] {
+    /// Each request's answer as text, the server's `depot_http_*` metrics lines after them, and
+    /// how many the direct path answered.
+    static func answers(
+        direct: Bool,
+        memoryCacheBytes: Int,
+        requests: [(String, String, [(String, String)])]
+    ) async throws -> (answers: [String], metrics: [String], answeredDirectly: Int) {
         let configuration = ServerConfiguration(directResponses: direct, memoryCacheBytes: memoryCacheBytes)
         return try await LiveServer.withPublishing(configuration: configuration, prepare: Fixture.standardFolder) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
@@ -51,7 +57,12 @@ struct DirectResponderTests {
                     }
                     answers.append("\(method) \(target) \(headers) → \(response.status)\n\(fields.joined(separator: "\n"))\n\(body)")
                 }
-                return answers
+                let answeredDirectly = server.requests.answeredDirectly
+                // By route, method and status: the same labels from both paths. The metrics
+                // request itself is counted after this text is made.
+                let metrics = String(decoding: try await connection.request("GET", "/metrics").body, as: UTF8.self)
+                    .split(separator: "\n").filter { $0.hasPrefix("depot_http_") }.map(String.init).sorted()
+                return (answers, metrics, answeredDirectly)
             }
         }
     }
@@ -92,9 +103,16 @@ struct DirectResponderTests {
         ]
         let direct = try await Self.answers(direct: true, memoryCacheBytes: memoryCacheBytes, requests: requests)
         let hummingbird = try await Self.answers(direct: false, memoryCacheBytes: memoryCacheBytes, requests: requests)
-        for (mine, theirs) in zip(direct, hummingbird) {
+        #expect(direct.answers.count == requests.count)
+        for (mine, theirs) in zip(direct.answers, hummingbird.answers) {
             #expect(mine == theirs)
         }
+        #expect(direct.metrics == hummingbird.metrics)
+        #expect(direct.metrics.contains { $0.contains("route=\"/files/**\"") } && direct.metrics.contains { $0.contains("route=\"public\"") })
+        // Not vacuous: the direct path answered most of them (the rest: refusals, multipart,
+        // 404s, and published files not yet cached), the other server none.
+        #expect(direct.answeredDirectly >= 18)
+        #expect(hummingbird.answeredDirectly == 0)
     }
 
     @Test("pipelined requests keep their order across both paths")
@@ -140,8 +158,10 @@ struct DirectResponderTests {
     func corkReleased() async throws {
         try await LiveServer.with(configuration: .init(memoryCacheBytes: 0), prepare: Fixture.standardFolder) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
-                for _ in 0..<10 {
+                for round in 1...10 {
                     let response = try await connection.request("GET", "/text.txt")
+                    // Not vacuous: this answer was corked.
+                    #expect(server.requests.corkedAnswers == round)
                     #expect(response.status == 200 && Data(response.body) == Fixture.text)
                     // The server's end of this connection (the server runs in this process).
                     let corks = Self.corkedConnections(toPort: server.port)

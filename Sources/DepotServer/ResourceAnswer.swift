@@ -1,0 +1,72 @@
+import DepotHTTP
+import HTTPTypes
+import NIOCore
+
+/// The answer to a GET or HEAD of a ``Resource``, before any channel: status, fields and what
+/// the body is. ``ResourceResponder/answer(method:resource:now:field:)`` makes it, the one place
+/// a status or header rule lives; Hummingbird's path and ``DirectResponder`` only adapt it to
+/// their channel.
+struct ResourceAnswer {
+    /// What follows the head.
+    enum Body {
+        /// Nothing: a HEAD, a 304, an empty representation, a refusal.
+        case none
+        /// These segments: ranges of the variant's content and literal bytes (the
+        /// `multipart/byteranges` part headers).
+        case content(Resource.Storage, [FileBody.Segment], length: Int64)
+    }
+
+    let status: HTTPResponse.Status
+    let fields: HTTPFields
+    let body: Body
+    /// For a refusal (412, 416), what went wrong, for the error body.
+    let refusal: String?
+
+    init(status: HTTPResponse.Status, fields: HTTPFields, body: Body = .none, refusal: String? = nil) {
+        self.status = status
+        self.fields = fields
+        self.body = body
+        self.refusal = refusal
+    }
+
+    /// Renders the RFC 9110 `plan` for `variant` of `resource`, chosen by `coding`.
+    init(plan: ResponsePlan, coding: ContentCoding, variant: Resource.Variant, resource: Resource, method: ConditionalRequest.Method) {
+        let fields = resource.fields(for: coding)
+        let sendsContent = method == .get
+        switch plan {
+        case .preconditionFailed:
+            self.init(status: .preconditionFailed, fields: fields.vary, refusal: "A precondition of the request does not hold")
+        case .rangeNotSatisfiable:
+            var refused = fields.vary
+            refused[.contentRange] = ContentRange.unsatisfied(completeLength: variant.length)
+            refused[.acceptRanges] = "bytes"
+            self.init(status: .rangeNotSatisfiable, fields: refused, refusal: "None of the requested ranges lies within the content")
+        case .notModified:
+            self.init(status: .notModified, fields: fields.notModified)
+        case .full:
+            let body: Body =
+                sendsContent && variant.length > 0 ? .content(variant.storage, [.file(0...(variant.length - 1))], length: variant.length) : .none
+            self.init(status: .ok, fields: fields.ok, body: body)
+        case .partial(let range):
+            var partial = fields.partial
+            partial[.contentRange] = ContentRange.satisfied(range, completeLength: variant.length)
+            partial[.contentLength] = String(range.count)
+            self.init(
+                status: .partialContent,
+                fields: partial,
+                body: sendsContent ? .content(variant.storage, [.file(range)], length: Int64(range.count)) : .none
+            )
+        case .multipart(let multipart):
+            var partial = fields.partial
+            partial[.contentType] = multipart.contentType
+            partial[.contentLength] = String(multipart.contentLength)
+            let segments: [FileBody.Segment] =
+                multipart.parts.flatMap { [.bytes(ByteBuffer(string: $0.header)), .file($0.range)] } + [.bytes(ByteBuffer(string: multipart.trailer))]
+            self.init(
+                status: .partialContent,
+                fields: partial,
+                body: sendsContent ? .content(variant.storage, segments, length: multipart.contentLength) : .none
+            )
+        }
+    }
+}
