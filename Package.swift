@@ -133,6 +133,7 @@ let package = Package(
                 "DepotClient",
                 "DepotHTTP",
                 "DepotManifest",
+                "DepotStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -149,13 +150,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Fixtures that several test targets share: a live server, a raw HTTP/1.1 connection, curl.
+        // Test content, digests and temporary folders: no server, so the pure modules' tests
+        // do not build one.
+        .target(
+            name: "DepotTestFixtures",
+            dependencies: [
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // What the socket tests share: a live server, a raw HTTP/1.1 connection, curl, nginx.
         .target(
             name: "DepotTestSupport",
             dependencies: [
                 "DepotServer",
-                .product(name: "CompressNIO", package: "compress-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                "DepotTestFixtures",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -169,8 +180,10 @@ let package = Package(
                 "DepotClient",
                 "DepotManifest",
                 "DepotServer",
+                "DepotStore",
                 "DepotTestSupport",
                 "depot",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -188,7 +201,7 @@ let package = Package(
                 "DepotHTTP",
                 "DepotManifest",
                 "DepotStore",
-                "DepotTestSupport",
+                "DepotTestFixtures",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -203,7 +216,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotDeltaTests",
-            dependencies: ["DepotDelta", "DepotTestSupport"],
+            dependencies: ["DepotDelta", "DepotTestFixtures"],
             exclude: ["Corpus"],  // read from the source tree, and by scripts/fuzz-delta
             swiftSettings: swiftSettings
         ),
@@ -222,6 +235,7 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

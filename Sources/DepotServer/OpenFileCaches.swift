@@ -1,7 +1,7 @@
 import Logging
-import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 
 /// One ``OpenFileCache`` for each event loop that serves direct answers, and the service that
 /// sweeps them every `idleTime` and closes them all on graceful shutdown.
@@ -9,7 +9,7 @@ final class OpenFileCaches: Service, Sendable {
     private let capacity: Int
     private let idleTime: Duration
     private let logger: Logger
-    private let caches = NIOLockedValueBox<[ObjectIdentifier: NIOLoopBound<OpenFileCache>]>([:])
+    private let caches = Mutex<[ObjectIdentifier: NIOLoopBound<OpenFileCache>]>([:])
 
     /// - Parameters:
     ///   - capacity: the most files each event loop keeps open; 0 keeps none.
@@ -22,7 +22,7 @@ final class OpenFileCaches: Service, Sendable {
 
     /// The cache of `eventLoop`, made on first use. Call on `eventLoop`.
     func cache(on eventLoop: any EventLoop) -> OpenFileCache {
-        caches.withLockedValue { caches in
+        caches.withLock { caches in
             if let cache = caches[ObjectIdentifier(eventLoop)] { return cache.value }
             let cache = OpenFileCache(capacity: capacity)
             caches[ObjectIdentifier(eventLoop)] = NIOLoopBound(cache, eventLoop: eventLoop)
@@ -39,7 +39,7 @@ final class OpenFileCaches: Service, Sendable {
 
     /// Runs `body` on each cache, on its event loop.
     private func onEachLoop(_ body: @escaping @Sendable (OpenFileCache) -> Void) async {
-        for cache in caches.withLockedValue({ Array($0.values) }) {
+        for cache in caches.withLock({ Array($0.values) }) {
             try? await cache.eventLoop.submit { body(cache.value) }.get()
         }
     }

@@ -64,7 +64,7 @@ extension ServerConfiguration {
         let defaults = ServerConfiguration()
         let port = reader.int(forKey: "http.port", default: defaults.port)
         guard (0...65535).contains(port) else { throw ConfigurationError("http.port must be between 0 and 65535, not \(port)") }
-        let rescan = reader.number(forKey: "public.rescanInterval", default: 2)
+        let rescan = reader.number(forKey: "public.rescanInterval", default: (defaults.publicRescanInterval ?? .zero) / .seconds(1))
         guard rescan >= 0 else { throw ConfigurationError("public.rescanInterval must not be negative") }
         let maxRanges = reader.int(forKey: "ranges.maxCount", default: defaults.rangeLimits.maxRanges)
         guard maxRanges >= 1 else { throw ConfigurationError("ranges.maxCount must be at least 1") }
@@ -72,7 +72,7 @@ extension ServerConfiguration {
         guard (1...9).contains(level) else { throw ConfigurationError("gzip.level must be between 1 and 9, not \(level)") }
         let savings = reader.number(forKey: "gzip.minimumSavings", default: defaults.store.gzipMinimumSavings)
         guard (0..<1).contains(savings) else { throw ConfigurationError("gzip.minimumSavings must be at least 0 and below 1") }
-        let cacheControl = reader.string(forKey: "public.cacheControl", default: "no-cache")
+        let cacheControl = reader.string(forKey: "public.cacheControl", default: defaults.publicCacheControl.defaultValue ?? "")
         let memoryCacheBytes = reader.int(forKey: "http.memoryCacheBytes", default: defaults.memoryCacheBytes)
         guard memoryCacheBytes >= 0 else { throw ConfigurationError("http.memoryCacheBytes must not be negative") }
         let resourceCacheEntries = reader.int(forKey: "http.resourceCacheEntries", default: defaults.resourceCacheEntries)
@@ -80,14 +80,14 @@ extension ServerConfiguration {
         let mallocArenas = reader.int(forKey: "memory.mallocArenas", default: defaults.mallocArenas)
         guard mallocArenas >= 0 else { throw ConfigurationError("memory.mallocArenas must not be negative") }
         let headerLimits = ServerConfiguration.HeaderLimits(
-            maxFieldBytes: reader.int(forKey: "http.maxHeaderFieldBytes", default: 80 * 1024),
-            maxListBytes: reader.int(forKey: "http.maxHeaderListBytes", default: 80 * 1024),
-            maxFieldCount: reader.int(forKey: "http.maxHeaderFieldCount", default: 1000)
+            maxFieldBytes: reader.int(forKey: "http.maxHeaderFieldBytes", default: defaults.headerLimits.maxFieldBytes),
+            maxListBytes: reader.int(forKey: "http.maxHeaderListBytes", default: defaults.headerLimits.maxListBytes),
+            maxFieldCount: reader.int(forKey: "http.maxHeaderFieldCount", default: defaults.headerLimits.maxFieldCount)
         )
         guard headerLimits.maxFieldBytes >= 256, headerLimits.maxListBytes >= 256, headerLimits.maxFieldCount >= 8 else {
             throw ConfigurationError("http.maxHeaderFieldBytes and http.maxHeaderListBytes must be at least 256, http.maxHeaderFieldCount at least 8")
         }
-        let connectionDefaults = ConnectionLimits()
+        let connectionDefaults = defaults.connectionLimits
         let connectionLimits = ConnectionLimits(
             idleTimeout: reader.seconds(forKey: "http.idleTimeoutSeconds", default: connectionDefaults.idleTimeout),
             requestHeadTimeout: reader.seconds(forKey: "http.requestHeadTimeoutSeconds", default: connectionDefaults.requestHeadTimeout),
@@ -104,37 +104,39 @@ extension ServerConfiguration {
             )
         }
         let openFiles = reader.int(forKey: "http.openFilesPerEventLoop", default: defaults.openFilesPerEventLoop)
-        let openFileIdle = reader.number(forKey: "http.openFileIdleSeconds", default: 10)
-        guard openFiles >= 0, openFileIdle > 0 else {
+        let openFileIdle = reader.seconds(forKey: "http.openFileIdleSeconds", default: defaults.openFileIdleTime)
+        guard openFiles >= 0, openFileIdle > .zero else {
             throw ConfigurationError("http.openFilesPerEventLoop must not be negative and http.openFileIdleSeconds must be positive")
         }
         let metricsToken = reader.string(forKey: "metrics.token", isSecret: true)
         if let metricsToken { try BearerAuthenticator.validate(metricsToken, key: "metrics.token") }
-        let shutdownGrace = reader.number(forKey: "http.shutdownGraceSeconds", default: 30)
-        guard shutdownGrace >= 0 else { throw ConfigurationError("http.shutdownGraceSeconds must not be negative") }
+        let shutdownGrace = reader.seconds(forKey: "http.shutdownGraceSeconds", default: defaults.shutdownGracePeriod)
+        guard shutdownGrace >= .zero else { throw ConfigurationError("http.shutdownGraceSeconds must not be negative") }
         let publish = try PublishConfiguration(reader: reader)
         let cachePolicy = PublishedContent.CachePolicy(
-            files: reader.string(forKey: "files.cacheControl", default: "no-cache").nonEmpty,
-            channels: reader.string(forKey: "channels.cacheControl", default: "no-cache").nonEmpty,
-            blobs: reader.string(forKey: "blobs.cacheControl", default: "public, max-age=31536000, immutable").nonEmpty
+            files: reader.string(forKey: "files.cacheControl", default: defaults.cachePolicy.files ?? "").nonEmpty,
+            channels: reader.string(forKey: "channels.cacheControl", default: defaults.cachePolicy.channels ?? "").nonEmpty,
+            blobs: reader.string(forKey: "blobs.cacheControl", default: defaults.cachePolicy.blobs ?? "").nonEmpty
         )
 
         self.init(
             host: reader.string(forKey: "http.host", default: defaults.host),
             port: port,
             serverName: reader.string(forKey: "http.serverName"),
-            shutdownGracePeriod: .milliseconds(Int64(shutdownGrace * 1000)),
+            shutdownGracePeriod: shutdownGrace,
             headerLimits: headerLimits,
             connectionLimits: connectionLimits,
-            trustedProxies: Set(reader.stringArray(forKey: "http.trustedProxies", default: [])),
-            logsRequests: reader.bool(forKey: "log.requests", default: true),
-            directResponses: reader.bool(forKey: "http.directResponses", default: true),
+            trustedProxies: Set(reader.stringArray(forKey: "http.trustedProxies", default: Array(defaults.trustedProxies))),
+            logsRequests: reader.bool(forKey: "log.requests", default: defaults.logsRequests),
+            directResponses: reader.bool(forKey: "http.directResponses", default: defaults.directResponses),
             memoryCacheBytes: memoryCacheBytes,
             resourceCacheEntries: resourceCacheEntries,
             mallocArenas: mallocArenas,
             openFilesPerEventLoop: openFiles,
-            openFileIdleTime: .milliseconds(Int64(openFileIdle * 1000)),
-            metricsAllowedAddresses: Set(reader.stringArray(forKey: "metrics.allowedAddresses", default: ["127.0.0.1", "::1"])),
+            openFileIdleTime: openFileIdle,
+            metricsAllowedAddresses: Set(
+                reader.stringArray(forKey: "metrics.allowedAddresses", default: Array(defaults.metricsAllowedAddresses).sorted())
+            ),
             metricsToken: metricsToken,
             publicDirectory: reader.string(forKey: "public.path", default: defaults.publicDirectory),
             dataDirectory: reader.string(forKey: "data.path", default: defaults.dataDirectory),
@@ -155,7 +157,7 @@ extension ServerConfiguration {
 extension ChannelSigner {
     /// Reads the `channels.*` keys (see ``ServerConfiguration/init(reader:)``).
     init(reader: ConfigReader) throws {
-        let validity = reader.number(forKey: "channels.validitySeconds", default: 604_800)
+        let validity = reader.number(forKey: "channels.validitySeconds", default: ChannelSigner().validity / .seconds(1))
         guard validity >= 60 else { throw ConfigurationError("channels.validitySeconds must be at least 60") }
         var key: Curve25519.Signing.PrivateKey?
         if let file = reader.string(forKey: "channels.signingKeyFile") {
@@ -189,9 +191,9 @@ extension PublishConfiguration {
         guard keep >= 1 else { throw ConfigurationError("publish.keepVersions must be at least 1") }
         let keepReleases = reader.int(forKey: "publish.keepReleases", default: defaults.keepReleases)
         guard keepReleases >= 0 else { throw ConfigurationError("publish.keepReleases must not be negative") }
-        let grace = reader.number(forKey: "publish.retiredGraceSeconds", default: 600)
-        let interval = reader.number(forKey: "publish.collectionIntervalSeconds", default: 60)
-        let uploadLifetime = reader.number(forKey: "publish.uploadLifetimeSeconds", default: 86400)
+        let grace = reader.number(forKey: "publish.retiredGraceSeconds", default: defaults.retiredGracePeriod / .seconds(1))
+        let interval = reader.number(forKey: "publish.collectionIntervalSeconds", default: defaults.collectionInterval / .seconds(1))
+        let uploadLifetime = reader.number(forKey: "publish.uploadLifetimeSeconds", default: defaults.uploadLifetime / .seconds(1))
         let maxCommit = reader.int(forKey: "publish.maxCommitBytes", default: defaults.maxCommitBytes)
         guard grace >= 0, interval > 0, uploadLifetime > 0, maxCommit >= 1024 else {
             throw ConfigurationError(
@@ -199,7 +201,7 @@ extension PublishConfiguration {
                     + "must be positive, publish.maxCommitBytes at least 1024"
             )
         }
-        let deltaDefaults = DeltaConfiguration()
+        let deltaDefaults = defaults.deltas
         let deltas = DeltaConfiguration(
             previousVersions: reader.int(forKey: "deltas.previousVersions", default: deltaDefaults.previousVersions),
             maximumRatio: reader.number(forKey: "deltas.maximumRatio", default: deltaDefaults.maximumRatio),

@@ -4,8 +4,8 @@ import DepotServer
 import Hummingbird
 import Logging
 import ServiceLifecycle
-import SystemPackage
 import UnixSignals
+import _NIOFileSystem
 
 extension Depot {
     /// `depot serve`: runs the server until SIGINT or SIGTERM.

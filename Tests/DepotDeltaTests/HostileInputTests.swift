@@ -1,5 +1,5 @@
 import DepotDelta
-import DepotTestSupport
+import DepotTestFixtures
 import Foundation
 import Testing
 

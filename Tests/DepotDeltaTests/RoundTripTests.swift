@@ -1,4 +1,4 @@
-import DepotTestSupport
+import DepotTestFixtures
 import Testing
 
 @testable import DepotDelta

@@ -1,4 +1,4 @@
-import DepotTestSupport
+import DepotTestFixtures
 import Foundation
 
 /// Sources and targets shaped like the content Depot ships: text-like records, with edits.

@@ -28,6 +28,26 @@ struct ServerConfigurationTests {
         #expect(configuration.openFileIdleTime == .seconds(10))
     }
 
+    /// The reader takes each default from `ServerConfiguration()`, so the two cannot drift.
+    @Test("an empty configuration reads as ServerConfiguration()'s defaults, setting by setting")
+    func defaultsFromOnePlace() throws {
+        let read = try ServerConfiguration(reader: Self.reader([:]))
+        let made = ServerConfiguration()
+        func settings(_ c: ServerConfiguration) -> [String] {
+            [
+                "\(c.host):\(c.port) \(c.serverName ?? "-") \(c.shutdownGracePeriod) \(c.headerLimits) \(c.connectionLimits)",
+                "\(c.trustedProxies.sorted()) \(c.logsRequests) \(c.directResponses) \(c.memoryCacheBytes) \(c.resourceCacheEntries)",
+                "\(c.mallocArenas) \(c.openFilesPerEventLoop) \(c.openFileIdleTime) \(c.metricsAllowedAddresses.sorted()) \(c.metricsToken ?? "-")",
+                "\(c.publicDirectory) \(c.dataDirectory) \(String(describing: c.publicRescanInterval)) \(c.publicCacheControl.defaultValue ?? "-")",
+                "\(c.rangeLimits.maxRanges) \(c.store.gzipLevel) \(c.store.gzipMinimumSavings)",
+                "\(c.publish.maxUploadBytes) \(c.publish.keepVersions) \(c.publish.keepReleases) \(c.publish.retiredGracePeriod)",
+                "\(c.publish.collectionInterval) \(c.publish.uploadLifetime) \(c.publish.maxCommitBytes) \(c.publish.deltas)",
+                "\(c.cachePolicy.files ?? "-") \(c.cachePolicy.channels ?? "-") \(c.cachePolicy.blobs ?? "-") \(c.channels.validity)",
+            ]
+        }
+        #expect(settings(read) == settings(made))
+    }
+
     @Test("every key is read")
     func keys() throws {
         let configuration = try ServerConfiguration(

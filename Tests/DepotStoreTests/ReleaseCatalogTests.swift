@@ -2,7 +2,7 @@ import Crypto
 import DepotHTTP
 import DepotManifest
 import DepotStore
-import DepotTestSupport
+import DepotTestFixtures
 import Foundation
 import GRDB
 import Testing
