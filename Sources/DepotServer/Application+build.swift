@@ -79,7 +79,7 @@ public func buildApplication(
     let connections = OpenConnections(maximum: limits.maxConnections)
     @Sendable func channelHandlers() -> [any RemovableChannelHandler] {
         [
-            DateStampHandler(), DrainBeforeCloseHandler(),
+            DateStampHandler(),
             HTTP1HandlersInstaller(limits: limits, connections: connections, direct: directResponses ? direct : nil, logger: logger),
         ]
     }

@@ -7,27 +7,26 @@ import NIOHTTP1
 import NIOHTTPTypesHTTP1
 
 /// Answers the commonest requests right after the HTTP/1.1 decoder, below Hummingbird: a GET or
-/// HEAD whose answer is a 304, a 200 or a single-range 206. Content held in memory (the
-/// manifest, the digest sidecars, small files) is written from memory; stored files are sent
-/// with `sendfile(2)` (``DirectBody``). The resource's pre-rendered fields go to NIO's response
-/// encoder with `Date` (formatted once a second), `Server` and, when requests are logged,
-/// `X-Request-Id`. Everything else (412, 416, multiple ranges, other methods and routes) goes on
-/// to Hummingbird untouched.
+/// HEAD of a resource at hand (``ContentResolver/cached(_:)``) whose answer is a 304, a 200 or
+/// a single-range 206. The answer is ``ResourceAnswer``, the one Hummingbird's path renders too;
+/// this handler only adapts it: fields to NIO's response encoder with `Date` (formatted once a
+/// second), `Server` and, when requests are logged, `X-Request-Id`; content held in memory from
+/// memory, stored files with `sendfile(2)` (``DirectBody``). Everything else (refusals,
+/// multipart ranges, content not cached, other methods and routes) goes on to Hummingbird
+/// untouched.
 ///
 /// Why: on one core, Hummingbird's pipeline alone (an empty 304 from a route) reaches 0.41 of
-/// nginx's rate, and Depot's 304 through it 0.29; this path does the same work, decided by the
-/// same ``ResourceResponder/answer(method:resource:now:field:)``, at several times that rate.
-/// See `docs/performance.md`.
+/// nginx's rate, and Depot's 304 through it 0.29; this path does the same work at several times
+/// that rate. See `docs/performance.md`.
 ///
-/// It answers only when that is safe to do out of Hummingbird's sight:
-/// - HTTP/1.1 without a `Connection` field, so the connection stays open as Hummingbird would
-///   keep it; no `Expect`, no `A-IM` (RFC 3229 answers are Hummingbird's);
-/// - no request handed to Hummingbird is still unanswered, so pipelined responses keep their
-///   order;
-/// - a close (graceful shutdown) waits until the last direct answer is on the socket.
+/// It answers only when that is safe to do out of Hummingbird's sight: HTTP/1.1 without a
+/// `Connection` field, so the connection stays open as Hummingbird would keep it; no `Expect`,
+/// no `A-IM` (RFC 3229 answers are Hummingbird's). The connection's rules, for direct answers and
+/// Hummingbird's alike, are ``DirectResponderStateMachine``'s: pipelined answers keep their
+/// order, requests wait while the socket is full, and a close waits for the last bytes. With
+/// direct answers off (`http.directResponses`) the handler keeps those rules and answers nothing.
 ///
-/// Direct answers are counted in the metrics, the test request counter and the access log like
-/// any other.
+/// Direct answers are recorded (``ResponseRecorder``) and logged like any other.
 final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -48,48 +47,39 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// A request part or an inbound event (the client's end of input) that came after it.
-    private enum Inbound {
+    enum Inbound {
         case part(NIOAny)
         case event(Any)
     }
 
-    private let configuration: Configuration
+    /// Answers directly when set; else every request goes to Hummingbird, and the handler only
+    /// keeps the connection's rules (backpressure, close after the last bytes).
+    private let configuration: Configuration?
     /// The files this event loop's answers send from.
-    private let files: OpenFileCache
-    /// Requests handed to Hummingbird whose response has not ended yet.
-    private var unanswered = 0
-    /// Whether the parts of the current request go to Hummingbird.
-    private var forwarding = true
+    private let files: OpenFileCache?
+    private var state = DirectResponderStateMachine<Inbound>()
     private var needsFlush = false
-    private var lastWrite: EventLoopFuture<Void>?
-    private var closeRequested = false
-    /// What arrived while the socket could take no more, in order: taken up when it can. A client
-    /// that sends requests without reading the answers thus makes the server hold only what
-    /// one read brought in, never a queue of answers (and open files) without bound; socket
-    /// reads stop meanwhile. Hummingbird's own answers wait for the socket in the same way.
-    private var waiting = CircularBuffer<Inbound>()
-    /// A read asked for while requests were waiting.
-    private var readDeferred = false
+    /// How long a close may wait for the unwritten answers.
+    private let drainTimeout: TimeAmount
+    private var heldClose: (mode: CloseMode, promise: EventLoopPromise<Void>?)?
+    private var drainTimer: Scheduled<Void>?
     private var date = DateField()
 
-    init(configuration: Configuration, files: OpenFileCache) {
+    init(configuration: Configuration?, files: OpenFileCache?, drainTimeout: TimeAmount = .seconds(60)) {
         self.configuration = configuration
         self.files = files
+        self.drainTimeout = drainTimeout
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if waiting.isEmpty, context.channel.isWritable {
+        if state.received(.part(data), isWritable: context.channel.isWritable) == .handle {
             handle(.part(data), context: context)
-        } else {
-            waiting.append(.part(data))
         }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if waiting.isEmpty {
+        if state.received(.event(event), isWritable: context.channel.isWritable, isEvent: true) == .handle {
             context.fireUserInboundEventTriggered(event)
-        } else {
-            waiting.append(.event(event))
         }
     }
 
@@ -98,33 +88,25 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelReadComplete()
     }
 
-    /// Reads no further requests while earlier ones wait for the socket.
     func read(context: ChannelHandlerContext) {
-        if waiting.isEmpty, context.channel.isWritable {
-            context.read()
-        } else {
-            readDeferred = true
-        }
+        if state.readRequested(isWritable: context.channel.isWritable) == .read { context.read() }
     }
 
     /// Takes up the requests that waited for the socket, as long as it takes more.
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, !waiting.isEmpty {
-            while context.channel.isWritable, let next = waiting.popFirst() {
+        if state.isWaiting {
+            while let next = state.takeWaiting(isWritable: context.channel.isWritable) {
                 handle(next, context: context)
             }
             flushIfNeeded(context: context)
             context.fireChannelReadComplete()
         }
-        if readDeferred, waiting.isEmpty, context.channel.isWritable {
-            readDeferred = false
-            context.read()
-        }
+        if state.deferredReadIsDue(isWritable: context.channel.isWritable) { context.read() }
         context.fireChannelWritabilityChanged()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        waiting.removeAll()
+        state.inactive()
         context.fireChannelInactive()
     }
 
@@ -135,16 +117,16 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         case .part(let data):
             switch unwrapInboundIn(data) {
             case .head(let head):
-                if unanswered == 0, !closeRequested, answer(head, context: context) {
-                    forwarding = false
+                if state.head(answersDirectly: configuration != nil) == .tryDirect, let promise = answer(head, context: context) {
+                    state.answeredDirectly()
+                    whenWritten(promise.futureResult, context: context)
                 } else {
-                    forwarding = true
-                    unanswered += 1
+                    state.forwarded()
                     context.fireChannelRead(data)
                 }
             case .body, .end:
                 // A directly answered request's body (a GET seldom has one) is read and dropped.
-                if forwarding { context.fireChannelRead(data) }
+                if state.forwardsBody { context.fireChannelRead(data) }
             }
         }
     }
@@ -157,38 +139,76 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { unanswered = max(0, unanswered - 1) }
-        context.write(data, promise: promise)
-    }
-
-    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
-        guard mode == .all, !closeRequested, let lastWrite else {
-            context.close(mode: mode, promise: promise)
+        guard case .end = unwrapOutboundIn(data) else {
+            context.write(data, promise: promise)
             return
         }
-        // Hummingbird closes idle connections on shutdown; it has not seen the direct answers,
-        // so the last one may still be on its way to the socket.
-        closeRequested = true
-        context.flush()
-        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        lastWrite.whenComplete { _ in bound.value.close(mode: mode, promise: promise) }
+        state.hummingbirdEndedResponse()
+        let written = promise ?? context.eventLoop.makePromise()
+        whenWritten(written.futureResult, context: context)
+        context.write(data, promise: written)
     }
 
-    /// Writes the answer to `head` when it needs neither Hummingbird nor the catalog.
-    private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) -> Bool {
-        guard head.version == .http1_1,
+    /// Counts the response whose end `written` completes as on the socket then, and releases a
+    /// held close after the last one. Writes complete in order, so the end of a response
+    /// completing means all of it did.
+    private func whenWritten(_ written: EventLoopFuture<Void>, context: ChannelHandlerContext) {
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        written.hop(to: context.eventLoop).whenComplete { _ in
+            let (handler, context) = bound.value
+            if handler.state.responseWritten() == .releaseHeldClose { handler.releaseHeldClose(context: context) }
+        }
+    }
+
+    /// Hummingbird closes a connection right after the last part of a response when the server
+    /// shuts down gracefully, and idle connections too; a slow reader may not have all of it yet,
+    /// and it has not seen the direct answers at all. The close waits for them.
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        switch state.closeRequested(all: mode == .all) {
+        case .close:
+            context.close(mode: mode, promise: promise)
+        case .closeAndReleaseHeld:
+            // Asked again (the end of the shutdown grace period): close now, and answer the
+            // held request too.
+            let held = heldClose
+            heldClose = nil
+            drainTimer?.cancel()
+            held?.promise.map { promise?.futureResult.cascade(to: $0) }
+            context.close(mode: mode, promise: promise ?? held?.promise)
+        case .hold:
+            heldClose = (mode, promise)
+            context.flush()
+            let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+            drainTimer = context.eventLoop.scheduleTask(in: drainTimeout) {
+                let (handler, context) = bound.value
+                if handler.state.closeTimedOut() == .releaseHeldClose { handler.releaseHeldClose(context: context) }
+            }
+        }
+    }
+
+    private func releaseHeldClose(context: ChannelHandlerContext) {
+        guard let held = heldClose else { return }
+        heldClose = nil
+        drainTimer?.cancel()
+        context.close(mode: held.mode, promise: held.promise)
+    }
+
+    /// Writes the answer to `head` when it needs neither Hummingbird nor the catalog; returns
+    /// the promise of its end's write, or `nil` when it leaves the request to Hummingbird.
+    private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) -> EventLoopPromise<Void>? {
+        guard let configuration, let files, head.version == .http1_1,
             head.method == .GET || head.method == .HEAD,
             !head.headers.contains(name: "connection"), !head.headers.contains(name: "expect"), !head.headers.contains(name: "a-im"),
             let (target, route, path) = ContentTarget.resolve(requestTarget: head.uri, routedSegments: configuration.routedSegments),
             let resource = configuration.resolver.cached(target)
-        else { return false }
+        else { return nil }
         let start = configuration.accessLog == nil ? nil : ContinuousClock.now
         let now = HTTPDate.now()
         let isHead = head.method == .HEAD
         let headers = head.headers
         let answer = configuration.responder.answer(method: isHead ? .head : .get, resource: resource, now: now) { headers[$0.rawName] }
         // Refusals carry an error body, and multipart bodies several segments: Hummingbird's.
-        guard answer.refusal == nil else { return false }
+        guard answer.refusal == nil else { return nil }
         var body: DirectBody?
         switch answer.body {
         case .none:
@@ -196,7 +216,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         case .content(let storage, let segments, _):
             guard segments.count == 1, case .file(let range) = segments[0],
                 let opened = DirectBody(storage: storage, range: range, files: files)
-            else { return false }
+            else { return nil }
             body = opened
         }
         var fields = HTTPHeaders(answer.fields.map { ($0.name.rawName, $0.value) })
@@ -222,7 +242,6 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
                 if corked { _ = channel.setCork(false) }
             }
         }
-        lastWrite = promise.futureResult
         needsFlush = true
         let contentBytes = body?.length ?? 0
 
@@ -247,6 +266,6 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
                 start: start
             ) { headers[$0.rawName] }
         }
-        return true
+        return promise
     }
 }

@@ -8,7 +8,9 @@ import NIOHTTPTypesHTTP1
 /// converted, so they are added from there to their places:
 ///
 /// socket → ``ConnectionActivityHandler`` → … HTTP/1.1 decoder → ``ConnectionDeadlineHandler``
-/// → ``DirectResponder`` (when direct responses are on) → HTTPTypes codec → Hummingbird.
+/// → ``DirectResponder`` (answering directly when direct responses are on; in any case keeping
+/// the connection's backpressure and its close after the last bytes) → HTTPTypes codec →
+/// Hummingbird.
 final class HTTP1HandlersInstaller: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = Never
     let limits: ConnectionLimits
@@ -37,10 +39,8 @@ final class HTTP1HandlersInstaller: ChannelInboundHandler, RemovableChannelHandl
             let deadlines = ConnectionDeadlineHandler(limits: limits, logger: logger)
             try? operations.addHandler(deadlines, position: .before(codec))
             try? operations.addHandler(ConnectionActivityHandler(deadlines: deadlines), position: .first)
-            if let direct {
-                let files = direct.openFiles.cache(on: context.eventLoop)
-                try? operations.addHandler(DirectResponder(configuration: direct, files: files), position: .before(codec))
-            }
+            let files = direct?.openFiles.cache(on: context.eventLoop)
+            try? operations.addHandler(DirectResponder(configuration: direct, files: files), position: .before(codec))
         }
         operations.removeHandler(context: context, promise: nil)
     }
