@@ -58,18 +58,19 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Linux calls Swift's Glibc module leaves out (declared by glibc only with _GNU_SOURCE).
         .systemLibrary(name: "CLinuxCalls"),
-        // RFC 3284 VCDIFF deltas: encoder and decoder, standard library and zlib only. Always
+        // RFC 3284 VCDIFF deltas: encoder and decoder, and patches as gzip-compressed VCDIFF
+        // (GzipVCDIFF, the one zlib binding for them); standard library and zlib only. Always
         // optimised: its loops run a hundred times slower unoptimised, too slow for tests.
         .target(
             name: "DepotDelta",
             dependencies: ["CZlib"],
             swiftSettings: swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
-        // The thin client: Foundation, zlib and swift-crypto only, so it also builds for iOS and macOS.
+        // The thin client: Foundation, zlib (through DepotDelta) and swift-crypto only, so it also
+        // builds for iOS and macOS.
         .target(
             name: "DepotClient",
             dependencies: [
-                "CZlib",
                 .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
                 "DepotDelta",
                 "DepotHTTP",

@@ -16,30 +16,15 @@ public enum DeltaPatch {
         } catch {
             throw SyncError(.io, "cannot read the delta or its base: \(error.localizedDescription)")
         }
-        let delta = try inflate(compressed, maximumSize: maximumSize)
-
         try Durability.write(Data(), to: output)
         guard let handle = try? FileHandle(forUpdating: output)
         else { throw SyncError(.io, "cannot create \(output.path)") }
         defer { try? handle.close() }
         var target = FileOutput(handle: handle)
-        do {
-            try delta.withUnsafeBytes { delta in
-                try source.withUnsafeBytes { source in
-                    try VCDIFFDecoder.decode(
-                        delta,
-                        source: source,
-                        into: &target,
-                        limits: .init(maximumWindowSize: min(64 << 20, max(1, maximumSize)), maximumTargetSize: maximumSize)
-                    )
-                }
+        try refusingBadPatches {
+            try compressed.withUnsafeBytes { patch in
+                try source.withUnsafeBytes { try GzipVCDIFF.apply(patch, source: $0, into: &target, maximumTargetSize: maximumSize) }
             }
-        } catch let error as VCDIFFError {
-            throw SyncError(.corrupt, "the delta cannot be applied: \(error.message)")
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError(.io, "cannot write \(output.path): \(error.localizedDescription)")
         }
     }
 
@@ -47,32 +32,27 @@ public enum DeltaPatch {
     ///
     /// - Parameter maximumSize: The size the result may reach.
     public static func apply(_ patch: Data, to base: Data, maximumSize: Int) throws -> Data {
-        let delta = try inflate(patch, maximumSize: maximumSize)
-        do {
-            return Data(
-                try VCDIFFDecoder.decode(
-                    delta,
-                    source: Array(base),
-                    limits: .init(maximumWindowSize: max(1, maximumSize), maximumTargetSize: maximumSize)
-                )
-            )
-        } catch let error as VCDIFFError {
-            throw SyncError(.corrupt, "the delta cannot be applied: \(error.message)")
+        try refusingBadPatches {
+            try patch.withUnsafeBytes { patch in
+                try base.withUnsafeBytes { Data(try GzipVCDIFF.apply(patch, source: $0, maximumTargetSize: maximumSize)) }
+            }
         }
     }
 
-    /// The VCDIFF inside a patch's gzip stream. A VCDIFF is never much larger than the target it
-    /// makes; a stream that inflates beyond that is a bomb.
-    private static func inflate(_ compressed: Data, maximumSize: Int) throws -> [UInt8] {
-        let rawLimit = maximumSize + maximumSize / 8 + (1 << 20)
-        var delta: [UInt8] = []
-        let decoder = try GzipDecoder()
-        try decoder.decode(compressed) { piece in
-            guard delta.count + piece.count <= rawLimit else { throw SyncError(.corrupt, "the delta inflates past \(rawLimit) bytes") }
-            delta.append(contentsOf: piece)
+    /// Runs `body`, turning a damaged or hostile patch into ``SyncError`` `.corrupt`, and any
+    /// other failure (writing the result) into `.io`.
+    private static func refusingBadPatches<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as VCDIFFError {
+            throw SyncError(.corrupt, "the delta cannot be applied: \(error.message)")
+        } catch let error as GzipError {
+            throw SyncError(.corrupt, "the delta cannot be applied: \(error.message)")
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.io, "cannot write the patched file: \(error.localizedDescription)")
         }
-        guard decoder.isFinished else { throw SyncError(.corrupt, "the delta's gzip stream is truncated") }
-        return delta
     }
 }
 

@@ -1,4 +1,5 @@
 import Crypto
+import DepotDelta
 import DepotHTTP
 import DepotManifest
 import Foundation
@@ -314,17 +315,21 @@ extension DepotClient {
     func decodeChecked(gzip: Bool, entry: ReleaseEntry, chunks next: () throws -> Data?, write: (Data) throws -> Void) throws {
         var hasher = SHA256()
         var size: Int64 = 0
-        let decoder = gzip ? try GzipDecoder() : nil
+        let inflater = gzip ? try GzipInflater() : nil
         func take(_ data: Data) throws {
             size += Int64(data.count)
             guard size <= entry.size else { throw SyncError(.corrupt, "\(entry.path) is larger than the release says") }
             hasher.update(data: data)
             try write(data)
         }
-        while let chunk = try next(), !chunk.isEmpty {
-            if let decoder { try decoder.decode(chunk, output: take) } else { try take(chunk) }
+        do {
+            while let chunk = try next(), !chunk.isEmpty {
+                if let inflater { try chunk.withUnsafeBytes { try inflater.decode($0) { try take(Data($0)) } } } else { try take(chunk) }
+            }
+        } catch let error as GzipError {
+            throw SyncError(.corrupt, "the gzip data of \(entry.path) is corrupt: \(error.message)")
         }
-        if let decoder, !decoder.isFinished { throw SyncError(.corrupt, "the gzip data of \(entry.path) is truncated") }
+        if let inflater, !inflater.isFinished { throw SyncError(.corrupt, "the gzip data of \(entry.path) is truncated") }
         let digest = Hex.string(hasher.finalize())
         guard size == entry.size, digest == entry.sha256 else {
             throw SyncError(.corrupt, "\(entry.path) does not match the release (SHA-256 \(digest), \(size) bytes)")

@@ -1,4 +1,3 @@
-import CompressNIO
 import DepotDelta
 import NIOCore
 
@@ -27,13 +26,7 @@ public enum DeltaMaker {
     ///
     /// - Throws: ``DepotDelta/VCDIFFError`` for a source larger than the encoder indexes.
     public static func make(from source: [UInt8], to target: [UInt8], options: Options = .init()) throws -> ByteBuffer {
-        let patch = try VCDIFFEncoder.encode(source: source, target: target, options: .init(sourceStep: options.indexStep))
-        var input = ByteBuffer(bytes: patch)
-        var window = ByteBufferAllocator().buffer(capacity: 64 * 1024)
-        var compressed = ByteBuffer()
-        let compressor = try ZlibCompressor(algorithm: .gzip, configuration: .init(compressionLevel: options.gzipLevel))
-        try input.compressStream(with: compressor, window: &window, flush: .finish) { compressed.writeImmutableBuffer($0) }
-        return compressed
+        ByteBuffer(bytes: try GzipVCDIFF.make(from: source, to: target, indexStep: options.indexStep, level: options.gzipLevel))
     }
 
     /// Returns the gzip bytes of the patch from `source` to `target`, or `nil` as soon as they
@@ -47,31 +40,21 @@ public enum DeltaMaker {
         limit: Int = .max,
         options: Options = .init()
     ) throws -> ByteBuffer? {
-        let encoderOptions = VCDIFFEncoder.Options(sourceStep: options.indexStep)
         let sourceBytes = try BlockingFileReader.contents(of: source, maximumSize: VCDIFFEncoder.maximumSourceSize)
-        var encoder = try VCDIFFEncoder(source: sourceBytes, options: encoderOptions)
         let reader = try BlockingFileReader(path: target)
-        let compressor = try ZlibCompressor(algorithm: .gzip, configuration: .init(compressionLevel: options.gzipLevel))
-        var window = ByteBufferAllocator().buffer(capacity: 64 * 1024)
         var compressed = ByteBuffer()
-        func compress(_ bytes: [UInt8], flush: CompressNIOFlush) throws {
-            var input = ByteBuffer(bytes: bytes)
-            try input.compressStream(with: compressor, window: &window, flush: flush) { compressed.writeImmutableBuffer($0) }
-        }
-
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: encoderOptions.windowSize, alignment: 16)
+        let append: (UnsafeRawBufferPointer) -> Void = { compressed.writeBytes($0) }
+        var encoder = try GzipVCDIFF.Encoder(source: sourceBytes, indexStep: options.indexStep, level: options.gzipLevel, output: append)
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: encoder.windowSize, alignment: 16)
         defer { chunk.deallocate() }
-        try compress(VCDIFFEncoder.header, flush: .no)
         while true {
             let count = try reader.read(into: chunk)
             if count == 0 { break }
-            var encoded: [UInt8] = []
-            encoder.encodeWindow(UnsafeRawBufferPointer(rebasing: chunk[0..<count]), into: &encoded)
-            try compress(encoded, flush: .no)
+            try encoder.encode(window: UnsafeRawBufferPointer(rebasing: chunk[0..<count]), output: append)
             if compressed.readableBytes > limit { return nil }
             if count < chunk.count { break }
         }
-        try compress([], flush: .finish)
+        try encoder.finish(output: append)
         return compressed.readableBytes > limit ? nil : compressed
     }
 }

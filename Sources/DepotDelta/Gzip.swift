@@ -1,0 +1,108 @@
+import CZlib
+
+/// Why a gzip stream could not be read or written.
+public struct GzipError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { "gzip: \(message)" }
+}
+
+/// Streaming gunzip (RFC 1952) over zlib. Hand-written: the client may depend on zlib and
+/// swift-crypto only (it builds for iOS and macOS too), and no such package wraps zlib; the
+/// server's patches use it too, so gzip-compressed VCDIFF has one binding.
+public final class GzipInflater {
+    private var stream = z_stream()
+    private var finished = false
+    private var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+
+    public init() throws(GzipError) {
+        // 16 + MAX_WBITS: expect a gzip header and trailer.
+        let status = inflateInit2_(&stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else { throw GzipError("zlib could not start (\(status))") }
+    }
+
+    deinit {
+        inflateEnd(&stream)
+    }
+
+    /// Whether the gzip trailer has been read.
+    public var isFinished: Bool { finished }
+
+    /// Decodes `input`, handing each piece of output to `output`.
+    public func decode(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard input.count > 0 else { return }
+        guard !finished else { throw GzipError("data after the end of the gzip stream") }
+        stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
+        stream.avail_in = uInt(input.count)
+        defer { stream.next_in = nil }
+        repeat {
+            let produced: Int = try buffer.withUnsafeMutableBytes { outputBytes in
+                stream.next_out = outputBytes.bindMemory(to: Bytef.self).baseAddress
+                stream.avail_out = uInt(outputBytes.count)
+                let status = inflate(&stream, Z_NO_FLUSH)
+                switch status {
+                case Z_OK, Z_BUF_ERROR: break
+                case Z_STREAM_END: finished = true
+                default: throw GzipError("the data is corrupt (zlib \(status))")
+                }
+                return outputBytes.count - Int(stream.avail_out)
+            }
+            if produced > 0 { try buffer.withUnsafeBytes { try output(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) } }
+        } while stream.avail_in > 0 && !finished
+        if stream.avail_in > 0 { throw GzipError("data after the end of the gzip stream") }
+    }
+}
+
+/// Streaming gzip (RFC 1952) over zlib: see ``GzipInflater``.
+public final class GzipDeflater {
+    private var stream = z_stream()
+    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+    /// - Parameter level: zlib's compression level, 1–9.
+    public init(level: Int32) throws(GzipError) {
+        // 16 + MAX_WBITS: write a gzip header and trailer; memory level 8 is zlib's default.
+        let status = deflateInit2_(
+            &stream,
+            level,
+            Z_DEFLATED,
+            16 + MAX_WBITS,
+            8,
+            Z_DEFAULT_STRATEGY,
+            ZLIB_VERSION,
+            Int32(MemoryLayout<z_stream>.size)
+        )
+        guard status == Z_OK else { throw GzipError("zlib could not start (\(status))") }
+    }
+
+    deinit {
+        deflateEnd(&stream)
+    }
+
+    /// Compresses `input`, handing each piece of output to `output`; `finish` ends the stream.
+    public func compress(_ input: UnsafeRawBufferPointer, finish: Bool = false, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
+        stream.avail_in = uInt(input.count)
+        defer { stream.next_in = nil }
+        var done = false
+        repeat {
+            let produced: Int = try buffer.withUnsafeMutableBytes { outputBytes in
+                stream.next_out = outputBytes.bindMemory(to: Bytef.self).baseAddress
+                stream.avail_out = uInt(outputBytes.count)
+                let status = deflate(&stream, finish ? Z_FINISH : Z_NO_FLUSH)
+                switch status {
+                case Z_OK, Z_BUF_ERROR: break
+                case Z_STREAM_END: done = true
+                default: throw GzipError("zlib failed (\(status))")
+                }
+                return outputBytes.count - Int(stream.avail_out)
+            }
+            if produced > 0 { try buffer.withUnsafeBytes { try output(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) } }
+            // Without finishing, zlib is done once it has taken all the input and has room left.
+            if !finish, stream.avail_in == 0, stream.avail_out > 0 { done = true }
+        } while !done
+    }
+}
