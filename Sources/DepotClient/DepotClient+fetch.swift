@@ -100,55 +100,81 @@ extension DepotClient {
         }) ?? []
     }
 
-    /// One file: already staged, or patched from the held copy, or downloaded.
+    /// One file: carries out ``ReleasePlan/Fetch/action(stagedIntact:heldFileSize:patchFailed:inMemoryLimit:)``,
+    /// falling back to a download when a patch fails.
     func stage(_ fetch: ReleasePlan.Fetch, session: TransferSession, progress: (@Sendable (Progress) -> Void)?) async -> SyncReport.File {
         let entry = fetch.entry
         var file = SyncReport.File(path: entry.path, outcome: .staged, bytesTransferred: 0, size: entry.size)
         let staged = stagingFolder.appendingPathComponent(entry.sha256)
         // Staged by a sync that stopped before its switch, maybe before its writes were durable:
         // checked again, and downloaded again unless intact.
+        var stagedIntact = false
         if FileManager.default.fileExists(atPath: staged.path) {
-            if let (sha256, size) = try? Self.digest(of: staged), sha256 == entry.sha256, size == entry.size { return file }
-            try? FileManager.default.removeItem(at: staged)
+            if let (sha256, size) = try? Self.digest(of: staged), sha256 == entry.sha256, size == entry.size {
+                stagedIntact = true
+            } else {
+                try? FileManager.default.removeItem(at: staged)
+            }
         }
-        var patchBytes: Int64 = 0
+        var patchFailed = false
         do {
             let local = try localURL(for: entry.path)
-            if let patch = fetch.patch, let held = fetch.held,
-                (try? FileManager.default.attributesOfItem(atPath: local.path)[.size] as? Int64) == held.size
-            {
-                do {
-                    file.bytesTransferred = try await fetchPatch(patch, for: entry, base: local, to: staged, session: session, progress: progress)
-                    file.outcome = .delta
+            let heldFileSize = try? FileManager.default.attributesOfItem(atPath: local.path)[.size] as? Int64
+            while true {
+                switch fetch.action(
+                    stagedIntact: stagedIntact,
+                    heldFileSize: heldFileSize,
+                    patchFailed: patchFailed,
+                    inMemoryLimit: Self.inMemoryLimit
+                ) {
+                case .alreadyStaged:
                     return file
-                } catch {
-                    // Any failure of the patch path falls back to the full download.
-                    patchBytes = (error as? DeltaFailure)?.bytesTransferred ?? 0
+                case .patch(let patch):
+                    do {
+                        file.bytesTransferred = try await fetchPatch(patch, for: entry, base: local, to: staged, session: session, progress: progress)
+                        file.outcome = .delta
+                        return file
+                    } catch {
+                        // Any failure of the patch path falls back to the full download.
+                        file.bytesTransferred = (error as? DeltaFailure)?.bytesTransferred ?? 0
+                        patchFailed = true
+                    }
+                case .download(let gzip):
+                    let length = gzip ? entry.gzip?.size ?? entry.size : entry.size
+                    let (outcome, transferred) = try await downloadInMemory(
+                        entry,
+                        gzip: gzip,
+                        length: length,
+                        to: staged,
+                        session: session,
+                        progress: progress
+                    )
+                    file.outcome = outcome
+                    file.bytesTransferred += transferred
+                    return file
+                case .stream(let gzip):
+                    let (outcome, transferred) = try await stream(entry, gzip: gzip, to: staged, session: session, progress: progress)
+                    file.outcome = outcome
+                    file.bytesTransferred += transferred
+                    return file
                 }
             }
-            let (outcome, transferred) = try await download(entry, to: staged, session: session, progress: progress)
-            file.outcome = outcome
-            file.bytesTransferred = transferred + patchBytes
         } catch {
             file.outcome = .failed
-            file.bytesTransferred = patchBytes
             file.error = "\(error)"
         }
         return file
     }
 
-    /// Downloads `entry` (the smaller variant), verifies it and leaves it at `staged`.
-    func download(
+    /// Downloads `entry` (the gzip variant when `gzip`) to a partial file, resumed from what an
+    /// earlier sync left there, verifies it and leaves it at `staged`.
+    func stream(
         _ entry: ReleaseEntry,
+        gzip useGzip: Bool,
         to staged: URL,
         session: TransferSession,
         progress: (@Sendable (Progress) -> Void)?
     ) async throws -> (SyncReport.Outcome, Int64) {
-        let useGzip = entry.gzip.map { $0.size < entry.size } ?? false
-        let length = useGzip ? entry.gzip?.size ?? entry.size : entry.size
-        if length <= Self.inMemoryLimit {
-            return try await downloadInMemory(entry, gzip: useGzip, length: length, to: staged, session: session, progress: progress)
-        }
         let download =
             if useGzip, let gzip = entry.gzip, let url = entry.gzipURL {
                 try blobDownload(url, sha256: gzip.sha256, size: gzip.size, partialName: "\(gzip.sha256).gz.partial")

@@ -15,6 +15,33 @@ struct ReleasePlan: Equatable {
         var patch: ReleaseEntry.Patch? {
             held.flatMap { held in entry.patches?.first { $0.from == held.sha256 } }
         }
+
+        /// How a file is fetched into staging.
+        enum Action: Equatable {
+            /// Staged intact by a sync that stopped before its switch: nothing to fetch.
+            case alreadyStaged
+            /// Made from the held file by this patch.
+            case patch(ReleaseEntry.Patch)
+            /// Downloaded whole into memory, then written: no partial file, which a download
+            /// this small would not resume anyway.
+            case download(gzip: Bool)
+            /// Downloaded to a partial file, resumed (`Range` + `If-Range`) from what an earlier
+            /// sync left there.
+            case stream(gzip: Bool)
+        }
+
+        /// The action for this file, from what the folder holds: whether a staged copy is
+        /// intact, the size of the file at the path (a patch applies only to the held content,
+        /// so a file of another size is not it), and whether its patch already failed. The
+        /// smaller variant is downloaded; files of at most `inMemoryLimit` bytes to download go
+        /// through memory.
+        func action(stagedIntact: Bool, heldFileSize: Int64?, patchFailed: Bool = false, inMemoryLimit: Int64) -> Action {
+            if stagedIntact { return .alreadyStaged }
+            if !patchFailed, let patch, let held, heldFileSize == held.size { return .patch(patch) }
+            let gzip = entry.gzip.map { $0.size < entry.size } ?? false
+            let length = gzip ? entry.gzip?.size ?? entry.size : entry.size
+            return length <= inMemoryLimit ? .download(gzip: gzip) : .stream(gzip: gzip)
+        }
     }
 
     var fetches: [Fetch] = []

@@ -73,6 +73,30 @@ struct ReleasePlanTests {
         #expect(try ReleasePlan(before: before, after: after, removesDeletedFiles: false).removals.isEmpty)
     }
 
+    /// (why, entry gzip size, staged intact, size of the file at the path, patch failed) → action,
+    /// for a 1000-byte file held at 700 bytes, with a patch from it, and a 500-byte limit for
+    /// downloads through memory.
+    @Test("each file's action follows from what the folder holds", arguments: Self.actionCases.indices)
+    func action(index: Int) {
+        let (why, gzipSize, stagedIntact, heldFileSize, patchFailed, expected) = Self.actionCases[index]
+        let patch = ReleaseEntry.Patch(from: String(repeating: "a", count: 64), size: 40, sha256: String(repeating: "9", count: 64))
+        var entry = Self.entry("f", "b", size: 1000, patches: [patch])
+        entry.gzip = gzipSize.map { ReleaseEntry.Variant(size: $0, sha256: String(repeating: "c", count: 64)) }
+        let fetch = ReleasePlan.Fetch(entry: entry, held: Self.entry("f", "a", size: 700))
+        let action = fetch.action(stagedIntact: stagedIntact, heldFileSize: heldFileSize, patchFailed: patchFailed, inMemoryLimit: 500)
+        #expect(action == expected(patch), "\(why)")
+    }
+
+    static let actionCases: [(String, Int64?, Bool, Int64?, Bool, @Sendable (ReleaseEntry.Patch) -> ReleasePlan.Fetch.Action)] = [
+        ("staged intact by an interrupted sync: nothing", 400, true, 700, false, { _ in .alreadyStaged }),
+        ("the held file is the patch's base: patch", 400, false, 700, false, { .patch($0) }),
+        ("the file at the path is not the held content (other size): no patch", nil, false, 650, false, { _ in .stream(gzip: false) }),
+        ("no file at the path: no patch", nil, false, nil, false, { _ in .stream(gzip: false) }),
+        ("the patch failed: the smaller variant, gzip, through memory", 400, false, 700, true, { _ in .download(gzip: true) }),
+        ("a gzip variant above the limit is streamed", 600, false, nil, false, { _ in .stream(gzip: true) }),
+        ("a gzip variant no smaller is not used", 1000, false, nil, false, { _ in .stream(gzip: false) }),
+    ]
+
     @Test("content shared by several paths is copied for all but the last, which takes the staged file")
     func sharedContent() throws {
         let after = [ReleasePage(entries: [Self.entry("a", "s"), Self.entry("b", "s"), Self.entry("c", "t")])]
