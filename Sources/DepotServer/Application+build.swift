@@ -103,7 +103,15 @@ public func buildApplication(
         app.addServices(PublicSiteRescanService(site: site, interval: interval, logger: logger))
     }
     app.addServices(
-        BlobCollectionService(catalog: catalog, store: store, content: content, site: site, configuration: configuration.publish, logger: logger)
+        BlobCollectionService(
+            catalog: catalog,
+            store: store,
+            content: content,
+            site: site,
+            configuration: configuration.publish,
+            metrics: metrics,
+            logger: logger
+        )
     )
     app.addServices(patches)
     app.addServices(ChannelRefreshService(content: content, signer: configuration.channels, logger: logger))

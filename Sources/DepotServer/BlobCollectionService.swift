@@ -12,6 +12,7 @@ struct BlobCollectionService: Service {
     let content: PublishedContent
     let site: PublicSite
     let configuration: PublishConfiguration
+    let metrics: DepotMetrics
     let logger: Logger
 
     func run() async throws {
@@ -32,6 +33,7 @@ struct BlobCollectionService: Service {
         }
         // Whatever requests and publishes freed since the last run goes back to the kernel too.
         Heap.returnFreedPages()
+        metrics.recordCollection()
         if removed > 0 || deleted > 0 || releases > 0 {
             logger.info(
                 "Collected retired releases, versions and blobs",

@@ -10,10 +10,13 @@ import Synchronization
 /// - `depot_publishes_total{result}` (`published`, `unchanged`) and
 ///   `depot_publish_duration_seconds`: from the first byte of an upload to its commit.
 /// - `depot_delta_bytes_saved_total`: bytes clients did not download thanks to deltas.
+/// - `depot_collections_total`: collection runs finished (retired releases, versions and
+///   unreferenced blobs removed); a value that stops growing means collection stopped.
 public final class DepotMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     let publishDuration: DurationHistogram
     let deltaBytesSaved: Counter
+    private let collections: Counter
     /// The counters of each response series, made once: the registry's lookup builds label
     /// arrays and takes its lock, on every request otherwise.
     private let responseCounters = Mutex<[ResponseSeries: (requests: Counter, bytes: Counter)]>([:])
@@ -70,6 +73,9 @@ public final class DepotMetrics: Sendable {
                 helpText: "Bytes clients did not download thanks to deltas"
             )
         )
+        collections = registry.makeCounter(
+            descriptor: MetricNameDescriptor(namespace: "depot", metricName: "collections", unitName: "total", helpText: "Collection runs finished")
+        )
     }
 
     func recordResponse(route: String, method: String, status: Int, contentBytes: Int64) {
@@ -93,6 +99,11 @@ public final class DepotMetrics: Sendable {
     /// Records what a patch saved a client: the full download's size minus the patch's.
     func recordDeltaSaving(_ bytes: Int64) {
         if bytes > 0 { deltaBytesSaved.increment(by: bytes) }
+    }
+
+    /// Records a finished collection run.
+    func recordCollection() {
+        collections.increment()
     }
 
     func recordPublish(duration: Duration, unchanged: Bool) {

@@ -61,7 +61,73 @@ struct CrashSafetyTests {
         }
     }
 
-    @Test("killed at any moment of a publish's commit: a restart serves one whole version", arguments: [0, 5, 20, 60])
+    /// Holds the catalog's write lock from another process (Python's `sqlite3`, `BEGIN
+    /// IMMEDIATE`) until `body` returns: a commit then waits inside, with its content stored and
+    /// its transaction not begun, for up to the catalog's busy timeout.
+    static func holdingCatalogLock<Result>(_ catalog: URL, _ body: () async throws -> Result) async throws -> Result {
+        let locker = Process()
+        locker.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1], isolation_level=None)
+            db.execute("BEGIN IMMEDIATE")
+            print("locked", flush=True)
+            sys.stdin.read()
+            """
+        locker.arguments = ["python3", "-c", script, catalog.path]
+        let input = Pipe()
+        let output = Pipe()
+        locker.standardInput = input
+        locker.standardOutput = output
+        try locker.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            locker.waitUntilExit()
+        }
+        let answer = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        #expect(answer.contains("locked"), "another process holds the catalog's write lock")
+        return try await body()
+    }
+
+    @Test("killed inside a publish's commit, waiting for the catalog: a restart serves the previous version whole")
+    func killedInsideCommit() async throws {
+        try await withTemporaryDirectory { root in
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
+            var (depot, port) = try await Self.start(in: root)
+            defer { depot.kill() }
+            _ = try await RawHTTPConnection.with(port: port) {
+                try await $0.request("PUT", "/v1/files/db.bin", headers: [Self.auth], body: Array(Self.previous)).status
+            }
+            let next = Fixture.pseudoRandom(count: 1 << 20, seed: 78)
+            let nextBlob = root.appendingPathComponent("data/blobs/\(Fixture.sha256(next).prefix(2))/\(Fixture.sha256(next))")
+            try await Self.holdingCatalogLock(root.appendingPathComponent("data/catalog.sqlite")) {
+                try await RawHTTPConnection.with(port: port) { connection in
+                    try await connection.send("PUT", "/v1/files/db.bin", headers: [Self.auth], body: Array(next))
+                    // The content is stored: the publish has reached its commit, which waits for
+                    // the lock. The kill lands there.
+                    for _ in 0..<500 where !FileManager.default.fileExists(atPath: nextBlob.path) {
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
+                    #expect(FileManager.default.fileExists(atPath: nextBlob.path), "the publish reached its commit")
+                    try await Task.sleep(for: .milliseconds(100))
+                    depot.kill()
+                    _ = try await depot.waitForExit()
+                }
+            }
+
+            (depot, port) = try await Self.start(in: root)
+            let (body, listed) = try await RawHTTPConnection.with(port: port) { connection in
+                (try await connection.request("GET", "/files/db.bin").body, try await connection.releaseFiles().first?["sha256"] as? String)
+            }
+            #expect(Data(body) == Self.previous)
+            #expect(listed == Fixture.sha256(Self.previous))
+            #expect(try Self.temporaryFiles(root).isEmpty)
+            #expect(try await depot.stop() == 0)
+        }
+    }
+
+    /// Kills at moments around the commit, landing before, inside or after it.
+    @Test("killed at moments around a publish's commit: a restart serves one whole version", arguments: [0, 5, 20, 60])
     func killedDuringCommit(delayMilliseconds: Int) async throws {
         try await withTemporaryDirectory { root in
             try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)

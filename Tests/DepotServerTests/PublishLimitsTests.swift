@@ -55,6 +55,13 @@ struct PublishLimitsTests {
             try await RawHTTPConnection.with(port: server.port) { connection in
                 try await connection.send("PUT", "/v1/files/cut.bin", headers: [Self.auth, ("Content-Length", "1000000")])
                 try await connection.sendRaw([UInt8](repeating: 1, count: 300_000))
+                // Not vacuous: the upload is being stored when the client goes.
+                var started = try Self.temporaryFiles(server)
+                for _ in 0..<200 where started.isEmpty {
+                    try await Task.sleep(for: .milliseconds(20))
+                    started = try Self.temporaryFiles(server)
+                }
+                #expect(!started.isEmpty, "the upload never reached the store")
             }
             // The server notices the closed connection and discards the partial upload.
             var leftovers = try Self.temporaryFiles(server)

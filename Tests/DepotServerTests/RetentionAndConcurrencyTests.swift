@@ -57,7 +57,9 @@ struct RetentionAndConcurrencyTests {
             try await RawHTTPConnection.with(port: server.port) { connection in
                 _ = try await PublishingTests.publish(&connection, "g.txt", Data("old\n".utf8))
                 _ = try await PublishingTests.publish(&connection, "g.txt", Data("new\n".utf8))
-                try await Task.sleep(for: .milliseconds(400))
+                // Not vacuous: two collections finished after the old version was retired.
+                let runs = try await connection.metric("depot_collections_total")
+                #expect(try await connection.waitForMetric("depot_collections_total", toReach: runs + 2))
                 #expect(try await connection.request("GET", "/blobs/\(Fixture.sha256(Data("old\n".utf8)))").bodyText == "old\n")
             }
         }

@@ -1,0 +1,22 @@
+extension RawHTTPConnection {
+    /// The value of the metric line `series` (a name with its labels, as `/metrics` writes it),
+    /// or 0 when there is none yet.
+    public mutating func metric(_ series: String) async throws -> Double {
+        let text = try await request("GET", "/metrics").bodyText
+        for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
+            return Double(line.dropFirst(series.count + 1)) ?? 0
+        }
+        return 0
+    }
+
+    /// Waits until the metric `series` reaches `value`, polling every 20 ms for at most
+    /// `timeout`; returns whether it did.
+    public mutating func waitForMetric(_ series: String, toReach value: Double, timeout: Duration = .seconds(10)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await metric(series) >= value { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+}
