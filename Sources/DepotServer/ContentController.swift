@@ -8,7 +8,6 @@ import Hummingbird
 /// URLs) and the patches. Every answer comes from ``ResourceResponder``; only GET and HEAD are
 /// allowed (405 otherwise).
 struct ContentController: Sendable {
-    let content: PublishedContent
     let resolver: ContentResolver
     let responder: ResourceResponder
     let deltaEncoding: DeltaEncoding
@@ -17,12 +16,11 @@ struct ContentController: Sendable {
     let patches: PatchMaker?
 
     init(resolver: ContentResolver, responder: ResourceResponder, metrics: DepotMetrics, patches: PatchMaker?) {
-        self.content = resolver.content
         self.resolver = resolver
         self.responder = responder
         self.metrics = metrics
         self.patches = patches
-        self.deltaEncoding = DeltaEncoding(content: content, metrics: metrics, fileSystem: responder.fileSystem)
+        self.deltaEncoding = DeltaEncoding(content: resolver.content, metrics: metrics, fileSystem: responder.fileSystem)
     }
 
     static let otherMethods: [HTTPRequest.Method] = [.post, .put, .delete, .patch, .options]
@@ -57,8 +55,8 @@ struct ContentController: Sendable {
     @Sendable func delta(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let from = context.parameters.get("from") ?? ""
         let to = context.parameters.get("to") ?? ""
-        var found = try await content.delta(from: from, to: to)
-        if found == nil, let patches { found = try await content.documentDelta(from: from, to: to, patches: patches) }
+        var found = try await resolver.content.delta(from: from, to: to)
+        if found == nil, let patches { found = try await resolver.content.documentDelta(from: from, to: to, patches: patches) }
         guard let (resource, saving) = found else {
             throw HTTPError(.notFound, message: "No patch from \(from) to \(to)")
         }
