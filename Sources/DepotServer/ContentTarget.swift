@@ -31,10 +31,14 @@ enum ContentTarget: Hashable, Sendable {
             }
         }
 
-        /// The route's first path segment.
-        var firstSegment: Substring {
-            path.description.dropFirst().prefix { $0 != "/" }
-        }
+        /// Each route with its label (its path's description), by its first path segment:
+        /// worked out once, not on every request.
+        static let byFirstSegment: [Substring: (route: Route, label: String)] = Dictionary(
+            uniqueKeysWithValues: allCases.map { route in
+                let label = route.path.description
+                return (label.dropFirst().prefix { $0 != "/" }, (route, label))
+            }
+        )
     }
 
     /// The route label of requests served from the public folder (Hummingbird's router has no
@@ -84,10 +88,8 @@ enum ContentTarget: Hashable, Sendable {
         guard routedSegments.contains(first) else {
             return (try? ContentTarget(publicPath: path)).map { ($0, publicRoute, path) }
         }
-        guard let route = Route.allCases.first(where: { $0.firstSegment == first }),
-            let target = try? ContentTarget(route: route, path: path)
-        else { return nil }
-        return (target, route.path.description, path)
+        guard let (route, label) = Route.byFirstSegment[first], let target = try? ContentTarget(route: route, path: path) else { return nil }
+        return (target, label, path)
     }
 
     /// The message of the 404 when nothing is there.

@@ -213,13 +213,15 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         switch answer.body {
         case .none:
             break
-        case .content(let storage, let segments, _):
-            guard segments.count == 1, case .file(let range) = segments[0],
-                let opened = DirectBody(storage: storage, range: range, files: files)
-            else { return nil }
+        case .range(let storage, let range):
+            guard let opened = DirectBody(storage: storage, range: range, files: files) else { return nil }
             body = opened
+        case .parts:
+            return nil
         }
-        var fields = HTTPHeaders(answer.fields.map { ($0.name.rawName, $0.value) })
+        var fields = HTTPHeaders()
+        fields.reserveCapacity(answer.fields.count + 3)
+        for field in answer.fields { fields.add(name: field.name.rawName, value: field.value) }
         fields.add(name: "Date", value: date.value(now))
         if let serverName = configuration.serverName { fields.add(name: "Server", value: serverName) }
         let requestID = configuration.accessLog.map { _ in RequestID().description }

@@ -11,9 +11,11 @@ struct ResourceAnswer {
     enum Body {
         /// Nothing: a HEAD, a 304, an empty representation, a refusal.
         case none
-        /// These segments: ranges of the variant's content and literal bytes (the
-        /// `multipart/byteranges` part headers).
-        case content(Resource.Storage, [FileBody.Segment], length: Int64)
+        /// One range of the variant's content (the whole of it for a 200).
+        case range(Resource.Storage, ClosedRange<Int64>)
+        /// A `multipart/byteranges` body: ranges of the variant's content and the literal part
+        /// headers between them, `length` bytes in all.
+        case parts(Resource.Storage, [FileBody.Segment], length: Int64)
     }
 
     let status: HTTPResponse.Status
@@ -45,7 +47,7 @@ struct ResourceAnswer {
             self.init(status: .notModified, fields: fields.notModified)
         case .full:
             let body: Body =
-                sendsContent && variant.length > 0 ? .content(variant.storage, [.file(0...(variant.length - 1))], length: variant.length) : .none
+                sendsContent && variant.length > 0 ? .range(variant.storage, 0...(variant.length - 1)) : .none
             self.init(status: .ok, fields: fields.ok, body: body)
         case .partial(let range):
             var partial = fields.partial
@@ -54,7 +56,7 @@ struct ResourceAnswer {
             self.init(
                 status: .partialContent,
                 fields: partial,
-                body: sendsContent ? .content(variant.storage, [.file(range)], length: Int64(range.count)) : .none
+                body: sendsContent ? .range(variant.storage, range) : .none
             )
         case .multipart(let multipart):
             var partial = fields.partial
@@ -65,7 +67,7 @@ struct ResourceAnswer {
             self.init(
                 status: .partialContent,
                 fields: partial,
-                body: sendsContent ? .content(variant.storage, segments, length: multipart.contentLength) : .none
+                body: sendsContent ? .parts(variant.storage, segments, length: multipart.contentLength) : .none
             )
         }
     }

@@ -32,7 +32,14 @@ public struct ResourceResponder: Sendable {
         switch answer.body {
         case .none:
             return Response(status: answer.status, headers: answer.fields, body: ResponseBody())
-        case .content(let storage, let segments, let length):
+        case .range(let storage, let range):
+            let length = range.upperBound - range.lowerBound + 1
+            return Response(
+                status: answer.status,
+                headers: answer.fields,
+                body: FileBody.make(storage: storage, segments: [.file(range)], contentLength: length, fileSystem: fileSystem)
+            )
+        case .parts(let storage, let segments, let length):
             return Response(
                 status: answer.status,
                 headers: answer.fields,
