@@ -17,14 +17,15 @@ public func buildApplication(
     metrics: DepotMetrics = DepotMetrics()
 ) async throws -> some ApplicationProtocol {
     let store = try await BlobStore.open(dataDirectory: FilePath(configuration.dataDirectory), configuration: configuration.store, logger: logger)
+    let catalog = try Catalog(path: FilePath(configuration.dataDirectory).appending("catalog.sqlite").string, logger: logger)
     let site = PublicSite(
         directory: try PublicDirectory(path: configuration.publicDirectory, store: store),
         store: store,
+        catalog: catalog,
         cacheControl: configuration.publicCacheControl,
         memoryBudget: configuration.memoryCacheBytes
     )
-    try await site.refresh(logger: logger)
-    let catalog = try Catalog(path: FilePath(configuration.dataDirectory).appending("catalog.sqlite").string, logger: logger)
+    let publicSiteNeedsScan = try await site.start(logger: logger)
     let content = PublishedContent(
         catalog: catalog,
         store: store,
@@ -99,8 +100,9 @@ public func buildApplication(
         logger: logger
     )
     if directResponses { app.addServices(openFiles) }
-    if let interval = configuration.publicRescanInterval {
-        app.addServices(PublicSiteRescanService(site: site, interval: interval, logger: logger))
+    if configuration.publicRescanInterval != nil || publicSiteNeedsScan {
+        let interval = configuration.publicRescanInterval
+        app.addServices(PublicSiteRescanService(site: site, interval: interval, refreshesFirst: publicSiteNeedsScan, logger: logger))
     }
     app.addServices(
         BlobCollectionService(

@@ -8,8 +8,14 @@ import _NIOFileSystem
 
 /// The public folder as served: the latest scan, turned into resources, swapped atomically when
 /// a rescan finds a change. Requests read the table; they never touch the folder.
+///
+/// With a catalog, each scan's changes are recorded there with each file's identity (device,
+/// inode, size, times): a start serves the record at once, and its first scan reads and hashes
+/// only the files whose identity changed, whatever the folder holds.
 public final class PublicSite: Sendable {
     private struct State {
+        /// Whether `files` holds a scan or the record: else a refresh starts from the record.
+        var published = false
         var files: [String: PublicFile] = [:]
         var resources: [String: Resource] = [:]
         var smallFiles = SmallFiles(budget: 0)
@@ -17,14 +23,17 @@ public final class PublicSite: Sendable {
 
     let directory: PublicDirectory
     let store: BlobStore
+    /// Where the scans are recorded; `nil`: every start reads the whole folder.
+    let catalog: Catalog?
     let cacheControl: CacheControlPolicy
     /// How many bytes of small files are held in memory.
     let memoryBudget: Int
     private let state = Mutex(State())
 
-    public init(directory: PublicDirectory, store: BlobStore, cacheControl: CacheControlPolicy, memoryBudget: Int = 0) {
+    public init(directory: PublicDirectory, store: BlobStore, catalog: Catalog? = nil, cacheControl: CacheControlPolicy, memoryBudget: Int = 0) {
         self.directory = directory
         self.store = store
+        self.catalog = catalog
         self.cacheControl = cacheControl
         self.memoryBudget = memoryBudget
     }
@@ -37,14 +46,56 @@ public final class PublicSite: Sendable {
         state.withLock { $0.resources[relativePath] }
     }
 
-    /// Scans the folder and publishes the result; returns the number of files that changed.
+    /// What a scan found.
+    public struct Refresh: Sendable, Equatable {
+        /// Files new, changed or gone since the files known before it (served, or at a start
+        /// recorded).
+        public let changed: Int
+        /// Files read and stored (hashed, gzipped) by this scan.
+        public let read: Int
+
+        public init(changed: Int, read: Int) {
+            self.changed = changed
+            self.read = read
+        }
+    }
+
+    /// Serves the public folder at a start. When the catalog has a record of it, the recorded
+    /// files are served at once, without reading the folder, and `true` says that a
+    /// ``refresh(logger:)`` must follow (the rescan service runs it first): it reads only the
+    /// files whose identity changed, and until then they are served as recorded, as between two
+    /// rescans. Without a record (a first start), it is that full scan.
+    public func start(logger: Logger) async throws -> Bool {
+        let recorded = try await recordedFiles()
+        guard !recorded.isEmpty else {
+            try await refresh(logger: logger)
+            return false
+        }
+        await publish(recorded)
+        logger.info("Public folder served as recorded", metadata: ["files": "\(recorded.count)"])
+        return true
+    }
+
+    /// Scans the folder, reads what is new or changed, records it in the catalog, and publishes
+    /// the result.
     @discardableResult
-    public func refresh(logger: Logger) async throws -> Int {
-        let previous = state.withLock { $0.files }
-        let (files, stored) = try await directory.scan(previous: previous, now: HTTPDate.now, logger: logger)
+    public func refresh(logger: Logger) async throws -> Refresh {
+        let (published, served) = state.withLock { ($0.published, $0.files) }
+        let known = published ? served : try await recordedFiles()
+        let (files, stored) = try await directory.scan(previous: known, now: HTTPDate.now, logger: logger)
         defer { stored.forEach(store.release) }
-        let changed = files.filter { previous[$0.key] != $0.value }.count + previous.keys.filter { files[$0] == nil }.count
-        guard changed > 0 || previous.isEmpty else { return 0 }
+        let changed = files.values.filter { known[$0.relativePath] != $0 }
+        let removed = known.keys.filter { files[$0] == nil }
+        try await catalog?.recordPublicFiles(folder: directory.root.string, changed: changed, removed: removed)
+        let outcome = Refresh(changed: changed.count + removed.count, read: stored.count)
+        guard outcome.changed > 0 || !published else { return outcome }
+        await publish(files)
+        logger.info("Public folder scanned", metadata: ["files": "\(files.count)", "changed": "\(outcome.changed)", "read": "\(outcome.read)"])
+        return outcome
+    }
+
+    /// Makes `files` the folder as served.
+    private func publish(_ files: [String: PublicFile]) async {
         var resources: [String: Resource] = [:]
         let previousSmallFiles = state.withLock { $0.smallFiles }
         var smallFiles = SmallFiles(budget: memoryBudget)
@@ -60,22 +111,46 @@ public final class PublicSite: Sendable {
             resources[path] = await smallFiles.holding(resource, previous: previousSmallFiles, fileSystem: .shared)
         }
         state.withLock {
+            $0.published = true
             $0.files = files
             $0.resources = resources
             $0.smallFiles = smallFiles
         }
-        if changed > 0 { logger.info("Public folder scanned", metadata: ["files": "\(files.count)", "changed": "\(changed)"]) }
-        return changed
+    }
+
+    /// The files the catalog recorded whose blob (and gzip variant) is still stored: at a start,
+    /// what the folder held when the last scan ran.
+    private func recordedFiles() async throws -> [String: PublicFile] {
+        guard let catalog else { return [:] }
+        var files: [String: PublicFile] = [:]
+        for (path, file) in try await catalog.publicFiles(folder: directory.root.string) {
+            guard try await store.isStored(file.blob.sha256) else { continue }
+            if file.blob.gzip != nil, try await FileSystem.shared.info(forFileAt: store.gzipPath(forSHA256: file.blob.sha256)) == nil {
+                continue
+            }
+            files[path] = file
+        }
+        return files
     }
 }
 
-/// Rescans the public folder at an interval until graceful shutdown.
+/// Scans the public folder once after a start from the record (``PublicSite/start(logger:)``),
+/// then rescans the public folder at an interval, if one is set, until graceful shutdown.
 struct PublicSiteRescanService: Service {
     let site: PublicSite
-    let interval: Duration
+    let interval: Duration?
+    let refreshesFirst: Bool
     let logger: Logger
 
     func run() async throws {
+        if refreshesFirst {
+            do {
+                try await site.refresh(logger: logger)
+            } catch {
+                logger.error("Scanning the public folder failed", metadata: ["error": "\(error)"])
+            }
+        }
+        guard let interval else { return }
         await runPeriodically(every: interval, logger: logger, failure: "Rescanning the public folder failed") {
             try await site.refresh(logger: logger)
         }

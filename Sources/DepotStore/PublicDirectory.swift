@@ -146,7 +146,10 @@ public struct PublicDirectory: Sendable {
         guard let info = try await fileSystem.info(forFileAt: target, infoAboutSymbolicLink: true), info.type == .regular else {
             return nil
         }
+        let identity = SystemFileIdentity(info)
         let fingerprint = FileFingerprint(
+            device: identity.device,
+            inode: identity.inode,
             size: info.size,
             modified: info.lastDataModificationTime,
             statusChanged: info.lastStatusChangeTime

@@ -17,9 +17,12 @@ public struct PublicFile: Hashable, Sendable {
     let fingerprint: FileFingerprint
 }
 
-/// The `stat` fields that change when a file's content is rewritten or replaced (a rename over
-/// it gives a new status-change time).
+/// The `stat` fields that change when a file's content is rewritten or replaced: its identity
+/// (device and inode: a rename over it gives a new one, as does a restored backup), size, and
+/// modification and status-change times.
 struct FileFingerprint: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
     let size: Int64
     let modified: FileInfo.Timespec
     let statusChanged: FileInfo.Timespec

@@ -1,4 +1,5 @@
 import CLinuxCalls
+import _NIOFileSystem
 
 #if canImport(Glibc)
 import Glibc
@@ -86,4 +87,14 @@ struct BlockingFileReader: ~Copyable {
             count = try reader.read(into: UnsafeMutableRawBufferPointer(buffer))
         }
     }
+}
+
+/// A file's device and inode (0 and 0 where the platform gives no `stat`).
+func SystemFileIdentity(_ info: FileInfo) -> (device: UInt64, inode: UInt64) {
+    #if os(Linux)
+    guard var status = info.platformSpecificStatus else { return (0, 0) }
+    return withUnsafePointer(to: &status) { (depot_stat_device($0), depot_stat_inode($0)) }
+    #else
+    return (0, 0)
+    #endif
 }
