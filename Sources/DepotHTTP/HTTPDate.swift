@@ -19,27 +19,33 @@ public struct HTTPDate: Hashable, Comparable, Sendable, CustomStringConvertible 
 
     /// Formats the date as IMF-fixdate, the only form a sender may generate.
     public var imfFixdate: String {
+        let (civil, second) = civilDateAndSecond
+        let weekday = Int(Self.floorModulo(Self.floorDivide(secondsSince1970, 86_400) + 4, 7))  // 1970-01-01 was a Thursday.
+        return "\(Self.shortDayNames[weekday]), \(Self.twoDigits(civil.day)) \(Self.monthNames[civil.month - 1]) \(Self.fourDigits(civil.year)) "
+            + Self.timeOfDay(second) + " GMT"
+    }
+
+    /// The date as ISO 8601 in UTC, e.g. `1994-11-06T08:49:37Z`.
+    public var iso8601: String {
+        let (civil, second) = civilDateAndSecond
+        return "\(Self.fourDigits(civil.year))-\(Self.twoDigits(civil.month))-\(Self.twoDigits(civil.day))T" + Self.timeOfDay(second) + "Z"
+    }
+
+    /// The date in the common log format's form (nginx's `$time_local` in UTC), e.g.
+    /// `06/Nov/1994:08:49:37 +0000`.
+    public var commonLogFormat: String {
+        let (civil, second) = civilDateAndSecond
+        return "\(Self.twoDigits(civil.day))/\(Self.monthNames[civil.month - 1])/\(Self.fourDigits(civil.year)):" + Self.timeOfDay(second) + " +0000"
+    }
+
+    private var civilDateAndSecond: (CivilDate, Int64) {
         let days = Self.floorDivide(secondsSince1970, 86_400)
-        let secondOfDay = secondsSince1970 - days * 86_400
-        let civil = CivilDate(daysSince1970: days)
-        let weekday = Int(Self.floorModulo(days + 4, 7))  // 1970-01-01 was a Thursday.
-        var text = ""
-        text.reserveCapacity(29)
-        text += Self.shortDayNames[weekday]
-        text += ", "
-        text += Self.twoDigits(civil.day)
-        text += " "
-        text += Self.monthNames[civil.month - 1]
-        text += " "
-        text += Self.fourDigits(civil.year)
-        text += " "
-        text += Self.twoDigits(Int(secondOfDay / 3600))
-        text += ":"
-        text += Self.twoDigits(Int(secondOfDay / 60 % 60))
-        text += ":"
-        text += Self.twoDigits(Int(secondOfDay % 60))
-        text += " GMT"
-        return text
+        return (CivilDate(daysSince1970: days), secondsSince1970 - days * 86_400)
+    }
+
+    /// `hh:mm:ss` of a second of the day.
+    private static func timeOfDay(_ second: Int64) -> String {
+        "\(twoDigits(Int(second / 3600))):\(twoDigits(Int(second / 60 % 60))):\(twoDigits(Int(second % 60)))"
     }
 
     static let shortDayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]

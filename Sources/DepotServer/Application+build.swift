@@ -56,7 +56,7 @@ public func buildApplication(
             trustedProxies: configuration.trustedProxies,
             token: configuration.metricsToken
         ),
-        accessLog: configuration.logsRequests ? AccessLogMiddleware(trustedProxies: configuration.trustedProxies) : nil,
+        sendsRequestIDs: configuration.logsRequests,
         resolver: resolver,
         publisher: publisher,
         releases: ReleaseController(catalog: catalog, store: store, content: content, publisher: publisher),
@@ -70,18 +70,30 @@ public func buildApplication(
         routedSegments: router.routedSegments,
         responder: responder,
         recorder: recorder,
-        accessLog: configuration.logsRequests ? AccessLog(trustedProxies: configuration.trustedProxies) : nil,
         serverName: configuration.serverName,
         logger: logger,
         openFiles: openFiles
     )
+    let accessLog =
+        try configuration.logsRequests
+        ? AccessLog(
+            writer: AccessLogWriter(configuration: configuration.accessLog, metrics: metrics, logger: logger),
+            format: configuration.accessLog.format,
+            trustedProxies: configuration.trustedProxies
+        ) : nil
     let directResponses = configuration.directResponses
     let limits = configuration.connectionLimits
     let connections = OpenConnections(maximum: limits.maxConnections)
     @Sendable func channelHandlers() -> [any RemovableChannelHandler] {
         [
             DateStampHandler(),
-            HTTP1HandlersInstaller(limits: limits, connections: connections, direct: directResponses ? direct : nil, logger: logger),
+            HTTP1HandlersInstaller(
+                limits: limits,
+                connections: connections,
+                direct: directResponses ? direct : nil,
+                accessLog: accessLog,
+                logger: logger
+            ),
         ]
     }
     var app = Application(
@@ -100,6 +112,7 @@ public func buildApplication(
         logger: logger
     )
     if directResponses { app.addServices(openFiles) }
+    if let accessLog { app.addServices(accessLog.writer) }
     if configuration.publicRescanInterval != nil || publicSiteNeedsScan {
         let interval = configuration.publicRescanInterval
         app.addServices(PublicSiteRescanService(site: site, interval: interval, refreshesFirst: publicSiteNeedsScan, logger: logger))
@@ -124,7 +137,7 @@ public func buildApplication(
 func buildRouter(
     recorder: ResponseRecorder,
     metrics: MetricsController,
-    accessLog: AccessLogMiddleware?,
+    sendsRequestIDs: Bool,
     resolver: ContentResolver,
     publisher: PublishController,
     releases: ReleaseController,
@@ -133,7 +146,7 @@ func buildRouter(
     responder: ResourceResponder
 ) -> Router<DepotRequestContext> {
     let router = Router(context: DepotRequestContext.self)
-    if let accessLog { router.add(middleware: accessLog) }
+    if sendsRequestIDs { router.add(middleware: RequestIDMiddleware()) }
     router.add(middleware: RequestCounterMiddleware(recorder: recorder))
     router.add(middleware: PublicFilesMiddleware(resolver: resolver, responder: responder))
     ContentController(resolver: resolver, responder: responder, metrics: metrics.metrics, patches: publisher.patches).addRoutes(to: router)

@@ -12,11 +12,14 @@ import Synchronization
 /// - `depot_delta_bytes_saved_total`: bytes clients did not download thanks to deltas.
 /// - `depot_collections_total`: collection runs finished (retired releases, versions and
 ///   unreferenced blobs removed); a value that stops growing means collection stopped.
+/// - `depot_access_log_dropped_total`: access-log lines dropped because the buffer was full or
+///   the log could not be written.
 public final class DepotMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     let publishDuration: DurationHistogram
     let deltaBytesSaved: Counter
     private let collections: Counter
+    private let accessLogDropped: Counter
     /// The counters of each response series, made once: the registry's lookup builds label
     /// arrays and takes its lock, on every request otherwise.
     private let responseCounters = Mutex<[ResponseSeries: (requests: Counter, bytes: Counter)]>([:])
@@ -73,6 +76,14 @@ public final class DepotMetrics: Sendable {
                 helpText: "Bytes clients did not download thanks to deltas"
             )
         )
+        accessLogDropped = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "depot",
+                metricName: "access_log_dropped",
+                unitName: "total",
+                helpText: "Access-log lines dropped: the buffer was full, or the log could not be written"
+            )
+        )
         collections = registry.makeCounter(
             descriptor: MetricNameDescriptor(namespace: "depot", metricName: "collections", unitName: "total", helpText: "Collection runs finished")
         )
@@ -99,6 +110,11 @@ public final class DepotMetrics: Sendable {
     /// Records what a patch saved a client: the full download's size minus the patch's.
     func recordDeltaSaving(_ bytes: Int64) {
         if bytes > 0 { deltaBytesSaved.increment(by: bytes) }
+    }
+
+    /// Records access-log lines dropped.
+    func recordAccessLogDropped(_ lines: Int) {
+        accessLogDropped.increment(by: Int64(lines))
     }
 
     /// Records a finished collection run.

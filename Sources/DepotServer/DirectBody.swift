@@ -23,10 +23,16 @@ enum DirectBody {
         }
     }
 
-    var ioData: IOData {
+    /// Passes the content as body parts: a file region in pieces of at most `length` bytes (each
+    /// its own `sendfile(2)` write, whose completion can be counted), bytes in memory as one.
+    func forEachPiece(ofLength length: Int, _ body: (IOData) -> Void) {
         switch self {
-        case .bytes(let buffer): .byteBuffer(buffer)
-        case .file(_, let region): .fileRegion(region)
+        case .bytes(let buffer):
+            body(.byteBuffer(buffer))
+        case .file(_, let region):
+            for start in stride(from: region.readerIndex, to: region.endIndex, by: length) {
+                body(.fileRegion(FileRegion(fileHandle: region.fileHandle, readerIndex: start, endIndex: min(start + length, region.endIndex))))
+            }
         }
     }
 

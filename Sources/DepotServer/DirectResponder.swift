@@ -26,7 +26,10 @@ import NIOHTTPTypesHTTP1
 /// order, requests wait while the socket is full, and a close waits for the last bytes. With
 /// direct answers off (`http.directResponses`) the handler keeps those rules and answers nothing.
 ///
-/// Direct answers are recorded (``ResponseRecorder``) and logged like any other.
+/// It sees every request and response of the connection, direct or Hummingbird's, so it keeps
+/// the access log (``ConnectionAccessLog``): a line when the response's end reaches the socket,
+/// with the content bytes that went out and the real duration. Direct answers are recorded
+/// (``ResponseRecorder``) like any other.
 final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -40,7 +43,6 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         let routedSegments: Set<Substring>
         let responder: ResourceResponder
         let recorder: ResponseRecorder
-        let accessLog: AccessLog?
         let serverName: String?
         let logger: Logger
         let openFiles: OpenFileCaches
@@ -64,11 +66,24 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     private var heldClose: (mode: CloseMode, promise: EventLoopPromise<Void>?)?
     private var drainTimer: Scheduled<Void>?
     private var date = DateField()
+    /// What the access log is given, when requests are logged.
+    private let log: AccessLog?
+    /// The connection's access log, from the time the handler is added.
+    private var accessLog: ConnectionAccessLog?
 
-    init(configuration: Configuration?, files: OpenFileCache?, drainTimeout: TimeAmount = .seconds(60)) {
+    /// A file region longer than this goes out in pieces of this length when requests are
+    /// logged, so that a cut download logs the bytes that went out to within a piece.
+    static let loggedRegionLength = 1 << 20
+
+    init(configuration: Configuration?, files: OpenFileCache?, accessLog: AccessLog? = nil, drainTimeout: TimeAmount = .seconds(60)) {
         self.configuration = configuration
         self.files = files
+        self.log = accessLog
         self.drainTimeout = drainTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        accessLog = log.map { ConnectionAccessLog(log: $0, peer: context.channel.remoteAddress) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -107,6 +122,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         state.inactive()
+        accessLog?.inactive()
         context.fireChannelInactive()
     }
 
@@ -117,11 +133,13 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         case .part(let data):
             switch unwrapInboundIn(data) {
             case .head(let head):
-                if state.head(answersDirectly: configuration != nil) == .tryDirect, let promise = answer(head, context: context) {
+                let logged = accessLog?.begin(head)
+                if state.head(answersDirectly: configuration != nil) == .tryDirect, let promise = answer(head, logged: logged, context: context) {
                     state.answeredDirectly()
-                    whenWritten(promise.futureResult, context: context)
+                    whenWritten(promise.futureResult, logged: logged, context: context)
                 } else {
                     state.forwarded()
+                    if let logged { accessLog?.forwarded(logged) }
                     context.fireChannelRead(data)
                 }
             case .body, .end:
@@ -138,24 +156,50 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// Hummingbird's response parts: noted in the access log, and the end counted (``whenWritten(_:logged:context:)``).
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard case .end = unwrapOutboundIn(data) else {
+        switch unwrapOutboundIn(data) {
+        case .head(let head):
+            if accessLog != nil, head.status.code >= 200 || head.status == .switchingProtocols {
+                accessLog?.responseHead(status: Int(head.status.code), requestID: head.headers.first(name: "x-request-id"))
+            }
             context.write(data, promise: promise)
-            return
+        case .body(let body):
+            guard let logged = accessLog?.current else {
+                context.write(data, promise: promise)
+                return
+            }
+            context.write(data, promise: counting(body.readableBytes, of: logged, promise: promise, context: context))
+        case .end:
+            state.hummingbirdEndedResponse()
+            let written = promise ?? context.eventLoop.makePromise()
+            whenWritten(written.futureResult, logged: accessLog?.responseEnded(), context: context)
+            context.write(data, promise: written)
         }
-        state.hummingbirdEndedResponse()
-        let written = promise ?? context.eventLoop.makePromise()
-        whenWritten(written.futureResult, context: context)
-        context.write(data, promise: written)
     }
 
-    /// Counts the response whose end `written` completes as on the socket then, and releases a
-    /// held close after the last one. Writes complete in order, so the end of a response
-    /// completing means all of it did.
-    private func whenWritten(_ written: EventLoopFuture<Void>, context: ChannelHandlerContext) {
-        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
-        written.hop(to: context.eventLoop).whenComplete { _ in
-            let (handler, context) = bound.value
+    /// A promise for a write of `length` content bytes of `logged`'s response, which counts
+    /// them as sent when the write completes.
+    private func counting(
+        _ length: Int,
+        of logged: LoggedRequest,
+        promise: EventLoopPromise<Void>?,
+        context: ChannelHandlerContext
+    ) -> EventLoopPromise<Void> {
+        logged.queued += Int64(length)
+        let written = promise ?? context.eventLoop.makePromise()
+        written.futureResult.assumeIsolated().whenSuccess { logged.sent += Int64(length) }
+        return written
+    }
+
+    /// Counts the response whose end `written` completes as on the socket then, writes its
+    /// access-log line, and releases a held close after the last one. Writes complete in order,
+    /// so the end of a response completing means all of it did.
+    private func whenWritten(_ written: EventLoopFuture<Void>, logged: LoggedRequest?, context: ChannelHandlerContext) {
+        let bound = NIOLoopBound((handler: self, context: context, logged: logged), eventLoop: context.eventLoop)
+        written.hop(to: context.eventLoop).whenComplete { result in
+            let (handler, context, logged) = bound.value
+            if let logged { handler.accessLog?.finish(logged, completed: (try? result.get()) != nil) }
             if handler.state.responseWritten() == .releaseHeldClose { handler.releaseHeldClose(context: context) }
         }
     }
@@ -195,14 +239,13 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Writes the answer to `head` when it needs neither Hummingbird nor the catalog; returns
     /// the promise of its end's write, or `nil` when it leaves the request to Hummingbird.
-    private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) -> EventLoopPromise<Void>? {
+    private func answer(_ head: HTTPRequestHead, logged: LoggedRequest?, context: ChannelHandlerContext) -> EventLoopPromise<Void>? {
         guard let configuration, let files, head.version == .http1_1,
             head.method == .GET || head.method == .HEAD,
             !head.headers.contains(name: "connection"), !head.headers.contains(name: "expect"), !head.headers.contains(name: "a-im"),
             let (target, route, path) = ContentTarget.resolve(requestTarget: head.uri, routedSegments: configuration.routedSegments),
             let resource = configuration.resolver.cached(target)
         else { return nil }
-        let start = configuration.accessLog == nil ? nil : ContinuousClock.now
         let now = HTTPDate.now()
         let isHead = head.method == .HEAD
         let headers = head.headers
@@ -224,8 +267,12 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         for field in answer.fields { fields.add(name: field.name.rawName, value: field.value) }
         fields.add(name: "Date", value: date.value(now))
         if let serverName = configuration.serverName { fields.add(name: "Server", value: serverName) }
-        let requestID = configuration.accessLog.map { _ in RequestID().description }
-        if let requestID { fields.add(name: "X-Request-Id", value: requestID) }
+        if let logged {
+            let requestID = RequestID().description
+            fields.add(name: "X-Request-Id", value: requestID)
+            logged.entry.requestID = requestID
+            logged.entry.status = answer.status.code
+        }
 
         // Through the response encoder, which pairs each response with its request's method.
         let promise = context.eventLoop.makePromise(of: Void.self)
@@ -234,7 +281,21 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         let corked = body?.isFile == true && context.channel.setCork(true)
         let status = HTTPResponseStatus(statusCode: answer.status.code)
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: fields))), promise: nil)
-        if let body { context.write(wrapOutboundOut(.body(body.ioData)), promise: nil) }
+        if let body {
+            // Logged, a file goes out in pieces whose writes are counted; bytes in memory go in
+            // one write, whole or not at all.
+            body.forEachPiece(ofLength: logged == nil ? Int.max : Self.loggedRegionLength) { piece in
+                var counted: EventLoopPromise<Void>?
+                if let logged {
+                    if body.isFile {
+                        counted = counting(piece.readableBytes, of: logged, promise: nil, context: context)
+                    } else {
+                        logged.queued += Int64(piece.readableBytes)
+                    }
+                }
+                context.write(wrapOutboundOut(.body(piece)), promise: counted)
+            }
+        }
         context.write(wrapOutboundOut(.end(nil)), promise: promise)
         if let body {
             let channel = context.channel
@@ -255,19 +316,6 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
             contentBytes: contentBytes,
             by: .direct(corked: corked)
         )
-        if let accessLog = configuration.accessLog, let requestID, let start {
-            var logger = configuration.logger
-            logger[metadataKey: "hb.request.id"] = .string(requestID)
-            accessLog.log(
-                to: logger,
-                peer: context.channel.remoteAddress?.ipAddress,
-                method: head.method.rawValue,
-                path: path,
-                status: answer.status.code,
-                bytes: answer.status == .notModified ? nil : String(contentBytes),
-                start: start
-            ) { headers[$0.rawName] }
-        }
         return promise
     }
 }

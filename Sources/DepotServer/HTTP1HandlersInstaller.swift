@@ -16,12 +16,14 @@ final class HTTP1HandlersInstaller: ChannelInboundHandler, RemovableChannelHandl
     let limits: ConnectionLimits
     let connections: OpenConnections
     let direct: DirectResponder.Configuration?
+    let accessLog: AccessLog?
     let logger: Logger
 
-    init(limits: ConnectionLimits, connections: OpenConnections, direct: DirectResponder.Configuration?, logger: Logger) {
+    init(limits: ConnectionLimits, connections: OpenConnections, direct: DirectResponder.Configuration?, accessLog: AccessLog?, logger: Logger) {
         self.limits = limits
         self.connections = connections
         self.direct = direct
+        self.accessLog = accessLog
         self.logger = logger
     }
 
@@ -40,7 +42,7 @@ final class HTTP1HandlersInstaller: ChannelInboundHandler, RemovableChannelHandl
             try? operations.addHandler(deadlines, position: .before(codec))
             try? operations.addHandler(ConnectionActivityHandler(deadlines: deadlines), position: .first)
             let files = direct?.openFiles.cache(on: context.eventLoop)
-            try? operations.addHandler(DirectResponder(configuration: direct, files: files), position: .before(codec))
+            try? operations.addHandler(DirectResponder(configuration: direct, files: files, accessLog: accessLog), position: .before(codec))
         }
         operations.removeHandler(context: context, promise: nil)
     }

@@ -29,7 +29,11 @@ extension ServerConfiguration {
     /// | `http.minimumBodyBytesPerSecond` | int | `1024` | slowest request body accepted, averaged over `http.bodyRateWindowSeconds` |
     /// | `http.bodyRateWindowSeconds` | number | `20` | the span the body rate is averaged over |
     /// | `http.maxConnections` | int | `10000` | most connections open at once; more wait in the listen backlog |
-    /// | `log.requests` | bool | `true` | one access-log line a request |
+    /// | `log.requests` | bool | `true` | one access-log line a request, when its response ends |
+    /// | `log.requestsFormat` | string | `depot` | `depot` (key=value) or `combined` (NCSA combined) |
+    /// | `log.requestsFile` | string | none | file the lines are appended to; none: standard output |
+    /// | `log.requestsBufferBytes` | int | 1 MiB | lines held before they are written; more are dropped and counted; at least 64 KiB |
+    /// | `log.requestsFlushSeconds` | number | `0.5` | how long a line may wait in the buffer; more than 0 |
     /// | `metrics.allowedAddresses` | string array | `127.0.0.1`, `::1` | who may read `/metrics` without a token |
     /// | `metrics.token` | string, secret | none | bearer token for `/metrics`, then required from every address |
     /// | `public.path` | string | `public` | folder served as it is |
@@ -128,6 +132,7 @@ extension ServerConfiguration {
             connectionLimits: connectionLimits,
             trustedProxies: Set(reader.stringArray(forKey: "http.trustedProxies", default: Array(defaults.trustedProxies))),
             logsRequests: reader.bool(forKey: "log.requests", default: defaults.logsRequests),
+            accessLog: try AccessLogConfiguration(reader: reader),
             directResponses: reader.bool(forKey: "http.directResponses", default: defaults.directResponses),
             memoryCacheBytes: memoryCacheBytes,
             resourceCacheEntries: resourceCacheEntries,
@@ -151,6 +156,24 @@ extension ServerConfiguration {
             cachePolicy: cachePolicy,
             channels: try ChannelSigner(reader: reader)
         )
+    }
+}
+
+extension AccessLogConfiguration {
+    /// Reads the `log.requests*` keys (see ``ServerConfiguration/init(reader:)``).
+    init(reader: ConfigReader) throws {
+        let defaults = AccessLogConfiguration()
+        let formatName = reader.string(forKey: "log.requestsFormat", default: defaults.format.rawValue)
+        guard let format = Format(rawValue: formatName) else {
+            throw ConfigurationError("log.requestsFormat must be depot or combined, not \(formatName)")
+        }
+        let bufferBytes = reader.int(forKey: "log.requestsBufferBytes", default: defaults.bufferBytes)
+        guard bufferBytes >= AccessLogWriter.flushBytes else {
+            throw ConfigurationError("log.requestsBufferBytes must be at least \(AccessLogWriter.flushBytes)")
+        }
+        let flushInterval = reader.seconds(forKey: "log.requestsFlushSeconds", default: defaults.flushInterval)
+        guard flushInterval > .zero else { throw ConfigurationError("log.requestsFlushSeconds must be more than 0") }
+        self.init(format: format, path: reader.string(forKey: "log.requestsFile"), bufferBytes: bufferBytes, flushInterval: flushInterval)
     }
 }
 

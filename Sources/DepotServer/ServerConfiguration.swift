@@ -35,8 +35,10 @@ public struct ServerConfiguration: Sendable {
     public var metricsAllowedAddresses: Set<String>
     /// A bearer token for `/metrics`; when set, it is required from every address.
     public var metricsToken: String?
-    /// Whether every request is logged (at `info`).
+    /// Whether every request is logged, one line when its response ends.
     public var logsRequests: Bool
+    /// How requests are logged, when they are.
+    public var accessLog: AccessLogConfiguration
     /// Whether GET and HEAD requests answered by a 304 or in-memory content skip Hummingbird's
     /// pipeline (``DirectResponder``).
     public var directResponses: Bool
@@ -86,6 +88,7 @@ public struct ServerConfiguration: Sendable {
         connectionLimits: ConnectionLimits = ConnectionLimits(),
         trustedProxies: Set<String> = [],
         logsRequests: Bool = true,
+        accessLog: AccessLogConfiguration = AccessLogConfiguration(),
         directResponses: Bool = true,
         memoryCacheBytes: Int = 16 << 20,
         resourceCacheEntries: Int = 8192,
@@ -112,6 +115,7 @@ public struct ServerConfiguration: Sendable {
         self.connectionLimits = connectionLimits
         self.trustedProxies = trustedProxies
         self.logsRequests = logsRequests
+        self.accessLog = accessLog
         self.directResponses = directResponses
         self.memoryCacheBytes = memoryCacheBytes
         self.resourceCacheEntries = resourceCacheEntries

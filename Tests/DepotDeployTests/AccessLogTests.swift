@@ -6,11 +6,17 @@ import Testing
 @Suite("Access log")
 struct AccessLogTests {
     static func serve(trusting proxies: String?, _ body: (Int, DepotProcess) async throws -> Void) async throws {
+        try await serve(environment: proxies.map { ["DEPOT_HTTP_TRUSTED_PROXIES": $0] } ?? [:], body)
+    }
+
+    /// `depot serve` over a public folder holding `a.txt` (3 bytes) and `big.bin` (`bigSize`).
+    static func serve(environment: [String: String], _ body: (Int, DepotProcess) async throws -> Void) async throws {
         try await withTemporaryDirectory { root in
             try root.write(Data("hi\n".utf8), to: "public/a.txt")
+            try root.write(Data(count: bigSize), to: "public/big.bin")
             let depot = try DepotProcess.start(
                 ["serve", "--port", "0", "--public", "public", "--data", "data"],
-                environment: proxies.map { ["DEPOT_HTTP_TRUSTED_PROXIES": $0] } ?? [:],
+                environment: environment,
                 in: root
             )
             defer { depot.kill() }
@@ -18,8 +24,24 @@ struct AccessLogTests {
         }
     }
 
-    static func requestLine(_ log: String, id: String) -> String? {
-        log.split(separator: "\n").map(String.init).first { $0.contains("request") && $0.contains(id) }
+    static let bigSize = 64 << 20
+
+    /// The value of `key=` in a `depot` format line.
+    static func value(_ key: String, in line: String) -> String? {
+        line.split(separator: " ").first { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
+    }
+
+    /// The access-log line holding `id`, waited for: lines are written within
+    /// `log.requestsFlushSeconds` (0.5 s) of the response's end.
+    static func requestLine(_ depot: DepotProcess, id: String) async throws -> String? {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let line = depot.log.split(separator: "\n").map(String.init).first(where: { $0.contains(" request ") && $0.contains(id) }) {
+                return line
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
     }
 
     @Test("one line a request, with its id (also sent as X-Request-Id), status and client")
@@ -29,8 +51,7 @@ struct AccessLogTests {
                 try await $0.request("GET", "/a.txt", headers: [("X-Forwarded-For", "203.0.113.9"), ("X-Forwarded-Proto", "https")])
             }
             let id = try #require(response.header("X-Request-Id"))
-            try await Task.sleep(for: .milliseconds(200))
-            let line = try #require(Self.requestLine(depot.log, id: id))
+            let line = try #require(try await Self.requestLine(depot, id: id))
             #expect(line.contains("client=203.0.113.9"))
             #expect(line.contains("scheme=https"))
             #expect(line.contains("status=200"))
@@ -47,8 +68,7 @@ struct AccessLogTests {
             }
             #expect(response.status == 404)
             let id = try #require(response.header("X-Request-Id"))
-            try await Task.sleep(for: .milliseconds(200))
-            let line = try #require(Self.requestLine(depot.log, id: id))
+            let line = try #require(try await Self.requestLine(depot, id: id))
             #expect(line.contains("client=127.0.0.1"))
             #expect(line.contains("status=404"))
         }
@@ -87,6 +107,78 @@ extension AccessLogTests {
             #expect(depot.log.contains("Published"))
             #expect(!depot.log.contains("tok-secret-4711"))
             #expect(!depot.log.contains("tok-guess-0815"))
+        }
+    }
+}
+
+extension AccessLogTests {
+    @Test(
+        "a line is written when the response ends: a cut download logs the bytes that went out and its real duration",
+        arguments: [true, false]
+    )
+    func cutDownload(directResponses: Bool) async throws {
+        try await Self.serve(environment: ["DEPOT_HTTP_DIRECT_RESPONSES": "\(directResponses)"]) { port, depot in
+            // A whole download logs every byte.
+            let whole = try await runCurl(["-s", "-o", "/dev/null", "-D", "-", "http://127.0.0.1:\(port)/big.bin"])
+            let wholeID = try #require(
+                String(decoding: whole.standardOutput, as: UTF8.self).split(separator: "\r\n").first { $0.lowercased().hasPrefix("x-request-id:") }
+            ).split(separator: " ").last.map(String.init)
+            let wholeLine = try #require(try await Self.requestLine(depot, id: wholeID ?? "none"))
+            #expect(Self.value("bytes", in: wholeLine) == "\(Self.bigSize)")
+
+            // A client that reads 2 MB a second and gives up after 1.5 s: it got about 3 MB of
+            // the 64 MiB, and the log says about that much went out, not the Content-Length.
+            let cut = try await runCurl(
+                ["-s", "-o", "/dev/null", "-D", "-", "--limit-rate", "2M", "--max-time", "1.5", "http://127.0.0.1:\(port)/big.bin"]
+            )
+            #expect(cut.exitCode == 28, "curl timed out")
+            let cutID = try #require(
+                String(decoding: cut.standardOutput, as: UTF8.self).split(separator: "\r\n").first { $0.lowercased().hasPrefix("x-request-id:") }
+            ).split(separator: " ").last.map(String.init)
+            let cutLine = try #require(try await Self.requestLine(depot, id: cutID ?? "none"))
+            #expect(Self.value("status", in: cutLine) == "200")
+            let bytes = try #require(Self.value("bytes", in: cutLine).flatMap(Int.init))
+            #expect(bytes >= 1 << 20, "at least what curl read went out: \(cutLine)")
+            #expect(bytes < Self.bigSize / 2, "not the whole file: \(cutLine)")
+            let milliseconds = try #require(Self.value("ms", in: cutLine).flatMap(Double.init))
+            #expect(milliseconds >= 1000, "the duration runs to the cut: \(cutLine)")
+        }
+    }
+
+    @Test("log.requestsFormat combined writes NCSA combined lines, which log tools read as they are")
+    func combined() async throws {
+        try await Self.serve(environment: ["DEPOT_LOG_REQUESTS_FORMAT": "combined"]) { port, depot in
+            let response = try await RawHTTPConnection.with(port: port) {
+                try await $0.request("GET", "/a.txt?x=1", headers: [("User-Agent", "probe/1"), ("Referer", "http://example.com/")])
+            }
+            #expect(response.status == 200)
+            let deadline = ContinuousClock.now + .seconds(10)
+            var line: String?
+            while line == nil, ContinuousClock.now < deadline {
+                line = depot.log.split(separator: "\n").map(String.init).first { $0.contains("\"GET /a.txt?x=1 HTTP/1.1\"") }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let pattern =
+                #/^127\.0\.0\.1 - - \[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} \+0000\] "GET /a\.txt\?x=1 HTTP/1\.1" 200 3 "http://example\.com/" "probe/1"$/#
+            #expect(try #require(line).wholeMatch(of: pattern) != nil, "\(line ?? "")")
+        }
+    }
+
+    @Test(
+        "bad log settings stop the server with one clear line",
+        arguments: [
+            ("DEPOT_LOG_REQUESTS_FORMAT", "json", "log.requestsFormat must be depot or combined"),
+            ("DEPOT_LOG_REQUESTS_BUFFER_BYTES", "100", "log.requestsBufferBytes must be at least"),
+            ("DEPOT_LOG_REQUESTS_FILE", "/nonexistent/dir/access.log", "Cannot open the access log"),
+        ]
+    )
+    func badSettings(key: String, value: String, message: String) async throws {
+        try await withTemporaryDirectory { root in
+            try root.write(Data("hi\n".utf8), to: "public/a.txt")
+            let depot = try DepotProcess.start(["serve", "--port", "0", "--public", "public", "--data", "data"], environment: [key: value], in: root)
+            defer { depot.kill() }
+            #expect(try await depot.waitForExit() != 0)
+            #expect(depot.log.contains(message), "\(depot.log)")
         }
     }
 }

@@ -163,7 +163,6 @@ struct DirectResponderChannelTests {
                     routedSegments: ["files", "blobs", "manifest.json", "v1"],
                     responder: ResourceResponder(),
                     recorder: ResponseRecorder(counter: nil, metrics: DepotMetrics()),
-                    accessLog: nil,
                     serverName: nil,
                     logger: logger,
                     openFiles: OpenFileCaches(capacity: 0, idleTime: .seconds(10), logger: logger)
