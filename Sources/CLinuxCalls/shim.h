@@ -11,11 +11,20 @@ extern int sync_file_range(int fd, int64_t offset, int64_t count, unsigned int f
 // syncfs(2): commit every write to the file system holding fd, in one journal commit.
 extern int syncfs(int fd);
 
-// A file's device and inode from a `struct stat` that Swift holds as another module's type
-// (_NIOFileSystem's FileInfo.platformSpecificStatus), which Swift code cannot read the fields of.
+// `struct stat`'s fields, read in C: several Clang modules (Glibc, NIO's CNIOLinux) declare the
+// struct, and which one Swift takes as its owner differs between debug and release builds, so
+// Swift code that reads a field compiles in one and not the other (MemberImportVisibility).
 #include <sys/stat.h>
+// The device and inode of a `struct stat` (_NIOFileSystem's FileInfo.platformSpecificStatus).
 static inline uint64_t depot_stat_device(const void *status) { return (uint64_t)((const struct stat *)status)->st_dev; }
 static inline uint64_t depot_stat_inode(const void *status) { return (uint64_t)((const struct stat *)status)->st_ino; }
+// Whether the file open as `fd` still has a link (was not removed or renamed over): 1, 0, or -1
+// when fstat(2) fails.
+static inline int depot_fd_is_linked(int fd) {
+    struct stat status;
+    if (fstat(fd, &status) != 0) return -1;
+    return status.st_nlink > 0;
+}
 
 // glibc's allocator: mallopt(3) and malloc_trim(3), which the Glibc module leaves out.
 #include <malloc.h>

@@ -3,7 +3,8 @@
 public struct AccessLogConfiguration: Sendable, Equatable {
     /// The line format: `depot` (key=value) or `combined` (NCSA combined, as nginx's default).
     public var format: Format
-    /// A file the lines are appended to; `nil`: standard output, beside the server's other logs.
+    /// A file the lines are appended to; `nil`: standard output (the server's other logs go to
+    /// standard error; journald takes both).
     public var path: String?
     /// The most bytes of lines held before they are written; a line that finds it full is
     /// dropped and counted (`depot_access_log_dropped_total`).

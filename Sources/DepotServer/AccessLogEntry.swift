@@ -35,11 +35,11 @@ struct AccessLogEntry: Sendable, Equatable {
         case .depot:
             line.append(contentsOf: clock.iso8601(endedAt))
             line.append(contentsOf: " request id=".utf8)
-            Self.escaped(requestID ?? "-", into: &line, escapingSpace: true)
-            Self.pair(" client=", client, into: &line)
-            Self.pair(" scheme=", scheme, into: &line)
-            Self.pair(" method=", method, into: &line)
-            Self.pair(" path=", String(target.prefix { $0 != "?" }), into: &line)
+            Self.escaped((requestID ?? "-").utf8, into: &line, escapingSpace: true)
+            Self.pair(" client=", client.utf8, into: &line)
+            Self.pair(" scheme=", scheme.utf8, into: &line)
+            Self.pair(" method=", method.utf8, into: &line)
+            Self.pair(" path=", target.utf8.prefix { $0 != UInt8(ascii: "?") }, into: &line)
             line.append(contentsOf: " status=".utf8)
             Self.decimal(Int64(status), into: &line)
             line.append(contentsOf: " bytes=".utf8)
@@ -47,36 +47,45 @@ struct AccessLogEntry: Sendable, Equatable {
             line.append(contentsOf: " ms=".utf8)
             Self.milliseconds(nanoseconds, into: &line)
         case .combined:
-            Self.escaped(client, into: &line, escapingSpace: true)
+            Self.escaped(client.utf8, into: &line, escapingSpace: true)
             line.append(contentsOf: " - - [".utf8)
             line.append(contentsOf: clock.common(endedAt))
             line.append(contentsOf: "] \"".utf8)
-            Self.escaped(method, into: &line, escapingSpace: false)
+            Self.escaped(method.utf8, into: &line, escapingSpace: false)
             line.append(UInt8(ascii: " "))
-            Self.escaped(target, into: &line, escapingSpace: false)
+            Self.escaped(target.utf8, into: &line, escapingSpace: false)
             line.append(UInt8(ascii: " "))
-            Self.escaped(version, into: &line, escapingSpace: false)
+            Self.escaped(version.utf8, into: &line, escapingSpace: false)
             line.append(contentsOf: "\" ".utf8)
             Self.decimal(Int64(status), into: &line)
             line.append(UInt8(ascii: " "))
             Self.decimal(bytesSent, into: &line)
-            for value in [referer, userAgent] {
-                line.append(contentsOf: " \"".utf8)
-                Self.escaped(value ?? "-", into: &line, escapingSpace: false)
-                line.append(UInt8(ascii: "\""))
-            }
+            Self.quoted(referer, into: &line)
+            Self.quoted(userAgent, into: &line)
         }
         line.append(UInt8(ascii: "\n"))
     }
 
-    private static func pair(_ key: String, _ value: String, into line: inout [UInt8]) {
-        line.append(contentsOf: key.utf8)
-        escaped(value.isEmpty ? "-" : value, into: &line, escapingSpace: true)
+    private static func quoted(_ value: String?, into line: inout [UInt8]) {
+        line.append(contentsOf: " \"".utf8)
+        escaped((value ?? "-").utf8, into: &line, escapingSpace: false)
+        line.append(UInt8(ascii: "\""))
     }
 
-    static func escaped(_ value: String, into line: inout [UInt8], escapingSpace: Bool) {
-        let hex = Array("0123456789ABCDEF".utf8)
-        for byte in value.utf8 {
+    /// ` key=value`, `-` for an empty value.
+    private static func pair(_ key: StaticString, _ value: some Collection<UInt8>, into line: inout [UInt8]) {
+        line.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        if value.isEmpty {
+            line.append(UInt8(ascii: "-"))
+        } else {
+            escaped(value, into: &line, escapingSpace: true)
+        }
+    }
+
+    private static let hex = Array("0123456789ABCDEF".utf8)
+
+    static func escaped(_ value: some Sequence<UInt8>, into line: inout [UInt8], escapingSpace: Bool) {
+        for byte in value {
             if byte < 0x20 || byte >= 0x7F || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (escapingSpace && byte == 0x20) {
                 line.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "x"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
             } else {

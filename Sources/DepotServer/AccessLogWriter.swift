@@ -108,9 +108,9 @@ final class AccessLogWriter: Service, Sendable {
         }
     }
 
-    /// Writes whole lines; returns how many could not be written. On standard output, which
-    /// other log lines share, writes stay within `PIPE_BUF` at line ends, so a pipe or journald
-    /// never gets a line cut by another writer's.
+    /// Writes whole lines; returns how many could not be written. On standard output, which may
+    /// be the same pipe as standard error (`2>&1`, a container's log), writes stay within
+    /// `PIPE_BUF` at line ends, so no line is cut by another writer's.
     static func write(_ bytes: [UInt8], to descriptor: Int32, pipeSized: Bool) -> Int {
         bytes.withUnsafeBufferPointer { all in
             var start = 0

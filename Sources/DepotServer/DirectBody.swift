@@ -30,9 +30,13 @@ enum DirectBody {
         case .bytes(let buffer):
             body(.byteBuffer(buffer))
         case .file(_, let region):
-            for start in stride(from: region.readerIndex, to: region.endIndex, by: length) {
-                body(.fileRegion(FileRegion(fileHandle: region.fileHandle, readerIndex: start, endIndex: min(start + length, region.endIndex))))
-            }
+            var start = region.readerIndex
+            repeat {
+                // `length` may be Int.max: what is left is compared, never `start + length`.
+                let end = region.endIndex - start > length ? start + length : region.endIndex
+                body(.fileRegion(FileRegion(fileHandle: region.fileHandle, readerIndex: start, endIndex: end)))
+                start = end
+            } while start < region.endIndex
         }
     }
 

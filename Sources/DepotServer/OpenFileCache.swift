@@ -1,6 +1,10 @@
 import NIOCore
 import _NIOFileSystem
 
+#if os(Linux)
+import CLinuxCalls
+#endif
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -43,8 +47,12 @@ final class OpenFile {
     /// removed since it was opened has no links left.
     fileprivate var isLinked: Bool {
         (try? handle.withUnsafeFileDescriptor { descriptor in
+            #if os(Linux)
+            depot_fd_is_linked(descriptor) == 1
+            #else
             var status = stat()
             return fstat(descriptor, &status) == 0 && status.st_nlink > 0
+            #endif
         }) ?? false
     }
 }

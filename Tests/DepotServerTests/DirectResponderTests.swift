@@ -177,24 +177,28 @@ struct DirectResponderTests {
 
     /// For each accepted connection to `port` among this process's sockets, whether `TCP_CORK`
     /// is set on it.
+    ///
+    /// Socket addresses are read as bytes (family in host order, then the port in network
+    /// order): which Clang module owns `sockaddr_in` differs from build to build, and Swift
+    /// refuses its fields in some (MemberImportVisibility).
     static func corkedConnections(toPort port: Int) -> [Bool] {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        func address(_ descriptor: Int32, _ call: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32) -> [UInt8]? {
+            var bytes = [UInt8](repeating: 0, count: 128)
+            var length = socklen_t(bytes.count)
+            let result = bytes.withUnsafeMutableBytes { call(descriptor, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), &length) }
+            return result == 0 ? bytes : nil
+        }
         return descriptors.compactMap(Int32.init).compactMap { descriptor in
-            var local = sockaddr_in()
-            var peer = sockaddr_in()
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            var peerLength = length
-            let named = withUnsafeMutablePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-            }
-            guard named == 0, local.sin_family == sa_family_t(AF_INET), Int(UInt16(bigEndian: local.sin_port)) == port else { return nil }
+            guard let local = address(descriptor, getsockname),
+                UInt16(local[0]) | UInt16(local[1]) << 8 == UInt16(AF_INET),
+                Int(local[2]) << 8 | Int(local[3]) == port
+            else { return nil }
             // The listening socket has no peer.
-            let connected = withUnsafeMutablePointer(to: &peer) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &peerLength) }
-            }
+            guard address(descriptor, getpeername) != nil else { return nil }
             var corked: Int32 = 0
             var size = socklen_t(MemoryLayout<Int32>.size)
-            guard connected == 0, getsockopt(descriptor, Int32(IPPROTO_TCP), TCP_CORK, &corked, &size) == 0 else { return nil }
+            guard getsockopt(descriptor, Int32(IPPROTO_TCP), TCP_CORK, &corked, &size) == 0 else { return nil }
             return corked != 0
         }
     }

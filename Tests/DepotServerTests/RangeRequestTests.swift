@@ -10,19 +10,28 @@ struct RangeRequestTests {
     static let length = Fixture.noise.count  // 100 000
     static func slice(_ range: ClosedRange<Int>) -> Data { Fixture.noise.subdata(in: range.lowerBound..<(range.upperBound + 1)) }
 
-    @Test(
-        "single ranges give 206 with Content-Range and the exact bytes",
-        arguments: [
-            ("bytes=0-499", 0...499),
-            ("bytes=99990-", 99_990...99_999),
-            ("bytes=-10", 99_990...99_999),
-            ("bytes=99000-2000000", 99_000...99_999),
-            ("BYTES=5-5", 5...5),
-            ("bytes=-200000", 0...99_999),
-        ]
-    )
-    func single(header: String, expected: ClosedRange<Int>) async throws {
-        try await LiveServer.standard { server in
+    static let singleRanges = [
+        ("bytes=0-499", 0...499),
+        ("bytes=99990-", 99_990...99_999),
+        ("bytes=-10", 99_990...99_999),
+        ("bytes=99000-2000000", 99_000...99_999),
+        ("BYTES=5-5", 5...5),
+        ("bytes=-200000", 0...99_999),
+    ]
+
+    /// A server serving ``Fixture/standardFolder(_:)``, with or without its access log.
+    static func standard<Result: Sendable>(logsRequests: Bool, _ body: @Sendable (LiveServer) async throws -> Result) async throws -> Result {
+        var configuration = ServerConfiguration()
+        configuration.logsRequests = logsRequests
+        return try await LiveServer.with(configuration: configuration, prepare: Fixture.standardFolder, body)
+    }
+
+    /// With the access log on and off: the direct path writes a file region whole, or in pieces
+    /// whose writes it counts.
+    @Test("single ranges give 206 with Content-Range and the exact bytes", arguments: [true, false], singleRanges)
+    func single(logsRequests: Bool, range: (header: String, expected: ClosedRange<Int>)) async throws {
+        let (header, expected) = range
+        try await Self.standard(logsRequests: logsRequests) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
                 let response = try await connection.request("GET", "/noise.bin", headers: [("Range", header)])
                 #expect(response.status == 206)
