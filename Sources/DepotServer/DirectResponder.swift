@@ -262,9 +262,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         case .parts:
             return nil
         }
-        var fields = HTTPHeaders()
-        fields.reserveCapacity(answer.fields.count + 3)
-        for field in answer.fields { fields.add(name: field.name.rawName, value: field.value) }
+        var fields = answer.directFields ?? HTTPHeaders(answer.fields)
         fields.add(name: "Date", value: date.value(now))
         if let serverName = configuration.serverName { fields.add(name: "Server", value: serverName) }
         if let logged {

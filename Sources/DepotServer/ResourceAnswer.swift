@@ -1,6 +1,7 @@
 import DepotHTTP
 import HTTPTypes
 import NIOCore
+import NIOHTTP1
 
 /// The answer to a GET or HEAD of a ``Resource``, before any channel: status, fields and what
 /// the body is. ``ResourceResponder/answer(method:resource:now:field:)`` makes it, the one place
@@ -23,12 +24,16 @@ struct ResourceAnswer {
     let body: Body
     /// For a refusal (412, 416), what went wrong, for the error body.
     let refusal: String?
+    /// `fields` in NIO's form when they are a resource's pre-rendered set as they are (a 304,
+    /// a whole 200): ``DirectResponder`` sends them without a conversion.
+    let directFields: HTTPHeaders?
 
-    init(status: HTTPResponse.Status, fields: HTTPFields, body: Body = .none, refusal: String? = nil) {
+    init(status: HTTPResponse.Status, fields: HTTPFields, body: Body = .none, refusal: String? = nil, directFields: HTTPHeaders? = nil) {
         self.status = status
         self.fields = fields
         self.body = body
         self.refusal = refusal
+        self.directFields = directFields
     }
 
     /// Renders the RFC 9110 `plan` for `variant` of `resource`, chosen by `coding`.
@@ -44,11 +49,11 @@ struct ResourceAnswer {
             refused[.acceptRanges] = "bytes"
             self.init(status: .rangeNotSatisfiable, fields: refused, refusal: "None of the requested ranges lies within the content")
         case .notModified:
-            self.init(status: .notModified, fields: fields.notModified)
+            self.init(status: .notModified, fields: fields.notModified, directFields: fields.directNotModified)
         case .full:
             let body: Body =
                 sendsContent && variant.length > 0 ? .range(variant.storage, 0...(variant.length - 1)) : .none
-            self.init(status: .ok, fields: fields.ok, body: body)
+            self.init(status: .ok, fields: fields.ok, body: body, directFields: fields.directOK)
         case .partial(let range):
             var partial = fields.partial
             partial[.contentRange] = ContentRange.satisfied(range, completeLength: variant.length)
