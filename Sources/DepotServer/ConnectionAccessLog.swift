@@ -63,8 +63,9 @@ struct ConnectionAccessLog {
             method: head.method.rawValue,
             target: head.uri,
             version: head.version == .http1_0 ? "HTTP/1.0" : "HTTP/1.1",
-            referer: head.headers.first(name: "referer"),
-            userAgent: head.headers.first(name: "user-agent"),
+            // Only the combined format has them: no lookups for the other.
+            referer: log.format == .combined ? head.headers.first(name: "referer") : nil,
+            userAgent: log.format == .combined ? head.headers.first(name: "user-agent") : nil,
             requestID: nil,
             status: 499,
             bytesSent: 0,
