@@ -196,11 +196,13 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     /// access-log line, and releases a held close after the last one. Writes complete in order,
     /// so the end of a response completing means all of it did.
     private func whenWritten(_ written: EventLoopFuture<Void>, logged: LoggedRequest?, context: ChannelHandlerContext) {
-        let bound = NIOLoopBound((handler: self, context: context, logged: logged), eventLoop: context.eventLoop)
-        written.hop(to: context.eventLoop).whenComplete { result in
-            let (handler, context, logged) = bound.value
-            if let logged { handler.accessLog?.finish(logged, completed: (try? result.get()) != nil) }
-            if handler.state.responseWritten() == .releaseHeldClose { handler.releaseHeldClose(context: context) }
+        // Writes complete on the channel's event loop, where this handler lives.
+        written.hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
+            if let logged {
+                let completed = if case .success = result { true } else { false }
+                self.accessLog?.finish(logged, completed: completed)
+            }
+            if self.state.responseWritten() == .releaseHeldClose { self.releaseHeldClose(context: context) }
         }
     }
 

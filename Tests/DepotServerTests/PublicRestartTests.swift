@@ -21,17 +21,24 @@ struct PublicRestartTests {
         )
     }
 
-    @Test("a restart serves at once from the record and reads only what changed, was replaced or lost its blob")
-    func restarts() async throws {
+    /// A public folder holding `files`, with a store and a catalog in a data folder beside it.
+    static func withFolder(
+        _ files: [String: Data],
+        _ body: (_ folder: URL, _ site: URL, BlobStore, Catalog) async throws -> Void
+    ) async throws {
         try await withTemporaryDirectory { folder in
-            let logger = Logger(label: "test")
             let site = folder.appendingPathComponent("public")
-            _ = try site.write(Data("a\n".utf8), to: "a.txt")
-            _ = try site.write(Fixture.noise, to: "b.bin")
-            _ = try site.write(Fixture.text, to: "c.txt")
+            for (path, content) in files { _ = try site.write(content, to: path) }
             let data = FilePath(folder.appendingPathComponent("data").path)
             let store = try await BlobStore.open(dataDirectory: data)
-            let catalog = try Catalog(path: data.appending("catalog.sqlite").string)
+            try await body(folder, site, store, try Catalog(path: data.appending("catalog.sqlite").string))
+        }
+    }
+
+    @Test("a restart's scan reads only what changed, was replaced or lost its blob")
+    func restarts() async throws {
+        try await Self.withFolder(["a.txt": Data("a\n".utf8), "b.bin": Fixture.noise, "c.txt": Fixture.text]) { folder, site, store, catalog in
+            let logger = Logger(label: "test")
 
             let first = try Self.site(folder, store: store, catalog: catalog)
             #expect(try await first.refresh(logger: logger) == .init(changed: 3, read: 3))
@@ -67,14 +74,8 @@ struct PublicRestartTests {
 
     @Test("a start from the record serves every recorded file before reading the folder; its scan reads only the changed one")
     func startServesTheRecord() async throws {
-        try await withTemporaryDirectory { folder in
+        try await Self.withFolder(["a.txt": Data("a\n".utf8), "c.txt": Fixture.text]) { folder, site, store, catalog in
             let logger = Logger(label: "test")
-            let site = folder.appendingPathComponent("public")
-            _ = try site.write(Data("a\n".utf8), to: "a.txt")
-            _ = try site.write(Fixture.text, to: "c.txt")
-            let data = FilePath(folder.appendingPathComponent("data").path)
-            let store = try await BlobStore.open(dataDirectory: data)
-            let catalog = try Catalog(path: data.appending("catalog.sqlite").string)
 
             // A first start has no record: it is the full scan, and nothing follows it.
             #expect(try await Self.site(folder, store: store, catalog: catalog).start(logger: logger) == false)
