@@ -66,6 +66,7 @@ public final class PublicSite: Sendable {
     /// files whose identity changed, and until then they are served as recorded, as between two
     /// rescans. Without a record (a first start), it is that full scan.
     public func start(logger: Logger) async throws -> Bool {
+        try await catalog?.forgetPublicFiles(except: directory.root.string)
         let recorded = try await recordedFiles()
         guard !recorded.isEmpty else {
             try await refresh(logger: logger)

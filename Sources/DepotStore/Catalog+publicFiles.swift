@@ -36,13 +36,19 @@ extension Catalog {
         }
     }
 
+    /// Forgets the record of every public folder but `folder`: the server serves another now.
+    public func forgetPublicFiles(except folder: String) async throws {
+        try await database.write { db in
+            try db.execute(sql: "DELETE FROM public_file WHERE folder <> ?", arguments: [folder])
+        }
+    }
+
     /// Records the files of the public folder at `folder` after a scan: `changed` paths (new or
     /// changed) are written, `removed` ones deleted, in one transaction; the cost follows the
-    /// change. The record of any other folder (the server now serves another) goes.
+    /// change.
     public func recordPublicFiles(folder: String, changed: [PublicFile], removed: [String]) async throws {
         guard !changed.isEmpty || !removed.isEmpty else { return }
         try await database.write { db in
-            try db.execute(sql: "DELETE FROM public_file WHERE folder <> ?", arguments: [folder])
             for path in removed {
                 try db.execute(sql: "DELETE FROM public_file WHERE folder = ? AND path = ?", arguments: [folder, path])
             }

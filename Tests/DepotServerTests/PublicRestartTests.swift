@@ -92,4 +92,22 @@ struct PublicRestartTests {
             #expect(restarted.resource(at: "n.txt") != nil)
         }
     }
+
+    @Test("a start over another folder forgets the record of the one before")
+    func anotherFolder() async throws {
+        try await Self.withFolder(["a.txt": Data("a\n".utf8)]) { folder, site, store, catalog in
+            let logger = Logger(label: "test")
+            let first = try Self.site(folder, store: store, catalog: catalog)
+            _ = try await first.start(logger: logger)
+            let firstRoot = try PublicDirectory(path: site.path, store: store).root.string
+            #expect(try await catalog.publicFiles(folder: firstRoot).count == 1)
+            let other = folder.appendingPathComponent("other")
+            _ = try other.write(Data("b\n".utf8), to: "public/b.txt")
+            let second = try Self.site(other, store: store, catalog: catalog)
+            #expect(try await second.start(logger: logger) == false, "no record of this folder: a full scan")
+            #expect(try await catalog.publicFiles(folder: firstRoot).isEmpty)
+            let secondRoot = try PublicDirectory(path: other.appendingPathComponent("public").path, store: store).root.string
+            #expect(try await catalog.publicFiles(folder: secondRoot).keys.sorted() == ["b.txt"])
+        }
+    }
 }
