@@ -5,6 +5,8 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Where access-log lines go: appended to a bounded buffer by the event loops (a copy under a
@@ -100,7 +102,7 @@ final class AccessLogWriter: Service, Sendable {
         let pipeSized = configuration.path == nil
         do {
             let unwritten = try await NIOThreadPool.singleton.runIfActive {
-                Self.write(bytes, to: descriptor, pipeSized: pipeSized)
+                Self.writeLines(bytes, to: descriptor, pipeSized: pipeSized)
             }
             if unwritten > 0 { metrics.recordAccessLogDropped(unwritten) }
         } catch {
@@ -111,7 +113,7 @@ final class AccessLogWriter: Service, Sendable {
     /// Writes whole lines; returns how many could not be written. On standard output, which may
     /// be the same pipe as standard error (`2>&1`, a container's log), writes stay within
     /// `PIPE_BUF` at line ends, so no line is cut by another writer's.
-    static func write(_ bytes: [UInt8], to descriptor: Int32, pipeSized: Bool) -> Int {
+    static func writeLines(_ bytes: [UInt8], to descriptor: Int32, pipeSized: Bool) -> Int {
         bytes.withUnsafeBufferPointer { all in
             var start = 0
             while start < all.count {
@@ -121,7 +123,7 @@ final class AccessLogWriter: Service, Sendable {
                     end = (start..<limit).last { all[$0] == UInt8(ascii: "\n") }.map { $0 + 1 } ?? limit
                 }
                 while start < end {
-                    let written = Glibc.write(descriptor, all.baseAddress! + start, end - start)
+                    let written = write(descriptor, all.baseAddress! + start, end - start)
                     if written < 0 {
                         if errno == EINTR { continue }
                         return all[start...].count { $0 == UInt8(ascii: "\n") }

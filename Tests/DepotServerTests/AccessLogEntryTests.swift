@@ -109,7 +109,7 @@ struct AccessLogEntryTests {
         #expect(Glibc.pipe(&pipe) == 0)
         defer { close(pipe[0]) }
         let lines: [UInt8] = (0..<200).flatMap { index -> [UInt8] in Array("line \(index) \(String(repeating: "y", count: 40))\n".utf8) }
-        #expect(AccessLogWriter.write(lines, to: pipe[1], pipeSized: true) == 0)
+        #expect(AccessLogWriter.writeLines(lines, to: pipe[1], pipeSized: true) == 0)
         close(pipe[1])
         var read: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
