@@ -156,6 +156,7 @@ let package = Package(
         .target(
             name: "DepotTestFixtures",
             dependencies: [
+                .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -26,6 +26,12 @@ static inline int depot_fd_is_linked(int fd) {
     return status.st_nlink > 0;
 }
 
+// posix_spawn(3)'s file actions that glibc declares only with _GNU_SOURCE: change the child's
+// working folder, and close every descriptor from a number on (glibc 2.34).
+#include <spawn.h>
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
 // glibc's allocator: mallopt(3) and malloc_trim(3), which the Glibc module leaves out.
 #include <malloc.h>
 #endif

@@ -17,9 +17,11 @@ public struct GzipError: Error, Hashable, Sendable, CustomStringConvertible {
 public final class GzipInflater {
     private var stream = z_stream()
     private var finished = false
-    private var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+    private var buffer: [UInt8]
 
-    public init() throws(GzipError) {
+    /// - Parameter bufferSize: The most output one step of decoding produces.
+    public init(bufferSize: Int = 256 * 1024) throws(GzipError) {
+        buffer = [UInt8](repeating: 0, count: bufferSize)
         // 16 + MAX_WBITS: expect a gzip header and trailer.
         let status = inflateInit2_(&stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else { throw GzipError("zlib could not start (\(status))") }
@@ -35,25 +37,42 @@ public final class GzipInflater {
     /// Decodes `input`, handing each piece of output to `output`.
     public func decode(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard input.count > 0 else { return }
-        guard !finished else { throw GzipError("data after the end of the gzip stream") }
+        var consumed = 0
+        repeat {
+            consumed += try step(UnsafeRawBufferPointer(rebasing: input[consumed...]), output: output).consumed
+        } while consumed < input.count && !finished
+        if consumed < input.count { throw GzipError("data after the end of the gzip stream") }
+    }
+
+    /// Decodes from the start of `input` until the output fills the buffer (`bufferSize` bytes)
+    /// or the input runs out, and hands that output to `output`: a caller that writes each
+    /// piece before the next step holds at most one buffer of output, however well the data
+    /// compresses. More output may be pending while `produced` equals the buffer's size, even
+    /// with all of the input consumed.
+    public func step(
+        _ input: UnsafeRawBufferPointer,
+        output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> (consumed: Int, produced: Int) {
+        guard !finished else {
+            if input.isEmpty { return (0, 0) }
+            throw GzipError("data after the end of the gzip stream")
+        }
         stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: Bytef.self).baseAddress)
         stream.avail_in = uInt(input.count)
         defer { stream.next_in = nil }
-        repeat {
-            let produced: Int = try buffer.withUnsafeMutableBytes { outputBytes in
-                stream.next_out = outputBytes.bindMemory(to: Bytef.self).baseAddress
-                stream.avail_out = uInt(outputBytes.count)
-                let status = inflate(&stream, Z_NO_FLUSH)
-                switch status {
-                case Z_OK, Z_BUF_ERROR: break
-                case Z_STREAM_END: finished = true
-                default: throw GzipError("the data is corrupt (zlib \(status))")
-                }
-                return outputBytes.count - Int(stream.avail_out)
+        let produced: Int = try buffer.withUnsafeMutableBytes { outputBytes in
+            stream.next_out = outputBytes.bindMemory(to: Bytef.self).baseAddress
+            stream.avail_out = uInt(outputBytes.count)
+            let status = inflate(&stream, Z_NO_FLUSH)
+            switch status {
+            case Z_OK, Z_BUF_ERROR: break
+            case Z_STREAM_END: finished = true
+            default: throw GzipError("the data is corrupt (zlib \(status))")
             }
-            if produced > 0 { try buffer.withUnsafeBytes { try output(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) } }
-        } while stream.avail_in > 0 && !finished
-        if stream.avail_in > 0 { throw GzipError("data after the end of the gzip stream") }
+            return outputBytes.count - Int(stream.avail_out)
+        }
+        if produced > 0 { try buffer.withUnsafeBytes { try output(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) } }
+        return (input.count - Int(stream.avail_in), produced)
     }
 }
 

@@ -66,24 +66,33 @@ struct DeltaEncoding: Sendable {
         return Response(status: status, headers: fields, body: gunzipped(file, saving: full))
     }
 
-    /// The VCDIFF of the gzip file at `path`, decompressed a chunk at a time as the writer takes
-    /// it: memory stays at a few buffers per response, whatever the patch's size.
+    /// The VCDIFF of the gzip file at `path`, decompressed a piece at a time as the writer takes
+    /// it: memory stays at one read chunk and one piece of output per response, whatever the
+    /// patch's size and however well it compresses.
     private func gunzipped(_ path: FilePath, saving full: Int64) -> ResponseBody {
         ResponseBody { [fileSystem, metrics] writer in
-            let inflater = try GzipInflater()
+            let inflater = try GzipInflater(bufferSize: Self.pieceLength)
             var sent: Int64 = 0
             try await fileSystem.withFileHandle(forReadingAt: path) { handle in
-                for try await chunk in handle.readChunks(chunkLength: .kibibytes(64)) {
-                    var output = ByteBuffer()
-                    try chunk.withUnsafeReadableBytes { try inflater.decode($0) { output.writeBytes($0) } }
-                    sent += Int64(output.readableBytes)
-                    if output.readableBytes > 0 { try await writer.write(output) }
+                for try await var chunk in handle.readChunks(chunkLength: .kibibytes(16)) {
+                    var produced: Int
+                    repeat {
+                        var output = ByteBuffer()
+                        let step = try chunk.withUnsafeReadableBytes { try inflater.step($0) { output.writeBytes($0) } }
+                        chunk.moveReaderIndex(forwardBy: step.consumed)
+                        produced = step.produced
+                        sent += Int64(produced)
+                        if produced > 0 { try await writer.write(output) }
+                    } while chunk.readableBytes > 0 || produced == Self.pieceLength
                 }
             }
             metrics.recordDeltaSaving(full - sent)
             try await writer.finish(nil)
         }
     }
+
+    /// The most VCDIFF one write of an un-gzipped patch carries.
+    static let pieceLength = 64 * 1024
 }
 
 extension HTTPField.Name {

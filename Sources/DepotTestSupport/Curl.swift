@@ -8,29 +8,12 @@ public struct CurlResult: Sendable {
 }
 
 /// Runs the real `curl` with `arguments`, waiting for it without blocking a thread of the
-/// cooperative pool (the server under test needs them). Standard output is read after curl
-/// exits, so send bodies over 64 KiB to a file with `-o`.
+/// cooperative pool (the server under test needs them).
 public func runCurl(_ arguments: [String], in directory: URL? = nil) async throws -> CurlResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["curl", "--silent", "--show-error"] + arguments
-    if let directory { process.currentDirectoryURL = directory }
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    let exitCode: Int32 = try await withCheckedThrowingContinuation { continuation in
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do {
-            try process.run()
-        } catch {
-            process.terminationHandler = nil
-            continuation.resume(throwing: error)
-        }
-    }
+    let result = try await ChildProcess.run("curl", ["--silent", "--show-error"] + arguments, in: directory)
     return CurlResult(
-        exitCode: exitCode,
-        standardOutput: output.fileHandleForReading.readDataToEndOfFile(),
-        standardError: String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        exitCode: result.status,
+        standardOutput: result.standardOutput,
+        standardError: String(decoding: result.standardError, as: UTF8.self)
     )
 }

@@ -16,7 +16,7 @@ public struct DepotProcess: Sendable {
         return URL(fileURLWithPath: ".build/debug/depot")
     }
 
-    public let process: Process
+    public let process: ChildProcess
     /// Everything the process wrote to standard output and standard error.
     public let logFile: URL
 
@@ -39,17 +39,11 @@ public struct DepotProcess: Sendable {
 
     /// Starts a program with its output going to a log file in `directory`.
     static func launch(_ executable: String, _ arguments: [String], environment: [String: String]?, in directory: URL) throws -> DepotProcess {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        process.currentDirectoryURL = directory
         let logFile = directory.appendingPathComponent("run-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: logFile)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
+        let log = open(logFile.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard log >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: logFile.path]) }
+        defer { close(log) }
+        let process = try ChildProcess(executable, arguments, environment: environment, in: directory, output: log, error: log)
         return DepotProcess(process: process, logFile: logFile)
     }
 
@@ -65,7 +59,7 @@ public struct DepotProcess: Sendable {
                 let match = log[range]
                 return Int(match.split(separator: ":").last!)!
             }
-            guard process.isRunning else { throw DepotProcessError.exited(status: process.terminationStatus, log: log) }
+            if let status = process.terminationStatus { throw DepotProcessError.exited(status: status, log: log) }
             try await Task.sleep(for: .milliseconds(50))
         }
         throw DepotProcessError.timedOut(log: log)
@@ -73,23 +67,22 @@ public struct DepotProcess: Sendable {
 
     /// Waits for the process to end and returns its exit status.
     public func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else { throw DepotProcessError.timedOut(log: log) }
-            try await Task.sleep(for: .milliseconds(20))
+        do {
+            return try await process.waitForExit(timeout: timeout)
+        } catch is ChildProcessError {
+            throw DepotProcessError.timedOut(log: log)
         }
-        return process.terminationStatus
     }
 
     /// Sends SIGTERM and waits for a graceful exit.
     public func stop() async throws -> Int32 {
-        if process.isRunning { process.terminate() }
+        process.send(SIGTERM)
         return try await waitForExit()
     }
 
     /// Sends SIGKILL.
     public func kill() {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.send(SIGKILL)
     }
 }
 

@@ -65,8 +65,6 @@ struct CrashSafetyTests {
     /// IMMEDIATE`) until `body` returns: a commit then waits inside, with its content stored and
     /// its transaction not begun, for up to the catalog's busy timeout.
     static func holdingCatalogLock<Result>(_ catalog: URL, _ body: () async throws -> Result) async throws -> Result {
-        let locker = Process()
-        locker.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         let script = """
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -74,15 +72,19 @@ struct CrashSafetyTests {
             print("locked", flush=True)
             sys.stdin.read()
             """
-        locker.arguments = ["python3", "-c", script, catalog.path]
         let input = Pipe()
         let output = Pipe()
-        locker.standardInput = input
-        locker.standardOutput = output
-        try locker.run()
+        let locker = try ChildProcess(
+            "python3",
+            ["-c", script, catalog.path],
+            input: input.fileHandleForReading.fileDescriptor,
+            output: output.fileHandleForWriting.fileDescriptor
+        )
+        try input.fileHandleForReading.close()
+        try output.fileHandleForWriting.close()
         defer {
             try? input.fileHandleForWriting.close()
-            locker.waitUntilExit()
+            _ = locker.waitUntilExit()
         }
         let answer = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         #expect(answer.contains("locked"), "another process holds the catalog's write lock")

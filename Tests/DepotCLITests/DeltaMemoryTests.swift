@@ -23,9 +23,11 @@ struct DeltaMemoryTests {
         return Array(text.prefix(count))
     }
 
+    /// The process's anonymous resident memory (`RssAnon`): its heap and buffers, without the
+    /// pages of its executable and libraries that the first downloads happen to touch.
     static func residentBytes(of pid: Int32) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
             let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
         else { return nil }
         return kilobytes * 1024
@@ -61,14 +63,13 @@ struct DeltaMemoryTests {
             let pid = depot.process.processIdentifier
             let idle = try #require(Self.residentBytes(of: pid))
             let clients = try (0..<50).map { _ in
-                let curl = Process()
-                curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-                curl.arguments = [
-                    "-s", "-o", "/dev/null", "--limit-rate", "4M", "-H", "A-IM: vcdiff", "-H", "If-None-Match: \(old)",
-                    "http://127.0.0.1:\(port)/files/words.txt",
-                ]
-                try curl.run()
-                return curl
+                try ChildProcess(
+                    "curl",
+                    [
+                        "-s", "-o", "/dev/null", "--limit-rate", "4M", "-H", "A-IM: vcdiff", "-H", "If-None-Match: \(old)",
+                        "http://127.0.0.1:\(port)/files/words.txt",
+                    ]
+                )
             }
             var peak = idle
             while clients.contains(where: \.isRunning) {

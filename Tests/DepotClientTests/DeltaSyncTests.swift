@@ -106,11 +106,7 @@ extension Fixture {
         try withTemporaryDirectorySync { folder in
             let file = folder.appendingPathComponent("data")
             try data.write(to: file)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/gzip")
-            process.arguments = ["-9", "-k", file.path]
-            try process.run()
-            process.waitUntilExit()
+            _ = try ChildProcess("/usr/bin/gzip", ["-9", "-k", file.path]).waitUntilExit()
             return Int64(try Data(contentsOf: file.appendingPathExtension("gz")).count)
         }
     }

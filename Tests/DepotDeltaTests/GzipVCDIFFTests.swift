@@ -59,6 +59,32 @@ struct GzipVCDIFFTests {
         }
     }
 
+    @Test("step by step, gunzip never hands out more than its buffer at once, even of 8 MiB of zeros in 8 KiB of gzip")
+    func boundedSteps() throws {
+        let target = [UInt8](repeating: 0, count: 8 << 20) + Array("the end".utf8)
+        let compressed = try Self.gzip(of: target)
+        #expect(compressed.count < 10_000)
+        let inflater = try GzipInflater(bufferSize: 4096)
+        var output: [UInt8] = []
+        var steps = 0
+        try compressed.withUnsafeBytes { input in
+            var consumed = 0
+            var produced = 0
+            repeat {
+                let step = try inflater.step(UnsafeRawBufferPointer(rebasing: input[consumed...])) { piece in
+                    #expect(piece.count <= 4096)
+                    output.append(contentsOf: piece)
+                }
+                consumed += step.consumed
+                produced = step.produced
+                steps += 1
+            } while consumed < input.count || produced == 4096
+        }
+        #expect(output == target)
+        #expect(inflater.isFinished)
+        #expect(steps >= target.count / 4096)
+    }
+
     static func gzip(of bytes: [UInt8]) throws -> [UInt8] {
         var output: [UInt8] = []
         let deflater = try GzipDeflater(level: 6)

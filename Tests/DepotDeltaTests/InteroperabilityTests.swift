@@ -18,7 +18,7 @@ struct InteroperabilityTests {
             let sourceFile = try directory.write(Data(source), to: "source")
             let deltaFile = try directory.write(Data(delta), to: "delta")
             let output = directory.appendingPathComponent("output")
-            #expect(try Samples.run(Self.xdelta3, ["-d", "-f", "-s", sourceFile.path, deltaFile.path, output.path]) == 0)
+            #expect(try await Samples.run(Self.xdelta3, ["-d", "-f", "-s", sourceFile.path, deltaFile.path, output.path]) == 0)
             #expect(try Data(contentsOf: output) == Data(target))
         }
     }
@@ -33,7 +33,7 @@ struct InteroperabilityTests {
             let sourceFile = try directory.write(Data(source), to: "source")
             let deltaFile = try directory.write(Data(delta), to: "delta")
             let output = directory.appendingPathComponent("output")
-            #expect(try Samples.run(Self.xdelta3, ["-d", "-f", "-s", sourceFile.path, deltaFile.path, output.path]) == 0)
+            #expect(try await Samples.run(Self.xdelta3, ["-d", "-f", "-s", sourceFile.path, deltaFile.path, output.path]) == 0)
             #expect(try Data(contentsOf: output) == Data(target))
         }
     }
@@ -49,7 +49,7 @@ struct InteroperabilityTests {
             let sourceFile = try directory.write(Data(source), to: "source")
             let targetFile = try directory.write(Data(target), to: "target")
             let deltaFile = directory.appendingPathComponent("delta")
-            let status = try Samples.run(Self.xdelta3, ["-e", "-9", "-f"] + flags + ["-s", sourceFile.path, targetFile.path, deltaFile.path])
+            let status = try await Samples.run(Self.xdelta3, ["-e", "-9", "-f"] + flags + ["-s", sourceFile.path, targetFile.path, deltaFile.path])
             #expect(status == 0)
             let delta = Array(try Data(contentsOf: deltaFile))
             #expect(try VCDIFFDecoder.decode(delta, source: source) == target)

@@ -32,14 +32,7 @@ enum Samples {
 
     /// Runs a program to its end; returns its exit status.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+    static func run(_ executable: String, _ arguments: [String]) async throws -> Int32 {
+        try await ChildProcess.run(executable, arguments).status
     }
 }

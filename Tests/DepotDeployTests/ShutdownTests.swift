@@ -25,7 +25,7 @@ struct ShutdownTests {
             try await RawHTTPConnection.with(port: port) { connection in
                 try await connection.send("GET", "/large.bin")
                 try await Task.sleep(for: .milliseconds(200))  // the server is mid-file, held by backpressure
-                depot.process.terminate()
+                depot.process.send(SIGTERM)
                 // A slow reader: the server's send buffers stay full while it shuts down.
                 try await Task.sleep(for: .milliseconds(500))
                 let response = try await connection.readResponse()
@@ -45,7 +45,7 @@ struct ShutdownTests {
                 try await connection.send("GET", "/large.bin")
                 try await Task.sleep(for: .milliseconds(200))
                 let stopping = ContinuousClock.now
-                depot.process.terminate()
+                depot.process.send(SIGTERM)
                 _ = try await depot.waitForExit(timeout: .seconds(20))
                 let took = ContinuousClock.now - stopping
                 #expect(took >= .milliseconds(900), "it waited for the download")

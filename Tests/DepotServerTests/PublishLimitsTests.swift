@@ -87,19 +87,9 @@ struct PublishLimitsTests {
             let data = root.appendingPathComponent("data")
             try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
             // A real file system of 2 MiB as the data folder (needs root to mount).
-            let mount = Process()
-            mount.executableURL = URL(fileURLWithPath: "/bin/mount")
-            mount.arguments = ["-t", "tmpfs", "-o", "size=2m", "tmpfs", data.path]
-            try mount.run()
-            mount.waitUntilExit()
-            try #require(mount.terminationStatus == 0)
-            defer {
-                let unmount = Process()
-                unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
-                unmount.arguments = ["-l", data.path]
-                try? unmount.run()
-                unmount.waitUntilExit()
-            }
+            let mount = try await ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", data.path])
+            try #require(mount.status == 0)
+            defer { _ = try? ChildProcess("/bin/umount", ["-l", data.path]).waitUntilExit() }
             var configuration = ServerConfiguration()
             configuration.publish.tokens = [LiveServer.token]
             configuration.dataDirectory = data.path

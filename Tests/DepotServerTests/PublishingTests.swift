@@ -34,14 +34,8 @@ struct PublishingTests {
     static func digestTool(_ tool: String, _ data: Data) async throws -> String {
         try await withTemporaryDirectory { folder in
             let file = try folder.write(data, to: "file")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [tool, file.path]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            process.waitUntilExit()
-            return String(String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).prefix { $0 != " " })
+            let output = try await ChildProcess.run(tool, [file.path]).standardOutput
+            return String(String(decoding: output, as: UTF8.self).prefix { $0 != " " })
         }
     }
 
