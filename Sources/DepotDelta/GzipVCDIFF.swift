@@ -7,7 +7,6 @@ public enum GzipVCDIFF {
     public struct Encoder {
         private var encoder: VCDIFFEncoder
         private let deflater: GzipDeflater
-        private var encoded: [UInt8] = []
         /// The largest window ``encode(window:output:)`` takes.
         public var windowSize: Int { encoder.options.windowSize }
 
@@ -24,9 +23,7 @@ public enum GzipVCDIFF {
 
         /// Encodes the next `window` of the target (at most ``windowSize`` bytes).
         public mutating func encode(window: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-            encoded.removeAll(keepingCapacity: true)
-            encoder.encodeWindow(window, into: &encoded)
-            try encoded.withUnsafeBytes { try deflater.compress($0, output: output) }
+            try encoder.encodeWindow(window) { try deflater.compress($0, output: output) }
         }
 
         /// Ends the gzip stream.

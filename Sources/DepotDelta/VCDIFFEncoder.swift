@@ -19,7 +19,7 @@ public struct VCDIFFEncoder: Sendable {
         public var chainDepth: Int
 
         public init(windowSize: Int = 8 << 20, sourceStep: Int = 8, chainDepth: Int = 16) {
-            precondition(windowSize > 0 && sourceStep > 0 && chainDepth > 0)
+            precondition(windowSize > 0 && windowSize <= Int(Int32.max) && sourceStep > 0 && chainDepth > 0)
             self.windowSize = windowSize
             self.sourceStep = sourceStep
             self.chainDepth = chainDepth
@@ -77,6 +77,12 @@ public struct VCDIFFEncoder: Sendable {
     /// ``Options/windowSize``) of the target. Call it for each piece, in order, after writing
     /// ``header``.
     public mutating func encodeWindow(_ target: UnsafeRawBufferPointer, into output: inout [UInt8]) {
+        encodeWindow(target) { output.append(contentsOf: $0) }
+    }
+
+    /// Encodes one window as ``encodeWindow(_:into:)`` does, handing it to `output` in pieces
+    /// (its header and each section) rather than copying it into one buffer.
+    public mutating func encodeWindow(_ target: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) rethrows {
         precondition(target.count <= options.windowSize, "a window is at most options.windowSize bytes")
         let instructions = source.withUnsafeBytes { source in findInstructions(source: source, target: target) }
         targetPosition += target.count
@@ -85,8 +91,8 @@ public struct VCDIFFEncoder: Sendable {
         var low = Int.max
         var high = 0
         for case .copy(let address, let size) in instructions {
-            low = min(low, address)
-            high = max(high, address + size)
+            low = min(low, Int(address))
+            high = max(high, Int(address) + Int(size))
         }
         if low >= high { low = 0 }
         let segment = low < high ? (length: high - low, position: low) : nil
@@ -96,30 +102,38 @@ public struct VCDIFFEncoder: Sendable {
         for instruction in instructions {
             switch instruction {
             case .add(let start, let count):
-                writer.add(UnsafeRawBufferPointer(rebasing: target[start..<start + count]))
-                written += count
+                writer.add(UnsafeRawBufferPointer(rebasing: target[Int(start)..<Int(start + count)]))
+                written += Int(count)
             case .run(let byte, let count):
-                writer.run(of: byte, count: count)
-                written += count
+                writer.run(of: byte, count: Int(count))
+                written += Int(count)
             case .copy(let address, let size):
-                writer.copy(from: address - low, size: size, here: segmentLength + written)
-                written += size
+                writer.copy(from: Int(address) - low, size: Int(size), here: segmentLength + written)
+                written += Int(size)
             case .targetCopy(let start, let size):
-                writer.copy(from: segmentLength + start, size: size, here: segmentLength + written)
-                written += size
+                writer.copy(from: segmentLength + Int(start), size: Int(size), here: segmentLength + written)
+                written += Int(size)
             }
         }
-        writer.write(targetLength: target.count, sourceSegment: segment, to: &output)
+        try writer.write(targetLength: target.count, sourceSegment: segment, to: output)
     }
 
+    /// One instruction of a window, in 32-bit fields (12 bytes, where a window's instructions
+    /// would otherwise take twice the memory): windows are at most `Int32.max` bytes and the
+    /// source at most ``maximumSourceSize``.
     enum Instruction {
         /// Target bytes `start..<start+count` of the window, as data.
-        case add(start: Int, count: Int)
-        case run(byte: UInt8, count: Int)
+        case add(start: UInt32, count: UInt32)
+        case run(byte: UInt8, count: UInt32)
         /// `size` bytes from absolute source position `address`.
-        case copy(address: Int, size: Int)
+        case copy(address: UInt32, size: UInt32)
         /// `size` bytes from window position `start`, earlier in the target.
-        case targetCopy(start: Int, size: Int)
+        case targetCopy(start: UInt32, size: UInt32)
+
+        static func add(_ start: Int, _ count: Int) -> Self { .add(start: UInt32(start), count: UInt32(count)) }
+        static func run(_ byte: UInt8, _ count: Int) -> Self { .run(byte: byte, count: UInt32(count)) }
+        static func copy(_ address: Int, _ size: Int) -> Self { .copy(address: UInt32(address), size: UInt32(size)) }
+        static func targetCopy(_ start: Int, _ size: Int) -> Self { .targetCopy(start: UInt32(start), size: UInt32(size)) }
     }
 
     private mutating func findInstructions(source: UnsafeRawBufferPointer, target: UnsafeRawBufferPointer) -> [Instruction] {
@@ -164,9 +178,9 @@ public struct VCDIFFEncoder: Sendable {
                     }
                     Self.appendLiteral(target, from: pending, to: position - back, into: &instructions)
                     if match.inTarget {
-                        instructions.append(.targetCopy(start: match.source - back, size: match.length + back))
+                        instructions.append(.targetCopy(match.source - back, match.length + back))
                     } else {
-                        instructions.append(.copy(address: match.source - back, size: match.length + back))
+                        instructions.append(.copy(match.source - back, match.length + back))
                         remember(displacement: match.source - (targetPosition + position))
                     }
                     for covered in stride(from: position, to: position + match.length, by: 16) { finder.remember(covered) }
@@ -251,12 +265,12 @@ public struct VCDIFFEncoder: Sendable {
             var runEnd = position + 1
             while runEnd < end, target[runEnd] == byte { runEnd += 1 }
             if runEnd - position >= minimumRun {
-                if position > addStart { instructions.append(.add(start: addStart, count: position - addStart)) }
-                instructions.append(.run(byte: byte, count: runEnd - position))
+                if position > addStart { instructions.append(.add(addStart, position - addStart)) }
+                instructions.append(.run(byte, runEnd - position))
                 addStart = runEnd
             }
             position = runEnd
         }
-        if end > addStart { instructions.append(.add(start: addStart, count: end - addStart)) }
+        if end > addStart { instructions.append(.add(addStart, end - addStart)) }
     }
 }

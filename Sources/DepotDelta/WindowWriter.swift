@@ -67,23 +67,34 @@ struct WindowWriter {
 
     /// Appends the whole window (RFC 3284 §4.2–4.3) to `output`.
     func write(targetLength: Int, sourceSegment: (length: Int, position: Int)?, to output: inout [UInt8]) {
-        if let sourceSegment {
-            output.append(VCDIFF.WindowIndicator.source)
-            VCDIFFInteger.append(sourceSegment.length, to: &output)
-            VCDIFFInteger.append(sourceSegment.position, to: &output)
-        } else {
-            output.append(0)
-        }
+        write(targetLength: targetLength, sourceSegment: sourceSegment) { output.append(contentsOf: $0) }
+    }
+
+    /// Hands the whole window (RFC 3284 §4.2–4.3) to `output` in pieces: its header, then each
+    /// section as it is held, never copied into one buffer.
+    func write(
+        targetLength: Int,
+        sourceSegment: (length: Int, position: Int)?,
+        to output: (UnsafeRawBufferPointer) throws -> Void
+    ) rethrows {
         var header: [UInt8] = []
-        VCDIFFInteger.append(targetLength, to: &header)
-        header.append(0)  // Delta_Indicator: no secondary compression
-        VCDIFFInteger.append(data.count, to: &header)
-        VCDIFFInteger.append(instructions.count, to: &header)
-        VCDIFFInteger.append(addresses.count, to: &header)
-        VCDIFFInteger.append(header.count + data.count + instructions.count + addresses.count, to: &output)
-        output.append(contentsOf: header)
-        output.append(contentsOf: data)
-        output.append(contentsOf: instructions)
-        output.append(contentsOf: addresses)
+        if let sourceSegment {
+            header.append(VCDIFF.WindowIndicator.source)
+            VCDIFFInteger.append(sourceSegment.length, to: &header)
+            VCDIFFInteger.append(sourceSegment.position, to: &header)
+        } else {
+            header.append(0)
+        }
+        var delta: [UInt8] = []
+        VCDIFFInteger.append(targetLength, to: &delta)
+        delta.append(0)  // Delta_Indicator: no secondary compression
+        VCDIFFInteger.append(data.count, to: &delta)
+        VCDIFFInteger.append(instructions.count, to: &delta)
+        VCDIFFInteger.append(addresses.count, to: &delta)
+        VCDIFFInteger.append(delta.count + data.count + instructions.count + addresses.count, to: &header)
+        header += delta
+        for piece in [header, data, instructions, addresses] where !piece.isEmpty {
+            try piece.withUnsafeBytes(output)
+        }
     }
 }
