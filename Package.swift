@@ -125,6 +125,8 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            // The dashboard's style and script, plain files built into the binary.
+            resources: [.embedInCode("Dashboard/dashboard.css"), .embedInCode("Dashboard/dashboard.js")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -195,6 +197,7 @@ let package = Package(
         .testTarget(
             name: "DepotDeployTests",
             dependencies: ["DepotClient", "DepotServer", "DepotTestSupport"],
+            exclude: ["Browser"],  // the browser test's Playwright script, run by DashboardBrowserTests
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -62,6 +62,16 @@ public func buildApplication(
         releases: ReleaseController(catalog: catalog, store: store, content: content, publisher: publisher),
         documents: ReleaseDocumentsController(content: content, catalog: catalog, responder: responder),
         health: HealthController(catalog: catalog, store: store, logger: logger),
+        dashboard: configuration.dashboard.enabled
+            ? DashboardController(
+                data: DashboardData(catalog: catalog, traffic: metrics.traffic, signer: configuration.channels),
+                access: DashboardAccess(
+                    publishers: publisher.authenticator,
+                    readers: BearerAuthenticator(tokens: configuration.dashboard.readTokens),
+                    allowedAddresses: configuration.dashboard.allowedAddresses,
+                    trustedProxies: configuration.trustedProxies
+                )
+            ) : nil,
         responder: responder
     )
     let openFiles = OpenFileCaches(capacity: configuration.openFilesPerEventLoop, idleTime: configuration.openFileIdleTime, logger: logger)
@@ -143,6 +153,7 @@ func buildRouter(
     releases: ReleaseController,
     documents: ReleaseDocumentsController,
     health: HealthController,
+    dashboard: DashboardController? = nil,
     responder: ResourceResponder
 ) -> Router<DepotRequestContext> {
     let router = Router(context: DepotRequestContext.self)
@@ -155,5 +166,6 @@ func buildRouter(
     documents.addRoutes(to: router)
     health.addRoutes(to: router)
     metrics.addRoutes(to: router)
+    dashboard?.addRoutes(to: router)
     return router
 }

@@ -43,6 +43,12 @@ struct BearerAuthenticator: Sendable {
     }
 
     /// Throws 401 with `WWW-Authenticate: Bearer` unless the request carries a valid token.
+    ///
+    /// The token may also come as the password of `Basic` credentials (RFC 7617), which a browser
+    /// sends by itself once its user has typed them: that is how the dashboard's buttons call
+    /// this API. A browser would send them on a cross-site form post too, so a request with
+    /// `Basic` credentials and an unsafe method must carry `X-Requested-With`, which another
+    /// site's page cannot add without a CORS preflight that Depot never grants.
     func authorize(_ request: Request) throws {
         guard !tokenDigests.isEmpty else {
             throw Self.unauthorized("Publishing is disabled: no publish token is configured", error: nil)
@@ -53,30 +59,54 @@ struct BearerAuthenticator: Sendable {
         guard let presented = Self.credentials(field) else {
             throw Self.unauthorized("This needs Authorization: Bearer <token>", error: "invalid_request")
         }
-        let digest = Array(SHA256.hash(data: presented))
+        guard accepts(presented.token) else { throw Self.unauthorized("The token is not valid", error: "invalid_token") }
+        if presented.isBasic, ![.get, .head, .options].contains(request.method), request.headers[.xRequestedWith] == nil {
+            throw HTTPError(.forbidden, message: "A browser's request must carry X-Requested-With")
+        }
+    }
+
+    /// Whether `token` is one of the configured tokens, compared in constant time.
+    func accepts(_ token: [UInt8]) -> Bool {
+        let digest = Array(SHA256.hash(data: token))
         var matched = false
         for expected in tokenDigests {
             var difference: UInt8 = 0
             for (a, b) in zip(expected, digest) { difference |= a ^ b }
             matched = matched || difference == 0
         }
-        guard matched else { throw Self.unauthorized("The token is not valid", error: "invalid_token") }
+        return matched
     }
 
-    /// The token of `Bearer 1*SP token` (RFC 6750 §2.1, the scheme in any case), as bytes; `nil`
-    /// for another scheme or no token.
-    static func credentials(_ field: String) -> [UInt8]? {
+    /// The token an `Authorization` field presents: that of `Bearer 1*SP token` (RFC 6750 §2.1),
+    /// or the password of `Basic` credentials (RFC 7617, the user name ignored); schemes in any
+    /// case. `nil` for another scheme or no token.
+    static func credentials(_ field: String) -> (token: [UInt8], isBasic: Bool)? {
         let bytes = Array(field.utf8)
-        let scheme = Array("bearer".utf8)
-        guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }), bytes[scheme.count] == UInt8(ascii: " ") else {
-            return nil
+        func value(ofScheme name: String) -> ArraySlice<UInt8>? {
+            let scheme = Array(name.utf8)
+            guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }), bytes[scheme.count] == UInt8(ascii: " ") else {
+                return nil
+            }
+            let value = bytes.dropFirst(scheme.count).drop { $0 == UInt8(ascii: " ") }
+            return value.isEmpty ? nil : value
         }
-        let token = bytes.dropFirst(scheme.count).drop { $0 == UInt8(ascii: " ") }
-        return token.isEmpty ? nil : Array(token)
+        if let token = value(ofScheme: "bearer") { return (Array(token), false) }
+        guard let encoded = value(ofScheme: "basic"), let decoded = Data(base64Encoded: Data(encoded)),
+            let colon = decoded.firstIndex(of: UInt8(ascii: ":")), colon + 1 < decoded.endIndex
+        else { return nil }
+        return (Array(decoded[(colon + 1)...]), true)
     }
 
     private static func unauthorized(_ message: String, error: String?) -> HTTPError {
-        let challenge = "Bearer realm=\"depot\"" + (error.map { ", error=\"\($0)\"" } ?? "")
-        return HTTPError(.unauthorized, headers: [.wwwAuthenticate: challenge], message: message)
+        var fields: HTTPFields = [.wwwAuthenticate: "Bearer realm=\"depot\"" + (error.map { ", error=\"\($0)\"" } ?? "")]
+        // The dashboard's realm too, in a field of its own (browsers read one challenge a field):
+        // a browser signed in there then sends its credentials to this API (the buttons).
+        fields.append(HTTPField(name: .wwwAuthenticate, value: "Basic realm=\"\(DashboardAccess.realm)\""))
+        return HTTPError(.unauthorized, headers: fields, message: message)
     }
+}
+
+extension HTTPField.Name {
+    /// Set by the dashboard's script on the requests it sends (see ``BearerAuthenticator/authorize(_:)``).
+    static let xRequestedWith = Self("X-Requested-With")!
 }

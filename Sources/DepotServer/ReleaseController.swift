@@ -330,7 +330,7 @@ struct ReleaseController: Sendable {
         return sha256
     }
 
-    private static func json(_ value: some Encodable, status: HTTPResponse.Status, close: Bool = false) throws -> Response {
+    static func json(_ value: some Encodable, status: HTTPResponse.Status, close: Bool = false) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if close { headers[.connection] = "close" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try PublishController.encoder.encode(value))))

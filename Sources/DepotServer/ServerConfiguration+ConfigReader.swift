@@ -36,6 +36,9 @@ extension ServerConfiguration {
     /// | `log.requestsFlushSeconds` | number | `0.5` | how long a line may wait in the buffer; more than 0 |
     /// | `metrics.allowedAddresses` | string array | `127.0.0.1`, `::1` | who may read `/metrics` without a token |
     /// | `metrics.token` | string, secret | none | bearer token for `/metrics`, then required from every address |
+    /// | `dashboard.enabled` | bool | `false` | serve the operator's dashboard (`/dashboard/`) and its admin API (`/v1/admin/…`) |
+    /// | `dashboard.readTokens` | string array, secret | none | tokens that may read the dashboard; publish tokens may also use its buttons |
+    /// | `dashboard.allowedAddresses` | string array | `127.0.0.1`, `::1` | who may read the dashboard without a token |
     /// | `public.path` | string | `public` | folder served as it is |
     /// | `public.rescanInterval` | number | `2` | seconds between checks for changed files; 0 disables |
     /// | `public.cacheControl` | string | `no-cache` | `Cache-Control` of public files; empty sends none |
@@ -143,6 +146,7 @@ extension ServerConfiguration {
                 reader.stringArray(forKey: "metrics.allowedAddresses", default: Array(defaults.metricsAllowedAddresses).sorted())
             ),
             metricsToken: metricsToken,
+            dashboard: try DashboardConfiguration(reader: reader),
             publicDirectory: reader.string(forKey: "public.path", default: defaults.publicDirectory),
             dataDirectory: reader.string(forKey: "data.path", default: defaults.dataDirectory),
             publicRescanInterval: rescan > 0 ? .milliseconds(Int64(rescan * 1000)) : nil,
@@ -256,4 +260,18 @@ extension PublishConfiguration {
 extension String {
     /// `nil` for the empty string: an empty setting means "send no such field".
     var nonEmpty: String? { isEmpty ? nil : self }
+}
+
+extension DashboardConfiguration {
+    /// Reads the `dashboard.*` keys (see ``ServerConfiguration/init(reader:)``).
+    init(reader: ConfigReader) throws {
+        let defaults = DashboardConfiguration()
+        let readTokens = reader.stringArray(forKey: "dashboard.readTokens", isSecret: true, default: [])
+        for token in readTokens { try BearerAuthenticator.validate(token, key: "dashboard.readTokens") }
+        self.init(
+            enabled: reader.bool(forKey: "dashboard.enabled", default: defaults.enabled),
+            readTokens: readTokens,
+            allowedAddresses: Set(reader.stringArray(forKey: "dashboard.allowedAddresses", default: Array(defaults.allowedAddresses).sorted()))
+        )
+    }
 }

@@ -35,6 +35,8 @@ public struct ServerConfiguration: Sendable {
     public var metricsAllowedAddresses: Set<String>
     /// A bearer token for `/metrics`; when set, it is required from every address.
     public var metricsToken: String?
+    /// The operator's dashboard and its admin API.
+    public var dashboard: DashboardConfiguration
     /// Whether every request is logged, one line when its response ends.
     public var logsRequests: Bool
     /// How requests are logged, when they are.
@@ -97,6 +99,7 @@ public struct ServerConfiguration: Sendable {
         openFileIdleTime: Duration = .seconds(10),
         metricsAllowedAddresses: Set<String> = ["127.0.0.1", "::1"],
         metricsToken: String? = nil,
+        dashboard: DashboardConfiguration = DashboardConfiguration(),
         publicDirectory: String = "public",
         dataDirectory: String = "data",
         publicRescanInterval: Duration? = .seconds(2),
@@ -124,6 +127,7 @@ public struct ServerConfiguration: Sendable {
         self.openFileIdleTime = openFileIdleTime
         self.metricsAllowedAddresses = metricsAllowedAddresses
         self.metricsToken = metricsToken
+        self.dashboard = dashboard
         self.publicDirectory = publicDirectory
         self.dataDirectory = dataDirectory
         self.publicRescanInterval = publicRescanInterval

@@ -1,0 +1,88 @@
+import Hummingbird
+import NIOCore
+
+/// The operator's dashboard and the admin API it reads; served only with `dashboard.enabled`.
+///
+/// - `GET /dashboard/` (or `/dashboard`): channels (with rollback and promote buttons for a publish token),
+///   the last hour's traffic, releases. `GET /dashboard/diff?from=&to=`: what one release
+///   changes against another. `GET /dashboard/file?path=`: a path's versions and patches.
+///   `GET /dashboard/signin`: asks for a token even from an allowed address.
+/// - `GET /v1/admin/overview`, `/v1/admin/diff?from=&to=`, `/v1/admin/file?path=`,
+///   `/v1/admin/traffic`: the same, as JSON.
+/// - `GET /dashboard/dashboard.css` and `/dashboard/dashboard.js`: its style and script,
+///   built into the binary, readable by anyone (they hold no data).
+///
+/// The buttons call `POST /v1/channels/{name}/rollback` and `…/promote`, the API `depot release
+/// rollback` and `promote` use, which needs a publish token.
+struct DashboardController: Sendable {
+    let data: DashboardData
+    let access: DashboardAccess
+
+    func addRoutes(to router: Router<DepotRequestContext>) {
+        router.get("/dashboard/") { request, context in
+            let role = try access.authorize(request, context: context)
+            return Self.html(DashboardPage.overview(try await data.overview(role: role)))
+        }
+        router.get("/dashboard/signin") { request, _ in try access.signIn(request) }
+        router.get("/dashboard/diff") { request, context in
+            let role = try access.authorize(request, context: context)
+            return Self.html(DashboardPage.diff(try await diff(request), role: role))
+        }
+        router.get("/dashboard/file") { request, context in
+            let role = try access.authorize(request, context: context)
+            return Self.html(DashboardPage.file(try await data.file(path: try Self.path(request)), role: role))
+        }
+        router.get("/dashboard/dashboard.css") { _, _ in Self.asset(PackageResources.dashboard_css, type: "text/css; charset=utf-8") }
+        router.get("/dashboard/dashboard.js") { _, _ in Self.asset(PackageResources.dashboard_js, type: "text/javascript; charset=utf-8") }
+        router.get("/v1/admin/overview") { request, context in
+            let role = try access.authorize(request, context: context)
+            return try ReleaseController.json(try await data.overview(role: role), status: .ok)
+        }
+        router.get("/v1/admin/diff") { request, context in
+            _ = try access.authorize(request, context: context)
+            return try ReleaseController.json(try await diff(request), status: .ok)
+        }
+        router.get("/v1/admin/file") { request, context in
+            _ = try access.authorize(request, context: context)
+            return try ReleaseController.json(try await data.file(path: try Self.path(request)), status: .ok)
+        }
+        router.get("/v1/admin/traffic") { request, context in
+            _ = try access.authorize(request, context: context)
+            return try ReleaseController.json(data.trafficNow(), status: .ok)
+        }
+    }
+
+    private func diff(_ request: Request) async throws -> DashboardData.Diff {
+        guard let from = request.uri.queryParameters.get("from"), let to = request.uri.queryParameters.get("to") else {
+            throw HTTPError(.badRequest, message: "Name two releases: ?from=<number or id>&to=<number or id>")
+        }
+        guard let diff = try await data.diff(from: from, to: to) else {
+            throw HTTPError(.notFound, message: "No such release")
+        }
+        return diff
+    }
+
+    private static func path(_ request: Request) throws -> String {
+        guard let path = request.uri.queryParameters.get("path"), !path.isEmpty else {
+            throw HTTPError(.badRequest, message: "Name a file: ?path=<published path>")
+        }
+        return path
+    }
+
+    private static func html(_ page: String) -> Response {
+        Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/html; charset=utf-8",
+                .cacheControl: "no-store",
+                // The page's own script and style only: nothing inline, nothing from elsewhere.
+                .contentSecurityPolicy: "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: page))
+        )
+    }
+
+    private static func asset(_ bytes: [UInt8], type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

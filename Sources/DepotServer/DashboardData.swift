@@ -1,0 +1,120 @@
+import Crypto
+import DepotHTTP
+import DepotManifest
+import DepotStore
+
+/// What the dashboard shows, read from the catalog and Depot's own counters: one model that the
+/// admin API sends as JSON and the pages render as HTML.
+struct DashboardData: Sendable {
+    let catalog: Catalog
+    let traffic: TrafficHistory
+    let signer: ChannelSigner
+
+    struct Channel: Sendable, Encodable {
+        let name: String
+        let release: ReleaseSummary
+        /// When the channel was last moved (IMF-fixdate).
+        let since: String
+        let serial: Int64
+        /// The key id its documents are signed with; `nil`: unsigned.
+        let signedBy: String?
+    }
+
+    struct Traffic: Sendable, Encodable {
+        let summary: TrafficHistory.Summary
+        /// The summary as the page shows it (`"304 share": "42%"`), by figure name: the page's
+        /// script refreshes its figures from these, so the formatting lives in one place.
+        let figures: [String: String]
+        /// Oldest first.
+        let minutes: [TrafficHistory.Minute]
+
+        init(minutes: [TrafficHistory.Minute]) {
+            let summary = TrafficHistory.Summary(minutes)
+            self.summary = summary
+            self.minutes = minutes
+            figures = [
+                "requests": String(summary.requests),
+                "notModifiedShare": DashboardPage.percent(summary.notModifiedShare),
+                "errors": String(summary.clientErrors + summary.serverErrors),
+                "bytesSent": DashboardPage.bytes(summary.bytesSent),
+                "bytesSaved": DashboardPage.bytes(summary.bytesSaved),
+            ]
+        }
+    }
+
+    struct Overview: Sendable, Encodable {
+        let role: DashboardRole
+        let channels: [Channel]
+        let releases: [ReleaseSummary]
+        let traffic: Traffic
+    }
+
+    struct Diff: Sendable, Encodable {
+        struct Change: Sendable, Encodable {
+            let path: String
+            let before: ReleaseEntrySize?
+            let after: ReleaseEntrySize?
+        }
+        let from: ReleaseSummary
+        let to: ReleaseSummary
+        let added: [Change]
+        let changed: [Change]
+        let removed: [Change]
+    }
+
+    /// A file's version and size in a release.
+    struct ReleaseEntrySize: Sendable, Encodable {
+        let version: Int64
+        let size: Int64
+        let gzipSize: Int64?
+
+        init(_ entry: ReleaseEntry) {
+            version = entry.version
+            size = entry.size
+            gzipSize = entry.gzip?.size
+        }
+    }
+
+    struct File: Sendable, Encodable {
+        let path: String
+        let versions: [FileHistoryEntry]
+    }
+
+    /// How many releases the overview lists.
+    static let releaseCount = 50
+
+    func overview(role: DashboardRole) async throws -> Overview {
+        let keyID = signer.key.map { ChannelSigner.keyID(of: $0.publicKey) }
+        let channels = try await catalog.channels().map {
+            Channel(
+                name: $0.name,
+                release: $0.release,
+                since: HTTPDate(secondsSince1970: $0.updatedAt).imfFixdate,
+                serial: $0.serial,
+                signedBy: keyID
+            )
+        }
+        return Overview(role: role, channels: channels, releases: try await catalog.releases(limit: Self.releaseCount), traffic: trafficNow())
+    }
+
+    func trafficNow() -> Traffic {
+        Traffic(minutes: traffic.lastHour())
+    }
+
+    /// The files `to` adds, changes and removes against `from` (releases by number or id).
+    func diff(from: String, to: String) async throws -> Diff? {
+        guard let before = try await catalog.release(from), let after = try await catalog.release(to) else { return nil }
+        let diff = try await catalog.diff(from: before, to: after)
+        return Diff(
+            from: before,
+            to: after,
+            added: diff.added.map { .init(path: $0.path, before: nil, after: .init($0)) },
+            changed: diff.changed.map { .init(path: $0.after.path, before: .init($0.before), after: .init($0.after)) },
+            removed: diff.removed.map { .init(path: $0.path, before: .init($0), after: nil) }
+        )
+    }
+
+    func file(path: String) async throws -> File {
+        File(path: path, versions: try await catalog.fileHistory(path: path))
+    }
+}

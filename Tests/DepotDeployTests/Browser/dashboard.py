@@ -1,0 +1,86 @@
+"""Drives Depot's dashboard in headless Chromium (Debian's `chromium`, through Playwright).
+
+    python3 dashboard.py URL ADMIN_TOKEN READ_TOKEN SCREENSHOT
+
+The server holds three releases on `stable`, release 3 changing `a.txt`. Checks, in order: a
+request without a token is refused; the read-only tables render without JavaScript; the admin
+sees stable at release 3 and the diff of 2 → 3 lists a.txt as changed; the rollback button
+re-points stable to release 2; a read token sees no button; no page logs a console error.
+Prints each failure and exits 1 if any; saves a screenshot of the admin's page.
+"""
+import sys
+from playwright.sync_api import sync_playwright
+
+url, admin_token, read_token, screenshot = sys.argv[1:5]
+failures = []
+console_errors = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+
+
+def open_page(browser, token, javascript=True):
+    context = browser.new_context(
+        http_credentials={"username": "operator", "password": token} if token else None,
+        java_script_enabled=javascript,
+        viewport={"width": 1100, "height": 900},
+    )
+    page = context.new_page()
+    page.on("console", lambda message: message.type == "error" and console_errors.append(message.text))
+    page.on("pageerror", lambda error: console_errors.append(str(error)))
+    return page
+
+
+with sync_playwright() as playwright:
+    browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+
+    anonymous = browser.new_context().request.get(f"{url}/dashboard/")
+    check(anonymous.status == 401 and anonymous.headers.get("www-authenticate", "").startswith("Basic"),
+          "a request without a token is refused with 401 and a Basic challenge")
+
+    plain = open_page(browser, read_token, javascript=False)
+    plain.goto(f"{url}/dashboard/")
+    check("#3" in plain.locator("section[aria-labelledby=channels] tbody tr", has_text="stable").inner_text(),
+          "without JavaScript, the channels table shows stable at release 3")
+    check(plain.locator("section[aria-labelledby=releases] tbody tr").count() == 3, "without JavaScript, three releases are listed")
+
+    admin = open_page(browser, admin_token)
+    admin.goto(f"{url}/dashboard/")
+    stable = admin.locator("section[aria-labelledby=channels] tbody tr", has_text="stable")
+    check("#3" in stable.inner_text(), f"the admin's page shows stable at release 3: {stable.inner_text()!r}")
+    check(admin.get_by_role("img").count() == 1 and "Requests a minute" in admin.locator("figcaption").inner_text(),
+          "the traffic chart has a text alternative")
+
+    admin.goto(f"{url}/dashboard/diff?from=2&to=3")
+    changed = admin.locator("#diff-table tbody tr", has_text="a.txt")
+    check(changed.count() == 1 and "changed" in changed.inner_text(), "the diff of 2 → 3 lists a.txt as changed")
+
+    admin.goto(f"{url}/dashboard/")
+    button = admin.locator("button[data-action=rollback][data-channel=stable]")
+    button.click()
+    check("Confirm" in button.inner_text(), "the first click asks for confirmation")
+    with admin.expect_response(lambda response: response.url.endswith("/v1/channels/stable/rollback")) as answer:
+        button.click()
+    if answer.value.status != 200:
+        sys.exit(f"FAILED: the rollback button's call: {answer.value.status} {answer.value.text()}")
+    admin.wait_for_load_state()
+    admin.wait_for_selector("section[aria-labelledby=channels] tbody tr >> text=#2")
+    stable = admin.locator("section[aria-labelledby=channels] tbody tr", has_text="stable")
+    check("#2" in stable.inner_text(), f"after rollback the page shows stable at release 2: {stable.inner_text()!r}")
+    admin.screenshot(path=screenshot, full_page=True)
+
+    reader = open_page(browser, read_token)
+    reader.goto(f"{url}/dashboard/")
+    check(reader.locator("section[aria-labelledby=channels] tbody tr").count() == 1, "the reader sees the channels table")
+    check(reader.locator("button[data-action]").count() == 0, "a read token sees no rollback or promote button")
+    forbidden = reader.request.post(f"{url}/v1/channels/stable/rollback", headers={"X-Requested-With": "depot-dashboard"})
+    check(forbidden.status == 401, f"a read token cannot roll back through the API ({forbidden.status})")
+
+    browser.close()
+
+check(not console_errors, f"no console errors: {console_errors}")
+for failure in failures:
+    print(f"FAILED: {failure}")
+sys.exit(1 if failures else 0)

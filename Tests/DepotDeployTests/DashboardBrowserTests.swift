@@ -1,0 +1,65 @@
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// The dashboard in a real browser: headless Chromium, driven by Playwright for Python
+/// (`Browser/dashboard.py`, installed by `scripts/setup`), against a real `depot serve` holding
+/// three releases. The browser rolls `stable` back; `depot sync` then gets the earlier release.
+@Suite("Dashboard in a browser")
+struct DashboardBrowserTests {
+    static let adminToken = "dashboard-admin-token"
+    static let readToken = "dashboard-read-token"
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Runs `depot` to its end; its exit status and what it printed.
+    static func depot(_ arguments: [String], in root: URL) async throws -> (status: Int32, log: String) {
+        let process = try DepotProcess.start(arguments, environment: ["DEPOT_TOKEN": adminToken], in: root)
+        return (try await process.waitForExit(), process.log)
+    }
+
+    @Test("the channel's release, the diff, rollback (then depot sync gets release 2), no buttons for a read token, no console errors")
+    func dashboard() async throws {
+        try await withTemporaryDirectory { root in
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
+            let server = try DepotProcess.start(
+                ["serve", "--port", "0", "--public", "public", "--data", "data"],
+                environment: [
+                    "DEPOT_PUBLISH_TOKENS": Self.adminToken,
+                    "DEPOT_DASHBOARD_ENABLED": "true",
+                    "DEPOT_DASHBOARD_READ_TOKENS": Self.readToken,
+                    // No address reads without a token, so the browser's 401 is tested.
+                    "DEPOT_DASHBOARD_ALLOWED_ADDRESSES": "192.0.2.1",
+                ],
+                in: root
+            )
+            defer { server.kill() }
+            let url = "http://127.0.0.1:\(try await server.waitForPort())"
+            for version in 1...3 {
+                try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
+                try root.write(Data("only in \(version)\n".utf8), to: "site/only-\(version).txt")
+                if version > 1 { try FileManager.default.removeItem(at: root.appendingPathComponent("site/only-\(version - 1).txt")) }
+                let published = try await Self.depot(["publish", "site", "--replace", "--server", url], in: root)
+                try #require(published.status == 0, "\(published.log)")
+            }
+
+            let artifacts = Self.packageRoot.appendingPathComponent(".build/test-artifacts")
+            try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+            let screenshot = artifacts.appendingPathComponent("dashboard.png")
+            let script = Self.packageRoot.appendingPathComponent("Tests/DepotDeployTests/Browser/dashboard.py")
+            let browser = try await ChildProcess.run(
+                "python3",
+                [script.path, url, Self.adminToken, Self.readToken, screenshot.path],
+                timeout: .seconds(180)
+            )
+            let output = String(decoding: browser.standardOutput + browser.standardError, as: UTF8.self)
+            #expect(browser.status == 0, "\(output)")
+            #expect(FileManager.default.fileExists(atPath: screenshot.path))
+
+            let synced = try await Self.depot(["sync", "--server", url, "--dir", "out"], in: root)
+            #expect(synced.status == 0, "\(synced.log)")
+            #expect(synced.log.contains("release 2 of stable"), "\(synced.log)")
+            #expect(try String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8) == "version 2\n")
+            #expect(try await server.stop() == 0)
+        }
+    }
+}

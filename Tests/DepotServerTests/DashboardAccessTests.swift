@@ -1,0 +1,59 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import DepotServer
+
+@Suite("Dashboard access and traffic")
+struct DashboardAccessTests {
+    static let access = DashboardAccess(
+        publishers: BearerAuthenticator(tokens: ["publish-token"]),
+        readers: BearerAuthenticator(tokens: ["read-token"]),
+        allowedAddresses: ["10.0.0.5"],
+        trustedProxies: []
+    )
+
+    static func basic(_ password: String) -> String { "Basic " + Data("anyone:\(password)".utf8).base64EncodedString() }
+
+    @Test(
+        "who gets which role",
+        arguments: [
+            ("Bearer publish-token", "192.0.2.9", DashboardRole.admin),
+            (basic("publish-token"), "192.0.2.9", .admin),
+            ("bearer read-token", nil, .reader),
+            (basic("read-token"), "192.0.2.9", .reader),
+            (nil, "10.0.0.5", .reader),
+            (nil, "192.0.2.9", nil),
+            (nil, nil, nil),
+            // Wrong credentials never fall back to the address.
+            ("Bearer wrong", "10.0.0.5", nil),
+            (basic("wrong"), "10.0.0.5", nil),
+            ("Basic not-base64!", "10.0.0.5", nil),
+            ("Digest publish-token", "10.0.0.5", nil),
+        ] as [(String?, String?, DashboardRole?)]
+    )
+    func roles(authorization: String?, client: String?, role: DashboardRole?) {
+        #expect(Self.access.role(authorization: authorization, client: client) == role)
+    }
+
+    @Test("the traffic ring keeps the last 60 minutes by status class, and forgets older ones")
+    func trafficRing() {
+        let clock = Mutex<Int64>(1_800_000_000)
+        let traffic = TrafficHistory(now: { clock.withLock { $0 } })
+        traffic.record(status: 200, contentBytes: 100)
+        traffic.record(status: 304, contentBytes: 0)
+        traffic.recordSaving(900)
+        clock.withLock { $0 += 60 * 59 }
+        traffic.record(status: 404, contentBytes: 10)
+        traffic.record(status: 503, contentBytes: 0)
+        var summary = TrafficHistory.Summary(traffic.lastHour())
+        #expect(traffic.lastHour().count == 60)
+        #expect(summary.requests == 4 && summary.notModified == 1 && summary.notModifiedShare == 0.25)
+        #expect(summary.clientErrors == 1 && summary.serverErrors == 1 && summary.bytesSent == 110 && summary.bytesSaved == 900)
+        // An hour after the first answers, their slot is another minute's.
+        clock.withLock { $0 += 60 }
+        traffic.record(status: 200, contentBytes: 5)
+        summary = TrafficHistory.Summary(traffic.lastHour())
+        #expect(summary.requests == 3 && summary.notModified == 0 && summary.bytesSaved == 0 && summary.bytesSent == 15)
+    }
+}
