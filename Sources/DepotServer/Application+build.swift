@@ -13,9 +13,11 @@ import _NIOFileSystem
 public func buildApplication(
     configuration: ServerConfiguration,
     logger: Logger,
-    requestCounter: RequestCounter? = nil,
-    metrics: DepotMetrics = DepotMetrics()
+    requestCounter: RequestCounter? = nil
 ) async throws -> some ApplicationProtocol {
+    // The traffic ring is kept only for the dashboard: no other answer pays for it.
+    let traffic = configuration.dashboard.enabled ? TrafficHistory() : nil
+    let metrics = DepotMetrics(traffic: traffic)
     let store = try await BlobStore.open(dataDirectory: FilePath(configuration.dataDirectory), configuration: configuration.store, logger: logger)
     let catalog = try Catalog(path: FilePath(configuration.dataDirectory).appending("catalog.sqlite").string, logger: logger)
     let site = PublicSite(
@@ -62,16 +64,17 @@ public func buildApplication(
         releases: ReleaseController(catalog: catalog, store: store, content: content, publisher: publisher),
         documents: ReleaseDocumentsController(content: content, catalog: catalog, responder: responder),
         health: HealthController(catalog: catalog, store: store, logger: logger),
-        dashboard: configuration.dashboard.enabled
-            ? DashboardController(
-                data: DashboardData(catalog: catalog, traffic: metrics.traffic, signer: configuration.channels),
+        dashboard: traffic.map { traffic in
+            DashboardController(
+                data: DashboardData(catalog: catalog, traffic: traffic, signer: configuration.channels),
                 access: DashboardAccess(
                     publishers: publisher.authenticator,
                     readers: BearerAuthenticator(tokens: configuration.dashboard.readTokens),
                     allowedAddresses: configuration.dashboard.allowedAddresses,
                     trustedProxies: configuration.trustedProxies
                 )
-            ) : nil,
+            )
+        },
         responder: responder
     )
     let openFiles = OpenFileCaches(capacity: configuration.openFilesPerEventLoop, idleTime: configuration.openFileIdleTime, logger: logger)

@@ -1,4 +1,3 @@
-import DepotHTTP
 import Hummingbird
 
 /// What a dashboard reader may do.
@@ -32,9 +31,7 @@ struct DashboardAccess: Sendable {
     /// The request's role; 401 with a `Basic` challenge (so a browser asks for the token) when it
     /// has none.
     func authorize(_ request: Request, context: DepotRequestContext) throws -> DashboardRole {
-        let client = context.channel.remoteAddress?.ipAddress.map {
-            ForwardedClient.address(peer: $0, forwardedFor: request.headers[values: .xForwardedFor], trustedProxies: trustedProxies)
-        }
+        let client = request.clientAddress(context: context, trustedProxies: trustedProxies)
         guard let role = role(authorization: request.headers[.authorization], client: client) else { throw Self.challenge }
         return role
     }

@@ -36,8 +36,8 @@ struct DashboardData: Sendable {
                 "requests": String(summary.requests),
                 "notModifiedShare": DashboardPage.percent(summary.notModifiedShare),
                 "errors": String(summary.clientErrors + summary.serverErrors),
-                "bytesSent": DashboardPage.bytes(summary.bytesSent),
-                "bytesSaved": DashboardPage.bytes(summary.bytesSaved),
+                "bytesSent": ByteCountText(summary.bytesSent),
+                "bytesSaved": ByteCountText(summary.bytesSaved),
             ]
         }
     }

@@ -29,7 +29,7 @@ enum DashboardPage {
             return """
                 <tr><th scope="row">#\(release.number)</th><td><code title="\(escape(release.id))">\(release.id.prefix(12))</code></td>\
                 <td>\(escape(release.channel))</td><td>\(escape(HTTPDate(secondsSince1970: release.createdAt).imfFixdate))</td>\
-                <td class="number">\(release.files)</td><td class="number">\(bytes(release.bytes))</td><td>\(diff)</td></tr>
+                <td class="number">\(release.files)</td><td class="number">\(ByteCountText(release.bytes))</td><td>\(diff)</td></tr>
                 """
         }
         let numbers = overview.releases.map { "<option value=\"\($0.number)\">#\($0.number)</option>" }.joined()
@@ -70,8 +70,8 @@ enum DashboardPage {
             + (peak.map { $0.requests > 0 ? ", at most \($0.requests) in the minute from \(clock($0.start))" : "" } ?? "")
         let rows = traffic.minutes.filter { $0.requests > 0 }.map { minute in
             "<tr><th scope=\"row\">\(clock(minute.start))</th><td class=\"number\">\(minute.requests)</td><td class=\"number\">\(minute.notModified)</td>"
-                + "<td class=\"number\">\(minute.clientErrors + minute.serverErrors)</td><td class=\"number\">\(bytes(minute.bytesSent))</td>"
-                + "<td class=\"number\">\(bytes(minute.bytesSaved))</td></tr>"
+                + "<td class=\"number\">\(minute.clientErrors + minute.serverErrors)</td><td class=\"number\">\(ByteCountText(minute.bytesSent))</td>"
+                + "<td class=\"number\">\(ByteCountText(minute.bytesSaved))</td></tr>"
         }
         return """
             <section aria-labelledby="traffic"><h2 id="traffic">Traffic, last hour</h2>
@@ -107,14 +107,11 @@ enum DashboardPage {
     static func file(_ file: DashboardData.File, role: DashboardRole) -> String {
         let rows = file.versions.map { entry in
             let version = entry.version
-            let patches =
-                entry.patches.isEmpty
-                ? "none"
-                : entry.patches.map { "from v\($0.fromVersion): \(bytes($0.size)), saves \(bytes($0.bytesSaved))" }.joined(separator: "<br>")
+            let patches = entry.patches.map { "from v\($0.fromVersion): \(ByteCountText($0.size)), saves \(ByteCountText($0.bytesSaved))" }
             return """
                 <tr><th scope="row">v\(version.version)</th><td>\(escape(HTTPDate(secondsSince1970: version.publishedAt).imfFixdate))</td>\
-                <td class="number">\(bytes(version.size))</td><td class="number">\(version.gzipSize.map(bytes) ?? "–")</td>\
-                <td>\(patches)</td><td>\(version.retiredAt == nil ? "" : "retired")</td></tr>
+                <td class="number">\(ByteCountText(version.size))</td><td class="number">\(version.gzipSize.map(ByteCountText) ?? "–")</td>\
+                <td>\(patches.isEmpty ? "none" : patches.joined(separator: "<br>"))</td><td>\(version.retiredAt == nil ? "" : "retired")</td></tr>
                 """
         }
         let body = """
@@ -177,21 +174,9 @@ enum DashboardPage {
         path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["&", "=", "?", "#", "+"])) ?? path
     }
 
-    /// `1.5 MB`, in powers of 1000 as file managers show sizes.
-    static func bytes(_ count: Int64) -> String {
-        let units = ["B", "kB", "MB", "GB", "TB"]
-        var value = Double(count)
-        var unit = 0
-        while value >= 1000, unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        return unit == 0 ? "\(count) B" : String(format: value < 10 ? "%.1f" : "%.0f", value) + " " + units[unit]
-    }
-
     static func size(_ entry: DashboardData.ReleaseEntrySize?) -> String {
         guard let entry else { return "–" }
-        return "v\(entry.version), \(bytes(entry.size))"
+        return "v\(entry.version), \(ByteCountText(entry.size))"
     }
 
     static func percent(_ share: Double) -> String { String(format: "%.0f%%", share * 100) }

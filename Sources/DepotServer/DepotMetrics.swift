@@ -16,8 +16,9 @@ import Synchronization
 ///   the log could not be written.
 public final class DepotMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
-    /// The last hour's answers, a minute a slot, for the dashboard.
-    public let traffic: TrafficHistory
+    /// The last hour's answers, a minute a slot, for the dashboard; `nil` (nothing counted)
+    /// when the dashboard is off.
+    public let traffic: TrafficHistory?
     let publishDuration: DurationHistogram
     let deltaBytesSaved: Counter
     private let collections: Counter
@@ -59,7 +60,7 @@ public final class DepotMetrics: Sendable {
         MetricNameDescriptor(namespace: "depot", metricName: "publishes", unitName: "total", helpText: "Publishes, by result")
     }
 
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), traffic: TrafficHistory = TrafficHistory()) {
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), traffic: TrafficHistory? = nil) {
         self.registry = registry
         self.traffic = traffic
         publishDuration = registry.makeDurationHistogram(
@@ -108,14 +109,14 @@ public final class DepotMetrics: Sendable {
         }
         counters.requests.increment()
         if contentBytes > 0 { counters.bytes.increment(by: contentBytes) }
-        traffic.record(status: status, contentBytes: contentBytes)
+        traffic?.record(status: status, contentBytes: contentBytes)
     }
 
     /// Records what a patch saved a client: the full download's size minus the patch's.
     func recordDeltaSaving(_ bytes: Int64) {
         guard bytes > 0 else { return }
         deltaBytesSaved.increment(by: bytes)
-        traffic.recordSaving(bytes)
+        traffic?.recordSaving(bytes)
     }
 
     /// Records access-log lines dropped.

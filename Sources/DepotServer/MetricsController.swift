@@ -1,4 +1,3 @@
-import DepotHTTP
 import Hummingbird
 import Prometheus
 
@@ -29,11 +28,7 @@ struct MetricsController: Sendable {
         if let authenticator {
             try authenticator.authorize(request)
         } else {
-            guard let peer = context.channel.remoteAddress?.ipAddress,
-                allowedAddresses.contains(
-                    ForwardedClient.address(peer: peer, forwardedFor: request.headers[values: .xForwardedFor], trustedProxies: trustedProxies)
-                )
-            else {
+            guard let client = request.clientAddress(context: context, trustedProxies: trustedProxies), allowedAddresses.contains(client) else {
                 throw HTTPError(.forbidden, message: "Metrics are not available to this address")
             }
         }

@@ -174,8 +174,9 @@ private struct TemporaryFile: ~Copyable {
     deinit { close(descriptor) }
 
     func contents() throws -> Data {
-        try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).seek(toOffset: 0)
-        return try FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readToEnd() ?? Data()
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+        try handle.seek(toOffset: 0)
+        return try handle.readToEnd() ?? Data()
     }
 }
 

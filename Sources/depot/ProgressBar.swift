@@ -1,3 +1,4 @@
+import DepotServer
 import Foundation
 import Synchronization
 
@@ -58,16 +59,4 @@ final class ProgressBar: Sendable {
         return
             "\r\u{1B}[K[\(bar)] \(ByteCountText(done)) / \(ByteCountText(total))  \(ByteCountText(Int64(rate)))/s  ETA \(eta / 60):\(String(format: "%02d", eta % 60))  \(label)"
     }
-}
-
-/// `412 B`, `3.4 KB`, `57.0 MB`: decimal units, one decimal.
-func ByteCountText(_ bytes: Int64) -> String {
-    let units = ["B", "KB", "MB", "GB", "TB"]
-    var value = Double(bytes)
-    var unit = 0
-    while value >= 1000, unit < units.count - 1 {
-        value /= 1000
-        unit += 1
-    }
-    return unit == 0 ? "\(bytes) B" : String(format: "%.1f", value) + " " + units[unit]
 }

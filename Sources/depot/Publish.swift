@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Crypto
 import DepotHTTP
+import DepotServer
 import Foundation
 import NIOCore
 import NIOFoundationCompat

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import DepotHTTP
+import DepotServer
 import Foundation
 import NIOCore
 import NIOFoundationCompat

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DepotClient
+import DepotServer
 import Foundation
 import Synchronization
 

@@ -4,7 +4,8 @@
 
 The server holds three releases on `stable`, release 3 changing `a.txt`. Checks, in order: a
 request without a token is refused; the read-only tables render without JavaScript; the admin
-sees stable at release 3 and the diff of 2 → 3 lists a.txt as changed; the rollback button
+sees stable at release 3, the diff of 2 → 3 lists a.txt as changed and its file page its three
+versions; the rollback button
 re-points stable to release 2; a read token sees no button; no page logs a console error.
 Prints each failure and exits 1 if any; saves a screenshot of the admin's page.
 """
@@ -56,6 +57,10 @@ with sync_playwright() as playwright:
     admin.goto(f"{url}/dashboard/diff?from=2&to=3")
     changed = admin.locator("#diff-table tbody tr", has_text="a.txt")
     check(changed.count() == 1 and "changed" in changed.inner_text(), "the diff of 2 → 3 lists a.txt as changed")
+
+    admin.goto(f"{url}/dashboard/file?path=a.txt")
+    versions = admin.locator("section[aria-labelledby=file] tbody tr")
+    check(versions.count() == 3 and versions.first.inner_text().startswith("v3"), "the file page lists a.txt's three versions, newest first")
 
     admin.goto(f"{url}/dashboard/")
     button = admin.locator("button[data-action=rollback][data-channel=stable]")
