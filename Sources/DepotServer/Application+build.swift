@@ -46,7 +46,8 @@ public func buildApplication(
         content: content,
         metrics: metrics,
         configuration: configuration.publish,
-        patches: patches
+        patches: patches,
+        acceptsBasic: configuration.dashboard.enabled
     )
     let resolver = ContentResolver(content: content, site: site)
     let recorder = ResponseRecorder(counter: requestCounter, metrics: metrics)

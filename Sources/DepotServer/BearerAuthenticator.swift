@@ -11,10 +11,14 @@ import Hummingbird
 /// takes says nothing about how much of a guess was right. Tokens are never logged.
 struct BearerAuthenticator: Sendable {
     private let tokenDigests: [[UInt8]]
+    /// Whether a token is also taken as the password of `Basic` credentials, and 401s also
+    /// challenge for them: only while the dashboard, whose browsers send them, is on.
+    private let acceptsBasic: Bool
 
     /// - Precondition: every token passed ``validate(_:key:)``; the configuration reader checks.
-    init(tokens: [String]) {
+    init(tokens: [String], acceptsBasic: Bool = false) {
         tokenDigests = tokens.map { Array(SHA256.hash(data: Array($0.utf8))) }
+        self.acceptsBasic = acceptsBasic
     }
 
     /// Checks that `token` can be presented as a bearer token: one or more of the RFC 6750
@@ -44,22 +48,23 @@ struct BearerAuthenticator: Sendable {
 
     /// Throws 401 with `WWW-Authenticate: Bearer` unless the request carries a valid token.
     ///
-    /// The token may also come as the password of `Basic` credentials (RFC 7617), which a browser
-    /// sends by itself once its user has typed them: that is how the dashboard's buttons call
-    /// this API. A browser would send them on a cross-site form post too, so a request with
-    /// `Basic` credentials and an unsafe method must carry `X-Requested-With`, which another
-    /// site's page cannot add without a CORS preflight that Depot never grants.
+    /// With `acceptsBasic`, the token may also come as the password of `Basic` credentials
+    /// (RFC 7617), which a browser sends by itself once its user has typed them: that is how the
+    /// dashboard's buttons call this API. A browser would send them on a cross-site form post
+    /// too, so a request with `Basic` credentials and an unsafe method must carry
+    /// `X-Requested-With`, which another site's page cannot add without a CORS preflight that
+    /// Depot never grants.
     func authorize(_ request: Request) throws {
         guard !tokenDigests.isEmpty else {
-            throw Self.unauthorized("Publishing is disabled: no publish token is configured", error: nil)
+            throw unauthorized("Publishing is disabled: no publish token is configured", error: nil)
         }
         guard let field = request.headers[.authorization] else {
-            throw Self.unauthorized("This needs Authorization: Bearer <token>", error: nil)
+            throw unauthorized("This needs Authorization: Bearer <token>", error: nil)
         }
-        guard let presented = Self.credentials(field) else {
-            throw Self.unauthorized("This needs Authorization: Bearer <token>", error: "invalid_request")
+        guard let presented = Self.credentials(field), acceptsBasic || !presented.isBasic else {
+            throw unauthorized("This needs Authorization: Bearer <token>", error: "invalid_request")
         }
-        guard accepts(presented.token) else { throw Self.unauthorized("The token is not valid", error: "invalid_token") }
+        guard accepts(presented.token) else { throw unauthorized("The token is not valid", error: "invalid_token") }
         if presented.isBasic, ![.get, .head, .options].contains(request.method), request.headers[.xRequestedWith] == nil {
             throw HTTPError(.forbidden, message: "A browser's request must carry X-Requested-With")
         }
@@ -97,11 +102,13 @@ struct BearerAuthenticator: Sendable {
         return (Array(decoded[(colon + 1)...]), true)
     }
 
-    private static func unauthorized(_ message: String, error: String?) -> HTTPError {
+    private func unauthorized(_ message: String, error: String?) -> HTTPError {
         var fields: HTTPFields = [.wwwAuthenticate: "Bearer realm=\"depot\"" + (error.map { ", error=\"\($0)\"" } ?? "")]
-        // The dashboard's realm too, in a field of its own (browsers read one challenge a field):
-        // a browser signed in there then sends its credentials to this API (the buttons).
-        fields.append(HTTPField(name: .wwwAuthenticate, value: "Basic realm=\"\(DashboardAccess.realm)\""))
+        if acceptsBasic {
+            // The dashboard's realm too, in a field of its own (browsers read one challenge a
+            // field): a browser signed in there then sends its credentials to this API (the buttons).
+            fields.append(HTTPField(name: .wwwAuthenticate, value: "Basic realm=\"\(DashboardAccess.realm)\""))
+        }
         return HTTPError(.unauthorized, headers: fields, message: message)
     }
 }

@@ -31,7 +31,8 @@ struct PublishController: Sendable {
         content: PublishedContent,
         metrics: DepotMetrics,
         configuration: PublishConfiguration,
-        patches: PatchMaker? = nil
+        patches: PatchMaker? = nil,
+        acceptsBasic: Bool = false
     ) {
         self.catalog = catalog
         self.store = store
@@ -39,7 +40,7 @@ struct PublishController: Sendable {
         self.metrics = metrics
         self.configuration = configuration
         self.patches = patches
-        self.authenticator = BearerAuthenticator(tokens: configuration.tokens)
+        self.authenticator = BearerAuthenticator(tokens: configuration.tokens, acceptsBasic: acceptsBasic)
     }
 
     static let prefix = "/v1/files"

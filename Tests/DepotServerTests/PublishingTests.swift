@@ -1,3 +1,4 @@
+import DepotServer
 import DepotTestSupport
 import Foundation
 import Testing
@@ -201,13 +202,34 @@ struct PublishingTests {
     func authentication() async throws {
         try await LiveServer.withPublishing { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
-                for headers in [[], [("Authorization", "Bearer wrong")], [("Authorization", "Basic dXNlcjpwYXNz")]] {
+                // With the dashboard off, Basic credentials are refused even with the right token,
+                // and no challenge invites a browser to send them.
+                let rightBasic = "Basic " + Data("user:\(LiveServer.token)".utf8).base64EncodedString()
+                for headers in [[], [("Authorization", "Bearer wrong")], [("Authorization", "Basic dXNlcjpwYXNz")], [("Authorization", rightBasic)]] {
                     let response = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: headers)
                     #expect(response.status == 401)
-                    #expect(response.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
+                    #expect(response.headers("WWW-Authenticate").map { $0.prefix(6) } == ["Bearer"])
                     #expect(!response.bodyText.contains(LiveServer.token))
                 }
                 #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
+            }
+        }
+    }
+
+    @Test("with the dashboard on, the token also works as a Basic password, and a Basic write needs X-Requested-With")
+    func basicCredentialsWithDashboard() async throws {
+        let configuration = ServerConfiguration(dashboard: DashboardConfiguration(enabled: true))
+        let basic = ("Authorization", "Basic " + Data("anyone:\(LiveServer.token)".utf8).base64EncodedString())
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let refused = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: [])
+                #expect(refused.status == 401)
+                #expect(refused.headers("WWW-Authenticate").map { $0.prefix(6) } == ["Bearer", "Basic "])
+                let forged = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: [basic])
+                #expect(forged.status == 403)
+                #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
+                let sent = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: [basic, ("X-Requested-With", "fetch")])
+                #expect(sent.status == 201)
             }
         }
     }
