@@ -4,7 +4,9 @@ import CZlib
 ///
 /// It reads what RFC 3284 defines (the default and custom code tables, `VCD_SOURCE` and
 /// `VCD_TARGET` windows, overlapping copies) plus xdelta3's two extensions (an application
-/// header, a per-window Adler-32, which is checked). Secondary compressors are refused.
+/// header, a per-window Adler-32, which is checked), and sections packed by xdelta3's LZMA
+/// secondary compressor (``LZMASection``), which `xdelta3 -9` uses by default. Its other
+/// secondary compressors (DJW, FGK) are refused.
 ///
 /// Built for hostile input: every length is checked against what remains of the delta, every
 /// address against what is decoded so far, and allocation is bounded by ``Limits``.
@@ -30,9 +32,10 @@ public enum VCDIFFDecoder {
         limits: Limits = .init()
     ) throws {
         var reader = ByteReader(delta)
-        let table = try readHeader(&reader, allowCustomTable: true)
+        let (table, compressor) = try readHeader(&reader, allowCustomTable: true)
+        var streams = SectionStreams(isEnabled: compressor != nil)
         while !reader.isAtEnd {
-            try decodeWindow(&reader, table: table, source: source, output: &output, limits: limits)
+            try decodeWindow(&reader, table: table, streams: &streams, source: source, output: &output, limits: limits)
         }
     }
 
@@ -47,7 +50,8 @@ public enum VCDIFFDecoder {
         return target
     }
 
-    static func readHeader(_ reader: inout ByteReader, allowCustomTable: Bool) throws -> CodeTable {
+    /// The code table, and the secondary compressor's id if the header names one.
+    static func readHeader(_ reader: inout ByteReader, allowCustomTable: Bool) throws -> (CodeTable, compressor: UInt8?) {
         for expected in VCDIFF.magic {
             guard try reader.byte("the header") == expected else {
                 throw VCDIFFError(.corrupt, "the data does not start with the VCDIFF header (version 0)")
@@ -58,9 +62,13 @@ public enum VCDIFFDecoder {
         guard indicator & ~(Bit.decompress | Bit.codeTable | Bit.applicationHeader) == 0 else {
             throw VCDIFFError(.corrupt, "the header indicator has unknown bits (\(indicator))")
         }
+        var compressor: UInt8?
         if indicator & Bit.decompress != 0 {
-            let compressor = try reader.byte("the header")
-            throw VCDIFFError(.unsupported, "the delta uses secondary compressor \(compressor), which this decoder does not have")
+            let id = try reader.byte("the header")
+            guard id == LZMASection.compressorID, allowCustomTable else {
+                throw VCDIFFError(.unsupported, "the delta uses secondary compressor \(id), which this decoder does not have")
+            }
+            compressor = id
         }
         var table = CodeTable.default
         if indicator & Bit.codeTable != 0 {
@@ -71,7 +79,7 @@ public enum VCDIFFDecoder {
             let length = try reader.integer("the application header")
             _ = try reader.skip(length, "the application header")
         }
-        return table
+        return (table, compressor)
     }
 
     /// RFC 3284 §7: the cache sizes, then the table's 1536-byte string as a delta against the
@@ -84,12 +92,13 @@ public enum VCDIFFDecoder {
         let same = Int(reader.bytes[start + 1])
         guard 2 + near + same <= 256 else { throw VCDIFFError(.corrupt, "the address caches (\(near), \(same)) are too large") }
         var inner = ByteReader(reader.bytes, from: start + 2, to: start + length)
-        let innerTable = try readHeader(&inner, allowCustomTable: false)
+        let (innerTable, _) = try readHeader(&inner, allowCustomTable: false)
         var tableBytes: [UInt8] = []
+        var noStreams = SectionStreams(isEnabled: false)
         let limits = Limits(maximumWindowSize: 1536, maximumTargetSize: 1536)
         try CodeTable.default.bytes.withUnsafeBytes { defaultBytes in
             while !inner.isAtEnd {
-                try decodeWindow(&inner, table: innerTable, source: defaultBytes, output: &tableBytes, limits: limits)
+                try decodeWindow(&inner, table: innerTable, streams: &noStreams, source: defaultBytes, output: &tableBytes, limits: limits)
             }
         }
         return try CodeTable(bytes: tableBytes, nearCacheSize: near, sameCacheSize: same)
@@ -98,6 +107,7 @@ public enum VCDIFFDecoder {
     static func decodeWindow(
         _ reader: inout ByteReader,
         table: CodeTable,
+        streams: inout SectionStreams,
         source: UnsafeRawBufferPointer,
         output: inout some VCDIFFOutput,
         limits: Limits
@@ -145,9 +155,13 @@ public enum VCDIFFDecoder {
         guard targetLength <= limits.maximumTargetSize - output.count else {
             throw VCDIFFError(.limitExceeded, "the target grows past the limit of \(limits.maximumTargetSize) bytes")
         }
+        typealias Packed = VCDIFF.DeltaIndicator
         let compressed = try window.byte("a delta indicator")
-        guard compressed == 0 else {
-            throw VCDIFFError(.unsupported, "a window's sections are compressed by a secondary compressor, which this decoder does not have")
+        guard compressed & ~(Packed.dataCompressed | Packed.instructionsCompressed | Packed.addressesCompressed) == 0 else {
+            throw VCDIFFError(.corrupt, "a delta indicator has unknown bits (\(compressed))")
+        }
+        guard compressed == 0 || streams.isEnabled else {
+            throw VCDIFFError(.corrupt, "a window's sections are compressed, but the header names no secondary compressor")
         }
         let dataLength = try window.integer("a data section length")
         let instructionsLength = try window.integer("an instruction section length")
@@ -163,10 +177,22 @@ public enum VCDIFFDecoder {
         let addressesStart = try window.skip(addressesLength, "an address section")
         guard window.isAtEnd else { throw VCDIFFError(.corrupt, "a window's length does not match its sections") }
 
+        // Unpacked sections, held until the window is done.
+        var unpacked: [UnsafeMutableRawBufferPointer] = []
+        defer { for buffer in unpacked { buffer.deallocate() } }
+        func section(_ start: Int, _ length: Int, packedBy bit: UInt8, stream: inout LZMA2Decoder?) throws -> ByteReader {
+            guard compressed & bit != 0 else { return ByteReader(reader.bytes, from: start, to: start + length) }
+            let packed = UnsafeRawBufferPointer(rebasing: reader.bytes[start..<start + length])
+            let bytes = try LZMASection.unpack(packed, stream: &stream, maximumSize: limits.maximumWindowSize)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+            unpacked.append(buffer)
+            bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            return ByteReader(UnsafeRawBufferPointer(buffer))
+        }
         var sections = WindowSections(
-            data: ByteReader(reader.bytes, from: dataStart, to: dataStart + dataLength),
-            instructions: ByteReader(reader.bytes, from: instructionsStart, to: instructionsStart + instructionsLength),
-            addresses: ByteReader(reader.bytes, from: addressesStart, to: addressesStart + addressesLength)
+            data: try section(dataStart, dataLength, packedBy: Packed.dataCompressed, stream: &streams.data),
+            instructions: try section(instructionsStart, instructionsLength, packedBy: Packed.instructionsCompressed, stream: &streams.instructions),
+            addresses: try section(addressesStart, addressesLength, packedBy: Packed.addressesCompressed, stream: &streams.addresses)
         )
         let target = UnsafeMutableRawBufferPointer.allocate(byteCount: targetLength, alignment: 1)
         defer { target.deallocate() }
@@ -180,6 +206,19 @@ public enum VCDIFFDecoder {
             }
         }
         try output.write(UnsafeRawBufferPointer(target))
+    }
+}
+
+/// The secondary compressor's streams of one delta, one a kind of section (``LZMASection``).
+struct SectionStreams {
+    /// Whether the delta's header names the secondary compressor.
+    let isEnabled: Bool
+    var data: LZMA2Decoder?
+    var instructions: LZMA2Decoder?
+    var addresses: LZMA2Decoder?
+
+    init(isEnabled: Bool) {
+        self.isEnabled = isEnabled
     }
 }
 

@@ -29,6 +29,7 @@ struct HostileInputTests {
         ("hostile-instructions-overrun.vcdiff", .corrupt),
         ("hostile-bad-magic.vcdiff", .corrupt),
         ("hostile-truncated.vcdiff", .truncated),
+        ("hostile-lzma-dictionary.vcdiff", .limitExceeded),
     ])
     func hostileDeltaIsRefused(name: String, code: VCDIFFError.Code) throws {
         let error = #expect(throws: VCDIFFError.self) { try Self.decode(name) }
@@ -43,6 +44,9 @@ struct HostileInputTests {
         }
         #expect(try Self.decode("xdelta3-no-source.vcdiff") == Self.decode("depot-edit.vcdiff"))
         #expect(try Self.decode("overlapping-target-copy.vcdiff") == Array(String(repeating: "ab", count: 50).utf8))
+        // xdelta3's default secondary compressor (LZMA), over two windows: the second window's
+        // data section continues the first's stream.
+        #expect(try Self.decode("xdelta3-lzma.vcdiff") == Array(try Data(contentsOf: Self.corpus.appendingPathComponent("xdelta3-lzma.target"))))
     }
 
     /// Every file of the corpus, as the fuzz target runs it: any outcome but a crash or an error
@@ -57,21 +61,30 @@ struct HostileInputTests {
         }
     }
 
-    /// Every prefix of a valid delta, and thousands of random mutations of it.
-    @Test func truncationsAndMutations() throws {
+    /// Every prefix of a valid delta, and thousands of random mutations of it: a plain one of
+    /// one window, and one of two 16 KiB windows whose sections are LZMA streams.
+    @Test(arguments: [("xdelta3-plain.vcdiff", 1), ("xdelta3-lzma.vcdiff", 2)])
+    func truncationsAndMutations(name: String, windows: Int) throws {
         let source = try Self.source()
-        let valid = Array(try Data(contentsOf: Self.corpus.appendingPathComponent("xdelta3-plain.vcdiff")))
-        // A header alone (5 bytes) is a valid delta of an empty target; every other prefix is cut.
-        for length in 0..<valid.count where length != 5 {
-            #expect(throws: VCDIFFError.self) { try VCDIFFDecoder.decode(Array(valid[..<length]), source: source, limits: Self.limits) }
+        let valid = Array(try Data(contentsOf: Self.corpus.appendingPathComponent(name)))
+        // The header alone is a valid delta of an empty target, and so is each prefix that ends
+        // with a window; every other prefix is cut.
+        var whole = 0
+        for length in 0..<valid.count {
+            do {
+                let target = try VCDIFFDecoder.decode(Array(valid[..<length]), source: source, limits: Self.limits)
+                #expect(target.count % (16 << 10) == 0)
+                whole += 1
+            } catch is VCDIFFError {}
         }
-        let noise = Array(Fixture.pseudoRandom(count: 5_000 * 3, seed: 77))
+        #expect(whole == windows)
+        let noise = Array(Fixture.pseudoRandom(count: 5_000 * 4, seed: 77))
         for round in 0..<5_000 {
             var delta = valid
-            let position = Int(noise[round * 3]) % delta.count
-            switch noise[round * 3 + 1] % 3 {
-            case 0: delta[position] = noise[round * 3 + 2]
-            case 1: delta.insert(noise[round * 3 + 2], at: position)
+            let position = (Int(noise[round * 4]) << 8 | Int(noise[round * 4 + 1])) % delta.count
+            switch noise[round * 4 + 2] % 3 {
+            case 0: delta[position] = noise[round * 4 + 3]
+            case 1: delta.insert(noise[round * 4 + 3], at: position)
             default: delta.remove(at: position)
             }
             do {

@@ -39,8 +39,9 @@ struct InteroperabilityTests {
     }
 
     /// `-S none -A -n` is plain RFC 3284; the default flags add xdelta3's application header and
-    /// per-window Adler-32, which Depot reads and checks too.
-    @Test(arguments: [["-S", "none", "-A", "-n"], ["-S", "none"], ["-S", "none", "-W", "65536"]])
+    /// per-window Adler-32, which Depot reads and checks too, and pack the sections with LZMA
+    /// (`-S lzma`, xdelta3's default secondary compressor), which Depot unpacks.
+    @Test(arguments: [["-S", "none", "-A", "-n"], ["-S", "none"], ["-S", "none", "-W", "65536"], [], ["-S", "lzma", "-W", "65536"]])
     func depotDecodesXdelta3(flags: [String]) async throws {
         try await withTemporaryDirectory { directory in
             let source = Samples.records(count: 40_000, seed: 31)
