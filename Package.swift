@@ -56,6 +56,9 @@ let package = Package(
         ),
         // zlib, as the client links it.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // liblzma (XZ Utils), as the server packs patches with it; the client decodes them by
+        // itself (DepotDelta's LZMA2Decoder) and does not link it.
+        .systemLibrary(name: "CLzma", providers: [.apt(["liblzma-dev"])]),
         // Linux calls Swift's Glibc module leaves out (declared by glibc only with _GNU_SOURCE).
         .systemLibrary(name: "CLinuxCalls"),
         // RFC 3284 VCDIFF deltas: encoder and decoder, and patches as gzip-compressed VCDIFF
@@ -85,6 +88,7 @@ let package = Package(
             name: "DepotStore",
             dependencies: [
                 "CLinuxCalls",
+                "CLzma",
                 "DepotDelta",
                 "DepotHTTP",
                 "DepotManifest",
@@ -203,12 +207,14 @@ let package = Package(
         .testTarget(
             name: "DepotStoreTests",
             dependencies: [
+                "DepotDelta",
                 "DepotHTTP",
                 "DepotManifest",
                 "DepotStore",
                 "DepotTestFixtures",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

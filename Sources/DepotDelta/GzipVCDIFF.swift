@@ -7,6 +7,7 @@ public enum GzipVCDIFF {
     public struct Encoder {
         private var encoder: VCDIFFEncoder
         private let deflater: GzipDeflater
+        private let packer: (any SectionPacker)?
         /// The largest window ``encode(window:output:)`` takes.
         public var windowSize: Int { encoder.options.windowSize }
 
@@ -14,16 +15,24 @@ public enum GzipVCDIFF {
         /// - Parameters:
         ///   - indexStep: See ``VCDIFFEncoder/Options/sourceStep``.
         ///   - level: The zlib level of the gzip stream.
+        ///   - packer: The secondary compressor of the VCDIFF's sections, if any.
         /// - Throws: ``VCDIFFError`` for a source larger than the encoder indexes.
-        public init(source: [UInt8], indexStep: Int = 8, level: Int32 = 9, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        public init(
+            source: [UInt8],
+            indexStep: Int = 8,
+            level: Int32 = 9,
+            packer: (any SectionPacker)? = nil,
+            output: (UnsafeRawBufferPointer) throws -> Void
+        ) throws {
             encoder = try VCDIFFEncoder(source: source, options: .init(sourceStep: indexStep))
             deflater = try GzipDeflater(level: level)
-            try VCDIFFEncoder.header.withUnsafeBytes { try deflater.compress($0, output: output) }
+            self.packer = packer
+            try VCDIFFEncoder.header(compressorID: packer?.compressorID).withUnsafeBytes { try deflater.compress($0, output: output) }
         }
 
         /// Encodes the next `window` of the target (at most ``windowSize`` bytes).
         public mutating func encode(window: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
-            try encoder.encodeWindow(window) { try deflater.compress($0, output: output) }
+            try encoder.encodeWindow(window, packer: packer) { try deflater.compress($0, output: output) }
         }
 
         /// Ends the gzip stream.
@@ -33,10 +42,16 @@ public enum GzipVCDIFF {
     }
 
     /// The patch from `source` to `target`, both in memory.
-    public static func make(from source: [UInt8], to target: [UInt8], indexStep: Int = 8, level: Int32 = 9) throws -> [UInt8] {
+    public static func make(
+        from source: [UInt8],
+        to target: [UInt8],
+        indexStep: Int = 8,
+        level: Int32 = 9,
+        packer: (any SectionPacker)? = nil
+    ) throws -> [UInt8] {
         var patch: [UInt8] = []
         let append: (UnsafeRawBufferPointer) -> Void = { patch.append(contentsOf: $0) }
-        var encoder = try Encoder(source: source, indexStep: indexStep, level: level, output: append)
+        var encoder = try Encoder(source: source, indexStep: indexStep, level: level, packer: packer, output: append)
         try target.withUnsafeBytes { target in
             var start = 0
             repeat {

@@ -5,8 +5,9 @@
 /// source offset that continues the last copy (what in-place edits leave behind), then the
 /// indexed source positions with the same hash, keeps the longest match, extends it backwards
 /// over bytes not yet encoded, and emits ADD, RUN and COPY instructions with the default code
-/// table. Output is plain VCDIFF, no secondary compressor and no extensions, so any RFC 3284
-/// decoder (xdelta3, open-vcdiff) reads it.
+/// table. Output is plain VCDIFF with no extensions, so any RFC 3284 decoder (xdelta3,
+/// open-vcdiff) reads it; with a ``SectionPacker``, its sections are packed by a secondary
+/// compressor, which xdelta3 reads too when it is xdelta3's LZMA.
 public struct VCDIFFEncoder: Sendable {
     /// How the encoder trades speed and memory for smaller deltas.
     public struct Options: Sendable {
@@ -56,7 +57,13 @@ public struct VCDIFFEncoder: Sendable {
     }
 
     /// The file header (RFC 3284 §4.1): the magic bytes and an empty indicator.
-    public static let header: [UInt8] = VCDIFF.magic + [0]
+    public static let header: [UInt8] = header(compressorID: nil)
+
+    /// The file header (RFC 3284 §4.1) of a delta whose sections `compressorID` packs.
+    public static func header(compressorID: UInt8?) -> [UInt8] {
+        guard let compressorID else { return VCDIFF.magic + [0] }
+        return VCDIFF.magic + [VCDIFF.HeaderIndicator.decompress, compressorID]
+    }
 
     /// Encodes `target` whole: the header and every window.
     public static func encode(source: [UInt8], target: [UInt8], options: Options = .init()) throws(VCDIFFError) -> [UInt8] {
@@ -77,12 +84,18 @@ public struct VCDIFFEncoder: Sendable {
     /// ``Options/windowSize``) of the target. Call it for each piece, in order, after writing
     /// ``header``.
     public mutating func encodeWindow(_ target: UnsafeRawBufferPointer, into output: inout [UInt8]) {
-        encodeWindow(target) { output.append(contentsOf: $0) }
+        // Without a packer, nothing in the window's writing throws.
+        try! encodeWindow(target, packer: nil) { output.append(contentsOf: $0) }
     }
 
     /// Encodes one window as ``encodeWindow(_:into:)`` does, handing it to `output` in pieces
-    /// (its header and each section) rather than copying it into one buffer.
-    public mutating func encodeWindow(_ target: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+    /// (its header and each section) rather than copying it into one buffer. With `packer`
+    /// (named in the ``header(compressorID:)`` written first), its sections are packed.
+    public mutating func encodeWindow(
+        _ target: UnsafeRawBufferPointer,
+        packer: (any SectionPacker)?,
+        output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         precondition(target.count <= options.windowSize, "a window is at most options.windowSize bytes")
         let instructions = source.withUnsafeBytes { source in findInstructions(source: source, target: target) }
         targetPosition += target.count
@@ -115,7 +128,7 @@ public struct VCDIFFEncoder: Sendable {
                 written += Int(size)
             }
         }
-        try writer.write(targetLength: target.count, sourceSegment: segment, to: output)
+        try writer.write(targetLength: target.count, sourceSegment: segment, packer: packer, to: output)
     }
 
     /// One instruction of a window, in 32-bit fields (12 bytes, where a window's instructions

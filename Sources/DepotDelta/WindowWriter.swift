@@ -65,18 +65,27 @@ struct WindowWriter {
         }
     }
 
-    /// Appends the whole window (RFC 3284 §4.2–4.3) to `output`.
-    func write(targetLength: Int, sourceSegment: (length: Int, position: Int)?, to output: inout [UInt8]) {
-        write(targetLength: targetLength, sourceSegment: sourceSegment) { output.append(contentsOf: $0) }
-    }
-
     /// Hands the whole window (RFC 3284 §4.2–4.3) to `output` in pieces: its header, then each
-    /// section as it is held, never copied into one buffer.
+    /// section as it is held, never copied into one buffer; with `packer`, the sections it packs
+    /// in their packed form (the section's size, then the packer's bytes).
     func write(
         targetLength: Int,
         sourceSegment: (length: Int, position: Int)?,
+        packer: (any SectionPacker)?,
         to output: (UnsafeRawBufferPointer) throws -> Void
-    ) rethrows {
+    ) throws {
+        var sections = [data, instructions, addresses]
+        var packed: UInt8 = 0
+        if let packer {
+            for kind in VCDIFFSectionKind.allCases where !sections[kind.rawValue].isEmpty {
+                let section = sections[kind.rawValue]
+                guard let bytes = try section.withUnsafeBytes({ try packer.pack($0, kind: kind) }) else { continue }
+                var replacement: [UInt8] = []
+                VCDIFFInteger.append(section.count, to: &replacement)
+                sections[kind.rawValue] = replacement + bytes
+                packed |= 1 << UInt8(kind.rawValue)
+            }
+        }
         var header: [UInt8] = []
         if let sourceSegment {
             header.append(VCDIFF.WindowIndicator.source)
@@ -87,13 +96,11 @@ struct WindowWriter {
         }
         var delta: [UInt8] = []
         VCDIFFInteger.append(targetLength, to: &delta)
-        delta.append(0)  // Delta_Indicator: no secondary compression
-        VCDIFFInteger.append(data.count, to: &delta)
-        VCDIFFInteger.append(instructions.count, to: &delta)
-        VCDIFFInteger.append(addresses.count, to: &delta)
-        VCDIFFInteger.append(delta.count + data.count + instructions.count + addresses.count, to: &header)
+        delta.append(packed)  // Delta_Indicator: which sections the secondary compressor packed
+        for section in sections { VCDIFFInteger.append(section.count, to: &delta) }
+        VCDIFFInteger.append(delta.count + sections.reduce(0) { $0 + $1.count }, to: &header)
         header += delta
-        for piece in [header, data, instructions, addresses] where !piece.isEmpty {
+        for piece in [header] + sections where !piece.isEmpty {
             try piece.withUnsafeBytes(output)
         }
     }

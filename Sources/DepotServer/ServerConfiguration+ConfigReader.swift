@@ -61,6 +61,7 @@ extension ServerConfiguration {
     /// | `deltas.previousVersions` | int | `3` | previous versions a patch is made from; 0 disables deltas |
     /// | `deltas.maximumRatio` | number | `0.5` | largest patch kept, as a fraction of the full (gzip) download |
     /// | `deltas.indexStep` | int | `8` | encoder index density: 4 makes smaller patches of rebuilt files with more memory |
+    /// | `deltas.packSections` | bool | `true` | patch sections packed with LZMA as xdelta3 does (smaller; plain RFC 3284 decoders cannot read them) |
     /// | `deltas.maximumSourceBytes` | int | 1 GiB | largest earlier version a patch is made from (at most 4 GiB − 2) |
     /// | `files.cacheControl` | string | `no-cache` | `Cache-Control` of `/files/…` |
     /// | `channels.cacheControl` | string | `no-cache` | `Cache-Control` of `/channels/…` and `/manifest.json` |
@@ -233,7 +234,8 @@ extension PublishConfiguration {
             previousVersions: reader.int(forKey: "deltas.previousVersions", default: deltaDefaults.previousVersions),
             maximumRatio: reader.number(forKey: "deltas.maximumRatio", default: deltaDefaults.maximumRatio),
             indexStep: reader.int(forKey: "deltas.indexStep", default: deltaDefaults.indexStep),
-            maximumSourceBytes: Int64(reader.int(forKey: "deltas.maximumSourceBytes", default: Int(deltaDefaults.maximumSourceBytes)))
+            maximumSourceBytes: Int64(reader.int(forKey: "deltas.maximumSourceBytes", default: Int(deltaDefaults.maximumSourceBytes))),
+            packSections: reader.bool(forKey: "deltas.packSections", default: deltaDefaults.packSections)
         )
         guard deltas.previousVersions >= 0, deltas.maximumRatio > 0, deltas.maximumRatio <= 1, (1...64).contains(deltas.indexStep) else {
             throw ConfigurationError(

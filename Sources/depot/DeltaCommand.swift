@@ -21,12 +21,15 @@ extension Depot {
             @Argument(help: "Where to write the patch.") var patch: String
             @Option(help: "Index every STEP bytes of OLD: 4 makes smaller patches of rebuilt files with more memory.")
             var indexStep = 8
+            @Flag(help: "Leave the VCDIFF's sections unpacked, for decoders without xdelta3's LZMA secondary compressor.")
+            var noPackSections = false
 
             func run() async throws {
                 try await reportingFailures {
                     let bytes: Data
                     do {
-                        guard let made = try DeltaMaker.make(from: old, to: new, options: .init(indexStep: indexStep)) else {
+                        guard let made = try DeltaMaker.make(from: old, to: new, options: .init(indexStep: indexStep, packsSections: !noPackSections))
+                        else {
                             throw CommandFailure("no patch was made")
                         }
                         bytes = Data(made.readableBytesView)
