@@ -27,8 +27,12 @@ public struct VCDIFFEncoder: Sendable {
         }
     }
 
-    /// A continued copy shorter than this is not worth its instruction.
-    static let minimumContinuedMatch = 6
+    /// A continued copy shorter than this is not worth its instruction, nor a copy from earlier
+    /// in the target its address. Both measured on `scripts/bench-delta`'s four cases with the
+    /// sections packed (LZMA makes short literals cheap): 10 and 24 instead of 6 and 16 made the
+    /// catalog's patches 1.8% and 4.5% smaller, the media's 0.1% larger.
+    static let minimumContinuedMatch = 10
+    static let minimumTargetMatch = 24
     /// How many recent copy displacements are tried before the index.
     static let recentDisplacementCount = 4
     /// A run of one byte at least this long becomes a RUN instead of data.
@@ -253,7 +257,7 @@ public struct VCDIFFEncoder: Sendable {
             let earlier = Int(targetTable[SourceIndex.hash(here, shift: 64 - 18)])
             if earlier >= 0, earlier < position {
                 let length = commonPrefixLength(target.baseAddress! + earlier, here, limit: remaining)
-                if length >= hashLength, length > best.length { best = (length, earlier, true) }
+                if length >= VCDIFFEncoder.minimumTargetMatch, length > best.length { best = (length, earlier, true) }
             }
             guard source.count >= hashLength else { return best }
             var entry = buckets[SourceIndex.hash(here, shift: index.shift)]
