@@ -9,6 +9,8 @@ struct AddressCache {
     private(set) var near: [Int]
     private var nextSlot = 0
     private(set) var same: [Int]
+    /// `here` minus the address of the last COPY.
+    private var lastDistance = -1
 
     init(nearSize: Int, sameSize: Int) {
         near = Array(repeating: 0, count: nearSize)
@@ -51,9 +53,19 @@ struct AddressCache {
     }
 
     /// Chooses the mode that writes `address` in the fewest bytes, appends it to `output` and
-    /// returns the mode.
+    /// returns the mode; but a COPY as far behind `here` as the last one is written in `here`
+    /// mode, the same bytes as before, even where another mode is shorter: the copies of an
+    /// in-place edit are all that far behind, and the secondary compressor (or gzip) stores a
+    /// repeat almost for free. Measured on `scripts/bench-delta`'s packed patches: changed in
+    /// place, the catalog's 6.2% smaller and the media's 0.4%; rebuilt, 1.2% and 0.4% larger.
     mutating func encode(_ address: Int, here: Int, into output: inout [UInt8]) -> UInt8 {
         defer { update(address) }
+        let distance = here - address
+        defer { lastDistance = distance }
+        if distance == lastDistance {
+            VCDIFFInteger.append(distance, to: &output)
+            return Self.hereMode
+        }
         if !same.isEmpty, same[address % same.count] == address {
             let slot = address % same.count
             output.append(UInt8(slot % 256))
