@@ -43,9 +43,8 @@ struct LZMA2Decoder {
         let pieceStart = history.count
         history.reserveCapacity(history.count + expectedSize)
         var position = 0
-        func corrupt(_ message: String) -> VCDIFFError { VCDIFFError(.corrupt, "a secondary-compressed section: \(message)") }
         func readByte() throws(VCDIFFError) -> Int {
-            guard position < input.count else { throw corrupt("the LZMA2 data ends early") }
+            guard position < input.count else { throw .packedSection("the LZMA2 data ends early") }
             defer { position += 1 }
             return Int(input[position])
         }
@@ -53,17 +52,17 @@ struct LZMA2Decoder {
             let control = try readByte()
             if control == 0 { break }
             let resetsDictionary = control == 1 || control >= 0xE0
-            guard started || resetsDictionary else { throw corrupt("the first LZMA2 chunk does not reset the dictionary") }
-            guard control < 3 || control >= 0x80 else { throw corrupt("an LZMA2 chunk has an unknown control byte (\(control))") }
+            guard started || resetsDictionary else { throw .packedSection("the first LZMA2 chunk does not reset the dictionary") }
+            guard control < 3 || control >= 0x80 else { throw .packedSection("an LZMA2 chunk has an unknown control byte (\(control))") }
             started = true
             if resetsDictionary { resetAt = historyStart + history.count }
             let high = try readByte()
             let unpackedSize = ((control >= 0x80 ? (control & 0x1F) << 16 : 0) | high << 8 | (try readByte())) + 1
-            guard unpackedSize <= expectedSize - (history.count - pieceStart) else { throw corrupt("it makes more bytes than it says") }
+            guard unpackedSize <= expectedSize - (history.count - pieceStart) else { throw .packedSection("it makes more bytes than it says") }
             if control < 0x80 {
                 // An uncompressed chunk; after a dictionary reset, the next LZMA chunk must set
                 // new properties.
-                guard unpackedSize <= input.count - position else { throw corrupt("the LZMA2 data ends early") }
+                guard unpackedSize <= input.count - position else { throw .packedSection("the LZMA2 data ends early") }
                 history.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[position..<position + unpackedSize]))
                 position += unpackedSize
                 if control == 1 { properties = nil }
@@ -73,23 +72,23 @@ struct LZMA2Decoder {
             let packedSize = (packedHigh << 8 | (try readByte())) + 1
             if control >= 0xC0 {
                 var byte = try readByte()
-                guard byte < 9 * 5 * 5 else { throw corrupt("LZMA properties are out of range (\(byte))") }
+                guard byte < 9 * 5 * 5 else { throw .packedSection("LZMA properties are out of range (\(byte))") }
                 let lc = byte % 9
                 byte /= 9
                 let lp = byte % 5
                 let pb = byte / 5
-                guard lc + lp <= 4 else { throw corrupt("LZMA2 allows lc + lp of at most 4") }
+                guard lc + lp <= 4 else { throw .packedSection("LZMA2 allows lc + lp of at most 4") }
                 properties = (lc, lp, pb)
             }
-            guard properties != nil else { throw corrupt("an LZMA chunk comes without the properties it needs") }
+            guard properties != nil else { throw .packedSection("an LZMA chunk comes without the properties it needs") }
             if control >= 0xA0 { resetState() }
-            guard !probabilities.isEmpty else { throw corrupt("an LZMA chunk continues a state never set") }
-            guard packedSize <= input.count - position else { throw corrupt("the LZMA2 data ends early") }
+            guard !probabilities.isEmpty else { throw .packedSection("an LZMA chunk continues a state never set") }
+            guard packedSize <= input.count - position else { throw .packedSection("the LZMA2 data ends early") }
             try decodeChunk(UnsafeRawBufferPointer(rebasing: input[position..<position + packedSize]), unpackedSize: unpackedSize)
             position += packedSize
         }
         guard history.count - pieceStart == expectedSize else {
-            throw corrupt("it makes \(history.count - pieceStart) bytes, not the \(expectedSize) it says")
+            throw .packedSection("it makes \(history.count - pieceStart) bytes, not the \(expectedSize) it says")
         }
         return Array(history[pieceStart...])
     }
@@ -130,7 +129,6 @@ struct LZMA2Decoder {
         let end = output.count + unpackedSize
         var state = self.state
         var (rep0, rep1, rep2, rep3) = reps
-        func corrupt(_ message: String) -> VCDIFFError { VCDIFFError(.corrupt, "a secondary-compressed section: \(message)") }
         while output.count < end {
             let position = output.count
             let decoded = historyStart + position - resetAt
@@ -141,7 +139,7 @@ struct LZMA2Decoder {
                 let base = Self.literal + 0x300 * ((decoded & (1 << lp - 1)) << lc + previous >> (8 - lc))
                 var symbol = 1
                 if state >= 7 {
-                    guard Int(rep0) < available else { throw corrupt("a match reaches before the dictionary") }
+                    guard Int(rep0) < available else { throw .packedSection("a match reaches before the dictionary") }
                     var matchByte = Int(output[position - Int(rep0) - 1])
                     while symbol < 0x100 {
                         let matchBit = (matchByte >> 7) & 1
@@ -158,10 +156,10 @@ struct LZMA2Decoder {
             }
             var length: Int
             if try decoder.bit(&p[Self.isRep + state]) != 0 {
-                guard available > 0 else { throw corrupt("a repeated match comes before any byte") }
+                guard available > 0 else { throw .packedSection("a repeated match comes before any byte") }
                 if try decoder.bit(&p[Self.isRepG0 + state]) == 0 {
                     if try decoder.bit(&p[Self.isRep0Long + state << 4 + posState]) == 0 {
-                        guard Int(rep0) < available else { throw corrupt("a match reaches before the dictionary") }
+                        guard Int(rep0) < available else { throw .packedSection("a match reaches before the dictionary") }
                         state = state < 7 ? 9 : 11
                         output.append(output[position - Int(rep0) - 1])
                         continue
@@ -191,15 +189,15 @@ struct LZMA2Decoder {
                 length = try Self.length(&decoder, &p, base: Self.lengthCoder, posState: posState)
                 state = state < 7 ? 7 : 10
                 rep0 = try Self.distance(&decoder, &p, length: length)
-                guard rep0 != .max else { throw corrupt("an LZMA2 chunk holds an end marker") }
+                guard rep0 != .max else { throw .packedSection("an LZMA2 chunk holds an end marker") }
             }
             length += 2
             let distance = Int(rep0) + 1
-            guard distance <= available else { throw corrupt("a match reaches before the dictionary") }
-            guard length <= end - position else { throw corrupt("a match runs past its chunk") }
+            guard distance <= available else { throw .packedSection("a match reaches before the dictionary") }
+            guard length <= end - position else { throw .packedSection("a match runs past its chunk") }
             for offset in 0..<length { output.append(output[position - distance + offset]) }
         }
-        guard decoder.isFinished else { throw corrupt("an LZMA chunk does not end where its size says") }
+        guard decoder.isFinished else { throw .packedSection("an LZMA chunk does not end where its size says") }
         probabilities = p
         history = output
         self.state = state
@@ -238,11 +236,11 @@ private struct RangeDecoder {
 
     init(_ input: UnsafeRawBufferPointer) throws(VCDIFFError) {
         guard input.count >= 5, input[0] == 0 else {
-            throw VCDIFFError(.corrupt, "a secondary-compressed section: an LZMA chunk does not start as one")
+            throw .packedSection("an LZMA chunk does not start as one")
         }
         self.input = input
         for index in 1..<5 { code = code << 8 | UInt32(input[index]) }
-        guard code != range else { throw VCDIFFError(.corrupt, "a secondary-compressed section: an LZMA chunk does not start as one") }
+        guard code != range else { throw .packedSection("an LZMA chunk does not start as one") }
     }
 
     /// Whether the whole chunk was read and its code ended at 0.
@@ -251,7 +249,7 @@ private struct RangeDecoder {
     @inline(__always)
     private mutating func normalize() throws(VCDIFFError) {
         guard range < 1 << 24 else { return }
-        guard position < input.count else { throw VCDIFFError(.corrupt, "a secondary-compressed section: an LZMA chunk ends early") }
+        guard position < input.count else { throw .packedSection("an LZMA chunk ends early") }
         range <<= 8
         code = code << 8 | UInt32(input[position])
         position += 1
@@ -282,7 +280,7 @@ private struct RangeDecoder {
             code &-= range
             let t = 0 &- (code >> 31)
             code &+= range & t
-            guard code != range else { throw VCDIFFError(.corrupt, "a secondary-compressed section: damaged LZMA data") }
+            guard code != range else { throw .packedSection("damaged LZMA data") }
             try normalize()
             result = result << 1 &+ (t &+ 1)
         }
@@ -304,5 +302,12 @@ private struct RangeDecoder {
             symbol |= bit << index
         }
         return symbol
+    }
+}
+
+extension VCDIFFError {
+    /// A damaged section of a secondary compressor's (``LZMASection``).
+    static func packedSection(_ message: String) -> VCDIFFError {
+        VCDIFFError(.corrupt, "a secondary-compressed section: \(message)")
     }
 }

@@ -6,9 +6,9 @@ import CZlib
 /// instructions, addresses) is one stream across the delta's windows: the first section of a
 /// kind holds the stream's headers, each one after it continues the LZMA2 data, and none holds
 /// the stream's end (its index and footer).
-enum LZMASection {
+public enum LZMASection {
     /// The compressor id xdelta3 writes in the VCDIFF header for it.
-    static let compressorID: UInt8 = 2
+    public static let compressorID: UInt8 = 2
 
     private static let streamMagic: [UInt8] = [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]
     private static let lzma2FilterID = 0x21
@@ -27,33 +27,32 @@ enum LZMASection {
     /// Reads the stream's headers, up to its LZMA2 data.
     private static func start(_ reader: inout ByteReader, maximumDictionary: Int) throws(VCDIFFError) -> LZMA2Decoder {
         let section = reader.bytes
-        func corrupt(_ message: String) -> VCDIFFError { VCDIFFError(.corrupt, "a secondary-compressed section: \(message)") }
 
         // Stream header: magic, two flag bytes (the check type), their CRC32.
         let header = try reader.skip(12, "an .xz stream header")
-        guard zip(streamMagic, section[header..<header + 6]).allSatisfy({ $0 == $1 }) else { throw corrupt("it is not an .xz stream") }
-        guard section[header + 6] == 0, section[header + 7] & 0xF0 == 0 else { throw corrupt("the .xz stream flags are unknown") }
+        guard zip(streamMagic, section[header..<header + 6]).allSatisfy({ $0 == $1 }) else { throw .packedSection("it is not an .xz stream") }
+        guard section[header + 6] == 0, section[header + 7] & 0xF0 == 0 else { throw .packedSection("the .xz stream flags are unknown") }
         guard crc32(section, header + 6, count: 2) == littleEndian32(section, at: header + 8) else {
-            throw corrupt("the .xz stream header's CRC32 does not match")
+            throw .packedSection("the .xz stream header's CRC32 does not match")
         }
 
         // Block header: its size, flags, optional sizes, one filter (LZMA2), padding, CRC32.
         let blockStart = reader.position
         let sizeByte = Int(try reader.byte("an .xz block header"))
-        guard sizeByte != 0 else { throw corrupt("the .xz stream has no block") }
+        guard sizeByte != 0 else { throw .packedSection("the .xz stream has no block") }
         let blockHeaderSize = (sizeByte + 1) * 4
         _ = try reader.skip(blockHeaderSize - 1, "an .xz block header")
         guard crc32(section, blockStart, count: blockHeaderSize - 4) == littleEndian32(section, at: blockStart + blockHeaderSize - 4) else {
-            throw corrupt("the .xz block header's CRC32 does not match")
+            throw .packedSection("the .xz block header's CRC32 does not match")
         }
         var block = ByteReader(section, from: blockStart + 1, to: blockStart + blockHeaderSize - 4)
         let flags = try block.byte("an .xz block header")
-        guard flags & 0x3F == 0 else { throw corrupt("the .xz block has other filters than LZMA2, or unknown flags") }
+        guard flags & 0x3F == 0 else { throw .packedSection("the .xz block has other filters than LZMA2, or unknown flags") }
         if flags & 0x40 != 0 { _ = try multibyte(&block) }
         if flags & 0x80 != 0 { _ = try multibyte(&block) }
-        guard try multibyte(&block) == lzma2FilterID, try multibyte(&block) == 1 else { throw corrupt("the .xz block's filter is not LZMA2") }
+        guard try multibyte(&block) == lzma2FilterID, try multibyte(&block) == 1 else { throw .packedSection("the .xz block's filter is not LZMA2") }
         let dictionaryByte = Int(try block.byte("LZMA2 properties"))
-        guard dictionaryByte <= 40 else { throw corrupt("the LZMA2 dictionary size is out of range") }
+        guard dictionaryByte <= 40 else { throw .packedSection("the LZMA2 dictionary size is out of range") }
         let dictionarySize = dictionaryByte == 40 ? Int(UInt32.max) : (2 | dictionaryByte & 1) << (dictionaryByte / 2 + 11)
         guard dictionarySize <= maximumDictionary else {
             throw VCDIFFError(
@@ -62,7 +61,7 @@ enum LZMASection {
             )
         }
         while !block.isAtEnd {
-            guard try block.byte("an .xz block header") == 0 else { throw corrupt("the .xz block header's padding is not zero") }
+            guard try block.byte("an .xz block header") == 0 else { throw .packedSection("the .xz block header's padding is not zero") }
         }
 
         return LZMA2Decoder(dictionarySize: dictionarySize)
@@ -76,7 +75,7 @@ enum LZMASection {
             value |= Int(byte & 0x7F) << (7 * index)
             if byte & 0x80 == 0 { return value }
         }
-        throw VCDIFFError(.corrupt, "a secondary-compressed section: an .xz integer is too long")
+        throw .packedSection("an .xz integer is too long")
     }
 
     private static func crc32(_ bytes: UnsafeRawBufferPointer, _ start: Int, count: Int) -> UInt32 {

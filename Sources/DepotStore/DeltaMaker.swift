@@ -14,7 +14,7 @@ public enum DeltaMaker {
         /// The zlib level of the patch's gzip stream.
         public var gzipLevel: Int32
         /// Whether the VCDIFF's sections are packed with LZMA as xdelta3 packs them
-        /// (``LZMASectionPacker``): patches 2 to 20% smaller, which clients built before it
+        /// (``LZMASectionPacker``): patches 8 to 21% smaller, which clients built before it
         /// cannot apply (they fall back to the whole file).
         public var packsSections: Bool
 

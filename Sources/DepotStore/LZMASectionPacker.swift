@@ -11,9 +11,7 @@ import DepotDelta
 /// streams hold about 7 MiB together instead of 39 (or 2 GiB at `xz -9e`'s own settings).
 /// Sections under ``minimumSection`` bytes stay unpacked: a flush costs about ten bytes.
 final class LZMASectionPacker: SectionPacker {
-    let compressorID = LZMASectionPacker.xdelta3LZMA
-    /// xdelta3's id for its LZMA secondary compressor.
-    static let xdelta3LZMA: UInt8 = 2
+    let compressorID = LZMASection.compressorID
     static let minimumSection = 64
     /// The dictionary of each kind's stream.
     static func dictionarySize(_ kind: VCDIFFSectionKind) -> UInt32 { kind == .data ? 256 << 10 : 64 << 10 }
