@@ -10,17 +10,29 @@ public enum LZMASection {
     /// The compressor id xdelta3 writes in the VCDIFF header for it.
     public static let compressorID: UInt8 = 2
 
+    /// The dictionary a stream may declare whatever the window limit. A stream holds at most
+    /// twice its dictionary of history besides the section it is decoding, and never more than
+    /// it has made, so a small target's streams cost little; Depot's packer declares 256 KiB even
+    /// for a file of a few kilobytes, whose patch the client limits to the file's size.
+    static let dictionaryAllowance = 1 << 20
+
     private static let streamMagic: [UInt8] = [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]
     private static let lzma2FilterID = 0x21
 
     /// The bytes `section` unpacks to, at most `maximumSize` of them. `stream` is `nil` for the
     /// first section of its kind, and holds the stream for the next.
     /// - Throws: ``VCDIFFError`` `.corrupt` for a damaged section, `.limitExceeded` for one that
-    ///   says it is larger than `maximumSize`, or whose dictionary is.
-    static func unpack(_ section: UnsafeRawBufferPointer, stream: inout LZMA2Decoder?, maximumSize: Int) throws(VCDIFFError) -> [UInt8] {
+    ///   says it is larger than `maximumSize`, or whose dictionary is larger than
+    ///   `maximumDictionary`.
+    static func unpack(
+        _ section: UnsafeRawBufferPointer,
+        stream: inout LZMA2Decoder?,
+        maximumSize: Int,
+        maximumDictionary: Int
+    ) throws(VCDIFFError) -> [UInt8] {
         var reader = ByteReader(section)
         let size = try reader.integer("a compressed section's size", limit: maximumSize)
-        if stream == nil { stream = try start(&reader, maximumDictionary: maximumSize) }
+        if stream == nil { stream = try start(&reader, maximumDictionary: maximumDictionary) }
         return try stream!.decode(UnsafeRawBufferPointer(rebasing: section[reader.position...]), expectedSize: size)
     }
 

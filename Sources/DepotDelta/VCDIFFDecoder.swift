@@ -183,7 +183,12 @@ public enum VCDIFFDecoder {
         func section(_ start: Int, _ length: Int, packedBy bit: UInt8, stream: inout LZMA2Decoder?) throws -> ByteReader {
             guard compressed & bit != 0 else { return ByteReader(reader.bytes, from: start, to: start + length) }
             let packed = UnsafeRawBufferPointer(rebasing: reader.bytes[start..<start + length])
-            let bytes = try LZMASection.unpack(packed, stream: &stream, maximumSize: limits.maximumWindowSize)
+            let bytes = try LZMASection.unpack(
+                packed,
+                stream: &stream,
+                maximumSize: limits.maximumWindowSize,
+                maximumDictionary: max(limits.maximumWindowSize, LZMASection.dictionaryAllowance)
+            )
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
             unpacked.append(buffer)
             bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }

@@ -45,14 +45,23 @@ struct DeltaMakerTests {
         }
     }
 
-    @Test("small patches, whose sections are under the packing threshold, still name the compressor and apply")
-    func smallPatches() throws {
-        let old = Array("a catalog of a few lines\nand one more\n".utf8)
-        let new = Array("a catalog of a few lines\nand one changed\n".utf8)
+    /// The client allows a patch no larger target than the file's size, and so no larger window:
+    /// a small file's packed sections, whose streams declare a larger dictionary than the file,
+    /// still apply (the first two pack some sections, the last none).
+    @Test("patches of small files apply with the target limit the client sets", arguments: [20_000, 3_000, 40])
+    func smallFiles(lines: Int) throws {
+        let (old, new) = Self.versions(lines: lines, every: 7)
         let patch = Array(try DeltaMaker.make(from: old, to: new).readableBytesView)
         let rebuilt = try patch.withUnsafeBytes { patch in
-            try old.withUnsafeBytes { try GzipVCDIFF.apply(patch, source: $0, maximumTargetSize: 1 << 20) }
+            try old.withUnsafeBytes { try GzipVCDIFF.apply(patch, source: $0, maximumTargetSize: new.count) }
         }
         #expect(rebuilt == new)
+    }
+
+    static func versions(lines count: Int, every step: Int) -> (old: [UInt8], new: [UInt8]) {
+        var lines = (0..<count).map { "\($0)\titem-\($0 * 7919 % 10007)\tstock=\($0 % 97)" }
+        let old = Array(lines.joined(separator: "\n").utf8)
+        for id in stride(from: 0, to: count, by: step) { lines[id] = "\(id)\titem-\(id * 7919 % 10007)\tstock=0" }
+        return (old, Array(lines.joined(separator: "\n").utf8))
     }
 }
