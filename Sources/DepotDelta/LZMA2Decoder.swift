@@ -12,7 +12,8 @@
 /// dictionary reset and is still held, and nothing is made past the size a piece declares; a
 /// failure throws.
 struct LZMA2Decoder {
-    /// The last bytes decoded: at least `dictionarySize` of them, at most twice that.
+    /// The last bytes decoded: `dictionarySize` of them once trimmed, which happens before a
+    /// piece once there are twice that (or all of them, while fewer).
     private var history: [UInt8] = []
     /// How many bytes the stream has made before `history[0]`.
     private var historyStart = 0
