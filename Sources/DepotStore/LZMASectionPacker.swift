@@ -9,10 +9,12 @@ import DepotDelta
 /// for instructions and addresses (whose sections are smaller): measured on `scripts/bench-delta`'s
 /// patches, larger ones or the binary-tree finder make the same bytes within 0.2%, and the three
 /// streams hold about 7 MiB together instead of 39 (or 2 GiB at `xz -9e`'s own settings).
-/// Sections under ``minimumSection`` bytes stay unpacked: a flush costs about ten bytes.
+/// Sections under ``minimumSection`` bytes stay unpacked: a stream's headers and a flush cost
+/// about 30 bytes, more than LZMA saves on so little (at 64, a release page's patch grew from 119
+/// to 149 bytes; 256 leaves the page's as it was and bench-delta's the same).
 final class LZMASectionPacker: SectionPacker {
     let compressorID = LZMASection.compressorID
-    static let minimumSection = 64
+    static let minimumSection = 256
     /// The dictionary of each kind's stream.
     static func dictionarySize(_ kind: VCDIFFSectionKind) -> UInt32 { kind == .data ? 256 << 10 : 64 << 10 }
 
