@@ -41,10 +41,15 @@ final class PatchMaker: Service {
         try await documentEncoder.shutdownGracefully()
     }
 
+    /// How both kinds of patch are encoded, from the configuration.
+    private var deltaOptions: DeltaMaker.Options {
+        DeltaMaker.Options(indexStep: configuration.indexStep, packsSections: configuration.packSections)
+    }
+
     /// The gzip-compressed VCDIFF patch from one document (a release's or a page) to another,
     /// and the size of the target's gzip variant: the full download it saves.
     func documentPatch(from source: [UInt8], to target: [UInt8]) async throws -> (patch: ByteBuffer, fullSize: Int) {
-        let options = DeltaMaker.Options(indexStep: configuration.indexStep, packsSections: configuration.packSections)
+        let options = deltaOptions
         return try await documentEncoder.runIfActive {
             var whole = ByteBuffer(bytes: target)
             return (try DeltaMaker.make(from: source, to: target, options: options), try whole.compress(with: .gzip).readableBytes)
@@ -72,7 +77,7 @@ final class PatchMaker: Service {
         let started = ContinuousClock.now
         let sourcePath = store.path(forSHA256: source.sha256).string
         let targetPath = store.path(forSHA256: target.sha256).string
-        let options = DeltaMaker.Options(indexStep: configuration.indexStep, packsSections: configuration.packSections)
+        let options = deltaOptions
         let patch = try await encoder.runIfActive {
             try DeltaMaker.make(from: sourcePath, to: targetPath, limit: limit, options: options)
         }
