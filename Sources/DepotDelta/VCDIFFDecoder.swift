@@ -34,8 +34,13 @@ public enum VCDIFFDecoder {
         var reader = ByteReader(delta)
         let (table, compressor) = try readHeader(&reader, allowCustomTable: true)
         var streams = SectionStreams(isEnabled: compressor != nil)
+        var windows = 0
         while !reader.isAtEnd {
             try decodeWindow(&reader, table: table, streams: &streams, source: source, output: &output, limits: limits)
+            // Every window but one makes at least a byte: the work a delta asks for follows the
+            // target it makes, not how many windows it holds.
+            windows += 1
+            guard windows <= output.count + 1 else { throw VCDIFFError(.corrupt, "the delta has empty windows") }
         }
     }
 
@@ -180,13 +185,16 @@ public enum VCDIFFDecoder {
         // Unpacked sections, held until the window is done.
         var unpacked: [UnsafeMutableRawBufferPointer] = []
         defer { for buffer in unpacked { buffer.deallocate() } }
-        func section(_ start: Int, _ length: Int, packedBy bit: UInt8, stream: inout LZMA2Decoder?) throws -> ByteReader {
+        // A packed section unpacks to no more than its window can use: every instruction makes a
+        // byte at least, so the data is at most the target window, and an instruction (a code and
+        // two sizes) or an address at most 11 bytes a byte of it.
+        func section(_ start: Int, _ length: Int, packedBy bit: UInt8, bytesPerTargetByte: Int, stream: inout LZMA2Decoder?) throws -> ByteReader {
             guard compressed & bit != 0 else { return ByteReader(reader.bytes, from: start, to: start + length) }
             let packed = UnsafeRawBufferPointer(rebasing: reader.bytes[start..<start + length])
             let bytes = try LZMASection.unpack(
                 packed,
                 stream: &stream,
-                maximumSize: limits.maximumWindowSize,
+                maximumSize: bytesPerTargetByte * targetLength,
                 maximumDictionary: max(limits.maximumWindowSize, LZMASection.dictionaryAllowance)
             )
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
@@ -195,9 +203,21 @@ public enum VCDIFFDecoder {
             return ByteReader(UnsafeRawBufferPointer(buffer))
         }
         var sections = WindowSections(
-            data: try section(dataStart, dataLength, packedBy: Packed.dataCompressed, stream: &streams.data),
-            instructions: try section(instructionsStart, instructionsLength, packedBy: Packed.instructionsCompressed, stream: &streams.instructions),
-            addresses: try section(addressesStart, addressesLength, packedBy: Packed.addressesCompressed, stream: &streams.addresses)
+            data: try section(dataStart, dataLength, packedBy: Packed.dataCompressed, bytesPerTargetByte: 1, stream: &streams.data),
+            instructions: try section(
+                instructionsStart,
+                instructionsLength,
+                packedBy: Packed.instructionsCompressed,
+                bytesPerTargetByte: 11,
+                stream: &streams.instructions
+            ),
+            addresses: try section(
+                addressesStart,
+                addressesLength,
+                packedBy: Packed.addressesCompressed,
+                bytesPerTargetByte: 11,
+                stream: &streams.addresses
+            )
         )
         let target = UnsafeMutableRawBufferPointer.allocate(byteCount: targetLength, alignment: 1)
         defer { target.deallocate() }
@@ -260,6 +280,8 @@ struct WindowSections {
         guard half.type != .noop else { return }
         var size = Int(half.size)
         if size == 0 { size = try instructions.integer("an instruction size") }
+        // An instruction that makes nothing only costs work (a RUN of none still takes a byte).
+        guard size > 0 else { throw VCDIFFError(.corrupt, "an instruction has size 0") }
         guard size <= target.count - written else {
             throw VCDIFFError(.corrupt, "the instructions write past the end of the target window (\(target.count) bytes)")
         }
@@ -268,17 +290,13 @@ struct WindowSections {
             return
         case .add:
             let start = try data.skip(size, "an ADD's data")
-            if size > 0 {
-                target.baseAddress!.advanced(by: written).copyMemory(from: data.bytes.baseAddress!.advanced(by: start), byteCount: size)
-            }
+            target.baseAddress!.advanced(by: written).copyMemory(from: data.bytes.baseAddress!.advanced(by: start), byteCount: size)
         case .run:
             let byte = try data.byte("a RUN's byte")
-            if size > 0 {
-                target.baseAddress!.advanced(by: written).initializeMemory(as: UInt8.self, repeating: byte, count: size)
-            }
+            target.baseAddress!.advanced(by: written).initializeMemory(as: UInt8.self, repeating: byte, count: size)
         case .copy:
             let address = try cache.decode(mode: half.mode, here: segment.count + written, from: &addresses)
-            if size > 0 { copy(size, from: address, segment: segment, into: target, at: written) }
+            copy(size, from: address, segment: segment, into: target, at: written)
         }
         written += size
     }

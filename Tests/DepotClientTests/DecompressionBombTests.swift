@@ -1,0 +1,87 @@
+import DepotClient
+import DepotDelta
+import DepotServer
+import DepotTestSupport
+import Foundation
+import Testing
+
+@testable import DepotStore
+
+/// Patches whose decoding would cost far more than what they make: empty windows whose
+/// LZMA-packed sections unpack to megabytes each, run by instructions of size 0. A decoder's
+/// work must follow its output, so such a patch is refused at its first window, and a client
+/// fetches the document whole instead.
+@Suite("Decompression bombs")
+struct DecompressionBombTests {
+    /// A gzip-compressed VCDIFF of `windows` windows that each make nothing, while each unpacks
+    /// `megabytes` MiB of data and twice as much of instructions (`RUN` of size 0, one data byte
+    /// each): a few hundred bytes a window.
+    static func bomb(windows: Int, megabytes: Int = 1) throws -> Data {
+        let packer = LZMASectionPacker()
+        let data = [UInt8](repeating: 0, count: megabytes << 20)
+        let instructions = [UInt8](repeating: 0, count: 2 * data.count)
+        var delta = VCDIFFEncoder.header(compressorID: LZMASection.compressorID)
+        for _ in 0..<windows {
+            let packedData = try integer(data.count) + data.withUnsafeBytes { try packer.pack($0, kind: .data)! }
+            let packedInstructions = try integer(instructions.count) + instructions.withUnsafeBytes { try packer.pack($0, kind: .instructions)! }
+            // Target length 0; data and instructions packed; no addresses.
+            let encoding = integer(0) + [0x03] + integer(packedData.count) + integer(packedInstructions.count) + integer(0)
+            let body = encoding + packedData + packedInstructions
+            delta += [0] + integer(body.count) + body
+        }
+        var gzip = Data()
+        let deflater = try GzipDeflater(level: 9)
+        try delta.withUnsafeBytes { try deflater.compress($0, finish: true) { gzip.append(contentsOf: $0) } }
+        return gzip
+    }
+
+    /// 300 windows that unpack 900 MiB and make nothing, in under 200 KB.
+    static let patch: Data = (try? bomb(windows: 300)) ?? Data()
+
+    /// A VCDIFF integer (RFC 3284 §2).
+    static func integer(_ value: Int) -> [UInt8] {
+        var digits = [UInt8(value & 0x7F)]
+        var rest = value >> 7
+        while rest > 0 {
+            digits.insert(UInt8(rest & 0x7F) | 0x80, at: 0)
+            rest >>= 7
+        }
+        return digits
+    }
+
+    @Test("a packed section larger than its window can use is refused at the first window")
+    func refusedAtOnce() throws {
+        #expect(Self.patch.count > 1_000 && Self.patch.count < 200_000)
+        #expect { try DeltaPatch.apply(Self.patch, to: Data("base".utf8), maximumSize: 16 << 20) } throws: { error in
+            "\(error)".contains("larger than 0")
+        }
+    }
+
+    @Test("a bomb served as a release document's patch costs one request: the document is fetched whole")
+    func documentPatchBomb() async throws {
+        let blob = Data("one\n".utf8)
+        let second = Data("two\n".utf8)
+        let one = FakeRelease(entries: [FakeRelease.entry("a.bin", blob)])
+        var two = FakeRelease(entries: [FakeRelease.entry("a.bin", blob), FakeRelease.entry("b.bin", second)])
+        two.number = 2
+        two.serial = 2
+        let next = two
+        let bomb = Self.patch
+        let prepare: (URL) throws -> Void = { folder in
+            try one.write(to: folder.appendingPathComponent("one"), blobs: [blob])
+            let evil = folder.appendingPathComponent("two")
+            try next.write(to: evil, blobs: [blob, second])
+            _ = try evil.write(bomb, to: "deltas/\(one.releaseID)/\(next.releaseID)")
+        }
+        try await LiveServer.with(prepare: prepare) { server in
+            try await withTemporaryDirectory { root in
+                let folder = root.appendingPathComponent("sync")
+                _ = try await DepotClient(server: URL(string: server.url("/one/"))!, directory: folder).sync()
+                let report = try await DepotClient(server: URL(string: server.url("/two/"))!, directory: folder).sync()
+                #expect(report.files.map(\.path) == ["b.bin"])
+                let asked = server.requests.snapshot.keys.map(\.path)
+                #expect(asked.contains("/two/deltas/\(one.releaseID)/\(next.releaseID)") && asked.contains("/two/releases/\(next.releaseID)"))
+            }
+        }
+    }
+}
