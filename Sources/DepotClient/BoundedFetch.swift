@@ -12,17 +12,28 @@ final class BoundedFetch: DataTaskDelegate, @unchecked Sendable {
     private var data = Data()
     private var response: HTTPURLResponse?
 
-    private init(maximumBytes: Int) {
+    init(maximumBytes: Int) {
         self.maximumBytes = maximumBytes
     }
 
     /// Sends `request` and returns the response with its whole body.
-    /// - Throws: ``SyncError`` `.corrupt` past `maximumBytes`, `.network` when the transfer fails.
-    static func run(_ request: URLRequest, session: TransferSession, maximumBytes: Int) async throws -> (HTTPURLResponse, Data) {
-        let fetch = BoundedFetch(maximumBytes: maximumBytes)
-        try await fetch.run(request, session: session)
-        guard let response = fetch.response else { throw SyncError(.server, "no response") }
-        return (response, fetch.data)
+    /// - Throws: ``SyncError`` `.corrupt` past `maximumBytes`, `.network` when the transfer fails
+    ///   or is not done by `deadline` seconds.
+    static func run(
+        _ request: URLRequest,
+        session: TransferSession,
+        maximumBytes: Int,
+        deadline: TimeInterval? = nil
+    ) async throws -> (HTTPURLResponse, Data) {
+        try await BoundedFetch(maximumBytes: maximumBytes).fetch(request, session: session, deadline: deadline)
+    }
+
+    /// Sends `request` and returns the response with its whole body; ``bytesReceived`` counts
+    /// what arrived even when this throws.
+    func fetch(_ request: URLRequest, session: TransferSession, deadline: TimeInterval?) async throws -> (HTTPURLResponse, Data) {
+        try await run(request, session: session, deadline: deadline)
+        guard let response else { throw SyncError(.server, "no response") }
+        return (response, data)
     }
 
     override func accept(_ response: HTTPURLResponse, task: URLSessionDataTask) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -12,12 +13,16 @@ class DataTaskDelegate: @unchecked Sendable {
     // Touched only on the session's serial delegate queue, then read once the task completed.
     private var failure: (any Error)?
     var continuation: CheckedContinuation<Void, any Error>?
+    /// Body bytes received so far, read by the session's watch of ``TransferLimits``.
+    private let received = Atomic<Int64>(0)
+    var bytesReceived: Int64 { received.load(ordering: .relaxed) }
 
     /// Sends `request` on `session` and returns when the body has been received whole.
     /// - Throws: what ``accept(_:task:)`` or ``receive(_:task:)`` threw, or ``SyncError`` `.network`
-    ///   (``networkFailure(_:task:)``) when the transfer failed.
-    func run(_ request: URLRequest, session: TransferSession) async throws {
-        try await session.run(request, handler: self)
+    ///   (``networkFailure(_:task:)``) when the transfer failed, was too slow, or was not done by
+    ///   `deadline` seconds.
+    func run(_ request: URLRequest, session: TransferSession, deadline: TimeInterval? = nil) async throws {
+        try await session.run(request, handler: self, deadline: deadline)
     }
 
     /// Checks the response before any of its body; throwing cancels the task.
@@ -44,6 +49,7 @@ class DataTaskDelegate: @unchecked Sendable {
     }
 
     func didReceive(_ data: Data, task: URLSessionDataTask) {
+        received.add(Int64(data.count), ordering: .relaxed)
         guard failure == nil else { return }
         do {
             try receive(data, task: task)

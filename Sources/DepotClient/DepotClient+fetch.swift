@@ -17,7 +17,7 @@ extension DepotClient {
         var request = URLRequest(url: server.appendingPathComponent(path))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-        let (http, data) = try await BoundedFetch.run(request, session: session, maximumBytes: 64 * 1024)
+        let (http, data) = try await BoundedFetch.run(request, session: session, maximumBytes: 64 * 1024, deadline: configuration.documentTimeout)
         switch http.statusCode {
         case 304:
             return (nil, Int64(data.count))
@@ -36,16 +36,19 @@ extension DepotClient {
     /// The document `/{path}`, checked to have the SHA-256 `sha256`, with the bytes received.
     /// With a `base` (an earlier version of the document, held), it is first asked for as a
     /// patch from it, `/deltas/{base}/{sha256}`: a few hundred bytes where the document is
-    /// many kilobytes. A server without that patch, or a patch that does not make exactly
-    /// `sha256`, costs one request, and the whole document is fetched.
+    /// many kilobytes. A patch that fails in any way (a server without it or too busy to make it,
+    /// a broken or slow transfer, a patch that does not make exactly `sha256`) costs that one
+    /// request, and the whole document is fetched.
     func fetchDocument(_ path: String, sha256: String, base: (sha256: String, bytes: Data)?, session: TransferSession) async throws -> (Data, Int64) {
         var received: Int64 = 0
         if let base {
             var request = URLRequest(url: server.appendingPathComponent("deltas/\(base.sha256)/\(sha256)"))
             request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-            let (http, patch) = try await BoundedFetch.run(request, session: session, maximumBytes: configuration.maximumDocumentBytes)
-            received += Int64(patch.count)
-            if http.statusCode == 200, let data = try? DeltaPatch.apply(patch, to: base.bytes, maximumSize: configuration.maximumDocumentBytes),
+            let fetch = BoundedFetch(maximumBytes: configuration.maximumDocumentBytes)
+            let answer = try? await fetch.fetch(request, session: session, deadline: configuration.documentTimeout)
+            received += fetch.bytesReceived
+            if let (http, patch) = answer, http.statusCode == 200,
+                let data = try? DeltaPatch.apply(patch, to: base.bytes, maximumSize: configuration.maximumDocumentBytes),
                 Hex.string(SHA256.hash(data: data)) == sha256
             {
                 return (data, received)
@@ -53,7 +56,12 @@ extension DepotClient {
         }
         var request = URLRequest(url: server.appendingPathComponent(path))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        let (http, data) = try await BoundedFetch.run(request, session: session, maximumBytes: configuration.maximumDocumentBytes)
+        let (http, data) = try await BoundedFetch.run(
+            request,
+            session: session,
+            maximumBytes: configuration.maximumDocumentBytes,
+            deadline: configuration.documentTimeout
+        )
         guard http.statusCode == 200 else { throw SyncError(.server, "/\(path) answered \(http.statusCode)") }
         guard Hex.string(SHA256.hash(data: data)) == sha256 else { throw SyncError(.corrupt, "/\(path) does not have the SHA-256 its name says") }
         return (data, received + Int64(data.count))

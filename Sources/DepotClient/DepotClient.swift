@@ -39,6 +39,14 @@ public struct DepotClient: Sendable {
         public var removesDeletedFiles: Bool
         /// Seconds without data after which a request fails.
         public var requestTimeout: TimeInterval
+        /// Bytes a second every transfer must average over each ``transferRateWindow``, or it
+        /// fails (as curl's `--speed-limit`): a mirror trickling bytes cannot hold a sync. 0 turns
+        /// the check off.
+        public var minimumTransferRate: Int
+        /// Seconds the transfer rate is averaged over (curl's `--speed-time`).
+        public var transferRateWindow: TimeInterval
+        /// Seconds a document (channel, release or page) may take to arrive whole.
+        public var documentTimeout: TimeInterval
         /// The largest document (channel, release or page) accepted, in bytes.
         public var maximumDocumentBytes: Int
         /// Downloads under way at once.
@@ -49,6 +57,9 @@ public struct DepotClient: Sendable {
             trustedKeys: [String] = [],
             removesDeletedFiles: Bool = true,
             requestTimeout: TimeInterval = 60,
+            minimumTransferRate: Int = 1024,
+            transferRateWindow: TimeInterval = 30,
+            documentTimeout: TimeInterval = 120,
             maximumDocumentBytes: Int = 16 << 20,
             parallelDownloads: Int = 4
         ) {
@@ -56,6 +67,9 @@ public struct DepotClient: Sendable {
             self.trustedKeys = trustedKeys
             self.removesDeletedFiles = removesDeletedFiles
             self.requestTimeout = requestTimeout
+            self.minimumTransferRate = minimumTransferRate
+            self.transferRateWindow = transferRateWindow
+            self.documentTimeout = documentTimeout
             self.maximumDocumentBytes = maximumDocumentBytes
             self.parallelDownloads = parallelDownloads
         }
@@ -71,6 +85,8 @@ public struct DepotClient: Sendable {
     public let server: URL
     public let directory: URL
     public let configuration: Configuration
+    /// Called at each step of a switch (tests crash a switch there by throwing); `nil` in use.
+    var switchFault: (@Sendable (SwitchStep) throws -> Void)?
 
     public init(server: URL, directory: URL, configuration: Configuration = Configuration()) {
         self.server = server
@@ -113,24 +129,42 @@ public struct DepotClient: Sendable {
         try finishInterruptedSwitch()
         var state = SyncState.load(from: stateFile)
         let held = state.release?.channel == configuration.channel ? state.release : nil
-        let session = TransferSession(configuration: sessionConfiguration)
+        let session = TransferSession(
+            configuration: sessionConfiguration,
+            limits: TransferLimits(minimumBytesPerSecond: configuration.minimumTransferRate, window: configuration.transferRateWindow)
+        )
         defer { session.finish() }
 
-        // A document accepted unchecked is checked again once keys are trusted: no 304 for it.
-        let revalidates = held != nil && (configuration.trustedKeys.isEmpty || held?.signature == .verified)
+        let trustedKeys = try configuration.trustedKeys.map { try ChannelCheck.publicKey(base64: $0) }
+        let now = Int64(Date().timeIntervalSince1970)
+        // A 304 answers for the document held, so one is asked for only when that document is
+        // held to be checked again: a cache or mirror that answers 304 forever cannot keep the
+        // client on a document past its expiry, nor on one signed by a key no longer trusted.
+        let revalidates = held != nil && (trustedKeys.isEmpty || state.channel != nil)
         let poll = try await fetchChannel(etag: revalidates ? state.channelETag : nil, session: session)
         var report = SyncReport(channelNotModified: true, documentBytes: poll.bytes, release: state.release, files: [])
-        report.signature = held?.signature ?? .notChecked
         report.unchangedCount = Int(held?.files ?? 0)
-        guard let (document, etag) = poll.document else { return report }
+        guard let (document, etag) = poll.document else {
+            if let document = state.channel {
+                report.signature = try ChannelCheck.check(
+                    document,
+                    channel: configuration.channel,
+                    trustedKeys: trustedKeys,
+                    now: now,
+                    lastAccepted: nil
+                )
+            }
+            return report
+        }
         report.channelNotModified = false
         report.signature = try ChannelCheck.check(
             document,
             channel: configuration.channel,
-            trustedKeys: try configuration.trustedKeys.map { try ChannelCheck.publicKey(base64: $0) },
-            now: Int64(Date().timeIntervalSince1970),
+            trustedKeys: trustedKeys,
+            now: now,
             lastAccepted: held.map { .init(serial: $0.serial, release: $0.id) }
         )
+        state.channel = document
         if let held, document.release == held.id {
             let next = HeldRelease(
                 id: held.id,

@@ -28,6 +28,15 @@ enum Durability {
         #endif
     }
 
+    /// Makes the entries of `folder` (files created, renamed or removed in it) durable: one
+    /// `fsync(2)` of the folder.
+    static func synchronizeFolder(_ folder: URL) throws {
+        let descriptor = open(folder.path, O_RDONLY)
+        guard descriptor >= 0 else { throw SyncError(.io, "cannot open \(folder.path): errno \(errno)") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw SyncError(.io, "cannot sync \(folder.path): errno \(errno)") }
+    }
+
     /// Writes `data` to `url` (created or truncated), without making it durable: see
     /// ``synchronize(_:in:)``. Foundation's `Data.write` and `FileManager.createFile` fsync every
     /// file, which cost a cold sync of small files an eighth of its time.

@@ -6,6 +6,12 @@ import Foundation
 /// folder's read lock, and the new state is saved. A sync killed after the journal is written is
 /// finished by the next sync, or by the next reader, before anyone reads.
 ///
+/// Every step may run again after a crash, so each is idempotent: the removals run only until
+/// the journal records them done (durably, before the first rename: a removal replayed after a
+/// rename could take the new file, as `a` → `a/b` or, on a case-insensitive volume,
+/// `Readme.txt` → `README.txt`); a rename is the last use of its staged file, so one whose staged
+/// file is gone is done; and the journal's removal is made durable.
+///
 /// An app reads a consistent release with ``DepotClient/withCurrentRelease(_:)``, which holds the
 /// read lock shared: a switch waits for readers, readers wait for a switch.
 struct ReleaseJournal: Codable, Equatable {
@@ -14,6 +20,8 @@ struct ReleaseJournal: Codable, Equatable {
     var moves: [Move]
     /// Paths removed, before the moves.
     var removals: [String]
+    /// Set, durably, once every removal is done: from then on they are never run again.
+    var removalsDone: Bool?
 
     struct Move: Codable, Equatable {
         /// The file's name in `.depot/staging/`.
@@ -24,6 +32,19 @@ struct ReleaseJournal: Codable, Equatable {
         /// Seconds since 1970: the file's `Last-Modified`.
         var modified: Int64?
     }
+}
+
+/// The points of a switch a crash can fall between, for tests that crash there
+/// (``DepotClient/switchFault``).
+enum SwitchStep: Equatable, Sendable {
+    /// The journal is durable; nothing is carried out yet.
+    case journalWritten
+    /// The removals are done, and the journal says so.
+    case removalsDone
+    /// The first `n` moves are done.
+    case moved(Int)
+    /// The new state is saved; the journal is still there.
+    case stateSaved
 }
 
 extension DepotClient {
@@ -84,9 +105,7 @@ extension DepotClient {
     func switchRelease(_ journal: ReleaseJournal) throws {
         try prepare(journal)
         try Durability.synchronize(Set(journal.moves.map(\.staged)).map { stagingFolder.appendingPathComponent($0) }, in: directory)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        try AtomicFile.write(try encoder.encode(journal), to: journalFile)
+        try write(journal)
         try finishInterruptedSwitch()
     }
 
@@ -97,13 +116,20 @@ extension DepotClient {
         let lock = try FileLock.acquire(readLockFile, exclusive: true)
         defer { lock?.unlock() }
         guard let data = try? Data(contentsOf: journalFile) else { return }
-        let journal = try JSONDecoder().decode(ReleaseJournal.self, from: data)
-        for path in journal.removals {
-            let local = try localURL(for: path)
-            try? FileManager.default.removeItem(at: local)
-            removeEmptyFolders(above: local)
+        var journal = try JSONDecoder().decode(ReleaseJournal.self, from: data)
+        try switchFault?(.journalWritten)
+        if journal.removalsDone != true, !journal.removals.isEmpty {
+            let removed = try journal.removals.map { try localURL(for: $0) }
+            for local in removed {
+                try? FileManager.default.removeItem(at: local)
+                removeEmptyFolders(above: local)
+            }
+            try Durability.synchronize(removed, in: directory)
+            journal.removalsDone = true
+            try write(journal)
         }
-        for move in journal.moves {
+        try switchFault?(.removalsDone)
+        for (index, move) in journal.moves.enumerated() {
             let staged = stagingFolder.appendingPathComponent(move.staged)
             // Already moved by an earlier attempt: a rename is the last use of its staged file.
             guard FileManager.default.fileExists(atPath: staged.path) else { continue }
@@ -122,11 +148,22 @@ extension DepotClient {
             } else {
                 try Durability.rename(staged, to: local)
             }
+            try switchFault?(.moved(index + 1))
         }
         // The renames, durable together before the state says they are done.
         try Durability.synchronize(try journal.moves.map { try localURL(for: $0.path) }, in: directory)
         try journal.state.save(to: stateFile)
+        try switchFault?(.stateSaved)
         try FileManager.default.removeItem(at: journalFile)
+        // Durable too: a journal a power cut brings back would be carried out again.
+        try Durability.synchronizeFolder(journalFile.deletingLastPathComponent())
+    }
+
+    /// Writes `journal` atomically and durably.
+    private func write(_ journal: ReleaseJournal) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try AtomicFile.write(try encoder.encode(journal), to: journalFile)
     }
 
     /// Removes the folders a removal left empty, up to the sync folder.

@@ -1,3 +1,4 @@
+import DepotManifest
 import Foundation
 
 /// The release a sync folder holds.
@@ -20,6 +21,9 @@ public struct HeldRelease: Codable, Sendable, Equatable {
 struct SyncState: Codable, Equatable {
     /// The ETag of the channel document last followed, sent as `If-None-Match`.
     var channelETag: String?
+    /// The channel document last followed: a 304 answers for it, so every sync checks it again
+    /// (expiry, and signatures against the keys trusted now) before believing the 304.
+    var channel: ChannelDocument?
     var release: HeldRelease?
 
     static func load(from url: URL) -> SyncState {
@@ -58,13 +62,7 @@ enum AtomicFile {
 
     /// Renames `source` (a complete, fsynced file in the same folder) over `destination`.
     static func replace(_ destination: URL, with source: URL) throws {
-        guard rename(source.path, destination.path) == 0 else {
-            throw SyncError(.io, "cannot rename \(source.lastPathComponent) to \(destination.path): errno \(errno)")
-        }
-        let folder = open(destination.deletingLastPathComponent().path, O_RDONLY)
-        if folder >= 0 {
-            fsync(folder)
-            close(folder)
-        }
+        try Durability.rename(source, to: destination)
+        try Durability.synchronizeFolder(destination.deletingLastPathComponent())
     }
 }

@@ -14,8 +14,11 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private let handlers = Mutex<[Int: DataTaskDelegate]>([:])
     // Set once in init, before any task runs.
     private var session: URLSession!
+    /// The rate every transfer must keep (``TransferLimits``, without a deadline).
+    let limits: TransferLimits
 
-    init(configuration: URLSessionConfiguration) {
+    init(configuration: URLSessionConfiguration, limits: TransferLimits) {
+        self.limits = limits
         super.init()
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
@@ -28,17 +31,32 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// Sends `request`, with `handler` receiving its callbacks, and returns when the body has
-    /// been received whole.
-    func run(_ request: URLRequest, handler: DataTaskDelegate) async throws {
+    /// been received whole. A transfer slower than ``limits`` allow, or not done by `deadline`
+    /// seconds, is cancelled and fails.
+    func run(_ request: URLRequest, handler: DataTaskDelegate, deadline: TimeInterval? = nil) async throws {
+        var watched = limits
+        watched.deadline = deadline
+        let limits = watched
+        let what = request.url?.path ?? "the answer"
         let task = session.dataTask(with: request)
         handlers.withLock { $0[task.taskIdentifier] = handler }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                handler.continuation = continuation
-                task.resume()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { continuation in
+                        handler.continuation = continuation
+                        task.resume()
+                    }
+                } onCancel: {
+                    task.cancel()
+                }
             }
-        } onCancel: {
-            task.cancel()
+            group.addTask {
+                try await limits.watch({ handler.bytesReceived }, what: what)
+            }
+            // The transfer's end, or the watch's error, whichever comes first, ends the other.
+            try await group.next()
+            group.cancelAll()
         }
     }
 

@@ -3,14 +3,16 @@ import NIOPosix
 import Synchronization
 
 /// A TCP relay on 127.0.0.1 in front of a server, for injecting network faults into real
-/// clients: it can cut the next `/blobs/` response after a number of bytes, and slow `/blobs/`
-/// responses down.
+/// clients: it can cut the next `/blobs/` response after a number of bytes, slow `/blobs/`
+/// responses down, and trickle the responses on a connection that asked for a path one byte at
+/// a time, as a hostile mirror holding a client would.
 public final class FaultyRelay: Sendable {
     /// The port clients connect to.
     public let port: Int
     private struct Faults {
         var cutAfter: Int?
         var delayPerChunk: Duration?
+        var trickle: (pathPrefix: String, interval: Duration)?
     }
     private let faults = Mutex(Faults())
 
@@ -26,6 +28,12 @@ public final class FaultyRelay: Sendable {
     /// Every later `/blobs/` response waits this long before each chunk it forwards (nil: none).
     public func slowDownBlobResponses(by delay: Duration?) {
         faults.withLock { $0.delayPerChunk = delay }
+    }
+
+    /// Every later connection that asks for a path starting with `pathPrefix` gets its responses
+    /// one byte each `interval` (nil: none).
+    public func trickle(_ pathPrefix: String?, every interval: Duration = .milliseconds(100)) {
+        faults.withLock { $0.trickle = pathPrefix.map { ($0, interval) } }
     }
 
     /// Starts a relay to `127.0.0.1:upstreamPort`, runs `body`, and stops it.
@@ -63,11 +71,14 @@ public final class FaultyRelay: Sendable {
             }
         try await client.executeThenClose { clientInbound, clientOutbound in
             try await upstream.executeThenClose { upstreamInbound, upstreamOutbound in
-                let isBlob = BlobFlag()
+                let isBlob = ConnectionFlag()
+                let trickles = ConnectionFlag()
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for try await buffer in clientInbound {
-                            if String(buffer: buffer).hasPrefix("GET /blobs/") { isBlob.set() }
+                            let request = String(buffer: buffer)
+                            if request.hasPrefix("GET /blobs/") { isBlob.set() }
+                            if let trickle = self.faults.withLock({ $0.trickle }), request.hasPrefix("GET \(trickle.pathPrefix)") { trickles.set() }
                             try await upstreamOutbound.write(buffer)
                         }
                     }
@@ -86,7 +97,14 @@ public final class FaultyRelay: Sendable {
                                 throw CancellationError()  // closes both sides
                             }
                             forwarded += buffer.readableBytes
-                            try await clientOutbound.write(buffer)
+                            if trickles.value, let trickle = self.faults.withLock({ $0.trickle }) {
+                                while let byte = buffer.readSlice(length: 1) {
+                                    try await clientOutbound.write(byte)
+                                    try await Task.sleep(for: trickle.interval)
+                                }
+                            } else {
+                                try await clientOutbound.write(buffer)
+                            }
                         }
                     }
                     try await group.next()
@@ -97,8 +115,8 @@ public final class FaultyRelay: Sendable {
     }
 }
 
-/// Whether a relayed connection asked for a blob.
-private final class BlobFlag: Sendable {
+/// Whether a relayed connection asked for something.
+private final class ConnectionFlag: Sendable {
     private let flag = Mutex(false)
     func set() { flag.withLock { $0 = true } }
     var value: Bool { flag.withLock { $0 } }

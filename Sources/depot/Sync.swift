@@ -35,6 +35,15 @@ extension Depot {
         @Option(help: "Downloads under way at once, over one keep-alive connection pool.")
         var parallel = 4
 
+        @Option(help: "Bytes a second every transfer must average over --rate-window, or it fails (0: no minimum).")
+        var minimumRate = 1024
+
+        @Option(help: "Seconds the transfer rate is averaged over.")
+        var rateWindow: Double = 30
+
+        @Option(help: "Seconds a channel, release or page document may take to arrive.")
+        var documentTimeout: Double = 120
+
         @Flag(help: "Keep local files that left the release.")
         var keepDeleted = false
 
@@ -44,6 +53,10 @@ extension Depot {
         func validate() throws {
             if let watch, watch <= 0 { throw ValidationError("--watch takes a positive number of seconds") }
             guard (1...64).contains(parallel) else { throw ValidationError("--parallel takes 1 to 64") }
+            guard minimumRate >= 0 else { throw ValidationError("--minimum-rate takes 0 or more bytes a second") }
+            guard rateWindow > 0, documentTimeout > 0 else {
+                throw ValidationError("--rate-window and --document-timeout take a positive number of seconds")
+            }
         }
 
         func run() async throws {
@@ -52,7 +65,15 @@ extension Depot {
                 let client = DepotClient(
                     server: url,
                     directory: URL(fileURLWithPath: dir),
-                    configuration: .init(channel: channel, trustedKeys: trustedKeys, removesDeletedFiles: !keepDeleted, parallelDownloads: parallel)
+                    configuration: .init(
+                        channel: channel,
+                        trustedKeys: trustedKeys,
+                        removesDeletedFiles: !keepDeleted,
+                        minimumTransferRate: minimumRate,
+                        transferRateWindow: rateWindow,
+                        documentTimeout: documentTimeout,
+                        parallelDownloads: parallel
+                    )
                 )
                 while true {
                     try await syncOnce(client)

@@ -87,7 +87,7 @@ struct ResumeTests {
                     partialFile: partial
                 )
                 let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder)
-                let session = TransferSession(configuration: client.sessionConfiguration)
+                let session = TransferSession(configuration: client.sessionConfiguration, limits: .init(minimumBytesPerSecond: 0, window: 30))
                 defer { session.finish() }
                 let (outcome, transferred) = try await download.run(session: session) { _ in }
                 #expect(outcome == .full)

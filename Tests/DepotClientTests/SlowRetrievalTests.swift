@@ -1,0 +1,93 @@
+import DepotClient
+import DepotServer
+import DepotTestSupport
+import Foundation
+import Testing
+
+@testable import DepotClient
+
+/// A mirror that trickles bytes, each in time to restart URLSession's idle timeout: the client
+/// stops it by a minimum rate over a window and a deadline per document, and releases the
+/// folder's lock.
+@Suite("Slow retrieval")
+struct SlowRetrievalTests {
+    static let blob = Data(String(repeating: "slow bytes\n", count: 10_000).utf8)
+
+    @Test(
+        "the rate rule: bytes over the last window, judged once a window has passed",
+        arguments: [
+            // (samples (seconds, total bytes), minimum B/s, window s, too slow at the last sample)
+            ([(0.5, 0), (0.9, 10)], 100, 1.0, false),  // not a whole window yet
+            ([(0.5, 40), (1.0, 90)], 100, 1.0, true),  // 90 bytes in the first second
+            ([(0.5, 60), (1.0, 100)], 100, 1.0, false),  // 100 in the first second
+            ([(1.0, 100), (2.0, 150)], 100, 1.0, true),  // fast, then slow for a whole window
+            ([(1.0, 100), (1.5, 120), (2.0, 200)], 100, 1.0, false),  // 100 over the last second
+            ([(1.0, 0), (2.0, 0)], 0, 1.0, false),  // off
+        ] as [([(Double, Int64)], Int, Double, Bool)]
+    )
+    func rateRule(samples: [(Double, Int64)], minimum: Int, window: Double, tooSlow: Bool) {
+        var rate = TransferRate(minimumBytesPerSecond: minimum, window: window)
+        var last = false
+        for (time, total) in samples { last = rate.isTooSlow(total: total, at: time) }
+        #expect(last == tooSlow)
+    }
+
+    /// Runs `body`, failing the test if it takes over `seconds`: a client that does not stop a
+    /// trickle would otherwise hold the test for hours.
+    static func within<Result: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            return try #require(first, "still running after \(seconds) s")
+        }
+    }
+
+    static func withTrickle(_ pathPrefix: String, _ body: @Sendable (LiveServer, FaultyRelay, URL) async throws -> Void) async throws {
+        let release = FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob)])
+        let prepare: (URL) throws -> Void = { try release.write(to: $0.appendingPathComponent("evil"), blobs: [Self.blob]) }
+        try await LiveServer.with(prepare: prepare) { server in
+            try await FaultyRelay.with(upstreamPort: server.port) { relay in
+                relay.trickle(pathPrefix, every: .milliseconds(20))
+                try await withTemporaryDirectory { root in try await body(server, relay, root.appendingPathComponent("sync")) }
+            }
+        }
+    }
+
+    @Test("a download trickled below the minimum rate fails within the window, and the folder's lock is released")
+    func trickledDownload() async throws {
+        try await Self.withTrickle("/evil/blobs/") { server, relay, folder in
+            let slow = DepotClient(
+                server: URL(string: "http://127.0.0.1:\(relay.port)/evil/")!,
+                directory: folder,
+                configuration: .init(minimumTransferRate: 1_000, transferRateWindow: 1)
+            )
+            let report = try await Self.within(20) { try await slow.sync() }
+            let file = try #require(report.files.first)
+            #expect(file.outcome == .failed)
+            #expect(file.error?.contains("slower than 1000 bytes/s over 1 s") == true, "\(file.error ?? "")")
+            // The lock is free: the same folder syncs straight from the server.
+            let direct = DepotClient(server: URL(string: server.url("/evil/"))!, directory: folder)
+            #expect(try await direct.sync().release?.number == 1)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("a.bin")) == Self.blob)
+        }
+    }
+
+    @Test("a document that keeps the minimum rate but not its deadline fails the sync")
+    func documentDeadline() async throws {
+        try await Self.withTrickle("/evil/channels/") { _, relay, folder in
+            let slow = DepotClient(
+                server: URL(string: "http://127.0.0.1:\(relay.port)/evil/")!,
+                directory: folder,
+                configuration: .init(minimumTransferRate: 10, transferRateWindow: 1, documentTimeout: 1)
+            )
+            await #expect { try await Self.within(20) { try await slow.sync() } } throws: { error in
+                (error as? SyncError)?.code == .network && "\(error)".contains("/evil/channels/stable did not arrive within 1 s")
+            }
+        }
+    }
+}
