@@ -18,7 +18,9 @@ import Darwin
 ///
 /// The child gets default signal handling and an empty signal mask (a test process that runs a
 /// server ignores SIGTERM, and an ignored signal stays ignored across `exec`), and none of the
-/// test process's descriptors beyond the three it is given.
+/// test process's descriptors beyond the three it is given. It leads a process group of its own,
+/// and signals go to the whole group: a program a wrapper started (strace's `depot serve`,
+/// nginx's workers) ends with it instead of outliving the test.
 public final class ChildProcess: Sendable {
     /// The child's process ID.
     public let processIdentifier: pid_t
@@ -59,11 +61,15 @@ public final class ChildProcess: Sendable {
         sigemptyset(&noSignals)
         posix_spawnattr_setsigdefault(&attributes, &allSignals)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setpgroup(&attributes, 0)
         #if canImport(Glibc)
         posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
         #else
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_CLOEXEC_DEFAULT))
+        posix_spawnattr_setflags(
+            &attributes,
+            Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_CLOEXEC_DEFAULT)
+        )
         #endif
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
@@ -87,9 +93,9 @@ public final class ChildProcess: Sendable {
     /// Whether the child still runs.
     public var isRunning: Bool { terminationStatus == nil }
 
-    /// Sends `signal` to the child, unless it has ended.
+    /// Sends `signal` to the child and the processes of its group, unless it has ended.
     public func send(_ signal: Int32) {
-        if isRunning { kill(processIdentifier, signal) }
+        if isRunning { kill(-processIdentifier, signal) }
     }
 
     /// Waits for the child to end, without holding a thread of the cooperative pool, and
