@@ -23,6 +23,21 @@ public enum ForwardedClient {
         return client
     }
 
+    /// The address an allow-list may judge (who reads `/metrics` or the dashboard without a
+    /// token): the client of ``address(peer:forwardedFor:trustedProxies:)`` when the request
+    /// came straight from it or through trusted proxies only, else `nil`.
+    ///
+    /// A request from an untrusted peer that carries forwarding fields came through a proxy Depot
+    /// was not told to trust, such as nginx on the same machine with the default
+    /// configuration: its peer is the proxy's address (often 127.0.0.1), not the client's, and
+    /// the client is unknown. Behind trusted proxies, the first untrusted hop is the client.
+    ///
+    /// - Parameter forwarded: The other forwarding fields' lines (`Forwarded`, `X-Real-IP`).
+    public static func allowListAddress(peer: String, forwardedFor: [String], forwarded: [String], trustedProxies: Set<String>) -> String? {
+        guard trustedProxies.contains(peer) || (forwardedFor.isEmpty && forwarded.isEmpty) else { return nil }
+        return address(peer: peer, forwardedFor: forwardedFor, trustedProxies: trustedProxies)
+    }
+
     /// The scheme the client used: `X-Forwarded-Proto` from a trusted peer, else `http`.
     public static func scheme(peer: String, forwardedProto: String?, trustedProxies: Set<String>) -> String {
         guard trustedProxies.contains(peer), let proto = forwardedProto?.trimmingOWS().lowercased(), ["http", "https"].contains(proto) else {

@@ -9,7 +9,8 @@ enum DashboardRole: String, Sendable, Codable {
 }
 
 /// Who may read the dashboard and its admin API, as `/metrics` decides it: a token, or a client
-/// address on the allow-list (read from `X-Forwarded-For` behind a trusted proxy).
+/// address on the allow-list (``ForwardedClient/allowListAddress(peer:forwardedFor:forwarded:trustedProxies:)``:
+/// behind a proxy, only one Depot trusts).
 struct DashboardAccess: Sendable {
     let publishers: BearerAuthenticator
     let readers: BearerAuthenticator
@@ -31,7 +32,7 @@ struct DashboardAccess: Sendable {
     /// The request's role; 401 with a `Basic` challenge (so a browser asks for the token) when it
     /// has none.
     func authorize(_ request: Request, context: DepotRequestContext) throws -> DashboardRole {
-        let client = request.clientAddress(context: context, trustedProxies: trustedProxies)
+        let client = request.allowListAddress(context: context, trustedProxies: trustedProxies)
         guard let role = role(authorization: request.headers[.authorization], client: client) else { throw Self.challenge }
         return role
     }
@@ -48,7 +49,7 @@ struct DashboardAccess: Sendable {
     static var challenge: HTTPError {
         HTTPError(
             .unauthorized,
-            headers: [.wwwAuthenticate: "Basic realm=\"\(realm)\", charset=\"UTF-8\""],
+            headers: [.wwwAuthenticate: "Basic realm=\"\(realm)\", charset=\"UTF-8\"", .cacheControl: "no-store"],
             message: "The dashboard needs a token: any user name, and a publish or dashboard read token as the password"
         )
     }

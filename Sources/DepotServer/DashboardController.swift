@@ -36,19 +36,19 @@ struct DashboardController: Sendable {
         router.get("/dashboard/dashboard.js") { _, _ in Self.asset(PackageResources.dashboard_js, type: "text/javascript; charset=utf-8") }
         router.get("/v1/admin/overview") { request, context in
             let role = try access.authorize(request, context: context)
-            return try ReleaseController.json(try await data.overview(role: role), status: .ok)
+            return try Self.json(try await data.overview(role: role))
         }
         router.get("/v1/admin/diff") { request, context in
             _ = try access.authorize(request, context: context)
-            return try ReleaseController.json(try await diff(request), status: .ok)
+            return try Self.json(try await diff(request))
         }
         router.get("/v1/admin/file") { request, context in
             _ = try access.authorize(request, context: context)
-            return try ReleaseController.json(try await data.file(path: try Self.path(request)), status: .ok)
+            return try Self.json(try await data.file(path: try Self.path(request)))
         }
         router.get("/v1/admin/traffic") { request, context in
             _ = try access.authorize(request, context: context)
-            return try ReleaseController.json(data.trafficNow(), status: .ok)
+            return try Self.json(data.trafficNow())
         }
     }
 
@@ -80,6 +80,13 @@ struct DashboardController: Sendable {
             ],
             body: .init(byteBuffer: ByteBuffer(string: page))
         )
+    }
+
+    /// An admin API answer: never kept by a cache, as the pages.
+    private static func json(_ value: some Encodable) throws -> Response {
+        var response = try ReleaseController.json(value, status: .ok)
+        response.headers[.cacheControl] = "no-store"
+        return response
     }
 
     private static func asset(_ bytes: [UInt8], type: String) -> Response {

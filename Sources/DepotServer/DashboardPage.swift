@@ -157,14 +157,17 @@ enum DashboardPage {
     static func escape(_ text: some StringProtocol) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
+        // By Unicode scalar, not by Character: a `"` or `<` followed by a combining mark is one
+        // grapheme cluster, which a comparison with "\"" does not match, yet a browser's parser
+        // reads the `"` alone.
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": escaped += "&amp;"
             case "<": escaped += "&lt;"
             case ">": escaped += "&gt;"
             case "\"": escaped += "&quot;"
             case "'": escaped += "&#39;"
-            default: escaped.append(character)
+            default: escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped

@@ -28,7 +28,7 @@ struct MetricsController: Sendable {
         if let authenticator {
             try authenticator.authorize(request)
         } else {
-            guard let client = request.clientAddress(context: context, trustedProxies: trustedProxies), allowedAddresses.contains(client) else {
+            guard let client = request.allowListAddress(context: context, trustedProxies: trustedProxies), allowedAddresses.contains(client) else {
                 throw HTTPError(.forbidden, message: "Metrics are not available to this address")
             }
         }

@@ -55,6 +55,31 @@ struct NginxTests {
         }
     }
 
+    @Test("the dashboard and its admin API need credentials through the shipped site, under the default configuration")
+    func dashboardBehindNginx() async throws {
+        var configuration = ServerConfiguration()
+        configuration.dashboard.enabled = true
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            try await Nginx.with(depotPort: server.port) { nginx in
+                try await RawHTTPConnection.with(port: nginx.port) { connection in
+                    for path in ["/v1/admin/overview", "/dashboard/"] {
+                        let anonymous = try await connection.request("GET", path)
+                        #expect(anonymous.status == 401, "\(path) through nginx, no credentials")
+                        #expect(anonymous.header("Cache-Control") == "no-store")
+                        let signed = try await connection.request("GET", path, headers: [Self.auth])
+                        #expect(signed.status == 200, "\(path) through nginx, with a token")
+                        #expect(signed.header("Cache-Control") == "no-store")
+                    }
+                }
+            }
+            // Straight from this machine, the allow-list still lets it read.
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let local = try await connection.request("GET", "/v1/admin/overview")
+                #expect(local.status == 200)
+            }
+        }
+    }
+
     @Test("a publish streams through nginx")
     func streamedPublish() async throws {
         let large = Fixture.pseudoRandom(count: 8 << 20, seed: 41)

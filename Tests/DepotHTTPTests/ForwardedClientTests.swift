@@ -23,6 +23,25 @@ struct ForwardedClientTests {
         #expect(ForwardedClient.address(peer: peer, forwardedFor: header, trustedProxies: Self.trusted) == expected)
     }
 
+    @Test(
+        "the address an allow-list judges: none behind a proxy Depot does not trust",
+        arguments: [
+            // (peer, X-Forwarded-For, Forwarded or X-Real-IP, trusted proxies, address)
+            ("127.0.0.1", [String](), [String](), Set<String>(), "127.0.0.1"),  // a local client, straight
+            ("127.0.0.1", ["203.0.113.9"], [], [], nil),  // the shipped nginx site, default configuration
+            ("127.0.0.1", [], ["for=203.0.113.9"], [], nil),  // a proxy that writes Forwarded
+            ("127.0.0.1", [], ["203.0.113.9"], [], nil),  // a proxy that writes X-Real-IP
+            ("127.0.0.1", ["127.0.0.1"], [], [], nil),  // a local client through an untrusted proxy: unknown
+            ("127.0.0.1", ["203.0.113.9"], [], ["127.0.0.1"], "203.0.113.9"),  // behind a trusted proxy
+            ("127.0.0.1", ["127.0.0.1"], [], ["127.0.0.1"], "127.0.0.1"),  // a local client through it
+            ("198.51.100.7", [], [], ["127.0.0.1"], "198.51.100.7"),  // a remote client, straight
+            ("198.51.100.7", ["127.0.0.1"], [], ["127.0.0.1"], nil),  // a remote peer claiming to forward a local one
+        ] as [(String, [String], [String], Set<String>, String?)]
+    )
+    func allowListAddress(peer: String, forwardedFor: [String], forwarded: [String], trusted: Set<String>, expected: String?) {
+        #expect(ForwardedClient.allowListAddress(peer: peer, forwardedFor: forwardedFor, forwarded: forwarded, trustedProxies: trusted) == expected)
+    }
+
     @Test("scheme")
     func scheme() {
         #expect(ForwardedClient.scheme(peer: "127.0.0.1", forwardedProto: "https", trustedProxies: Self.trusted) == "https")

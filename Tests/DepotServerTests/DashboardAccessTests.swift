@@ -36,6 +36,22 @@ struct DashboardAccessTests {
         #expect(Self.access.role(authorization: authorization, client: client) == role)
     }
 
+    @Test(
+        "HTML escaping works on Unicode scalars: a quote or bracket with a combining mark is escaped too",
+        arguments: [
+            ("plain", "plain"),
+            ("a\"b<c>&'", "a&quot;b&lt;c&gt;&amp;&#39;"),
+            ("\"\u{301}", "&quot;\u{301}"),  // `"` + combining acute: one grapheme cluster
+            ("<\u{338}script>", "&lt;\u{338}script&gt;"),  // `<` + combining long solidus
+            ("'\u{20DD}x", "&#39;\u{20DD}x"),
+            ("café \u{1F600}", "café \u{1F600}"),
+        ]
+    )
+    func escaping(text: String, escaped: String) {
+        #expect(DashboardPage.escape(text) == escaped)
+        #expect(!DashboardPage.escape(text).unicodeScalars.contains { "\"<>'".unicodeScalars.contains($0) })
+    }
+
     @Test("the traffic ring keeps the last 60 minutes by status class, and forgets older ones")
     func trafficRing() {
         let clock = Mutex<Int64>(1_800_000_000)
