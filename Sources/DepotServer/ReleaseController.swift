@@ -178,18 +178,22 @@ struct ReleaseController: Sendable {
         }
         let channel = commit.channel ?? ChannelName.default
         var files: [Catalog.ReleaseFile] = []
-        var held: [String] = []
+        var held: Set<String> = []
         defer { for sha256 in held { store.release(sha256) } }
         var missing: [String] = []
         let listed = commit.files ?? []
-        let records = try await catalog.blobRecords(Set(listed.map(\.sha256).filter(ContentAddress.isSHA256)))
+        // Held before their records are read: collection removes no held blob, nor its gzip
+        // variant, so what a record says of the files stays true until the commit is done.
+        for sha256 in Set(listed.map(\.sha256).filter(ContentAddress.isSHA256)) where try await store.holdIfStored(sha256) {
+            held.insert(sha256)
+        }
+        let records = try await catalog.blobRecords(held)
         for file in listed {
             let path = try LogicalPath.check(file.path, maxLength: configuration.maxPathLength)
-            guard let blob = records[file.sha256], try await store.holdIfStored(file.sha256) else {
+            guard let blob = records[file.sha256] else {
                 missing.append(file.path)
                 continue
             }
-            held.append(blob.sha256)
             files.append(.init(path: path, blob: blob, contentType: file.contentType ?? MediaType.forPath(path)))
         }
         guard missing.isEmpty else {

@@ -143,9 +143,17 @@ extension BlobStore {
     ///
     /// `referenced` is asked only after the folder is listed and the holds are read: a writer
     /// records its blob before releasing it, so every listed blob is held, or referenced, or
-    /// garbage.
-    public func removeBlobs(olderThan cutoff: HTTPDate, referenced: () async throws -> Set<String>) async throws -> Int {
-        var removed = 0
+    /// garbage. A blob and its gzip variant go together, under one look at the holds: a commit
+    /// that holds the blob between two unlinks would otherwise list a variant that is gone, and
+    /// is never made again. The blob goes first, so a crash between the two leaves a variant
+    /// without its blob, which the next upload of that content completes.
+    ///
+    /// - Parameter removed: Called after each blob's files are gone (tests race a writer there).
+    public func removeBlobs(
+        olderThan cutoff: HTTPDate,
+        referenced: () async throws -> Set<String>,
+        removed: (String) async throws -> Void = { _ in }
+    ) async throws -> Int {
         let entries = try await fileSystem.withDirectoryHandle(atPath: directory) { directory in
             var entries: [DirectoryEntry] = []
             for try await batch in directory.listContents(recursive: true).batched() {
@@ -154,19 +162,33 @@ extension BlobStore {
             return entries
         }
         let keep = try await holds.held.union(referenced())
+        var files: [String: [DirectoryEntry]] = [:]
         for entry in entries where entry.type == .regular {
             let name = entry.name.string
             let sha256 = name.hasSuffix(".gz") ? String(name.dropLast(3)) : name
             guard sha256.utf8.count == 64, !keep.contains(sha256) else { continue }
-            guard let info = try await fileSystem.info(forFileAt: entry.path, infoAboutSymbolicLink: true),
-                Int64(info.lastDataModificationTime.seconds) < cutoff.secondsSince1970
-            else { continue }
-            // A publish may have stored this content again since `keep` was read: the unlink
-            // happens only if no writer holds it now (see ``BlobHolds/removeUnlessHeld(_:_:)``).
-            let unlinked = holds.removeUnlessHeld(sha256) { entry.path.withPlatformString { _ = SystemUnlink($0) } }
-            if unlinked, !name.hasSuffix(".gz") { removed += 1 }
+            files[sha256, default: []].append(entry)
         }
-        return removed
+        var count = 0
+        for (sha256, found) in files {
+            var old = true
+            for entry in found {
+                let info = try await fileSystem.info(forFileAt: entry.path, infoAboutSymbolicLink: true)
+                old = old && info.map { Int64($0.lastDataModificationTime.seconds) < cutoff.secondsSince1970 } ?? true
+            }
+            guard old else { continue }
+            // The blob before its variant.
+            let doomed = found.sorted { !$0.name.string.hasSuffix(".gz") && $1.name.string.hasSuffix(".gz") }
+            // A publish may have stored this content again since `keep` was read: the unlinks
+            // happen only if no writer holds it now (see ``BlobHolds/removeUnlessHeld(_:_:)``).
+            let unlinked = holds.removeUnlessHeld(sha256) {
+                for entry in doomed { entry.path.withPlatformString { _ = SystemUnlink($0) } }
+            }
+            guard unlinked else { continue }
+            if found.contains(where: { !$0.name.string.hasSuffix(".gz") }) { count += 1 }
+            try await removed(sha256)
+        }
+        return count
     }
 }
 

@@ -57,6 +57,40 @@ struct StoreHardeningTests {
         }
     }
 
+    @Test("a commit that holds a blob while collection runs finds the blob and its gzip variant both, or neither")
+    func collectionRaceWithCommit() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try await BlobStore.open(dataDirectory: FilePath(folder.path))
+            let record = try await store.ingest([ByteBuffer(bytes: Self.text)].async)
+            store.release(record.sha256)
+            #expect(record.gzip != nil)
+            let future = HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970) + 3600)
+            let files = [store.path(forSHA256: record.sha256).string, store.gzipPath(forSHA256: record.sha256).string]
+            // What a commit does at every point collection can stop at: hold the blob if it is
+            // stored, then rely on its record's files.
+            let commitHeld = Mutex<Bool?>(nil)
+            let commit: @Sendable () async throws -> Void = {
+                guard commitHeld.withLock({ $0 }) == nil else { return }
+                let held = try await store.holdIfStored(record.sha256)
+                commitHeld.withLock { $0 = held }
+            }
+            _ = try await store.removeBlobs(olderThan: future) {
+                []
+            } removed: { _ in
+                try await commit()
+            }
+            let held = try #require(commitHeld.withLock { $0 })
+            let present = files.map { FileManager.default.fileExists(atPath: $0) }
+            #expect(present == [held, held], "held: \(held), blob and variant present: \(present)")
+            #expect(!held, "collection ran first and took both")
+            // Held before collection: both stay.
+            let again = try await store.ingest([ByteBuffer(bytes: Self.text)].async)
+            _ = try await store.removeBlobs(olderThan: future) { [] }
+            #expect(files.allSatisfy { FileManager.default.fileExists(atPath: $0) })
+            store.release(again.sha256)
+        }
+    }
+
     @Test("a source of 4 GiB is refused before it is read; nothing traps")
     func sourceTooLargeToIndex() async throws {
         try await withTemporaryDirectory { folder in
