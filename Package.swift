@@ -8,7 +8,7 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 /// Every `NNNN_name.sql` file of `migrations/`, in order. SwiftPM caches this manifest by its
-/// text: after adding a migration, run `swift package clean` (or edit this file) once.
+/// text, so adding a migration means editing this file: the newest is 0006_document_deltas.sql.
 let migrationFiles: [String] = {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("migrations")
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

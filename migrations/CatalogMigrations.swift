@@ -12,5 +12,6 @@ public enum CatalogMigrations {
         ("0003_path_keys", String(decoding: PackageResources._003_path_keys_sql, as: UTF8.self)),
         ("0004_releases", String(decoding: PackageResources._004_releases_sql, as: UTF8.self)),
         ("0005_public_files", String(decoding: PackageResources._005_public_files_sql, as: UTF8.self)),
+        ("0006_document_deltas", String(decoding: PackageResources._006_document_deltas_sql, as: UTF8.self)),
     ]
 }

@@ -87,6 +87,8 @@ public struct DepotClient: Sendable {
     public let configuration: Configuration
     /// Called at each step of a switch (tests crash a switch there by throwing); `nil` in use.
     var switchFault: (@Sendable (SwitchStep) throws -> Void)?
+    /// Seconds since 1970 now, against which documents' expiry is checked (tests move it).
+    var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
 
     public init(server: URL, directory: URL, configuration: Configuration = Configuration()) {
         self.server = server
@@ -136,7 +138,7 @@ public struct DepotClient: Sendable {
         defer { session.finish() }
 
         let trustedKeys = try configuration.trustedKeys.map { try ChannelCheck.publicKey(base64: $0) }
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = now()
         // A 304 answers for the document held, so one is asked for only when that document is
         // held to be checked again: a cache or mirror that answers 304 forever cannot keep the
         // client on a document past its expiry, nor on one signed by a key no longer trusted.
@@ -188,7 +190,7 @@ public struct DepotClient: Sendable {
         // Pages of either release not held intact (a crash can lose unsynced ones) are fetched.
         report.documentBytes += try await fetchPages(
             Set(pages.before + pages.after).filter { cache.page($0) == nil },
-            bases: ReleasePlan.pageBases(from: before, to: release),
+            bases: release.pageBases(from: before),
             session: session
         )
         let plan = try ReleasePlan(

@@ -56,14 +56,6 @@ struct ReleasePlan: Equatable {
         return (differing.map(\.0), differing.map(\.1))
     }
 
-    /// For each page of `after`, the page of `before` at the same place, when the two differ:
-    /// the earlier version a patch can make it from. None when the releases are paged
-    /// differently (their pages hold other paths).
-    static func pageBases(from before: ReleaseDocument?, to after: ReleaseDocument) -> [String: String] {
-        guard let before, before.pages.count == after.pages.count else { return [:] }
-        return Dictionary(zip(after.pages, before.pages).filter { $0 != $1 }) { first, _ in first }
-    }
-
     /// Compares the entries of the changed pages.
     ///
     /// - Throws: ``SyncError`` `.corrupt` when two paths of the new release would be one file on

@@ -20,11 +20,13 @@ public enum DeltaSelection: Hashable, Sendable {
 
     /// The selection for a request; `field` gives a request field's lines, `current` the entity
     /// tag of the representation a `200` would send, `variants` the tags of its other variants
-    /// (the gzip one).
+    /// (the gzip one). At most `maximumBases` strong tags, the first listed, are bases: each is a
+    /// look-up, and a client holds one instance.
     public static func select(
         method: ConditionalRequest.Method,
         current: EntityTag,
         variants: [EntityTag] = [],
+        maximumBases: Int = 8,
         field: (FieldName) -> [String]
     ) -> DeltaSelection {
         guard method != .other else { return .none }
@@ -34,7 +36,7 @@ public enum DeltaSelection: Hashable, Sendable {
             case .tags(let tags) = EntityTagCondition(fieldLines: field(.ifNoneMatch))
         else { return .none }
         guard !tags.contains(where: { tag in ([current] + variants).contains { tag.matchesWeakly($0) } }) else { return .none }
-        let bases = tags.filter { !$0.isWeak }
+        let bases = Array(tags.lazy.filter { !$0.isWeak }.prefix(max(0, maximumBases)))
         return bases.isEmpty ? .none : .delta(bases: bases, gzip: accepted.gzip)
     }
 

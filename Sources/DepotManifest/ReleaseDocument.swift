@@ -22,6 +22,16 @@ public struct ReleaseDocument: Codable, Hashable, Sendable {
 
     public static let currentFormat = 1
 
+    /// For each page of this release that differs from the page at the same place in `earlier`
+    /// (the parent, or the release a client holds), that page: the earlier version a patch of it
+    /// is made from (`/deltas/{base}/{page}`). None when the releases are paged differently,
+    /// whose pages hold other paths. The one rule for which page patches the server makes (from
+    /// the parent) and a client asks for.
+    public func pageBases(from earlier: ReleaseDocument?) -> [String: String] {
+        guard let earlier, earlier.pages.count == pages.count else { return [:] }
+        return Dictionary(zip(pages, earlier.pages).filter { $0 != $1 }) { first, _ in first }
+    }
+
     public init(number: Int64, parent: String?, createdAt: String, files: Int64, bytes: Int64, pageBits: Int, pages: [String]) {
         self.format = Self.currentFormat
         self.number = number

@@ -164,7 +164,12 @@ func buildRouter(
     if sendsRequestIDs { router.add(middleware: RequestIDMiddleware()) }
     router.add(middleware: RequestCounterMiddleware(recorder: recorder))
     router.add(middleware: PublicFilesMiddleware(resolver: resolver, responder: responder))
-    ContentController(resolver: resolver, responder: responder, metrics: metrics.metrics, patches: publisher.patches).addRoutes(to: router)
+    ContentController(
+        resolver: resolver,
+        responder: responder,
+        metrics: metrics.metrics,
+        maximumDeltaBases: publisher.configuration.deltas.maximumBaseTags
+    ).addRoutes(to: router)
     publisher.addRoutes(to: router)
     releases.addRoutes(to: router)
     documents.addRoutes(to: router)

@@ -12,15 +12,17 @@ struct ContentController: Sendable {
     let responder: ResourceResponder
     let deltaEncoding: DeltaEncoding
     let metrics: DepotMetrics
-    /// Makes patches of release documents and pages; `nil`: none are served.
-    let patches: PatchMaker?
 
-    init(resolver: ContentResolver, responder: ResourceResponder, metrics: DepotMetrics, patches: PatchMaker?) {
+    init(resolver: ContentResolver, responder: ResourceResponder, metrics: DepotMetrics, maximumDeltaBases: Int) {
         self.resolver = resolver
         self.responder = responder
         self.metrics = metrics
-        self.patches = patches
-        self.deltaEncoding = DeltaEncoding(content: resolver.content, metrics: metrics, fileSystem: responder.fileSystem)
+        self.deltaEncoding = DeltaEncoding(
+            content: resolver.content,
+            metrics: metrics,
+            fileSystem: responder.fileSystem,
+            maximumBases: maximumDeltaBases
+        )
     }
 
     static let otherMethods: [HTTPRequest.Method] = [.post, .put, .delete, .patch, .options]
@@ -50,13 +52,13 @@ struct ContentController: Sendable {
 
     /// `/deltas/{from}/{to}`: the gzip-compressed VCDIFF patch from the content with SHA-256
     /// `from` to the content `to`, cacheable for a year like a blob: a stored patch between
-    /// two versions of a file, or one made on request between two release documents or two
-    /// pages.
+    /// two versions of a file, or one between two release documents or two pages that a client
+    /// asks for (made after each release; no request makes one).
     @Sendable func delta(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let from = context.parameters.get("from") ?? ""
         let to = context.parameters.get("to") ?? ""
         var found = try await resolver.content.delta(from: from, to: to)
-        if found == nil, let patches { found = try await resolver.content.documentDelta(from: from, to: to, patches: patches) }
+        if found == nil { found = try await resolver.content.documentDelta(from: from, to: to) }
         guard let (resource, saving) = found else {
             throw HTTPError(.notFound, message: "No patch from \(from) to \(to)")
         }

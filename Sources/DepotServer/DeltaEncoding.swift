@@ -15,6 +15,8 @@ struct DeltaEncoding: Sendable {
     let content: PublishedContent
     let metrics: DepotMetrics
     let fileSystem: FileSystem
+    /// The most `If-None-Match` tags looked up as bases (`deltas.maximumBaseTags`).
+    let maximumBases: Int
 
     func respond(to request: Request, resource: Resource) async throws -> Response? {
         let headers = request.headers
@@ -22,7 +24,8 @@ struct DeltaEncoding: Sendable {
         let selection = DeltaSelection.select(
             method: method,
             current: resource.identity.entityTag,
-            variants: resource.gzip.map { [$0.entityTag] } ?? []
+            variants: resource.gzip.map { [$0.entityTag] } ?? [],
+            maximumBases: maximumBases
         ) { headers[values: HTTPField.Name($0.name)!] }
         guard case .delta(let bases, let gzip) = selection else { return nil }
         let current = resource.identity.entityTag

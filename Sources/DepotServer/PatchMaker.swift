@@ -23,7 +23,7 @@ final class PatchMaker: Service {
     let configuration: DeltaConfiguration
     let logger: Logger
     private let encoder = NIOThreadPool(numberOfThreads: 1)
-    /// Patches of documents, asked for by clients: never behind a large file's patch.
+    /// Patches of documents, made after each release: never behind a large file's patch.
     private let documentEncoder = NIOThreadPool(numberOfThreads: 1)
 
     init(catalog: Catalog, store: BlobStore, configuration: DeltaConfiguration, logger: Logger) {
@@ -46,13 +46,25 @@ final class PatchMaker: Service {
         DeltaMaker.Options(indexStep: configuration.indexStep, packsSections: configuration.packSections)
     }
 
-    /// The gzip-compressed VCDIFF patch from one document (a release's or a page) to another,
-    /// and the size of the target's gzip variant: the full download it saves.
-    func documentPatch(from source: [UInt8], to target: [UInt8]) async throws -> (patch: ByteBuffer, fullSize: Int) {
-        let options = deltaOptions
-        return try await documentEncoder.runIfActive {
-            var whole = ByteBuffer(bytes: target)
-            return (try DeltaMaker.make(from: source, to: target, options: options), try whole.compress(with: .gzip).readableBytes)
+    /// Makes the patches of documents a client of `channel` asks for after its last move: the
+    /// release document from its parent's, and each changed page from the parent's page at its
+    /// place (``Catalog/missingDocumentPatches(channel:)``). A few hundred bytes each, made once;
+    /// no request makes any other. Failures are logged: without a patch, clients fetch the whole
+    /// document.
+    func makeDocumentPatches(channel: String) async {
+        guard configuration.previousVersions > 0 else { return }
+        do {
+            let options = deltaOptions
+            for pair in try await catalog.missingDocumentPatches(channel: channel) {
+                let (patch, fullSize) = try await documentEncoder.runIfActive {
+                    var whole = ByteBuffer(bytes: pair.targetBytes)
+                    let patch = try DeltaMaker.make(from: pair.sourceBytes, to: pair.targetBytes, options: options)
+                    return (Array(patch.readableBytesView), try whole.compress(with: .gzip).readableBytes)
+                }
+                try await catalog.recordDocumentDelta(source: pair.source, target: pair.target, patch: patch, fullSize: fullSize, now: .now())
+            }
+        } catch {
+            logger.error("Making patches of release documents failed", metadata: ["channel": "\(channel)", "error": "\(error)"])
         }
     }
 

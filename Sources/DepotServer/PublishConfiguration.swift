@@ -20,6 +20,8 @@ public struct PublishConfiguration: Sendable {
     public var maxCommitBytes: Int
     /// The longest logical path accepted, in bytes.
     public var maxPathLength: Int
+    /// The most hashes one `POST /v1/blobs/missing` may ask about.
+    public var maxMissingHashes: Int
     /// How patches between versions are made.
     public var deltas: DeltaConfiguration
 
@@ -33,6 +35,7 @@ public struct PublishConfiguration: Sendable {
         uploadLifetime: Duration = .seconds(86400),
         maxCommitBytes: Int = 64 << 20,
         maxPathLength: Int = 1024,
+        maxMissingHashes: Int = 100_000,
         deltas: DeltaConfiguration = .init()
     ) {
         self.tokens = tokens
@@ -44,6 +47,7 @@ public struct PublishConfiguration: Sendable {
         self.uploadLifetime = uploadLifetime
         self.maxCommitBytes = maxCommitBytes
         self.maxPathLength = maxPathLength
+        self.maxMissingHashes = maxMissingHashes
         self.deltas = deltas
     }
 }
@@ -72,17 +76,23 @@ public struct DeltaConfiguration: Sendable {
     /// Depot's, clients built before it) does not.
     public var packSections: Bool
 
+    /// The most entity tags of an RFC 3229 request's `If-None-Match` looked up as bases of a
+    /// patch; the others are ignored (each costs a catalog read).
+    public var maximumBaseTags: Int
+
     public init(
         previousVersions: Int = 3,
         maximumRatio: Double = 0.5,
         indexStep: Int = 8,
         maximumSourceBytes: Int64 = 1 << 30,
-        packSections: Bool = true
+        packSections: Bool = true,
+        maximumBaseTags: Int = 8
     ) {
         self.previousVersions = previousVersions
         self.maximumRatio = maximumRatio
         self.indexStep = indexStep
         self.maximumSourceBytes = maximumSourceBytes
         self.packSections = packSections
+        self.maximumBaseTags = maximumBaseTags
     }
 }

@@ -94,7 +94,10 @@ struct PublishController: Sendable {
         let result = try await refusingBadChanges {
             try await catalog.publish(.init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions))
         }
-        if !result.unchanged { try await content.changed(paths: [result.version.path], channel: ChannelName.default) }
+        if !result.unchanged {
+            await patches?.makeDocumentPatches(channel: ChannelName.default)
+            try await content.changed(paths: [result.version.path], channel: ChannelName.default)
+        }
         metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: result.unchanged)
         let version = result.version
         context.logger.info(
@@ -127,6 +130,7 @@ struct PublishController: Sendable {
         guard let removed = try await catalog.unpublish(path: path, now: .now()) else {
             throw HTTPError(.notFound, message: "\(path) is not published")
         }
+        await patches?.makeDocumentPatches(channel: ChannelName.default)
         try await content.changed(paths: [removed], channel: ChannelName.default)
         context.logger.info("Unpublished", metadata: ["path": "\(path)"])
         return Response(status: .noContent)

@@ -170,32 +170,23 @@ public final class PublishedContent: Sendable {
         }.map { ($0.resource, $0.saving) }
     }
 
-    /// `/deltas/{from}/{to}` between two documents of one kind (release documents, or pages),
-    /// made by `patches` when first asked for: a client that holds the release before a change
-    /// fetches the new release document and its changed pages as patches of a few hundred bytes.
-    /// Documents never change, so neither do their patches.
-    func documentDelta(from: String, to: String, patches: PatchMaker) async throws -> (resource: Resource, saving: Int64)? {
-        try await entry(for: .delta(from: from, to: to)) { [self] in
-            guard ContentAddress.isSHA256(from), ContentAddress.isSHA256(to), from != to,
-                let (source, target) = try await catalog.documents(from: from, to: to)
-            else { return nil }
-            let (patch, fullSize) = try await patches.documentPatch(from: source.bytes, to: target.bytes)
-            return ResourceCache.Entry(
-                Resource(
-                    identity: .init(
-                        storage: .bytes(patch),
-                        length: Int64(patch.readableBytes),
-                        sha256: Hex.string(SHA256.hash(data: Data(patch.readableBytesView)))
-                    ),
-                    gzip: nil,
-                    contentType: "application/gzip",
-                    lastModified: HTTPDate(secondsSince1970: target.createdAt),
-                    lastModifiedIsStrong: true,
-                    cacheControl: cachePolicy.blobs
-                ),
-                saving: Int64(fullSize - patch.readableBytes)
-            )
-        }.map { ($0.resource, $0.saving) }
+    /// `/deltas/{from}/{to}` between two documents of one kind (release documents, or pages), as
+    /// made after a release (``PatchMaker/makeDocumentPatches(channel:)``): a client that holds
+    /// the parent release fetches the new release document and its changed pages as patches of
+    /// a few hundred bytes. Read from the catalog on each request, outside the resource cache:
+    /// requests for documents' patches never push files out of it.
+    func documentDelta(from: String, to: String) async throws -> (resource: Resource, saving: Int64)? {
+        guard ContentAddress.isSHA256(from), ContentAddress.isSHA256(to), let delta = try await catalog.documentDelta(from: from, to: to) else {
+            return nil
+        }
+        let resource = Self.inMemory(
+            delta.patch,
+            contentType: "application/gzip",
+            lastModified: HTTPDate(secondsSince1970: delta.targetCreatedAt),
+            lastModifiedIsStrong: true,
+            cacheControl: cachePolicy.blobs
+        )
+        return (resource, delta.fullSize - resource.identity.length)
     }
 
     /// After a change of `channel` that touched `paths` (as stored): drops what the change made

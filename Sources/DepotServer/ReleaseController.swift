@@ -122,6 +122,12 @@ struct ReleaseController: Sendable {
         guard let asked = try? JSONDecoder().decode(MissingRequest.self, from: Data(body.readableBytesView)) else {
             throw HTTPError(.badRequest, message: #"The body must be {"sha256": ["<lower-case hex SHA-256>", ...]}"#)
         }
+        guard asked.sha256.count <= configuration.maxMissingHashes else {
+            throw HTTPError(
+                .contentTooLarge,
+                message: "Ask about at most \(configuration.maxMissingHashes) hashes a request (publish.maxMissingHashes)"
+            )
+        }
         if let bad = asked.sha256.first(where: { !ContentAddress.isSHA256($0) }) {
             throw HTTPError(.badRequest, message: "\(bad.prefix(80)) is not a SHA-256 in lower-case hex")
         }
@@ -221,6 +227,7 @@ struct ReleaseController: Sendable {
             )
         }
         if outcome.created {
+            await publisher.patches?.makeDocumentPatches(channel: channel)
             try await content.changed(paths: outcome.files.map(\.path) + outcome.removed, channel: channel)
         }
         publisher.metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: !outcome.created)

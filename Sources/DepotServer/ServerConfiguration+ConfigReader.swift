@@ -56,6 +56,7 @@ extension ServerConfiguration {
     /// | `publish.collectionIntervalSeconds` | number | `60` | how often unreferenced blobs are collected |
     /// | `publish.uploadLifetimeSeconds` | number | `86400` | how long an uploaded blob waits for a release commit to name it |
     /// | `publish.maxCommitBytes` | int | 64 MiB | largest release commit body |
+    /// | `publish.maxMissingHashes` | int | `100000` | most hashes one `POST /v1/blobs/missing` asks about |
     /// | `channels.signingKeyFile` | string | none | Ed25519 private key (`depot keygen`) that signs channel documents; none: unsigned |
     /// | `channels.validitySeconds` | number | `604800` | how long a signed channel document is valid; re-signed every half of it |
     /// | `deltas.previousVersions` | int | `3` | previous versions a patch is made from; 0 disables deltas |
@@ -63,6 +64,7 @@ extension ServerConfiguration {
     /// | `deltas.indexStep` | int | `8` | encoder index density: 4 makes smaller patches of rebuilt files with more memory |
     /// | `deltas.packSections` | bool | `true` | patch sections packed with LZMA as xdelta3 does (smaller; plain RFC 3284 decoders cannot read them) |
     /// | `deltas.maximumSourceBytes` | int | 1 GiB | largest earlier version a patch is made from (at most 4 GiB − 2) |
+    /// | `deltas.maximumBaseTags` | int | `8` | most `If-None-Match` tags of an RFC 3229 request looked up as patch bases |
     /// | `files.cacheControl` | string | `no-cache` | `Cache-Control` of `/files/…` |
     /// | `channels.cacheControl` | string | `no-cache` | `Cache-Control` of `/channels/…` and `/manifest.json` |
     /// | `blobs.cacheControl` | string | `public, max-age=31536000, immutable` | `Cache-Control` of `/blobs/…` |
@@ -223,6 +225,8 @@ extension PublishConfiguration {
         let interval = reader.number(forKey: "publish.collectionIntervalSeconds", default: defaults.collectionInterval / .seconds(1))
         let uploadLifetime = reader.number(forKey: "publish.uploadLifetimeSeconds", default: defaults.uploadLifetime / .seconds(1))
         let maxCommit = reader.int(forKey: "publish.maxCommitBytes", default: defaults.maxCommitBytes)
+        let maxMissing = reader.int(forKey: "publish.maxMissingHashes", default: defaults.maxMissingHashes)
+        guard maxMissing >= 1 else { throw ConfigurationError("publish.maxMissingHashes must be at least 1") }
         guard grace >= 0, interval > 0, uploadLifetime > 0, maxCommit >= 1024 else {
             throw ConfigurationError(
                 "publish.retiredGraceSeconds must not be negative, publish.collectionIntervalSeconds and publish.uploadLifetimeSeconds "
@@ -235,8 +239,10 @@ extension PublishConfiguration {
             maximumRatio: reader.number(forKey: "deltas.maximumRatio", default: deltaDefaults.maximumRatio),
             indexStep: reader.int(forKey: "deltas.indexStep", default: deltaDefaults.indexStep),
             maximumSourceBytes: Int64(reader.int(forKey: "deltas.maximumSourceBytes", default: Int(deltaDefaults.maximumSourceBytes))),
-            packSections: reader.bool(forKey: "deltas.packSections", default: deltaDefaults.packSections)
+            packSections: reader.bool(forKey: "deltas.packSections", default: deltaDefaults.packSections),
+            maximumBaseTags: reader.int(forKey: "deltas.maximumBaseTags", default: deltaDefaults.maximumBaseTags)
         )
+        guard deltas.maximumBaseTags >= 1 else { throw ConfigurationError("deltas.maximumBaseTags must be at least 1") }
         guard deltas.previousVersions >= 0, deltas.maximumRatio > 0, deltas.maximumRatio <= 1, (1...64).contains(deltas.indexStep) else {
             throw ConfigurationError(
                 "deltas.previousVersions must not be negative, deltas.maximumRatio must be above 0 and at most 1, deltas.indexStep between 1 and 64"
@@ -254,6 +260,7 @@ extension PublishConfiguration {
             collectionInterval: .milliseconds(Int64(interval * 1000)),
             uploadLifetime: .milliseconds(Int64(uploadLifetime * 1000)),
             maxCommitBytes: maxCommit,
+            maxMissingHashes: maxMissing,
             deltas: deltas
         )
     }

@@ -246,19 +246,6 @@ extension Catalog {
         try await database.read { try Self.storedDocument(sql: Self.pageQuery, key: sha256, in: $0) }
     }
 
-    /// Two documents of one kind, named by their SHA-256: two release documents, or two pages.
-    /// What a patch of documents (`/deltas/{from}/{to}`) is made from.
-    public func documents(from: String, to: String) async throws -> (from: StoredDocument, to: StoredDocument)? {
-        try await database.read { db in
-            for sql in [Self.releaseQuery, Self.pageQuery] {
-                if let source = try Self.storedDocument(sql: sql, key: from, in: db) {
-                    return try Self.storedDocument(sql: sql, key: to, in: db).map { (source, $0) }
-                }
-            }
-            return nil
-        }
-    }
-
     private static func storedDocument(sql: String, key: String, in db: Database) throws -> StoredDocument? {
         try Row.fetchOne(db, sql: sql, arguments: [key]).map { row in
             let bytes: Data = row["document"]

@@ -29,7 +29,15 @@ extension Catalog {
                 arguments: [cutoff.secondsSince1970]
             )
             let removed = db.changesCount
-            if removed > 0 { try Self.removeUnlistedPages(in: db) }
+            if removed > 0 {
+                try Self.removeUnlistedPages(in: db)
+                try db.execute(
+                    sql: """
+                        DELETE FROM document_delta
+                        WHERE target NOT IN (SELECT id FROM release) AND target NOT IN (SELECT sha256 FROM release_page)
+                        """
+                )
+            }
             return removed
         }
     }

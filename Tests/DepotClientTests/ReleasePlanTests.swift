@@ -52,7 +52,7 @@ struct ReleasePlanTests {
         ]
         for (before, after, expected) in cases {
             #expect(
-                ReleasePlan.pageBases(from: before.map(Self.release), to: Self.release(after)) == expected,
+                Self.release(after).pageBases(from: before.map(Self.release)) == expected,
                 "\(String(describing: before)) → \(after)"
             )
         }

@@ -7,6 +7,8 @@ import DepotTestSupport
 import Foundation
 import Testing
 
+@testable import DepotClient
+
 /// A client behind a mirror or cache that answers 304 for ever: every sync checks the document
 /// the 304 stands for again, so the freeze ends with the document's expiry, and a document is
 /// reported verified only when this sync verified it.
@@ -39,15 +41,15 @@ struct StaleMirrorTests {
     func expiredBehind304() async throws {
         let key = Curve25519.Signing.PrivateKey()
         var release = FakeRelease(entries: [FakeRelease.entry("a.txt", Self.blob)], key: key)
-        let expires = Int64(Date().timeIntervalSince1970) + 6
+        let expires = Int64(Date().timeIntervalSince1970) + 3600
         release.expires = HTTPDate(secondsSince1970: expires).imfFixdate
         try await Self.withMirror(release) { server, folder in
-            let client = Self.client(server, folder, trusting: [key])
+            var client = Self.client(server, folder, trusting: [key])
             let first = try await client.sync()
             #expect(first.signature == .verified)
             let fresh = try await client.sync()
             #expect(fresh.channelNotModified && fresh.signature == .verified, "verified again in this sync, before it expired")
-            try await Task.sleep(for: .seconds(Double(expires + 1) - Date().timeIntervalSince1970))
+            client.now = { expires + 1 }
             await #expect { try await client.sync() } throws: { ($0 as? SyncError)?.code == .untrusted && "\($0)".contains("expired") }
             #expect(server.requests.snapshot.keys.contains { $0.path == "/mirror/channels/stable" && $0.status == 304 })
             #expect(try Data(contentsOf: folder.appendingPathComponent("a.txt")) == Self.blob)

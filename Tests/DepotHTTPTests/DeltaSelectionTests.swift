@@ -52,6 +52,16 @@ struct DeltaSelectionTests {
         #expect(selection == expected, "\(why)")
     }
 
+    @Test("at most maximumBases strong tags are bases, the first listed; a 304 is found among all of them")
+    func boundedBases() {
+        let many = (0..<1_100).map { "\"t\($0)\"" }.joined(separator: ", ")
+        let fields: [DeltaSelection.FieldName: [String]] = [.aIM: ["vcdiff"], .ifNoneMatch: ["W/\"w\", " + many]]
+        let selection = DeltaSelection.select(method: .get, current: Self.current, maximumBases: 3) { fields[$0] ?? [] }
+        #expect(selection == .delta(bases: [Self.tag("t0"), Self.tag("t1"), Self.tag("t2")], gzip: false))
+        let withCurrent: [DeltaSelection.FieldName: [String]] = [.aIM: ["vcdiff"], .ifNoneMatch: [many + ", \"new\""]]
+        #expect(DeltaSelection.select(method: .get, current: Self.current, maximumBases: 3) { withCurrent[$0] ?? [] } == .none)
+    }
+
     @Test("the IM field of the 226 (§10.5.2)")
     func instanceManipulation() {
         #expect(DeltaSelection.instanceManipulation(gzip: false) == "vcdiff")

@@ -63,6 +63,40 @@ struct DeltaServingTests {
         }
     }
 
+    @Test(
+        "documents get patches only as a client asks for them: a release from its parent, a page from the parent's at its place; no other pair is made"
+    )
+    func documentPatchesOnlyFromTheParent() async throws {
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                var releases: [(id: String, pages: [String])] = []
+                for index in 0..<3 {
+                    let body = Array("version \(index)\n".utf8)
+                    #expect(try await connection.request("PUT", "/v1/files/file-\(index).txt", headers: [Self.auth], body: body).status == 201)
+                    let url = try #require(try await connection.request("GET", "/channels/stable").json["url"] as? String)
+                    let pages = try await connection.request("GET", url).json["pages"] as? [String] ?? []
+                    releases.append((String(url.dropFirst("/releases/".count)), pages))
+                }
+                // The parent's patches are there at once, and make the documents.
+                for (parent, child) in [(releases[0], releases[1]), (releases[1], releases[2])] {
+                    let patch = try await connection.request("GET", "/deltas/\(parent.id)/\(child.id)")
+                    #expect(patch.status == 200)
+                    let parentDocument = try await connection.request("GET", "/releases/\(parent.id)").body
+                    let made = try VCDIFFDecoder.decode(Array(try Fixture.gunzip(Array(patch.body))), source: Array(parentDocument))
+                    #expect(Fixture.sha256(Data(made)) == child.id)
+                    for (page, base) in zip(child.pages, parent.pages) where page != base {
+                        #expect(try await connection.request("GET", "/deltas/\(base)/\(page)").status == 200)
+                    }
+                }
+                // A pair no client asks for: a grandparent, backwards, a page of another place.
+                for (from, to) in [(releases[0].id, releases[2].id), (releases[2].id, releases[1].id), (releases[0].id, releases[0].id)] {
+                    let refused = try await connection.request("GET", "/deltas/\(from)/\(to)")
+                    #expect(refused.status == 404, "\(from) → \(to)")
+                }
+            }
+        }
+    }
+
     @Test("RFC 3229: A-IM: vcdiff with the old ETag gets 226 IM Used; everything else is served as usual")
     func deltaEncoding() async throws {
         try await LiveServer.withPublishing { server in

@@ -1,0 +1,90 @@
+import DepotHTTP
+import DepotManifest
+import Foundation
+import GRDB
+
+/// Patches between documents (migration 0006): a release document from its parent's, and each
+/// changed page from the page at the same place in the parent (``ReleaseDocument/pageBases(from:)``).
+/// They are made once, after the release is committed, for those pairs only: an anonymous
+/// request for any other pair finds nothing, and never makes the server encode.
+extension Catalog {
+    /// Two documents of one kind, the patch from the first to the second still to make.
+    public struct DocumentPair: Sendable {
+        public let source: String
+        public let target: String
+        public let sourceBytes: [UInt8]
+        public let targetBytes: [UInt8]
+    }
+
+    /// A stored patch between two documents.
+    public struct DocumentDelta: Sendable {
+        /// The gzip-compressed VCDIFF.
+        public let patch: [UInt8]
+        /// The target's gzip download, which the patch saves.
+        public let fullSize: Int64
+        /// When the target was made.
+        public let targetCreatedAt: Int64
+    }
+
+    /// The pairs of documents whose patch a client holding the parent of `channel`'s release asks
+    /// for, less those already made: O(pages that changed).
+    public func missingDocumentPatches(channel: String) async throws -> [DocumentPair] {
+        try await database.read { db in
+            guard let id = try ReleaseWriter.channel(channel, in: db)?.release.id,
+                let release = try Self.stored(releaseID: id, in: db), let parentID = release.document.parent,
+                let parent = try Self.stored(releaseID: parentID, in: db)
+            else { return [] }
+            var pairs = [(source: parentID, target: id, sourceBytes: parent.bytes, targetBytes: release.bytes)]
+            for (page, base) in release.document.pageBases(from: parent.document).sorted(by: { $0.key < $1.key }) {
+                guard let target = try Self.storedPage(page, in: db), let source = try Self.storedPage(base, in: db) else { continue }
+                pairs.append((base, page, source, target))
+            }
+            return try pairs.filter { pair in
+                try !Bool.fetchOne(
+                    db,
+                    sql: "SELECT EXISTS (SELECT 1 FROM document_delta WHERE source = ? AND target = ?)",
+                    arguments: [pair.source, pair.target]
+                )!
+            }.map { DocumentPair(source: $0.source, target: $0.target, sourceBytes: $0.sourceBytes, targetBytes: $0.targetBytes) }
+        }
+    }
+
+    /// Records the patch from document `source` to `target`.
+    public func recordDocumentDelta(source: String, target: String, patch: [UInt8], fullSize: Int, now: HTTPDate) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO document_delta (source, target, patch, full_size, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [source, target, Data(patch), fullSize, now.secondsSince1970]
+            )
+        }
+    }
+
+    /// The stored patch from document `from` to `to`, if one was made.
+    public func documentDelta(from: String, to: String) async throws -> DocumentDelta? {
+        try await database.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT d.patch, d.full_size, coalesce(r.created_at, p.created_at, d.created_at) AS target_created_at
+                    FROM document_delta d
+                    LEFT JOIN release r ON r.id = d.target
+                    LEFT JOIN release_page p ON p.sha256 = d.target
+                    WHERE d.source = ? AND d.target = ?
+                    """,
+                arguments: [from, to]
+            ).map { row in
+                let patch: Data = row["patch"]
+                return DocumentDelta(patch: Array(patch), fullSize: row["full_size"], targetCreatedAt: row["target_created_at"])
+            }
+        }
+    }
+
+    private static func stored(releaseID: String, in db: Database) throws -> (bytes: [UInt8], document: ReleaseDocument)? {
+        guard let bytes = try Data.fetchOne(db, sql: "SELECT document FROM release WHERE id = ?", arguments: [releaseID]) else { return nil }
+        return (Array(bytes), try JSONDecoder().decode(ReleaseDocument.self, from: bytes))
+    }
+
+    private static func storedPage(_ sha256: String, in db: Database) throws -> [UInt8]? {
+        try Data.fetchOne(db, sql: "SELECT document FROM release_page WHERE sha256 = ?", arguments: [sha256]).map(Array.init)
+    }
+}
