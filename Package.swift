@@ -54,6 +54,12 @@ let package = Package(
             resources: migrationFiles.map { .embedInCode($0) },
             swiftSettings: swiftSettings
         ),
+        // Ed25519 signatures of channel and root documents, as server, client and CLI judge them.
+        .target(
+            name: "DepotSigning",
+            dependencies: ["DepotManifest", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         // zlib, as the client links it.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // liblzma (XZ Utils), as the server packs patches with it; the client decodes them by
@@ -78,6 +84,7 @@ let package = Package(
                 "DepotDelta",
                 "DepotHTTP",
                 "DepotManifest",
+                "DepotSigning",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
@@ -111,6 +118,7 @@ let package = Package(
                 "DepotHTTP",
                 "DepotStore",
                 "DepotManifest",
+                "DepotSigning",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
@@ -140,6 +148,7 @@ let package = Package(
                 "DepotClient",
                 "DepotHTTP",
                 "DepotManifest",
+                "DepotSigning",
                 "DepotStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -186,7 +195,9 @@ let package = Package(
             name: "DepotClientTests",
             dependencies: [
                 "DepotClient",
+                "DepotHTTP",
                 "DepotManifest",
+                "DepotSigning",
                 "DepotServer",
                 "DepotStore",
                 "DepotTestSupport",
@@ -218,7 +229,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "DepotCLITests", dependencies: ["depot", "DepotClient", "DepotTestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DepotCLITests",
+            dependencies: [
+                "depot", "DepotClient", "DepotManifest", "DepotSigning", "DepotTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "DepotHTTPTests",
             dependencies: ["DepotHTTP", "DepotManifest"],

@@ -1,6 +1,7 @@
 import Crypto
 import DepotHTTP
 import DepotManifest
+import DepotSigning
 import Foundation
 
 /// Whether a channel document may be believed: the rules a client applies before it follows a
@@ -14,29 +15,58 @@ public enum ChannelCheck {
         case notChecked
     }
 
-    /// The release and serial of the last document accepted.
+    /// The release and serial of the last document accepted, and the root it was signed under.
     public struct Accepted: Sendable, Equatable {
         public var serial: Int64
         public var release: String
+        /// The root version of the document; its serial is compared only under the same root.
+        public var root: Int64?
 
-        public init(serial: Int64, release: String) {
+        public init(serial: Int64, release: String, root: Int64? = nil) {
             self.serial = serial
             self.release = release
+            self.root = root
         }
+    }
+
+    /// What a client trusts to sign channel documents.
+    public enum Trust: Sendable {
+        /// Nothing: documents are not checked.
+        case none
+        /// Any one of these keys (a server without a root).
+        case keys([Curve25519.Signing.PublicKey])
+        /// A threshold of this root's channel keys, under this root.
+        case root(RootDocument)
+    }
+
+    /// Checks `document`, polled at `channel`, at time `now` (seconds since 1970), trusting any
+    /// one of `trustedKeys` (none: only its shape is checked).
+    public static func check(
+        _ document: ChannelDocument,
+        channel: String,
+        trustedKeys: [Curve25519.Signing.PublicKey],
+        now: Int64,
+        lastAccepted: Accepted?
+    ) throws(SyncError) -> SignatureStatus {
+        try check(document, channel: channel, trust: trustedKeys.isEmpty ? .none : .keys(trustedKeys), now: now, lastAccepted: lastAccepted)
     }
 
     /// Checks `document`, polled at `channel`, at time `now` (seconds since 1970).
     ///
-    /// With no trusted keys only its shape is checked. With keys, it must also carry a signature
-    /// by one of them over ``ChannelDocument/signedText``, must not be past `expires`, and its
-    /// serial must not be lower than the last accepted one (nor equal with another release): an
-    /// edge cache or mirror replaying an old document cannot move the client back.
+    /// With no trust only its shape is checked. With keys, it must carry a signature by one of
+    /// them over ``ChannelDocument/signedText``; under a root, it must name that root's version
+    /// and carry signatures by a threshold of its channel keys, and the root must not have
+    /// expired. Then it must not be past `expires`, and its serial must not be lower than the last
+    /// accepted one under the same root (nor equal with another release): an edge cache or
+    /// mirror replaying an old document cannot move the client back. A document under a newer
+    /// root than the last one starts the serials afresh: that is how a new root recovers clients
+    /// from a leaked key's high serial, or from a server restored from a backup.
     ///
     /// - Throws: ``SyncError`` `.corrupt` for a malformed document, `.untrusted` for a refused one.
     public static func check(
         _ document: ChannelDocument,
         channel: String,
-        trustedKeys: [Curve25519.Signing.PublicKey],
+        trust: Trust,
         now: Int64,
         lastAccepted: Accepted?
     ) throws(SyncError) -> SignatureStatus {
@@ -47,27 +77,62 @@ public enum ChannelCheck {
         else {
             throw SyncError(.corrupt, "the channel document names no valid release")
         }
-        guard !trustedKeys.isEmpty else { return .notChecked }
-        let signed = Data(document.signedText)
-        let verified = document.signatures.contains { signature in
-            guard let key = trustedKeys.first(where: { keyID(of: $0) == signature.keyID }),
-                let bytes = Data(base64Encoded: signature.signature)
-            else { return false }
-            return key.isValidSignature(bytes, for: signed)
+        let today = HTTPDate(secondsSince1970: now)
+        switch trust {
+        case .none:
+            return .notChecked
+        case .keys(let trustedKeys):
+            let signed = Data(document.signedText)
+            let verified = document.signatures.contains { signature in
+                guard let key = trustedKeys.first(where: { keyID(of: $0) == signature.keyID }),
+                    let bytes = Data(base64Encoded: signature.signature)
+                else { return false }
+                return key.isValidSignature(bytes, for: signed)
+            }
+            guard verified else { throw SyncError(.untrusted, "the channel document is not signed by a trusted key") }
+        case .root(let root):
+            guard let expires = HTTPDate(parsing: root.expires, now: today), expires.secondsSince1970 > now else {
+                throw SyncError(
+                    .untrusted,
+                    "the root document (version \(root.version)) expired (\(root.expires)): the server must publish a new one"
+                )
+            }
+            guard let version = document.root else { throw SyncError(.untrusted, "the channel document is not signed under a root") }
+            guard version == root.version else {
+                throw SyncError(
+                    .untrusted,
+                    version < root.version
+                        ? "the channel document is signed under root \(version), older than the root \(root.version) trusted: a replay"
+                        : "the channel document names root \(version), newer than the root \(root.version) held"
+                )
+            }
+            do {
+                try root.checkChannelSignatures(document)
+            } catch {
+                throw SyncError(.untrusted, error.message)
+            }
         }
-        guard verified else { throw SyncError(.untrusted, "the channel document is not signed by a trusted key") }
-        guard let expires = HTTPDate(parsing: document.expires, now: HTTPDate(secondsSince1970: now)), expires.secondsSince1970 > now else {
+        guard let expires = HTTPDate(parsing: document.expires, now: today), expires.secondsSince1970 > now else {
             throw SyncError(.untrusted, "the channel document expired (\(document.expires))")
         }
         if let lastAccepted {
-            guard document.serial >= lastAccepted.serial else {
+            let (before, after) = (lastAccepted.root ?? 0, document.root ?? 0)
+            guard after >= before else {
                 throw SyncError(
                     .untrusted,
-                    "the channel document's serial \(document.serial) is lower than the \(lastAccepted.serial) accepted before: a replay"
+                    "the channel document is signed under root \(after), older than the root \(before) accepted before: a replay"
                 )
             }
-            guard document.serial > lastAccepted.serial || document.release == lastAccepted.release else {
-                throw SyncError(.untrusted, "the channel document's serial \(document.serial) names another release than before")
+            if after == before {
+                guard document.serial >= lastAccepted.serial else {
+                    throw SyncError(
+                        .untrusted,
+                        "the channel document's serial \(document.serial) is lower than the \(lastAccepted.serial) accepted before: a replay"
+                    )
+                }
+                guard document.serial > lastAccepted.serial || document.release == lastAccepted.release else {
+                    throw SyncError(.untrusted, "the channel document's serial \(document.serial) names another release than before")
+                }
             }
         }
         return .verified
@@ -76,14 +141,14 @@ public enum ChannelCheck {
     /// The id a channel document gives a key: the first 16 hex digits of the SHA-256 of its raw
     /// 32 bytes.
     public static func keyID(of key: Curve25519.Signing.PublicKey) -> String {
-        ChannelDocument.keyID(ofRawKey: Array(key.rawRepresentation), sha256: { Array(SHA256.hash(data: $0)) })
+        Ed25519.keyID(of: key)
     }
 
     /// A public key as `depot keygen` prints it: base64 of the raw 32 bytes.
     public static func publicKey(base64: String) throws(SyncError) -> Curve25519.Signing.PublicKey {
-        guard let raw = Data(base64Encoded: base64.trimmingCharacters(in: .whitespaces)), raw.count == 32,
-            let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw)
-        else { throw SyncError(.untrusted, "not an Ed25519 public key (base64 of 32 bytes): \(base64)") }
+        guard let key = Ed25519.publicKey(base64: base64) else {
+            throw SyncError(.untrusted, "not an Ed25519 public key (base64 of 32 bytes): \(base64)")
+        }
         return key
     }
 }

@@ -35,6 +35,10 @@ public struct DepotClient: Sendable {
         /// Public keys (base64, as `depot keygen` prints them) whose signature a channel document
         /// must carry. Empty: documents are not checked, and reports say so.
         public var trustedKeys: [String]
+        /// The root document the app ships (`depot root init`, signed; usually version 1): the
+        /// root of trust, with thresholds and key rotation, in place of ``trustedKeys``. The client
+        /// walks from it to the newest root the server names (`/roots/{n}.json`).
+        public var trustedRoot: Data?
         /// Remove local files that are not in the release.
         public var removesDeletedFiles: Bool
         /// Seconds without data after which a request fails.
@@ -55,6 +59,7 @@ public struct DepotClient: Sendable {
         public init(
             channel: String = ChannelName.default,
             trustedKeys: [String] = [],
+            trustedRoot: Data? = nil,
             removesDeletedFiles: Bool = true,
             requestTimeout: TimeInterval = 60,
             minimumTransferRate: Int = 1024,
@@ -65,6 +70,7 @@ public struct DepotClient: Sendable {
         ) {
             self.channel = channel
             self.trustedKeys = trustedKeys
+            self.trustedRoot = trustedRoot
             self.removesDeletedFiles = removesDeletedFiles
             self.requestTimeout = requestTimeout
             self.minimumTransferRate = minimumTransferRate
@@ -137,34 +143,32 @@ public struct DepotClient: Sendable {
         )
         defer { session.finish() }
 
-        let trustedKeys = try configuration.trustedKeys.map { try ChannelCheck.publicKey(base64: $0) }
+        var trust = try trust()
         let now = now()
         // A 304 answers for the document held, so one is asked for only when that document is
         // held to be checked again: a cache or mirror that answers 304 forever cannot keep the
         // client on a document past its expiry, nor on one signed by a key no longer trusted.
-        let revalidates = held != nil && (trustedKeys.isEmpty || state.channel != nil)
+        let revalidates: Bool
+        if case .none = trust { revalidates = held != nil } else { revalidates = held != nil && state.channel != nil }
         let poll = try await fetchChannel(etag: revalidates ? state.channelETag : nil, session: session)
         var report = SyncReport(channelNotModified: true, documentBytes: poll.bytes, release: state.release, files: [])
         report.unchangedCount = Int(held?.files ?? 0)
         guard let (document, etag) = poll.document else {
             if let document = state.channel {
-                report.signature = try ChannelCheck.check(
-                    document,
-                    channel: configuration.channel,
-                    trustedKeys: trustedKeys,
-                    now: now,
-                    lastAccepted: nil
-                )
+                report.signature = try ChannelCheck.check(document, channel: configuration.channel, trust: trust, now: now, lastAccepted: nil)
             }
             return report
         }
         report.channelNotModified = false
+        if case .root(let root) = trust, let version = document.root, version > root.version {
+            trust = .root(try await walk(from: root, to: version, session: session))
+        }
         report.signature = try ChannelCheck.check(
             document,
             channel: configuration.channel,
-            trustedKeys: trustedKeys,
+            trust: trust,
             now: now,
-            lastAccepted: held.map { .init(serial: $0.serial, release: $0.id) }
+            lastAccepted: held.map { .init(serial: $0.serial, release: $0.id, root: $0.root) }
         )
         state.channel = document
         if let held, document.release == held.id {
@@ -173,6 +177,7 @@ public struct DepotClient: Sendable {
                 number: document.number,
                 channel: held.channel,
                 serial: document.serial,
+                root: document.root,
                 files: held.files,
                 signature: report.signature
             )
@@ -204,6 +209,7 @@ public struct DepotClient: Sendable {
             number: document.number,
             channel: document.channel,
             serial: document.serial,
+            root: document.root,
             files: release.files,
             signature: report.signature
         )

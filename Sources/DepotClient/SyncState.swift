@@ -9,6 +9,9 @@ public struct HeldRelease: Codable, Sendable, Equatable {
     /// The channel it came from, and the serial of the channel document that named it.
     public var channel: String
     public var serial: Int64
+    /// The version of the root that document was signed under, if any: serials compare only
+    /// under one root.
+    public var root: Int64?
     /// How many files it has.
     public var files: Int64
     /// How the channel document that named it was judged.

@@ -17,16 +17,28 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
     /// After this time (IMF-fixdate) a client refuses the document; the server re-signs well
     /// before.
     public var expires: String
+    /// The version of the root (``RootDocument``) the document is signed under, when the server
+    /// has one: its serial is compared only with serials under the same root.
+    public var root: Int64?
     /// Ed25519 signatures of ``signedText``, one per signing key.
     public var signatures: [Signature]
 
-    public init(channel: String, release: String, number: Int64, serial: Int64, expires: String, signatures: [Signature] = []) {
+    public init(
+        channel: String,
+        release: String,
+        number: Int64,
+        serial: Int64,
+        expires: String,
+        root: Int64? = nil,
+        signatures: [Signature] = []
+    ) {
         self.channel = channel
         self.release = release
         self.url = "/releases/\(release)"
         self.number = number
         self.serial = serial
         self.expires = expires
+        self.root = root
         self.signatures = signatures
     }
 
@@ -53,19 +65,19 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
 
     /// The bytes signed: every field that decides what a client does, one per line, in a fixed
     /// order. Signing this text rather than the JSON means neither side needs a canonical JSON.
+    /// A document under a root says so (`depot-channel-v2` and its `root` line); one without is
+    /// signed as before roots.
     public var signedText: [UInt8] {
-        Array(
-            """
-            depot-channel-v1
-            channel \(channel)
-            release \(release)
-            url \(url)
-            number \(number)
-            serial \(serial)
-            expires \(expires)
-
-            """.utf8
-        )
+        let lines = [
+            root == nil ? "depot-channel-v1" : "depot-channel-v2",
+            "channel \(channel)",
+            "release \(release)",
+            "url \(url)",
+            "number \(number)",
+            "serial \(serial)",
+            "expires \(expires)",
+        ]
+        return Array((lines + (root.map { ["root \($0)"] } ?? [])).map { $0 + "\n" }.joined().utf8)
     }
 }
 

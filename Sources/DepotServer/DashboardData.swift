@@ -84,7 +84,7 @@ struct DashboardData: Sendable {
     static let releaseCount = 50
 
     func overview(role: DashboardRole) async throws -> Overview {
-        let keyID = signer.key.map { ChannelSigner.keyID(of: $0.publicKey) }
+        let keyID = signer.keys.isEmpty ? nil : signer.keys.map { ChannelSigner.keyID(of: $0.publicKey) }.joined(separator: ", ")
         let channels = try await catalog.channels().map {
             Channel(
                 name: $0.name,

@@ -5,8 +5,8 @@ import HTTPTypes
 import Hummingbird
 
 /// What clients poll and read for releases (docs/releases.md): `/channels/{name}`, signed and
-/// `no-cache`; `/releases/{id}` and `/pages/{sha256}`, immutable for a year. Only GET and HEAD
-/// are allowed.
+/// `no-cache`; `/releases/{id}`, `/pages/{sha256}` and `/roots/{version}.json`, immutable for a
+/// year. Only GET and HEAD are allowed.
 struct ReleaseDocumentsController: Sendable {
     let content: PublishedContent
     let catalog: Catalog
@@ -17,7 +17,24 @@ struct ReleaseDocumentsController: Sendable {
             router.on("/channels/:name", method: method, use: channel)
             router.on("/releases/:id", method: method, use: release)
             router.on("/pages/:sha256", method: method, use: page)
+            router.on("/roots/:name", method: method, use: root)
         }
+    }
+
+    /// `/roots/{version}.json`: a root of the chain (``ChannelSigner/roots``), immutable like the
+    /// release documents.
+    @Sendable func root(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        let name = context.parameters.get("name") ?? ""
+        guard name.hasSuffix(".json"), let version = Int64(name.dropLast(".json".count)), version >= 1,
+            let root = content.signer.roots.first(where: { $0.document.version == version })
+        else { throw HTTPError(.notFound, message: "No root \(name)") }
+        let resource = try PublishedContent.jsonResource(
+            root.bytes,
+            lastModified: HTTPDate(secondsSince1970: 0),
+            lastModifiedIsStrong: false,
+            cacheControl: content.cachePolicy.blobs
+        )
+        return try responder.respond(to: request, resource: resource, now: .now())
     }
 
     @Sendable func channel(_ request: Request, context: DepotRequestContext) async throws -> Response {

@@ -58,6 +58,8 @@ extension ServerConfiguration {
     /// | `publish.maxCommitBytes` | int | 64 MiB | largest release commit body |
     /// | `publish.maxMissingHashes` | int | `100000` | most hashes one `POST /v1/blobs/missing` asks about |
     /// | `channels.signingKeyFile` | string | none | Ed25519 private key (`depot keygen`) that signs channel documents; none: unsigned |
+    /// | `channels.signingKeyFiles` | string array | none | more such keys: under a root, as many as its channel threshold |
+    /// | `channels.rootDirectory` | string | none | folder of the signed roots, `1.root.json`… (`depot root`); none: no root |
     /// | `channels.validitySeconds` | number | `604800` | how long a signed channel document is valid; re-signed every half of it |
     /// | `deltas.previousVersions` | int | `3` | previous versions a patch is made from; 0 disables deltas |
     /// | `deltas.maximumRatio` | number | `0.5` | largest patch kept, as a fraction of the full (gzip) download |
@@ -189,11 +191,10 @@ extension ChannelSigner {
     init(reader: ConfigReader) throws {
         let validity = reader.number(forKey: "channels.validitySeconds", default: ChannelSigner().validity / .seconds(1))
         guard validity >= 60 else { throw ConfigurationError("channels.validitySeconds must be at least 60") }
-        var key: Curve25519.Signing.PrivateKey?
-        if let file = reader.string(forKey: "channels.signingKeyFile") {
-            key = try Self.readKey(file: file)
-        }
-        self.init(key: key, validity: .seconds(Int64(validity)))
+        let files = reader.string(forKey: "channels.signingKeyFile").map { [$0] } ?? []
+        let keys = try (files + reader.stringArray(forKey: "channels.signingKeyFiles", default: [])).map(Self.readKey(file:))
+        let roots = try reader.string(forKey: "channels.rootDirectory").map(Self.readRoots(folder:)) ?? []
+        try self.init(keys: keys, roots: roots, validity: .seconds(Int64(validity)))
     }
 }
 

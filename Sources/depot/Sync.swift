@@ -32,6 +32,9 @@ extension Depot {
         @Option(name: .customLong("trusted-key"), help: "A public key (base64, from depot keygen) channel documents must be signed by (repeatable).")
         var trustedKeys: [String] = []
 
+        @Option(help: "The signed root the channel's keys descend from (depot root init), in place of --trusted-key.")
+        var trustedRoot: String?
+
         @Option(help: "Downloads under way at once, over one keep-alive connection pool.")
         var parallel = 4
 
@@ -62,12 +65,17 @@ extension Depot {
         func run() async throws {
             try await reportingFailures {
                 guard let url = URL(string: try server.baseURL() + "/") else { throw CommandFailure("invalid --server") }
+                let root = try trustedRoot.map { file in
+                    guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
+                    return data
+                }
                 let client = DepotClient(
                     server: url,
                     directory: URL(fileURLWithPath: dir),
                     configuration: .init(
                         channel: channel,
                         trustedKeys: trustedKeys,
+                        trustedRoot: root,
                         removesDeletedFiles: !keepDeleted,
                         minimumTransferRate: minimumRate,
                         transferRateWindow: rateWindow,
@@ -120,7 +128,8 @@ extension Depot {
             if report.removedCount > 0 { parts.append("\(report.removedCount) removed") }
             if report.failedCount > 0 { parts.append("\(report.failedCount) failed") }
             let release = report.release.map { "release \($0.number) of \($0.channel)" } ?? "no release"
-            let signature = report.signature == .verified ? "signature verified" : "signature not checked (no --trusted-key)"
+            let root = report.release?.root.map { " under root \($0)" } ?? ""
+            let signature = report.signature == .verified ? "signature verified\(root)" : "signature not checked (no --trusted-key)"
             return parts.joined(separator: ", ")
                 + ": \(ByteCountText(report.bytesTransferred)) transferred, \(ByteCountText(report.bytesSaved)) saved; \(release), \(signature)"
         }

@@ -1,0 +1,232 @@
+import Crypto
+import DepotManifest
+import DepotSigning
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// The root of trust's life with the real binaries: `depot root` where the root keys are,
+/// `depot serve` with channel keys and the signed roots only, `depot sync` with root 1 as the app
+/// ships it, and a mirror (a folder the server serves as it is) that forges, replays and pins.
+@Suite("Root of trust")
+struct RootOfTrustTests {
+    typealias CLI = PublishCommandTests
+
+    /// A folder of keys, roots, a server's data and the client's folder, with a server that can be
+    /// restarted on the same data.
+    final class Stage: @unchecked Sendable {
+        let root: URL
+        var server: DepotProcess?
+        var port = 0
+        var url: String { "http://127.0.0.1:\(port)" }
+
+        init(root: URL) throws {
+            self.root = root
+            for folder in ["keys", "roots", "public/mirror/channels", "public/mirror/roots"] {
+                try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+            }
+        }
+
+        func path(_ name: String) -> String { root.appendingPathComponent(name).path }
+
+        /// `depot ARGUMENTS`, which must succeed; its output.
+        @discardableResult
+        func depot(_ arguments: [String]) async throws -> String {
+            let result = try await CLI.depot(arguments, in: root)
+            #expect(result.status == 0, "depot \(arguments.joined(separator: " ")): \(result.errors)")
+            return result.output
+        }
+
+        /// Makes a key; returns its public key (base64).
+        func keygen(_ name: String) async throws -> String {
+            let output = try await depot(["keygen", "--out", path("keys/\(name).key")])
+            return try #require(output.split(separator: " ").dropFirst(2).first.map(String.init))
+        }
+
+        func privateKey(_ name: String) throws -> Curve25519.Signing.PrivateKey {
+            let text = try String(contentsOfFile: path("keys/\(name).key"), encoding: .utf8)
+            return try Curve25519.Signing.PrivateKey(rawRepresentation: Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines))!)
+        }
+
+        /// (Re)starts `depot serve` signing with `keys` under the roots of `roots/`; nil when it
+        /// refused to start, with its log.
+        func start(keys: [String]) async throws -> String? {
+            await stop()
+            let process = try DepotProcess.start(
+                ["serve", "--port", "0", "--public", "public", "--data", "data"],
+                environment: [
+                    "DEPOT_PUBLISH_TOKENS": CLI.token,
+                    "DEPOT_CHANNELS_SIGNING_KEY_FILES": keys.map { path("keys/\($0).key") }.joined(separator: ","),
+                    "DEPOT_CHANNELS_ROOT_DIRECTORY": path("roots"),
+                ],
+                in: root
+            )
+            do {
+                port = try await process.waitForPort()
+                server = process
+                return nil
+            } catch DepotProcessError.exited(_, let log) {
+                return log
+            }
+        }
+
+        func stop() async {
+            if let server { _ = try? await server.stop() }
+            server = nil
+        }
+
+        /// Publishes `text` as `a.txt`.
+        func publish(_ text: String) async throws {
+            try root.write(Data(text.utf8), to: "a.txt")
+            try await depot(["publish", "a.txt", "--server", url])
+        }
+
+        /// `depot sync` of `out/` from `server` (the origin, or `/mirror` below it), trusting root 1.
+        func sync(from server: String? = nil) async throws -> (status: Int32, output: String, errors: String) {
+            try await CLI.depot(["sync", "--server", server ?? url, "--dir", "out", "--trusted-root", path("app-root.json")], token: nil, in: root)
+        }
+
+        /// What the origin serves at `/channels/stable`.
+        func channelDocument() async throws -> ChannelDocument {
+            let body = try await RawHTTPConnection.with(port: port) { try await $0.request("GET", "/channels/stable").body }
+            return try JSONDecoder().decode(ChannelDocument.self, from: Data(body))
+        }
+
+        /// Puts `document`, signed by `keys`, on the mirror, and waits until the server serves it
+        /// (it rescans its public folder every 2 s).
+        func mirror(_ document: ChannelDocument, signedBy keys: [String]) async throws {
+            var document = document
+            document.signatures = try keys.map { try Ed25519.sign(document.signedText, with: try privateKey($0)) }
+            let bytes = try JSONEncoder().encode(document)
+            try root.write(bytes, to: "public/mirror/channels/stable")
+            try await served(bytes, at: "/mirror/channels/stable")
+        }
+
+        /// Waits until the server serves `bytes` at `path`.
+        func served(_ bytes: Data, at path: String) async throws {
+            for _ in 0..<200 {
+                let body = try await RawHTTPConnection.with(port: port) { try await $0.request("GET", path).body }
+                if Data(body) == bytes { return }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            Issue.record("the server does not serve \(path) as written")
+        }
+    }
+
+    static func withStage(_ body: (Stage) async throws -> Void) async throws {
+        try await withTemporaryDirectory { root in
+            let stage = try Stage(root: root)
+            do {
+                try await body(stage)
+            } catch {
+                await stage.stop()
+                throw error
+            }
+            await stage.stop()
+        }
+    }
+
+    @Test("rotating a channel key, and revoking a leaked one that pinned clients with a high serial; an old root replayed")
+    func rotationAndRevocation() async throws {
+        try await Self.withStage { stage in
+            let rootKeys = [try await stage.keygen("r1"), try await stage.keygen("r2"), try await stage.keygen("r3")]
+            let leaked = try await stage.keygen("c1")
+            try await stage.depot(
+                ["root", "init", "--out", stage.path("roots/1.root.json"), "--root-threshold", "2", "--channel-key", leaked]
+                    + rootKeys.flatMap { ["--root-key", $0] }
+            )
+            for key in ["r1", "r2"] {
+                try await stage.depot(["root", "sign", stage.path("roots/1.root.json"), "--key", stage.path("keys/\(key).key")])
+            }
+            try FileManager.default.copyItem(atPath: stage.path("roots/1.root.json"), toPath: stage.path("app-root.json"))
+
+            #expect(try await stage.start(keys: ["c1"]) == nil)
+            try await stage.publish("one\n")
+            let first = try await stage.sync()
+            #expect(first.status == 0 && first.output.contains("signature verified under root 1"), "\(first.output) \(first.errors)")
+
+            // c1 leaks. Its holder feeds the client the same release with serial 25 through a mirror.
+            var forged = try await stage.channelDocument()
+            forged.serial = 25
+            try await stage.mirror(forged, signedBy: ["c1"])
+            #expect(try await stage.sync(from: stage.url + "/mirror").status == 0, "a document the trusted key signed is accepted")
+            // The real server's next release, serial 2, is now refused as a replay: the client is pinned.
+            try await stage.publish("two\n")
+            let pinned = try await stage.sync()
+            #expect(pinned.status != 0 && pinned.errors.contains("lower than the 25 accepted before"), "\(pinned.errors)")
+
+            // Recovery where the root keys are: root 2 drops c1 for c2; the server gets c2 and root 2.
+            let replacement = try await stage.keygen("c2")
+            let leakedID = try #require(Ed25519.keyID(base64: leaked))
+            try await stage.depot([
+                "root", "rotate", "--from", stage.path("roots/1.root.json"), "--out", stage.path("roots/2.root.json"),
+                "--add-channel-key", replacement, "--remove-channel-key", leakedID,
+            ])
+            let unsigned = try await CLI.depot(["root", "verify", stage.path("roots/1.root.json"), stage.path("roots/2.root.json")], in: stage.root)
+            #expect(unsigned.status != 0 && unsigned.errors.contains("signed by 0 of root 1's root keys; it needs 2"), "\(unsigned.errors)")
+            for key in ["r1", "r3"] {
+                try await stage.depot(["root", "sign", stage.path("roots/2.root.json"), "--key", stage.path("keys/\(key).key")])
+            }
+            try await stage.depot(["root", "verify", stage.path("roots/1.root.json"), stage.path("roots/2.root.json")])
+            let refusedStart = try await stage.start(keys: ["c1"])
+            #expect(refusedStart?.contains("channels.signingKeyFile(s) hold 0 of them") == true, "\(refusedStart ?? "started")")
+            #expect(try await stage.start(keys: ["c2"]) == nil)
+            let recovered = try await stage.sync()
+            #expect(recovered.status == 0 && recovered.output.contains("signature verified under root 2"), "\(recovered.output) \(recovered.errors)")
+            #expect(try String(contentsOfFile: stage.path("out/a.txt"), encoding: .utf8) == "two\n")
+
+            // The leaked key again: under root 1 it is a replay, under root 2 it is no channel key.
+            var replay = try await stage.channelDocument()
+            replay.serial = 30
+            replay.root = 1
+            try await stage.mirror(replay, signedBy: ["c1"])
+            let oldRoot = try await stage.sync(from: stage.url + "/mirror")
+            #expect(oldRoot.status != 0 && oldRoot.errors.contains("older than the root 2"), "\(oldRoot.errors)")
+            replay.root = 2
+            try await stage.mirror(replay, signedBy: ["c1"])
+            let notAKey = try await stage.sync(from: stage.url + "/mirror")
+            #expect(notAKey.status != 0 && notAKey.errors.contains("signed by 0 of root 2's channel keys"), "\(notAKey.errors)")
+
+            // An old root replayed as a newer one.
+            try FileManager.default.copyItem(atPath: stage.path("roots/2.root.json"), toPath: stage.path("public/mirror/roots/3.json"))
+            try await stage.served(try Data(contentsOf: URL(fileURLWithPath: stage.path("roots/2.root.json"))), at: "/mirror/roots/3.json")
+            replay.root = 3
+            try await stage.mirror(replay, signedBy: ["c2"])
+            let replayedRoot = try await stage.sync(from: stage.url + "/mirror")
+            #expect(
+                replayedRoot.status != 0 && replayedRoot.errors.contains("the root served as version 3 says it is version 2"),
+                "\(replayedRoot.errors)"
+            )
+            #expect(try String(contentsOfFile: stage.path("out/a.txt"), encoding: .utf8) == "two\n")
+        }
+    }
+
+    @Test("a 2-of-3 channel threshold: the server needs two keys, one signature is refused, two are accepted")
+    func threshold() async throws {
+        try await Self.withStage { stage in
+            let rootKey = try await stage.keygen("r1")
+            let channelKeys = [try await stage.keygen("c1"), try await stage.keygen("c2"), try await stage.keygen("c3")]
+            try await stage.depot(
+                ["root", "init", "--out", stage.path("roots/1.root.json"), "--root-key", rootKey, "--channel-threshold", "2"]
+                    + channelKeys.flatMap { ["--channel-key", $0] }
+            )
+            try await stage.depot(["root", "sign", stage.path("roots/1.root.json"), "--key", stage.path("keys/r1.key")])
+            try FileManager.default.copyItem(atPath: stage.path("roots/1.root.json"), toPath: stage.path("app-root.json"))
+
+            let refused = try await stage.start(keys: ["c1"])
+            #expect(refused?.contains("signed by 2 of its channel keys") == true, "\(refused ?? "started")")
+            #expect(try await stage.start(keys: ["c1", "c3"]) == nil)
+            try await stage.publish("one\n")
+            let synced = try await stage.sync()
+            #expect(synced.status == 0 && synced.output.contains("signature verified under root 1"), "\(synced.output) \(synced.errors)")
+
+            var next = try await stage.channelDocument()
+            next.serial += 1
+            try await stage.mirror(next, signedBy: ["c2"])
+            let one = try await stage.sync(from: stage.url + "/mirror")
+            #expect(one.status != 0 && one.errors.contains("signed by 1 of root 1's channel keys; it needs 2"), "\(one.errors)")
+            try await stage.mirror(next, signedBy: ["c2", "c2", "c3"])
+            #expect(try await stage.sync(from: stage.url + "/mirror").status == 0, "two distinct keys sign it")
+        }
+    }
+}
