@@ -1,7 +1,5 @@
 import DepotClient
 import DepotDelta
-import DepotServer
-import DepotTestSupport
 import Foundation
 import Testing
 
@@ -9,8 +7,8 @@ import Testing
 
 /// Patches whose decoding would cost far more than what they make: empty windows whose
 /// LZMA-packed sections unpack to megabytes each, run by instructions of size 0. A decoder's
-/// work must follow its output, so such a patch is refused at its first window, and a client
-/// fetches the document whole instead.
+/// work must follow its output, so such a patch is refused at its first window (and a client
+/// fetches the document whole instead: `HostileReleaseTests.badDocumentPatch`).
 @Suite("Decompression bombs")
 struct DecompressionBombTests {
     /// A gzip-compressed VCDIFF of `windows` windows that each make nothing, while each unpacks
@@ -54,34 +52,6 @@ struct DecompressionBombTests {
         #expect(Self.patch.count > 1_000 && Self.patch.count < 200_000)
         #expect { try DeltaPatch.apply(Self.patch, to: Data("base".utf8), maximumSize: 16 << 20) } throws: { error in
             "\(error)".contains("larger than 0")
-        }
-    }
-
-    @Test("a bomb served as a release document's patch costs one request: the document is fetched whole")
-    func documentPatchBomb() async throws {
-        let blob = Data("one\n".utf8)
-        let second = Data("two\n".utf8)
-        let one = FakeRelease(entries: [FakeRelease.entry("a.bin", blob)])
-        var two = FakeRelease(entries: [FakeRelease.entry("a.bin", blob), FakeRelease.entry("b.bin", second)])
-        two.number = 2
-        two.serial = 2
-        let next = two
-        let bomb = Self.patch
-        let prepare: (URL) throws -> Void = { folder in
-            try one.write(to: folder.appendingPathComponent("one"), blobs: [blob])
-            let evil = folder.appendingPathComponent("two")
-            try next.write(to: evil, blobs: [blob, second])
-            _ = try evil.write(bomb, to: "deltas/\(one.releaseID)/\(next.releaseID)")
-        }
-        try await LiveServer.with(prepare: prepare) { server in
-            try await withTemporaryDirectory { root in
-                let folder = root.appendingPathComponent("sync")
-                _ = try await DepotClient(server: URL(string: server.url("/one/"))!, directory: folder).sync()
-                let report = try await DepotClient(server: URL(string: server.url("/two/"))!, directory: folder).sync()
-                #expect(report.files.map(\.path) == ["b.bin"])
-                let asked = server.requests.snapshot.keys.map(\.path)
-                #expect(asked.contains("/two/deltas/\(one.releaseID)/\(next.releaseID)") && asked.contains("/two/releases/\(next.releaseID)"))
-            }
         }
     }
 }

@@ -68,8 +68,11 @@ struct HostileReleaseTests {
         }
     }
 
-    @Test("a patch of a document that does not make the document named costs one request: the whole document is fetched")
-    func badDocumentPatch() async throws {
+    @Test(
+        "a patch of a document that does not make the document named, or is a decompression bomb, costs one request: the whole document is fetched",
+        arguments: [false, true]
+    )
+    func badDocumentPatch(bomb: Bool) async throws {
         let second = Data("second\n".utf8)
         let one = FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob)])
         var next = FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob), FakeRelease.entry("b.bin", second)])
@@ -80,10 +83,11 @@ struct HostileReleaseTests {
             try one.write(to: folder.appendingPathComponent("one"), blobs: [Self.blob])
             let evil = folder.appendingPathComponent("two")
             try two.write(to: evil, blobs: [Self.blob, second])
-            // Patches that make something else: a valid patch that makes the first release again,
-            // and garbage.
+            // Patches that make something else (a valid patch that makes the first release again),
+            // nothing at great cost (DecompressionBombTests.patch), and garbage.
             let sameAsOne = try DeltaMaker.make(from: Array(one.release), to: Array(one.release))
-            _ = try evil.write(Data(sameAsOne.readableBytesView), to: "deltas/\(one.releaseID)/\(two.releaseID)")
+            let releasePatch = bomb ? DecompressionBombTests.patch : Data(sameAsOne.readableBytesView)
+            _ = try evil.write(releasePatch, to: "deltas/\(one.releaseID)/\(two.releaseID)")
             _ = try evil.write(Data("not gzip".utf8), to: "deltas/\(Fixture.sha256(one.page))/\(Fixture.sha256(two.page))")
         }
         try await LiveServer.with(prepare: prepare) { server in

@@ -79,7 +79,7 @@ struct StoreHardeningTests {
             } removed: { _ in
                 try await commit()
             }
-            let held = try #require(commitHeld.withLock { $0 })
+            let held = try #require(commitHeld.withLock { $0 } as Bool?)
             let present = files.map { FileManager.default.fileExists(atPath: $0) }
             #expect(present == [held, held], "held: \(held), blob and variant present: \(present)")
             #expect(!held, "collection ran first and took both")
