@@ -1,8 +1,10 @@
 import DepotHTTP
 import DepotStore
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 import _NIOFileSystem
 
 /// Builds the Depot application: opens the store and the catalog, scans the public folder once,
@@ -95,37 +97,26 @@ public func buildApplication(
             format: configuration.accessLog.format,
             trustedProxies: configuration.trustedProxies
         ) : nil
-    let directResponses = configuration.directResponses
-    let limits = configuration.connectionLimits
-    let connections = OpenConnections(maximum: limits.maxConnections)
-    @Sendable func channelHandlers() -> [any RemovableChannelHandler] {
-        [
-            DateStampHandler(),
-            HTTP1HandlersInstaller(
-                limits: limits,
-                connections: connections,
-                direct: directResponses ? direct : nil,
-                accessLog: accessLog,
-                logger: logger
-            ),
-        ]
-    }
+    let openConnections = OpenConnections(maximum: configuration.connectionLimits.maxConnections)
+    var decoderLimits = NIOHTTPDecoderLimitConfiguration()
+    decoderLimits.maxHeaderFieldSize = configuration.headerLimits.maxFieldBytes
+    decoderLimits.maxHeaderListSize = configuration.headerLimits.maxListBytes
+    decoderLimits.maxHeaderFieldCount = configuration.headerLimits.maxFieldCount
+    let channel = DepotHTTP1Channel.Configuration(
+        decoderLimits: decoderLimits,
+        limits: configuration.connectionLimits,
+        connections: openConnections,
+        direct: configuration.directResponses ? direct : nil,
+        accessLog: accessLog,
+        logger: logger
+    )
     var app = Application(
         router: router,
-        server: .http1(
-            configuration: .init(
-                additionalChannelHandlers: channelHandlers(),
-                httpDecoderConfiguration: .init(
-                    maxHeaderFieldSize: configuration.headerLimits.maxFieldBytes,
-                    maxHeaderListSize: configuration.headerLimits.maxListBytes,
-                    maxHeaderFieldCount: configuration.headerLimits.maxFieldCount
-                )
-            )
-        ),
+        server: HTTPServerBuilder { responder in DepotHTTP1Channel(responder: responder, configuration: channel) },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: configuration.serverName),
         logger: logger
     )
-    if directResponses { app.addServices(openFiles) }
+    if configuration.directResponses { app.addServices(openFiles) }
     if let accessLog { app.addServices(accessLog.writer) }
     if configuration.publicRescanInterval != nil || publicSiteNeedsScan {
         let interval = configuration.publicRescanInterval

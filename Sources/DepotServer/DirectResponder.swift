@@ -19,9 +19,7 @@ import NIOHTTPTypesHTTP1
 /// nginx's rate, and Depot's 304 through it 0.29; this path does the same work at several times
 /// that rate. See `docs/performance.md`.
 ///
-/// It answers only when that is safe to do out of Hummingbird's sight: HTTP/1.1 without a
-/// `Connection` field, so the connection stays open as Hummingbird would keep it; no `Expect`,
-/// no `A-IM` (RFC 3229 answers are Hummingbird's). The connection's rules, for direct answers and
+/// It answers only when that is safe to do out of Hummingbird's sight: ``DirectAnswerRule``. The connection's rules, for direct answers and
 /// Hummingbird's alike, are ``DirectResponderStateMachine``'s: pipelined answers keep their
 /// order, requests wait while the socket is full, and a close waits for the last bytes. With
 /// direct answers off (`http.directResponses`) the handler keeps those rules and answers nothing.
@@ -242,9 +240,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     /// Writes the answer to `head` when it needs neither Hummingbird nor the catalog; returns
     /// the promise of its end's write, or `nil` when it leaves the request to Hummingbird.
     private func answer(_ head: HTTPRequestHead, logged: LoggedRequest?, context: ChannelHandlerContext) -> EventLoopPromise<Void>? {
-        guard let configuration, let files, head.version == .http1_1,
-            head.method == .GET || head.method == .HEAD,
-            !head.headers.contains(name: "connection"), !head.headers.contains(name: "expect"), !head.headers.contains(name: "a-im"),
+        guard let configuration, let files, DirectAnswerRule.mayAnswer(head),
             let (target, route, path) = ContentTarget.resolve(requestTarget: head.uri, routedSegments: configuration.routedSegments),
             let resource = configuration.resolver.cached(target)
         else { return nil }
@@ -252,17 +248,11 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         let isHead = head.method == .HEAD
         let headers = head.headers
         let answer = configuration.responder.answer(method: isHead ? .head : .get, resource: resource, now: now) { headers[$0.rawName] }
-        // Refusals carry an error body, and multipart bodies several segments: Hummingbird's.
-        guard answer.refusal == nil else { return nil }
+        guard DirectAnswerRule.sends(answer) else { return nil }
         var body: DirectBody?
-        switch answer.body {
-        case .none:
-            break
-        case .range(let storage, let range):
+        if case .range(let storage, let range) = answer.body {
             guard let opened = DirectBody(storage: storage, range: range, files: files) else { return nil }
             body = opened
-        case .parts:
-            return nil
         }
         var fields = answer.directFields ?? HTTPHeaders(answer.fields)
         fields.add(name: "Date", value: date.value(now))
