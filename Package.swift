@@ -47,6 +47,9 @@ let package = Package(
         .target(name: "DepotHTTP", swiftSettings: swiftSettings),
         // The manifest document: shared by the server and the client, standard library only.
         .target(name: "DepotManifest", swiftSettings: swiftSettings),
+        // The publisher API's requests and replies (`/v1/…`), as the server writes them and the
+        // CLI, the dashboard and tests read them: Codable types and the JSON coding, no I/O.
+        .target(name: "DepotAPI", swiftSettings: swiftSettings),
         // The catalog's numbered SQL migrations, embedded in the binary.
         .target(
             name: "DepotMigrations",
@@ -113,6 +116,7 @@ let package = Package(
         .target(
             name: "DepotServer",
             dependencies: [
+                "DepotAPI",
                 .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
                 "DepotDelta",
                 "DepotHTTP",
@@ -145,6 +149,7 @@ let package = Package(
         .executableTarget(
             name: "depot",
             dependencies: [
+                "DepotAPI",
                 "DepotServer",
                 "DepotClient",
                 "DepotHTTP",
@@ -183,6 +188,7 @@ let package = Package(
         .target(
             name: "DepotTestSupport",
             dependencies: [
+                "DepotAPI",
                 "DepotServer",
                 "DepotTestFixtures",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -212,7 +218,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotDeployTests",
-            dependencies: ["DepotClient", "DepotServer", "DepotTestSupport"],
+            dependencies: ["DepotAPI", "DepotClient", "DepotServer", "DepotTestSupport"],
             exclude: ["Browser"],  // the browser test's Playwright script, run by DashboardBrowserTests
             swiftSettings: swiftSettings
         ),
@@ -233,7 +239,8 @@ let package = Package(
         .testTarget(
             name: "DepotCLITests",
             dependencies: [
-                "depot", "DepotClient", "DepotManifest", "DepotSigning", "DepotTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                "depot", "DepotAPI", "DepotClient", "DepotManifest", "DepotSigning", "DepotTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -252,6 +259,7 @@ let package = Package(
         .testTarget(
             name: "DepotServerTests",
             dependencies: [
+                "DepotAPI",
                 "DepotDelta",
                 "DepotHTTP",
                 "DepotServer",

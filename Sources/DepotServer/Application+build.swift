@@ -42,15 +42,16 @@ public func buildApplication(
     let patches = PatchMaker(catalog: catalog, store: store, configuration: configuration.publish.deltas, logger: logger)
     let responder = ResourceResponder(rangeLimits: configuration.rangeLimits)
 
-    let publisher = PublishController(
+    let publisher = Publisher(
         catalog: catalog,
         store: store,
         content: content,
         metrics: metrics,
         configuration: configuration.publish,
-        patches: patches,
-        acceptsBasic: configuration.dashboard.enabled
+        patches: patches
     )
+    let publishers = BearerAuthenticator(tokens: configuration.publish.tokens, acceptsBasic: configuration.dashboard.enabled)
+    let uploads = UploadReceiver(store: store, configuration: configuration.publish)
     let resolver = ContentResolver(content: content, site: site)
     let recorder = ResponseRecorder(counter: requestCounter, metrics: metrics)
     let router = buildRouter(
@@ -63,15 +64,16 @@ public func buildApplication(
         ),
         sendsRequestIDs: configuration.logsRequests,
         resolver: resolver,
-        publisher: publisher,
-        releases: ReleaseController(catalog: catalog, store: store, content: content, publisher: publisher),
+        maximumDeltaBases: configuration.publish.deltas.maximumBaseTags,
+        files: PublishController(publisher: publisher, uploads: uploads, authenticator: publishers),
+        releases: ReleaseController(publisher: publisher, uploads: uploads, authenticator: publishers),
         documents: ReleaseDocumentsController(content: content, catalog: catalog, responder: responder),
         health: HealthController(catalog: catalog, store: store, logger: logger),
         dashboard: traffic.map { traffic in
             DashboardController(
                 data: DashboardData(catalog: catalog, traffic: traffic, signer: configuration.channels),
                 access: DashboardAccess(
-                    publishers: publisher.authenticator,
+                    publishers: publishers,
                     readers: BearerAuthenticator(tokens: configuration.dashboard.readTokens),
                     allowedAddresses: configuration.dashboard.allowedAddresses,
                     trustedProxies: configuration.trustedProxies
@@ -144,7 +146,8 @@ func buildRouter(
     metrics: MetricsController,
     sendsRequestIDs: Bool,
     resolver: ContentResolver,
-    publisher: PublishController,
+    maximumDeltaBases: Int,
+    files: PublishController,
     releases: ReleaseController,
     documents: ReleaseDocumentsController,
     health: HealthController,
@@ -159,9 +162,9 @@ func buildRouter(
         resolver: resolver,
         responder: responder,
         metrics: metrics.metrics,
-        maximumDeltaBases: publisher.configuration.deltas.maximumBaseTags
+        maximumDeltaBases: maximumDeltaBases
     ).addRoutes(to: router)
-    publisher.addRoutes(to: router)
+    files.addRoutes(to: router)
     releases.addRoutes(to: router)
     documents.addRoutes(to: router)
     health.addRoutes(to: router)

@@ -84,7 +84,7 @@ struct DashboardController: Sendable {
 
     /// An admin API answer: never kept by a cache, as the pages.
     private static func json(_ value: some Encodable) throws -> Response {
-        var response = try ReleaseController.json(value, status: .ok)
+        var response = try Response.json(value)
         response.headers[.cacheControl] = "no-store"
         return response
     }

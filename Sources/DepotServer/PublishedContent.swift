@@ -1,5 +1,6 @@
 import CompressNIO
 import Crypto
+import DepotAPI
 import DepotHTTP
 import DepotManifest
 import DepotStore
@@ -77,7 +78,7 @@ public final class PublishedContent: Sendable {
                 expires: HTTPDate(secondsSince1970: expires).imfFixdate
             )
             let resource = try Self.jsonResource(
-                Array(try PublishController.encoder.encode(document)) + [UInt8(ascii: "\n")],
+                Array(try APIJSON.encoder.encode(document)) + [UInt8(ascii: "\n")],
                 lastModified: HTTPDate(secondsSince1970: channel.updatedAt),
                 lastModifiedIsStrong: false,
                 cacheControl: cachePolicy.channels

@@ -1,3 +1,4 @@
+import DepotAPI
 import Foundation
 import NIOCore
 import NIOPosix
@@ -20,6 +21,11 @@ public struct RawHTTPResponse: Sendable {
     }
 
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+    /// The body decoded as `type` (a publisher API reply, `DepotAPI`), as the CLI decodes it.
+    public func decoded<Value: Decodable>(_ type: Value.Type) throws -> Value {
+        try APIJSON.decode(type, from: body)
+    }
 
     /// The body parsed as a JSON object.
     public var json: [String: Any] {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Crypto
+import DepotAPI
 import DepotHTTP
 import DepotServer
 import Foundation
@@ -87,39 +88,35 @@ extension Depot {
                         try await group.waitForAll()
                     }
                     let sent = toSend.reduce(0) { $0 + $1.size }
-                    let files = digests.map { ["path": $0.upload.logicalPath, "sha256": $0.sha256] }
-                    let commit: [String: Any] = ["channel": channel, "files": files, "delete": deletions, "replace": replace]
+                    let commit = CommitRequest(
+                        channel: channel,
+                        files: digests.map { .init(path: $0.upload.logicalPath, sha256: $0.sha256) },
+                        delete: deletions,
+                        replace: replace
+                    )
                     let reply = try await api.send(.POST, "/v1/releases", json: commit, client: client)
-                    report(reply.json, raw: reply.body, sent: sent)
+                    if json {
+                        print(reply.text)
+                    } else {
+                        report(try reply.decoded(CommitReply.self), sent: sent)
+                    }
                 }
             }
         }
 
         /// Prints a line per file published or removed, and one for the release.
-        func report(_ reply: [String: Any], raw: ByteBuffer, sent: Int64) {
-            if json {
-                print(String(decoding: Data(buffer: raw), as: UTF8.self))
-                return
+        func report(_ reply: CommitReply, sent: Int64) {
+            for file in reply.files {
+                let gzip = file.gzipSize.map { ", gzip \(ByteCountText($0))" } ?? ""
+                print("published \(file.path) v\(file.version) (\(ByteCountText(file.size))\(gzip)) sha256 \(file.sha256.prefix(12))…")
             }
-            let files = reply["files"] as? [[String: Any]] ?? []
-            for file in files {
-                let path = file["path"] as? String ?? ""
-                let version = file["version"] as? Int ?? 0
-                let size = Int64(file["size"] as? Int ?? 0)
-                let hash = (file["sha256"] as? String ?? "").prefix(12)
-                let gzip = (file["gzipSize"] as? Int).map { ", gzip \(ByteCountText(Int64($0)))" } ?? ""
-                print("published \(path) v\(version) (\(ByteCountText(size))\(gzip)) sha256 \(hash)…")
-            }
-            for path in reply["removed"] as? [String] ?? [] { print("removed \(path)") }
-            let release = reply["release"] as? [String: Any]
-            let number = release?["number"] as? Int ?? 0
-            let channel = reply["channel"] as? String ?? channel
-            if reply["created"] as? Bool == true {
-                let unchanged = reply["unchanged"] as? Int ?? 0
-                let counts = unchanged > 0 ? " (\(files.count) published, \(unchanged) unchanged)" : ""
-                print("release \(number) on \(channel): \(release?["files"] as? Int ?? 0) files\(counts), \(ByteCountText(sent)) uploaded")
+            for path in reply.removed { print("removed \(path)") }
+            let number = reply.release?.number ?? 0
+            if reply.created {
+                let counts = reply.unchanged > 0 ? " (\(reply.files.count) published, \(reply.unchanged) unchanged)" : ""
+                print("release \(number) on \(reply.channel): \(reply.release?.files ?? 0) files\(counts), \(ByteCountText(sent)) uploaded")
             } else {
-                print("nothing changed: \(channel) stays on release \(number)")
+                print("nothing changed: \(reply.channel) stays on release \(number)")
             }
         }
 
@@ -168,9 +165,8 @@ extension Depot {
             var missing = Set<String>()
             for start in stride(from: 0, to: hashes.count, by: 5000) {
                 let chunk = Array(hashes[start..<min(start + 5000, hashes.count)])
-                let reply = try await api.send(.POST, "/v1/blobs/missing", json: ["sha256": chunk], client: client)
-                guard let listed = reply.json["missing"] as? [String] else { throw CommandFailure("the server's list of missing blobs is not valid") }
-                missing.formUnion(listed)
+                let reply = try await api.send(.POST, "/v1/blobs/missing", json: MissingBlobsRequest(sha256: chunk), client: client)
+                missing.formUnion(try reply.decoded(MissingBlobsReply.self).missing)
             }
             return missing
         }

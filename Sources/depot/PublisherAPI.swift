@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import DepotAPI
 import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -13,15 +14,26 @@ struct PublisherAPI {
     struct Reply {
         let status: HTTPResponseStatus
         let body: ByteBuffer
-        /// The body as a JSON object; empty when it is none.
-        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:] }
+
+        /// The body as `type`; a body that is not one (a field renamed or missing) is a failure,
+        /// never a default value.
+        func decoded<Value: Decodable>(_ type: Value.Type) throws -> Value {
+            do {
+                return try APIJSON.decode(type, from: body.readableBytesView)
+            } catch {
+                throw CommandFailure("the server's reply is not the \(type) expected: \(error)")
+            }
+        }
+
+        /// The body as text, for `--json`.
+        var text: String { String(decoding: body.readableBytesView, as: UTF8.self) }
     }
 
     /// Sends one request; a status outside 2xx and `allowing` throws with the server's message.
     func send(
         _ method: HTTPMethod,
         _ path: String,
-        json: Any? = nil,
+        json: (some Encodable)? = String?.none,
         body: HTTPClientRequest.Body? = nil,
         headers: [String: String] = [:],
         client: HTTPClient,
@@ -33,19 +45,26 @@ struct PublisherAPI {
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let json {
             request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: json)))
+            request.body = .bytes(ByteBuffer(data: try APIJSON.encoder.encode(json)))
         } else if let body {
             request.body = body
         }
         let reply: Reply
         do {
             let response = try await client.execute(request, timeout: .hours(24))
-            reply = Reply(status: response.status, body: try await response.body.collect(upTo: 64 << 20))
+            do {
+                reply = Reply(status: response.status, body: try await response.body.collect(upTo: 64 << 20))
+            } catch  where response.status.code >= 300 {
+                // A refusal that came before the upload's end (a 413 on its Content-Length): the
+                // HTTP client fails the exchange once the body it was sending stops short, and
+                // the refusal's status is what is left to tell.
+                reply = Reply(status: response.status, body: ByteBuffer())
+            }
         } catch {
             throw CommandFailure(describeConnectionError(error, server: baseURL))
         }
         guard (200..<300).contains(reply.status.code) || allowing.contains(reply.status.code) else {
-            let message = (reply.json["error"] as? [String: Any])?["message"] as? String ?? reply.status.reasonPhrase
+            let message = (try? APIJSON.decode(ErrorReply.self, from: reply.body.readableBytesView))?.error.message ?? reply.status.reasonPhrase
             switch reply.status.code {
             case 401: throw CommandFailure("the server refused the token (401): \(message)")
             default:

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
+import DepotAPI
 import DepotHTTP
 import DepotServer
 import Foundation
@@ -49,23 +50,19 @@ extension Depot {
                         )
                     }
                     if options.json {
-                        print(String(decoding: Data(buffer: releases.body), as: UTF8.self))
-                        print(String(decoding: Data(buffer: channels.body), as: UTF8.self))
+                        print(releases.text)
+                        print(channels.text)
                         return
                     }
                     var pointers: [String: [String]] = [:]
-                    for channel in channels.json["channels"] as? [[String: Any]] ?? [] {
-                        let id = (channel["release"] as? [String: Any])?["id"] as? String ?? ""
-                        pointers[id, default: []].append(channel["name"] as? String ?? "")
+                    for channel in try channels.decoded(ChannelList.self).channels {
+                        pointers[channel.release.id, default: []].append(channel.name)
                     }
-                    for release in releases.json["releases"] as? [[String: Any]] ?? [] {
-                        let id = release["id"] as? String ?? ""
-                        let number = release["number"] as? Int ?? 0
-                        let files = release["files"] as? Int ?? 0
-                        let bytes = Int64(release["bytes"] as? Int ?? 0)
-                        let created = release["createdAt"] as? String ?? ""
-                        let channels = pointers[id].map { "\t← " + $0.sorted().joined(separator: ", ") } ?? ""
-                        print("\(number)\t\(id.prefix(12))…\t\(files) files\t\(ByteCountText(bytes))\t\(created)\(channels)")
+                    for release in try releases.decoded(ReleaseList.self).releases {
+                        let channels = pointers[release.id].map { "\t← " + $0.sorted().joined(separator: ", ") } ?? ""
+                        print(
+                            "\(release.number)\t\(release.id.prefix(12))…\t\(release.files) files\t\(ByteCountText(release.bytes))\t\(release.createdAt)\(channels)"
+                        )
                     }
                 }
             }
@@ -84,7 +81,7 @@ extension Depot {
 
             func run() async throws {
                 try await reportingFailures {
-                    try await moveChannel("/v1/channels/\(channel)/promote", body: ["release": release], options: options)
+                    try await moveChannel("/v1/channels/\(channel)/promote", body: PromoteRequest(release: release), options: options)
                 }
             }
         }
@@ -108,20 +105,18 @@ extension Depot {
 
 /// Sends a promote or rollback and prints one line for the move:
 /// `stable: release 3 → 2 (1 added, 0 changed, 1 removed)`.
-private func moveChannel(_ path: String, body: [String: String]?, options: Depot.Release.Options) async throws {
+private func moveChannel(_ path: String, body: PromoteRequest?, options: Depot.Release.Options) async throws {
     let api = try options.api()
     let reply = try await withHTTPClient { client in try await api.send(.POST, path, json: body, client: client) }
-    printMove(reply, json: options.json)
+    try printMove(reply, json: options.json)
 }
 
-private func printMove(_ reply: PublisherAPI.Reply, json: Bool) {
+private func printMove(_ reply: PublisherAPI.Reply, json: Bool) throws {
     if json {
-        print(String(decoding: Data(buffer: reply.body), as: UTF8.self))
+        print(reply.text)
         return
     }
-    let move = reply.json
-    let from = (move["from"] as? [String: Any])?["number"] as? Int
-    let to = (move["to"] as? [String: Any])?["number"] as? Int ?? 0
-    let counts = ["added", "changed", "removed"].map { "\(move[$0] as? Int ?? 0) \($0)" }.joined(separator: ", ")
-    print("\(move["channel"] as? String ?? ""): release \(from.map(String.init) ?? "none") → \(to) (\(counts))")
+    let move = try reply.decoded(MoveReply.self)
+    let counts = "\(move.added) added, \(move.changed) changed, \(move.removed) removed"
+    print("\(move.channel): release \(move.from.map { String($0.number) } ?? "none") → \(move.to.number) (\(counts))")
 }

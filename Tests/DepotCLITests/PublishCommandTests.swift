@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotTestSupport
 import Foundation
 import Testing
@@ -56,10 +57,10 @@ struct PublishCommandTests {
             #expect(entry["md5"] as? String == Fixture.md5(data))
 
             let again = try await Self.depot(["publish", "catalog.sqlite", "--as", "db/catalog.sqlite", "--server", server, "--json"], in: root)
-            let reply = try JSONSerialization.jsonObject(with: Data(again.output.utf8)) as? [String: Any]
-            #expect(reply?["created"] as? Bool == false)
-            #expect((reply?["files"] as? [[String: Any]])?.isEmpty == true, "only what changed is listed")
-            #expect(reply?["unchanged"] as? Int == 1)
+            let reply = try APIJSON.decode(CommitReply.self, from: Array(again.output.utf8))
+            #expect(!reply.created)
+            #expect(reply.files.isEmpty, "only what changed is listed")
+            #expect(reply.unchanged == 1)
         }
     }
 

@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotClient
 import DepotTestSupport
 import Foundation
@@ -130,7 +131,8 @@ struct ReleaseCommandTests {
                 // order asked, once each.
                 let asked = #"{"sha256": ["\#(missing)", "\#(sha)", "\#(missing)"]}"#
                 let lacking = try await connection.request("POST", "/v1/blobs/missing", headers: [auth], body: Array(asked.utf8))
-                #expect(lacking.status == 200 && lacking.json["missing"] as? [String] == [missing], "\(lacking.bodyText)")
+                #expect(lacking.status == 200, "\(lacking.bodyText)")
+                #expect(try lacking.decoded(MissingBlobsReply.self).missing == [missing])
                 for body in [#"{"sha256": ["\#(sha.uppercased())"]}"#, #"{"sha256": "x"}"#] {
                     #expect(try await connection.request("POST", "/v1/blobs/missing", headers: [auth], body: Array(body.utf8)).status == 400)
                 }

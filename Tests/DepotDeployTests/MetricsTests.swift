@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotServer
 import DepotTestSupport
 import Foundation
@@ -13,7 +14,7 @@ struct MetricsTests {
         try await LiveServer.withPublishing { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
                 let published = try await connection.request("PUT", "/v1/files/a.bin", headers: [Self.auth], body: Array(Fixture.noise))
-                let etag = try #require(published.json["etag"] as? String)
+                let etag = try published.decoded(PublishReply.self).etag
                 _ = try await connection.request("GET", "/files/a.bin", headers: [("If-None-Match", etag)])
                 _ = try await connection.request("GET", "/files/a.bin", headers: [("Range", "bytes=0-9")])
                 _ = try await connection.request("GET", "/files/a.bin", headers: [("Range", "bytes=999999-")])
@@ -45,7 +46,7 @@ struct MetricsTests {
             try await RawHTTPConnection.with(port: server.port) { connection in
                 _ = try await connection.request("PUT", "/v1/files/c.txt", headers: [Self.auth], body: Array(version1))
                 let published = try await connection.request("PUT", "/v1/files/c.txt", headers: [Self.auth], body: Array(version2))
-                let gzipSize = try #require(published.json["gzipSize"] as? Int)
+                let gzipSize = Int(try #require(try published.decoded(PublishReply.self).gzipSize))
                 var patch: (url: String, size: Int)?
                 for _ in 0..<200 where patch == nil {
                     let files = try await connection.releaseFiles()

@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotClient
 import DepotServer
 import DepotTestSupport
@@ -87,7 +88,7 @@ struct NginxTests {
             try await RawHTTPConnection.with(port: nginx.port) { connection in
                 let reply = try await connection.request("PUT", "/v1/files/large.bin", headers: [Self.auth], body: Array(large))
                 #expect(reply.status == 201)
-                #expect(reply.json["sha256"] as? String == Fixture.sha256(large))
+                #expect(try reply.decoded(PublishReply.self).sha256 == Fixture.sha256(large))
                 let unauthorized = try await connection.request("PUT", "/v1/files/x.bin", body: Array("x".utf8))
                 #expect(unauthorized.status == 401)
                 #expect(unauthorized.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)

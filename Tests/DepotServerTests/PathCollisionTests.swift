@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotMigrations
 import DepotServer
 import DepotStore
@@ -22,8 +23,9 @@ struct PathCollisionTests {
                 #expect(nfc.status == 201)
                 let nfd = try await connection.request("PUT", "/v1/files/cafe%CC%81.txt", headers: [Self.auth], body: Array("two".utf8))
                 #expect(nfd.status == 201)
-                #expect(nfd.json["version"] as? Int == 2)
-                #expect(nfd.json["path"] as? String == "caf\u{E9}.txt")
+                let reply = try nfd.decoded(PublishReply.self)
+                #expect(reply.version == 2)
+                #expect(reply.path == "caf\u{E9}.txt")
                 let files = try await connection.releaseFiles()
                 #expect(files.count == 1)
                 // The stored path is NFC, byte for byte.

@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotServer
 import DepotTestSupport
 import Foundation
@@ -49,7 +50,7 @@ struct PublishLimitsTests {
                 #expect(over.bodyText.contains("at most 3 hashes"))
                 let at = try await ask(3)
                 #expect(at.status == 200)
-                #expect((at.json["missing"] as? [String])?.count == 3)
+                #expect(try at.decoded(MissingBlobsReply.self).missing.count == 3)
             }
         }
     }

@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotServer
 import DepotTestSupport
 import Foundation
@@ -50,11 +51,12 @@ struct PublishingTests {
                 let reply = try await Self.publish(&connection, "db/catalog.sqlite", Self.catalogDB)
                 #expect(reply.status == 201)
                 #expect(reply.header("Location") == "/files/db/catalog.sqlite")
-                #expect(reply.json["sha256"] as? String == sha256)
-                #expect(reply.json["md5"] as? String == md5)
-                #expect(reply.json["version"] as? Int == 1)
-                #expect(reply.json["size"] as? Int == Self.catalogDB.count)
-                #expect(reply.json["etag"] as? String == "\"\(sha256)\"")
+                let published = try reply.decoded(PublishReply.self)
+                #expect(published.sha256 == sha256)
+                #expect(published.md5 == md5)
+                #expect(published.version == 1)
+                #expect(published.size == Int64(Self.catalogDB.count))
+                #expect(published.etag == "\"\(sha256)\"")
 
                 let manifest = try await Self.manifest(&connection)
                 #expect((manifest["serial"] as? Int ?? 0) > (before["serial"] as? Int ?? 0))
@@ -138,7 +140,7 @@ struct PublishingTests {
 
                 let unchanged = try await Self.publish(&connection, "a.txt", Data("one\n".utf8))
                 #expect(unchanged.status == 200)
-                #expect(unchanged.json["unchanged"] as? Bool == true)
+                #expect(try unchanged.decoded(PublishReply.self).unchanged)
                 #expect(try await connection.request("GET", "/manifest.json", headers: [("If-None-Match", etag)]).status == 304)
 
                 _ = try await Self.publish(&connection, "a.txt", Data("two\n".utf8))

@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotServer
 import DepotTestSupport
 import Foundation
@@ -142,7 +143,7 @@ struct RetentionAndConcurrencyTests {
                         try await RawHTTPConnection.with(port: server.port) { connection in
                             let reply = try await PublishingTests.publish(&connection, "same.bin", data)
                             #expect(reply.status == 201)
-                            return reply.json["version"] as? Int ?? 0
+                            return Int(try reply.decoded(PublishReply.self).version)
                         }
                     }
                 }

@@ -1,0 +1,233 @@
+import DepotAPI
+import DepotHTTP
+import DepotManifest
+import DepotStore
+import Hummingbird
+import Logging
+
+/// Every change to what a channel serves, in one sequence whatever route asked for it: patches
+/// for the new content, the catalog's transaction, then, when it changed anything, the patches
+/// between documents and the caches, the metric and a log line. The controllers
+/// (``PublishController``, ``ReleaseController``) only turn HTTP into these calls and their
+/// replies (`DepotAPI`) into HTTP.
+struct Publisher: Sendable {
+    let catalog: Catalog
+    let store: BlobStore
+    let content: PublishedContent
+    let metrics: DepotMetrics
+    let configuration: PublishConfiguration
+    /// Makes the patches a new version lists; `nil` when deltas are off.
+    let patches: PatchMaker?
+
+    /// Publishes `blob`, received and held by the caller, at `path` of the default channel.
+    func publish(path: String, blob: BlobRecord, contentType: String, logger: Logger) async throws -> PublishReply {
+        let started = ContinuousClock.now
+        let result = try await change(channel: ChannelName.default, newContent: [(path, blob)]) {
+            let result = try await catalog.publish(
+                .init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions)
+            )
+            return (result, result.unchanged ? nil : [result.version.path])
+        }
+        metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: result.unchanged)
+        let version = result.version
+        logger.info(
+            result.unchanged ? "Publish unchanged" : "Published",
+            metadata: ["path": "\(version.path)", "version": "\(version.version)", "sha256": "\(version.sha256)"]
+        )
+        return PublishReply(
+            path: version.path,
+            version: version.version,
+            size: version.size,
+            sha256: version.sha256,
+            md5: version.md5,
+            etag: EntityTag(opaqueTag: version.sha256)!.description,
+            gzipSize: version.gzipSize,
+            unchanged: result.unchanged,
+            serial: result.channelSerial
+        )
+    }
+
+    /// Takes `path` out of the default channel; false when it is not published.
+    func unpublish(path: String, logger: Logger) async throws -> Bool {
+        let removed = try await change(channel: ChannelName.default, newContent: []) {
+            let removed = try await catalog.unpublish(path: path, now: .now())
+            return (removed, removed.map { [$0] })
+        }
+        if removed != nil { logger.info("Unpublished", metadata: ["path": "\(path)"]) }
+        return removed != nil
+    }
+
+    /// Commits a release of blobs uploaded before, all or nothing: 422 when the server lacks
+    /// the content of a listed file.
+    func commit(_ request: CommitRequest, logger: Logger) async throws -> CommitReply {
+        let started = ContinuousClock.now
+        let channel = request.channel ?? ChannelName.default
+        var held: Set<String> = []
+        defer { for sha256 in held { store.release(sha256) } }
+        let listed = request.files ?? []
+        // Held before their records are read: collection removes no held blob, nor its gzip
+        // variant, so what a record says of the files stays true until the commit is done.
+        for sha256 in Set(listed.map(\.sha256).filter(ContentAddress.isSHA256)) where try await store.holdIfStored(sha256) {
+            held.insert(sha256)
+        }
+        let records = try await catalog.blobRecords(held)
+        var files: [Catalog.ReleaseFile] = []
+        var missing: [String] = []
+        for file in listed {
+            let path = try LogicalPath.check(file.path, maxLength: configuration.maxPathLength)
+            guard let blob = records[file.sha256] else {
+                missing.append(file.path)
+                continue
+            }
+            files.append(.init(path: path, blob: blob, contentType: file.contentType ?? MediaType.forPath(path)))
+        }
+        guard missing.isEmpty else {
+            throw HTTPError(
+                .unprocessableContent,
+                message: "The server lacks the content of \(missing.count) file(s), upload them first: \(missing.prefix(5).joined(separator: ", "))"
+            )
+        }
+        let deletions = try (request.delete ?? []).map { try LogicalPath.check($0, maxLength: configuration.maxPathLength) }
+        // Patches for the new content only: a listed file the channel holds already has its own.
+        let live = try await catalog.liveContent(of: files.map(\.path), channel: channel)
+        let newContent = files.filter { live[$0.path] != $0.blob.sha256 }.map { ($0.path, $0.blob) }
+        let outcome = try await change(channel: channel, newContent: newContent) {
+            let outcome = try await catalog.commit(
+                .init(
+                    channel: channel,
+                    files: files,
+                    deletions: deletions,
+                    replace: request.replace ?? false,
+                    now: .now(),
+                    keepVersions: configuration.keepVersions
+                )
+            )
+            return (outcome, outcome.created ? outcome.files.map(\.path) + outcome.removed : nil)
+        }
+        metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: !outcome.created)
+        logger.info(
+            outcome.created ? "Release committed" : "Release unchanged",
+            metadata: ["channel": "\(channel)", "release": "\(outcome.release?.number ?? 0)", "files": "\(files.count)"]
+        )
+        return CommitReply(
+            release: outcome.release.map(ReleaseInfo.init),
+            created: outcome.created,
+            channel: channel,
+            serial: outcome.channelSerial,
+            files: outcome.files.map { .init(path: $0.path, version: $0.version, size: $0.size, sha256: $0.sha256, gzipSize: $0.gzipSize) },
+            unchanged: outcome.unchanged,
+            removed: outcome.removed
+        )
+    }
+
+    /// The newest `limit` releases, newest first.
+    func releases(limit: Int) async throws -> ReleaseList {
+        ReleaseList(releases: try await catalog.releases(limit: limit).map(ReleaseInfo.init))
+    }
+
+    /// Every channel and the release it is on.
+    func channels() async throws -> ChannelList {
+        let channels = try await catalog.channels().map {
+            ChannelInfo(
+                name: $0.name,
+                serial: $0.serial,
+                updatedAt: HTTPDate(secondsSince1970: $0.updatedAt).imfFixdate,
+                release: ReleaseInfo($0.release)
+            )
+        }
+        return ChannelList(channels: channels)
+    }
+
+    /// The record of `sha256` when the catalog knows it and the store has its file.
+    func storedBlob(_ sha256: String) async throws -> BlobRecord? {
+        guard ContentAddress.isSHA256(sha256), let record = try await catalog.blobRecord(sha256: sha256),
+            try await store.holdIfStored(sha256)
+        else { return nil }
+        store.release(sha256)
+        return record
+    }
+
+    /// Which of `asked` the server lacks, each once, in the order asked.
+    func missingBlobs(_ asked: [String]) async throws -> [String] {
+        let known = try await catalog.blobRecords(Set(asked))
+        var missing: [String] = []
+        var seen = Set<String>()
+        for sha256 in asked where seen.insert(sha256).inserted {
+            if known[sha256] != nil, try await store.isStored(sha256) { continue }
+            missing.append(sha256)
+        }
+        return missing
+    }
+
+    /// Records an uploaded blob, received and held by the caller, so that a commit can list it.
+    func recordUpload(_ blob: BlobRecord, logger: Logger) async throws {
+        try await catalog.recordUpload(blob, now: .now())
+        logger.info("Blob uploaded", metadata: ["sha256": "\(blob.sha256)", "size": "\(blob.size)"])
+    }
+
+    /// What a channel move does.
+    enum Move {
+        /// Point the channel at a release, by its number or id.
+        case promote(release: String)
+        /// Point the channel back at the release it was on before.
+        case rollback
+    }
+
+    /// Re-points `channel`, with no upload.
+    func move(_ channel: String, _ move: Move, logger: Logger) async throws -> MoveReply {
+        let moved = try await change(channel: channel, newContent: []) {
+            let moved: Catalog.ChannelMove
+            switch move {
+            case .promote(let release): moved = try await catalog.promote(release, to: channel, now: .now())
+            case .rollback: moved = try await catalog.rollback(channel, now: .now())
+            }
+            let diff = moved.diff
+            return (moved, diff.added.map(\.path) + diff.changed.map(\.after.path) + diff.removed.map(\.path))
+        }
+        logger.info(
+            "Channel moved",
+            metadata: ["channel": "\(moved.channel)", "from": "\(moved.from?.number ?? 0)", "to": "\(moved.to.number)", "serial": "\(moved.serial)"]
+        )
+        return MoveReply(
+            channel: moved.channel,
+            serial: moved.serial,
+            from: moved.from.map(ReleaseInfo.init),
+            to: ReleaseInfo(moved.to),
+            added: moved.diff.added.count,
+            changed: moved.diff.changed.count,
+            removed: moved.diff.removed.count
+        )
+    }
+
+    /// The one sequence of a change to `channel`: patches to each of `newContent` from its
+    /// earlier versions, then `commit` (the catalog's transaction, which returns its outcome and
+    /// the paths it changed, `nil` when it changed nothing), then the patches between the
+    /// channel's documents and the caches of the paths changed.
+    private func change<Outcome>(
+        channel: String,
+        newContent: [(path: String, blob: BlobRecord)],
+        _ commit: () async throws -> (Outcome, changed: [String]?)
+    ) async throws -> Outcome {
+        for (path, blob) in newContent { await patches?.makePatches(path: path, target: blob) }
+        let (outcome, changed) = try await refusingBadChanges(commit)
+        if let changed {
+            await patches?.makeDocumentPatches(channel: channel)
+            try await content.changed(paths: changed, channel: channel)
+        }
+        return outcome
+    }
+}
+
+extension ReleaseInfo {
+    init(_ release: ReleaseSummary) {
+        self.init(
+            id: release.id,
+            number: release.number,
+            url: "/releases/\(release.id)",
+            channel: release.channel,
+            createdAt: HTTPDate(secondsSince1970: release.createdAt).imfFixdate,
+            files: release.files,
+            bytes: release.bytes
+        )
+    }
+}

@@ -1,0 +1,15 @@
+import DepotAPI
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension Response {
+    /// `value` as a JSON answer, written as every Depot answer is (``APIJSON/encoder``).
+    /// `close` ends the connection after it (a body left unread).
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, close: Bool = false) throws -> Response {
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if close { headers[.connection] = "close" }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try APIJSON.encoder.encode(value))))
+    }
+}
