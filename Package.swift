@@ -113,9 +113,31 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Hummingbird routes, the representation responder and the server's configuration.
+        // The NIO connection layer under Hummingbird: the pipeline, deadlines, backpressure,
+        // direct answers, open files and the access log. It knows nothing of the catalog: what
+        // to answer directly is a DirectAnswerSource's to say.
+        .target(
+            name: "DepotConnection",
+            dependencies: [
+                .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
+                "DepotHTTP",
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "DepotServer",
             dependencies: [
+                "DepotConnection",
                 "DepotAPI",
                 .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
                 "DepotDelta",
@@ -259,6 +281,7 @@ let package = Package(
         .testTarget(
             name: "DepotServerTests",
             dependencies: [
+                "DepotConnection",
                 "DepotAPI",
                 "DepotDelta",
                 "DepotHTTP",

@@ -1,3 +1,4 @@
+import DepotConnection
 import DepotHTTP
 import DepotStore
 import Hummingbird
@@ -83,19 +84,16 @@ public func buildApplication(
         responder: responder
     )
     let openFiles = OpenFileCaches(capacity: configuration.openFilesPerEventLoop, idleTime: configuration.openFileIdleTime, logger: logger)
-    let direct = DirectResponder.Configuration(
-        resolver: resolver,
-        routedSegments: router.routedSegments,
-        responder: responder,
-        recorder: recorder,
+    let direct = DirectAnswerConfiguration(
+        source: ResourceDirectAnswers(resolver: resolver, routedSegments: router.routedSegments, responder: responder, recorder: recorder),
         serverName: configuration.serverName,
-        logger: logger,
-        openFiles: openFiles
+        openFiles: openFiles,
+        requestID: { RequestID().description }
     )
     let accessLog =
         try configuration.logsRequests
         ? AccessLog(
-            writer: AccessLogWriter(configuration: configuration.accessLog, metrics: metrics, logger: logger),
+            writer: AccessLogWriter(configuration: configuration.accessLog, dropped: metrics.recordAccessLogDropped, logger: logger),
             format: configuration.accessLog.format,
             trustedProxies: configuration.trustedProxies
         ) : nil

@@ -4,6 +4,7 @@ import Logging
 import Prometheus
 import Testing
 
+@testable import DepotConnection
 @testable import DepotServer
 
 /// The access-log line, byte for byte, in both formats; and the bounded buffer behind it.
@@ -87,7 +88,7 @@ struct AccessLogEntryTests {
         let metrics = DepotMetrics()
         let writer = try AccessLogWriter(
             configuration: AccessLogConfiguration(path: path, bufferBytes: 100),
-            metrics: metrics,
+            dropped: metrics.recordAccessLogDropped,
             logger: Logger(label: "test")
         )
         let line = Array(String(repeating: "x", count: 39).utf8) + [UInt8(ascii: "\n")]

@@ -5,6 +5,7 @@ import NIOPosix
 import Synchronization
 import Testing
 
+@testable import DepotConnection
 @testable import DepotServer
 
 /// Deadlines as a table: what each phase of a connection allows, with made-up times.

@@ -8,6 +8,7 @@ import NIOHTTP1
 import NIOHTTPTypesHTTP1
 import Testing
 
+@testable import DepotConnection
 @testable import DepotServer
 
 /// The rule for what ``DirectResponder`` answers itself, as a table, and the connection's
@@ -54,7 +55,7 @@ struct DirectAnswerRuleTests {
             (ResourceAnswer(status: .rangeNotSatisfiable, fields: [:], refusal: "no"), false),
         ]
         for (answer, expected) in sent {
-            #expect(DirectAnswerRule.sends(answer) == expected, "\(answer.status)")
+            #expect(ResourceDirectAnswers.sends(answer) == expected, "\(answer.status)")
         }
     }
 

@@ -9,6 +9,7 @@ import NIOHTTP1
 import Testing
 import _NIOFileSystem
 
+@testable import DepotConnection
 @testable import DepotServer
 
 /// ``DirectResponder`` in a pipeline, on `EmbeddedChannel`: what reaches Hummingbird, what is
@@ -141,7 +142,7 @@ struct DirectResponderChannelTests {
     }
 
     /// A real configuration: a public folder holding `a.txt` ("hello"), an empty catalog.
-    func withDirectConfiguration(_ body: (DirectResponder.Configuration) async throws -> Void) async throws {
+    func withDirectConfiguration(_ body: (DirectAnswerConfiguration) async throws -> Void) async throws {
         try await withTemporaryDirectory { folder in
             let site = folder.appendingPathComponent("public")
             try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
@@ -158,14 +159,16 @@ struct DirectResponderChannelTests {
             let catalog = try Catalog(path: data.appending("catalog.sqlite").string)
             let content = PublishedContent(catalog: catalog, store: store, cachePolicy: .init())
             try await body(
-                DirectResponder.Configuration(
-                    resolver: ContentResolver(content: content, site: publicSite),
-                    routedSegments: ["files", "blobs", "manifest.json", "v1"],
-                    responder: ResourceResponder(),
-                    recorder: ResponseRecorder(counter: nil, metrics: DepotMetrics()),
+                DirectAnswerConfiguration(
+                    source: ResourceDirectAnswers(
+                        resolver: ContentResolver(content: content, site: publicSite),
+                        routedSegments: ["files", "blobs", "manifest.json", "v1"],
+                        responder: ResourceResponder(),
+                        recorder: ResponseRecorder(counter: nil, metrics: DepotMetrics())
+                    ),
                     serverName: nil,
-                    logger: logger,
-                    openFiles: OpenFileCaches(capacity: 0, idleTime: .seconds(10), logger: logger)
+                    openFiles: OpenFileCaches(capacity: 0, idleTime: .seconds(10), logger: logger),
+                    requestID: { "test" }
                 )
             )
         }

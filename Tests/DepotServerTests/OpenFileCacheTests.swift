@@ -4,6 +4,7 @@ import NIOCore
 import Testing
 import _NIOFileSystem
 
+@testable import DepotConnection
 @testable import DepotServer
 
 /// ``OpenFileCache`` keeps the files direct answers send from open between answers: bounded,

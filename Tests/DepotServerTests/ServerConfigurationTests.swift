@@ -1,4 +1,5 @@
 import Configuration
+import DepotConnection
 import DepotHTTP
 import DepotServer
 import DepotStore

@@ -1,5 +1,6 @@
 import Configuration
 import Crypto
+import DepotConnection
 import DepotDelta
 import DepotHTTP
 import DepotStore

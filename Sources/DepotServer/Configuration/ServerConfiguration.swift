@@ -1,3 +1,4 @@
+import DepotConnection
 import DepotHTTP
 import DepotStore
 

@@ -1,4 +1,5 @@
 import CompressNIO
+import DepotConnection
 import DepotHTTP
 import DepotStore
 import Logging

@@ -1,4 +1,5 @@
 import DepotAPI
+import DepotConnection
 import DepotHTTP
 import DepotManifest
 import DepotStore

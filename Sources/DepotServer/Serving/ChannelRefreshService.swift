@@ -1,3 +1,4 @@
+import DepotConnection
 import Logging
 import ServiceLifecycle
 

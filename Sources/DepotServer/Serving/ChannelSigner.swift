@@ -1,4 +1,5 @@
 import Crypto
+import DepotConnection
 import DepotHTTP
 import DepotManifest
 import DepotSigning

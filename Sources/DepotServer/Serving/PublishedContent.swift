@@ -1,6 +1,7 @@
 import CompressNIO
 import Crypto
 import DepotAPI
+import DepotConnection
 import DepotHTTP
 import DepotManifest
 import DepotStore

@@ -104,10 +104,3 @@ extension HTTPField.Name {
     /// RFC 9530 §3.
     static let reprDigest = Self("Repr-Digest")!
 }
-
-extension HTTPDate {
-    /// The current time.
-    public static func now() -> HTTPDate {
-        HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970.rounded(.down)))
-    }
-}

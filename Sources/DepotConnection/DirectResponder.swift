@@ -1,19 +1,33 @@
 import DepotHTTP
 import HTTPTypes
-import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypesHTTP1
 
-/// Answers the commonest requests right after the HTTP/1.1 decoder, below Hummingbird: a GET or
-/// HEAD of a resource at hand (``ContentResolver/cached(_:)``) whose answer is a 304, a 200 or
-/// a single-range 206. The answer is ``ResourceAnswer``, the one Hummingbird's path renders too;
-/// this handler only adapts it: fields to NIO's response encoder with `Date` (formatted once a
-/// second), `Server` and, when requests are logged, `X-Request-Id`; content held in memory from
-/// memory, stored files with `sendfile(2)` (``DirectBody``). Everything else (refusals,
-/// multipart ranges, content not cached, other methods and routes) goes on to Hummingbird
-/// untouched.
+/// What every connection's ``DirectResponder`` shares: where its answers come from, and what it
+/// adds to them.
+package struct DirectAnswerConfiguration: Sendable {
+    let source: any DirectAnswerSource
+    let serverName: String?
+    let openFiles: OpenFileCaches
+    /// A new request id, as the application's pipeline makes them, for a logged request.
+    let requestID: @Sendable () -> String
+
+    package init(source: any DirectAnswerSource, serverName: String?, openFiles: OpenFileCaches, requestID: @escaping @Sendable () -> String) {
+        self.source = source
+        self.serverName = serverName
+        self.openFiles = openFiles
+        self.requestID = requestID
+    }
+}
+
+/// Answers the commonest requests right after the HTTP/1.1 decoder, below Hummingbird: what its
+/// ``DirectAnswerSource`` answers (in Depot, a GET or HEAD of a resource at hand whose answer is
+/// a 304, a 200 or a single-range 206: `ResourceDirectAnswers`). This handler only writes it:
+/// fields to NIO's response encoder with `Date` (formatted once a second), `Server` and, when
+/// requests are logged, `X-Request-Id`; content held in memory from memory, stored files with
+/// `sendfile(2)` (``DirectBody``). Everything else goes on to Hummingbird untouched.
 ///
 /// Why: on one core, Hummingbird's pipeline alone (an empty 304 from a route) reaches 0.41 of
 /// nginx's rate, and Depot's 304 through it 0.29; this path does the same work at several times
@@ -34,18 +48,6 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
-    /// What every connection's responder shares.
-    struct Configuration: Sendable {
-        let resolver: ContentResolver
-        /// The first path segments of Hummingbird's routes (``Router/routedSegments``).
-        let routedSegments: Set<Substring>
-        let responder: ResourceResponder
-        let recorder: ResponseRecorder
-        let serverName: String?
-        let logger: Logger
-        let openFiles: OpenFileCaches
-    }
-
     /// A request part or an inbound event (the client's end of input) that came after it.
     enum Inbound {
         case part(NIOAny)
@@ -54,7 +56,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Answers directly when set; else every request goes to Hummingbird, and the handler only
     /// keeps the connection's rules (backpressure, close after the last bytes).
-    private let configuration: Configuration?
+    private let configuration: DirectAnswerConfiguration?
     /// The files this event loop's answers send from.
     private let files: OpenFileCache?
     private var state = DirectResponderStateMachine<Inbound>()
@@ -73,7 +75,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     /// logged, so that a cut download logs the bytes that went out to within a piece.
     static let loggedRegionLength = 1 << 20
 
-    init(configuration: Configuration?, files: OpenFileCache?, accessLog: AccessLog? = nil, drainTimeout: TimeAmount = .seconds(60)) {
+    init(configuration: DirectAnswerConfiguration?, files: OpenFileCache?, accessLog: AccessLog? = nil, drainTimeout: TimeAmount = .seconds(60)) {
         self.configuration = configuration
         self.files = files
         self.log = accessLog
@@ -240,28 +242,22 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     /// Writes the answer to `head` when it needs neither Hummingbird nor the catalog; returns
     /// the promise of its end's write, or `nil` when it leaves the request to Hummingbird.
     private func answer(_ head: HTTPRequestHead, logged: LoggedRequest?, context: ChannelHandlerContext) -> EventLoopPromise<Void>? {
-        guard let configuration, let files, DirectAnswerRule.mayAnswer(head),
-            let (target, route, path) = ContentTarget.resolve(requestTarget: head.uri, routedSegments: configuration.routedSegments),
-            let resource = configuration.resolver.cached(target)
-        else { return nil }
+        guard let configuration, let files, DirectAnswerRule.mayAnswer(head) else { return nil }
         let now = HTTPDate.now()
-        let isHead = head.method == .HEAD
-        let headers = head.headers
-        let answer = configuration.responder.answer(method: isHead ? .head : .get, resource: resource, now: now) { headers[$0.rawName] }
-        guard DirectAnswerRule.sends(answer) else { return nil }
+        guard let answer = configuration.source.answer(to: head, now: now) else { return nil }
         var body: DirectBody?
-        if case .range(let storage, let range) = answer.body {
-            guard let opened = DirectBody(storage: storage, range: range, files: files) else { return nil }
+        if let (content, range) = answer.body {
+            guard let opened = DirectBody(content: content, range: range, files: files) else { return nil }
             body = opened
         }
-        var fields = answer.directFields ?? HTTPHeaders(answer.fields)
+        var fields = answer.fields
         fields.add(name: "Date", value: date.value(now))
         if let serverName = configuration.serverName { fields.add(name: "Server", value: serverName) }
         if let logged {
-            let requestID = RequestID().description
+            let requestID = configuration.requestID()
             fields.add(name: "X-Request-Id", value: requestID)
             logged.entry.requestID = requestID
-            logged.entry.status = answer.status.code
+            logged.entry.status = Int(answer.status.code)
         }
 
         // Through the response encoder, which pairs each response with its request's method.
@@ -269,8 +265,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         // A file goes out with sendfile(2) after the head: corked, the head shares the first
         // segment with the file's bytes (nginx's `tcp_nopush`), instead of going alone.
         let corked = body?.isFile == true && context.channel.setCork(true)
-        let status = HTTPResponseStatus(statusCode: answer.status.code)
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: fields))), promise: nil)
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: answer.status, headers: fields))), promise: nil)
         if let body {
             // Logged, a file goes out in pieces whose writes are counted; bytes in memory go in
             // one write, whole or not at all.
@@ -298,14 +293,7 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         needsFlush = true
         let contentBytes = body?.length ?? 0
 
-        configuration.recorder.record(
-            method: head.method.rawValue,
-            path: path,
-            route: route,
-            status: answer.status.code,
-            contentBytes: contentBytes,
-            by: .direct(corked: corked)
-        )
+        configuration.source.answered(head, with: answer, contentBytes: contentBytes, corked: corked)
         return promise
     }
 }

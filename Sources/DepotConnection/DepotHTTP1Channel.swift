@@ -16,38 +16,59 @@ import NIOHTTPTypesHTTP1
 /// the codec by its type and inserting around it, makes a failure to build it an error of the
 /// connection's setup, never a connection without its deadlines, backpressure, direct answers
 /// and access log.
-struct DepotHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
-    typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
+package struct DepotHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
+    package typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
     /// What every connection shares.
-    struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The HTTP/1.1 decoder's limits on request heads (`http.maxHeader…`).
         var decoderLimits: NIOHTTPDecoderLimitConfiguration
         var limits: ConnectionLimits
         var connections: OpenConnections
         /// Direct answers when on (`http.directResponses`).
-        var direct: DirectResponder.Configuration?
+        var direct: DirectAnswerConfiguration?
         var accessLog: AccessLog?
         var logger: Logger
+
+        package init(
+            decoderLimits: NIOHTTPDecoderLimitConfiguration,
+            limits: ConnectionLimits,
+            connections: OpenConnections,
+            direct: DirectAnswerConfiguration?,
+            accessLog: AccessLog?,
+            logger: Logger
+        ) {
+            self.decoderLimits = decoderLimits
+            self.limits = limits
+            self.connections = connections
+            self.direct = direct
+            self.accessLog = accessLog
+            self.logger = logger
+        }
     }
 
-    let responder: HTTPChannelHandler.Responder
-    let configuration: Configuration
+    package let responder: HTTPChannelHandler.Responder
+    package let configuration: Configuration
 
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    package init(responder: @escaping HTTPChannelHandler.Responder, configuration: Configuration) {
+        self.responder = responder
+        self.configuration = configuration
+    }
+
+    package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             try configure(channel.pipeline.syncOperations, channel: channel)
             return try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
         }
     }
 
-    func handle(value asyncChannel: Value, logger: Logger) async {
+    package func handle(value asyncChannel: Value, logger: Logger) async {
         await handleHTTP(asyncChannel: asyncChannel, logger: logger)
     }
 
     /// Adds the connection's handlers to an empty pipeline; over ``ConnectionLimits/maxConnections``
     /// only ``OverLimitResponder``, which answers 503 before any request is read.
-    func configure(_ pipeline: ChannelPipeline.SynchronousOperations, channel: any Channel) throws {
+    package func configure(_ pipeline: ChannelPipeline.SynchronousOperations, channel: any Channel) throws {
         guard configuration.connections.open() else {
             configuration.logger.warning(
                 "Connection refused: http.maxConnections reached",

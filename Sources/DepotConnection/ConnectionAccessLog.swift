@@ -3,10 +3,16 @@ import NIOCore
 import NIOHTTP1
 
 /// What the access log shares across connections.
-struct AccessLog: Sendable {
-    let writer: AccessLogWriter
+package struct AccessLog: Sendable {
+    package let writer: AccessLogWriter
     let format: AccessLogConfiguration.Format
     let trustedProxies: Set<String>
+
+    package init(writer: AccessLogWriter, format: AccessLogConfiguration.Format, trustedProxies: Set<String>) {
+        self.writer = writer
+        self.format = format
+        self.trustedProxies = trustedProxies
+    }
 }
 
 /// One request of a connection on its way to the access log: its entry fills in as the response

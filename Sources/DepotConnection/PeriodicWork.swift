@@ -3,7 +3,12 @@ import ServiceLifecycle
 
 /// Runs `work` every `interval` until graceful shutdown, logging its failures: the loop of Depot's
 /// background services. The shutdown signal cancels the sleep or the work, either of which ends the loop normally.
-func runPeriodically(every interval: Duration, logger: Logger, failure: Logger.Message, _ work: @escaping @Sendable () async throws -> Void) async {
+package func runPeriodically(
+    every interval: Duration,
+    logger: Logger,
+    failure: Logger.Message,
+    _ work: @escaping @Sendable () async throws -> Void
+) async {
     await cancelWhenGracefulShutdown {
         while true {
             do {

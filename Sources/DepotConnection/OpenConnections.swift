@@ -5,16 +5,16 @@ import Synchronization
 /// Written here because Hummingbird 2.28.1's `MaximumAvailableConnections`, which stops
 /// accepting at the limit, did not hold connections back in Depot's server (tested: four of four
 /// were served with a limit of two).
-final class OpenConnections: Sendable {
+package final class OpenConnections: Sendable {
     let maximum: Int
     private let count = Atomic<Int>(0)
 
-    init(maximum: Int) {
+    package init(maximum: Int) {
         self.maximum = maximum
     }
 
     /// Counts a new connection; false, and nothing counted, when the limit is reached.
-    func open() -> Bool {
+    package func open() -> Bool {
         let now = count.wrappingAdd(1, ordering: .relaxed).newValue
         guard now <= maximum else {
             count.wrappingSubtract(1, ordering: .relaxed)

@@ -13,8 +13,8 @@ enum DirectBody {
     ///
     /// The file is taken from `files`, on the event loop, as nginx opens files on its worker:
     /// stored files are local, so `open(2)` finds the inode in the kernel's caches.
-    init?(storage: Resource.Storage, range: ClosedRange<Int64>, files: OpenFileCache) {
-        switch storage {
+    init?(content: DirectAnswer.Content, range: ClosedRange<Int64>, files: OpenFileCache) {
+        switch content {
         case .bytes(let content):
             self = .bytes(content.getSlice(at: Int(range.lowerBound), length: Int(range.upperBound - range.lowerBound + 1))!)
         case .file(let path):

@@ -17,9 +17,9 @@ import Darwin
 /// The buffer is written when it holds ``flushBytes``, and at least every
 /// ``AccessLogConfiguration/flushInterval``; at graceful shutdown, after the server has stopped,
 /// the rest is written.
-final class AccessLogWriter: Service, Sendable {
+package final class AccessLogWriter: Service, Sendable {
     /// A write is due once the buffer holds this much.
-    static let flushBytes = 64 * 1024
+    package static let flushBytes = 64 * 1024
 
     private struct Buffer {
         var bytes: [UInt8] = []
@@ -28,7 +28,8 @@ final class AccessLogWriter: Service, Sendable {
     }
 
     let configuration: AccessLogConfiguration
-    let metrics: DepotMetrics
+    /// Told how many lines were dropped (`depot_access_log_dropped_total`).
+    let dropped: @Sendable (Int) -> Void
     let logger: Logger
     private let buffer = Mutex(Buffer())
     private let wakeUps: AsyncStream<Void>
@@ -36,15 +37,15 @@ final class AccessLogWriter: Service, Sendable {
     /// Where lines are written: standard output, or the configured file opened for appending.
     private let descriptor: Int32
 
-    init(configuration: AccessLogConfiguration, metrics: DepotMetrics, logger: Logger) throws {
+    package init(configuration: AccessLogConfiguration, dropped: @escaping @Sendable (Int) -> Void, logger: Logger) throws {
         self.configuration = configuration
-        self.metrics = metrics
+        self.dropped = dropped
         self.logger = logger
         (wakeUps, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         if let path = configuration.path {
             let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o640)
             guard descriptor >= 0 else {
-                throw ConfigurationError("Cannot open the access log \(path): \(String(cString: strerror(errno)))")
+                throw AccessLogError("Cannot open the access log \(path): \(String(cString: strerror(errno)))")
             }
             self.descriptor = descriptor
         } else {
@@ -66,13 +67,13 @@ final class AccessLogWriter: Service, Sendable {
             return true
         }
         switch wakes {
-        case nil: metrics.recordAccessLogDropped(1)
+        case nil: dropped(1)
         case true?: wake.yield()
         case false?: break
         }
     }
 
-    func run() async throws {
+    package func run() async throws {
         let wake = self.wake
         let interval = configuration.flushInterval
         await withGracefulShutdownHandler {
@@ -104,7 +105,7 @@ final class AccessLogWriter: Service, Sendable {
             let unwritten = try await NIOThreadPool.singleton.runIfActive {
                 Self.writeLines(bytes, to: descriptor, pipeSized: pipeSized)
             }
-            if unwritten > 0 { metrics.recordAccessLogDropped(unwritten) }
+            if unwritten > 0 { dropped(unwritten) }
         } catch {
             logger.error("The access log could not be written", metadata: ["error": "\(error)"])
         }
@@ -133,5 +134,14 @@ final class AccessLogWriter: Service, Sendable {
             }
             return 0
         }
+    }
+}
+
+/// The access log cannot be written where it is configured to be.
+package struct AccessLogError: Error, CustomStringConvertible, Sendable {
+    package let description: String
+
+    init(_ description: String) {
+        self.description = description
     }
 }

@@ -5,7 +5,7 @@ import Synchronization
 
 /// One ``OpenFileCache`` for each event loop that serves direct answers, and the service that
 /// sweeps them every `idleTime` and closes them all on graceful shutdown.
-final class OpenFileCaches: Service, Sendable {
+package final class OpenFileCaches: Service, Sendable {
     private let capacity: Int
     private let idleTime: Duration
     private let logger: Logger
@@ -14,7 +14,7 @@ final class OpenFileCaches: Service, Sendable {
     /// - Parameters:
     ///   - capacity: the most files each event loop keeps open; 0 keeps none.
     ///   - idleTime: how long an unused file may stay open, at least (at most twice as long).
-    init(capacity: Int, idleTime: Duration, logger: Logger) {
+    package init(capacity: Int, idleTime: Duration, logger: Logger) {
         self.capacity = capacity
         self.idleTime = idleTime
         self.logger = logger
@@ -30,7 +30,7 @@ final class OpenFileCaches: Service, Sendable {
         }
     }
 
-    func run() async {
+    package func run() async {
         await runPeriodically(every: idleTime, logger: logger, failure: "Sweeping open files failed") {
             await self.onEachLoop { $0.sweep() }
         }
