@@ -5,7 +5,6 @@ import Testing
 import _NIOFileSystem
 
 @testable import DepotConnection
-@testable import DepotServer
 
 /// ``OpenFileCache`` keeps the files direct answers send from open between answers: bounded,
 /// never closing a file an answer still sends from, and never serving a file that is no longer

@@ -1,7 +1,6 @@
 import Testing
 
 @testable import DepotConnection
-@testable import DepotServer
 
 /// ``DirectResponderStateMachine``'s rules, event by event, without a socket.
 @Suite("Direct responder state machine")

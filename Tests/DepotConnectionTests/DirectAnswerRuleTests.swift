@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTypes
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -9,7 +8,6 @@ import NIOHTTPTypesHTTP1
 import Testing
 
 @testable import DepotConnection
-@testable import DepotServer
 
 /// The rule for what ``DirectResponder`` answers itself, as a table, and the connection's
 /// pipeline as ``DepotHTTP1Channel`` builds it.
@@ -41,22 +39,6 @@ struct DirectAnswerRuleTests {
     func requestRule(_ request: Case) {
         let head = HTTPRequestHead(version: request.version, method: request.method, uri: "/a", headers: HTTPHeaders(request.fields))
         #expect(DirectAnswerRule.mayAnswer(head) == request.answered)
-    }
-
-    @Test("which answers go out directly: not a refusal, not a multipart body")
-    func answerRule() {
-        let storage = Resource.Storage.bytes(ByteBuffer(string: "abc"))
-        let sent: [(ResourceAnswer, Bool)] = [
-            (ResourceAnswer(status: .notModified, fields: [:]), true),
-            (ResourceAnswer(status: .ok, fields: [:], body: .range(storage, 0...2)), true),
-            (ResourceAnswer(status: .partialContent, fields: [:], body: .range(storage, 1...1)), true),
-            (ResourceAnswer(status: .partialContent, fields: [:], body: .parts(storage, [.file(0...0), .file(2...2)], length: 2)), false),
-            (ResourceAnswer(status: .preconditionFailed, fields: [:], refusal: "no"), false),
-            (ResourceAnswer(status: .rangeNotSatisfiable, fields: [:], refusal: "no"), false),
-        ]
-        for (answer, expected) in sent {
-            #expect(ResourceDirectAnswers.sends(answer) == expected, "\(answer.status)")
-        }
     }
 
     static func configuration(maximum: Int) -> DepotHTTP1Channel.Configuration {
