@@ -220,6 +220,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The client's decisions, tested without building the server.
+        .testTarget(
+            name: "DepotClientUnitTests",
+            dependencies: ["DepotClient", "DepotManifest", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "DepotClientTests",
             dependencies: [
@@ -254,7 +260,9 @@ let package = Package(
                 "DepotTestFixtures",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                "DepotMigrations",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,5 +1,5 @@
 import DepotHTTP
-import DepotTestSupport
+import DepotTestFixtures
 import Foundation
 import GRDB
 import NIOCore

@@ -1,6 +1,6 @@
 import DepotMigrations
 import DepotStore
-import DepotTestSupport
+import DepotTestFixtures
 import Foundation
 import GRDB
 import Testing

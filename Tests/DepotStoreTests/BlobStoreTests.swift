@@ -1,6 +1,6 @@
 import DepotHTTP
 import DepotStore
-import DepotTestSupport
+import DepotTestFixtures
 import Foundation
 import NIOCore
 import Testing
