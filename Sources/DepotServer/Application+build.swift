@@ -10,13 +10,17 @@ import _NIOFileSystem
 
 /// Builds the Depot application: opens the store and the catalog, scans the public folder once,
 /// and wires the routes. Nothing listens until the application runs.
-///
-/// - Parameter requestCounter: Counts every answered request by raw path, for tests; none in
-///   production, where a map keyed by whatever paths clients send would only grow.
-public func buildApplication(
+public func buildApplication(configuration: ServerConfiguration, logger: Logger) async throws -> some ApplicationProtocol {
+    try await buildApplication(configuration: configuration, logger: logger, requestCounter: nil)
+}
+
+/// ``buildApplication(configuration:logger:)`` for the package's tests: `requestCounter` counts
+/// every answered request by raw path. Never in production, where a map keyed by whatever paths
+/// clients send would only grow.
+package func buildApplication(
     configuration: ServerConfiguration,
     logger: Logger,
-    requestCounter: RequestCounter? = nil
+    requestCounter: RequestCounter?
 ) async throws -> some ApplicationProtocol {
     // The traffic ring is kept only for the dashboard: no other answer pays for it.
     let traffic = configuration.dashboard.enabled ? TrafficHistory() : nil

@@ -2,19 +2,19 @@ import Hummingbird
 import Synchronization
 
 /// Counts the requests the server answers, by method, path and status.
-public final class RequestCounter: Sendable {
+package final class RequestCounter: Sendable {
     /// One counted kind of request.
-    public struct Key: Hashable, Sendable {
-        public let method: String
-        public let path: String
-        public let status: Int
+    package struct Key: Hashable, Sendable {
+        package let method: String
+        package let path: String
+        package let status: Int
     }
 
     private let counts = Mutex<[Key: Int]>([:])
     private let direct = Atomic<Int>(0)
     private let corked = Atomic<Int>(0)
 
-    public init() {}
+    package init() {}
 
     func record(method: String, path: String, status: Int, by responder: ResponseRecorder.Responder) {
         counts.withLock { $0[Key(method: method, path: path, status: status), default: 0] += 1 }
@@ -25,16 +25,16 @@ public final class RequestCounter: Sendable {
     }
 
     /// How many of the requests ``DirectResponder`` answered, below Hummingbird.
-    public var answeredDirectly: Int { direct.load(ordering: .relaxed) }
+    package var answeredDirectly: Int { direct.load(ordering: .relaxed) }
     /// How many of those answers were corked (`TCP_CORK`) while a file was sent.
-    public var corkedAnswers: Int { corked.load(ordering: .relaxed) }
+    package var corkedAnswers: Int { corked.load(ordering: .relaxed) }
 
     /// Every count so far.
-    public var snapshot: [Key: Int] { counts.withLock { $0 } }
+    package var snapshot: [Key: Int] { counts.withLock { $0 } }
 
     /// The number of requests so far, optionally only those whose path starts with `prefix`
     /// and ends with `suffix`.
-    public func total(pathPrefix prefix: String = "", pathSuffix suffix: String = "") -> Int {
+    package func total(pathPrefix prefix: String = "", pathSuffix suffix: String = "") -> Int {
         snapshot.filter { $0.key.path.hasPrefix(prefix) && $0.key.path.hasSuffix(suffix) }.values.reduce(0, +)
     }
 }

@@ -12,7 +12,7 @@ public struct LiveServer: Sendable {
     /// Its data folder.
     public let dataDirectory: URL
     /// Every request it has answered.
-    public let requests: RequestCounter
+    package let requests: RequestCounter
 
     /// The publish token of servers started with ``withPublishing(configuration:prepare:_:)``.
     public static let token = "test-token-5f1c"

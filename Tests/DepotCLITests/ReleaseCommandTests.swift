@@ -9,15 +9,18 @@ import Testing
 /// `depot sync` follows a channel, signed or not. All against a real `depot serve`.
 @Suite("depot release, and releases end to end")
 struct ReleaseCommandTests {
-    typealias CLI = PublishCommandTests
 
-    static func run(_ arguments: [String], token: String? = CLI.token, in root: URL) async throws -> (status: Int32, output: String, errors: String) {
-        try await CLI.depot(arguments, token: token, in: root)
+    static func run(
+        _ arguments: [String],
+        token: String? = DepotCLI.token,
+        in root: URL
+    ) async throws -> (status: Int32, output: String, errors: String) {
+        try await DepotCLI.run(arguments, token: token, in: root)
     }
 
     @Test("a folder is one release; publishing it again uploads only what changed; --delete and --replace take files out")
     func publishFolder() async throws {
-        try await CLI.withServer { root, server in
+        try await DepotCLI.withServer { root, server in
             for index in 0..<20 { try root.write(Data("asset \(index)\n".utf8), to: "site/img/\(index).txt") }
             try root.write(Fixture.noise, to: "site/db.bin")
             let first = try await Self.run(["publish", "site", "--server", server], in: root)
@@ -51,7 +54,7 @@ struct ReleaseCommandTests {
 
     @Test("promote and rollback re-point channels with no upload; a sync follows each")
     func promoteAndRollback() async throws {
-        try await CLI.withServer { root, server in
+        try await DepotCLI.withServer { root, server in
             for version in 1...3 {
                 try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
                 try root.write(Data("only in \(version)\n".utf8), to: "site/only-\(version).txt")
@@ -85,7 +88,7 @@ struct ReleaseCommandTests {
 
     @Test("bad requests get a clear 4xx and leave the live release unchanged")
     func refusals() async throws {
-        try await CLI.withServer { root, server in
+        try await DepotCLI.withServer { root, server in
             try root.write(Data("a\n".utf8), to: "site/a.txt")
             #expect(try await Self.run(["publish", "site", "--server", server], in: root).status == 0)
             let port = Int(server.split(separator: ":").last!)!
@@ -108,7 +111,7 @@ struct ReleaseCommandTests {
 
             let sha = Fixture.sha256(Data("a\n".utf8))
             let missing = String(repeating: "0", count: 64)
-            let auth = ("Authorization", "Bearer \(CLI.token)")
+            let auth = ("Authorization", "Bearer \(DepotCLI.token)")
             try await RawHTTPConnection.with(port: port) { connection in
                 let bodies: [(String, Int, String)] = [
                     (#"{"files":[{"path":"x.txt","sha256":"\#(missing)"}]}"#, 422, "lacks the content"),
@@ -154,7 +157,7 @@ struct ReleaseCommandTests {
             let mode = try FileManager.default.attributesOfItem(atPath: keys.appendingPathComponent("server.key").path)[.posixPermissions] as? Int
             #expect(mode == 0o600)
 
-            try await CLI.withServer(environment: ["DEPOT_CHANNELS_SIGNING_KEY_FILE": keys.appendingPathComponent("server.key").path]) {
+            try await DepotCLI.withServer(environment: ["DEPOT_CHANNELS_SIGNING_KEY_FILE": keys.appendingPathComponent("server.key").path]) {
                 root,
                 server in
                 try root.write(Data("signed\n".utf8), to: "a.txt")
@@ -175,7 +178,7 @@ struct ReleaseCommandTests {
 
     @Test("killing depot sync at random points leaves the folder holding exactly one release, as a reader sees it")
     func killedSync() async throws {
-        try await CLI.withServer { root, server in
+        try await DepotCLI.withServer { root, server in
             // Two releases that differ in every file, so that a switch takes a while.
             for version in 1...2 {
                 for index in 0..<150 { try root.write(Data("release \(version), file \(index)\n".utf8), to: "v\(version)/f/\(index).txt") }

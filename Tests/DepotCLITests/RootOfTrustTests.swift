@@ -10,7 +10,6 @@ import Testing
 /// ships it, and a mirror (a folder the server serves as it is) that forges, replays and pins.
 @Suite("Root of trust")
 struct RootOfTrustTests {
-    typealias CLI = PublishCommandTests
 
     /// A folder of keys, roots, a server's data and the client's folder, with a server that can be
     /// restarted on the same data.
@@ -32,7 +31,7 @@ struct RootOfTrustTests {
         /// `depot ARGUMENTS`, which must succeed; its output.
         @discardableResult
         func depot(_ arguments: [String]) async throws -> String {
-            let result = try await CLI.depot(arguments, in: root)
+            let result = try await DepotCLI.run(arguments, in: root)
             #expect(result.status == 0, "depot \(arguments.joined(separator: " ")): \(result.errors)")
             return result.output
         }
@@ -55,7 +54,7 @@ struct RootOfTrustTests {
             let process = try DepotProcess.start(
                 ["serve", "--port", "0", "--public", "public", "--data", "data"],
                 environment: [
-                    "DEPOT_PUBLISH_TOKENS": CLI.token,
+                    "DEPOT_PUBLISH_TOKENS": DepotCLI.token,
                     "DEPOT_CHANNELS_SIGNING_KEY_FILES": keys.map { path("keys/\($0).key") }.joined(separator: ","),
                     "DEPOT_CHANNELS_ROOT_DIRECTORY": path("roots"),
                 ],
@@ -83,7 +82,11 @@ struct RootOfTrustTests {
 
         /// `depot sync` of `out/` from `server` (the origin, or `/mirror` below it), trusting root 1.
         func sync(from server: String? = nil) async throws -> (status: Int32, output: String, errors: String) {
-            try await CLI.depot(["sync", "--server", server ?? url, "--dir", "out", "--trusted-root", path("app-root.json")], token: nil, in: root)
+            try await DepotCLI.run(
+                ["sync", "--server", server ?? url, "--dir", "out", "--trusted-root", path("app-root.json")],
+                token: nil,
+                in: root
+            )
         }
 
         /// What the origin serves at `/channels/stable`.
@@ -162,7 +165,10 @@ struct RootOfTrustTests {
                 "root", "rotate", "--from", stage.path("roots/1.root.json"), "--out", stage.path("roots/2.root.json"),
                 "--add-channel-key", replacement, "--remove-channel-key", leakedID,
             ])
-            let unsigned = try await CLI.depot(["root", "verify", stage.path("roots/1.root.json"), stage.path("roots/2.root.json")], in: stage.root)
+            let unsigned = try await DepotCLI.run(
+                ["root", "verify", stage.path("roots/1.root.json"), stage.path("roots/2.root.json")],
+                in: stage.root
+            )
             #expect(unsigned.status != 0 && unsigned.errors.contains("signed by 0 of root 1's root keys; it needs 2"), "\(unsigned.errors)")
             for key in ["r1", "r3"] {
                 try await stage.depot(["root", "sign", stage.path("roots/2.root.json"), "--key", stage.path("keys/\(key).key")])

@@ -7,22 +7,22 @@ import Testing
 struct SyncCommandTests {
     @Test("the summary line, a second sync that changes nothing, and --json")
     func summary() async throws {
-        try await PublishCommandTests.withServer { root, server in
+        try await DepotCLI.withServer { root, server in
             try root.write(Fixture.text, to: "site/a.txt")
             try root.write(Fixture.noise, to: "site/b.bin")
-            #expect(try await PublishCommandTests.depot(["publish", "site", "--server", server], in: root).status == 0)
+            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
 
-            let first = try await PublishCommandTests.depot(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
+            let first = try await DepotCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
             #expect(first.status == 0, "\(first.errors)")
             #expect(first.output.contains("2 updated, 0 unchanged: "))
             #expect(first.output.contains("transferred, "))
             #expect(try Data(contentsOf: root.appendingPathComponent("out/a.txt")) == Fixture.text)
             #expect(try Data(contentsOf: root.appendingPathComponent("out/b.bin")) == Fixture.noise)
 
-            let second = try await PublishCommandTests.depot(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
+            let second = try await DepotCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
             #expect(second.output.contains("0 updated, 2 unchanged: 0 B transferred, 0 B saved"))
 
-            let json = try await PublishCommandTests.depot(["sync", "--server", server, "--dir", "out", "--json"], token: nil, in: root)
+            let json = try await DepotCLI.run(["sync", "--server", server, "--dir", "out", "--json"], token: nil, in: root)
             let report = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
             #expect(report?["channelNotModified"] as? Bool == true)
             #expect(report?["bytesTransferred"] as? Int == 0)
@@ -31,10 +31,10 @@ struct SyncCommandTests {
 
     @Test("a progress bar per file on a terminal, none when piped")
     func progressBar() async throws {
-        try await PublishCommandTests.withServer { root, server in
+        try await DepotCLI.withServer { root, server in
             try root.write(Fixture.pseudoRandom(count: 4 << 20, seed: 31), to: "big.bin")
-            #expect(try await PublishCommandTests.depot(["publish", "big.bin", "--server", server], in: root).status == 0)
-            let piped = try await PublishCommandTests.depot(["sync", "--server", server, "--dir", "piped"], token: nil, in: root)
+            #expect(try await DepotCLI.run(["publish", "big.bin", "--server", server], in: root).status == 0)
+            let piped = try await DepotCLI.run(["sync", "--server", server, "--dir", "piped"], token: nil, in: root)
             #expect(!piped.output.contains("ETA"))
             let command = "\(DepotProcess.executable.path) sync --server \(server) --dir terminal"
             let terminal = try await DepotProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"], in: root)
@@ -46,13 +46,13 @@ struct SyncCommandTests {
 
     @Test("--watch syncs again until interrupted")
     func watch() async throws {
-        try await PublishCommandTests.withServer { root, server in
+        try await DepotCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "a.txt")
-            #expect(try await PublishCommandTests.depot(["publish", "a.txt", "--server", server], in: root).status == 0)
+            #expect(try await DepotCLI.run(["publish", "a.txt", "--server", server], in: root).status == 0)
             let watcher = try DepotProcess.start(["sync", "--server", server, "--dir", "out", "--watch", "0.2"], in: root)
             defer { watcher.kill() }
             try root.write(Data("two\n".utf8), to: "a.txt")
-            #expect(try await PublishCommandTests.depot(["publish", "a.txt", "--server", server], in: root).status == 0)
+            #expect(try await DepotCLI.run(["publish", "a.txt", "--server", server], in: root).status == 0)
             var synced = ""
             var rounds = 0
             for _ in 0..<200 where synced != "two\n" || rounds < 2 {
@@ -68,7 +68,7 @@ struct SyncCommandTests {
     @Test("an unreachable server is one clear line and a non-zero exit")
     func unreachable() async throws {
         try await withTemporaryDirectory { root in
-            let result = try await PublishCommandTests.depot(["sync", "--server", "http://127.0.0.1:9", "--dir", "out"], token: nil, in: root)
+            let result = try await DepotCLI.run(["sync", "--server", "http://127.0.0.1:9", "--dir", "out"], token: nil, in: root)
             #expect(result.status != 0)
             #expect(result.errors.contains("cannot reach http://127.0.0.1:9"))
             #expect(result.errors.split(separator: "\n").count == 1)
