@@ -213,7 +213,17 @@ public struct DepotClient: Sendable {
             files: release.files,
             signature: report.signature
         )
-        report.files = await stage(plan.fetches, session: session, progress: progress)
+        let directory = directory
+        let stager = FileStager(
+            server: server,
+            stagingFolder: stagingFolder,
+            partialFolder: partialFolder,
+            localURL: { try DepotClient.localURL(for: $0, in: directory) },
+            parallelDownloads: configuration.parallelDownloads,
+            session: session,
+            progress: progress
+        )
+        report.files = await stager.stage(plan.fetches)
         guard report.failedCount == 0 else { return report }
 
         state.channelETag = etag
@@ -235,6 +245,11 @@ public struct DepotClient: Sendable {
 
     /// The local file for a release path; refuses paths that would leave the folder.
     func localURL(for path: String) throws -> URL {
+        try Self.localURL(for: path, in: directory)
+    }
+
+    /// The file of `path` in `directory`, refusing a path that is not safe on every platform.
+    static func localURL(for path: String, in directory: URL) throws -> URL {
         let decoded: RequestPath
         do {
             decoded = try RequestPath(decoding: "/" + RequestPath.encode(path))

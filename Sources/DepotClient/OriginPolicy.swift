@@ -24,4 +24,14 @@ enum OriginPolicy {
         guard let target = request.url, let origin = original?.url, isSameOrigin(target, as: origin) else { return nil }
         return request
     }
+
+    /// A URL of `server`: a path such as `/blobs/…`, taken below the server URL (which may have
+    /// a path of its own, behind a proxy); refuses one that leads to another origin.
+    static func url(_ path: String, below server: URL) throws -> URL {
+        let relative = path.hasPrefix("/") && !path.hasPrefix("//") ? String(path.dropFirst()) : path
+        guard let url = URL(string: relative, relativeTo: server)?.absoluteURL, OriginPolicy.isSameOrigin(url, as: server) else {
+            throw SyncError(.corrupt, "the release has an invalid URL: \(path)")
+        }
+        return url
+    }
 }

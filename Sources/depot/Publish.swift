@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Crypto
 import DepotAPI
+import DepotClient
 import DepotHTTP
 import DepotServer
 import Foundation
@@ -78,14 +79,8 @@ extension Depot {
                         try await send(file.upload, sha256: file.sha256, size: file.size, showsProgress: true, api: api, client: client)
                     }
                     let small = toSend.filter { $0.size < Self.smallFileBytes }
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        for (index, file) in small.enumerated() {
-                            if index >= Self.parallelUploads { try await group.next() }
-                            group.addTask {
-                                try await send(file.upload, sha256: file.sha256, size: file.size, showsProgress: false, api: api, client: client)
-                            }
-                        }
-                        try await group.waitForAll()
+                    _ = try await mapConcurrently(small, width: Self.parallelUploads) { file in
+                        try await send(file.upload, sha256: file.sha256, size: file.size, showsProgress: false, api: api, client: client)
                     }
                     let sent = toSend.reduce(0) { $0 + $1.size }
                     let commit = CommitRequest(

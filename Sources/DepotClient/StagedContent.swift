@@ -1,0 +1,74 @@
+import Crypto
+import DepotDelta
+import DepotHTTP
+import DepotManifest
+import Foundation
+
+/// A download checked against its release entry as it is written where the switch takes it
+/// from: size and SHA-256 (of the content, gunzipped when it came as gzip), and the entry's
+/// modification time.
+enum StagedContent {
+    /// The SHA-256 and size of a file.
+    static func digest(of url: URL) throws -> (String, Int64) {
+        let input = try FileHandle(forReadingFrom: url)
+        defer { try? input.close() }
+        var hasher = SHA256()
+        var size: Int64 = 0
+        while let chunk = try input.read(upToCount: 256 * 1024), !chunk.isEmpty {
+            hasher.update(data: chunk)
+            size += Int64(chunk.count)
+        }
+        return (Hex.string(hasher.finalize()), size)
+    }
+
+    /// Gives a staged file the entry's `Last-Modified` as its modification time.
+    static func setModificationDate(of staged: URL, to entry: ReleaseEntry) throws {
+        if let modified = entry.modifiedSeconds {
+            try? FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: TimeInterval(modified))],
+                ofItemAtPath: staged.path
+            )
+        }
+    }
+
+    /// Decodes (for gzip) or copies the download into `staged`, checking size and SHA-256 against
+    /// the entry. Throws ``SyncError`` `.corrupt` on any mismatch. Not fsynced: staged files are
+    /// made durable together before the switch (``Durability``).
+    static func verifyAndStage(_ partial: URL, gzip: Bool, entry: ReleaseEntry, to staged: URL) throws {
+        try Durability.write(Data(), to: staged)
+        let input = try FileHandle(forReadingFrom: partial)
+        defer { try? input.close() }
+        let output = try FileHandle(forWritingTo: staged)
+        defer { try? output.close() }
+        func next() throws -> Data? { try input.read(upToCount: 256 * 1024) }
+        try decodeChecked(gzip: gzip, entry: entry, chunks: next) { try output.write(contentsOf: $0) }
+    }
+
+    /// Passes the content of `entry` to `write`, from the downloaded `chunks` (gunzipped when
+    /// `gzip`), checking it against the entry's size as it goes and its SHA-256 at the end: the
+    /// one check of every download, streamed or in memory. Throws ``SyncError`` `.corrupt` on any
+    /// mismatch.
+    static func decodeChecked(gzip: Bool, entry: ReleaseEntry, chunks next: () throws -> Data?, write: (Data) throws -> Void) throws {
+        var hasher = SHA256()
+        var size: Int64 = 0
+        let inflater = gzip ? try GzipInflater() : nil
+        func take(_ data: Data) throws {
+            size += Int64(data.count)
+            guard size <= entry.size else { throw SyncError(.corrupt, "\(entry.path) is larger than the release says") }
+            hasher.update(data: data)
+            try write(data)
+        }
+        do {
+            while let chunk = try next(), !chunk.isEmpty {
+                if let inflater { try chunk.withUnsafeBytes { try inflater.decode($0) { try take(Data($0)) } } } else { try take(chunk) }
+            }
+        } catch let error as GzipError {
+            throw SyncError(.corrupt, "the gzip data of \(entry.path) is corrupt: \(error.message)")
+        }
+        if let inflater, !inflater.isFinished { throw SyncError(.corrupt, "the gzip data of \(entry.path) is truncated") }
+        let digest = Hex.string(hasher.finalize())
+        guard size == entry.size, digest == entry.sha256 else {
+            throw SyncError(.corrupt, "\(entry.path) does not match the release (SHA-256 \(digest), \(size) bytes)")
+        }
+    }
+}
