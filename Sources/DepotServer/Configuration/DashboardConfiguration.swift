@@ -1,3 +1,5 @@
+import Configuration
+
 /// The operator's dashboard (`/dashboard/`) and the admin API it reads (`/v1/admin/…`).
 ///
 /// Publish tokens may read it and use its rollback and promote buttons; ``readTokens`` and the
@@ -14,5 +16,19 @@ public struct DashboardConfiguration: Sendable {
         self.enabled = enabled
         self.readTokens = readTokens
         self.allowedAddresses = allowedAddresses
+    }
+}
+
+extension DashboardConfiguration {
+    /// Reads the `dashboard.*` keys from the `dashboard` scope (see ``ServerConfiguration/init(reader:)``).
+    init(reader dashboard: ConfigReader) throws {
+        let defaults = DashboardConfiguration()
+        let readTokens = dashboard.stringArray(forKey: "readTokens", isSecret: true, default: [])
+        for token in readTokens { try BearerAuthenticator.validate(token, key: "dashboard.readTokens") }
+        self.init(
+            enabled: dashboard.bool(forKey: "enabled", default: defaults.enabled),
+            readTokens: readTokens,
+            allowedAddresses: Set(dashboard.stringArray(forKey: "allowedAddresses", default: Array(defaults.allowedAddresses).sorted()))
+        )
     }
 }

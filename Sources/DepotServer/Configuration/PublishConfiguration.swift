@@ -1,3 +1,7 @@
+import Configuration
+import DepotDelta
+import Foundation
+
 /// How publishing behaves.
 public struct PublishConfiguration: Sendable {
     /// Bearer tokens that may publish. Empty: publishing is disabled.
@@ -94,5 +98,81 @@ public struct DeltaConfiguration: Sendable {
         self.maximumSourceBytes = maximumSourceBytes
         self.packSections = packSections
         self.maximumBaseTags = maximumBaseTags
+    }
+}
+
+extension PublishConfiguration {
+    /// Reads the `publish.*` keys from the `publish` scope, and its deltas' from the `deltas`
+    /// scope (see ``ServerConfiguration/init(reader:)``).
+    init(reader publish: ConfigReader, deltas: ConfigReader) throws {
+        let defaults = PublishConfiguration()
+        var tokens = publish.stringArray(forKey: "tokens", isSecret: true, default: [])
+        for token in tokens { try BearerAuthenticator.validate(token, key: "publish.tokens") }
+        if let tokenFile = publish.string(forKey: "tokenFile") {
+            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+                throw ConfigurationError("publish.tokenFile \(tokenFile) cannot be read")
+            }
+            // One token a line (LF or CRLF); blank lines are skipped. Only ASCII spaces and tabs
+            // are trimmed: any other character is the token's own, and checked below.
+            let fileTokens = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t")) }
+                .filter { !$0.isEmpty }
+            guard !fileTokens.isEmpty else { throw ConfigurationError("publish.tokenFile \(tokenFile) holds no token") }
+            for token in fileTokens { try BearerAuthenticator.validate(token, key: "publish.tokenFile \(tokenFile)") }
+            tokens += fileTokens
+        }
+        let maxUpload = publish.int(forKey: "maxUploadBytes", default: Int(defaults.maxUploadBytes))
+        guard maxUpload >= 1 else { throw ConfigurationError("publish.maxUploadBytes must be at least 1") }
+        let keep = publish.int(forKey: "keepVersions", default: defaults.keepVersions)
+        guard keep >= 1 else { throw ConfigurationError("publish.keepVersions must be at least 1") }
+        let keepReleases = publish.int(forKey: "keepReleases", default: defaults.keepReleases)
+        guard keepReleases >= 0 else { throw ConfigurationError("publish.keepReleases must not be negative") }
+        let grace = publish.number(forKey: "retiredGraceSeconds", default: defaults.retiredGracePeriod / .seconds(1))
+        let interval = publish.number(forKey: "collectionIntervalSeconds", default: defaults.collectionInterval / .seconds(1))
+        let uploadLifetime = publish.number(forKey: "uploadLifetimeSeconds", default: defaults.uploadLifetime / .seconds(1))
+        let maxCommit = publish.int(forKey: "maxCommitBytes", default: defaults.maxCommitBytes)
+        let maxMissing = publish.int(forKey: "maxMissingHashes", default: defaults.maxMissingHashes)
+        guard maxMissing >= 1 else { throw ConfigurationError("publish.maxMissingHashes must be at least 1") }
+        guard grace >= 0, interval > 0, uploadLifetime > 0, maxCommit >= 1024 else {
+            throw ConfigurationError(
+                "publish.retiredGraceSeconds must not be negative, publish.collectionIntervalSeconds and publish.uploadLifetimeSeconds "
+                    + "must be positive, publish.maxCommitBytes at least 1024"
+            )
+        }
+        self.init(
+            tokens: tokens,
+            maxUploadBytes: Int64(maxUpload),
+            keepVersions: keep,
+            keepReleases: keepReleases,
+            retiredGracePeriod: .milliseconds(Int64(grace * 1000)),
+            collectionInterval: .milliseconds(Int64(interval * 1000)),
+            uploadLifetime: .milliseconds(Int64(uploadLifetime * 1000)),
+            maxCommitBytes: maxCommit,
+            maxMissingHashes: maxMissing,
+            deltas: try DeltaConfiguration(reader: deltas)
+        )
+    }
+}
+
+extension DeltaConfiguration {
+    /// Reads the `deltas.*` keys from the `deltas` scope (see ``ServerConfiguration/init(reader:)``).
+    init(reader deltas: ConfigReader) throws {
+        let defaults = Self()
+        self.init(
+            previousVersions: deltas.int(forKey: "previousVersions", default: defaults.previousVersions),
+            maximumRatio: deltas.number(forKey: "maximumRatio", default: defaults.maximumRatio),
+            indexStep: deltas.int(forKey: "indexStep", default: defaults.indexStep),
+            maximumSourceBytes: Int64(deltas.int(forKey: "maximumSourceBytes", default: Int(defaults.maximumSourceBytes))),
+            packSections: deltas.bool(forKey: "packSections", default: defaults.packSections),
+            maximumBaseTags: deltas.int(forKey: "maximumBaseTags", default: defaults.maximumBaseTags)
+        )
+        guard maximumBaseTags >= 1 else { throw ConfigurationError("deltas.maximumBaseTags must be at least 1") }
+        guard previousVersions >= 0, maximumRatio > 0, maximumRatio <= 1, (1...64).contains(indexStep) else {
+            throw ConfigurationError(
+                "deltas.previousVersions must not be negative, deltas.maximumRatio must be above 0 and at most 1, deltas.indexStep between 1 and 64"
+            )
+        }
+        guard (0...Int64(VCDIFFEncoder.maximumSourceSize)).contains(maximumSourceBytes) else {
+            throw ConfigurationError("deltas.maximumSourceBytes must be between 0 and \(VCDIFFEncoder.maximumSourceSize)")
+        }
     }
 }

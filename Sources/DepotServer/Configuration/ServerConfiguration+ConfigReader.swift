@@ -75,195 +75,102 @@ extension ServerConfiguration {
     /// - Throws: ``ConfigurationError`` for a value out of range.
     public init(reader: ConfigReader) throws {
         let defaults = ServerConfiguration()
-        let port = reader.int(forKey: "http.port", default: defaults.port)
+        let http = reader.scoped(to: "http")
+        let port = http.int(forKey: "port", default: defaults.port)
         guard (0...65535).contains(port) else { throw ConfigurationError("http.port must be between 0 and 65535, not \(port)") }
-        let rescan = reader.number(forKey: "public.rescanInterval", default: (defaults.publicRescanInterval ?? .zero) / .seconds(1))
-        guard rescan >= 0 else { throw ConfigurationError("public.rescanInterval must not be negative") }
-        let maxRanges = reader.int(forKey: "ranges.maxCount", default: defaults.rangeLimits.maxRanges)
-        guard maxRanges >= 1 else { throw ConfigurationError("ranges.maxCount must be at least 1") }
-        let level = reader.int(forKey: "gzip.level", default: defaults.store.gzipLevel)
-        guard (1...9).contains(level) else { throw ConfigurationError("gzip.level must be between 1 and 9, not \(level)") }
-        let savings = reader.number(forKey: "gzip.minimumSavings", default: defaults.store.gzipMinimumSavings)
-        guard (0..<1).contains(savings) else { throw ConfigurationError("gzip.minimumSavings must be at least 0 and below 1") }
-        let cacheControl = reader.string(forKey: "public.cacheControl", default: defaults.publicCacheControl.defaultValue ?? "")
-        let memoryCacheBytes = reader.int(forKey: "http.memoryCacheBytes", default: defaults.memoryCacheBytes)
+        let memoryCacheBytes = http.int(forKey: "memoryCacheBytes", default: defaults.memoryCacheBytes)
         guard memoryCacheBytes >= 0 else { throw ConfigurationError("http.memoryCacheBytes must not be negative") }
-        let resourceCacheEntries = reader.int(forKey: "http.resourceCacheEntries", default: defaults.resourceCacheEntries)
+        let resourceCacheEntries = http.int(forKey: "resourceCacheEntries", default: defaults.resourceCacheEntries)
         guard resourceCacheEntries >= 2 else { throw ConfigurationError("http.resourceCacheEntries must be at least 2") }
-        let mallocArenas = reader.int(forKey: "memory.mallocArenas", default: defaults.mallocArenas)
-        guard mallocArenas >= 0 else { throw ConfigurationError("memory.mallocArenas must not be negative") }
-        let headerLimits = ServerConfiguration.HeaderLimits(
-            maxFieldBytes: reader.int(forKey: "http.maxHeaderFieldBytes", default: defaults.headerLimits.maxFieldBytes),
-            maxListBytes: reader.int(forKey: "http.maxHeaderListBytes", default: defaults.headerLimits.maxListBytes),
-            maxFieldCount: reader.int(forKey: "http.maxHeaderFieldCount", default: defaults.headerLimits.maxFieldCount)
-        )
-        guard headerLimits.maxFieldBytes >= 256, headerLimits.maxListBytes >= 256, headerLimits.maxFieldCount >= 8 else {
-            throw ConfigurationError("http.maxHeaderFieldBytes and http.maxHeaderListBytes must be at least 256, http.maxHeaderFieldCount at least 8")
-        }
-        let connectionDefaults = defaults.connectionLimits
-        let connectionLimits = ConnectionLimits(
-            idleTimeout: reader.seconds(forKey: "http.idleTimeoutSeconds", default: connectionDefaults.idleTimeout),
-            requestHeadTimeout: reader.seconds(forKey: "http.requestHeadTimeoutSeconds", default: connectionDefaults.requestHeadTimeout),
-            minimumBodyBytesPerSecond: reader.int(forKey: "http.minimumBodyBytesPerSecond", default: connectionDefaults.minimumBodyBytesPerSecond),
-            bodyRateWindow: reader.seconds(forKey: "http.bodyRateWindowSeconds", default: connectionDefaults.bodyRateWindow),
-            maxConnections: reader.int(forKey: "http.maxConnections", default: connectionDefaults.maxConnections)
-        )
-        guard connectionLimits.idleTimeout > .zero, connectionLimits.requestHeadTimeout > .zero, connectionLimits.bodyRateWindow > .zero,
-            connectionLimits.minimumBodyBytesPerSecond >= 0, connectionLimits.maxConnections >= 1
-        else {
-            throw ConfigurationError(
-                "http.idleTimeoutSeconds, http.requestHeadTimeoutSeconds and http.bodyRateWindowSeconds must be positive, "
-                    + "http.minimumBodyBytesPerSecond not negative, http.maxConnections at least 1"
-            )
-        }
-        let openFiles = reader.int(forKey: "http.openFilesPerEventLoop", default: defaults.openFilesPerEventLoop)
-        let openFileIdle = reader.seconds(forKey: "http.openFileIdleSeconds", default: defaults.openFileIdleTime)
+        let openFiles = http.int(forKey: "openFilesPerEventLoop", default: defaults.openFilesPerEventLoop)
+        let openFileIdle = http.seconds(forKey: "openFileIdleSeconds", default: defaults.openFileIdleTime)
         guard openFiles >= 0, openFileIdle > .zero else {
             throw ConfigurationError("http.openFilesPerEventLoop must not be negative and http.openFileIdleSeconds must be positive")
         }
-        let metricsToken = reader.string(forKey: "metrics.token", isSecret: true)
-        if let metricsToken { try BearerAuthenticator.validate(metricsToken, key: "metrics.token") }
-        let shutdownGrace = reader.seconds(forKey: "http.shutdownGraceSeconds", default: defaults.shutdownGracePeriod)
+        let shutdownGrace = http.seconds(forKey: "shutdownGraceSeconds", default: defaults.shutdownGracePeriod)
         guard shutdownGrace >= .zero else { throw ConfigurationError("http.shutdownGraceSeconds must not be negative") }
-        let publish = try PublishConfiguration(reader: reader)
-        let cachePolicy = PublishedContent.CachePolicy(
-            files: reader.string(forKey: "files.cacheControl", default: defaults.cachePolicy.files ?? "").nonEmpty,
-            channels: reader.string(forKey: "channels.cacheControl", default: defaults.cachePolicy.channels ?? "").nonEmpty,
-            blobs: reader.string(forKey: "blobs.cacheControl", default: defaults.cachePolicy.blobs ?? "").nonEmpty
-        )
+        let mallocArenas = reader.int(forKey: "memory.mallocArenas", default: defaults.mallocArenas)
+        guard mallocArenas >= 0 else { throw ConfigurationError("memory.mallocArenas must not be negative") }
+        let metrics = reader.scoped(to: "metrics")
+        let metricsToken = metrics.string(forKey: "token", isSecret: true)
+        if let metricsToken { try BearerAuthenticator.validate(metricsToken, key: "metrics.token") }
+        let maxRanges = reader.int(forKey: "ranges.maxCount", default: defaults.rangeLimits.maxRanges)
+        guard maxRanges >= 1 else { throw ConfigurationError("ranges.maxCount must be at least 1") }
+        let publicFolder = reader.scoped(to: "public")
+        let rescan = publicFolder.number(forKey: "rescanInterval", default: (defaults.publicRescanInterval ?? .zero) / .seconds(1))
+        guard rescan >= 0 else { throw ConfigurationError("public.rescanInterval must not be negative") }
+        let cacheControl = publicFolder.string(forKey: "cacheControl", default: defaults.publicCacheControl.defaultValue ?? "")
 
         self.init(
-            host: reader.string(forKey: "http.host", default: defaults.host),
+            host: http.string(forKey: "host", default: defaults.host),
             port: port,
-            serverName: reader.string(forKey: "http.serverName"),
+            serverName: http.string(forKey: "serverName"),
             shutdownGracePeriod: shutdownGrace,
-            headerLimits: headerLimits,
-            connectionLimits: connectionLimits,
-            trustedProxies: Set(reader.stringArray(forKey: "http.trustedProxies", default: Array(defaults.trustedProxies))),
+            headerLimits: try HeaderLimits(reader: http),
+            connectionLimits: try ConnectionLimits(reader: http),
+            trustedProxies: Set(http.stringArray(forKey: "trustedProxies", default: Array(defaults.trustedProxies))),
             logsRequests: reader.bool(forKey: "log.requests", default: defaults.logsRequests),
-            accessLog: try AccessLogConfiguration(reader: reader),
-            directResponses: reader.bool(forKey: "http.directResponses", default: defaults.directResponses),
+            accessLog: try AccessLogConfiguration(reader: reader.scoped(to: "log")),
+            directResponses: http.bool(forKey: "directResponses", default: defaults.directResponses),
             memoryCacheBytes: memoryCacheBytes,
             resourceCacheEntries: resourceCacheEntries,
             mallocArenas: mallocArenas,
             openFilesPerEventLoop: openFiles,
             openFileIdleTime: openFileIdle,
-            metricsAllowedAddresses: Set(
-                reader.stringArray(forKey: "metrics.allowedAddresses", default: Array(defaults.metricsAllowedAddresses).sorted())
-            ),
+            metricsAllowedAddresses: Set(metrics.stringArray(forKey: "allowedAddresses", default: Array(defaults.metricsAllowedAddresses).sorted())),
             metricsToken: metricsToken,
-            dashboard: try DashboardConfiguration(reader: reader),
-            publicDirectory: reader.string(forKey: "public.path", default: defaults.publicDirectory),
+            dashboard: try DashboardConfiguration(reader: reader.scoped(to: "dashboard")),
+            publicDirectory: publicFolder.string(forKey: "path", default: defaults.publicDirectory),
             dataDirectory: reader.string(forKey: "data.path", default: defaults.dataDirectory),
             publicRescanInterval: rescan > 0 ? .milliseconds(Int64(rescan * 1000)) : nil,
             publicCacheControl: try CacheControlPolicy(
                 defaultValue: cacheControl.nonEmpty,
-                rules: reader.stringArray(forKey: "public.cacheControlRules", default: [])
+                rules: publicFolder.stringArray(forKey: "cacheControlRules", default: [])
             ),
             rangeLimits: RangeLimits(maxRanges: maxRanges),
-            store: BlobStoreConfiguration(gzipLevel: level, gzipMinimumSavings: savings),
-            publish: publish,
-            cachePolicy: cachePolicy,
-            channels: try ChannelSigner(reader: reader)
+            store: try BlobStoreConfiguration(reader: reader.scoped(to: "gzip")),
+            publish: try PublishConfiguration(reader: reader.scoped(to: "publish"), deltas: reader.scoped(to: "deltas")),
+            cachePolicy: PublishedContent.CachePolicy(reader: reader),
+            channels: try ChannelSigner(reader: reader.scoped(to: "channels"))
         )
     }
 }
 
-extension AccessLogConfiguration {
-    /// Reads the `log.requests*` keys (see ``ServerConfiguration/init(reader:)``).
-    init(reader: ConfigReader) throws {
-        let defaults = AccessLogConfiguration()
-        let formatName = reader.string(forKey: "log.requestsFormat", default: defaults.format.rawValue)
-        guard let format = Format(rawValue: formatName) else {
-            throw ConfigurationError("log.requestsFormat must be depot or combined, not \(formatName)")
-        }
-        let bufferBytes = reader.int(forKey: "log.requestsBufferBytes", default: defaults.bufferBytes)
-        guard bufferBytes >= AccessLogWriter.flushBytes else {
-            throw ConfigurationError("log.requestsBufferBytes must be at least \(AccessLogWriter.flushBytes)")
-        }
-        let flushInterval = reader.seconds(forKey: "log.requestsFlushSeconds", default: defaults.flushInterval)
-        guard flushInterval > .zero else { throw ConfigurationError("log.requestsFlushSeconds must be more than 0") }
-        self.init(format: format, path: reader.string(forKey: "log.requestsFile"), bufferBytes: bufferBytes, flushInterval: flushInterval)
-    }
-}
-
-extension ChannelSigner {
-    /// Reads the `channels.*` keys (see ``ServerConfiguration/init(reader:)``).
-    init(reader: ConfigReader) throws {
-        let validity = reader.number(forKey: "channels.validitySeconds", default: ChannelSigner().validity / .seconds(1))
-        guard validity >= 60 else { throw ConfigurationError("channels.validitySeconds must be at least 60") }
-        let files = reader.string(forKey: "channels.signingKeyFile").map { [$0] } ?? []
-        let keys = try (files + reader.stringArray(forKey: "channels.signingKeyFiles", default: [])).map(Self.readKey(file:))
-        let roots = try reader.string(forKey: "channels.rootDirectory").map(Self.readRoots(folder:)) ?? []
-        try self.init(keys: keys, roots: roots, validity: .seconds(Int64(validity)))
-    }
-}
-
-extension PublishConfiguration {
-    /// Reads the `publish.*` keys (see ``ServerConfiguration/init(reader:)``).
-    init(reader: ConfigReader) throws {
-        let defaults = PublishConfiguration()
-        var tokens = reader.stringArray(forKey: "publish.tokens", isSecret: true, default: [])
-        for token in tokens { try BearerAuthenticator.validate(token, key: "publish.tokens") }
-        if let tokenFile = reader.string(forKey: "publish.tokenFile") {
-            guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
-                throw ConfigurationError("publish.tokenFile \(tokenFile) cannot be read")
-            }
-            // One token a line (LF or CRLF); blank lines are skipped. Only ASCII spaces and tabs
-            // are trimmed: any other character is the token's own, and checked below.
-            let fileTokens = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t")) }
-                .filter { !$0.isEmpty }
-            guard !fileTokens.isEmpty else { throw ConfigurationError("publish.tokenFile \(tokenFile) holds no token") }
-            for token in fileTokens { try BearerAuthenticator.validate(token, key: "publish.tokenFile \(tokenFile)") }
-            tokens += fileTokens
-        }
-        let maxUpload = reader.int(forKey: "publish.maxUploadBytes", default: Int(defaults.maxUploadBytes))
-        guard maxUpload >= 1 else { throw ConfigurationError("publish.maxUploadBytes must be at least 1") }
-        let keep = reader.int(forKey: "publish.keepVersions", default: defaults.keepVersions)
-        guard keep >= 1 else { throw ConfigurationError("publish.keepVersions must be at least 1") }
-        let keepReleases = reader.int(forKey: "publish.keepReleases", default: defaults.keepReleases)
-        guard keepReleases >= 0 else { throw ConfigurationError("publish.keepReleases must not be negative") }
-        let grace = reader.number(forKey: "publish.retiredGraceSeconds", default: defaults.retiredGracePeriod / .seconds(1))
-        let interval = reader.number(forKey: "publish.collectionIntervalSeconds", default: defaults.collectionInterval / .seconds(1))
-        let uploadLifetime = reader.number(forKey: "publish.uploadLifetimeSeconds", default: defaults.uploadLifetime / .seconds(1))
-        let maxCommit = reader.int(forKey: "publish.maxCommitBytes", default: defaults.maxCommitBytes)
-        let maxMissing = reader.int(forKey: "publish.maxMissingHashes", default: defaults.maxMissingHashes)
-        guard maxMissing >= 1 else { throw ConfigurationError("publish.maxMissingHashes must be at least 1") }
-        guard grace >= 0, interval > 0, uploadLifetime > 0, maxCommit >= 1024 else {
-            throw ConfigurationError(
-                "publish.retiredGraceSeconds must not be negative, publish.collectionIntervalSeconds and publish.uploadLifetimeSeconds "
-                    + "must be positive, publish.maxCommitBytes at least 1024"
-            )
-        }
-        let deltaDefaults = defaults.deltas
-        let deltas = DeltaConfiguration(
-            previousVersions: reader.int(forKey: "deltas.previousVersions", default: deltaDefaults.previousVersions),
-            maximumRatio: reader.number(forKey: "deltas.maximumRatio", default: deltaDefaults.maximumRatio),
-            indexStep: reader.int(forKey: "deltas.indexStep", default: deltaDefaults.indexStep),
-            maximumSourceBytes: Int64(reader.int(forKey: "deltas.maximumSourceBytes", default: Int(deltaDefaults.maximumSourceBytes))),
-            packSections: reader.bool(forKey: "deltas.packSections", default: deltaDefaults.packSections),
-            maximumBaseTags: reader.int(forKey: "deltas.maximumBaseTags", default: deltaDefaults.maximumBaseTags)
-        )
-        guard deltas.maximumBaseTags >= 1 else { throw ConfigurationError("deltas.maximumBaseTags must be at least 1") }
-        guard deltas.previousVersions >= 0, deltas.maximumRatio > 0, deltas.maximumRatio <= 1, (1...64).contains(deltas.indexStep) else {
-            throw ConfigurationError(
-                "deltas.previousVersions must not be negative, deltas.maximumRatio must be above 0 and at most 1, deltas.indexStep between 1 and 64"
-            )
-        }
-        guard (0...Int64(VCDIFFEncoder.maximumSourceSize)).contains(deltas.maximumSourceBytes) else {
-            throw ConfigurationError("deltas.maximumSourceBytes must be between 0 and \(VCDIFFEncoder.maximumSourceSize)")
-        }
+extension ServerConfiguration.HeaderLimits {
+    /// Reads the `http.maxHeader…` keys from the `http` scope.
+    init(reader http: ConfigReader) throws {
+        let defaults = Self()
         self.init(
-            tokens: tokens,
-            maxUploadBytes: Int64(maxUpload),
-            keepVersions: keep,
-            keepReleases: keepReleases,
-            retiredGracePeriod: .milliseconds(Int64(grace * 1000)),
-            collectionInterval: .milliseconds(Int64(interval * 1000)),
-            uploadLifetime: .milliseconds(Int64(uploadLifetime * 1000)),
-            maxCommitBytes: maxCommit,
-            maxMissingHashes: maxMissing,
-            deltas: deltas
+            maxFieldBytes: http.int(forKey: "maxHeaderFieldBytes", default: defaults.maxFieldBytes),
+            maxListBytes: http.int(forKey: "maxHeaderListBytes", default: defaults.maxListBytes),
+            maxFieldCount: http.int(forKey: "maxHeaderFieldCount", default: defaults.maxFieldCount)
+        )
+        guard maxFieldBytes >= 256, maxListBytes >= 256, maxFieldCount >= 8 else {
+            throw ConfigurationError("http.maxHeaderFieldBytes and http.maxHeaderListBytes must be at least 256, http.maxHeaderFieldCount at least 8")
+        }
+    }
+}
+
+extension BlobStoreConfiguration {
+    /// Reads the `gzip.*` keys from the `gzip` scope.
+    init(reader gzip: ConfigReader) throws {
+        let defaults = Self()
+        let level = gzip.int(forKey: "level", default: defaults.gzipLevel)
+        guard (1...9).contains(level) else { throw ConfigurationError("gzip.level must be between 1 and 9, not \(level)") }
+        let savings = gzip.number(forKey: "minimumSavings", default: defaults.gzipMinimumSavings)
+        guard (0..<1).contains(savings) else { throw ConfigurationError("gzip.minimumSavings must be at least 0 and below 1") }
+        self.init(gzipLevel: level, gzipMinimumSavings: savings)
+    }
+}
+
+extension PublishedContent.CachePolicy {
+    /// Reads `files.cacheControl`, `channels.cacheControl` and `blobs.cacheControl`.
+    init(reader: ConfigReader) {
+        let defaults = Self()
+        self.init(
+            files: reader.string(forKey: "files.cacheControl", default: defaults.files ?? "").nonEmpty,
+            channels: reader.string(forKey: "channels.cacheControl", default: defaults.channels ?? "").nonEmpty,
+            blobs: reader.string(forKey: "blobs.cacheControl", default: defaults.blobs ?? "").nonEmpty
         )
     }
 }
@@ -271,18 +178,4 @@ extension PublishConfiguration {
 extension String {
     /// `nil` for the empty string: an empty setting means "send no such field".
     var nonEmpty: String? { isEmpty ? nil : self }
-}
-
-extension DashboardConfiguration {
-    /// Reads the `dashboard.*` keys (see ``ServerConfiguration/init(reader:)``).
-    init(reader: ConfigReader) throws {
-        let defaults = DashboardConfiguration()
-        let readTokens = reader.stringArray(forKey: "dashboard.readTokens", isSecret: true, default: [])
-        for token in readTokens { try BearerAuthenticator.validate(token, key: "dashboard.readTokens") }
-        self.init(
-            enabled: reader.bool(forKey: "dashboard.enabled", default: defaults.enabled),
-            readTokens: readTokens,
-            allowedAddresses: Set(reader.stringArray(forKey: "dashboard.allowedAddresses", default: Array(defaults.allowedAddresses).sorted()))
-        )
-    }
 }
