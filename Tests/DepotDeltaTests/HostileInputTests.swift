@@ -5,7 +5,7 @@ import Testing
 
 /// The decoder against damaged and hostile deltas: every one ends in a `VCDIFFError`, never a
 /// crash, and no allocation beyond the limits. The seed corpus is `Corpus/`, shared with the
-/// libFuzzer target `scripts/fuzz-delta` runs.
+/// libFuzzer target `scripts/fuzz delta` runs.
 @Suite("VCDIFF hostile input")
 struct HostileInputTests {
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Corpus")

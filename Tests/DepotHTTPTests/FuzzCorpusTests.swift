@@ -3,7 +3,7 @@ import DepotManifest
 import Foundation
 import Testing
 
-/// The seed corpora of `scripts/fuzz-input`, and every input the fuzzers once found, run
+/// The seed corpora of `scripts/fuzz paths|fields|pages`, and every input the fuzzers once found, run
 /// through the same checks (``InputHarness``).
 @Suite("Fuzz corpora")
 struct FuzzCorpusTests {

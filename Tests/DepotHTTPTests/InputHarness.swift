@@ -1,4 +1,4 @@
-// What the input fuzzers check, shared by `scripts/fuzz-input` (libFuzzer, this file compiled
+// What the input fuzzers check, shared by `scripts/fuzz` (libFuzzer, this file compiled
 // with the sources of DepotHTTP and DepotManifest as one module) and `FuzzCorpusTests` (the seed
 // corpora in Corpus/, run as tests). Each check takes arbitrary bytes, must not trap, and
 // throws when an invariant does not hold.

@@ -1,5 +1,5 @@
 // libFuzzer entry point for request paths, request fields and the client's release page and channel decoding,
-// compiled by scripts/fuzz-input together with Sources/DepotHTTP, Sources/DepotManifest and the
+// compiled by scripts/fuzz (paths, fields, pages) together with Sources/DepotHTTP, Sources/DepotManifest and the
 // checks in Tests/DepotHTTPTests/InputHarness.swift. DEPOT_FUZZ_TARGET picks the check.
 import Foundation
 

@@ -1,0 +1,68 @@
+"""What Depot's benchmarks share: the build users deploy, free ports, waiting for a server, and
+/proc readers. Each benchmark does `sys.path.insert(0, <scripts>/lib)` and imports this."""
+
+import os, re, socket, subprocess, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEPOT = os.path.join(ROOT, ".build", "release", "depot")
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def build_release(folder=ROOT, product="depot"):
+    """Builds `product` as users deploy it: release, with the Swift runtime linked statically
+    (deploy/README). Every benchmark measures this build, never a debug one."""
+    arguments = ["swift", "build", "-c", "release", "--static-swift-stdlib"]
+    if product:
+        arguments += ["--product", product]
+    subprocess.run(arguments, cwd=folder, check=True, capture_output=True, text=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(port, timeout=60):
+    """Waits until something listens on 127.0.0.1:port."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit(f"nothing listens on {port}")
+
+
+def children(pid):
+    try:
+        return [int(c) for c in open(f"/proc/{pid}/task/{pid}/children").read().split()]
+    except FileNotFoundError:
+        return []
+
+
+def cpu_seconds(pid):
+    """User + system CPU of a process and its threads (and its children, such as nginx's
+    workers)."""
+    total = 0
+    for p in [pid] + children(pid):
+        try:
+            fields = open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except FileNotFoundError:
+            pass
+    return total / CLOCK_TICKS
+
+
+def status_mib(pid, field):
+    """A memory figure of /proc/PID/status (VmHWM, VmRSS, RssAnon, RssFile), in MiB; 0 when
+    absent."""
+    status = open(f"/proc/{pid}/status").read()
+    found = re.search(field + r":\s+(\d+)", status)
+    return int(found.group(1)) / 1024 if found else 0
+
+
+def reset_peak_rss(pid):
+    """Starts VmHWM afresh (Linux ≥ 4.0), so the next reading is the peak from now on."""
+    open(f"/proc/{pid}/clear_refs", "w").write("5")
