@@ -28,6 +28,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -145,6 +146,7 @@ let package = Package(
                 "DepotStore",
                 "DepotManifest",
                 "DepotSigning",
+                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -165,7 +167,12 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // The dashboard's style and script, plain files built into the binary.
-            resources: [.embedInCode("Dashboard/dashboard.css"), .embedInCode("Dashboard/dashboard.js")],
+            resources: [
+                .embedInCode("Dashboard/dashboard.css"), .embedInCode("Dashboard/dashboard.js"),
+                .embedInCode("Dashboard/Templates/layout.mustache"), .embedInCode("Dashboard/Templates/overview.mustache"),
+                .embedInCode("Dashboard/Templates/traffic.mustache"), .embedInCode("Dashboard/Templates/diff.mustache"),
+                .embedInCode("Dashboard/Templates/file.mustache"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -277,13 +284,13 @@ let package = Package(
         .testTarget(
             name: "DepotHTTPTests",
             dependencies: ["DepotHTTP", "DepotManifest"],
-            exclude: ["Corpus"],  // read from the source tree, and by scripts/fuzz-input
+            exclude: ["Corpus"],  // read from the source tree, and by scripts/fuzz paths|fields|pages
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "DepotDeltaTests",
             dependencies: ["DepotDelta", "DepotTestFixtures"],
-            exclude: ["Corpus"],  // read from the source tree, and by scripts/fuzz-delta
+            exclude: ["Corpus"],  // read from the source tree, and by scripts/fuzz delta
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -74,7 +74,7 @@ package func buildApplication(
         releases: ReleaseController(publisher: publisher, uploads: uploads, authenticator: publishers),
         documents: ReleaseDocumentsController(content: content, catalog: catalog, responder: responder),
         health: HealthController(catalog: catalog, store: store, logger: logger),
-        dashboard: traffic.map { traffic in
+        dashboard: try traffic.map { traffic in
             DashboardController(
                 data: DashboardData(catalog: catalog, traffic: traffic, signer: configuration.channels),
                 access: DashboardAccess(
@@ -82,7 +82,8 @@ package func buildApplication(
                     readers: BearerAuthenticator(tokens: configuration.dashboard.readTokens),
                     allowedAddresses: configuration.dashboard.allowedAddresses,
                     trustedProxies: configuration.trustedProxies
-                )
+                ),
+                pages: try DashboardPage()
             )
         },
         responder: responder

@@ -52,6 +52,16 @@ struct DashboardAccessTests {
         #expect(!DashboardPage.escape(text).unicodeScalars.contains { "\"<>'".unicodeScalars.contains($0) })
     }
 
+    @Test("the pages' templates escape every value by scalar, titles and attributes included")
+    func templatesEscape() throws {
+        let path = "a\"\u{301} onmouseover=x <\u{338}b>'"
+        let page = try DashboardPage().file(DashboardData.File(path: path, versions: []), role: .reader)
+        #expect(!page.contains("\"\u{301}") && !page.contains("<\u{338}") && !page.contains("'\u{301}"))
+        #expect(page.contains("<title>Depot: a&quot;\u{301} onmouseover=x &lt;\u{338}b&gt;&#39;</title>"))
+        #expect(page.contains("<h2 id=\"file\">a&quot;\u{301} onmouseover=x &lt;\u{338}b&gt;&#39;</h2>"))
+        #expect(page.contains("<p>No version of this path.</p>") && page.contains("data-role=\"reader\""))
+    }
+
     @Test("the traffic ring keeps the last 60 minutes by status class, and forgets older ones")
     func trafficRing() {
         let clock = Mutex<Int64>(1_800_000_000)

@@ -17,20 +17,21 @@ import NIOCore
 struct DashboardController: Sendable {
     let data: DashboardData
     let access: DashboardAccess
+    let pages: DashboardPage
 
     func addRoutes(to router: Router<DepotRequestContext>) {
         router.get("/dashboard/") { request, context in
             let role = try access.authorize(request, context: context)
-            return Self.html(DashboardPage.overview(try await data.overview(role: role)))
+            return Self.html(pages.overview(try await data.overview(role: role)))
         }
         router.get("/dashboard/signin") { request, _ in try access.signIn(request) }
         router.get("/dashboard/diff") { request, context in
             let role = try access.authorize(request, context: context)
-            return Self.html(DashboardPage.diff(try await diff(request), role: role))
+            return Self.html(pages.diff(try await diff(request), role: role))
         }
         router.get("/dashboard/file") { request, context in
             let role = try access.authorize(request, context: context)
-            return Self.html(DashboardPage.file(try await data.file(path: try Self.path(request)), role: role))
+            return Self.html(pages.file(try await data.file(path: try Self.path(request)), role: role))
         }
         router.get("/dashboard/dashboard.css") { _, _ in Self.asset(PackageResources.dashboard_css, type: "text/css; charset=utf-8") }
         router.get("/dashboard/dashboard.js") { _, _ in Self.asset(PackageResources.dashboard_js, type: "text/javascript; charset=utf-8") }
