@@ -12,8 +12,9 @@ public struct GzipError: Error, Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Streaming gunzip (RFC 1952) over zlib. Hand-written: the client may depend on zlib and
-/// swift-crypto only (it builds for iOS and macOS too), and no such package wraps zlib; the
-/// server's patches use it too, so gzip-compressed VCDIFF has one binding.
+/// swift-crypto only (it builds for iOS and macOS too), and no such package wraps zlib
+/// (compress-nio needs SwiftNIO). It is Depot's one zlib binding: the store's gzip variants,
+/// the server's documents and patches, and the client all use it.
 public final class GzipInflater {
     private var stream = z_stream()
     private var finished = false
@@ -123,5 +124,24 @@ public final class GzipDeflater {
             // Without finishing, zlib is done once it has taken all the input and has room left.
             if !finish, stream.avail_in == 0, stream.avail_out > 0 { done = true }
         } while !done
+    }
+}
+
+/// Whole buffers to and from gzip, over ``GzipDeflater`` and ``GzipInflater``.
+public enum Gzip {
+    /// `bytes` as one gzip member, at zlib's `level` (1–9; 6 is zlib's default).
+    public static func compress(_ bytes: UnsafeRawBufferPointer, level: Int32 = 6) throws -> [UInt8] {
+        var compressed: [UInt8] = []
+        try GzipDeflater(level: level).compress(bytes, finish: true) { compressed.append(contentsOf: $0) }
+        return compressed
+    }
+
+    /// The content of the gzip member `bytes`; throws ``GzipError`` when it is not whole.
+    public static func decompress(_ bytes: UnsafeRawBufferPointer) throws -> [UInt8] {
+        let inflater = try GzipInflater()
+        var content: [UInt8] = []
+        try inflater.decode(bytes) { content.append(contentsOf: $0) }
+        guard inflater.isFinished else { throw GzipError("the gzip data is truncated") }
+        return content
     }
 }

@@ -1,4 +1,3 @@
-import CompressNIO
 import Crypto
 import DepotHTTP
 import Logging

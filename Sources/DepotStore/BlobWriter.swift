@@ -1,5 +1,5 @@
-import CompressNIO
 import Crypto
+import DepotDelta
 import NIOCore
 import _NIOFileSystem
 
@@ -11,8 +11,7 @@ struct BlobWriter {
     private let gzipPath: FilePath
     private let content: WriteFileHandle
     private let gzip: WriteFileHandle
-    private let compressor: ZlibCompressor
-    private var window: ByteBuffer
+    private let compressor: GzipDeflater
     /// Uploaded bytes not yet hashed, compressed and written: a request body arrives in
     /// chunks of a few KiB, and each file write is a trip to NIO's thread pool, so they are
     /// taken in batches of ``batchBytes``.
@@ -45,8 +44,7 @@ struct BlobWriter {
                 gzipPath: gzipPath,
                 content: content,
                 gzip: gzip,
-                compressor: try ZlibCompressor(algorithm: .gzip, configuration: .init(compressionLevel: level)),
-                window: ByteBuffer()
+                compressor: try GzipDeflater(level: level)
             )
         } catch {
             throw BlobStore.storeError(error)
@@ -59,8 +57,7 @@ struct BlobWriter {
         gzipPath: FilePath,
         content: WriteFileHandle,
         gzip: WriteFileHandle,
-        compressor: ZlibCompressor,
-        window: ByteBuffer
+        compressor: GzipDeflater
     ) {
         self.store = store
         self.contentPath = contentPath
@@ -68,7 +65,6 @@ struct BlobWriter {
         self.content = content
         self.gzip = gzip
         self.compressor = compressor
-        self.window = ByteBufferAllocator().buffer(capacity: 64 * 1024)
     }
 
     static let batchBytes = 1 << 20
@@ -97,16 +93,14 @@ struct BlobWriter {
         _ = try await content.write(contentsOf: chunk.readableBytesView, toAbsoluteOffset: size)
         try await Self.startWriteback(content, offset: size, count: Int64(chunk.readableBytes))
         size += Int64(chunk.readableBytes)
-        var input = chunk
-        try await compress(&input, flush: .no)
+        try await compress(chunk, finish: false)
     }
 
     /// Finishes both files, makes them durable and moves them to their content-addressed names.
     /// The gzip variant is dropped when it does not save enough.
     mutating func commit(verify: (BlobRecord) throws -> Void) async throws -> BlobRecord {
         try await writePending()
-        var empty = ByteBuffer()
-        try await compress(&empty, flush: .finish)
+        try await compress(ByteBuffer(), finish: true)
         let sha256 = self.sha256.finalize().hexString
         let md5 = self.md5.finalize().hexString
         let keepGzip = Double(gzipSize) <= Double(size) * (1 - store.configuration.gzipMinimumSavings) && size > 0
@@ -181,10 +175,10 @@ struct BlobWriter {
         _ = try? await store.fileSystem.removeItem(at: gzipPath)
     }
 
-    private mutating func compress(_ input: inout ByteBuffer, flush: CompressNIOFlush) async throws {
+    private mutating func compress(_ input: ByteBuffer, finish: Bool) async throws {
         var produced = ByteBuffer()
-        try input.compressStream(with: compressor, window: &window, flush: flush) { output in
-            produced.writeImmutableBuffer(output)
+        try input.withUnsafeReadableBytes { bytes in
+            try compressor.compress(bytes, finish: finish) { produced.writeBytes($0) }
         }
         guard produced.readableBytes > 0 else { return }
         produced.withUnsafeReadableBytes { gzipSHA256.update(bufferPointer: $0) }

@@ -1,5 +1,5 @@
-import CompressNIO
 import Crypto
+import DepotDelta
 import Foundation
 import NIOCore
 
@@ -49,9 +49,7 @@ public enum Fixture {
     }
 
     public static func gunzip(_ bytes: [UInt8]) throws -> Data {
-        var buffer = ByteBuffer(bytes: bytes)
-        let decompressed = try buffer.decompress(with: .gzip())
-        return Data(decompressed.readableBytesView)
+        Data(try bytes.withUnsafeBytes { try Gzip.decompress($0) })
     }
 
     private static func hex(_ bytes: some Sequence<UInt8>) -> String {

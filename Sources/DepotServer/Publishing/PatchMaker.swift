@@ -1,5 +1,5 @@
-import CompressNIO
 import DepotConnection
+import DepotDelta
 import DepotHTTP
 import DepotStore
 import Logging
@@ -58,9 +58,8 @@ final class PatchMaker: Service {
             let options = deltaOptions
             for pair in try await catalog.missingDocumentPatches(channel: channel) {
                 let (patch, fullSize) = try await documentEncoder.runIfActive {
-                    var whole = ByteBuffer(bytes: pair.targetBytes)
                     let patch = try DeltaMaker.make(from: pair.sourceBytes, to: pair.targetBytes, options: options)
-                    return (Array(patch.readableBytesView), try whole.compress(with: .gzip).readableBytes)
+                    return (Array(patch.readableBytesView), try pair.targetBytes.withUnsafeBytes { try Gzip.compress($0).count })
                 }
                 try await catalog.recordDocumentDelta(source: pair.source, target: pair.target, patch: patch, fullSize: fullSize, now: .now())
             }

@@ -1,7 +1,7 @@
-import CompressNIO
 import Crypto
 import DepotAPI
 import DepotConnection
+import DepotDelta
 import DepotHTTP
 import DepotManifest
 import DepotStore
@@ -241,8 +241,8 @@ public final class PublishedContent: Sendable {
 
     /// A JSON document served from memory, with a gzip variant when compressing saves a tenth.
     static func jsonResource(_ document: [UInt8], lastModified: HTTPDate, lastModifiedIsStrong: Bool, cacheControl: String?) throws -> Resource {
-        var identity = ByteBuffer(bytes: document)
-        let compressed = try identity.compress(with: .gzip)
+        let identity = ByteBuffer(bytes: document)
+        let compressed = ByteBuffer(bytes: try document.withUnsafeBytes { try Gzip.compress($0) })
         let gzip =
             compressed.readableBytes * 10 <= document.count * 9
             ? Resource.Variant(
