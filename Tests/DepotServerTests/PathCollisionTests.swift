@@ -10,29 +10,28 @@ import _NIOFileSystem
 
 /// One rule for what a published path may be (``PortablePath``): Unicode spellings of one name
 /// are one file, names a client's file system would merge are refused, and a catalog that
-/// already holds such rows starts.
+/// already holds such rows starts. API behaviour: in process, through the router, but for the
+/// catalog written by an older Depot, which a real server starts on.
 @Suite("Path collisions")
 struct PathCollisionTests {
     static let auth = ("Authorization", "Bearer \(LiveServer.token)")
 
     @Test("NFC and NFD spellings of a name publish one file; the server keeps answering")
     func unicodeSpellings() async throws {
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                let nfc = try await connection.request("PUT", "/v1/files/caf%C3%A9.txt", headers: [Self.auth], body: Array("one".utf8))
-                #expect(nfc.status == 201)
-                let nfd = try await connection.request("PUT", "/v1/files/cafe%CC%81.txt", headers: [Self.auth], body: Array("two".utf8))
-                #expect(nfd.status == 201)
-                let reply = try nfd.decoded(PublishReply.self)
-                #expect(reply.version == 2)
-                #expect(reply.path == "caf\u{E9}.txt")
-                let files = try await connection.releaseFiles()
-                #expect(files.count == 1)
-                // The stored path is NFC, byte for byte.
-                #expect((files.first?["path"] as? String).map { Array($0.utf8) } == Array("caf\u{E9}.txt".utf8))
-                #expect(try await connection.request("GET", "/files/cafe%CC%81.txt").bodyText == "two")
-                #expect(try await connection.request("GET", "/files/caf%C3%A9.txt").bodyText == "two")
-            }
+        try await InProcessConnection.withPublishing { connection in
+            let nfc = try await connection.request("PUT", "/v1/files/caf%C3%A9.txt", headers: [Self.auth], body: Array("one".utf8))
+            #expect(nfc.status == 201)
+            let nfd = try await connection.request("PUT", "/v1/files/cafe%CC%81.txt", headers: [Self.auth], body: Array("two".utf8))
+            #expect(nfd.status == 201)
+            let reply = try nfd.decoded(PublishReply.self)
+            #expect(reply.version == 2)
+            #expect(reply.path == "caf\u{E9}.txt")
+            let files = try await connection.releaseFiles()
+            #expect(files.count == 1)
+            // The stored path is NFC, byte for byte.
+            #expect((files.first?["path"] as? String).map { Array($0.utf8) } == Array("caf\u{E9}.txt".utf8))
+            #expect(try await connection.request("GET", "/files/cafe%CC%81.txt").bodyText == "two")
+            #expect(try await connection.request("GET", "/files/caf%C3%A9.txt").bodyText == "two")
         }
     }
 
@@ -48,51 +47,43 @@ struct PathCollisionTests {
         ]
     )
     func collisions(first: String, second: String) async throws {
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                #expect(try await connection.request("PUT", "/v1/files/\(first)", headers: [Self.auth], body: Array("1".utf8)).status == 201)
-                let before = try await connection.request("GET", "/manifest.json").bodyText
-                let refused = try await connection.request("PUT", "/v1/files/\(second)", headers: [Self.auth], body: Array("2".utf8))
-                #expect(refused.status == 409, "\(refused.bodyText)")
-                #expect(refused.bodyText.contains("live"))
-                #expect(try await connection.request("GET", "/manifest.json").bodyText == before)
-            }
+        try await InProcessConnection.withPublishing { connection in
+            #expect(try await connection.request("PUT", "/v1/files/\(first)", headers: [Self.auth], body: Array("1".utf8)).status == 201)
+            let before = try await connection.request("GET", "/manifest.json").bodyText
+            let refused = try await connection.request("PUT", "/v1/files/\(second)", headers: [Self.auth], body: Array("2".utf8))
+            #expect(refused.status == 409, "\(refused.bodyText)")
+            #expect(refused.bodyText.contains("live"))
+            #expect(try await connection.request("GET", "/manifest.json").bodyText == before)
         }
     }
 
     @Test("paths some client cannot write get 400", arguments: [".depot/state.json", ".DePoT/x", "a/" + String(repeating: "x", count: 256)])
     func unwritable(path: String) async throws {
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                let refused = try await connection.request("PUT", "/v1/files/\(path)", headers: [Self.auth], body: Array("1".utf8))
-                #expect(refused.status == 400)
-                #expect(refused.bodyText.contains("cannot be written by every client"))
-            }
+        try await InProcessConnection.withPublishing { connection in
+            let refused = try await connection.request("PUT", "/v1/files/\(path)", headers: [Self.auth], body: Array("1".utf8))
+            #expect(refused.status == 400)
+            #expect(refused.bodyText.contains("cannot be written by every client"))
         }
     }
 
     @Test("a segment that starts with a combining mark is published, listed with a URL that serves it, and synced")
     func combiningMarkAfterSlash() async throws {
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                let reply = try await connection.request("PUT", "/v1/files/a/%E2%83%ABt.txt", headers: [Self.auth], body: Array("mark".utf8))
-                #expect(reply.status == 201)
-                #expect((try await connection.releaseFiles()).first?["path"] as? String == "a/\u{20EB}t.txt")
-                let url = try #require(reply.header("Location"))
-                #expect(url == "/files/a/%E2%83%ABt.txt")
-                #expect(try await connection.request("GET", url).bodyText == "mark")
-            }
+        try await InProcessConnection.withPublishing { connection in
+            let reply = try await connection.request("PUT", "/v1/files/a/%E2%83%ABt.txt", headers: [Self.auth], body: Array("mark".utf8))
+            #expect(reply.status == 201)
+            #expect((try await connection.releaseFiles()).first?["path"] as? String == "a/\u{20EB}t.txt")
+            let url = try #require(reply.header("Location"))
+            #expect(url == "/files/a/%E2%83%ABt.txt")
+            #expect(try await connection.request("GET", url).bodyText == "mark")
         }
     }
 
     @Test("a 255-byte segment is accepted")
     func longestSegment() async throws {
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                let path = String(repeating: "x", count: 255)
-                let reply = try await connection.request("PUT", "/v1/files/\(path)", headers: [Self.auth], body: Array("1".utf8))
-                #expect(reply.status == 201)
-            }
+        try await InProcessConnection.withPublishing { connection in
+            let path = String(repeating: "x", count: 255)
+            let reply = try await connection.request("PUT", "/v1/files/\(path)", headers: [Self.auth], body: Array("1".utf8))
+            #expect(reply.status == 201)
         }
     }
 

@@ -34,24 +34,22 @@ struct PublishLimitsTests {
 
     @Test("POST /v1/blobs/missing asks about at most publish.maxMissingHashes hashes: more is 413, at the limit is answered")
     func missingHashesLimit() async throws {
-        try await LiveServer.withPublishing(configuration: .init(publish: .init(maxMissingHashes: 3))) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                func ask(_ count: Int) async throws -> RawHTTPResponse {
-                    let hashes = (0..<count).map { "\"\(String(repeating: String($0 % 10), count: 64))\"" }.joined(separator: ",")
-                    return try await connection.request(
-                        "POST",
-                        "/v1/blobs/missing",
-                        headers: [Self.auth],
-                        body: Array("{\"sha256\": [\(hashes)]}".utf8)
-                    )
-                }
-                let over = try await ask(4)
-                #expect(over.status == 413)
-                #expect(over.bodyText.contains("at most 3 hashes"))
-                let at = try await ask(3)
-                #expect(at.status == 200)
-                #expect(try at.decoded(MissingBlobsReply.self).missing.count == 3)
+        try await InProcessConnection.withPublishing(configuration: .init(publish: .init(maxMissingHashes: 3))) { connection in
+            func ask(_ count: Int) async throws -> RawHTTPResponse {
+                let hashes = (0..<count).map { "\"\(String(repeating: String($0 % 10), count: 64))\"" }.joined(separator: ",")
+                return try await connection.request(
+                    "POST",
+                    "/v1/blobs/missing",
+                    headers: [Self.auth],
+                    body: Array("{\"sha256\": [\(hashes)]}".utf8)
+                )
             }
+            let over = try await ask(4)
+            #expect(over.status == 413)
+            #expect(over.bodyText.contains("at most 3 hashes"))
+            let at = try await ask(3)
+            #expect(at.status == 200)
+            #expect(try at.decoded(MissingBlobsReply.self).missing.count == 3)
         }
     }
 
