@@ -13,8 +13,15 @@ import Darwin
 /// Spawned with posix_spawn(3), by hand rather than with Foundation's `Process`: on Linux, the
 /// `Process.run()` of Swift 6.3 copies 256 bytes of each `/proc/self/fd` entry however short it
 /// is, and crashes the whole test process when one ends a page (swift-corelibs-foundation#5472,
-/// fixed after 6.3). swift-subprocess runs a program only for the length of a closure, while
-/// these tests keep servers running across steps.
+/// fixed after 6.3).
+///
+/// swiftlang/swift-subprocess 1.0.2 avoids that bug (it spawns with posix_spawn and
+/// `posix_spawn_file_actions_addclosefrom_np`, read in its `process_shims.c`) and has process
+/// groups and teardown sequences, but it is not used: a child lives only for the length of
+/// `run`'s closure, and its output goes to pipes that closure must drain, while these tests
+/// start a server (`depot serve`, nginx) in one step, keep it across the next ones, kill it at
+/// a chosen moment, and read its log from a file afterwards. Scoping every such test to one
+/// closure would move this file's 200 lines into each test's shape.
 ///
 /// The child gets default signal handling and an empty signal mask (a test process that runs a
 /// server ignores SIGTERM, and an ignored signal stays ignored across `exec`), and none of the

@@ -4,15 +4,15 @@ import DepotTestSupport
 import Foundation
 import Testing
 
-/// Publishing over the wire: `PUT /v1/files/{path}`, what the manifest, `/files`, sidecars and
-/// `/blobs` then serve, and every refusal.
+/// Publishing: `PUT /v1/files/{path}`, what the manifest, `/files`, sidecars and `/blobs` then
+/// serve, and every refusal. The API in process; what is served, over a socket.
 @Suite("Publishing")
 struct PublishingTests {
     static let auth = ("Authorization", "Bearer \(LiveServer.token)")
     static let catalogDB = Data(Fixture.text + Fixture.noise.prefix(50_000))
 
-    static func publish(
-        _ connection: inout RawHTTPConnection,
+    static func publish<Connection: TestHTTPConnection & ~Copyable>(
+        _ connection: inout Connection,
         _ path: String,
         _ data: Data,
         headers: [(String, String)] = [auth]
@@ -22,8 +22,8 @@ struct PublishingTests {
 
     /// What a client sees: the default channel's document (`/manifest.json`), with `files`
     /// set to its release's entries.
-    static func manifest(_ connection: inout RawHTTPConnection) async throws -> [String: Any] {
-        var document = try await connection.request("GET", "/manifest.json").json
+    static func manifest<Connection: TestHTTPConnection & ~Copyable>(_ connection: inout Connection) async throws -> [String: Any] {
+        var document = try await connection.request("GET", "/manifest.json", headers: [], body: nil).json
         document["files"] = try await connection.releaseFiles()
         return document
     }
@@ -45,39 +45,37 @@ struct PublishingTests {
     func publishAndManifest() async throws {
         let sha256 = try await Self.digestTool("sha256sum", Self.catalogDB)
         let md5 = try await Self.digestTool("md5sum", Self.catalogDB)
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                let before = try await Self.manifest(&connection)
-                let reply = try await Self.publish(&connection, "db/catalog.sqlite", Self.catalogDB)
-                #expect(reply.status == 201)
-                #expect(reply.header("Location") == "/files/db/catalog.sqlite")
-                let published = try reply.decoded(PublishReply.self)
-                #expect(published.sha256 == sha256)
-                #expect(published.md5 == md5)
-                #expect(published.version == 1)
-                #expect(published.size == Int64(Self.catalogDB.count))
-                #expect(published.etag == "\"\(sha256)\"")
+        try await InProcessConnection.withPublishing { connection in
+            let before = try await Self.manifest(&connection)
+            let reply = try await Self.publish(&connection, "db/catalog.sqlite", Self.catalogDB)
+            #expect(reply.status == 201)
+            #expect(reply.header("Location") == "/files/db/catalog.sqlite")
+            let published = try reply.decoded(PublishReply.self)
+            #expect(published.sha256 == sha256)
+            #expect(published.md5 == md5)
+            #expect(published.version == 1)
+            #expect(published.size == Int64(Self.catalogDB.count))
+            #expect(published.etag == "\"\(sha256)\"")
 
-                let manifest = try await Self.manifest(&connection)
-                #expect((manifest["serial"] as? Int ?? 0) > (before["serial"] as? Int ?? 0))
-                let entry = try #require(Self.entries(manifest).first)
-                #expect(entry["path"] as? String == "db/catalog.sqlite")
-                #expect(entry["sha256"] as? String == sha256)
-                #expect(entry["md5"] as? String == md5)
-                #expect(entry["size"] as? Int == Self.catalogDB.count)
-                #expect(entry["contentType"] as? String == "application/octet-stream")
-                let gzip = try #require(entry["gzip"] as? [String: Any])
+            let manifest = try await Self.manifest(&connection)
+            #expect((manifest["serial"] as? Int ?? 0) > (before["serial"] as? Int ?? 0))
+            let entry = try #require(Self.entries(manifest).first)
+            #expect(entry["path"] as? String == "db/catalog.sqlite")
+            #expect(entry["sha256"] as? String == sha256)
+            #expect(entry["md5"] as? String == md5)
+            #expect(entry["size"] as? Int == Self.catalogDB.count)
+            #expect(entry["contentType"] as? String == "application/octet-stream")
+            let gzip = try #require(entry["gzip"] as? [String: Any])
 
-                // The gzip variant gunzips to the same bytes, and its digest is the manifest's.
-                let gzipBlob = try await connection.request("GET", "/blobs/\(sha256).gz")
-                #expect(gzipBlob.status == 200)
-                #expect(gzipBlob.header("Content-Type") == "application/gzip")
-                #expect(gzipBlob.header("Content-Encoding") == nil)
-                #expect(gzipBlob.header("Cache-Control") == "public, max-age=31536000, immutable")
-                #expect(gzipBlob.body.count == gzip["size"] as? Int)
-                #expect(Fixture.sha256(gzipBlob.body) == gzip["sha256"] as? String)
-                #expect(try Fixture.gunzip(gzipBlob.body) == Self.catalogDB)
-            }
+            // The gzip variant gunzips to the same bytes, and its digest is the manifest's.
+            let gzipBlob = try await connection.request("GET", "/blobs/\(sha256).gz")
+            #expect(gzipBlob.status == 200)
+            #expect(gzipBlob.header("Content-Type") == "application/gzip")
+            #expect(gzipBlob.header("Content-Encoding") == nil)
+            #expect(gzipBlob.header("Cache-Control") == "public, max-age=31536000, immutable")
+            #expect(gzipBlob.body.count == gzip["size"] as? Int)
+            #expect(Fixture.sha256(gzipBlob.body) == gzip["sha256"] as? String)
+            #expect(try Fixture.gunzip(gzipBlob.body) == Self.catalogDB)
         }
     }
 
@@ -155,15 +153,13 @@ struct PublishingTests {
 
     @Test("DELETE unpublishes")
     func unpublish() async throws {
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                _ = try await Self.publish(&connection, "gone.txt", Data("bye\n".utf8))
-                let deleted = try await connection.request("DELETE", "/v1/files/gone.txt", headers: [Self.auth])
-                #expect(deleted.status == 204)
-                #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
-                #expect(try await connection.request("GET", "/files/gone.txt").status == 404)
-                #expect(try await connection.request("DELETE", "/v1/files/gone.txt", headers: [Self.auth]).status == 404)
-            }
+        try await InProcessConnection.withPublishing { connection in
+            _ = try await Self.publish(&connection, "gone.txt", Data("bye\n".utf8))
+            let deleted = try await connection.request("DELETE", "/v1/files/gone.txt", headers: [Self.auth])
+            #expect(deleted.status == 204)
+            #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
+            #expect(try await connection.request("GET", "/files/gone.txt").status == 404)
+            #expect(try await connection.request("DELETE", "/v1/files/gone.txt", headers: [Self.auth]).status == 404)
         }
     }
 
@@ -172,49 +168,45 @@ struct PublishingTests {
         let data = Data("digest me\n".utf8)
         let md5 = Data(Fixture.md5Bytes(data)).base64EncodedString()
         let sha = Data(Fixture.sha256Bytes(data)).base64EncodedString()
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                let good = try await Self.publish(
-                    &connection,
-                    "d.txt",
-                    data,
-                    headers: [Self.auth, ("Content-MD5", md5), ("Repr-Digest", "sha-256=:\(sha):")]
-                )
-                #expect(good.status == 201)
-                let serial = try await Self.manifest(&connection)["serial"] as? Int
+        try await InProcessConnection.withPublishing { connection in
+            let good = try await Self.publish(
+                &connection,
+                "d.txt",
+                data,
+                headers: [Self.auth, ("Content-MD5", md5), ("Repr-Digest", "sha-256=:\(sha):")]
+            )
+            #expect(good.status == 201)
+            let serial = try await Self.manifest(&connection)["serial"] as? Int
 
-                let cases: [(String, String)] = [
-                    ("Content-MD5", Data(Fixture.md5Bytes(Data("other".utf8))).base64EncodedString()),
-                    ("Repr-Digest", "sha-256=:\(Data(Fixture.sha256Bytes(Data("other".utf8))).base64EncodedString()):"),
-                    ("Content-MD5", "not base64!"),
-                    ("Repr-Digest", "sha-256=garbage"),
-                ]
-                for (name, value) in cases {
-                    let bad = try await Self.publish(&connection, "d.txt", Data("changed\n".utf8), headers: [Self.auth, (name, value)])
-                    #expect(bad.status == 400, "\(name): \(value)")
-                    #expect(bad.bodyText.contains("error"))
-                }
-                #expect(try await Self.manifest(&connection)["serial"] as? Int == serial)
-                #expect(try await connection.request("GET", "/files/d.txt").bodyText == "digest me\n")
+            let cases: [(String, String)] = [
+                ("Content-MD5", Data(Fixture.md5Bytes(Data("other".utf8))).base64EncodedString()),
+                ("Repr-Digest", "sha-256=:\(Data(Fixture.sha256Bytes(Data("other".utf8))).base64EncodedString()):"),
+                ("Content-MD5", "not base64!"),
+                ("Repr-Digest", "sha-256=garbage"),
+            ]
+            for (name, value) in cases {
+                let bad = try await Self.publish(&connection, "d.txt", Data("changed\n".utf8), headers: [Self.auth, (name, value)])
+                #expect(bad.status == 400, "\(name): \(value)")
+                #expect(bad.bodyText.contains("error"))
             }
+            #expect(try await Self.manifest(&connection)["serial"] as? Int == serial)
+            #expect(try await connection.request("GET", "/files/d.txt").bodyText == "digest me\n")
         }
     }
 
     @Test("a missing or wrong token is 401 with WWW-Authenticate: Bearer")
     func authentication() async throws {
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                // With the dashboard off, Basic credentials are refused even with the right token,
-                // and no challenge invites a browser to send them.
-                let rightBasic = "Basic " + Data("user:\(LiveServer.token)".utf8).base64EncodedString()
-                for headers in [[], [("Authorization", "Bearer wrong")], [("Authorization", "Basic dXNlcjpwYXNz")], [("Authorization", rightBasic)]] {
-                    let response = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: headers)
-                    #expect(response.status == 401)
-                    #expect(response.headers("WWW-Authenticate").map { $0.prefix(6) } == ["Bearer"])
-                    #expect(!response.bodyText.contains(LiveServer.token))
-                }
-                #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
+        try await InProcessConnection.withPublishing { connection in
+            // With the dashboard off, Basic credentials are refused even with the right token,
+            // and no challenge invites a browser to send them.
+            let rightBasic = "Basic " + Data("user:\(LiveServer.token)".utf8).base64EncodedString()
+            for headers in [[], [("Authorization", "Bearer wrong")], [("Authorization", "Basic dXNlcjpwYXNz")], [("Authorization", rightBasic)]] {
+                let response = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: headers)
+                #expect(response.status == 401)
+                #expect(response.headers("WWW-Authenticate").map { $0.prefix(6) } == ["Bearer"])
+                #expect(!response.bodyText.contains(LiveServer.token))
             }
+            #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
         }
     }
 
@@ -222,17 +214,15 @@ struct PublishingTests {
     func basicCredentialsWithDashboard() async throws {
         let configuration = ServerConfiguration(dashboard: DashboardConfiguration(enabled: true))
         let basic = ("Authorization", "Basic " + Data("anyone:\(LiveServer.token)".utf8).base64EncodedString())
-        try await LiveServer.withPublishing(configuration: configuration) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                let refused = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: [])
-                #expect(refused.status == 401)
-                #expect(refused.headers("WWW-Authenticate").map { $0.prefix(6) } == ["Bearer", "Basic "])
-                let forged = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: [basic])
-                #expect(forged.status == 403)
-                #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
-                let sent = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: [basic, ("X-Requested-With", "fetch")])
-                #expect(sent.status == 201)
-            }
+        try await InProcessConnection.withPublishing(configuration: configuration) { connection in
+            let refused = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: [])
+            #expect(refused.status == 401)
+            #expect(refused.headers("WWW-Authenticate").map { $0.prefix(6) } == ["Bearer", "Basic "])
+            let forged = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: [basic])
+            #expect(forged.status == 403)
+            #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
+            let sent = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: [basic, ("X-Requested-With", "fetch")])
+            #expect(sent.status == 201)
         }
     }
 
@@ -243,12 +233,10 @@ struct PublishingTests {
         ]
     )
     func invalidPaths(target: String) async throws {
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                let response = try await connection.request("PUT", target, headers: [Self.auth], body: Array("x".utf8))
-                #expect(response.status == 400)
-                #expect(response.bodyText.contains("error"))
-            }
+        try await InProcessConnection.withPublishing { connection in
+            let response = try await connection.request("PUT", target, headers: [Self.auth], body: Array("x".utf8))
+            #expect(response.status == 400)
+            #expect(response.bodyText.contains("error"))
         }
     }
 }
