@@ -71,7 +71,7 @@ let package = Package(
         // Linux calls Swift's Glibc module leaves out (declared by glibc only with _GNU_SOURCE).
         .systemLibrary(name: "CLinuxCalls"),
         // RFC 3284 VCDIFF deltas: encoder and decoder, and patches as gzip-compressed VCDIFF
-        // (GzipVCDIFF, the one zlib binding for them); standard library and zlib only. Always
+        // (GzipVCDIFF); Depot's one zlib binding (Gzip); standard library and zlib only. Always
         // optimised: its loops run a hundred times slower unoptimised, too slow for tests.
         .target(
             name: "DepotDelta",
