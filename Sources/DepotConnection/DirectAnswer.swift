@@ -14,11 +14,22 @@ package struct DirectAnswer {
         case file(FilePath)
     }
 
+    /// What follows the head: a range of content (the whole of it for a 200).
+    package struct Body {
+        package var content: Content
+        package var range: ClosedRange<Int64>
+
+        package init(content: Content, range: ClosedRange<Int64>) {
+            self.content = content
+            self.range = range
+        }
+    }
+
     package var status: HTTPResponseStatus
     /// Every field but `Date`, `Server` and `X-Request-Id`, which the connection adds.
     package var fields: HTTPHeaders
-    /// The content and the range of it that follows the head; `nil` for none.
-    package var body: (content: Content, range: ClosedRange<Int64>)?
+    /// What follows the head; `nil` for nothing.
+    package var body: Body?
     /// For the record of the answer (``DirectAnswerSource/answered(_:with:contentBytes:corked:)``):
     /// the route's label and the request's path.
     package var route: String
@@ -27,7 +38,7 @@ package struct DirectAnswer {
     package init(
         status: HTTPResponseStatus,
         fields: HTTPHeaders,
-        body: (content: Content, range: ClosedRange<Int64>)?,
+        body: Body?,
         route: String,
         path: String
     ) {
@@ -41,8 +52,9 @@ package struct DirectAnswer {
 
 /// What a connection's direct answers come from: the application decides (the catalog, its
 /// caches and RFC 9110's rules are its business), the connection writes. The connection layer
-/// knows nothing of the catalog.
-package protocol DirectAnswerSource: Sendable {
+/// knows nothing of the catalog. A class, so that each call is through one reference, with no
+/// existential box to copy on every request.
+package protocol DirectAnswerSource: AnyObject, Sendable {
     /// The answer to `head`, a request ``DirectAnswerRule/mayAnswer(_:)`` admits, or `nil` to
     /// leave it to the application's pipeline.
     func answer(to head: HTTPRequestHead, now: HTTPDate) -> DirectAnswer?

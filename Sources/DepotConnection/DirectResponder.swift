@@ -246,8 +246,8 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         let now = HTTPDate.now()
         guard let answer = configuration.source.answer(to: head, now: now) else { return nil }
         var body: DirectBody?
-        if let (content, range) = answer.body {
-            guard let opened = DirectBody(content: content, range: range, files: files) else { return nil }
+        if let answered = answer.body {
+            guard let opened = DirectBody(content: answered.content, range: answered.range, files: files) else { return nil }
             body = opened
         }
         var fields = answer.fields

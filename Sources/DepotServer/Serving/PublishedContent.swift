@@ -241,7 +241,6 @@ public final class PublishedContent: Sendable {
 
     /// A JSON document served from memory, with a gzip variant when compressing saves a tenth.
     static func jsonResource(_ document: [UInt8], lastModified: HTTPDate, lastModifiedIsStrong: Bool, cacheControl: String?) throws -> Resource {
-        let identity = ByteBuffer(bytes: document)
         let compressed = ByteBuffer(bytes: try document.withUnsafeBytes { try Gzip.compress($0) })
         let gzip =
             compressed.readableBytes * 10 <= document.count * 9

@@ -7,12 +7,19 @@ import NIOHTTP1
 /// (``ContentResolver/cached(_:)``) whose ``ResourceAnswer`` (the one Hummingbird's path renders
 /// too) is a 304, a 200 or a single range. Everything else (refusals, multipart ranges, content
 /// not cached, other routes) is left to Hummingbird.
-struct ResourceDirectAnswers: DirectAnswerSource {
+final class ResourceDirectAnswers: DirectAnswerSource {
     let resolver: ContentResolver
     /// The first path segments of Hummingbird's routes (``Router/routedSegments``).
     let routedSegments: Set<Substring>
     let responder: ResourceResponder
     let recorder: ResponseRecorder
+
+    init(resolver: ContentResolver, routedSegments: Set<Substring>, responder: ResourceResponder, recorder: ResponseRecorder) {
+        self.resolver = resolver
+        self.routedSegments = routedSegments
+        self.responder = responder
+        self.recorder = recorder
+    }
 
     func answer(to head: HTTPRequestHead, now: HTTPDate) -> DirectAnswer? {
         guard let (target, route, path) = ContentTarget.resolve(requestTarget: head.uri, routedSegments: routedSegments),
@@ -21,11 +28,11 @@ struct ResourceDirectAnswers: DirectAnswerSource {
         let headers = head.headers
         let answer = responder.answer(method: head.method == .HEAD ? .head : .get, resource: resource, now: now) { headers[$0.rawName] }
         guard Self.sends(answer) else { return nil }
-        var body: (content: DirectAnswer.Content, range: ClosedRange<Int64>)?
+        var body: DirectAnswer.Body?
         if case .range(let storage, let range) = answer.body {
             switch storage {
-            case .bytes(let bytes): body = (.bytes(bytes), range)
-            case .file(let path): body = (.file(path), range)
+            case .bytes(let bytes): body = .init(content: .bytes(bytes), range: range)
+            case .file(let path): body = .init(content: .file(path), range: range)
             }
         }
         return DirectAnswer(
