@@ -61,6 +61,14 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     private let files: OpenFileCache?
     private var state = DirectResponderStateMachine<Inbound>()
     private var needsFlush = false
+    /// For each request whose response has not ended, in order: whether the connection persists
+    /// after that response (RFC 9112 §9.3: not after an HTTP/1.0 request without `keep-alive`,
+    /// nor after `Connection: close`). Hummingbird's side of the pipeline sees no HTTP version,
+    /// so the rule is kept here, where the request line is still at hand.
+    private var persists: [Bool] = []
+    /// A request after which the connection closes has been read: what follows it is dropped.
+    private var lastRequestRead = false
+    private var discardingAfterLastRequest = false
     /// How long a close may wait for the unwritten answers.
     private let drainTimeout: TimeAmount
     private var heldClose: (mode: CloseMode, promise: EventLoopPromise<Void>?)?
@@ -131,11 +139,19 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
         case .event(let event):
             context.fireUserInboundEventTriggered(event)
         case .part(let data):
-            switch unwrapInboundIn(data) {
+            let part = unwrapInboundIn(data)
+            if case .head = part, lastRequestRead { discardingAfterLastRequest = true }
+            // Requests pipelined after the last one are never answered: the connection closes.
+            guard !discardingAfterLastRequest else { return }
+            switch part {
             case .head(let head):
+                persists.append(head.isKeepAlive)
+                if !head.isKeepAlive { lastRequestRead = true }
                 let logged = accessLog?.begin(head)
                 if state.head(answersDirectly: configuration != nil) == .tryDirect, let promise = answer(head, logged: logged, context: context) {
                     state.answeredDirectly()
+                    // Only persistent requests are answered directly (DirectAnswerRule).
+                    persists.removeFirst()
                     whenWritten(promise.futureResult, logged: logged, context: context)
                 } else {
                     state.forwarded()
@@ -159,11 +175,17 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
     /// Hummingbird's response parts: noted in the access log, and the end counted (``whenWritten(_:logged:context:)``).
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(let head):
+        case .head(var head):
             if accessLog != nil, head.status.code >= 200 || head.status == .switchingProtocols {
                 accessLog?.responseHead(status: Int(head.status.code), requestID: head.headers.first(name: "x-request-id"))
             }
-            context.write(data, promise: promise)
+            if persists.first == false, head.status.code >= 200 {
+                // RFC 9112 §9.6: the response that ends a connection says so.
+                head.headers.replaceOrAdd(name: "Connection", value: "close")
+                context.write(wrapOutboundOut(.head(head)), promise: promise)
+            } else {
+                context.write(data, promise: promise)
+            }
         case .body(let body):
             guard let logged = accessLog?.current else {
                 context.write(data, promise: promise)
@@ -172,8 +194,16 @@ final class DirectResponder: ChannelDuplexHandler, RemovableChannelHandler {
             context.write(data, promise: counting(body.readableBytes, of: logged, promise: promise, context: context))
         case .end:
             state.hummingbirdEndedResponse()
+            let closes = persists.isEmpty ? false : !persists.removeFirst()
             let written = promise ?? context.eventLoop.makePromise()
             whenWritten(written.futureResult, logged: accessLog?.responseEnded(), context: context)
+            if closes {
+                // The last response is on the socket: the connection ends (RFC 9112 §9.3), as
+                // an HTTP/1.0 client that reads to the end of the connection waits for.
+                written.futureResult.hop(to: context.eventLoop).assumeIsolated().whenComplete { _ in
+                    if context.channel.isActive { context.close(promise: nil) }
+                }
+            }
             context.write(data, promise: written)
         }
     }

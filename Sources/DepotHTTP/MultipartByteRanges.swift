@@ -2,10 +2,15 @@
 /// `Content-Length` is known before the first byte is sent.
 ///
 /// ```
-/// --BOUNDARY CRLF Content-Type: … CRLF Content-Range: bytes a-b/len CRLF CRLF <bytes>
+/// CRLF --BOUNDARY CRLF Content-Type: … CRLF Content-Range: bytes a-b/len CRLF CRLF <bytes>
 /// CRLF --BOUNDARY CRLF … CRLF CRLF <bytes>
 /// CRLF --BOUNDARY-- CRLF
 /// ```
+///
+/// Every delimiter, the first too, starts with a CRLF, as nginx and Apache write it: RFC 2046
+/// §5.1.1 lets the body start at the first `--BOUNDARY`, but zsync 0.6.2 reads a multipart body as
+/// lines and expects an empty one before each delimiter; without it, it refused every answer
+/// and asked again, a million times.
 public struct MultipartByteRanges: Hashable, Sendable {
     /// One part: the bytes that precede it, then a slice of the representation.
     public struct Part: Hashable, Sendable {
@@ -32,9 +37,9 @@ public struct MultipartByteRanges: Hashable, Sendable {
         self.boundary = boundary
         var parts: [Part] = []
         var total: Int64 = 0
-        for (index, range) in ranges.enumerated() {
+        for range in ranges {
             let header =
-                (index == 0 ? "" : "\r\n") + "--\(boundary)\r\nContent-Type: \(contentType)\r\n"
+                "\r\n--\(boundary)\r\nContent-Type: \(contentType)\r\n"
                 + "Content-Range: \(ContentRange.satisfied(range, completeLength: completeLength))\r\n\r\n"
             parts.append(Part(header: header, range: range))
             total += Int64(header.utf8.count) + range.upperBound - range.lowerBound + 1

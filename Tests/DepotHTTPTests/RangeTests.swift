@@ -95,7 +95,7 @@ struct RangeTests {
         }
         rendered += body.trailer
         let expected =
-            "--B\r\nContent-Type: text/plain\r\nContent-Range: bytes 0-1/10\r\n\r\n01"
+            "\r\n--B\r\nContent-Type: text/plain\r\nContent-Range: bytes 0-1/10\r\n\r\n01"
             + "\r\n--B\r\nContent-Type: text/plain\r\nContent-Range: bytes 5-6/10\r\n\r\n56" + "\r\n--B--\r\n"
         #expect(rendered == expected)
         #expect(body.contentLength == Int64(expected.utf8.count))

@@ -96,8 +96,8 @@ struct RangeRequestTests {
                 #expect(response.header("Content-Length") == "\(response.body.count)")
 
                 var expected = Data()
-                for (index, range) in [90_000...90_099, 0...9, 99_995...99_999].enumerated() {
-                    expected += Data(((index == 0 ? "" : "\r\n") + "--\(boundary)\r\n").utf8)
+                for range in [90_000...90_099, 0...9, 99_995...99_999] {
+                    expected += Data("\r\n--\(boundary)\r\n".utf8)
                     expected += Data("Content-Type: application/octet-stream\r\n".utf8)
                     expected += Data("Content-Range: bytes \(range.lowerBound)-\(range.upperBound)/\(Self.length)\r\n\r\n".utf8)
                     expected += Self.slice(range)
