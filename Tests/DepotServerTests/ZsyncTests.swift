@@ -21,10 +21,11 @@ struct ZsyncTests {
     }
 
     static func zsync(file: Data, control: Data) async throws {
-        try await LiveServer.with(prepare: { folder in
+        let prepare: (URL) throws -> Void = { folder in
             try file.write(to: folder.appendingPathComponent("file.bin"))
             try control.write(to: folder.appendingPathComponent("file.bin.zsync"))
-        }) { server in
+        }
+        try await LiveServer.with(prepare: prepare) { server in
             try await withTemporaryDirectory { folder in
                 var damaged = file
                 for offset in stride(from: 0, to: damaged.count, by: 40_000) { damaged[offset..<offset + 100] = Data(repeating: 0x78, count: 100) }
