@@ -136,11 +136,16 @@ public enum Gzip {
         return compressed
     }
 
-    /// The content of the gzip member `bytes`; throws ``GzipError`` when it is not whole.
-    public static func decompress(_ bytes: UnsafeRawBufferPointer) throws -> [UInt8] {
+    /// The content of the gzip member `bytes`, at most `maximumSize` bytes of it; throws
+    /// ``GzipError`` when it is not whole, or inflates past `maximumSize` (a bomb), as soon as it
+    /// does.
+    public static func decompress(_ bytes: UnsafeRawBufferPointer, maximumSize: Int = .max) throws -> [UInt8] {
         let inflater = try GzipInflater()
         var content: [UInt8] = []
-        try inflater.decode(bytes) { content.append(contentsOf: $0) }
+        try inflater.decode(bytes) { piece in
+            guard piece.count <= maximumSize - content.count else { throw GzipError("the gzip data inflates past \(maximumSize) bytes") }
+            content.append(contentsOf: piece)
+        }
         guard inflater.isFinished else { throw GzipError("the gzip data is truncated") }
         return content
     }

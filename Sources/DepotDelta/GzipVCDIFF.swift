@@ -68,15 +68,7 @@ public enum GzipVCDIFF {
     /// makes; a stream that inflates past `maximumTargetSize` plus an eighth and 1 MiB is a bomb.
     /// - Throws: ``GzipError`` for a damaged, truncated or too large stream.
     public static func inflate(_ patch: UnsafeRawBufferPointer, maximumTargetSize: Int) throws -> [UInt8] {
-        let limit = maximumTargetSize + maximumTargetSize / 8 + (1 << 20)
-        var delta: [UInt8] = []
-        let inflater = try GzipInflater()
-        try inflater.decode(patch) { piece in
-            guard delta.count + piece.count <= limit else { throw GzipError("the delta inflates past \(limit) bytes") }
-            delta.append(contentsOf: piece)
-        }
-        guard inflater.isFinished else { throw GzipError("the delta's gzip stream is truncated") }
-        return delta
+        try Gzip.decompress(patch, maximumSize: maximumTargetSize + maximumTargetSize / 8 + (1 << 20))
     }
 
     /// Writes to `output` what `patch` makes of `source`.

@@ -86,9 +86,6 @@ struct GzipVCDIFFTests {
     }
 
     static func gzip(of bytes: [UInt8]) throws -> [UInt8] {
-        var output: [UInt8] = []
-        let deflater = try GzipDeflater(level: 6)
-        try bytes.withUnsafeBytes { try deflater.compress($0, finish: true) { output.append(contentsOf: $0) } }
-        return output
+        try bytes.withUnsafeBytes { try Gzip.compress($0) }
     }
 }
