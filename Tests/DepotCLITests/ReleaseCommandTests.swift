@@ -9,27 +9,18 @@ import Testing
 /// `depot sync` follows a channel, signed or not. All against a real `depot serve`.
 @Suite("depot release, and releases end to end")
 struct ReleaseCommandTests {
-
-    static func run(
-        _ arguments: [String],
-        token: String? = DepotCLI.token,
-        in root: URL
-    ) async throws -> (status: Int32, output: String, errors: String) {
-        try await DepotCLI.run(arguments, token: token, in: root)
-    }
-
     @Test("a folder is one release; publishing it again uploads only what changed; --delete and --replace take files out")
     func publishFolder() async throws {
         try await DepotCLI.withServer { root, server in
             for index in 0..<20 { try root.write(Data("asset \(index)\n".utf8), to: "site/img/\(index).txt") }
             try root.write(Fixture.noise, to: "site/db.bin")
-            let first = try await Self.run(["publish", "site", "--server", server], in: root)
+            let first = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
             #expect(first.status == 0, "\(first.errors)")
             #expect(first.output.contains("release 1 on stable: 21 files, "))
 
             let changed = Fixture.pseudoRandom(count: 1000, seed: 9)
             try root.write(changed, to: "site/img/3.txt")
-            let second = try await Self.run(["publish", "site", "--server", server], in: root)
+            let second = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
             #expect(second.output.contains("release 2 on stable: 21 files (1 published, 20 unchanged), 1.0 KB uploaded"), "\(second.output)")
             #expect(
                 second.output.split(separator: "\n").filter { !$0.isEmpty } == [
@@ -38,16 +29,16 @@ struct ReleaseCommandTests {
                 ]
             )
 
-            let unchanged = try await Self.run(["publish", "site", "--server", server], in: root)
+            let unchanged = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
             #expect(unchanged.output.contains("nothing changed: stable stays on release 2"))
 
-            let deleted = try await Self.run(["publish", "--delete", "img/0.txt", "--server", server], in: root)
+            let deleted = try await DepotCLI.run(["publish", "--delete", "img/0.txt", "--server", server], in: root)
             #expect(deleted.output.contains("removed img/0.txt") && deleted.output.contains("release 3 on stable: 20 files"), "\(deleted.output)")
 
             try FileManager.default.removeItem(at: root.appendingPathComponent("site/img"))
-            let replaced = try await Self.run(["publish", "site", "--replace", "--server", server], in: root)
+            let replaced = try await DepotCLI.run(["publish", "site", "--replace", "--server", server], in: root)
             #expect(replaced.output.contains("release 4 on stable: 1 files (0 published, 1 unchanged), 0 B uploaded"), "\(replaced.output)")
-            let listing = try await Self.run(["ls", "--server", server], token: nil, in: root)
+            let listing = try await DepotCLI.run(["ls", "--server", server], token: nil, in: root)
             #expect(listing.output.contains("db.bin\tv1") && listing.output.contains("1 files, release 4 on stable"))
         }
     }
@@ -59,29 +50,29 @@ struct ReleaseCommandTests {
                 try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
                 try root.write(Data("only in \(version)\n".utf8), to: "site/only-\(version).txt")
                 if version > 1 { try FileManager.default.removeItem(at: root.appendingPathComponent("site/only-\(version - 1).txt")) }
-                #expect(try await Self.run(["publish", "site", "--replace", "--server", server], in: root).status == 0)
+                #expect(try await DepotCLI.run(["publish", "site", "--replace", "--server", server], in: root).status == 0)
             }
-            let listing = try await Self.run(["release", "ls", "--server", server], in: root)
+            let listing = try await DepotCLI.run(["release", "ls", "--server", server], in: root)
             #expect(listing.output.split(separator: "\n").first?.hasPrefix("3\t") == true && listing.output.contains("← stable"), "\(listing.output)")
 
-            #expect(try await Self.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root).status == 0)
+            #expect(try await DepotCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root).status == 0)
             #expect(try String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8) == "version 3\n")
 
-            let back = try await Self.run(["release", "rollback", "--server", server], in: root)
+            let back = try await DepotCLI.run(["release", "rollback", "--server", server], in: root)
             #expect(back.output.contains("stable: release 3 → 2 (1 added, 1 changed, 1 removed)"), "\(back.output)")
-            let synced = try await Self.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
+            let synced = try await DepotCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
             #expect(synced.output.contains("release 2 of stable"), "\(synced.output)")
             #expect(try String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8) == "version 2\n")
             #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/only-2.txt").path))
             #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("out/only-3.txt").path))
 
-            #expect(try await Self.run(["release", "rollback", "--server", server], in: root).status == 0)
-            let nothingEarlier = try await Self.run(["release", "rollback", "--server", server], in: root)
+            #expect(try await DepotCLI.run(["release", "rollback", "--server", server], in: root).status == 0)
+            let nothingEarlier = try await DepotCLI.run(["release", "rollback", "--server", server], in: root)
             #expect(nothingEarlier.status != 0 && nothingEarlier.errors.contains("(409)") && nothingEarlier.errors.contains("no earlier release"))
 
-            let promoted = try await Self.run(["release", "promote", "3", "--channel", "beta", "--server", server], in: root)
+            let promoted = try await DepotCLI.run(["release", "promote", "3", "--channel", "beta", "--server", server], in: root)
             #expect(promoted.output.contains("beta: release none → 3"), "\(promoted.output)")
-            #expect(try await Self.run(["sync", "--server", server, "--dir", "beta", "--channel", "beta"], token: nil, in: root).status == 0)
+            #expect(try await DepotCLI.run(["sync", "--server", server, "--dir", "beta", "--channel", "beta"], token: nil, in: root).status == 0)
             #expect(try String(contentsOf: root.appendingPathComponent("beta/a.txt"), encoding: .utf8) == "version 3\n")
         }
     }
@@ -90,7 +81,7 @@ struct ReleaseCommandTests {
     func refusals() async throws {
         try await DepotCLI.withServer { root, server in
             try root.write(Data("a\n".utf8), to: "site/a.txt")
-            #expect(try await Self.run(["publish", "site", "--server", server], in: root).status == 0)
+            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
             let port = Int(server.split(separator: ":").last!)!
             let channelBefore = try await RawHTTPConnection.with(port: port) { try await $0.request("GET", "/channels/stable").bodyText }
 
@@ -101,12 +92,12 @@ struct ReleaseCommandTests {
                 (["publish", "site/a.txt", "--channel", "UPPER", "--server", server], "(400)"),
             ]
             for (arguments, message) in cli {
-                let result = try await Self.run(arguments, in: root)
+                let result = try await DepotCLI.run(arguments, in: root)
                 #expect(result.status != 0 && result.errors.contains(message), "\(arguments): \(result.errors)")
                 #expect(result.errors.split(separator: "\n").count == 1)
             }
             try root.write(Data("A\n".utf8), to: "case/A.TXT")
-            let collision = try await Self.run(["publish", "case/A.TXT", "--as", "A.txt", "--server", server], in: root)
+            let collision = try await DepotCLI.run(["publish", "case/A.TXT", "--as", "A.txt", "--server", server], in: root)
             #expect(collision.errors.contains("(409)") && collision.errors.contains("collides with the live a.txt"), "\(collision.errors)")
 
             let sha = Fixture.sha256(Data("a\n".utf8))
@@ -148,11 +139,11 @@ struct ReleaseCommandTests {
     @Test("a signed channel: verified with the server's public key, refused with another key, the folder left as it was")
     func signedChannel() async throws {
         try await withTemporaryDirectory { keys in
-            let made = try await Self.run(["keygen", "--out", keys.appendingPathComponent("server.key").path], token: nil, in: keys)
-            let other = try await Self.run(["keygen", "--out", keys.appendingPathComponent("other.key").path], token: nil, in: keys)
+            let made = try await DepotCLI.run(["keygen", "--out", keys.appendingPathComponent("server.key").path], token: nil, in: keys)
+            let other = try await DepotCLI.run(["keygen", "--out", keys.appendingPathComponent("other.key").path], token: nil, in: keys)
             let publicKey = try #require(made.output.split(separator: " ").dropFirst(2).first.map(String.init))
             let otherKey = try #require(other.output.split(separator: " ").dropFirst(2).first.map(String.init))
-            let again = try await Self.run(["keygen", "--out", keys.appendingPathComponent("server.key").path], token: nil, in: keys)
+            let again = try await DepotCLI.run(["keygen", "--out", keys.appendingPathComponent("server.key").path], token: nil, in: keys)
             #expect(again.status != 0 && again.errors.contains("cannot create"), "an existing key is never replaced")
             let mode = try FileManager.default.attributesOfItem(atPath: keys.appendingPathComponent("server.key").path)[.posixPermissions] as? Int
             #expect(mode == 0o600)
@@ -161,11 +152,11 @@ struct ReleaseCommandTests {
                 root,
                 server in
                 try root.write(Data("signed\n".utf8), to: "a.txt")
-                #expect(try await Self.run(["publish", "a.txt", "--server", server], in: root).status == 0)
-                let refused = try await Self.run(["sync", "--server", server, "--dir", "out", "--trusted-key", otherKey], token: nil, in: root)
+                #expect(try await DepotCLI.run(["publish", "a.txt", "--server", server], in: root).status == 0)
+                let refused = try await DepotCLI.run(["sync", "--server", server, "--dir", "out", "--trusted-key", otherKey], token: nil, in: root)
                 #expect(refused.status != 0 && refused.errors.contains("not signed by a trusted key"), "\(refused.errors)")
                 #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("out/a.txt").path))
-                let verified = try await Self.run(
+                let verified = try await DepotCLI.run(
                     ["sync", "--server", server, "--dir", "out", "--trusted-key", otherKey, "--trusted-key", publicKey],
                     token: nil,
                     in: root
@@ -182,7 +173,7 @@ struct ReleaseCommandTests {
             // Two releases that differ in every file, so that a switch takes a while.
             for version in 1...2 {
                 for index in 0..<150 { try root.write(Data("release \(version), file \(index)\n".utf8), to: "v\(version)/f/\(index).txt") }
-                #expect(try await Self.run(["publish", "v\(version)", "--replace", "--server", server], in: root).status == 0)
+                #expect(try await DepotCLI.run(["publish", "v\(version)", "--replace", "--server", server], in: root).status == 0)
             }
             let expected = [1, 2].map { version in
                 Dictionary(uniqueKeysWithValues: (0..<150).map { ("f/\($0).txt", "release \(version), file \($0)\n") })
@@ -191,7 +182,7 @@ struct ReleaseCommandTests {
             // Kills up to half again as late as a whole sync takes on this machine, under this
             // load: some rounds finish a switch, others are cut at any step of it.
             let whole = try await ContinuousClock().measure {
-                let sync = try await Self.run(["sync", "--server", server, "--dir", "timing"], token: nil, in: root)
+                let sync = try await DepotCLI.run(["sync", "--server", server, "--dir", "timing"], token: nil, in: root)
                 #expect(sync.status == 0)
             }
             let latest = max(400, Int(whole / .milliseconds(1) * 1.5))
@@ -199,7 +190,7 @@ struct ReleaseCommandTests {
             var generator = SystemRandomNumberGenerator()
             for round in 0..<16 {
                 // Alternate the channel between the two releases, and kill the sync that follows.
-                #expect(try await Self.run(["release", "promote", "\(round % 2 + 1)", "--server", server], in: root).status == 0)
+                #expect(try await DepotCLI.run(["release", "promote", "\(round % 2 + 1)", "--server", server], in: root).status == 0)
                 let sync = try DepotProcess.start(["sync", "--server", server, "--dir", "out"], in: root)
                 try await Task.sleep(for: .milliseconds(Int.random(in: 0...latest, using: &generator)))
                 sync.kill()
