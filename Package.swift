@@ -8,7 +8,7 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 /// Every `NNNN_name.sql` file of `migrations/`, in order. SwiftPM caches this manifest by its
-/// text, so adding a migration means editing this file: the newest is 0006_document_deltas.sql.
+/// text, so adding a migration means editing this file: the newest is 0007_block_indexes.sql.
 let migrationFiles: [String] = {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("migrations")
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
@@ -75,7 +75,7 @@ let package = Package(
         // optimised: its loops run a hundred times slower unoptimised, too slow for tests.
         .target(
             name: "DepotDelta",
-            dependencies: ["CZlib"],
+            dependencies: ["CZlib", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
         // The thin client: Foundation, zlib (through DepotDelta) and swift-crypto only, so it also

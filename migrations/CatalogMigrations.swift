@@ -13,5 +13,6 @@ public enum CatalogMigrations {
         ("0004_releases", String(decoding: PackageResources._004_releases_sql, as: UTF8.self)),
         ("0005_public_files", String(decoding: PackageResources._005_public_files_sql, as: UTF8.self)),
         ("0006_document_deltas", String(decoding: PackageResources._006_document_deltas_sql, as: UTF8.self)),
+        ("0007_block_indexes", String(decoding: PackageResources._007_block_indexes_sql, as: UTF8.self)),
     ]
 }

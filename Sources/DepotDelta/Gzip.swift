@@ -11,6 +11,16 @@ public struct GzipError: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "gzip: \(message)" }
 }
 
+/// How a zlib stream is framed.
+public enum ZlibFraming: Sendable {
+    /// A gzip member (RFC 1952): header, deflate data, CRC-32 and length.
+    case gzip
+    /// Bare deflate data (RFC 1951), as each block of a block index's packed object is.
+    case raw
+
+    var windowBits: Int32 { self == .gzip ? 16 + MAX_WBITS : -MAX_WBITS }
+}
+
 /// Streaming gunzip (RFC 1952) over zlib. Hand-written: the client may depend on zlib and
 /// swift-crypto only (it builds for iOS and macOS too), and no such package wraps zlib
 /// (compress-nio needs SwiftNIO). It is Depot's one zlib binding: the store's gzip variants,
@@ -20,12 +30,19 @@ public final class GzipInflater {
     private var finished = false
     private var buffer: [UInt8]
 
-    /// - Parameter bufferSize: The most output one step of decoding produces.
-    public init(bufferSize: Int = 256 * 1024) throws(GzipError) {
+    /// - Parameters:
+    ///   - bufferSize: The most output one step of decoding produces.
+    ///   - framing: Gzip, or bare deflate data.
+    public init(bufferSize: Int = 256 * 1024, framing: ZlibFraming = .gzip) throws(GzipError) {
         buffer = [UInt8](repeating: 0, count: bufferSize)
-        // 16 + MAX_WBITS: expect a gzip header and trailer.
-        let status = inflateInit2_(&stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        let status = inflateInit2_(&stream, framing.windowBits, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else { throw GzipError("zlib could not start (\(status))") }
+    }
+
+    /// Starts a new stream, keeping zlib's state allocated: for many small streams.
+    public func reset() {
+        inflateReset(&stream)
+        finished = false
     }
 
     deinit {
@@ -82,14 +99,16 @@ public final class GzipDeflater {
     private var stream = z_stream()
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
 
-    /// - Parameter level: zlib's compression level, 1–9.
-    public init(level: Int32) throws(GzipError) {
-        // 16 + MAX_WBITS: write a gzip header and trailer; memory level 8 is zlib's default.
+    /// - Parameters:
+    ///   - level: zlib's compression level, 1–9.
+    ///   - framing: Gzip, or bare deflate data.
+    public init(level: Int32, framing: ZlibFraming = .gzip) throws(GzipError) {
+        // Memory level 8 is zlib's default.
         let status = deflateInit2_(
             &stream,
             level,
             Z_DEFLATED,
-            16 + MAX_WBITS,
+            framing.windowBits,
             8,
             Z_DEFAULT_STRATEGY,
             ZLIB_VERSION,
@@ -100,6 +119,11 @@ public final class GzipDeflater {
 
     deinit {
         deflateEnd(&stream)
+    }
+
+    /// Starts a new stream, keeping zlib's state allocated: for many small streams.
+    public func reset() {
+        deflateReset(&stream)
     }
 
     /// Compresses `input`, handing each piece of output to `output`; `finish` ends the stream.

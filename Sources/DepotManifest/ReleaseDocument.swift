@@ -70,6 +70,10 @@ public struct ReleaseEntry: Codable, Hashable, Sendable {
     public var gzip: Variant?
     /// Patches to this content from earlier contents of the path, when any is worth keeping.
     public var patches: [Patch]?
+    /// The block index of this content (`/blobs/{sha256}.blocks`: its size and SHA-256), when
+    /// it is large enough to have one: a copy that is no published version fetches only the
+    /// blocks it lacks, from `/blobs/{sha256}.zblocks`.
+    public var blocks: Variant?
 
     public init(
         path: String,
@@ -80,7 +84,8 @@ public struct ReleaseEntry: Codable, Hashable, Sendable {
         contentType: String,
         lastModified: String,
         gzip: Variant?,
-        patches: [Patch]?
+        patches: [Patch]?,
+        blocks: Variant? = nil
     ) {
         self.path = path
         self.version = version
@@ -91,6 +96,7 @@ public struct ReleaseEntry: Codable, Hashable, Sendable {
         self.lastModified = lastModified
         self.gzip = gzip
         self.patches = patches
+        self.blocks = blocks
     }
 
     /// A stored form of the content: size and lower-case hex SHA-256 of its bytes.
@@ -123,6 +129,10 @@ public struct ReleaseEntry: Codable, Hashable, Sendable {
     public var blobURL: String { "/blobs/\(sha256)" }
     /// `/blobs/{sha256}.gz`, when the entry lists a gzip variant.
     public var gzipURL: String? { gzip.map { _ in "/blobs/\(sha256).gz" } }
+    /// `/blobs/{sha256}.blocks`, when the entry lists a block index.
+    public var blockIndexURL: String? { blocks.map { _ in "/blobs/\(sha256).blocks" } }
+    /// `/blobs/{sha256}.zblocks`: the blocks of the block index, each deflated on its own.
+    public var packedBlocksURL: String { "/blobs/\(sha256).zblocks" }
     /// `/deltas/{from}/{sha256}`.
     public func patchURL(_ patch: Patch) -> String { "/deltas/\(patch.from)/\(sha256)" }
 }

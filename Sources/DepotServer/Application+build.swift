@@ -70,6 +70,7 @@ package func buildApplication(
         sendsRequestIDs: configuration.logsRequests,
         resolver: resolver,
         maximumDeltaBases: configuration.publish.deltas.maximumBaseTags,
+        patches: patches,
         files: PublishController(publisher: publisher, uploads: uploads, authenticator: publishers),
         releases: ReleaseController(publisher: publisher, uploads: uploads, authenticator: publishers),
         documents: ReleaseDocumentsController(content: content, catalog: catalog, responder: responder),
@@ -150,6 +151,7 @@ func buildRouter(
     sendsRequestIDs: Bool,
     resolver: ContentResolver,
     maximumDeltaBases: Int,
+    patches: PatchMaker?,
     files: PublishController,
     releases: ReleaseController,
     documents: ReleaseDocumentsController,
@@ -165,7 +167,8 @@ func buildRouter(
         resolver: resolver,
         responder: responder,
         metrics: metrics.metrics,
-        maximumDeltaBases: maximumDeltaBases
+        maximumDeltaBases: maximumDeltaBases,
+        patches: patches
     ).addRoutes(to: router)
     files.addRoutes(to: router)
     releases.addRoutes(to: router)

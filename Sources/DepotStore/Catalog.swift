@@ -127,6 +127,7 @@ public final class Catalog: Sendable {
             )
             let removed = db.changesCount
             try db.execute(sql: "DELETE FROM file_delta WHERE to_sha256 NOT IN (SELECT sha256 FROM file_version)")
+            try db.execute(sql: "DELETE FROM block_index WHERE sha256 NOT IN (SELECT sha256 FROM file_version)")
             return removed
         }
     }
@@ -139,16 +140,17 @@ public final class Catalog: Sendable {
                 db,
                 sql: """
                     SELECT sha256 FROM file_version UNION SELECT blob_sha256 FROM file_delta WHERE blob_sha256 IS NOT NULL
-                    UNION SELECT sha256 FROM uploaded_blob
+                    UNION SELECT sha256 FROM uploaded_blob UNION SELECT index_sha256 FROM block_index
+                    UNION SELECT packed_sha256 FROM block_index
                     """
             )
         }
     }
 
-    /// Up to `previousVersions` earlier versions of `path` (newest first, one per content)
-    /// whose content is not `target` and that have no patch, or record of none, to `target`:
-    /// what a patch to `target` can be made from.
-    public func patchSources(path: String, target: String, previousVersions: Int) async throws -> [FileVersion] {
+    /// The earlier versions of `path` at each of `distances` back from `target` (1 is the
+    /// content before it; each content counted once, newest first) that have no patch, or
+    /// record of none, to `target`: what a publish makes patches to `target` from.
+    public func patchSources(path: String, target: String, distances: [Int]) async throws -> [FileVersion] {
         try await database.read { db in
             let earlier = try FileVersion.fetchAll(
                 db,
@@ -157,8 +159,27 @@ public final class Catalog: Sendable {
             )
             let done = try String.fetchSet(db, sql: "SELECT from_sha256 FROM file_delta WHERE to_sha256 = ?", arguments: [target])
             var seen = Set<String>()
-            let distinct = earlier.filter { seen.insert($0.sha256).inserted }.prefix(max(0, previousVersions))
-            return distinct.filter { !done.contains($0.sha256) }
+            let distinct = earlier.filter { seen.insert($0.sha256).inserted }
+            return Set(distances).sorted().compactMap { distinct.indices.contains($0 - 1) ? distinct[$0 - 1] : nil }
+                .filter { !done.contains($0.sha256) }
+        }
+    }
+
+    /// The version of a path with the content `from` when a later version of that path has the
+    /// content `to` and no patch, or record of none, from `from` to `to` exists: what a patch
+    /// made on request is made from. Nil for any other pair, which no request can have made.
+    public func onRequestPatchSource(from: String, to: String) async throws -> FileVersion? {
+        try await database.read { db in
+            try FileVersion.fetchOne(
+                db,
+                sql: """
+                    SELECT source.* FROM file_version AS source JOIN file_version AS target ON target.path = source.path
+                    WHERE source.sha256 = ? AND target.sha256 = ? AND source.version < target.version
+                    AND NOT EXISTS (SELECT 1 FROM file_delta WHERE from_sha256 = ? AND to_sha256 = ?)
+                    LIMIT 1
+                    """,
+                arguments: [from, to, from, to]
+            )
         }
     }
 

@@ -102,7 +102,8 @@ enum ReleaseWriter {
         return sha256
     }
 
-    /// A version as a release lists it, with every stored patch to its content.
+    /// A version as a release lists it, with every stored patch to its content and its block
+    /// index.
     static func entry(_ version: FileVersion, in db: Database) throws -> ReleaseEntry {
         let patches = try DeltaRecord.all(in: db, to: version.sha256).map {
             ReleaseEntry.Patch(from: $0.fromSHA256, size: $0.size, sha256: $0.blobSHA256)
@@ -116,7 +117,8 @@ enum ReleaseWriter {
             contentType: version.contentType,
             lastModified: version.lastModified.imfFixdate,
             gzip: version.blob.gzip.map { .init(size: $0.size, sha256: $0.sha256) },
-            patches: patches.isEmpty ? nil : patches
+            patches: patches.isEmpty ? nil : patches,
+            blocks: try BlockIndexRecord.fetch(for: version.sha256, in: db).map { .init(size: $0.indexSize, sha256: $0.indexSHA256) }
         )
     }
 

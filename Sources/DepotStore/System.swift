@@ -48,6 +48,11 @@ func SystemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count:
     read(descriptor, buffer, count)
 }
 
+@inline(__always)
+func SystemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
+}
+
 /// A file read with blocking `read(2)` calls, for work that already runs on a thread pool.
 struct BlockingFileReader: ~Copyable {
     private let descriptor: Int32
@@ -97,4 +102,29 @@ func SystemFileIdentity(_ info: FileInfo) -> (device: UInt64, inode: UInt64) {
     #else
     return (0, 0)
     #endif
+}
+
+/// A new file written with blocking `write(2)` calls, for work that already runs on a thread
+/// pool. Not made durable: what it writes is ingested into the blob store, which is.
+struct BlockingFileWriter: ~Copyable {
+    private let descriptor: Int32
+    let path: String
+
+    init(creating path: String) throws {
+        self.path = path
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw StoreError(.io, "Cannot create \(path): errno \(errno)") }
+    }
+
+    deinit { close(descriptor) }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var written = 0
+        while written < bytes.count {
+            let count = SystemWrite(descriptor, bytes.baseAddress! + written, bytes.count - written)
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw StoreError(.io, "Cannot write \(path): errno \(errno)") }
+            written += count
+        }
+    }
 }

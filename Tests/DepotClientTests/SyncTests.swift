@@ -79,7 +79,7 @@ struct SyncTests {
     @Test("after one file is republished, only that file is transferred; a file that left the release is removed")
     func onlyChanged() async throws {
         // Without patches, so that the outcome does not depend on whether one is made in time.
-        try await LiveServer.withPublishing(configuration: .init(publish: .init(deltas: .init(previousVersions: 0)))) { server in
+        try await LiveServer.withPublishing(configuration: .init(publish: .init(deltas: .init(distances: [])))) { server in
             try await Self.publish(server, [("db/catalog.sqlite", Self.catalog), ("img/logo.png", Self.image), ("old.txt", Data("old\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)

@@ -56,11 +56,27 @@ public struct PublishConfiguration: Sendable {
     }
 }
 
-/// How patches between versions are made: before a release is committed, from each of the
-/// previous versions of each changed path to its new content.
+/// How patches between versions are made: before a release is committed, from earlier
+/// versions of each changed path at growing distances; from any other earlier version the
+/// catalog holds, once, when a client asks for it; and the block index of each large content.
 public struct DeltaConfiguration: Sendable {
-    /// From how many previous versions a patch is made; 0 makes none.
-    public var previousVersions: Int
+    /// From which earlier versions a publish makes patches, counted back from the new content
+    /// (1 is the content before it): the default 1, 2, 4, 8 and 16 lets a client up to 16
+    /// releases behind find a patch made in advance, at five patches a publish. Empty makes
+    /// no patch at all, of files or documents, in advance or on request.
+    public var distances: [Int]
+    /// Whether a patch from any other earlier version of a path is made when a client first
+    /// asks for it (`/deltas/{from}/{to}`), once per pair, one at a time.
+    public var onRequest: Bool
+    /// The most pairs waiting for an on-request patch; a request beyond them gets 503 with
+    /// `Retry-After`, and the client downloads the file another way.
+    public var maximumPendingRequests: Int
+    /// The block size of block indexes (`/blobs/{sha256}.blocks`), in bytes: a quarter of
+    /// SQLite's default 4 KiB page, which halves what a client whose copy changed fetches
+    /// against whole pages (docs/performance.md).
+    public var blockSize: Int
+    /// Contents smaller than this get no block index; 0 turns block indexes off.
+    public var blockIndexMinimumBytes: Int64
     /// A patch is kept only when it is at most this fraction of the full download (the gzip
     /// variant, or the content when it has none).
     public var maximumRatio: Double
@@ -85,14 +101,22 @@ public struct DeltaConfiguration: Sendable {
     public var maximumBaseTags: Int
 
     public init(
-        previousVersions: Int = 3,
+        distances: [Int] = [1, 2, 4, 8, 16],
+        onRequest: Bool = true,
+        maximumPendingRequests: Int = 16,
+        blockSize: Int = 1024,
+        blockIndexMinimumBytes: Int64 = 1 << 20,
         maximumRatio: Double = 0.5,
         indexStep: Int = 8,
         maximumSourceBytes: Int64 = 1 << 30,
         packSections: Bool = true,
         maximumBaseTags: Int = 8
     ) {
-        self.previousVersions = previousVersions
+        self.distances = distances
+        self.onRequest = onRequest
+        self.maximumPendingRequests = maximumPendingRequests
+        self.blockSize = blockSize
+        self.blockIndexMinimumBytes = blockIndexMinimumBytes
         self.maximumRatio = maximumRatio
         self.indexStep = indexStep
         self.maximumSourceBytes = maximumSourceBytes
@@ -157,8 +181,15 @@ extension DeltaConfiguration {
     /// Reads the `deltas.*` keys from the `deltas` scope (see ``ServerConfiguration/init(reader:)``).
     init(reader deltas: ConfigReader) throws {
         let defaults = Self()
+        guard deltas.int(forKey: "previousVersions") == nil else {
+            throw ConfigurationError("deltas.previousVersions was replaced by deltas.distances (for example [1, 2, 4, 8, 16]; [] makes no patch)")
+        }
         self.init(
-            previousVersions: deltas.int(forKey: "previousVersions", default: defaults.previousVersions),
+            distances: deltas.intArray(forKey: "distances", default: defaults.distances),
+            onRequest: deltas.bool(forKey: "onRequest", default: defaults.onRequest),
+            maximumPendingRequests: deltas.int(forKey: "maximumPendingRequests", default: defaults.maximumPendingRequests),
+            blockSize: deltas.int(forKey: "blockSize", default: defaults.blockSize),
+            blockIndexMinimumBytes: Int64(deltas.int(forKey: "blockIndexMinimumBytes", default: Int(defaults.blockIndexMinimumBytes))),
             maximumRatio: deltas.number(forKey: "maximumRatio", default: defaults.maximumRatio),
             indexStep: deltas.int(forKey: "indexStep", default: defaults.indexStep),
             maximumSourceBytes: Int64(deltas.int(forKey: "maximumSourceBytes", default: Int(defaults.maximumSourceBytes))),
@@ -166,9 +197,16 @@ extension DeltaConfiguration {
             maximumBaseTags: deltas.int(forKey: "maximumBaseTags", default: defaults.maximumBaseTags)
         )
         guard maximumBaseTags >= 1 else { throw ConfigurationError("deltas.maximumBaseTags must be at least 1") }
-        guard previousVersions >= 0, maximumRatio > 0, maximumRatio <= 1, (1...64).contains(indexStep) else {
+        guard distances.allSatisfy({ $0 >= 1 }), maximumRatio > 0, maximumRatio <= 1, (1...64).contains(indexStep) else {
             throw ConfigurationError(
-                "deltas.previousVersions must not be negative, deltas.maximumRatio must be above 0 and at most 1, deltas.indexStep between 1 and 64"
+                "deltas.distances must be at least 1 each, deltas.maximumRatio above 0 and at most 1, deltas.indexStep between 1 and 64"
+            )
+        }
+        guard maximumPendingRequests >= 1, BlockIndex.blockSizes.contains(blockSize), blockIndexMinimumBytes >= 0 else {
+            throw ConfigurationError(
+                "deltas.maximumPendingRequests must be at least 1, deltas.blockSize a power of two from "
+                    + "\(BlockIndex.blockSizes.lowerBound) to \(BlockIndex.blockSizes.upperBound), "
+                    + "deltas.blockIndexMinimumBytes not negative"
             )
         }
         guard (0...Int64(VCDIFFEncoder.maximumSourceSize)).contains(maximumSourceBytes) else {

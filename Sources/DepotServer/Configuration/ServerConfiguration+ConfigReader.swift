@@ -62,7 +62,11 @@ extension ServerConfiguration {
     /// | `channels.signingKeyFiles` | string array | none | more such keys: under a root, as many as its channel threshold |
     /// | `channels.rootDirectory` | string | none | folder of the signed roots, `1.root.json`… (`depot root`); none: no root |
     /// | `channels.validitySeconds` | number | `604800` | how long a signed channel document is valid; re-signed every half of it |
-    /// | `deltas.previousVersions` | int | `3` | previous versions a patch is made from; 0 disables deltas |
+    /// | `deltas.distances` | int array | `[1, 2, 4, 8, 16]` | earlier versions (counted back) a publish makes patches from; empty: no patches |
+    /// | `deltas.onRequest` | bool | `true` | a patch from any other earlier version is made once, when a client first asks |
+    /// | `deltas.maximumPendingRequests` | int | `16` | most pairs waiting for an on-request patch (503 beyond) |
+    /// | `deltas.blockSize` | int | `1024` | block size of block indexes, a power of two from 512 to 32768 |
+    /// | `deltas.blockIndexMinimumBytes` | int | 1 MiB | contents smaller than this get no block index; 0: none at all |
     /// | `deltas.maximumRatio` | number | `0.5` | largest patch kept, as a fraction of the full (gzip) download |
     /// | `deltas.indexStep` | int | `8` | encoder index density: 4 makes smaller patches of rebuilt files with more memory |
     /// | `deltas.packSections` | bool | `true` | patch sections packed with LZMA as xdelta3 does (smaller; plain RFC 3284 decoders cannot read them) |

@@ -2,22 +2,27 @@ import DepotConnection
 import DepotDelta
 import DepotHTTP
 import DepotStore
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 import _NIOFileSystem
 
-/// Makes the patches a release lists, before the release is committed: for each new content,
-/// from each of the previous versions of its path (``DeltaConfiguration/previousVersions``).
+/// Makes what lets a client fetch less than a whole file: before a release is committed, for
+/// each new content, its block index and the patches from earlier versions of its path at
+/// ``DeltaConfiguration/distances``; after it, the patches between the channel's documents;
+/// and, when a client first asks, the patch from any other earlier version of a path.
 ///
-/// Each patch is encoded on a thread of its own (NIO's blocking pool carries every file read
-/// and write of the server, which must not wait behind a patch), stored as a blob and recorded.
-/// A patch that is not clearly smaller than the full download is recorded as not worth keeping,
-/// so it is not tried again. A crash on the way leaves at most an unreferenced blob, which
-/// collection removes.
+/// Each patch and index is made on a thread of its own (NIO's blocking pool carries every file
+/// read and write of the server, which must not wait behind a patch), stored as a blob and
+/// recorded. A patch that is not clearly smaller than the full download is recorded as not
+/// worth keeping, so it is not tried again. A crash on the way leaves at most an unreferenced
+/// blob, which collection removes.
 ///
-/// A service only to stop its thread at shutdown.
+/// A service: its `run` makes the patches clients ask for, one at a time, each pair once
+/// (``requestPatch(from:to:)``), and stops the threads at shutdown.
 final class PatchMaker: Service {
     let catalog: Catalog
     let store: BlobStore
@@ -27,17 +32,49 @@ final class PatchMaker: Service {
     /// Patches of documents, made after each release: never behind a large file's patch.
     private let documentEncoder = NIOThreadPool(numberOfThreads: 1)
 
+    /// A patch a client asked for.
+    private struct Pair: Hashable {
+        let from: String
+        let to: String
+    }
+
+    /// The pairs waiting for their patch, each with the requests waiting for it; closed at
+    /// shutdown.
+    private struct Requests {
+        var waiting: [Pair: [CheckedContinuation<Bool, Never>]] = [:]
+        var closed = false
+    }
+
+    private let requests = Mutex(Requests())
+    private let queue: AsyncStream<Pair>
+    private let queueInput: AsyncStream<Pair>.Continuation
+
     init(catalog: Catalog, store: BlobStore, configuration: DeltaConfiguration, logger: Logger) {
         self.catalog = catalog
         self.store = store
         self.configuration = configuration
         self.logger = logger
+        (queue, queueInput) = AsyncStream.makeStream(of: Pair.self)
         encoder.start()
         documentEncoder.start()
     }
 
     func run() async throws {
-        try? await gracefulShutdown()
+        await withGracefulShutdownHandler {
+            for await pair in queue {
+                if requests.withLock({ $0.closed }) { break }
+                await makeRequested(pair)
+            }
+        } onGracefulShutdown: {
+            self.requests.withLock { $0.closed = true }
+            self.queueInput.finish()
+        }
+        let waiting = requests.withLock { requests in
+            requests.closed = true
+            defer { requests.waiting = [:] }
+            return requests.waiting.values.flatMap { $0 }
+        }
+        for request in waiting { request.resume(returning: false) }
         try await encoder.shutdownGracefully()
         try await documentEncoder.shutdownGracefully()
     }
@@ -47,13 +84,16 @@ final class PatchMaker: Service {
         DeltaMaker.Options(indexStep: configuration.indexStep, packsSections: configuration.packSections)
     }
 
+    /// Whether any patch is made.
+    private var makesPatches: Bool { !configuration.distances.isEmpty }
+
     /// Makes the patches of documents a client of `channel` asks for after its last move: the
     /// release document from its parent's, and each changed page from the parent's page at its
     /// place (``Catalog/missingDocumentPatches(channel:)``). A few hundred bytes each, made once;
     /// no request makes any other. Failures are logged: without a patch, clients fetch the whole
     /// document.
     func makeDocumentPatches(channel: String) async {
-        guard configuration.previousVersions > 0 else { return }
+        guard makesPatches else { return }
         do {
             let options = deltaOptions
             for pair in try await catalog.missingDocumentPatches(channel: channel) {
@@ -68,25 +108,84 @@ final class PatchMaker: Service {
         }
     }
 
-    /// Makes the missing patches to `target`, the new content of `path`. Failures are logged:
-    /// a release without a patch is still correct, clients download the file instead.
-    func makePatches(path: String, target: BlobRecord) async {
-        guard configuration.previousVersions > 0 else { return }
+    /// Makes what a release lists for `target`, the new content of `path`: its block index and
+    /// the missing patches from the earlier versions at ``DeltaConfiguration/distances``.
+    /// Failures are logged: a release without them is still correct, clients download the file
+    /// another way.
+    func prepare(path: String, target: BlobRecord) async {
         do {
-            let sources = try await catalog.patchSources(path: path, target: target.sha256, previousVersions: configuration.previousVersions)
-            let limit = Int(Double(target.gzip?.size ?? target.size) * configuration.maximumRatio)
+            try await makeBlockIndex(of: target)
+            guard makesPatches else { return }
+            let sources = try await catalog.patchSources(path: path, target: target.sha256, distances: configuration.distances)
             // An earlier version too large to index gets no patch: skipped each time (a look at
             // its recorded size), so raising the limit later makes the patch.
             for source in sources where source.size <= configuration.maximumSourceBytes {
-                try await makePatch(path: path, from: source, to: target, limit: limit)
+                try await makePatch(path: path, from: source, to: target)
             }
         } catch {
             logger.error("Making patches failed", metadata: ["path": "\(path)", "error": "\(error)"])
         }
     }
 
-    private func makePatch(path: String, from source: FileVersion, to target: BlobRecord, limit: Int) async throws {
+    /// What became of a patch a client asked for.
+    enum RequestOutcome {
+        /// Made, or found not worth keeping, or impossible: look it up again.
+        case done
+        /// Too many pairs are waiting; the request may be repeated later.
+        case busy
+        /// Not a pair a patch is made for on request.
+        case refused
+    }
+
+    /// Makes, unless it was made or tried before, the patch from the content `from` to the
+    /// content `to`, an earlier and a later version of one path (``Catalog/onRequestPatchSource(from:to:)``),
+    /// and returns once it is recorded. Requests for one pair share one encoding; at most
+    /// ``DeltaConfiguration/maximumPendingRequests`` pairs wait, one is encoded at a time.
+    func requestPatch(from: String, to: String) async throws -> RequestOutcome {
+        guard configuration.onRequest, makesPatches else { return .refused }
+        guard let source = try await catalog.onRequestPatchSource(from: from, to: to), source.size <= configuration.maximumSourceBytes else {
+            return .refused
+        }
+        let pair = Pair(from: from, to: to)
+        let made = await withCheckedContinuation { request in
+            enum Admission { case joined, queued, refused }
+            let admission = requests.withLock { requests -> Admission in
+                if requests.closed { return .refused }
+                if requests.waiting[pair] != nil {
+                    requests.waiting[pair]!.append(request)
+                    return .joined
+                }
+                guard requests.waiting.count < configuration.maximumPendingRequests else { return .refused }
+                requests.waiting[pair] = [request]
+                return .queued
+            }
+            switch admission {
+            case .joined: break
+            case .queued: queueInput.yield(pair)
+            case .refused: request.resume(returning: false)
+            }
+        }
+        return made ? .done : .busy
+    }
+
+    /// Makes one requested patch and answers the requests waiting for it.
+    private func makeRequested(_ pair: Pair) async {
+        do {
+            if let source = try await catalog.onRequestPatchSource(from: pair.from, to: pair.to),
+                let target = try await catalog.publishedBlob(sha256: pair.to)
+            {
+                try await makePatch(path: source.path, from: source, to: target.record)
+            }
+        } catch {
+            logger.error("Making a requested patch failed", metadata: ["from": "\(pair.from)", "to": "\(pair.to)", "error": "\(error)"])
+        }
+        let waiting = requests.withLock { $0.waiting.removeValue(forKey: pair) ?? [] }
+        for request in waiting { request.resume(returning: true) }
+    }
+
+    private func makePatch(path: String, from source: FileVersion, to target: BlobRecord) async throws {
         let started = ContinuousClock.now
+        let limit = Int(Double(target.gzip?.size ?? target.size) * configuration.maximumRatio)
         let sourcePath = store.path(forSHA256: source.sha256).string
         let targetPath = store.path(forSHA256: target.sha256).string
         let options = deltaOptions
@@ -111,5 +210,45 @@ final class PatchMaker: Service {
         try await catalog.recordDelta(from: source.sha256, to: target.sha256, blob: blob, now: .now())
         metadata["size"] = "\(blob.size)"
         logger.info("Patch made", metadata: metadata)
+    }
+
+    /// Makes and records the block index of `content` when it is large enough and has none.
+    private func makeBlockIndex(of content: BlobRecord) async throws {
+        let minimum = configuration.blockIndexMinimumBytes
+        guard minimum > 0, content.size >= minimum, try await catalog.blockIndex(of: content.sha256) == nil else { return }
+        let started = ContinuousClock.now
+        let contentPath = store.path(forSHA256: content.sha256).string
+        let packedPath = store.temporaryDirectory.appending("\(UUID().uuidString).zblocks")
+        let blockSize = configuration.blockSize
+        defer { _ = try? FileManager.default.removeItem(atPath: packedPath.string) }
+        let index = try await encoder.runIfActive {
+            try BlockIndexMaker.make(content: contentPath, packedPath: packedPath.string, blockSize: blockSize)
+        }
+        let packed = try await store.ingest(contentsOf: packedPath)
+        defer { store.release(packed.sha256) }
+        let indexBlob = try await store.ingest(
+            AsyncStream {
+                $0.yield(ByteBuffer(bytes: index))
+                $0.finish()
+            }
+        )
+        defer { store.release(indexBlob.sha256) }
+        try await catalog.recordBlockIndex(
+            BlockIndexRecord(
+                sha256: content.sha256,
+                indexSHA256: indexBlob.sha256,
+                indexSize: indexBlob.size,
+                packedSHA256: packed.sha256,
+                packedSize: packed.size
+            ),
+            now: .now()
+        )
+        logger.info(
+            "Block index made",
+            metadata: [
+                "sha256": "\(content.sha256)", "index": "\(indexBlob.size)", "packed": "\(packed.size)",
+                "duration": "\(ContinuousClock.now - started)",
+            ]
+        )
     }
 }

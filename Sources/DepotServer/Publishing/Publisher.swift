@@ -209,7 +209,7 @@ struct Publisher: Sendable {
         newContent: [(path: String, blob: BlobRecord)],
         _ commit: () async throws -> (Outcome, changed: [String]?)
     ) async throws -> Outcome {
-        for (path, blob) in newContent { await patches?.makePatches(path: path, target: blob) }
+        for (path, blob) in newContent { await patches?.prepare(path: path, target: blob) }
         let (outcome, changed) = try await refusingBadChanges(commit)
         if let changed {
             await patches?.makeDocumentPatches(channel: channel)

@@ -13,11 +13,14 @@ struct ContentController: Sendable {
     let responder: ResourceResponder
     let deltaEncoding: DeltaEncoding
     let metrics: DepotMetrics
+    /// Makes the patches clients ask for that no publish made; nil: none is made on request.
+    let patches: PatchMaker?
 
-    init(resolver: ContentResolver, responder: ResourceResponder, metrics: DepotMetrics, maximumDeltaBases: Int) {
+    init(resolver: ContentResolver, responder: ResourceResponder, metrics: DepotMetrics, maximumDeltaBases: Int, patches: PatchMaker?) {
         self.resolver = resolver
         self.responder = responder
         self.metrics = metrics
+        self.patches = patches
         self.deltaEncoding = DeltaEncoding(
             content: resolver.content,
             metrics: metrics,
@@ -53,13 +56,23 @@ struct ContentController: Sendable {
 
     /// `/deltas/{from}/{to}`: the gzip-compressed VCDIFF patch from the content with SHA-256
     /// `from` to the content `to`, cacheable for a year like a blob: a stored patch between
-    /// two versions of a file, or one between two release documents or two pages that a client
-    /// asks for (made after each release; no request makes one).
+    /// two versions of a file, made by a publish or, for any other earlier version of the path,
+    /// on the first request for it (``PatchMaker/requestPatch(from:to:)``: 503 with
+    /// `Retry-After` while too many wait); or one between two release documents or two pages
+    /// (made after each release; no request makes one).
     @Sendable func delta(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let from = context.parameters.get("from") ?? ""
         let to = context.parameters.get("to") ?? ""
         var found = try await resolver.content.delta(from: from, to: to)
         if found == nil { found = try await resolver.content.documentDelta(from: from, to: to) }
+        if found == nil, ContentAddress.isSHA256(from), ContentAddress.isSHA256(to), let patches {
+            switch try await patches.requestPatch(from: from, to: to) {
+            case .done: found = try await resolver.content.delta(from: from, to: to)
+            case .refused: break
+            case .busy:
+                throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "10"], message: "Too many patches are being made; retry later")
+            }
+        }
         guard let (resource, saving) = found else {
             throw HTTPError(.notFound, message: "No patch from \(from) to \(to)")
         }

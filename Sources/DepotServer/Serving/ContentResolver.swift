@@ -11,6 +11,8 @@ struct ContentResolver: Sendable {
         case .file(let path): content.cached(.file(path))
         case .blob(let sha256): content.cached(.blob(sha256))
         case .gzipBlob(let sha256): content.cached(.gzipBlob(sha256))
+        case .blockIndex(let sha256): content.cached(.blockIndex(sha256))
+        case .packedBlocks(let sha256): content.cached(.packedBlocks(sha256))
         case .publicFile(let path): site.resource(at: path)
         }
     }
@@ -21,6 +23,8 @@ struct ContentResolver: Sendable {
         case .file(let path): try await content.file(at: path)
         case .blob(let sha256): try await content.blob(sha256: sha256)
         case .gzipBlob(let sha256): try await content.gzipBlob(sha256: sha256)
+        case .blockIndex(let sha256): try await content.blockIndex(of: sha256, packed: false)
+        case .packedBlocks(let sha256): try await content.blockIndex(of: sha256, packed: true)
         case .channel, .publicFile: cached(target)
         }
     }

@@ -14,6 +14,10 @@ enum ContentTarget: Hashable, Sendable {
     case blob(String)
     /// `/blobs/{sha256}.gz`.
     case gzipBlob(String)
+    /// `/blobs/{sha256}.blocks`: the block index of a content.
+    case blockIndex(String)
+    /// `/blobs/{sha256}.zblocks`: its blocks, each deflated on its own.
+    case packedBlocks(String)
     /// A file of the public folder, by its path relative to the folder.
     case publicFile(String)
 
@@ -58,7 +62,10 @@ enum ContentTarget: Hashable, Sendable {
             guard path.hasPrefix("/blobs/") else { return nil }
             let name = path.dropFirst("/blobs/".count)
             guard !name.isEmpty, !name.contains("/") else { return nil }
-            self = name.hasSuffix(".gz") ? .gzipBlob(String(name.dropLast(3))) : .blob(String(name))
+            self =
+                if name.hasSuffix(".gz") { .gzipBlob(String(name.dropLast(3))) } else if name.hasSuffix(".zblocks") {
+                    .packedBlocks(String(name.dropLast(8)))
+                } else if name.hasSuffix(".blocks") { .blockIndex(String(name.dropLast(7))) } else { .blob(String(name)) }
         }
     }
 
@@ -99,6 +106,8 @@ enum ContentTarget: Hashable, Sendable {
         case .file(let path): "\(path) is not published"
         case .blob(let name): "No blob \(name)"
         case .gzipBlob(let name): "No blob \(name).gz"
+        case .blockIndex(let name): "No block index of \(name)"
+        case .packedBlocks(let name): "No packed blocks of \(name)"
         case .publicFile: "No file at this path"
         }
     }

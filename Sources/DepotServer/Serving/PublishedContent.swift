@@ -120,13 +120,12 @@ public final class PublishedContent: Sendable {
         try await entry(for: .blob(sha256)) { [self] in
             guard ContentAddress.isSHA256(sha256), let blob = try await catalog.publishedBlob(sha256: sha256) else { return nil }
             return ResourceCache.Entry(
-                Resource(
-                    identity: .init(storage: .file(store.path(forSHA256: sha256)), length: blob.record.size, sha256: sha256),
-                    gzip: nil,
-                    contentType: "application/octet-stream",
-                    lastModified: blob.firstPublished,
-                    lastModifiedIsStrong: true,
-                    cacheControl: cachePolicy.blobs
+                immutable(
+                    stored: store.path(forSHA256: sha256),
+                    size: blob.record.size,
+                    sha256: sha256,
+                    of: blob,
+                    contentType: "application/octet-stream"
                 )
             )
         }?.resource
@@ -139,16 +138,37 @@ public final class PublishedContent: Sendable {
                 return nil
             }
             return ResourceCache.Entry(
-                Resource(
-                    identity: .init(storage: .file(store.gzipPath(forSHA256: sha256)), length: gzip.size, sha256: gzip.sha256),
-                    gzip: nil,
-                    contentType: "application/gzip",
-                    lastModified: blob.firstPublished,
-                    lastModifiedIsStrong: true,
-                    cacheControl: cachePolicy.blobs
-                )
+                immutable(stored: store.gzipPath(forSHA256: sha256), size: gzip.size, sha256: gzip.sha256, of: blob, contentType: "application/gzip")
             )
         }?.resource
+    }
+
+    /// `/blobs/{sha256}.blocks`, the block index of a published blob, or (`packed`)
+    /// `/blobs/{sha256}.zblocks`, its blocks each deflated on its own, which clients fetch by
+    /// ranges.
+    public func blockIndex(of sha256: String, packed: Bool) async throws -> Resource? {
+        try await entry(for: packed ? .packedBlocks(sha256) : .blockIndex(sha256)) { [self] in
+            guard ContentAddress.isSHA256(sha256), let blob = try await catalog.publishedBlob(sha256: sha256),
+                let record = try await catalog.blockIndex(of: sha256)
+            else { return nil }
+            let (stored, size) = packed ? (record.packedSHA256, record.packedSize) : (record.indexSHA256, record.indexSize)
+            return ResourceCache.Entry(
+                immutable(stored: store.path(forSHA256: stored), size: size, sha256: stored, of: blob, contentType: "application/octet-stream")
+            )
+        }?.resource
+    }
+
+    /// A stored file under an immutable URL about `blob`: its date, the first publication, is
+    /// strong.
+    private func immutable(stored path: FilePath, size: Int64, sha256: String, of blob: PublishedBlob, contentType: String) -> Resource {
+        Resource(
+            identity: .init(storage: .file(path), length: size, sha256: sha256),
+            gzip: nil,
+            contentType: contentType,
+            lastModified: blob.firstPublished,
+            lastModifiedIsStrong: true,
+            cacheControl: cachePolicy.blobs
+        )
     }
 
     /// `/deltas/{from}/{to}`: the gzip-compressed VCDIFF patch from one content to another, and

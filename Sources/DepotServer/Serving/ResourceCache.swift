@@ -21,6 +21,10 @@ struct ResourceCache {
         case blob(String)
         /// `/blobs/{sha256}.gz`.
         case gzipBlob(String)
+        /// `/blobs/{sha256}.blocks`.
+        case blockIndex(String)
+        /// `/blobs/{sha256}.zblocks`.
+        case packedBlocks(String)
         /// `/deltas/{from}/{to}`.
         case delta(from: String, to: String)
     }

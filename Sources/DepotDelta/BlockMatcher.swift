@@ -1,0 +1,94 @@
+/// Finds, in a local copy of any content, the blocks of a ``BlockIndex`` it already holds, at
+/// any offset: zsync's search. The weak checksum rolls over every offset not covered by a
+/// match; a bit table of the index's weak checksums rules out most offsets with one load, and
+/// a weak match is confirmed by the strong checksum.
+public enum BlockMatcher {
+    /// For each block of `index`, an offset of `local` where its bytes are, or nil.
+    public static func match(_ index: BlockIndex, in local: UnsafeRawBufferPointer) -> [Int?] {
+        var found = [Int?](repeating: nil, count: index.blocks.count)
+        let blockSize = index.blockSize
+        let fullBlocks = index.blocks.indices.filter { index.length(ofBlock: $0) == blockSize }
+        var byWeak: [UInt32: [Int]] = [:]
+        for block in fullBlocks { byWeak[index.blocks[block].weak, default: []].append(block) }
+        // 2²⁰ bits (128 KiB): about 5% of offsets reach the dictionary with 50,000 blocks.
+        let filterBits = 20
+        var filter = [UInt64](repeating: 0, count: 1 << (filterBits - 6))
+        func slot(_ weak: UInt32) -> Int { Int((weak ^ (weak >> 20)) & (1 << filterBits - 1)) }
+        for weak in byWeak.keys { filter[slot(weak) >> 6] |= 1 << UInt64(slot(weak) & 63) }
+
+        /// Marks every block with these bytes as found at `offset`; whether any was.
+        func confirm(_ weak: UInt32, at offset: Int) -> Bool {
+            guard let candidates = byWeak[weak] else { return false }
+            let strong = BlockIndex.strongChecksum(UnsafeRawBufferPointer(rebasing: local[offset..<offset + blockSize]))
+            var matched = false
+            for block in candidates where found[block] == nil && index.blocks[block].strong == strong {
+                found[block] = offset
+                matched = true
+            }
+            // Blocks with these bytes found earlier still make this a match to skip over.
+            return matched || candidates.contains { index.blocks[$0].strong == strong }
+        }
+
+        if local.count >= blockSize, !byWeak.isEmpty {
+            var offset = 0
+            var checksum = RollingChecksum(UnsafeRawBufferPointer(rebasing: local[0..<blockSize]))
+            while true {
+                let weak = checksum.value
+                let candidate = filter[slot(weak) >> 6] & (1 << UInt64(slot(weak) & 63)) != 0
+                if candidate, confirm(weak, at: offset) {
+                    offset += blockSize
+                    guard offset + blockSize <= local.count else { break }
+                    checksum = RollingChecksum(UnsafeRawBufferPointer(rebasing: local[offset..<offset + blockSize]))
+                    continue
+                }
+                guard offset + blockSize < local.count else { break }
+                checksum.roll(leaving: local[offset], entering: local[offset + blockSize])
+                offset += 1
+            }
+        }
+        // A short last block: where it would be, or at the end of the local copy.
+        if let last = index.blocks.indices.last, index.length(ofBlock: last) < blockSize {
+            let length = index.length(ofBlock: last)
+            let place = last * blockSize
+            for offset in [place, local.count - length] where offset >= 0 && offset + length <= local.count && found[last] == nil {
+                let bytes = UnsafeRawBufferPointer(rebasing: local[offset..<offset + length])
+                if RollingChecksum(bytes).value == index.blocks[last].weak, BlockIndex.strongChecksum(bytes) == index.blocks[last].strong {
+                    found[last] = offset
+                }
+            }
+        }
+        return found
+    }
+}
+
+extension BlockIndex {
+    /// Block `index` from its packed bytes, checked against its checksums.
+    ///
+    /// - Throws: ``VCDIFFError`` `.corrupt` when the bytes are not the block (a tampered or
+    ///   damaged answer).
+    public func unpack(block index: Int, from packed: UnsafeRawBufferPointer, inflater: GzipInflater) throws -> [UInt8] {
+        let length = length(ofBlock: index)
+        var bytes: [UInt8]
+        if blocks[index].packedLength == 0 {
+            bytes = Array(packed)
+        } else {
+            bytes = []
+            bytes.reserveCapacity(length)
+            inflater.reset()
+            do {
+                try inflater.decode(packed) { piece in
+                    guard bytes.count + piece.count <= length else { throw VCDIFFError(.corrupt, "block \(index) inflates past its length") }
+                    bytes.append(contentsOf: piece)
+                }
+                guard inflater.isFinished else { throw VCDIFFError(.corrupt, "block \(index) is cut short") }
+            } catch let error as VCDIFFError {
+                throw error
+            } catch {
+                throw VCDIFFError(.corrupt, "block \(index) does not inflate: \(error)")
+            }
+        }
+        let matches = bytes.withUnsafeBytes { RollingChecksum($0).value == blocks[index].weak && Self.strongChecksum($0) == blocks[index].strong }
+        guard bytes.count == length, matches else { throw VCDIFFError(.corrupt, "block \(index) does not match the block index") }
+        return bytes
+    }
+}
