@@ -2,10 +2,13 @@ import Synchronization
 
 /// A running total shared with a download's delegate queue.
 final class ByteCounter: Sendable {
-    private let total = Mutex<Int64>(0)
+    private let running = Mutex<Int64>(0)
+
+    /// The total so far.
+    var total: Int64 { running.withLock { $0 } }
 
     func add(_ count: Int64) -> Int64 {
-        total.withLock {
+        running.withLock {
             $0 += count
             return $0
         }

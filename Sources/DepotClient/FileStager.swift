@@ -9,9 +9,10 @@ import FoundationNetworking
 #endif
 
 /// Fetches the files of a release into `.depot/staging/{sha256}`, each by what its plan says
-/// (``ReleasePlan/Fetch/action(stagedIntact:heldFileSize:patchFailed:inMemoryLimit:)``): a patch
-/// of the file held, a download into memory, or a resumable stream to a partial file; every one
-/// checked against its entry (``StagedContent``) before it is staged.
+/// (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``): a patch of the file
+/// held (listed, or made on request), the blocks the local copy lacks, a download into memory,
+/// or a resumable stream to a partial file; every one checked against its entry
+/// (``StagedContent``) before it is staged.
 struct FileStager: Sendable {
     /// The server the release's URLs are below.
     let server: URL
@@ -32,8 +33,8 @@ struct FileStager: Sendable {
         }) ?? []
     }
 
-    /// One file: carries out ``ReleasePlan/Fetch/action(stagedIntact:heldFileSize:patchFailed:inMemoryLimit:)``,
-    /// falling back to a download when a patch fails.
+    /// One file: tries each of ``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``
+    /// in turn until one stages it, counting the bytes of every try.
     func stage(_ fetch: ReleasePlan.Fetch) async -> SyncReport.File {
         let entry = fetch.entry
         var file = SyncReport.File(path: entry.path, outcome: .staged, bytesTransferred: 0, size: entry.size)
@@ -48,40 +49,22 @@ struct FileStager: Sendable {
                 try? FileManager.default.removeItem(at: staged)
             }
         }
-        var patchFailed = false
         do {
             let local = try localURL(entry.path)
-            let heldFileSize = try? FileManager.default.attributesOfItem(atPath: local.path)[.size] as? Int64
-            while true {
-                switch fetch.action(
-                    stagedIntact: stagedIntact,
-                    heldFileSize: heldFileSize,
-                    patchFailed: patchFailed,
-                    inMemoryLimit: Self.inMemoryLimit
-                ) {
-                case .alreadyStaged:
+            let actions = fetch.actions(
+                stagedIntact: stagedIntact,
+                local: Self.localCopy(at: local, held: fetch.held),
+                inMemoryLimit: Self.inMemoryLimit
+            )
+            for (number, action) in actions.enumerated() {
+                let received = ByteCounter()
+                do {
+                    file.outcome = try await run(action, for: fetch, local: local, to: staged, received: received)
+                    file.bytesTransferred += received.total
                     return file
-                case .patch(let patch):
-                    do {
-                        file.bytesTransferred = try await fetchPatch(patch, for: entry, base: local, to: staged)
-                        file.outcome = .delta
-                        return file
-                    } catch {
-                        // Any failure of the patch path falls back to the full download.
-                        file.bytesTransferred = (error as? DeltaFailure)?.bytesTransferred ?? 0
-                        patchFailed = true
-                    }
-                case .download(let gzip):
-                    let length = gzip ? entry.gzip?.size ?? entry.size : entry.size
-                    let (outcome, transferred) = try await downloadInMemory(entry, gzip: gzip, length: length, to: staged)
-                    file.outcome = outcome
-                    file.bytesTransferred += transferred
-                    return file
-                case .stream(let gzip):
-                    let (outcome, transferred) = try await stream(entry, gzip: gzip, to: staged)
-                    file.outcome = outcome
-                    file.bytesTransferred += transferred
-                    return file
+                } catch  where number < actions.count - 1 {
+                    // Any failure but the last way's falls back to the next; its bytes count.
+                    file.bytesTransferred += received.total
                 }
             }
         } catch {
@@ -89,6 +72,59 @@ struct FileStager: Sendable {
             file.error = "\(error)"
         }
         return file
+    }
+
+    /// What the folder holds at `local`: the content `held` lists when its size and SHA-256
+    /// match (a patch applies to nothing else), else other bytes, or nothing.
+    static func localCopy(at local: URL, held: ReleaseEntry?) -> ReleasePlan.Fetch.LocalCopy {
+        guard let size = try? FileManager.default.attributesOfItem(atPath: local.path)[.size] as? Int64 else { return .none }
+        guard let held, size == held.size, let (sha256, _) = try? StagedContent.digest(of: local), sha256 == held.sha256 else { return .other }
+        return .held
+    }
+
+    /// Carries out one action, counting what it receives in `received`; returns the outcome.
+    private func run(
+        _ action: ReleasePlan.Fetch.Action,
+        for fetch: ReleasePlan.Fetch,
+        local: URL,
+        to staged: URL,
+        received: ByteCounter
+    ) async throws -> SyncReport.Outcome {
+        let entry = fetch.entry
+        switch action {
+        case .alreadyStaged:
+            return .staged
+        case .patch(let patch):
+            try await fetchPatch(patch, for: entry, base: local, to: staged, received: received)
+            return .delta
+        case .requestedPatch:
+            guard let held = fetch.held else { throw SyncError(.corrupt, "no content held to patch") }
+            try await fetchRequestedPatch(from: held, for: entry, base: local, to: staged, received: received)
+            return .delta
+        case .blocks(let restoring):
+            let rebuilt = staged.appendingPathExtension("blocks")
+            defer { try? FileManager.default.removeItem(at: rebuilt) }
+            let blocks = BlockFetch(server: server, session: session, width: parallelDownloads)
+            if let patch = restoring, let held = fetch.held {
+                try await blocks.rebuild(held, from: local, to: rebuilt, budget: fetch.wholeLength - patch.size, received: received)
+                guard let (sha256, _) = try? StagedContent.digest(of: rebuilt), sha256 == held.sha256 else {
+                    throw SyncError(.corrupt, "the blocks did not rebuild the version held of \(entry.path)")
+                }
+                try await fetchPatch(patch, for: entry, base: rebuilt, to: staged, received: received)
+            } else {
+                try await blocks.rebuild(entry, from: local, to: rebuilt, budget: fetch.wholeLength, received: received)
+                try stageChecked(rebuilt, entry: entry, to: staged)
+            }
+            return .blocks
+        case .download(let gzip):
+            let (outcome, transferred) = try await downloadInMemory(entry, gzip: gzip, length: fetch.wholeLength, to: staged)
+            _ = received.add(transferred)
+            return outcome
+        case .stream(let gzip):
+            let (outcome, transferred) = try await stream(entry, gzip: gzip, to: staged)
+            _ = received.add(transferred)
+            return outcome
+        }
     }
 
     /// Downloads `entry` (the gzip variant when `gzip`) to a partial file, resumed from what an
@@ -151,32 +187,54 @@ struct FileStager: Sendable {
     }
 
     /// Downloads `patch` (resumable like any blob), checks its SHA-256, applies it to the file
-    /// held at `base`, checks the result and leaves it at `staged`. Returns the bytes received;
-    /// throws ``DeltaFailure`` with them otherwise.
-    func fetchPatch(_ patch: ReleaseEntry.Patch, for entry: ReleaseEntry, base: URL, to staged: URL) async throws -> Int64 {
+    /// at `base`, checks the result and leaves it at `staged`.
+    func fetchPatch(_ patch: ReleaseEntry.Patch, for entry: ReleaseEntry, base: URL, to staged: URL, received: ByteCounter) async throws {
         let download = try blobDownload(entry.patchURL(patch), sha256: patch.sha256, size: patch.size, partialName: "\(patch.sha256).delta.partial")
-        var transferred: Int64 = 0
+        defer { try? FileManager.default.removeItem(at: download.partialFile) }
+        let (_, transferred) = try await run(download, for: entry.path)
+        _ = received.add(transferred)
+        let bytes = try Data(contentsOf: download.partialFile)
+        guard Hex.string(SHA256.hash(data: bytes)) == patch.sha256 else {
+            throw SyncError(.corrupt, "the patch for \(entry.path) does not match the release")
+        }
+        try apply(download.partialFile, to: base, for: entry, staged: staged)
+    }
+
+    /// Fetches the patch from `held` that the server makes when first asked
+    /// (`/deltas/{held}/{new}`), applies it to the file at `base`, checks the result and leaves
+    /// it at `staged`. The release lists no such patch, so only the result is checked, and the
+    /// patch may be no larger than the whole file's download.
+    func fetchRequestedPatch(from held: ReleaseEntry, for entry: ReleaseEntry, base: URL, to staged: URL, received: ByteCounter) async throws {
+        let path = "/deltas/\(held.sha256)/\(entry.sha256)"
+        var request = URLRequest(url: try OriginPolicy.url(path, below: server))
+        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        let fetch = BoundedFetch(maximumBytes: Int(min(entry.gzip?.size ?? entry.size, entry.size)))
+        defer { _ = received.add(fetch.bytesReceived) }
+        let (response, data) = try await fetch.fetch(request, session: session, deadline: nil)
+        guard response.statusCode == 200 else { throw SyncError(.server, "\(path) answered \(response.statusCode)") }
+        let patch = partialFolder.appendingPathComponent("\(held.sha256)-\(entry.sha256).delta")
+        defer { try? FileManager.default.removeItem(at: patch) }
+        try Durability.write(data, to: patch)
+        try apply(patch, to: base, for: entry, staged: staged)
+    }
+
+    /// Applies the patch at `patch` to `base`, checks the result against `entry` and leaves it
+    /// at `staged`.
+    private func apply(_ patch: URL, to base: URL, for entry: ReleaseEntry, staged: URL) throws {
         let patched = staged.appendingPathExtension("patched")
+        defer { try? FileManager.default.removeItem(at: patched) }
+        try DeltaPatch.apply(base: base, patch: patch, output: patched, maximumSize: Int(entry.size))
+        try stageChecked(patched, entry: entry, to: staged)
+    }
+
+    /// Checks the file at `file` against `entry` (size and SHA-256) and leaves it at `staged`
+    /// with the entry's modification time.
+    private func stageChecked(_ file: URL, entry: ReleaseEntry, to staged: URL) throws {
         let verified = staged.appendingPathExtension("verifying")
-        defer {
-            try? FileManager.default.removeItem(at: download.partialFile)
-            try? FileManager.default.removeItem(at: patched)
-            try? FileManager.default.removeItem(at: verified)
-        }
-        do {
-            (_, transferred) = try await run(download, for: entry.path)
-            let bytes = try Data(contentsOf: download.partialFile)
-            guard Hex.string(SHA256.hash(data: bytes)) == patch.sha256 else {
-                throw SyncError(.corrupt, "the patch for \(entry.path) does not match the release")
-            }
-            try DeltaPatch.apply(base: base, patch: download.partialFile, output: patched, maximumSize: Int(entry.size))
-            try StagedContent.verifyAndStage(patched, gzip: false, entry: entry, to: verified)
-            try StagedContent.setModificationDate(of: verified, to: entry)
-            try Durability.rename(verified, to: staged)
-            return transferred
-        } catch {
-            throw DeltaFailure(cause: error, bytesTransferred: transferred)
-        }
+        defer { try? FileManager.default.removeItem(at: verified) }
+        try StagedContent.verifyAndStage(file, gzip: false, entry: entry, to: verified)
+        try StagedContent.setModificationDate(of: verified, to: entry)
+        try Durability.rename(verified, to: staged)
     }
 
     /// A resumable download of the immutable URL `url`, whose bytes have this SHA-256 and size.
@@ -196,12 +254,5 @@ struct FileStager: Sendable {
         return try await download.run(session: session) { count in
             progress?(DepotClient.Progress(path: path, bytesReceived: counter.add(count), bytesExpected: expected))
         }
-    }
-
-    /// Why the patch path of a file failed, and what it had received: the sync then downloads the
-    /// file whole and counts both.
-    struct DeltaFailure: Error {
-        let cause: any Error
-        let bytesTransferred: Int64
     }
 }

@@ -16,12 +16,30 @@ struct ReleasePlan: Equatable {
             held.flatMap { held in entry.patches?.first { $0.from == held.sha256 } }
         }
 
-        /// How a file is fetched into staging.
+        /// What the folder holds at the entry's path.
+        enum LocalCopy: Equatable {
+            /// No file.
+            case none
+            /// The content the release held lists (its SHA-256 checked).
+            case held
+            /// Some other bytes: the app wrote to the file, or it was damaged, or the release held
+            /// listed no file there.
+            case other
+        }
+
+        /// A way to fetch a file into staging.
         enum Action: Equatable {
             /// Staged intact by a sync that stopped before its switch: nothing to fetch.
             case alreadyStaged
-            /// Made from the held file by this patch.
+            /// Made from the held file by this patch, listed by the release.
             case patch(ReleaseEntry.Patch)
+            /// Made from the held file by the patch the server makes when asked
+            /// (`/deltas/{held}/{new}`): for a file more releases behind than the listed patches.
+            case requestedPatch
+            /// Rebuilt from the blocks of the local copy and the blocks it lacks: of the content held
+            /// and then made new by `restoring`, its listed patch (the app's changes to its copy
+            /// are fewer than a release's and the patch small); or, nil, of the new content.
+            case blocks(restoring: ReleaseEntry.Patch?)
             /// Downloaded whole into memory, then written: no partial file, which a download
             /// this small would not resume anyway.
             case download(gzip: Bool)
@@ -30,18 +48,30 @@ struct ReleasePlan: Equatable {
             case stream(gzip: Bool)
         }
 
-        /// The action for this file, from what the folder holds: whether a staged copy is
-        /// intact, the size of the file at the path (a patch applies only to the held content,
-        /// so a file of another size is not it), and whether its patch already failed. The
-        /// smaller variant is downloaded; files of at most `inMemoryLimit` bytes to download go
-        /// through memory.
-        func action(stagedIntact: Bool, heldFileSize: Int64?, patchFailed: Bool = false, inMemoryLimit: Int64) -> Action {
-            if stagedIntact { return .alreadyStaged }
-            if !patchFailed, let patch, let held, heldFileSize == held.size { return .patch(patch) }
+        /// The ways to fetch this file, best first, from what the folder holds: whether a staged
+        /// copy is intact, and the local copy. Each way but the last may fail or find itself not
+        /// worth its bytes (``BlockFetch/NotWorthIt``), and the next is tried; the last, the
+        /// whole file, always works. The smaller variant is downloaded; files of at most
+        /// `inMemoryLimit` bytes to download go through memory.
+        func actions(stagedIntact: Bool, local: LocalCopy, inMemoryLimit: Int64) -> [Action] {
+            if stagedIntact { return [.alreadyStaged] }
+            var actions: [Action] = []
+            switch local {
+            case .held:
+                if let patch { actions.append(.patch(patch)) } else if held != nil { actions.append(.requestedPatch) }
+                if entry.blocks != nil { actions.append(.blocks(restoring: nil)) }
+            case .other:
+                if let patch, held?.blocks != nil { actions.append(.blocks(restoring: patch)) }
+                if entry.blocks != nil { actions.append(.blocks(restoring: nil)) }
+            case .none:
+                break
+            }
             let gzip = entry.gzip.map { $0.size < entry.size } ?? false
-            let length = gzip ? entry.gzip?.size ?? entry.size : entry.size
-            return length <= inMemoryLimit ? .download(gzip: gzip) : .stream(gzip: gzip)
+            return actions + [wholeLength <= inMemoryLimit ? .download(gzip: gzip) : .stream(gzip: gzip)]
         }
+
+        /// The bytes of the whole file's download: the gzip variant when it is smaller.
+        var wholeLength: Int64 { min(entry.gzip?.size ?? entry.size, entry.size) }
     }
 
     var fetches: [Fetch] = []

@@ -12,8 +12,13 @@ public struct SyncReport: Sendable, Codable, Equatable {
         case full
         /// An interrupted download was completed with a range request.
         case resumed
-        /// Rebuilt from a patch.
+        /// Rebuilt from a patch of the file held: listed by the release, or made by the server
+        /// when asked (a file more releases behind than the listed patches reach).
         case delta
+        /// Rebuilt from the blocks of a local copy that was no published version (the app wrote
+        /// to it, or it was damaged) and the blocks it lacked; when the blocks restored the
+        /// version held, its patch then made the new one.
+        case blocks
         /// Removed because it left the release.
         case removed
         /// Could not be synced; the folder stays at the release it held.
@@ -84,7 +89,7 @@ public struct SyncReport: Sendable, Codable, Equatable {
 
     public var bytesTransferred: Int64 { documentBytes + files.reduce(0) { $0 + $1.bytesTransferred } }
     public var bytesSaved: Int64 { files.reduce(0) { $0 + $1.bytesSaved } }
-    public var updatedCount: Int { files.filter { [.gzip, .full, .resumed, .delta, .staged].contains($0.outcome) }.count }
+    public var updatedCount: Int { files.filter { [.gzip, .full, .resumed, .delta, .blocks, .staged].contains($0.outcome) }.count }
     public var removedCount: Int { files.filter { $0.outcome == .removed }.count }
     public var failedCount: Int { files.filter { $0.outcome == .failed }.count }
 }

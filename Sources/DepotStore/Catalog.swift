@@ -169,7 +169,8 @@ public final class Catalog: Sendable {
     /// content `to` and no patch, or record of none, from `from` to `to` exists: what a patch
     /// made on request is made from. Nil for any other pair, which no request can have made.
     public func onRequestPatchSource(from: String, to: String) async throws -> FileVersion? {
-        try await database.read { db in
+        guard from != to else { return nil }
+        return try await database.read { db in
             try FileVersion.fetchOne(
                 db,
                 sql: """

@@ -48,6 +48,11 @@ public enum Fixture {
         Array(Insecure.MD5.hash(data: data))
     }
 
+    /// `data` as gzip at zlib's level 6, as the server compresses its variants by default.
+    public static func gzip(_ data: Data) throws -> [UInt8] {
+        try data.withUnsafeBytes { try Gzip.compress($0, level: 6) }
+    }
+
     public static func gunzip(_ bytes: [UInt8]) throws -> Data {
         Data(try bytes.withUnsafeBytes { try Gzip.decompress($0) })
     }

@@ -4,8 +4,10 @@ import Synchronization
 
 /// A TCP relay on 127.0.0.1 in front of a server, for injecting network faults into real
 /// clients: it can cut the next `/blobs/` response after a number of bytes, slow `/blobs/`
-/// responses down, and trickle the responses on a connection that asked for a path one byte at
-/// a time, as a hostile mirror holding a client would.
+/// responses down, trickle the responses on a connection that asked for a path one byte at
+/// a time, as a hostile mirror holding a client would, alter a byte of the bodies of some
+/// responses, as a tampering mirror would, and drop the `Range` of requests for several ranges,
+/// as a proxy or CDN that refuses them does (the server then answers 200 with everything).
 public final class FaultyRelay: Sendable {
     /// The port clients connect to.
     public let port: Int
@@ -13,6 +15,8 @@ public final class FaultyRelay: Sendable {
         var cutAfter: Int?
         var delayPerChunk: Duration?
         var trickle: (pathPrefix: String, interval: Duration)?
+        var tamper: String?
+        var dropsMultipleRanges = false
     }
     private let faults = Mutex(Faults())
 
@@ -34,6 +38,24 @@ public final class FaultyRelay: Sendable {
     /// one byte each `interval` (nil: none).
     public func trickle(_ pathPrefix: String?, every interval: Duration = .milliseconds(100)) {
         faults.withLock { $0.trickle = pathPrefix.map { ($0, interval) } }
+    }
+
+    /// Every later response to a request whose target contains `pathPart` has the 300th byte
+    /// of its body altered (nil: none).
+    public func tamper(_ pathPart: String?) {
+        faults.withLock { $0.tamper = pathPart }
+    }
+
+    /// Whether later requests for several ranges lose their `Range` field.
+    public func dropMultipleRanges(_ drops: Bool = true) {
+        faults.withLock { $0.dropsMultipleRanges = drops }
+    }
+
+    /// `request` without its `Range` field when that asks for several ranges.
+    static func withoutMultipleRanges(_ request: String) -> String {
+        request.split(separator: "\r\n", omittingEmptySubsequences: false).filter { line in
+            !(line.lowercased().hasPrefix("range:") && line.contains(","))
+        }.joined(separator: "\r\n")
     }
 
     /// Starts a relay to `127.0.0.1:upstreamPort`, runs `body`, and stops it.
@@ -73,19 +95,41 @@ public final class FaultyRelay: Sendable {
             try await upstream.executeThenClose { upstreamInbound, upstreamOutbound in
                 let isBlob = ConnectionFlag()
                 let trickles = ConnectionFlag()
+                let tampers = ConnectionFlag()
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for try await buffer in clientInbound {
-                            let request = String(buffer: buffer)
+                        for try await var buffer in clientInbound {
+                            var request = String(buffer: buffer)
+                            let faults = self.faults.withLock { $0 }
                             if request.hasPrefix("GET /blobs/") { isBlob.set() }
-                            if let trickle = self.faults.withLock({ $0.trickle }), request.hasPrefix("GET \(trickle.pathPrefix)") { trickles.set() }
+                            if let trickle = faults.trickle, request.hasPrefix("GET \(trickle.pathPrefix)") { trickles.set() }
+                            if let part = faults.tamper, request.prefix(while: { $0 != "\r" }).contains(part) { tampers.set() }
+                            if faults.dropsMultipleRanges {
+                                request = Self.withoutMultipleRanges(request)
+                                buffer = ByteBuffer(string: request)
+                            }
                             try await upstreamOutbound.write(buffer)
                         }
                     }
                     group.addTask {
                         var cutAfter: Int?
                         var forwarded = 0
+                        // Body bytes until the one to alter, once a tampered response's header ended.
+                        var untilTampered: Int?
                         for try await var buffer in upstreamInbound {
+                            if tampers.value {
+                                if untilTampered == nil, let end = buffer.readableBytesView.firstRange(of: Array("\r\n\r\n".utf8)) {
+                                    untilTampered = end.upperBound - buffer.readerIndex + 300
+                                }
+                                if let at = untilTampered {
+                                    if at < buffer.readableBytes, let byte = buffer.getInteger(at: buffer.readerIndex + at, as: UInt8.self) {
+                                        buffer.setInteger(byte ^ 0x20, at: buffer.readerIndex + at)
+                                        untilTampered = .max
+                                    } else if at != .max {
+                                        untilTampered = at - buffer.readableBytes
+                                    }
+                                }
+                            }
                             let faults = isBlob.value ? self.faults.withLock { $0 } : Faults()
                             if cutAfter == nil, isBlob.value, let cut = faults.cutAfter {
                                 cutAfter = cut

@@ -73,28 +73,50 @@ struct ReleasePlanTests {
         #expect(try ReleasePlan(before: before, after: after, removesDeletedFiles: false).removals.isEmpty)
     }
 
-    /// (why, entry gzip size, staged intact, size of the file at the path, patch failed) → action,
-    /// for a 1000-byte file held at 700 bytes, with a patch from it, and a 500-byte limit for
-    /// downloads through memory.
-    @Test("each file's action follows from what the folder holds", arguments: Self.actionCases.indices)
-    func action(index: Int) {
-        let (why, gzipSize, stagedIntact, heldFileSize, patchFailed, expected) = Self.actionCases[index]
-        let patch = ReleaseEntry.Patch(from: String(repeating: "a", count: 64), size: 40, sha256: String(repeating: "9", count: 64))
-        var entry = Self.entry("f", "b", size: 1000, patches: [patch])
+    /// (why, entry gzip size, staged intact, local copy, patch listed, block indexes (held, new))
+    /// → the ways tried in order, for a 1000-byte file and a 500-byte limit for downloads
+    /// through memory.
+    @Test("each file's ways to fetch follow from what the folder holds", arguments: Self.actionCases.indices)
+    func actions(index: Int) {
+        let (why, gzipSize, stagedIntact, local, listsPatch, (heldIndexed, newIndexed), expected) = Self.actionCases[index]
+        let index = ReleaseEntry.Variant(size: 10, sha256: String(repeating: "d", count: 64))
+        var entry = Self.entry("f", "b", size: 1000, patches: listsPatch ? [Self.patch] : nil)
         entry.gzip = gzipSize.map { ReleaseEntry.Variant(size: $0, sha256: String(repeating: "c", count: 64)) }
-        let fetch = ReleasePlan.Fetch(entry: entry, held: Self.entry("f", "a", size: 700))
-        let action = fetch.action(stagedIntact: stagedIntact, heldFileSize: heldFileSize, patchFailed: patchFailed, inMemoryLimit: 500)
-        #expect(action == expected(patch), "\(why)")
+        entry.blocks = newIndexed ? index : nil
+        var held = Self.entry("f", "a", size: 700)
+        held.blocks = heldIndexed ? index : nil
+        let actions = ReleasePlan.Fetch(entry: entry, held: held).actions(stagedIntact: stagedIntact, local: local, inMemoryLimit: 500)
+        #expect(actions == expected, "\(why)")
     }
 
-    static let actionCases: [(String, Int64?, Bool, Int64?, Bool, @Sendable (ReleaseEntry.Patch) -> ReleasePlan.Fetch.Action)] = [
-        ("staged intact by an interrupted sync: nothing", 400, true, 700, false, { _ in .alreadyStaged }),
-        ("the held file is the patch's base: patch", 400, false, 700, false, { .patch($0) }),
-        ("the file at the path is not the held content (other size): no patch", nil, false, 650, false, { _ in .stream(gzip: false) }),
-        ("no file at the path: no patch", nil, false, nil, false, { _ in .stream(gzip: false) }),
-        ("the patch failed: the smaller variant, gzip, through memory", 400, false, 700, true, { _ in .download(gzip: true) }),
-        ("a gzip variant above the limit is streamed", 600, false, nil, false, { _ in .stream(gzip: true) }),
-        ("a gzip variant no smaller is not used", 1000, false, nil, false, { _ in .stream(gzip: false) }),
+    static let patch = ReleaseEntry.Patch(from: String(repeating: "a", count: 64), size: 40, sha256: String(repeating: "9", count: 64))
+
+    static let actionCases: [(String, Int64?, Bool, ReleasePlan.Fetch.LocalCopy, Bool, (Bool, Bool), [ReleasePlan.Fetch.Action])] = [
+        ("staged intact by an interrupted sync: nothing", 400, true, .held, true, (true, true), [.alreadyStaged]),
+        (
+            "the held content, a patch listed: the patch, then gzip through memory", 400, false, .held, true, (false, false),
+            [.patch(patch), .download(gzip: true)]
+        ),
+        (
+            "the held content, no patch listed: the server's patch on request", 400, false, .held, false, (false, false),
+            [.requestedPatch, .download(gzip: true)]
+        ),
+        (
+            "the held content, then its blocks if the patch fails", 400, false, .held, true, (true, true),
+            [.patch(patch), .blocks(restoring: nil), .download(gzip: true)]
+        ),
+        (
+            "another copy: the held version's blocks then its patch, then the new version's blocks", nil, false, .other, true, (true, true),
+            [.blocks(restoring: patch), .blocks(restoring: nil), .stream(gzip: false)]
+        ),
+        (
+            "another copy, no patch listed: the new version's blocks", nil, false, .other, false, (true, true),
+            [.blocks(restoring: nil), .stream(gzip: false)]
+        ),
+        ("another copy, no block index: the whole file", nil, false, .other, true, (false, false), [.stream(gzip: false)]),
+        ("no file at the path: the whole file", nil, false, .none, true, (true, true), [.stream(gzip: false)]),
+        ("a gzip variant above the limit is streamed", 600, false, .none, false, (false, false), [.stream(gzip: true)]),
+        ("a gzip variant no smaller is not used", 1000, false, .none, false, (false, false), [.stream(gzip: false)]),
     ]
 
     @Test("content shared by several paths is copied for all but the last, which takes the staged file")

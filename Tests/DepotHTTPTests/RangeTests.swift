@@ -107,4 +107,41 @@ struct RangeTests {
         #expect(ContentRange.satisfied(0...499, completeLength: 1234) == "bytes 0-499/1234")
         #expect(ContentRange.unsatisfied(completeLength: 1234) == "bytes */1234")
     }
+
+    /// The client's reading of §14.6 bodies: what Depot writes, what nginx writes (no CRLF before
+    /// the first delimiter, a preamble), parts whose bytes hold the boundary, and damaged bodies.
+    @Test("multipart/byteranges bodies read back (§14.6)", arguments: Self.multipartCases.indices)
+    func multipartParsing(index: Int) {
+        let (why, body, expected) = Self.multipartCases[index]
+        let parsed = try? MultipartByteRanges.parse(Array(body.utf8), boundary: "B")
+        #expect(parsed.map { $0.map { "\($0.range):\(String(decoding: $0.bytes, as: UTF8.self))" } } == expected, "\(why)")
+    }
+
+    static let multipartCases: [(String, String, [String]?)] = [
+        (
+            "Depot's layout",
+            "\r\n--B\r\nContent-Type: text/plain\r\nContent-Range: bytes 0-1/10\r\n\r\n01\r\n--B\r\nContent-Range: bytes 5-6/10\r\n\r\n56\r\n--B--\r\n",
+            ["0...1:01", "5...6:56"]
+        ),
+        ("a preamble, no CRLF first, case-insensitive field names", "preamble--B\r\ncontent-range: bytes 2-4/10\r\n\r\n234\r\n--B--", ["2...4:234"]),
+        ("a part's bytes may hold the delimiter", "--B\r\nContent-Range: bytes 0-6/10\r\n\r\n\r\n--B--\r\n--B--\r\n", ["0...6:\r\n--B--"]),
+        ("a part cut short", "--B\r\nContent-Range: bytes 0-9/10\r\n\r\n0123", nil),
+        ("a part without Content-Range", "--B\r\nContent-Type: text/plain\r\n\r\n01\r\n--B--\r\n", nil),
+        ("an unsatisfied Content-Range", "--B\r\nContent-Range: bytes */10\r\n\r\n\r\n--B--\r\n", nil),
+        ("no closing delimiter", "--B\r\nContent-Range: bytes 0-1/10\r\n\r\n01", nil),
+        ("another boundary", "--C\r\nContent-Range: bytes 0-1/10\r\n\r\n01\r\n--C--\r\n", nil),
+    ]
+
+    @Test("Content-Range and Content-Type read back")
+    func contentRangeParsing() {
+        #expect(ContentRange.parse("bytes 0-499/1234")?.range == 0...499)
+        #expect(ContentRange.parse(" bytes 5-5/6 ")?.completeLength == 6)
+        for bad in ["bytes */1234", "bytes 5-4/10", "bytes 0-10/10", "items 0-1/10", "bytes 0-1/*", "bytes -1-2/10"] {
+            #expect(ContentRange.parse(bad) == nil, "\(bad)")
+        }
+        #expect(MultipartByteRanges.boundary(ofContentType: "multipart/byteranges; boundary=abc") == "abc")
+        #expect(MultipartByteRanges.boundary(ofContentType: "Multipart/ByteRanges;charset=x; Boundary=\"a b\"") == "a b")
+        #expect(MultipartByteRanges.boundary(ofContentType: "multipart/mixed; boundary=abc") == nil)
+        #expect(MultipartByteRanges.boundary(ofContentType: "multipart/byteranges") == nil)
+    }
 }

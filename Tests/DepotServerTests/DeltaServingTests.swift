@@ -1,4 +1,5 @@
 import DepotDelta
+import DepotServer
 import DepotTestSupport
 import Foundation
 import Testing
@@ -179,6 +180,73 @@ struct DeltaServingTests {
                 let files = try await connection.releaseFiles()
                 let noise = try #require(files.first { $0["path"] as? String == "noise.bin" })
                 #expect(noise["patches"] == nil)
+            }
+        }
+    }
+
+    /// Version `number` of the catalog: version 1 with records `1..<number` rewritten.
+    static func version(_ number: Int) -> Data {
+        var text = String(decoding: version1, as: UTF8.self)
+        for id in 1..<number { text = text.replacingOccurrences(of: "\n\(id * 1_000)\titem-", with: "\n\(id * 1_000)\tNEW-") }
+        return Data(text.utf8)
+    }
+
+    @Test("a patch from any earlier version is made on the first request, once for many clients; other pairs get 404")
+    func patchOnRequest() async throws {
+        let distances = DeltaConfiguration(distances: [1])
+        try await LiveServer.withPublishing(configuration: .init(publish: .init(deltas: distances))) { server in
+            let versions = (1...4).map { Fixture.sha256(Self.version($0)) }
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                for number in 1...4 {
+                    let reply = try await connection.request("PUT", "/v1/files/catalog.txt", headers: [Self.auth], body: Array(Self.version(number)))
+                    #expect(reply.status == 201)
+                }
+                // The publish made the patch at distance 1 only.
+                let entry = try await Self.waitForDeltas(&connection, path: "catalog.txt")
+                #expect((entry["patches"] as? [[String: Any]])?.compactMap { $0["from"] as? String } == [versions[2]])
+            }
+            // Eight clients three releases behind at once: one encoding, one answer for all.
+            let bodies = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        try await RawHTTPConnection.with(port: server.port) { connection in
+                            let reply = try await connection.request("GET", "/deltas/\(versions[0])/\(versions[3])")
+                            return (reply.status, Array(reply.body))
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(bodies.allSatisfy { $0.0 == 200 && $0.1 == bodies[0].1 })
+            let patch = Array(try Fixture.gunzip(bodies[0].1))
+            #expect(try VCDIFFDecoder.decode(patch, source: Array(Self.version(1))) == Array(Self.version(4)))
+            #expect(server.requests.total(pathPrefix: "/deltas/") == 8)
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                for (why, path) in [
+                    ("newer to older", "/deltas/\(versions[3])/\(versions[0])"),
+                    ("no version of the path", "/deltas/\(String(repeating: "a", count: 64))/\(versions[3])"),
+                    ("the same content", "/deltas/\(versions[3])/\(versions[3])"),
+                    ("not a SHA-256", "/deltas/abc/\(versions[3])"),
+                ] {
+                    #expect(try await connection.request("GET", path).status == 404, "\(why)")
+                }
+                // Made once, then served as any stored patch, and listed by later releases' pages.
+                let again = try await connection.request("GET", "/deltas/\(versions[0])/\(versions[3])")
+                #expect(again.status == 200 && Array(again.body) == bodies[0].1)
+            }
+        }
+    }
+
+    @Test("with deltas.onRequest off, an unlisted pair is 404")
+    func noPatchOnRequest() async throws {
+        let configuration = ServerConfiguration(publish: .init(deltas: DeltaConfiguration(distances: [1], onRequest: false)))
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                for number in 1...3 {
+                    _ = try await connection.request("PUT", "/v1/files/catalog.txt", headers: [Self.auth], body: Array(Self.version(number)))
+                }
+                let path = "/deltas/\(Fixture.sha256(Self.version(1)))/\(Fixture.sha256(Self.version(3)))"
+                #expect(try await connection.request("GET", path).status == 404)
             }
         }
     }

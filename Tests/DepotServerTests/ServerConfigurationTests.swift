@@ -90,6 +90,12 @@ struct ServerConfigurationTests {
             ("publish.keepReleases", ConfigValue(.int(-1), isSecret: false)),
             ("memory.mallocArenas", ConfigValue(.int(-1), isSecret: false)),
             ("public.cacheControlRules", ConfigValue(.stringArray(["no-equals-sign"]), isSecret: false)),
+            ("deltas.distances", ConfigValue(.intArray([1, 0]), isSecret: false)),
+            ("deltas.previousVersions", ConfigValue(.int(3), isSecret: false)),
+            ("deltas.blockSize", ConfigValue(.int(1000), isSecret: false)),
+            ("deltas.blockSize", ConfigValue(.int(65536), isSecret: false)),
+            ("deltas.maximumPendingRequests", ConfigValue(.int(0), isSecret: false)),
+            ("deltas.blockIndexMinimumBytes", ConfigValue(.int(-1), isSecret: false)),
         ]
     )
     func invalid(key: String, value: ConfigValue) {
@@ -142,6 +148,22 @@ struct ServerConfigurationTests {
     static func folder(_ folder: URL) throws {
         try folder.write(Data("console.log(1)\n".utf8), to: "assets/app.js")
         try folder.write(Data("<p>hi</p>\n".utf8), to: "index.html")
+    }
+
+    @Test("the reach of deltas: defaults, and every key")
+    func deltaReach() throws {
+        let defaults = try ServerConfiguration(reader: Self.reader([:])).publish.deltas
+        #expect(defaults.distances == [1, 2, 4, 8, 16])
+        #expect(defaults.onRequest && defaults.maximumPendingRequests == 16)
+        #expect(defaults.blockSize == 1024 && defaults.blockIndexMinimumBytes == 1 << 20)
+        let deltas = try ServerConfiguration(
+            reader: Self.reader([
+                "deltas.distances": ConfigValue(.intArray([1, 3]), isSecret: false), "deltas.onRequest": false,
+                "deltas.maximumPendingRequests": 2, "deltas.blockSize": 4096, "deltas.blockIndexMinimumBytes": 0,
+            ])
+        ).publish.deltas
+        #expect(deltas.distances == [1, 3] && !deltas.onRequest && deltas.maximumPendingRequests == 2)
+        #expect(deltas.blockSize == 4096 && deltas.blockIndexMinimumBytes == 0)
     }
 
     @Test("connection limits and the largest patch source: defaults, every key, and refusals")

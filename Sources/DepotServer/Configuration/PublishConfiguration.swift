@@ -202,7 +202,8 @@ extension DeltaConfiguration {
                 "deltas.distances must be at least 1 each, deltas.maximumRatio above 0 and at most 1, deltas.indexStep between 1 and 64"
             )
         }
-        guard maximumPendingRequests >= 1, BlockIndex.blockSizes.contains(blockSize), blockIndexMinimumBytes >= 0 else {
+        guard maximumPendingRequests >= 1, BlockIndex.blockSizes.contains(blockSize), blockSize.nonzeroBitCount == 1, blockIndexMinimumBytes >= 0
+        else {
             throw ConfigurationError(
                 "deltas.maximumPendingRequests must be at least 1, deltas.blockSize a power of two from "
                     + "\(BlockIndex.blockSizes.lowerBound) to \(BlockIndex.blockSizes.upperBound), "

@@ -1,0 +1,173 @@
+import Crypto
+import DepotDelta
+import DepotHTTP
+import DepotManifest
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Rebuilds a content from a local copy that is no published version of it (the app wrote to
+/// it, or it was damaged): fetches the content's block index (checked against the SHA-256 the
+/// release lists), finds the blocks the copy already holds at any offset (``BlockMatcher``),
+/// and fetches only the others, each deflated on its own, by ranges of `/blobs/{sha256}.zblocks`.
+///
+/// The ranges go a few dozen to a request, as `multipart/byteranges`, where the path serves
+/// several ranges a request; where a proxy or CDN refuses them (it answers 200 with the whole
+/// object), one range a request, several at once. Which is learnt from the index itself, asked
+/// for as two ranges: either answer brings the index whole, and no packed object is downloaded
+/// whole to find out. Every fetched block is checked against the index before it is written, and
+/// the caller checks the whole file's SHA-256 before it is staged.
+struct BlockFetch {
+    let server: URL
+    let session: TransferSession
+    /// Requests at once.
+    let width: Int
+    /// Ranges in one request.
+    let rangesPerRequest = 48
+
+    /// The blocks would cost at least what fetching the file another way costs.
+    struct NotWorthIt: Error, CustomStringConvertible {
+        let expected: Int64
+        let budget: Int64
+        var description: String { "the blocks would cost \(expected) bytes, the file itself \(budget)" }
+    }
+
+    /// Writes `entry`'s content at `output` from `local` and the blocks it lacks; counts what
+    /// it receives in `received`.
+    ///
+    /// - Parameter budget: What the file costs another way: past it (index included), blocks are
+    ///   not fetched and ``NotWorthIt`` is thrown.
+    /// - Throws: ``SyncError`` `.corrupt` for an index or block that does not match the release.
+    func rebuild(_ entry: ReleaseEntry, from local: URL, to output: URL, budget: Int64, received: ByteCounter) async throws {
+        guard let listed = entry.blocks, let indexURL = entry.blockIndexURL else { throw SyncError(.corrupt, "\(entry.path) has no block index") }
+        let (data, multipleRanges) = try await fetchIndex(try OriginPolicy.url(indexURL, below: server), length: Int(listed.size), received: received)
+        guard data.count == listed.size, Hex.string(SHA256.hash(data: data)) == listed.sha256 else {
+            throw SyncError(.corrupt, "the block index of \(entry.path) does not match the release")
+        }
+        let index: BlockIndex
+        do {
+            index = try BlockIndex(decoding: Array(data))
+        } catch {
+            throw SyncError(.corrupt, "the block index of \(entry.path) cannot be read: \(error)")
+        }
+        guard index.contentSize == entry.size else { throw SyncError(.corrupt, "the block index of \(entry.path) is for another size") }
+
+        let copy = (try? Data(contentsOf: local, options: .alwaysMapped)) ?? Data()
+        let found = copy.withUnsafeBytes { BlockMatcher.match(index, in: $0) }
+        let offsets = index.packedOffsets()
+        let runs = Self.missingRuns(found)
+        let expected = Int64(data.count) + runs.reduce(0) { $0 + offsets[$1.upperBound + 1] - offsets[$1.lowerBound] }
+        guard expected < budget else { throw NotWorthIt(expected: expected, budget: budget) }
+
+        try Durability.write(Data(), to: output)
+        let file = try OutputFile(output)
+        try file.truncate(to: entry.size)
+        for (block, offset) in found.enumerated() {
+            guard let offset else { continue }
+            try file.write(copy[offset..<offset + index.length(ofBlock: block)], at: Int64(block * index.blockSize))
+        }
+        let packedURL = try OriginPolicy.url(entry.packedBlocksURL, below: server)
+        let ranges = runs.map { offsets[$0.lowerBound]...(offsets[$0.upperBound + 1] - 1) }
+        let groups = stride(from: 0, to: runs.count, by: rangesPerRequest).map { $0..<min($0 + rangesPerRequest, runs.count) }
+        /// Fetches the runs `group`, as one request when `together`, and writes their blocks.
+        @Sendable func fetchRuns(_ group: Range<Int>, together: Bool) async throws {
+            let requests = together ? [group] : group.map { $0..<$0 + 1 }
+            _ = try await mapConcurrently(requests, width: together ? 1 : width) { part in
+                let answer = try await RangeFetch.run(packedURL, ranges: Array(ranges[part]), session: session, received: received)
+                guard case .parts(let parts) = answer else { throw SyncError(.server, "\(entry.packedBlocksURL) did not answer 206") }
+                for run in part { try write(run: runs[run], packed: ranges[run], from: parts) }
+            }
+        }
+        /// Writes the blocks of `run`, whose packed bytes are `packed`, from the parts received.
+        @Sendable func write(
+            run: ClosedRange<Int>,
+            packed: ClosedRange<Int64>,
+            from parts: [(range: ClosedRange<Int64>, bytes: ArraySlice<UInt8>)]
+        ) throws {
+            guard let part = parts.first(where: { $0.range.contains(packed.lowerBound) && $0.range.contains(packed.upperBound) }) else {
+                throw SyncError(.corrupt, "\(entry.packedBlocksURL) did not send the ranges asked for")
+            }
+            let inflater = try GzipInflater(bufferSize: index.blockSize, framing: .raw)
+            for block in run {
+                let start = part.bytes.startIndex + Int(offsets[block] - part.range.lowerBound)
+                let end = part.bytes.startIndex + Int(offsets[block + 1] - part.range.lowerBound)
+                do {
+                    let bytes = try part.bytes[start..<end].withUnsafeBytes { try index.unpack(block: block, from: $0, inflater: inflater) }
+                    try file.write(Data(bytes), at: Int64(block * index.blockSize))
+                } catch let error as VCDIFFError {
+                    throw SyncError(.corrupt, "a block of \(entry.path) does not match its index: \(error.message)")
+                }
+            }
+        }
+        _ = try await mapConcurrently(groups, width: multipleRanges ? min(2, width) : 1) { group in
+            try await fetchRuns(group, together: multipleRanges)
+        }
+    }
+
+    /// Fetches the block index at `url` (`length` bytes) as two ranges: a 206 with both says the
+    /// path serves several ranges a request; a 200 (a proxy or CDN that refuses them) brings the
+    /// index all the same, and says the packed blocks must be asked for one range a request.
+    func fetchIndex(_ url: URL, length: Int, received: ByteCounter) async throws -> (Data, multipleRanges: Bool) {
+        guard length >= 2 else { throw SyncError(.corrupt, "a block index of \(length) bytes") }
+        let half = Int64(length / 2)
+        let answer = try await RangeFetch.run(
+            url,
+            ranges: [0...half - 1, half...Int64(length - 1)],
+            session: session,
+            received: received,
+            wholeLength: length
+        )
+        switch answer {
+        case .whole(let bytes):
+            return (Data(bytes), false)
+        case .parts(let parts):
+            var index = Data()
+            for part in parts.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) {
+                guard part.range.lowerBound == Int64(index.count) else { throw SyncError(.corrupt, "\(url.path) sent other ranges than asked for") }
+                index.append(contentsOf: part.bytes)
+            }
+            return (index, parts.count > 1)
+        }
+    }
+
+    /// The runs of consecutive blocks not found, as ranges of block numbers.
+    static func missingRuns(_ found: [Int?]) -> [ClosedRange<Int>] {
+        var runs: [ClosedRange<Int>] = []
+        for (block, offset) in found.enumerated() where offset == nil {
+            if let last = runs.last, last.upperBound == block - 1 {
+                runs[runs.count - 1] = last.lowerBound...block
+            } else {
+                runs.append(block...block)
+            }
+        }
+        return runs
+    }
+}
+
+/// The file a rebuild writes, at any offset, from several requests at once.
+private final class OutputFile: Sendable {
+    private let handle: Mutex<FileHandle>
+
+    init(_ url: URL) throws {
+        guard let handle = try? FileHandle(forWritingTo: url) else { throw SyncError(.io, "cannot open \(url.path)") }
+        self.handle = Mutex(handle)
+    }
+
+    deinit {
+        handle.withLock { try? $0.close() }
+    }
+
+    func truncate(to size: Int64) throws {
+        try handle.withLock { try $0.truncate(atOffset: UInt64(size)) }
+    }
+
+    func write(_ bytes: Data, at offset: Int64) throws {
+        try handle.withLock { handle in
+            try handle.seek(toOffset: UInt64(offset))
+            try handle.write(contentsOf: bytes)
+        }
+    }
+}
