@@ -62,11 +62,11 @@ public struct BlobStore: Sendable {
         directory.appending(String(sha256.prefix(2))).appending(sha256 + ".gz")
     }
 
-    /// Stores the content of the file at `path`; see ``ingest(_:)``.
-    public func ingest(contentsOf path: FilePath) async throws -> BlobRecord {
+    /// Stores the content of the file at `path`; see ``ingest(_:compresses:verify:)``.
+    public func ingest(contentsOf path: FilePath, compresses: Bool = true) async throws -> BlobRecord {
         do {
             return try await fileSystem.withFileHandle(forReadingAt: path) { handle in
-                try await ingest(handle.readChunks(chunkLength: .kibibytes(256)))
+                try await ingest(handle.readChunks(chunkLength: .kibibytes(256)), compresses: compresses)
             }
         } catch let error as StoreError {
             throw error
@@ -82,13 +82,17 @@ public struct BlobStore: Sendable {
     /// The blob comes back *held*: collection leaves it alone until the caller has recorded it
     /// (in the catalog, in the public site) and calls ``release(_:)``.
     ///
-    /// - Parameter verify: Called with the digests once every byte is written and before the
-    ///   blob gets its name; an error it throws discards the content and is rethrown.
+    /// - Parameters:
+    ///   - compresses: False for content that is compressed already (patches, packed blocks):
+    ///     it gets no gzip variant, and no time goes to trying.
+    ///   - verify: Called with the digests once every byte is written and before the blob gets
+    ///     its name; an error it throws discards the content and is rethrown.
     public func ingest<Chunks: AsyncSequence>(
         _ chunks: Chunks,
+        compresses: Bool = true,
         verify: (BlobRecord) throws -> Void = { _ in }
     ) async throws -> BlobRecord where Chunks.Element == ByteBuffer {
-        var writer = try await BlobWriter.start(in: self)
+        var writer = try await BlobWriter.start(in: self, compresses: compresses)
         do {
             for try await chunk in chunks {
                 try await writer.append(chunk)
@@ -108,7 +112,7 @@ public struct BlobStore: Sendable {
         try await fileSystem.info(forFileAt: path(forSHA256: sha256)) != nil
     }
 
-    /// Holds the blob `sha256` if the store has it, as ``ingest(_:verify:)`` does: collection
+    /// Holds the blob `sha256` if the store has it, as ``ingest(_:compresses:verify:)`` does: collection
     /// leaves it alone until ``release(_:)``. Returns false, holding nothing, when it is absent.
     public func holdIfStored(_ sha256: String) async throws -> Bool {
         holds.hold(sha256)
@@ -117,7 +121,7 @@ public struct BlobStore: Sendable {
         return false
     }
 
-    /// Ends the hold ``ingest(_:verify:)`` placed on a blob.
+    /// Ends the hold ``ingest(_:compresses:verify:)`` placed on a blob.
     public func release(_ sha256: String) {
         holds.release(sha256)
     }

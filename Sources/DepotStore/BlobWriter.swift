@@ -11,7 +11,8 @@ struct BlobWriter {
     private let gzipPath: FilePath
     private let content: WriteFileHandle
     private let gzip: WriteFileHandle
-    private let compressor: GzipDeflater
+    /// Nil for content that is compressed already (patches, packed blocks): no gzip variant.
+    private let compressor: GzipDeflater?
     /// Uploaded bytes not yet hashed, compressed and written: a request body arrives in
     /// chunks of a few KiB, and each file write is a trip to NIO's thread pool, so they are
     /// taken in batches of ``batchBytes``.
@@ -22,7 +23,7 @@ struct BlobWriter {
     private var size: Int64 = 0
     private var gzipSize: Int64 = 0
 
-    static func start(in store: BlobStore) async throws -> BlobWriter {
+    static func start(in store: BlobStore, compresses: Bool) async throws -> BlobWriter {
         let name = String(UInt64.random(in: .min ... .max), radix: 36)
         let contentPath = store.temporaryDirectory.appending("\(name).blob")
         let gzipPath = store.temporaryDirectory.appending("\(name).gz")
@@ -44,7 +45,7 @@ struct BlobWriter {
                 gzipPath: gzipPath,
                 content: content,
                 gzip: gzip,
-                compressor: try GzipDeflater(level: level)
+                compressor: compresses ? try GzipDeflater(level: level) : nil
             )
         } catch {
             throw BlobStore.storeError(error)
@@ -57,7 +58,7 @@ struct BlobWriter {
         gzipPath: FilePath,
         content: WriteFileHandle,
         gzip: WriteFileHandle,
-        compressor: GzipDeflater
+        compressor: GzipDeflater?
     ) {
         self.store = store
         self.contentPath = contentPath
@@ -103,7 +104,7 @@ struct BlobWriter {
         try await compress(ByteBuffer(), finish: true)
         let sha256 = self.sha256.finalize().hexString
         let md5 = self.md5.finalize().hexString
-        let keepGzip = Double(gzipSize) <= Double(size) * (1 - store.configuration.gzipMinimumSavings) && size > 0
+        let keepGzip = compressor != nil && Double(gzipSize) <= Double(size) * (1 - store.configuration.gzipMinimumSavings) && size > 0
         let gzipRecord = keepGzip ? BlobRecord.GzipVariant(sha256: gzipSHA256.finalize().hexString, size: gzipSize) : nil
         let record = BlobRecord(sha256: sha256, md5: md5, size: size, gzip: gzipRecord)
         try verify(record)
@@ -176,6 +177,7 @@ struct BlobWriter {
     }
 
     private mutating func compress(_ input: ByteBuffer, finish: Bool) async throws {
+        guard let compressor else { return }
         var produced = ByteBuffer()
         try input.withUnsafeReadableBytes { bytes in
             try compressor.compress(bytes, finish: finish) { produced.writeBytes($0) }

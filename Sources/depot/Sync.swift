@@ -122,7 +122,8 @@ extension Depot {
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
 
-        /// `3 updated, 12 unchanged: 412 KB transferred, 24.8 MB saved; release 4 of stable, signature verified`.
+        /// `3 updated, 12 unchanged: 412 KB transferred, 24.8 MB saved; release 4 of stable, signature verified;
+        /// 2 by patch, 1 from blocks`: the last part says how the updated files arrived.
         static func summary(_ report: SyncReport) -> String {
             var parts = ["\(report.updatedCount) updated", "\(report.unchangedCount) unchanged"]
             if report.removedCount > 0 { parts.append("\(report.removedCount) removed") }
@@ -130,8 +131,17 @@ extension Depot {
             let release = report.release.map { "release \($0.number) of \($0.channel)" } ?? "no release"
             let root = report.release?.root.map { " under root \($0)" } ?? ""
             let signature = report.signature == .verified ? "signature verified\(root)" : "signature not checked (no --trusted-key)"
+            let ways: [(SyncReport.Outcome, String)] = [
+                (.delta, "by patch"), (.blocks, "from blocks"), (.gzip, "as gzip"), (.full, "whole"), (.resumed, "resumed"),
+                (.staged, "staged before"),
+            ]
+            let arrivals = ways.compactMap { outcome, how in
+                let count = report.files.filter { $0.outcome == outcome }.count
+                return count > 0 ? "\(count) \(how)" : nil
+            }
             return parts.joined(separator: ", ")
                 + ": \(ByteCountText(report.bytesTransferred)) transferred, \(ByteCountText(report.bytesSaved)) saved; \(release), \(signature)"
+                + (arrivals.isEmpty ? "" : "; " + arrivals.joined(separator: ", "))
         }
     }
 }

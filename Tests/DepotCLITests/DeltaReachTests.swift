@@ -116,6 +116,11 @@ struct DeltaReachTests {
             #expect(outcome == "blocks")
             #expect(bytes * 10 < Self.gzipSize(2), "\(bytes) bytes")
             #expect(try Self.synced(root) == Self.table(version: 2))
+            // The summary line says how each updated file arrived.
+            try Self.editedByTheApp(try Self.synced(root)).write(to: root.appendingPathComponent("out/table.db"))
+            try await Self.publish(3, root: root, server: server)
+            let line = try await DepotCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
+            #expect(line.output.contains("1 updated, 0 unchanged: ") && line.output.contains("; 1 from blocks"), "\(line.output)")
         }
     }
 

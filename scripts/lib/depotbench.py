@@ -1,7 +1,7 @@
-"""What Depot's benchmarks share: the build users deploy, free ports, waiting for a server, and
-/proc readers. Each benchmark does `sys.path.insert(0, <scripts>/lib)` and imports this."""
+"""What Depot's benchmarks share: the build users deploy, free ports, waiting for a server,
+/proc readers, and a relay that counts the bytes on the wire. Each benchmark does `sys.path.insert(0, <scripts>/lib)` and imports this."""
 
-import os, re, socket, subprocess, time
+import os, re, socket, subprocess, threading, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEPOT = os.path.join(ROOT, ".build", "release", "depot")
@@ -66,3 +66,48 @@ def status_mib(pid, field):
 def reset_peak_rss(pid):
     """Starts VmHWM afresh (Linux ≥ 4.0), so the next reading is the peak from now on."""
     open(f"/proc/{pid}/clear_refs", "w").write("5")
+
+
+class Relay:
+    """A TCP relay that counts the bytes it passes, both ways."""
+
+    def __init__(self, target_port):
+        self.target_port = target_port
+        self.bytes = 0
+        self.lock = threading.Lock()
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(256)
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            client, _ = self.listener.accept()
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self.pipe, args=(a, b), daemon=True).start()
+
+    def pipe(self, source, destination):
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                with self.lock:
+                    self.bytes += len(data)
+                destination.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (source, destination):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def take(self):
+        with self.lock:
+            count, self.bytes = self.bytes, 0
+        return count

@@ -204,7 +204,8 @@ final class PatchMaker: Service {
             AsyncStream {
                 $0.yield(patch)
                 $0.finish()
-            }
+            },
+            compresses: false
         )
         defer { store.release(blob.sha256) }
         try await catalog.recordDelta(from: source.sha256, to: target.sha256, blob: blob, now: .now())
@@ -224,13 +225,14 @@ final class PatchMaker: Service {
         let index = try await encoder.runIfActive {
             try BlockIndexMaker.make(content: contentPath, packedPath: packedPath.string, blockSize: blockSize)
         }
-        let packed = try await store.ingest(contentsOf: packedPath)
+        let packed = try await store.ingest(contentsOf: packedPath, compresses: false)
         defer { store.release(packed.sha256) }
         let indexBlob = try await store.ingest(
             AsyncStream {
                 $0.yield(ByteBuffer(bytes: index))
                 $0.finish()
-            }
+            },
+            compresses: false
         )
         defer { store.release(indexBlob.sha256) }
         try await catalog.recordBlockIndex(
