@@ -44,7 +44,7 @@ package func buildApplication(
         signer: configuration.channels
     )
     try await content.reloadChannels()
-    let patches = PatchMaker(catalog: catalog, store: store, configuration: configuration.publish.deltas, logger: logger)
+    let patches = PatchMaker(catalog: catalog, store: store, configuration: configuration.publish.deltas, metrics: metrics, logger: logger)
     let responder = ResourceResponder(rangeLimits: configuration.rangeLimits)
 
     let publisher = Publisher(

@@ -10,6 +10,8 @@ import Synchronization
 /// - `depot_publishes_total{result}` (`published`, `unchanged`) and
 ///   `depot_publish_duration_seconds`: from the first byte of an upload to its commit.
 /// - `depot_delta_bytes_saved_total`: bytes clients did not download thanks to deltas.
+/// - `depot_patches_encoded_total{when}` (`publish`, `request`): patches of files encoded, kept or
+///   not; `request` counts those a client's first request asked for, at most one per pair.
 /// - `depot_collections_total`: collection runs finished (retired releases, versions and
 ///   unreferenced blobs removed); a value that stops growing means collection stopped.
 /// - `depot_access_log_dropped_total`: access-log lines dropped because the buffer was full or
@@ -21,6 +23,8 @@ public final class DepotMetrics: Sendable {
     public let traffic: TrafficHistory?
     let publishDuration: DurationHistogram
     let deltaBytesSaved: Counter
+    private let patchesEncodedAtPublish: Counter
+    private let patchesEncodedOnRequest: Counter
     private let collections: Counter
     private let accessLogDropped: Counter
     /// The counters of each response series, made once: the registry's lookup builds label
@@ -80,6 +84,14 @@ public final class DepotMetrics: Sendable {
                 helpText: "Bytes clients did not download thanks to deltas"
             )
         )
+        let patchesEncoded = MetricNameDescriptor(
+            namespace: "depot",
+            metricName: "patches_encoded",
+            unitName: "total",
+            helpText: "Patches of files encoded, kept or not: before a publish's commit, or on a client's first request"
+        )
+        patchesEncodedAtPublish = registry.makeCounter(descriptor: patchesEncoded, labels: [("when", "publish")])
+        patchesEncodedOnRequest = registry.makeCounter(descriptor: patchesEncoded, labels: [("when", "request")])
         accessLogDropped = registry.makeCounter(
             descriptor: MetricNameDescriptor(
                 namespace: "depot",
@@ -117,6 +129,11 @@ public final class DepotMetrics: Sendable {
         guard bytes > 0 else { return }
         deltaBytesSaved.increment(by: bytes)
         traffic?.recordSaving(bytes)
+    }
+
+    /// Records a patch of a file encoded, before a publish's commit or on a client's request.
+    func recordPatchEncoded(onRequest: Bool) {
+        (onRequest ? patchesEncodedOnRequest : patchesEncodedAtPublish).increment()
     }
 
     /// Records access-log lines dropped.

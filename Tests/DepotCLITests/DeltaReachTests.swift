@@ -87,35 +87,53 @@ struct DeltaReachTests {
         }
     }
 
+    /// Publishes version 1 and syncs it, lets `change` alter the synced copy, publishes version
+    /// 2, and syncs again by `second`; checks the copy is version 2 after, and returns the second
+    /// sync's outcome and bytes.
+    static func syncAfterChange(
+        root: URL,
+        server: String,
+        change: (Data) -> Data,
+        second: (String) async throws -> (outcome: String, bytes: Int)
+    ) async throws -> (outcome: String, bytes: Int) {
+        try await publish(1, root: root, server: server)
+        _ = try await sync(server, root: root)
+        try change(try synced(root)).write(to: root.appendingPathComponent("out/table.db"))
+        try await publish(2, root: root, server: server)
+        let result = try await second(server)
+        #expect(try synced(root) == table(version: 2))
+        return result
+    }
+
+    /// The port of a server's URL.
+    static func port(_ server: String) -> Int { Int(server.split(separator: ":").last!)! }
+
     @Test("a copy the app wrote to is rebuilt from blocks: those of the version held, then its patch")
     func copyChangedByTheApp() async throws {
         try await DepotCLI.withServer(environment: Self.environment) { root, server in
-            try await Self.publish(1, root: root, server: server)
-            _ = try await Self.sync(server, root: root)
-            try Self.editedByTheApp(try Self.synced(root)).write(to: root.appendingPathComponent("out/table.db"))
-            try await Self.publish(2, root: root, server: server)
-            let (outcome, bytes) = try await Self.sync(server, root: root)
+            let (outcome, bytes) = try await Self.syncAfterChange(root: root, server: server, change: Self.editedByTheApp) {
+                try await Self.sync($0, root: root)
+            }
             #expect(outcome == "blocks")
             #expect(bytes * 4 < Self.gzipSize(2), "\(bytes) bytes")
-            #expect(try Self.synced(root) == Self.table(version: 2))
         }
     }
 
     @Test("a damaged copy is repaired from blocks, whatever its damage shifted")
     func damagedCopy() async throws {
         try await DepotCLI.withServer(environment: Self.environment) { root, server in
-            try await Self.publish(1, root: root, server: server)
-            _ = try await Self.sync(server, root: root)
-            var damaged = try Self.synced(root)
-            damaged.replaceSubrange(500_000..<504_096, with: Data(count: 4_096))
-            damaged.removeSubrange(1_200_000..<1_200_777)
-            damaged.insert(contentsOf: Data("garbage".utf8), at: 1_500_000)
-            try damaged.write(to: root.appendingPathComponent("out/table.db"))
-            try await Self.publish(2, root: root, server: server)
-            let (outcome, bytes) = try await Self.sync(server, root: root)
+            let damage: (Data) -> Data = { copy in
+                var damaged = copy
+                damaged.replaceSubrange(500_000..<504_096, with: Data(count: 4_096))
+                damaged.removeSubrange(1_200_000..<1_200_777)
+                damaged.insert(contentsOf: Data("garbage".utf8), at: 1_500_000)
+                return damaged
+            }
+            let (outcome, bytes) = try await Self.syncAfterChange(root: root, server: server, change: damage) {
+                try await Self.sync($0, root: root)
+            }
             #expect(outcome == "blocks")
             #expect(bytes * 10 < Self.gzipSize(2), "\(bytes) bytes")
-            #expect(try Self.synced(root) == Self.table(version: 2))
             // The summary line says how each updated file arrived.
             try Self.editedByTheApp(try Self.synced(root)).write(to: root.appendingPathComponent("out/table.db"))
             try await Self.publish(3, root: root, server: server)
@@ -127,60 +145,47 @@ struct DeltaReachTests {
     @Test("a mirror that alters a block is refused, and the file is fetched whole")
     func tamperedBlocks() async throws {
         try await DepotCLI.withServer(environment: Self.environment) { root, server in
-            try await Self.publish(1, root: root, server: server)
-            _ = try await Self.sync(server, root: root)
-            try Self.editedByTheApp(try Self.synced(root)).write(to: root.appendingPathComponent("out/table.db"))
-            try await Self.publish(2, root: root, server: server)
-            let port = Int(server.split(separator: ":").last!)!
-            try await FaultyRelay.with(upstreamPort: port) { relay in
-                relay.tamper(".zblocks")
-                let (outcome, bytes) = try await Self.sync("http://127.0.0.1:\(relay.port)", root: root)
-                #expect(outcome == "gzip")
-                // The blocks fetched before the refusal are counted too.
-                #expect(bytes > Self.gzipSize(2), "\(bytes) bytes")
+            let (outcome, bytes) = try await Self.syncAfterChange(root: root, server: server, change: Self.editedByTheApp) { server in
+                try await FaultyRelay.with(upstreamPort: Self.port(server)) { relay in
+                    relay.tamper(".zblocks")
+                    return try await Self.sync("http://127.0.0.1:\(relay.port)", root: root)
+                }
             }
-            #expect(try Self.synced(root) == Self.table(version: 2))
+            #expect(outcome == "gzip")
+            // The blocks fetched before the refusal are counted too.
+            #expect(bytes > Self.gzipSize(2), "\(bytes) bytes")
         }
     }
 
     @Test("a proxy that refuses several ranges a request: one range a request, the bytes still reported")
     func proxyRefusingMultipleRanges() async throws {
         try await DepotCLI.withServer(environment: Self.environment) { root, server in
-            try await Self.publish(1, root: root, server: server)
-            _ = try await Self.sync(server, root: root)
-            var damaged = try Self.synced(root)
-            for start in stride(from: 100_000, to: 2_000_000, by: 150_000) {
-                damaged.replaceSubrange(start..<start + 3_000, with: Data(count: 3_000))
+            let damage: (Data) -> Data = { copy in
+                var damaged = copy
+                for start in stride(from: 100_000, to: 2_000_000, by: 150_000) {
+                    damaged.replaceSubrange(start..<start + 3_000, with: Data(count: 3_000))
+                }
+                return damaged
             }
-            try damaged.write(to: root.appendingPathComponent("out/table.db"))
-            try await Self.publish(2, root: root, server: server)
-            let port = Int(server.split(separator: ":").last!)!
-            try await FaultyRelay.with(upstreamPort: port) { relay in
-                relay.dropMultipleRanges()
-                let (outcome, bytes) = try await Self.sync("http://127.0.0.1:\(relay.port)", root: root)
-                #expect(outcome == "blocks")
-                #expect(bytes * 5 < Self.gzipSize(2), "\(bytes) bytes")
+            let (outcome, bytes) = try await Self.syncAfterChange(root: root, server: server, change: damage) { server in
+                try await FaultyRelay.with(upstreamPort: Self.port(server)) { relay in
+                    relay.dropMultipleRanges()
+                    return try await Self.sync("http://127.0.0.1:\(relay.port)", root: root)
+                }
             }
-            #expect(try Self.synced(root) == Self.table(version: 2))
+            #expect(outcome == "blocks")
+            #expect(bytes * 5 < Self.gzipSize(2), "\(bytes) bytes")
         }
     }
 
     @Test("through the shipped nginx site, a changed copy is rebuilt from blocks and its bytes reported")
     func throughNginx() async throws {
         try await DepotCLI.withServer(environment: Self.environment) { root, server in
-            try await Self.publish(1, root: root, server: server)
-            try await Nginx.with(depotPort: Int(server.split(separator: ":").last!)!) { nginx in
-                let proxied = nginx.url("")
-                _ = try await Self.sync(proxied, root: root)
-                try Self.editedByTheApp(try Self.synced(root)).write(to: root.appendingPathComponent("out/table.db"))
-                try await Self.publish(2, root: root, server: server)
-                // nginx keeps channel documents for a second.
-                try await Task.sleep(for: .milliseconds(1_200))
-                let (outcome, bytes) = try await Self.sync(proxied, root: root)
-                #expect(outcome == "blocks")
-                #expect(bytes * 4 < Self.gzipSize(2), "\(bytes) bytes")
+            let (outcome, bytes) = try await Self.syncAfterChange(root: root, server: server, change: Self.editedByTheApp) { server in
+                try await Nginx.with(depotPort: Self.port(server)) { nginx in try await Self.sync(nginx.url(""), root: root) }
             }
-            #expect(try Self.synced(root) == Self.table(version: 2))
+            #expect(outcome == "blocks")
+            #expect(bytes * 4 < Self.gzipSize(2), "\(bytes) bytes")
         }
     }
 }

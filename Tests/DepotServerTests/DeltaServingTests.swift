@@ -230,9 +230,12 @@ struct DeltaServingTests {
                 ] {
                     #expect(try await connection.request("GET", path).status == 404, "\(why)")
                 }
-                // Made once, then served as any stored patch, and listed by later releases' pages.
+                // Encoded once, then served as any stored patch.
                 let again = try await connection.request("GET", "/deltas/\(versions[0])/\(versions[3])")
                 #expect(again.status == 200 && Array(again.body) == bodies[0].1)
+                let metrics = try await connection.request("GET", "/metrics").bodyText
+                #expect(metrics.contains(#"depot_patches_encoded_total{when="request"} 1"#), "\(metrics)")
+                #expect(metrics.contains(#"depot_patches_encoded_total{when="publish"} 3"#))
             }
         }
     }

@@ -27,6 +27,7 @@ final class PatchMaker: Service {
     let catalog: Catalog
     let store: BlobStore
     let configuration: DeltaConfiguration
+    let metrics: DepotMetrics
     let logger: Logger
     private let encoder = NIOThreadPool(numberOfThreads: 1)
     /// Patches of documents, made after each release: never behind a large file's patch.
@@ -49,10 +50,11 @@ final class PatchMaker: Service {
     private let queue: AsyncStream<Pair>
     private let queueInput: AsyncStream<Pair>.Continuation
 
-    init(catalog: Catalog, store: BlobStore, configuration: DeltaConfiguration, logger: Logger) {
+    init(catalog: Catalog, store: BlobStore, configuration: DeltaConfiguration, metrics: DepotMetrics, logger: Logger) {
         self.catalog = catalog
         self.store = store
         self.configuration = configuration
+        self.metrics = metrics
         self.logger = logger
         (queue, queueInput) = AsyncStream.makeStream(of: Pair.self)
         encoder.start()
@@ -120,7 +122,7 @@ final class PatchMaker: Service {
             // An earlier version too large to index gets no patch: skipped each time (a look at
             // its recorded size), so raising the limit later makes the patch.
             for source in sources where source.size <= configuration.maximumSourceBytes {
-                try await makePatch(path: path, from: source, to: target)
+                try await makePatch(path: path, from: source, to: target, onRequest: false)
             }
         } catch {
             logger.error("Making patches failed", metadata: ["path": "\(path)", "error": "\(error)"])
@@ -174,7 +176,7 @@ final class PatchMaker: Service {
             if let source = try await catalog.onRequestPatchSource(from: pair.from, to: pair.to),
                 let target = try await catalog.publishedBlob(sha256: pair.to)
             {
-                try await makePatch(path: source.path, from: source, to: target.record)
+                try await makePatch(path: source.path, from: source, to: target.record, onRequest: true)
             }
         } catch {
             logger.error("Making a requested patch failed", metadata: ["from": "\(pair.from)", "to": "\(pair.to)", "error": "\(error)"])
@@ -183,7 +185,7 @@ final class PatchMaker: Service {
         for request in waiting { request.resume(returning: true) }
     }
 
-    private func makePatch(path: String, from source: FileVersion, to target: BlobRecord) async throws {
+    private func makePatch(path: String, from source: FileVersion, to target: BlobRecord, onRequest: Bool) async throws {
         let started = ContinuousClock.now
         let limit = Int(Double(target.gzip?.size ?? target.size) * configuration.maximumRatio)
         let sourcePath = store.path(forSHA256: source.sha256).string
@@ -192,6 +194,7 @@ final class PatchMaker: Service {
         let patch = try await encoder.runIfActive {
             try DeltaMaker.make(from: sourcePath, to: targetPath, limit: limit, options: options)
         }
+        metrics.recordPatchEncoded(onRequest: onRequest)
         var metadata: Logger.Metadata = [
             "path": "\(path)", "from": "\(source.version)", "duration": "\(ContinuousClock.now - started)",
         ]
