@@ -13,9 +13,11 @@ import FoundationNetworking
 /// request. Otherwise it checks the document (``ChannelCheck``: signature, expiry and serial
 /// when keys are trusted), fetches the release document and the pages whose hash differs from
 /// the release it holds, and so learns what changed: O(change), at any catalog size. Each
-/// changed file is fetched as a patch from the content held when the release lists one, else as
-/// the smaller of its gzip and identity variants, resuming interrupted downloads with `Range` and
-/// `If-Range`, a few at a time over one keep-alive connection pool. Every file is checked
+/// changed file is fetched the cheapest way its copy allows (``ReleasePlan``): a patch from the
+/// content held (listed by the release, or made by the server on request); the blocks a copy
+/// that is no published version lacks (``BlockFetch``); else the smaller of its gzip and
+/// identity variants, resuming interrupted downloads with `Range` and `If-Range`; a few files at
+/// a time over one keep-alive connection pool. Every file is checked
 /// against its SHA-256 and size in `.depot/staging/`, and only when all are there does the
 /// folder switch, all at once for readers (``withCurrentRelease(_:)``, ``ReleaseJournal``).
 ///

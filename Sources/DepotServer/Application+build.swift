@@ -151,7 +151,7 @@ func buildRouter(
     sendsRequestIDs: Bool,
     resolver: ContentResolver,
     maximumDeltaBases: Int,
-    patches: PatchMaker?,
+    patches: PatchMaker,
     files: PublishController,
     releases: ReleaseController,
     documents: ReleaseDocumentsController,

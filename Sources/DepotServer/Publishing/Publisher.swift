@@ -7,7 +7,7 @@ import Hummingbird
 import Logging
 
 /// Every change to what a channel serves, in one sequence whatever route asked for it: patches
-/// for the new content, the catalog's transaction, then, when it changed anything, the patches
+/// and block indexes for the new content, the catalog's transaction, then, when it changed anything, the patches
 /// between documents and the caches, the metric and a log line. The controllers
 /// (``PublishController``, ``ReleaseController``) only turn HTTP into these calls and their
 /// replies (`DepotAPI`) into HTTP.
@@ -17,8 +17,8 @@ struct Publisher: Sendable {
     let content: PublishedContent
     let metrics: DepotMetrics
     let configuration: PublishConfiguration
-    /// Makes the patches a new version lists; `nil` when deltas are off.
-    let patches: PatchMaker?
+    /// Makes the patches and block index a new version lists.
+    let patches: PatchMaker
 
     /// Publishes `blob`, received and held by the caller, at `path` of the default channel.
     func publish(path: String, blob: BlobRecord, contentType: String, logger: Logger) async throws -> PublishReply {
@@ -200,8 +200,8 @@ struct Publisher: Sendable {
         )
     }
 
-    /// The one sequence of a change to `channel`: patches to each of `newContent` from its
-    /// earlier versions, then `commit` (the catalog's transaction, which returns its outcome and
+    /// The one sequence of a change to `channel`: the block index of each of `newContent` and
+    /// patches to it from its earlier versions, then `commit` (the catalog's transaction, which returns its outcome and
     /// the paths it changed, `nil` when it changed nothing), then the patches between the
     /// channel's documents and the caches of the paths changed.
     private func change<Outcome>(
@@ -209,10 +209,10 @@ struct Publisher: Sendable {
         newContent: [(path: String, blob: BlobRecord)],
         _ commit: () async throws -> (Outcome, changed: [String]?)
     ) async throws -> Outcome {
-        for (path, blob) in newContent { await patches?.prepare(path: path, target: blob) }
+        for (path, blob) in newContent { await patches.prepare(path: path, target: blob) }
         let (outcome, changed) = try await refusingBadChanges(commit)
         if let changed {
-            await patches?.makeDocumentPatches(channel: channel)
+            await patches.makeDocumentPatches(channel: channel)
             try await content.changed(paths: changed, channel: channel)
         }
         return outcome

@@ -13,10 +13,10 @@ struct ContentController: Sendable {
     let responder: ResourceResponder
     let deltaEncoding: DeltaEncoding
     let metrics: DepotMetrics
-    /// Makes the patches clients ask for that no publish made; nil: none is made on request.
-    let patches: PatchMaker?
+    /// Makes the patches clients ask for that no publish made (``DeltaConfiguration/onRequest``).
+    let patches: PatchMaker
 
-    init(resolver: ContentResolver, responder: ResourceResponder, metrics: DepotMetrics, maximumDeltaBases: Int, patches: PatchMaker?) {
+    init(resolver: ContentResolver, responder: ResourceResponder, metrics: DepotMetrics, maximumDeltaBases: Int, patches: PatchMaker) {
         self.resolver = resolver
         self.responder = responder
         self.metrics = metrics
@@ -65,7 +65,7 @@ struct ContentController: Sendable {
         let to = context.parameters.get("to") ?? ""
         var found = try await resolver.content.delta(from: from, to: to)
         if found == nil { found = try await resolver.content.documentDelta(from: from, to: to) }
-        if found == nil, ContentAddress.isSHA256(from), ContentAddress.isSHA256(to), let patches {
+        if found == nil, ContentAddress.isSHA256(from), ContentAddress.isSHA256(to) {
             switch try await patches.requestPatch(from: from, to: to) {
             case .done: found = try await resolver.content.delta(from: from, to: to)
             case .refused: break
