@@ -153,7 +153,7 @@ struct ServerConfigurationTests {
     @Test("the reach of deltas: defaults, and every key")
     func deltaReach() throws {
         let defaults = try ServerConfiguration(reader: Self.reader([:])).publish.deltas
-        #expect(defaults.distances == [1, 2, 4, 8, 16])
+        #expect(defaults.distances == [1, 2, 4])
         #expect(defaults.onRequest && defaults.maximumPendingRequests == 16)
         #expect(defaults.blockSize == 1024 && defaults.blockIndexMinimumBytes == 1 << 20)
         let deltas = try ServerConfiguration(

@@ -61,8 +61,10 @@ public struct PublishConfiguration: Sendable {
 /// catalog holds, once, when a client asks for it; and the block index of each large content.
 public struct DeltaConfiguration: Sendable {
     /// From which earlier versions a publish makes patches, counted back from the new content
-    /// (1 is the content before it): the default 1, 2, 4, 8 and 16 lets a client up to 16
-    /// releases behind find a patch made in advance, at five patches a publish. Empty makes
+    /// (1 is the content before it). The default 1, 2 and 4 covers the clients of a daily
+    /// release who sync weekly with patches made in advance, at three a publish as before; a
+    /// patch's cost grows with the change it spans, so 8 and 16 would more than double the
+    /// publish's (docs/performance.md), and those clients get theirs on request. Empty makes
     /// no patch at all, of files or documents, in advance or on request.
     public var distances: [Int]
     /// Whether a patch from any other earlier version of a path is made when a client first
@@ -101,7 +103,7 @@ public struct DeltaConfiguration: Sendable {
     public var maximumBaseTags: Int
 
     public init(
-        distances: [Int] = [1, 2, 4, 8, 16],
+        distances: [Int] = [1, 2, 4],
         onRequest: Bool = true,
         maximumPendingRequests: Int = 16,
         blockSize: Int = 1024,
@@ -182,7 +184,7 @@ extension DeltaConfiguration {
     init(reader deltas: ConfigReader) throws {
         let defaults = Self()
         guard deltas.int(forKey: "previousVersions") == nil else {
-            throw ConfigurationError("deltas.previousVersions was replaced by deltas.distances (for example [1, 2, 4, 8, 16]; [] makes no patch)")
+            throw ConfigurationError("deltas.previousVersions was replaced by deltas.distances (for example [1, 2, 4]; [] makes no patch)")
         }
         self.init(
             distances: deltas.intArray(forKey: "distances", default: defaults.distances),

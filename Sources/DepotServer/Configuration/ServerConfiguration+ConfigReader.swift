@@ -62,7 +62,7 @@ extension ServerConfiguration {
     /// | `channels.signingKeyFiles` | string array | none | more such keys: under a root, as many as its channel threshold |
     /// | `channels.rootDirectory` | string | none | folder of the signed roots, `1.root.json`… (`depot root`); none: no root |
     /// | `channels.validitySeconds` | number | `604800` | how long a signed channel document is valid; re-signed every half of it |
-    /// | `deltas.distances` | int array | `[1, 2, 4, 8, 16]` | earlier versions (counted back) a publish makes patches from; empty: no patches |
+    /// | `deltas.distances` | int array | `[1, 2, 4]` | earlier versions (counted back) a publish makes patches from; empty: no patches |
     /// | `deltas.onRequest` | bool | `true` | a patch from any other earlier version is made once, when a client first asks |
     /// | `deltas.maximumPendingRequests` | int | `16` | most pairs waiting for an on-request patch (503 beyond) |
     /// | `deltas.blockSize` | int | `1024` | block size of block indexes, a power of two from 512 to 32768 |
