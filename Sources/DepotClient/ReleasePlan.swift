@@ -34,7 +34,8 @@ struct ReleasePlan: Equatable {
             /// Made from the held file by this patch, listed by the release.
             case patch(ReleaseEntry.Patch)
             /// Made from the held file by the patch the server makes when asked
-            /// (`/deltas/{held}/{new}`): for a file more releases behind than the listed patches.
+            /// (`/deltas/{held}/{new}`): for a file more releases behind than the listed patches
+            /// reach.
             case requestedPatch
             /// Rebuilt from the blocks of the local copy and the blocks it lacks: of the content held
             /// and then made new by `restoring`, its listed patch (the app's changes to its copy
@@ -58,7 +59,14 @@ struct ReleasePlan: Equatable {
             var actions: [Action] = []
             switch local {
             case .held:
-                if let patch { actions.append(.patch(patch)) } else if held != nil { actions.append(.requestedPatch) }
+                // A release that lists patches to this content from other versions only: the
+                // held one is further back, and the server makes its patch when asked. One that
+                // lists none found no patch worth keeping even from the nearest versions.
+                if let patch {
+                    actions.append(.patch(patch))
+                } else if held != nil, entry.patches?.isEmpty == false {
+                    actions.append(.requestedPatch)
+                }
                 if entry.blocks != nil { actions.append(.blocks(restoring: nil)) }
             case .other:
                 if let patch, held?.blocks != nil { actions.append(.blocks(restoring: patch)) }

@@ -73,14 +73,14 @@ struct ReleasePlanTests {
         #expect(try ReleasePlan(before: before, after: after, removesDeletedFiles: false).removals.isEmpty)
     }
 
-    /// (why, entry gzip size, staged intact, local copy, patch listed, block indexes (held, new))
+    /// (why, entry gzip size, staged intact, local copy, patches listed, block indexes (held, new))
     /// → the ways tried in order, for a 1000-byte file and a 500-byte limit for downloads
     /// through memory.
     @Test("each file's ways to fetch follow from what the folder holds", arguments: Self.actionCases.indices)
     func actions(index: Int) {
-        let (why, gzipSize, stagedIntact, local, listsPatch, (heldIndexed, newIndexed), expected) = Self.actionCases[index]
+        let (why, gzipSize, stagedIntact, local, patches, (heldIndexed, newIndexed), expected) = Self.actionCases[index]
         let index = ReleaseEntry.Variant(size: 10, sha256: String(repeating: "d", count: 64))
-        var entry = Self.entry("f", "b", size: 1000, patches: listsPatch ? [Self.patch] : nil)
+        var entry = Self.entry("f", "b", size: 1000, patches: patches)
         entry.gzip = gzipSize.map { ReleaseEntry.Variant(size: $0, sha256: String(repeating: "c", count: 64)) }
         entry.blocks = newIndexed ? index : nil
         var held = Self.entry("f", "a", size: 700)
@@ -90,33 +90,35 @@ struct ReleasePlanTests {
     }
 
     static let patch = ReleaseEntry.Patch(from: String(repeating: "a", count: 64), size: 40, sha256: String(repeating: "9", count: 64))
+    static let otherPatch = ReleaseEntry.Patch(from: String(repeating: "e", count: 64), size: 40, sha256: String(repeating: "8", count: 64))
 
-    static let actionCases: [(String, Int64?, Bool, ReleasePlan.Fetch.LocalCopy, Bool, (Bool, Bool), [ReleasePlan.Fetch.Action])] = [
-        ("staged intact by an interrupted sync: nothing", 400, true, .held, true, (true, true), [.alreadyStaged]),
+    static let actionCases: [(String, Int64?, Bool, ReleasePlan.Fetch.LocalCopy, [ReleaseEntry.Patch]?, (Bool, Bool), [ReleasePlan.Fetch.Action])] = [
+        ("staged intact by an interrupted sync: nothing", 400, true, .held, [patch], (true, true), [.alreadyStaged]),
         (
-            "the held content, a patch listed: the patch, then gzip through memory", 400, false, .held, true, (false, false),
+            "the held content, a patch listed: the patch, then gzip through memory", 400, false, .held, [patch], (false, false),
             [.patch(patch), .download(gzip: true)]
         ),
         (
-            "the held content, no patch listed: the server's patch on request", 400, false, .held, false, (false, false),
-            [.requestedPatch, .download(gzip: true)]
+            "the held content, patches from other versions only: the server's patch on request", 400, false, .held, [otherPatch],
+            (false, false), [.requestedPatch, .download(gzip: true)]
         ),
+        ("the held content, no patch at all (none worth keeping): the whole file", 400, false, .held, nil, (false, false), [.download(gzip: true)]),
         (
-            "the held content, then its blocks if the patch fails", 400, false, .held, true, (true, true),
+            "the held content, then its blocks if the patch fails", 400, false, .held, [patch], (true, true),
             [.patch(patch), .blocks(restoring: nil), .download(gzip: true)]
         ),
         (
-            "another copy: the held version's blocks then its patch, then the new version's blocks", nil, false, .other, true, (true, true),
+            "another copy: the held version's blocks then its patch, then the new version's blocks", nil, false, .other, [patch], (true, true),
             [.blocks(restoring: patch), .blocks(restoring: nil), .stream(gzip: false)]
         ),
         (
-            "another copy, no patch listed: the new version's blocks", nil, false, .other, false, (true, true),
+            "another copy, no patch listed: the new version's blocks", nil, false, .other, nil, (true, true),
             [.blocks(restoring: nil), .stream(gzip: false)]
         ),
-        ("another copy, no block index: the whole file", nil, false, .other, true, (false, false), [.stream(gzip: false)]),
-        ("no file at the path: the whole file", nil, false, .none, true, (true, true), [.stream(gzip: false)]),
-        ("a gzip variant above the limit is streamed", 600, false, .none, false, (false, false), [.stream(gzip: true)]),
-        ("a gzip variant no smaller is not used", 1000, false, .none, false, (false, false), [.stream(gzip: false)]),
+        ("another copy, no block index: the whole file", nil, false, .other, [patch], (false, false), [.stream(gzip: false)]),
+        ("no file at the path: the whole file", nil, false, .none, [patch], (true, true), [.stream(gzip: false)]),
+        ("a gzip variant above the limit is streamed", 600, false, .none, nil, (false, false), [.stream(gzip: true)]),
+        ("a gzip variant no smaller is not used", 1000, false, .none, nil, (false, false), [.stream(gzip: false)]),
     ]
 
     @Test("content shared by several paths is copied for all but the last, which takes the staged file")

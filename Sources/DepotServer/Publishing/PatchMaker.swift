@@ -129,6 +129,9 @@ final class PatchMaker: Service {
         }
     }
 
+    /// The pairs waiting for a patch a client asked for, the one being made included.
+    var pendingPairs: Int { requests.withLock { $0.waiting.count } }
+
     /// What became of a patch a client asked for.
     enum RequestOutcome {
         /// Made, or found not worth keeping, or impossible: look it up again.
