@@ -29,9 +29,9 @@ final class RangeFetch: DataTaskDelegate, @unchecked Sendable {
     }
 
     /// Asks `url`, an immutable URL (so without `If-Range`: every block is checked anyway), for
-    /// `ranges` (one `Range` field, in order), and returns each part the 206 holds: the parts of a `multipart/byteranges` body, or its one
-    /// part; or, when `wholeLength` is given, a 200 with the whole object of that length. What
-    /// arrives is counted in `received`, even when this throws.
+    /// `ranges` in one `Range` field, and returns the parts of the 206: those of a
+    /// `multipart/byteranges` body, or its one part; or, when `wholeLength` is given, the whole
+    /// object of a 200. What arrives is counted in `received`, even when this throws.
     ///
     /// - Throws: ``SyncError`` `.server` for any other status, `.corrupt` for a body past the
     ///   limit or not of that shape.

@@ -47,7 +47,7 @@ public struct BlockIndex: Hashable, Sendable {
 
     /// The number of blocks a content of `size` bytes has.
     public static func blockCount(contentSize size: Int64, blockSize: Int) -> Int {
-        Int((size + Int64(blockSize) - 1) / Int64(blockSize))
+        Int(size / Int64(blockSize) + (size % Int64(blockSize) == 0 ? 0 : 1))
     }
 
     /// The length of block `index` in the content.
@@ -104,8 +104,10 @@ public struct BlockIndex: Hashable, Sendable {
         guard Self.blockSizes.contains(blockSize), blockSize.nonzeroBitCount == 1, contentSize < UInt64(Int64.max) else {
             throw VCDIFFError(.corrupt, "the block index has a bad header")
         }
+        // Compared by division: a hostile size must not overflow a multiplication.
         let count = Self.blockCount(contentSize: Int64(contentSize), blockSize: blockSize)
-        guard bytes.count == Self.headerSize + count * Self.lineSize else {
+        let lines = bytes.count - Self.headerSize
+        guard lines % Self.lineSize == 0, lines / Self.lineSize == count else {
             throw VCDIFFError(.corrupt, "the block index does not list one line per block")
         }
         self.blockSize = blockSize

@@ -90,6 +90,7 @@ struct BlockIndexTests {
         [UInt8](), Array("DPBLOCK1".utf8), Array("NOTBLOCK".utf8) + [UInt8](repeating: 0, count: 12),
         Array("DPBLOCK1".utf8) + [0, 0, 0, 100] + [UInt8](repeating: 0, count: 8),
         Array("DPBLOCK1".utf8) + [0, 0, 4, 0] + [0, 0, 0, 0, 0, 0, 8, 0],
+        Array("DPBLOCK1".utf8) + [0, 0, 2, 0] + [0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00],
     ])
     func refusesWhatIsNoIndex(bytes: [UInt8]) {
         #expect(throws: VCDIFFError.self) { try BlockIndex(decoding: bytes) }

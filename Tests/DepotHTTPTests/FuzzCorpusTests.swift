@@ -3,7 +3,7 @@ import DepotManifest
 import Foundation
 import Testing
 
-/// The seed corpora of `scripts/fuzz paths|fields|pages`, and every input the fuzzers once found, run
+/// The seed corpora of `scripts/fuzz paths|fields|pages|multipart`, and every input the fuzzers once found, run
 /// through the same checks (``InputHarness``).
 @Suite("Fuzz corpora")
 struct FuzzCorpusTests {
@@ -14,7 +14,7 @@ struct FuzzCorpusTests {
             .sorted { $0.path < $1.path }
     }
 
-    @Test("every seed passes its checks", arguments: ["paths", "fields", "pages"])
+    @Test("every seed passes its checks", arguments: ["paths", "fields", "pages", "multipart"])
     func seeds(target: String) throws {
         let inputs = try Self.inputs(target)
         #expect(inputs.count >= 5)
@@ -23,6 +23,7 @@ struct FuzzCorpusTests {
             switch target {
             case "paths": try InputHarness.paths(bytes)
             case "fields": try InputHarness.fields(bytes)
+            case "multipart": try InputHarness.multipart(bytes)
             default: try InputHarness.pages(bytes)
             }
         }

@@ -97,4 +97,17 @@ enum InputHarness {
             _ = PortablePath.problem(entry.path)
         }
     }
+
+    /// A `multipart/byteranges` body as the client reads a mirror's answer (boundary `B`): each
+    /// part it returns holds exactly its range's length, taken from the body.
+    static func multipart(_ bytes: [UInt8]) throws {
+        guard let parts = try? MultipartByteRanges.parse(bytes, boundary: "B") else { return }
+        for part in parts {
+            try require(
+                Int64(part.bytes.count) == part.range.upperBound - part.range.lowerBound + 1,
+                "a part of \(part.range) holds \(part.bytes.count) bytes"
+            )
+            try require(part.bytes.startIndex >= 0 && part.bytes.endIndex <= bytes.count, "a part lies outside the body")
+        }
+    }
 }

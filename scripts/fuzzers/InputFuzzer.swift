@@ -1,5 +1,5 @@
-// libFuzzer entry point for request paths, request fields and the client's release page and channel decoding,
-// compiled by scripts/fuzz (paths, fields, pages) together with Sources/DepotHTTP, Sources/DepotManifest and the
+// libFuzzer entry point for request paths, request fields, the client's release page and channel decoding and its
+// reading of multipart/byteranges bodies, compiled by scripts/fuzz (paths, fields, pages, multipart) together with Sources/DepotHTTP, Sources/DepotManifest and the
 // checks in Tests/DepotHTTPTests/InputHarness.swift. DEPOT_FUZZ_TARGET picks the check.
 import Foundation
 
@@ -8,7 +8,8 @@ private let check: ([UInt8]) throws -> Void = {
     case "paths": InputHarness.paths
     case "fields": InputHarness.fields
     case "pages": InputHarness.pages
-    default: fatalError("DEPOT_FUZZ_TARGET must be paths, fields or pages")
+    case "multipart": InputHarness.multipart
+    default: fatalError("DEPOT_FUZZ_TARGET must be paths, fields, pages or multipart")
     }
 }()
 
