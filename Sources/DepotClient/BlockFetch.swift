@@ -27,6 +27,9 @@ struct BlockFetch {
     let width: Int
     /// Ranges in one request.
     let rangesPerRequest = 48
+    /// Packed bytes one request asks for, at most (a longer run alone excepted): what a request
+    /// holds in memory.
+    let bytesPerRequest: Int64 = 4 << 20
 
     /// The blocks would cost at least what fetching the file another way costs.
     struct NotWorthIt: Error, CustomStringConvertible {
@@ -71,7 +74,7 @@ struct BlockFetch {
         }
         let packedURL = try OriginPolicy.url(entry.packedBlocksURL, below: server)
         let ranges = runs.map { offsets[$0.lowerBound]...(offsets[$0.upperBound + 1] - 1) }
-        let groups = stride(from: 0, to: runs.count, by: rangesPerRequest).map { $0..<min($0 + rangesPerRequest, runs.count) }
+        let groups = Self.groups(ranges, rangesPerRequest: rangesPerRequest, bytesPerRequest: bytesPerRequest)
         /// Fetches the runs `group`, as one request when `together`, and writes their blocks.
         @Sendable func fetchRuns(_ group: Range<Int>, together: Bool) async throws {
             let requests = together ? [group] : group.map { $0..<$0 + 1 }
@@ -131,6 +134,25 @@ struct BlockFetch {
             }
             return (index, parts.count > 1)
         }
+    }
+
+    /// `ranges` in consecutive groups of at most `rangesPerRequest` ranges and
+    /// `bytesPerRequest` bytes (a longer range alone in its group): one request each.
+    static func groups(_ ranges: [ClosedRange<Int64>], rangesPerRequest: Int, bytesPerRequest: Int64) -> [Range<Int>] {
+        var groups: [Range<Int>] = []
+        var start = 0
+        var bytes: Int64 = 0
+        for (index, range) in ranges.enumerated() {
+            let length = range.upperBound - range.lowerBound + 1
+            if index > start, index - start == rangesPerRequest || bytes + length > bytesPerRequest {
+                groups.append(start..<index)
+                start = index
+                bytes = 0
+            }
+            bytes += length
+        }
+        if start < ranges.count { groups.append(start..<ranges.count) }
+        return groups
     }
 
     /// The runs of consecutive blocks not found, as ranges of block numbers.
