@@ -27,7 +27,7 @@ struct BlockFetch {
     let width: Int
     /// Ranges in one request.
     let rangesPerRequest = 48
-    /// Packed bytes one request asks for, at most (a longer run alone excepted): what a request
+    /// Packed bytes one request asks for, at most (a single block excepted): what a request
     /// holds in memory.
     let bytesPerRequest: Int64 = 4 << 20
 
@@ -61,7 +61,7 @@ struct BlockFetch {
         let copy = (try? Data(contentsOf: local, options: .alwaysMapped)) ?? Data()
         let found = copy.withUnsafeBytes { BlockMatcher.match(index, in: $0) }
         let offsets = index.packedOffsets()
-        let runs = Self.missingRuns(found)
+        let runs = Self.missingRuns(found).flatMap { Self.split($0, offsets: offsets, maximumBytes: bytesPerRequest) }
         let expected = Int64(data.count) + runs.reduce(0) { $0 + offsets[$1.upperBound + 1] - offsets[$1.lowerBound] }
         guard expected < budget else { throw NotWorthIt(expected: expected, budget: budget) }
 
@@ -153,6 +153,18 @@ struct BlockFetch {
         }
         if start < ranges.count { groups.append(start..<ranges.count) }
         return groups
+    }
+
+    /// `run` cut into runs of at most `maximumBytes` packed bytes (a single block excepted),
+    /// `offsets` being where each block starts in the packed object.
+    static func split(_ run: ClosedRange<Int>, offsets: [Int64], maximumBytes: Int64) -> [ClosedRange<Int>] {
+        var runs: [ClosedRange<Int>] = []
+        var start = run.lowerBound
+        for block in run where block > start && offsets[block + 1] - offsets[start] > maximumBytes {
+            runs.append(start...block - 1)
+            start = block
+        }
+        return runs + [start...run.upperBound]
     }
 
     /// The runs of consecutive blocks not found, as ranges of block numbers.

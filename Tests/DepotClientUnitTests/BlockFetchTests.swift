@@ -19,6 +19,15 @@ struct BlockFetchTests {
         #expect(BlockFetch.missingRuns(found) == expected)
     }
 
+    @Test("a long run is cut at block boundaries, each piece within the bound")
+    func split() {
+        // Blocks of 30 packed bytes each, from 0.
+        let offsets = (0...10).map { Int64($0 * 30) }
+        #expect(BlockFetch.split(0...9, offsets: offsets, maximumBytes: 100) == [0...2, 3...5, 6...8, 9...9])
+        #expect(BlockFetch.split(2...3, offsets: offsets, maximumBytes: 100) == [2...3])
+        #expect(BlockFetch.split(4...4, offsets: offsets, maximumBytes: 10) == [4...4], "one block, however long")
+    }
+
     /// (why, range lengths, ranges a request, bytes a request) → the groups, as index ranges.
     @Test("ranges are grouped into requests bounded in ranges and bytes", arguments: Self.groupCases.indices)
     func groups(index: Int) {
