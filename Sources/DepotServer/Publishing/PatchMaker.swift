@@ -22,7 +22,10 @@ import _NIOFileSystem
 /// blob, which collection removes.
 ///
 /// A service: its `run` makes the patches clients ask for, one at a time, each pair once
-/// (``requestPatch(from:to:)``), and stops the threads at shutdown.
+/// (``requestPatch(from:to:)``), and stops the threads at shutdown. They share the file
+/// patches' thread with publishes, so that one encoder at a time holds a large version in
+/// memory; the run loop hands the thread one requested pair at a time, so each of a publish's
+/// patches waits at most for one requested encoding.
 final class PatchMaker: Service {
     let catalog: Catalog
     let store: BlobStore
