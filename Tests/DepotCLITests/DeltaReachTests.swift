@@ -1,3 +1,4 @@
+import DepotClient
 import DepotTestSupport
 import Foundation
 import Testing
@@ -186,6 +187,48 @@ struct DeltaReachTests {
             }
             #expect(outcome == "blocks")
             #expect(bytes * 4 < Self.gzipSize(2), "\(bytes) bytes")
+        }
+    }
+
+    @Test("killing a sync that rebuilds from blocks at random points leaves the old copy or the new file, and the next sync finishes")
+    func killedBlockSync() async throws {
+        try await DepotCLI.withServer(environment: Self.environment) { root, server in
+            try await Self.publish(1, root: root, server: server)
+            _ = try await Self.sync(server, root: root)
+            let edited = Self.editedByTheApp(try Self.synced(root))
+            try edited.write(to: root.appendingPathComponent("out/table.db"))
+            try await Self.publish(2, root: root, server: server)
+            let template = root.appendingPathComponent("out")
+            /// A folder holding release 1 with the app's copy, as `out` does.
+            func fresh(_ name: String) throws -> URL {
+                let folder = root.appendingPathComponent(name)
+                try FileManager.default.copyItem(at: template, to: folder)
+                return folder
+            }
+            let whole = try await ContinuousClock().measure {
+                _ = try fresh("timing")
+                #expect(try await DepotCLI.run(["sync", "--server", server, "--dir", "timing"], token: nil, in: root).status == 0)
+            }
+            let latest = max(300, Int(whole / .milliseconds(1) * 1.5))
+            var generator = SystemRandomNumberGenerator()
+            for round in 0..<8 {
+                let folder = try fresh("round-\(round)")
+                let sync = try DepotProcess.start(["sync", "--server", server, "--dir", folder.lastPathComponent], in: root)
+                try await Task.sleep(for: .milliseconds(Int.random(in: 0...latest, using: &generator)))
+                sync.kill()
+                _ = try await sync.waitForExit()
+                let client = DepotClient(server: URL(string: server)!, directory: folder)
+                let (held, bytes) = try client.withCurrentRelease { held in
+                    (held?.number, try Data(contentsOf: folder.appendingPathComponent("table.db")))
+                }
+                #expect(
+                    held == 1 && bytes == edited || held == 2 && bytes == Self.table(version: 2),
+                    "round \(round): release \(String(describing: held))"
+                )
+                let again = try await DepotCLI.run(["sync", "--server", server, "--dir", folder.lastPathComponent], token: nil, in: root)
+                #expect(again.status == 0, "\(again.errors)")
+                #expect(try Data(contentsOf: folder.appendingPathComponent("table.db")) == Self.table(version: 2), "round \(round)")
+            }
         }
     }
 }
