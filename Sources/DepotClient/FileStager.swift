@@ -106,18 +106,18 @@ struct FileStager: Sendable {
             defer { try? FileManager.default.removeItem(at: rebuilt) }
             let blocks = BlockFetch(server: server, session: session, width: parallelDownloads)
             if let patch = restoring, let held = fetch.held {
-                try await blocks.rebuild(held, from: local, to: rebuilt, budget: fetch.wholeLength - patch.size, received: received)
+                try await blocks.rebuild(held, from: local, to: rebuilt, budget: entry.wholeLength - patch.size, received: received)
                 guard let (sha256, _) = try? StagedContent.digest(of: rebuilt), sha256 == held.sha256 else {
                     throw SyncError(.corrupt, "the blocks did not rebuild the version held of \(entry.path)")
                 }
                 try await fetchPatch(patch, for: entry, base: rebuilt, to: staged, received: received)
             } else {
-                try await blocks.rebuild(entry, from: local, to: rebuilt, budget: fetch.wholeLength, received: received)
+                try await blocks.rebuild(entry, from: local, to: rebuilt, budget: entry.wholeLength, received: received)
                 try stageChecked(rebuilt, entry: entry, to: staged)
             }
             return .blocks
         case .download(let gzip):
-            let (outcome, transferred) = try await downloadInMemory(entry, gzip: gzip, length: fetch.wholeLength, to: staged)
+            let (outcome, transferred) = try await downloadInMemory(entry, gzip: gzip, length: entry.wholeLength, to: staged)
             _ = received.add(transferred)
             return outcome
         case .stream(let gzip):
@@ -208,7 +208,7 @@ struct FileStager: Sendable {
         let path = "/deltas/\(held.sha256)/\(entry.sha256)"
         var request = URLRequest(url: try OriginPolicy.url(path, below: server))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        let fetch = BoundedFetch(maximumBytes: Int(min(entry.gzip?.size ?? entry.size, entry.size)))
+        let fetch = BoundedFetch(maximumBytes: Int(entry.wholeLength))
         defer { _ = received.add(fetch.bytesReceived) }
         let (response, data) = try await fetch.fetch(request, session: session, deadline: nil)
         guard response.statusCode == 200 else { throw SyncError(.server, "\(path) answered \(response.statusCode)") }

@@ -75,11 +75,8 @@ struct ReleasePlan: Equatable {
                 break
             }
             let gzip = entry.gzip.map { $0.size < entry.size } ?? false
-            return actions + [wholeLength <= inMemoryLimit ? .download(gzip: gzip) : .stream(gzip: gzip)]
+            return actions + [entry.wholeLength <= inMemoryLimit ? .download(gzip: gzip) : .stream(gzip: gzip)]
         }
-
-        /// The bytes of the whole file's download: the gzip variant when it is smaller.
-        var wholeLength: Int64 { min(entry.gzip?.size ?? entry.size, entry.size) }
     }
 
     var fetches: [Fetch] = []
@@ -129,6 +126,10 @@ struct ReleasePlan: Equatable {
 }
 
 extension ReleaseEntry {
+    /// The bytes of the whole file's download: the gzip variant when it is smaller. What any
+    /// other way of fetching it must cost less than.
+    var wholeLength: Int64 { min(gzip?.size ?? size, size) }
+
     /// `lastModified` in seconds since 1970, when it parses.
     var modifiedSeconds: Int64? {
         HTTPDate(parsing: lastModified, now: HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970)))?.secondsSince1970

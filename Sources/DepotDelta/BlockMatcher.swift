@@ -68,23 +68,14 @@ extension BlockIndex {
     ///   damaged answer).
     public func unpack(block index: Int, from packed: UnsafeRawBufferPointer, inflater: GzipInflater) throws -> [UInt8] {
         let length = length(ofBlock: index)
-        var bytes: [UInt8]
+        let bytes: [UInt8]
         if blocks[index].packedLength == 0 {
             bytes = Array(packed)
         } else {
-            bytes = []
-            bytes.reserveCapacity(length)
-            inflater.reset()
             do {
-                try inflater.decode(packed) { piece in
-                    guard bytes.count + piece.count <= length else { throw VCDIFFError(.corrupt, "block \(index) inflates past its length") }
-                    bytes.append(contentsOf: piece)
-                }
-                guard inflater.isFinished else { throw VCDIFFError(.corrupt, "block \(index) is cut short") }
-            } catch let error as VCDIFFError {
-                throw error
+                bytes = try inflater.decodeWhole(packed, maximumSize: length)
             } catch {
-                throw VCDIFFError(.corrupt, "block \(index) does not inflate: \(error)")
+                throw VCDIFFError(.corrupt, "block \(index) does not inflate to its length: \(error)")
             }
         }
         let matches = bytes.withUnsafeBytes { RollingChecksum($0).value == blocks[index].weak && Self.strongChecksum($0) == blocks[index].strong }

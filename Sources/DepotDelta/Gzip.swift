@@ -62,6 +62,28 @@ public final class GzipInflater {
         if consumed < input.count { throw GzipError("data after the end of the gzip stream") }
     }
 
+    /// Decodes `input`, one whole stream, from a fresh start (``reset()``): its content, at most
+    /// `maximumSize` bytes of it. Throws ``GzipError`` when the stream is not whole, is followed
+    /// by other data, or inflates past `maximumSize` (a bomb), as soon as it does. Unlike
+    /// ``decode(_:output:)``, it steps on while output is pending after the last input byte, so a
+    /// buffer the size of the content is enough.
+    public func decodeWhole(_ input: UnsafeRawBufferPointer, maximumSize: Int) throws -> [UInt8] {
+        reset()
+        var content: [UInt8] = []
+        var consumed = 0
+        while !finished {
+            let (used, produced) = try step(UnsafeRawBufferPointer(rebasing: input[consumed...])) { piece in
+                guard piece.count <= maximumSize - content.count else { throw GzipError("the data inflates past \(maximumSize) bytes") }
+                content.append(contentsOf: piece)
+            }
+            consumed += used
+            if used == 0, produced == 0 { break }
+        }
+        guard finished else { throw GzipError("the data is truncated") }
+        guard consumed == input.count else { throw GzipError("data after the end of the stream") }
+        return content
+    }
+
     /// Decodes from the start of `input` until the output fills the buffer (`bufferSize` bytes)
     /// or the input runs out, and hands that output to `output`: a caller that writes each
     /// piece before the next step holds at most one buffer of output, however well the data
@@ -164,13 +186,6 @@ public enum Gzip {
     /// ``GzipError`` when it is not whole, or inflates past `maximumSize` (a bomb), as soon as it
     /// does.
     public static func decompress(_ bytes: UnsafeRawBufferPointer, maximumSize: Int = .max) throws -> [UInt8] {
-        let inflater = try GzipInflater()
-        var content: [UInt8] = []
-        try inflater.decode(bytes) { piece in
-            guard piece.count <= maximumSize - content.count else { throw GzipError("the gzip data inflates past \(maximumSize) bytes") }
-            content.append(contentsOf: piece)
-        }
-        guard inflater.isFinished else { throw GzipError("the gzip data is truncated") }
-        return content
+        try GzipInflater().decodeWhole(bytes, maximumSize: maximumSize)
     }
 }

@@ -62,12 +62,15 @@ enum ContentTarget: Hashable, Sendable {
             guard path.hasPrefix("/blobs/") else { return nil }
             let name = path.dropFirst("/blobs/".count)
             guard !name.isEmpty, !name.contains("/") else { return nil }
-            self =
-                if name.hasSuffix(".gz") { .gzipBlob(String(name.dropLast(3))) } else if name.hasSuffix(".zblocks") {
-                    .packedBlocks(String(name.dropLast(8)))
-                } else if name.hasSuffix(".blocks") { .blockIndex(String(name.dropLast(7))) } else { .blob(String(name)) }
+            let sidecar = Self.blobSidecars.first { name.hasSuffix($0.suffix) }
+            self = sidecar.map { $0.target(String(name.dropLast($0.suffix.count))) } ?? .blob(String(name))
         }
     }
+
+    /// The objects beside a blob, by the suffix of their name: `/blobs/{sha256}{suffix}`.
+    private static let blobSidecars: [(suffix: String, target: @Sendable (String) -> ContentTarget)] = [
+        (".gz", { .gzipBlob($0) }), (".zblocks", { .packedBlocks($0) }), (".blocks", { .blockIndex($0) }),
+    ]
 
     /// The public folder's file for `path`: a path ending in `/` names the folder's
     /// `index.html`. Throws an `HTTPError` (400) for a path that cannot name a file.
