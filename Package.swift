@@ -107,6 +107,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
@@ -172,10 +173,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What `depot publish` works out before it sends anything: the files of a tree, their
+        // SHA-256 (read again only when their status changed: the publish index) and the commit.
+        .target(
+            name: "DepotPublisher",
+            dependencies: [
+                .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
+                "DepotAPI",
+                "DepotHTTP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "depot",
             dependencies: [
                 "DepotAPI",
+                "DepotPublisher",
                 "DepotServer",
                 "DepotClient",
                 "DepotHTTP",
@@ -222,6 +237,12 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The publisher's decisions (index, commit plan, tree walk), tested without a server.
+        .testTarget(
+            name: "DepotPublisherTests",
+            dependencies: ["DepotAPI", "DepotPublisher", "DepotTestFixtures"],
             swiftSettings: swiftSettings
         ),
         // The client's decisions, tested without building the server.
@@ -273,7 +294,7 @@ let package = Package(
         .testTarget(
             name: "DepotCLITests",
             dependencies: [
-                "depot", "DepotAPI", "DepotClient", "DepotManifest", "DepotSigning", "DepotTestSupport",
+                "depot", "DepotAPI", "DepotClient", "DepotManifest", "DepotPublisher", "DepotSigning", "DepotTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

@@ -18,6 +18,29 @@ extern int syncfs(int fd);
 // The device and inode of a `struct stat` (_NIOFileSystem's FileInfo.platformSpecificStatus).
 static inline uint64_t depot_stat_device(const void *status) { return (uint64_t)((const struct stat *)status)->st_dev; }
 static inline uint64_t depot_stat_inode(const void *status) { return (uint64_t)((const struct stat *)status)->st_ino; }
+// What a publish's stat cache compares (git's index keeps the same): size, modification and
+// status-change times in nanoseconds, inode and device, and the kind (1 regular file, 2 folder,
+// 0 anything else). `follow` 0 describes a symbolic link itself. Returns 0, or -1 with errno set.
+struct depot_file_status {
+    int64_t size;
+    int64_t modified_ns;
+    int64_t changed_ns;
+    uint64_t inode;
+    uint64_t device;
+    int32_t kind;
+};
+static inline int depot_file_status(const char *path, int follow, struct depot_file_status *out) {
+    struct stat status;
+    int result = follow ? stat(path, &status) : lstat(path, &status);
+    if (result != 0) return -1;
+    out->size = (int64_t)status.st_size;
+    out->modified_ns = (int64_t)status.st_mtim.tv_sec * 1000000000 + status.st_mtim.tv_nsec;
+    out->changed_ns = (int64_t)status.st_ctim.tv_sec * 1000000000 + status.st_ctim.tv_nsec;
+    out->inode = (uint64_t)status.st_ino;
+    out->device = (uint64_t)status.st_dev;
+    out->kind = S_ISREG(status.st_mode) ? 1 : S_ISDIR(status.st_mode) ? 2 : 0;
+    return 0;
+}
 // Whether the file open as `fd` still has a link (was not removed or renamed over): 1, 0, or -1
 // when fstat(2) fails.
 static inline int depot_fd_is_linked(int fd) {

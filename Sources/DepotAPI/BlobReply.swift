@@ -31,3 +31,12 @@ public struct MissingBlobsReply: Codable, Sendable, Equatable {
         self.missing = missing
     }
 }
+
+/// The reply to `POST /v1/blobs`, a batch (``BlobBatch``): how many blobs it stored.
+public struct BlobBatchReply: Codable, Sendable, Equatable {
+    public var stored: Int
+
+    public init(stored: Int) {
+        self.stored = stored
+    }
+}

@@ -22,11 +22,16 @@ public struct CommitRequest: Codable, Sendable, Equatable {
     public var delete: [String]?
     /// The release holds exactly `files`.
     public var replace: Bool?
+    /// The id of the release the channel must be on for the commit to apply: a publisher that
+    /// sends only what changed since that release names it, and gets 409 Conflict, with nothing
+    /// changed, when the channel has moved since.
+    public var base: String?
 
-    public init(channel: String? = nil, files: [File]? = nil, delete: [String]? = nil, replace: Bool? = nil) {
+    public init(channel: String? = nil, files: [File]? = nil, delete: [String]? = nil, replace: Bool? = nil, base: String? = nil) {
         self.channel = channel
         self.files = files
         self.delete = delete
         self.replace = replace
+        self.base = base
     }
 }

@@ -2,6 +2,7 @@ import Crypto
 import DepotHTTP
 import Logging
 import NIOCore
+import NIOPosix
 import _NIOFileSystem
 
 /// Content-addressed storage: every blob is stored once, under its SHA-256, beside an optional
@@ -119,6 +120,24 @@ public struct BlobStore: Sendable {
         if try await isStored(sha256) { return true }
         holds.release(sha256)
         return false
+    }
+
+    /// Holds those of `hashes` the store has, as ``holdIfStored(_:)`` does one; returns them.
+    /// The existence checks run in one trip to NIO's thread pool, not one per blob: a commit
+    /// of 100,000 files asks this of all of them.
+    public func holdIfStored(_ hashes: Set<String>) async throws -> Set<String> {
+        for sha256 in hashes { holds.hold(sha256) }
+        let stored = try await stored(among: hashes)
+        for sha256 in hashes where !stored.contains(sha256) { holds.release(sha256) }
+        return stored
+    }
+
+    /// Which of `hashes` the store has now; see ``isStored(_:)``.
+    public func stored(among hashes: Set<String>) async throws -> Set<String> {
+        let paths = hashes.map { ($0, path(forSHA256: $0)) }
+        return try await NIOThreadPool.singleton.runIfActive {
+            Set(paths.filter { $0.1.withPlatformString { SystemFileExists($0) } }.map(\.0))
+        }
     }
 
     /// Ends the hold ``ingest(_:compresses:verify:)`` placed on a blob.

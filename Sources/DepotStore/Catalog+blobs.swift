@@ -4,14 +4,21 @@ import GRDB
 extension Catalog {
     /// Records a blob uploaded for a release not committed yet, so the commit can name it.
     public func recordUpload(_ blob: BlobRecord, now: HTTPDate) async throws {
+        try await recordUploads([blob], now: now)
+    }
+
+    /// Records blobs uploaded together (a batch), in one transaction.
+    public func recordUploads(_ blobs: [BlobRecord], now: HTTPDate) async throws {
         try await database.write { db in
-            try db.execute(
+            let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO uploaded_blob (sha256, size, md5, gzip_size, gzip_sha256, uploaded_at) VALUES (?, ?, ?, ?, ?, ?)
                     ON CONFLICT(sha256) DO UPDATE SET uploaded_at = excluded.uploaded_at
-                    """,
-                arguments: [blob.sha256, blob.size, blob.md5, blob.gzip?.size, blob.gzip?.sha256, now.secondsSince1970]
+                    """
             )
+            for blob in blobs {
+                try statement.execute(arguments: [blob.sha256, blob.size, blob.md5, blob.gzip?.size, blob.gzip?.sha256, now.secondsSince1970])
+            }
         }
     }
 

@@ -28,6 +28,8 @@ extension Catalog {
         public var now: HTTPDate
         /// How many versions of each path stay available beyond what channels point to.
         public var keepVersions: Int
+        /// The id of the release the channel must be on; `nil` for any.
+        public var base: String?
 
         public init(
             channel: String,
@@ -35,8 +37,10 @@ extension Catalog {
             deletions: [String] = [],
             replace: Bool = false,
             now: HTTPDate,
-            keepVersions: Int
+            keepVersions: Int,
+            base: String? = nil
         ) {
+            self.base = base
             self.channel = channel
             self.files = files
             self.deletions = deletions
@@ -70,7 +74,8 @@ extension Catalog {
     ///
     /// - Throws: ``CatalogError`` with code `.invalid` for a bad channel name or a path listed
     ///   twice, `.conflict` for paths that collide (``PortablePath``), `.notFound` for a
-    ///   deletion of a path the channel does not hold. Nothing is changed.
+    ///   deletion of a path the channel does not hold, `.moved` when the channel is not on
+    ///   ``ReleaseCommit/base``. Nothing is changed.
     public func commit(_ commit: ReleaseCommit) async throws -> ReleaseOutcome {
         if let problem = ChannelName.problem(commit.channel) { throw CatalogError("\(commit.channel): \(problem)", code: .invalid) }
         var listed = Set<String>()
@@ -80,6 +85,10 @@ extension Catalog {
         return try await database.write { db in
             let channel = commit.channel
             let current = try ReleaseWriter.channel(channel, in: db)
+            if let base = commit.base, current?.release.id != base {
+                let on = current.map { "release \($0.release.number)" } ?? "no release"
+                throw CatalogError("\(channel) is on \(on), not on the release \(base.prefix(12))… the commit is based on", code: .moved)
+            }
             let now = commit.now.secondsSince1970
             var files = current?.release.files ?? 0
             var bytes = current?.release.bytes ?? 0

@@ -19,6 +19,37 @@ func SystemRename(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> I
 @inline(__always)
 func SystemErrno() -> Int32 { errno }
 
+/// Whether `path` names something (`access(2)` with `F_OK`): synchronous, for work that
+/// already runs on a thread pool.
+@inline(__always)
+func SystemFileExists(_ path: UnsafePointer<CChar>) -> Bool {
+    access(path, F_OK) == 0
+}
+
+/// `mkdir(2)` with mode 0755; true when made, or already there.
+func SystemMakeDirectory(_ path: UnsafePointer<CChar>) -> Bool {
+    mkdir(path, 0o755) == 0 || errno == EEXIST
+}
+
+/// `fsync(2)` of the file or folder at `path`.
+func SystemSynchronize(_ path: FilePath) throws {
+    let descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
+    guard descriptor >= 0 else { throw StoreError(.io, "Cannot open \(path): errno \(errno)") }
+    defer { close(descriptor) }
+    guard fsync(descriptor) == 0 else { throw StoreError(.io, "Cannot sync \(path): errno \(errno)") }
+}
+
+#if os(Linux)
+/// `syncfs(2)` of the file system holding `path`: every write to it made durable in one journal
+/// commit.
+func SystemSynchronizeFileSystem(of path: FilePath) throws {
+    let descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
+    guard descriptor >= 0 else { throw StoreError(.io, "Cannot open \(path): errno \(errno)") }
+    defer { close(descriptor) }
+    guard syncfs(descriptor) == 0 else { throw StoreError(.io, "Cannot sync the file system of \(path): errno \(errno)") }
+}
+#endif
+
 /// `unlink(2)`: synchronous, so that it can run under a lock.
 @inline(__always)
 func SystemUnlink(_ path: UnsafePointer<CChar>) -> Int32 {

@@ -32,7 +32,10 @@ public struct DepotProcess: Sendable {
     ) throws
         -> DepotProcess
     {
-        let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEPOT_") }.merging(environment) { $1 }
+        // The publish index goes below the test's folder (a hidden one), not the user's cache.
+        let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEPOT_") }
+            .merging(["XDG_CACHE_HOME": directory.appendingPathComponent(".cache").path]) { $1 }
+            .merging(environment) { $1 }
         guard let program = wrapper.first else { return try launch(executable.path, arguments, environment: environment, in: directory) }
         return try launch(program, wrapper.dropFirst() + [executable.path] + arguments, environment: environment, in: directory)
     }

@@ -4,11 +4,13 @@ import Crypto
 import DepotAPI
 import DepotClient
 import DepotHTTP
+import DepotPublisher
 import DepotServer
 import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import NIOPosix
 import _NIOFileSystem
 
 extension Depot {
@@ -57,50 +59,113 @@ extension Depot {
             }
         }
 
+        @Option(
+            help:
+                "Where to keep what this publish sent (each file's status and SHA-256, and the release made), so that the next one reads only files whose status changed and sends only what changed. Default: one file per server, channel and items under $XDG_CACHE_HOME/depot/publish/."
+        )
+        var index: String?
+
+        @Flag(help: "Read every file and send the whole list, without reading or writing the publish index.")
+        var noIndex = false
+
         func run() async throws {
             try await reportingFailures {
+                let started = Int64(Date().timeIntervalSince1970 * 1e9)
                 let api = PublisherAPI(baseURL: try server.baseURL(), token: try PublisherAPI.readToken(file: tokenFile))
-                let uploads = try plan()
+                let files: [LocalFile]
+                do {
+                    files = try TreeWalk.files(of: items, logicalPath: logicalPath)
+                } catch let error as PublisherError {
+                    throw CommandFailure(error.message)
+                }
+                let indexURL =
+                    noIndex
+                    ? nil
+                    : index.map { URL(fileURLWithPath: $0) }
+                        ?? PublishIndex.defaultLocation(server: api.baseURL, channel: channel, items: items, logicalPath: logicalPath)
+                let previous = indexURL.map(PublishIndex.load(from:))
+                let digests: [TreeDigests.Digest]
+                do {
+                    digests = try await TreeDigests.digests(of: files, index: previous, started: started)
+                } catch let error as PublisherError {
+                    throw CommandFailure(error.message)
+                }
+                let listed = digests.map { (path: $0.file.logicalPath, sha256: $0.sha256) }
                 try await withHTTPClient { client in
-                    var digests: [(upload: Upload, sha256: String, size: Int64)] = []
-                    for upload in uploads {
-                        let (sha256, size) = try await Self.digest(of: upload.file)
-                        digests.append((upload, sha256, size))
-                    }
-                    let missing = try await Self.missing(Set(digests.map(\.sha256)), api: api, client: client)
-                    var toSend: [(upload: Upload, sha256: String, size: Int64)] = []
-                    var queued = Set<String>()
-                    for digest in digests where missing.contains(digest.sha256) && queued.insert(digest.sha256).inserted {
-                        toSend.append(digest)
-                    }
-                    // Large files one at a time, each with its progress bar; small ones a few at
-                    // a time, so that round trips and the server's syncs overlap.
-                    for file in toSend where file.size >= Self.smallFileBytes {
-                        try await send(file.upload, sha256: file.sha256, size: file.size, showsProgress: true, api: api, client: client)
-                    }
-                    let small = toSend.filter { $0.size < Self.smallFileBytes }
-                    _ = try await mapConcurrently(small, width: Self.parallelUploads) { file in
-                        try await send(file.upload, sha256: file.sha256, size: file.size, showsProgress: false, api: api, client: client)
-                    }
-                    let sent = toSend.reduce(0) { $0 + $1.size }
-                    let commit = CommitRequest(
-                        channel: channel,
-                        files: digests.map { .init(path: $0.upload.logicalPath, sha256: $0.sha256) },
-                        delete: deletions,
-                        replace: replace
+                    var plan = CommitPlan(channel: channel, files: listed, deletions: deletions, replace: replace, index: previous)
+                    var sent = try await upload(plan.request.files ?? [], of: digests, api: api, client: client)
+                    var reply = try await api.send(
+                        .POST,
+                        "/v1/releases",
+                        json: plan.request,
+                        client: client,
+                        allowing: plan.isIncremental ? [409] : []
                     )
-                    let reply = try await api.send(.POST, "/v1/releases", json: commit, client: client)
+                    if reply.status == .conflict {
+                        // The channel moved since the index's release: the whole list.
+                        plan = CommitPlan(channel: channel, files: listed, deletions: deletions, replace: replace, index: nil)
+                        sent += try await upload(plan.request.files ?? [], of: digests, api: api, client: client)
+                        reply = try await api.send(.POST, "/v1/releases", json: plan.request, client: client)
+                    }
+                    let commit = try reply.decoded(CommitReply.self)
+                    if let indexURL, let release = commit.release {
+                        let next = plan.indexAfterCommit(
+                            files: digests.map { ($0.file, $0.sha256, $0.source) },
+                            previous: previous,
+                            releaseID: release.id
+                        )
+                        try? next.save(to: indexURL)
+                    }
                     if json {
                         print(reply.text)
                     } else {
-                        report(try reply.decoded(CommitReply.self), sent: sent)
+                        report(commit, unchanged: commit.unchanged + listed.count - (plan.request.files?.count ?? 0), sent: sent)
                     }
                 }
             }
         }
 
+        /// Uploads the content of `files` (the commit's list) that the server lacks; returns the
+        /// bytes sent. Large files one at a time, each with its progress bar; small ones in
+        /// batches (``UploadBatches``), two at a time, so that one's transfer overlaps the
+        /// other's group commit on the server.
+        func upload(_ files: [CommitRequest.File], of digests: [TreeDigests.Digest], api: PublisherAPI, client: HTTPClient) async throws -> Int64 {
+            let listed = Set(files.map(\.sha256))
+            let missing = try await Self.missing(listed, api: api, client: client)
+            var toSend: [TreeDigests.Digest] = []
+            var queued = Set<String>()
+            for digest in digests where missing.contains(digest.sha256) && queued.insert(digest.sha256).inserted {
+                toSend.append(digest)
+            }
+            let (alone, batches) = UploadBatches.plan(toSend)
+            for file in alone {
+                try await send(file, showsProgress: true, api: api, client: client)
+            }
+            _ = try await mapConcurrently(batches, width: 2) { batch in
+                let body: [UInt8]
+                do {
+                    body = try await NIOThreadPool.singleton.runIfActive { try UploadBatches.body(of: batch) }
+                } catch let error as PublisherError {
+                    throw CommandFailure(error.message)
+                }
+                do {
+                    _ = try await api.send(
+                        .POST,
+                        "/v1/blobs",
+                        body: .bytes(ByteBuffer(bytes: body)),
+                        headers: ["Content-Type": BlobBatch.mediaType],
+                        client: client
+                    )
+                } catch let failure as CommandFailure where failure.message.contains("(413)") {
+                    let files = batch.count == 1 ? batch[0].file.file : "a batch of \(batch.count) files (\(ByteCountText(Int64(body.count))))"
+                    throw CommandFailure("\(files) is larger than the server accepts (413)")
+                }
+            }
+            return toSend.reduce(0) { $0 + $1.file.status.size }
+        }
+
         /// Prints a line per file published or removed, and one for the release.
-        func report(_ reply: CommitReply, sent: Int64) {
+        func report(_ reply: CommitReply, unchanged: Int, sent: Int64) {
             for file in reply.files {
                 let gzip = file.gzipSize.map { ", gzip \(ByteCountText($0))" } ?? ""
                 print("published \(file.path) v\(file.version) (\(ByteCountText(file.size))\(gzip)) sha256 \(file.sha256.prefix(12))…")
@@ -108,50 +173,12 @@ extension Depot {
             for path in reply.removed { print("removed \(path)") }
             let number = reply.release?.number ?? 0
             if reply.created {
-                let counts = reply.unchanged > 0 ? " (\(reply.files.count) published, \(reply.unchanged) unchanged)" : ""
+                let counts = unchanged > 0 ? " (\(reply.files.count) published, \(unchanged) unchanged)" : ""
                 print("release \(number) on \(reply.channel): \(reply.release?.files ?? 0) files\(counts), \(ByteCountText(sent)) uploaded")
             } else {
                 print("nothing changed: \(reply.channel) stays on release \(number)")
             }
         }
-
-        /// One file to send and the path it gets.
-        struct Upload {
-            let file: String
-            let logicalPath: String
-        }
-
-        /// Expands folders and checks that every file exists before anything is sent.
-        func plan() throws -> [Upload] {
-            var uploads: [Upload] = []
-            for item in items {
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: item, isDirectory: &isDirectory) else {
-                    throw CommandFailure("no such file: \(item)")
-                }
-                if isDirectory.boolValue {
-                    let prefix = logicalPath.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? ""
-                    let enumerator = FileManager.default.enumerator(atPath: item)
-                    var found: [String] = []
-                    while let relative = enumerator?.nextObject() as? String {
-                        let full = (item as NSString).appendingPathComponent(relative)
-                        var childIsDirectory: ObjCBool = false
-                        guard !relative.split(separator: "/").contains(where: { $0.hasPrefix(".") }),
-                            FileManager.default.fileExists(atPath: full, isDirectory: &childIsDirectory), !childIsDirectory.boolValue
-                        else { continue }
-                        found.append(relative)
-                    }
-                    uploads += found.sorted().map { Upload(file: (item as NSString).appendingPathComponent($0), logicalPath: prefix + $0) }
-                } else {
-                    uploads.append(Upload(file: item, logicalPath: logicalPath ?? (item as NSString).lastPathComponent))
-                }
-            }
-            return uploads
-        }
-
-        /// Files smaller than this are uploaded ``parallelUploads`` at a time, without a progress bar.
-        static let smallFileBytes: Int64 = 1 << 20
-        static let parallelUploads = 4
 
         /// Which of `hashes` the server lacks: `POST /v1/blobs/missing`, a few thousand hashes a
         /// request.
@@ -168,40 +195,34 @@ extension Depot {
 
         /// Uploads one file's content to `/v1/blobs/{sha256}`, with a progress bar on a terminal
         /// when `showsProgress`.
-        func send(_ upload: Upload, sha256: String, size: Int64, showsProgress: Bool, api: PublisherAPI, client: HTTPClient) async throws {
-            let progress = ProgressBar(label: upload.logicalPath, total: size, isEnabled: showsProgress && !json && isatty(STDERR_FILENO) == 1)
+        func send(_ digest: TreeDigests.Digest, showsProgress: Bool, api: PublisherAPI, client: HTTPClient) async throws {
+            let upload = digest.file
+            let progress = ProgressBar(
+                label: upload.logicalPath,
+                total: upload.status.size,
+                isEnabled: showsProgress && !json && isatty(STDERR_FILENO) == 1
+            )
             defer { progress.finish() }
             do {
                 try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(upload.file)) { handle in
                     let body = HTTPClientRequest.Body.stream(
                         CountingChunks(base: handle.readChunks(chunkLength: .kibibytes(256)), progress: progress),
-                        length: .known(size)
+                        length: .known(upload.status.size)
                     )
-                    let digest = Data(Hex.bytes(sha256) ?? []).base64EncodedString()
-                    _ = try await api.send(.PUT, "/v1/blobs/\(sha256)", body: body, headers: ["Repr-Digest": "sha-256=:\(digest):"], client: client)
+                    let sha256 = Data(Hex.bytes(digest.sha256) ?? []).base64EncodedString()
+                    _ = try await api.send(
+                        .PUT,
+                        "/v1/blobs/\(digest.sha256)",
+                        body: body,
+                        headers: ["Repr-Digest": "sha-256=:\(sha256):"],
+                        client: client
+                    )
                 }
             } catch let failure as CommandFailure {
                 if failure.message.contains("(413)") { throw CommandFailure("\(upload.file) is larger than the server accepts (413)") }
                 throw failure
             } catch {
                 throw CommandFailure("cannot read \(upload.file)")
-            }
-        }
-
-        /// The SHA-256 (hex) and size of a file, read in chunks.
-        static func digest(of path: String) async throws -> (String, Int64) {
-            do {
-                return try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
-                    var hasher = SHA256()
-                    var size: Int64 = 0
-                    for try await chunk in handle.readChunks(chunkLength: .kibibytes(256)) {
-                        chunk.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
-                        size += Int64(chunk.readableBytes)
-                    }
-                    return (Hex.string(hasher.finalize()), size)
-                }
-            } catch {
-                throw CommandFailure("cannot read \(path)")
             }
         }
     }

@@ -24,7 +24,10 @@ struct PublishCommandTests {
             #expect(entry["sha256"] as? String == Fixture.sha256(data))
             #expect(entry["md5"] as? String == Fixture.md5(data))
 
-            let again = try await DepotCLI.run(["publish", "catalog.sqlite", "--as", "db/catalog.sqlite", "--server", server, "--json"], in: root)
+            let again = try await DepotCLI.run(
+                ["publish", "catalog.sqlite", "--as", "db/catalog.sqlite", "--server", server, "--json", "--no-index"],
+                in: root
+            )
             let reply = try APIJSON.decode(CommitReply.self, from: Array(again.output.utf8))
             #expect(!reply.created)
             #expect(reply.files.isEmpty, "only what changed is listed")

@@ -26,6 +26,11 @@ public struct PublishConfiguration: Sendable {
     public var maxPathLength: Int
     /// The most hashes one `POST /v1/blobs/missing` may ask about.
     public var maxMissingHashes: Int
+    /// The largest blob of a batch (`POST /v1/blobs`), in bytes: each is held in memory while
+    /// it is hashed and compressed. Larger ones are uploaded alone.
+    public var maxBatchBlobBytes: Int
+    /// The most blobs one batch may hold.
+    public var maxBatchBlobs: Int
     /// How patches between versions are made.
     public var deltas: DeltaConfiguration
 
@@ -40,6 +45,8 @@ public struct PublishConfiguration: Sendable {
         maxCommitBytes: Int = 64 << 20,
         maxPathLength: Int = 1024,
         maxMissingHashes: Int = 100_000,
+        maxBatchBlobBytes: Int = 1 << 20,
+        maxBatchBlobs: Int = 10_000,
         deltas: DeltaConfiguration = .init()
     ) {
         self.tokens = tokens
@@ -52,6 +59,8 @@ public struct PublishConfiguration: Sendable {
         self.maxCommitBytes = maxCommitBytes
         self.maxPathLength = maxPathLength
         self.maxMissingHashes = maxMissingHashes
+        self.maxBatchBlobBytes = maxBatchBlobBytes
+        self.maxBatchBlobs = maxBatchBlobs
         self.deltas = deltas
     }
 }
@@ -158,6 +167,11 @@ extension PublishConfiguration {
         let maxCommit = publish.int(forKey: "maxCommitBytes", default: defaults.maxCommitBytes)
         let maxMissing = publish.int(forKey: "maxMissingHashes", default: defaults.maxMissingHashes)
         guard maxMissing >= 1 else { throw ConfigurationError("publish.maxMissingHashes must be at least 1") }
+        let maxBatchBlobBytes = publish.int(forKey: "maxBatchBlobBytes", default: defaults.maxBatchBlobBytes)
+        let maxBatchBlobs = publish.int(forKey: "maxBatchBlobs", default: defaults.maxBatchBlobs)
+        guard maxBatchBlobBytes >= 1, maxBatchBlobs >= 1 else {
+            throw ConfigurationError("publish.maxBatchBlobBytes and publish.maxBatchBlobs must be at least 1")
+        }
         guard grace >= 0, interval > 0, uploadLifetime > 0, maxCommit >= 1024 else {
             throw ConfigurationError(
                 "publish.retiredGraceSeconds must not be negative, publish.collectionIntervalSeconds and publish.uploadLifetimeSeconds "
@@ -174,6 +188,8 @@ extension PublishConfiguration {
             uploadLifetime: .milliseconds(Int64(uploadLifetime * 1000)),
             maxCommitBytes: maxCommit,
             maxMissingHashes: maxMissing,
+            maxBatchBlobBytes: maxBatchBlobBytes,
+            maxBatchBlobs: maxBatchBlobs,
             deltas: try DeltaConfiguration(reader: deltas)
         )
     }

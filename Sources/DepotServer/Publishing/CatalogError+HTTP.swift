@@ -7,7 +7,7 @@ extension CatalogError {
     var httpError: HTTPError? {
         switch code {
         case .invalid: HTTPError(.badRequest, message: message)
-        case .conflict: HTTPError(.conflict, message: message)
+        case .conflict, .moved: HTTPError(.conflict, message: message)
         case .notFound: HTTPError(.notFound, message: message)
         case .gone: HTTPError(.gone, message: message)
         default: nil

@@ -63,14 +63,11 @@ struct Publisher: Sendable {
     func commit(_ request: CommitRequest, logger: Logger) async throws -> CommitReply {
         let started = ContinuousClock.now
         let channel = request.channel ?? ChannelName.default
-        var held: Set<String> = []
-        defer { for sha256 in held { store.release(sha256) } }
         let listed = request.files ?? []
         // Held before their records are read: collection removes no held blob, nor its gzip
         // variant, so what a record says of the files stays true until the commit is done.
-        for sha256 in Set(listed.map(\.sha256).filter(ContentAddress.isSHA256)) where try await store.holdIfStored(sha256) {
-            held.insert(sha256)
-        }
+        let held = try await store.holdIfStored(Set(listed.map(\.sha256).filter(ContentAddress.isSHA256)))
+        defer { for sha256 in held { store.release(sha256) } }
         let records = try await catalog.blobRecords(held)
         var files: [Catalog.ReleaseFile] = []
         var missing: [String] = []
@@ -100,7 +97,8 @@ struct Publisher: Sendable {
                     deletions: deletions,
                     replace: request.replace ?? false,
                     now: .now(),
-                    keepVersions: configuration.keepVersions
+                    keepVersions: configuration.keepVersions,
+                    base: request.base
                 )
             )
             return (outcome, outcome.created ? outcome.files.map(\.path) + outcome.removed : nil)
@@ -151,10 +149,10 @@ struct Publisher: Sendable {
     /// Which of `asked` the server lacks, each once, in the order asked.
     func missingBlobs(_ asked: [String]) async throws -> [String] {
         let known = try await catalog.blobRecords(Set(asked))
+        let stored = try await store.stored(among: Set(known.keys))
         var missing: [String] = []
         var seen = Set<String>()
-        for sha256 in asked where seen.insert(sha256).inserted {
-            if known[sha256] != nil, try await store.isStored(sha256) { continue }
+        for sha256 in asked where seen.insert(sha256).inserted && !stored.contains(sha256) {
             missing.append(sha256)
         }
         return missing
@@ -164,6 +162,12 @@ struct Publisher: Sendable {
     func recordUpload(_ blob: BlobRecord, logger: Logger) async throws {
         try await catalog.recordUpload(blob, now: .now())
         logger.info("Blob uploaded", metadata: ["sha256": "\(blob.sha256)", "size": "\(blob.size)"])
+    }
+
+    /// Records blobs uploaded together, received and held by the caller.
+    func recordUploads(_ blobs: [BlobRecord], logger: Logger) async throws {
+        try await catalog.recordUploads(blobs, now: .now())
+        logger.info("Blobs uploaded", metadata: ["count": "\(blobs.count)", "bytes": "\(blobs.reduce(0) { $0 + $1.size })"])
     }
 
     /// What a channel move does.

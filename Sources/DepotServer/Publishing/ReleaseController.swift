@@ -12,6 +12,8 @@ import NIOCore
 /// - `PUT /v1/blobs/{sha256}`: stores the body, streamed and verified like a file publish, and
 ///   checked to have that SHA-256. Content the server holds already gets 200 without the body
 ///   being read (the connection is then closed).
+/// - `POST /v1/blobs`: stores a batch of small blobs (``BlobBatch``), each checked against its
+///   SHA-256, with one group commit.
 /// - `POST /v1/releases`: commits a release of uploaded blobs (`CommitRequest`), all or
 ///   nothing.
 /// - `GET /v1/releases`, `GET /v1/channels`: what there is.
@@ -30,6 +32,7 @@ struct ReleaseController: Sendable {
         router.head("/v1/blobs/:sha256", use: hasBlob)
         router.put("/v1/blobs/:sha256", use: uploadBlob)
         router.post("/v1/blobs/missing", use: missingBlobs)
+        router.post("/v1/blobs", use: uploadBatch)
         router.post("/v1/releases", use: commit)
         router.get("/v1/releases", use: list)
         router.get("/v1/channels", use: channels)
@@ -80,6 +83,20 @@ struct ReleaseController: Sendable {
         defer { uploads.store.release(blob.sha256) }
         try await publisher.recordUpload(blob, logger: context.logger)
         return try Response.json(BlobReply(sha256: blob.sha256, size: blob.size, stored: true), status: .created)
+    }
+
+    /// `POST /v1/blobs` with a batch of small blobs (``BlobBatch``): stored all or none, with one
+    /// group commit; 201 with `{"stored": n}`.
+    @Sendable func uploadBatch(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        try authenticator.authorize(request)
+        let blobs: [BlobRecord]
+        switch try await uploads.receiveBatch(request, context: context) {
+        case .stored(let stored): blobs = stored
+        case .refused(let response): return response
+        }
+        defer { for blob in blobs { uploads.store.release(blob.sha256) } }
+        try await publisher.recordUploads(blobs, logger: context.logger)
+        return try Response.json(BlobBatchReply(stored: blobs.count), status: .created)
     }
 
     /// Commits of at least this many files give freed memory back when done (``Heap``).

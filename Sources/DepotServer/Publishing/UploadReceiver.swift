@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotHTTP
 import DepotStore
 import HTTPTypes
@@ -49,6 +50,76 @@ struct UploadReceiver: Sendable {
         } catch let error as StoreError where error.code == .noSpace {
             context.logger.error("Upload refused: the disk is full", metadata: ["upload": "\(label)"])
             throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "The server has no space left to store this file")
+        }
+    }
+
+    /// What ``receiveBatch(_:context:)`` did with a batch.
+    enum Batch {
+        /// Every blob is stored, and held: the caller releases them.
+        case stored([BlobRecord])
+        /// The answer to send instead (413).
+        case refused(Response)
+    }
+
+    /// Receives a batch of small blobs (`POST /v1/blobs`, ``BlobBatch``): each checked against
+    /// its SHA-256, all stored with one group commit (``BlobBatchWriter``), or none. A body over
+    /// `publish.maxUploadBytes` gets 413; a malformed one, a blob over
+    /// `publish.maxBatchBlobBytes`, more than `publish.maxBatchBlobs` blobs or a digest mismatch
+    /// 400; a full disk 507.
+    func receiveBatch(_ request: Request, context: DepotRequestContext) async throws -> Batch {
+        guard request.headers[.contentType]?.split(separator: ";").first.map({ $0.filter { $0 != " " } }) == BlobBatch.mediaType else {
+            throw HTTPError(.unsupportedMediaType, message: "A batch of blobs is sent as \(BlobBatch.mediaType)")
+        }
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > configuration.maxUploadBytes {
+            return .refused(tooLarge(context: context))
+        }
+        var parser = BlobBatch.Parser(maximumMemberBytes: configuration.maxBatchBlobBytes)
+        var writer = try BlobBatchWriter(store: store)
+        var pending: [(sha256: String, bytes: [UInt8])] = []
+        var pendingBytes = 0
+        var count = 0
+        do {
+            for try await chunk in LimitedBody(base: request.body, limit: configuration.maxUploadBytes) {
+                for member in try chunk.withUnsafeReadableBytes({ try parser.feed($0) }) {
+                    count += 1
+                    guard count <= configuration.maxBatchBlobs else {
+                        throw HTTPError(.badRequest, message: "A batch may hold at most \(configuration.maxBatchBlobs) blobs (publish.maxBatchBlobs)")
+                    }
+                    pending.append((member.sha256, member.bytes))
+                    pendingBytes += member.bytes.count
+                }
+                // Written a few MiB at a time: memory stays flat whatever the batch's size.
+                if pendingBytes >= Self.batchWriteBytes {
+                    try await writer.write(pending)
+                    pending.removeAll(keepingCapacity: true)
+                    pendingBytes = 0
+                }
+            }
+            try parser.finish()
+            try await writer.write(pending)
+        } catch {
+            writer.discard()
+            if error is UploadTooLarge { return .refused(tooLarge(context: context)) }
+            throw Self.httpError(error, context: context)
+        }
+        do {
+            return .stored(try await writer.commit())
+        } catch {
+            throw Self.httpError(error, context: context)
+        }
+    }
+
+    static let batchWriteBytes = 4 << 20
+
+    /// The answer to a batch's failure: 400 for what the client sent, 507 for a full disk.
+    private static func httpError(_ error: any Error, context: DepotRequestContext) -> any Error {
+        switch error {
+        case let error as BlobBatch.FormatError: return HTTPError(.badRequest, message: "The batch is malformed: \(error.description)")
+        case let error as BlobBatchMismatch: return HTTPError(.badRequest, message: error.description)
+        case let error as StoreError where error.code == .noSpace:
+            context.logger.error("Batch refused: the disk is full")
+            return HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "The server has no space left to store these files")
+        default: return error
         }
     }
 

@@ -1,0 +1,180 @@
+import Crypto
+import DepotHTTP
+import Foundation
+
+/// What the last publish of a tree sent, kept on the publisher's machine the way git keeps its
+/// index: for each path of the release, the SHA-256 the release holds there, the file it came
+/// from and that file's status (``FileStatus``) when it was hashed; and the release the publish
+/// made. With it a publish reads only the files whose status changed (``digest(of:)``), and
+/// sends only the paths whose content changed (``CommitPlan``).
+///
+/// A status is trusted only when the file was last modified (and its status last changed) at
+/// least ``racyWindow`` before the publish that hashed it began: a write in the same clock
+/// tick as the hashing could leave the status unchanged with other bytes (git's "racy" case),
+/// so such a file is hashed again next time.
+///
+/// Stored as text, ending with the SHA-256 of what precedes: a file cut or damaged (a crash
+/// while it was replaced) is ignored whole, and the publish hashes everything again.
+public struct PublishIndex: Sendable, Equatable {
+    /// One path of the release.
+    public struct Entry: Sendable, Equatable {
+        /// What the release holds at the path.
+        public var sha256: String
+        /// The file it was read from and its status then; `nil` when no local file backs the
+        /// path (a path of a complete release this publish did not send), or the status was too
+        /// recent to be trusted.
+        public var source: Source?
+
+        public init(sha256: String, source: Source? = nil) {
+            self.sha256 = sha256
+            self.source = source
+        }
+    }
+
+    /// A file whose content is known without reading it while its status stays the same.
+    public struct Source: Sendable, Equatable {
+        public var file: String
+        public var status: FileStatus
+
+        public init(file: String, status: FileStatus) {
+            self.file = file
+            self.status = status
+        }
+    }
+
+    /// The release the last publish left the channel on.
+    public struct Release: Sendable, Equatable {
+        /// Its id (the SHA-256 of its document): a commit based on it names it
+        /// (``DepotAPI/CommitRequest/base``), which no other server's or catalog's release has.
+        public var id: String
+        /// Whether ``PublishIndex/entries`` list every path of that release (so a `--replace`
+        /// publish can work out what to delete), or only the paths this tree published.
+        public var isComplete: Bool
+
+        public init(id: String, isComplete: Bool) {
+            self.id = id
+            self.isComplete = isComplete
+        }
+    }
+
+    public var release: Release?
+    /// By path in the release.
+    public var entries: [String: Entry]
+
+    public init(release: Release? = nil, entries: [String: Entry] = [:]) {
+        self.release = release
+        self.entries = entries
+    }
+
+    /// Two seconds: more than the timestamp granularity of any file system a publisher runs on
+    /// (FAT's is two seconds; ext4, APFS and XFS keep nanoseconds).
+    public static let racyWindow: Int64 = 2_000_000_000
+
+    /// The SHA-256 of `file`'s content if the index knows it from its status: same file, same
+    /// status, and that status trusted.
+    public func digest(of file: LocalFile) -> String? {
+        guard let entry = entries[file.logicalPath], let source = entry.source, source.file == file.file, source.status == file.status else {
+            return nil
+        }
+        return entry.sha256
+    }
+
+    /// The source to record for `file`, hashed by a publish that began at `started`
+    /// (nanoseconds since 1970): `nil` when its status is too recent to be trusted.
+    public static func source(for file: LocalFile, publishStarted started: Int64) -> Source? {
+        guard max(file.status.modified, file.status.changed) <= started - racyWindow else { return nil }
+        return Source(file: file.file, status: file.status)
+    }
+}
+
+extension PublishIndex {
+    private static let header = "depot-publish-index 1"
+
+    /// The index stored at `url`; an empty one when there is none, or it is damaged or from
+    /// another format.
+    public static func load(from url: URL) -> PublishIndex {
+        guard let data = try? Data(contentsOf: url) else { return PublishIndex() }
+        return PublishIndex(encoded: data) ?? PublishIndex()
+    }
+
+    /// Replaces the index at `url` (its folder created if needed) with this one, atomically: a
+    /// new file renamed over the old. Not made durable: after a crash the worst is an index
+    /// that is older, or ignored.
+    public func save(to url: URL) throws {
+        let folder = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UInt64.random(in: .min ... .max))")
+            try encoded().write(to: temporary)
+            guard rename(temporary.path, url.path) == 0 else {
+                try? FileManager.default.removeItem(at: temporary)
+                throw PublisherError("cannot replace \(url.path)")
+            }
+        } catch let error as PublisherError {
+            throw error
+        } catch {
+            throw PublisherError("cannot write the publish index \(url.path)")
+        }
+    }
+
+    /// The text form: a header, the release, one line per entry (fields separated by spaces, the
+    /// path and file last, separated by a tab), and the SHA-256 of all that.
+    func encoded() -> Data {
+        var text = Self.header + "\n"
+        text += release.map { "release \($0.id) \($0.isComplete ? 1 : 0)\n" } ?? "release none\n"
+        for (path, entry) in entries.sorted(by: { $0.key < $1.key }) {
+            // A path or file with a line break or tab is not recorded: hashed every time.
+            guard !path.contains(where: \.isNewline), !path.contains("\t") else { continue }
+            let source = entry.source.flatMap { $0.file.contains(where: { $0.isNewline || $0 == "\t" }) ? nil : $0 }
+            let status = source?.status ?? FileStatus(size: 0, modified: 0, changed: 0, inode: 0, device: 0)
+            text += "entry \(entry.sha256) \(status.size) \(status.modified) \(status.changed) \(status.inode) \(status.device) "
+            text += "\(source == nil ? 0 : 1) \(path)\t\(source?.file ?? "")\n"
+        }
+        text += "end \(Self.checksum(Data(text.utf8)))\n"
+        return Data(text.utf8)
+    }
+
+    init?(encoded data: Data) {
+        guard let endLine = data.lastRange(of: Data("\nend ".utf8)) else { return nil }
+        let body = data[data.startIndex..<endLine.lowerBound + 1]
+        let sum = String(decoding: data[endLine.upperBound...], as: UTF8.self).trimmingCharacters(in: .newlines)
+        guard sum == Self.checksum(body) else { return nil }
+        var lines = String(decoding: body, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        guard lines.first == Self.header[...] else { return nil }
+        lines.removeFirst()
+        guard let releaseLine = lines.first?.split(separator: " "), releaseLine.first == "release" else { return nil }
+        lines.removeFirst()
+        if releaseLine.count == 3, releaseLine[1].utf8.count == 64 {
+            release = Release(id: String(releaseLine[1]), isComplete: releaseLine[2] == "1")
+        } else if releaseLine != ["release", "none"] {
+            return nil
+        }
+        entries = [:]
+        for line in lines {
+            let halves = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
+            let fields = halves[0].split(separator: " ", maxSplits: 8, omittingEmptySubsequences: false)
+            guard halves.count == 2, fields.count == 9, fields[0] == "entry", let size = Int64(fields[2]), let modified = Int64(fields[3]),
+                let changed = Int64(fields[4]), let inode = UInt64(fields[5]), let device = UInt64(fields[6])
+            else { return nil }
+            let status = FileStatus(size: size, modified: modified, changed: changed, inode: inode, device: device)
+            let source = fields[7] == "1" ? Source(file: String(halves[1]), status: status) : nil
+            entries[String(fields[8])] = Entry(sha256: String(fields[1]), source: source)
+        }
+    }
+
+    private static func checksum(_ data: Data) -> String {
+        Hex.string(SHA256.hash(data: data))
+    }
+
+    /// Where the index of a publish is kept by default: one file per server, channel and set of
+    /// items under `$XDG_CACHE_HOME/depot/publish/` (`~/.cache` when unset).
+    public static func defaultLocation(server: String, channel: String, items: [String], logicalPath: String?) -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let cache =
+            environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+        let absolute = items.map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path }
+        let key = ([server, channel, logicalPath ?? ""] + absolute).joined(separator: "\n")
+        return cache.appendingPathComponent("depot/publish").appendingPathComponent(String(checksum(Data(key.utf8)).prefix(32)) + ".index")
+    }
+}

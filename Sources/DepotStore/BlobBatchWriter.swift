@@ -1,0 +1,197 @@
+import Crypto
+import DepotDelta
+import DepotHTTP
+import NIOPosix
+import _NIOFileSystem
+
+/// Many small blobs stored with one group commit: each is hashed, compressed and written to
+/// `tmp/` as it arrives, without an fsync of its own; at the end one `syncfs(2)` makes them all
+/// durable, they are renamed into place, and a second `syncfs(2)` makes the renames durable.
+/// Two journal commits for the batch replace two fsyncs per blob (elsewhere than Linux, each
+/// file and folder is fsynced, as ``BlobWriter`` does one by one).
+///
+/// The store's promise holds as for a single blob: a blob appears under its name only complete
+/// and durable, and a crash leaves at most files in `tmp/`, which the next start removes. The
+/// work runs on NIO's thread pool, a group of blobs per trip.
+public struct BlobBatchWriter: ~Copyable {
+    private let store: BlobStore
+    private let compressor: GzipDeflater
+    private var written: [Written] = []
+
+    /// A blob written to `tmp/`, not yet durable nor named.
+    private struct Written: Sendable {
+        let record: BlobRecord
+        let content: FilePath
+        /// Nil when the variant does not save enough to be kept.
+        let gzip: FilePath?
+    }
+
+    public init(store: BlobStore) throws {
+        self.store = store
+        compressor = try GzipDeflater(level: Int32(min(9, max(1, store.configuration.gzipLevel))))
+    }
+
+    /// Hashes, compresses and writes `members` to temporary files, checking each against its
+    /// SHA-256 (``sha256Mismatch`` names the first that differs; nothing is kept then).
+    public mutating func write(_ members: [(sha256: String, bytes: [UInt8])]) async throws {
+        let store = store
+        let compressor = UncheckedDeflater(deflater: compressor)
+        let done = try await NIOThreadPool.singleton.runIfActive { () throws -> [Written] in
+            var done: [Written] = []
+            do {
+                for member in members {
+                    done.append(try Self.writeTemporary(member.bytes, claimed: member.sha256, store: store, compressor: compressor.deflater))
+                }
+            } catch {
+                Self.remove(done)
+                throw error
+            }
+            return done
+        }
+        written += done
+    }
+
+    /// Makes every blob written durable and gives it its name; returns their records, each
+    /// blob *held* (see ``BlobStore/ingest(_:compresses:verify:)``): the caller records them,
+    /// then releases them. Content the store holds already is left as it is, and its record
+    /// describes what is stored.
+    public consuming func commit() async throws -> [BlobRecord] {
+        let store = store
+        let written = written
+        return try await NIOThreadPool.singleton.runIfActive {
+            do {
+                try Self.synchronize(store.temporaryDirectory, files: written.flatMap { [$0.content] + ($0.gzip.map { [$0] } ?? []) })
+            } catch {
+                Self.remove(written)
+                throw error
+            }
+            var records: [BlobRecord] = []
+            var folders: Set<FilePath> = []
+            var newFolder = false
+            do {
+                for (position, blob) in written.enumerated() {
+                    let sha256 = blob.record.sha256
+                    store.holds.hold(sha256)
+                    do {
+                        let target = store.path(forSHA256: sha256)
+                        if target.withPlatformString(SystemFileExists) {
+                            Self.remove([blob])
+                            records.append(try Self.storedRecord(blob.record, store: store))
+                            continue
+                        }
+                        let folder = target.removingLastComponent()
+                        if !folder.withPlatformString(SystemFileExists) {
+                            guard folder.withPlatformString({ SystemMakeDirectory($0) }) else {
+                                throw StoreError(.io, "Cannot create \(folder): errno \(SystemErrno())")
+                            }
+                            newFolder = true
+                        }
+                        if let gzip = blob.gzip {
+                            // The variant first: a blob whose content exists is taken as complete.
+                            try Self.rename(gzip, to: store.gzipPath(forSHA256: sha256))
+                        }
+                        try Self.rename(blob.content, to: target)
+                        folders.insert(folder)
+                        records.append(blob.record)
+                    } catch {
+                        store.holds.release(sha256)
+                        Self.remove(Array(written[position...]))
+                        throw error
+                    }
+                }
+                if newFolder { folders.insert(store.directory) }
+                try Self.synchronize(store.directory, folders: folders)
+            } catch {
+                for record in records { store.holds.release(record.sha256) }
+                throw error
+            }
+            return records
+        }
+    }
+
+    /// Removes the temporary files of what was written and not committed.
+    public consuming func discard() {
+        Self.remove(written)
+    }
+
+    private static func writeTemporary(_ bytes: [UInt8], claimed: String, store: BlobStore, compressor: GzipDeflater) throws -> Written {
+        let (sha256, md5) = bytes.withUnsafeBytes { (Hex.string(SHA256.hash(data: $0)), Hex.string(Insecure.MD5.hash(data: $0))) }
+        guard sha256 == claimed else { throw BlobBatchMismatch(claimed: claimed, actual: sha256) }
+        var compressed: [UInt8] = []
+        if !bytes.isEmpty {
+            compressor.reset()
+            try bytes.withUnsafeBytes { input in
+                try compressor.compress(input, finish: true) { compressed.append(contentsOf: $0) }
+            }
+        }
+        let keepsGzip = !bytes.isEmpty && Double(compressed.count) <= Double(bytes.count) * (1 - store.configuration.gzipMinimumSavings)
+        let name = String(UInt64.random(in: .min ... .max), radix: 36)
+        let content = store.temporaryDirectory.appending("\(name).blob")
+        let gzip = keepsGzip ? store.temporaryDirectory.appending("\(name).gz") : nil
+        do {
+            try bytes.withUnsafeBytes { try BlockingFileWriter(creating: content.string).write($0) }
+            if let gzip { try compressed.withUnsafeBytes { try BlockingFileWriter(creating: gzip.string).write($0) } }
+        } catch {
+            remove([Written(record: BlobRecord(sha256: sha256, md5: md5, size: 0, gzip: nil), content: content, gzip: gzip)])
+            throw error
+        }
+        let variant = keepsGzip ? BlobRecord.GzipVariant(sha256: Hex.string(SHA256.hash(data: compressed)), size: Int64(compressed.count)) : nil
+        return Written(record: BlobRecord(sha256: sha256, md5: md5, size: Int64(bytes.count), gzip: variant), content: content, gzip: gzip)
+    }
+
+    /// The record of content stored already: its gzip variant as stored, not as this batch made it.
+    private static func storedRecord(_ record: BlobRecord, store: BlobStore) throws -> BlobRecord {
+        let path = store.gzipPath(forSHA256: record.sha256)
+        guard path.withPlatformString(SystemFileExists) else {
+            return BlobRecord(sha256: record.sha256, md5: record.md5, size: record.size, gzip: nil)
+        }
+        let bytes = try BlockingFileReader.contents(of: path.string, maximumSize: .max)
+        let gzip = BlobRecord.GzipVariant(sha256: Hex.string(SHA256.hash(data: bytes)), size: Int64(bytes.count))
+        return BlobRecord(sha256: record.sha256, md5: record.md5, size: record.size, gzip: gzip)
+    }
+
+    private static func remove(_ written: [Written]) {
+        for blob in written {
+            blob.content.withPlatformString { _ = SystemUnlink($0) }
+            blob.gzip?.withPlatformString { _ = SystemUnlink($0) }
+        }
+    }
+
+    private static func rename(_ source: FilePath, to destination: FilePath) throws {
+        let result = source.withPlatformString { from in destination.withPlatformString { SystemRename(from, $0) } }
+        guard result == 0 else { throw StoreError(.io, "Cannot rename \(source) to \(destination): errno \(SystemErrno())") }
+    }
+
+    /// Makes the writes to `files` durable: one `syncfs(2)` of the file system holding
+    /// `folder` on Linux, else an fsync of each file.
+    private static func synchronize(_ folder: FilePath, files: [FilePath]) throws {
+        #if os(Linux)
+        try SystemSynchronizeFileSystem(of: folder)
+        #else
+        for file in files { try SystemSynchronize(file) }
+        #endif
+    }
+
+    /// Makes the renames in `folders` durable: one `syncfs(2)` on Linux, else an fsync of each.
+    private static func synchronize(_ store: FilePath, folders: Set<FilePath>) throws {
+        #if os(Linux)
+        try SystemSynchronizeFileSystem(of: store)
+        #else
+        for folder in folders { try SystemSynchronize(folder) }
+        #endif
+    }
+}
+
+/// A blob of a batch whose bytes do not have the SHA-256 its header names.
+public struct BlobBatchMismatch: Error, CustomStringConvertible, Sendable {
+    public let claimed: String
+    public let actual: String
+
+    public var description: String { "The blob sent as \(claimed) has the SHA-256 \(actual)" }
+}
+
+/// The deflater, handed to the thread pool: used by one trip at a time, as the writer is
+/// owned by one task (`~Copyable`) and awaits each trip.
+private struct UncheckedDeflater: @unchecked Sendable {
+    let deflater: GzipDeflater
+}
