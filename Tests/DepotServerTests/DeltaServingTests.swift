@@ -158,6 +158,27 @@ struct DeltaServingTests {
         }
     }
 
+    @Test("a content under deltas.patchMinimumBytes gets no patch, however well it would patch", arguments: [4096, 0])
+    func smallContentGetsNoPatch(minimum: Int64) async throws {
+        let configuration = ServerConfiguration(publish: .init(deltas: DeltaConfiguration(patchMinimumBytes: minimum)))
+        // 3,000 bytes of text, and a version with one character changed: a patch of a few
+        // dozen bytes, which no request for it could repay below the minimum.
+        let old = Data((0..<150).map { "record \($0 % 10)\t\($0)\n" }.joined().utf8).prefix(3_000)
+        var edited = old
+        edited[100] = UInt8(ascii: "X")
+        let new = edited
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                #expect(try await connection.request("PUT", "/v1/files/small.txt", headers: [Self.auth], body: Array(old)).status == 201)
+                #expect(try await connection.request("PUT", "/v1/files/small.txt", headers: [Self.auth], body: Array(new)).status == 201)
+                let entry = try #require(try await connection.releaseFiles().first)
+                #expect((entry["patches"] != nil) == (minimum == 0))
+                let served = try await connection.request("GET", "/deltas/\(Fixture.sha256(old))/\(Fixture.sha256(new))").status
+                #expect(served == (minimum == 0 ? 200 : 404))
+            }
+        }
+    }
+
     @Test("a patch not clearly smaller than the full download is not kept")
     func uselessPatchIsNotKept() async throws {
         try await LiveServer.withPublishing { server in

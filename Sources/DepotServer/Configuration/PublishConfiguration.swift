@@ -88,6 +88,11 @@ public struct DeltaConfiguration: Sendable {
     public var blockSize: Int
     /// Contents smaller than this get no block index; 0 turns block indexes off.
     public var blockIndexMinimumBytes: Int64
+    /// Contents smaller than this get no patch, to them or from them: a patch's request costs
+    /// a round trip and about half a kilobyte of header fields each way, more than it can save
+    /// on a file of a few kilobytes, and making it costs the publish a catalog commit. 0 makes
+    /// patches for every size.
+    public var patchMinimumBytes: Int64
     /// A patch is kept only when it is at most this fraction of the full download (the gzip
     /// variant, or the content when it has none).
     public var maximumRatio: Double
@@ -117,6 +122,7 @@ public struct DeltaConfiguration: Sendable {
         maximumPendingRequests: Int = 16,
         blockSize: Int = 1024,
         blockIndexMinimumBytes: Int64 = 1 << 20,
+        patchMinimumBytes: Int64 = 4096,
         maximumRatio: Double = 0.5,
         indexStep: Int = 8,
         maximumSourceBytes: Int64 = 1 << 30,
@@ -128,6 +134,7 @@ public struct DeltaConfiguration: Sendable {
         self.maximumPendingRequests = maximumPendingRequests
         self.blockSize = blockSize
         self.blockIndexMinimumBytes = blockIndexMinimumBytes
+        self.patchMinimumBytes = patchMinimumBytes
         self.maximumRatio = maximumRatio
         self.indexStep = indexStep
         self.maximumSourceBytes = maximumSourceBytes
@@ -208,6 +215,7 @@ extension DeltaConfiguration {
             maximumPendingRequests: deltas.int(forKey: "maximumPendingRequests", default: defaults.maximumPendingRequests),
             blockSize: deltas.int(forKey: "blockSize", default: defaults.blockSize),
             blockIndexMinimumBytes: Int64(deltas.int(forKey: "blockIndexMinimumBytes", default: Int(defaults.blockIndexMinimumBytes))),
+            patchMinimumBytes: Int64(deltas.int(forKey: "patchMinimumBytes", default: Int(defaults.patchMinimumBytes))),
             maximumRatio: deltas.number(forKey: "maximumRatio", default: defaults.maximumRatio),
             indexStep: deltas.int(forKey: "indexStep", default: defaults.indexStep),
             maximumSourceBytes: Int64(deltas.int(forKey: "maximumSourceBytes", default: Int(defaults.maximumSourceBytes))),
@@ -220,7 +228,8 @@ extension DeltaConfiguration {
                 "deltas.distances must be at least 1 each, deltas.maximumRatio above 0 and at most 1, deltas.indexStep between 1 and 64"
             )
         }
-        guard maximumPendingRequests >= 1, BlockIndex.blockSizes.contains(blockSize), blockSize.nonzeroBitCount == 1, blockIndexMinimumBytes >= 0
+        guard maximumPendingRequests >= 1, BlockIndex.blockSizes.contains(blockSize), blockSize.nonzeroBitCount == 1, blockIndexMinimumBytes >= 0,
+            patchMinimumBytes >= 0
         else {
             throw ConfigurationError(
                 "deltas.maximumPendingRequests must be at least 1, deltas.blockSize a power of two from "

@@ -92,6 +92,14 @@ final class PatchMaker: Service {
     /// Whether any patch is made.
     private var makesPatches: Bool { !configuration.distances.isEmpty }
 
+    /// Whether a patch between contents of these sizes is made, in advance or on request: not
+    /// from an earlier version too large to index (skipped each time, a look at its recorded
+    /// size, so raising the limit later makes the patch), nor to or from a content under
+    /// ``DeltaConfiguration/patchMinimumBytes``.
+    private func isWorthPatching(from sourceSize: Int64, to targetSize: Int64) -> Bool {
+        sourceSize <= configuration.maximumSourceBytes && min(sourceSize, targetSize) >= configuration.patchMinimumBytes
+    }
+
     /// Makes the patches of documents a client of `channel` asks for after its last move: the
     /// release document from its parent's, and each changed page from the parent's page at its
     /// place (``Catalog/missingDocumentPatches(channel:)``). A few hundred bytes each, made once;
@@ -122,9 +130,7 @@ final class PatchMaker: Service {
             try await makeBlockIndex(of: target)
             guard makesPatches else { return }
             let sources = try await catalog.patchSources(path: path, target: target.sha256, distances: configuration.distances)
-            // An earlier version too large to index gets no patch: skipped each time (a look at
-            // its recorded size), so raising the limit later makes the patch.
-            for source in sources where source.size <= configuration.maximumSourceBytes {
+            for source in sources where isWorthPatching(from: source.size, to: target.size) {
                 try await makePatch(path: path, from: source, to: target, onRequest: false)
             }
         } catch {
@@ -151,7 +157,9 @@ final class PatchMaker: Service {
     /// ``DeltaConfiguration/maximumPendingRequests`` pairs wait, one is encoded at a time.
     func requestPatch(from: String, to: String) async throws -> RequestOutcome {
         guard configuration.onRequest, makesPatches else { return .refused }
-        guard let source = try await catalog.onRequestPatchSource(from: from, to: to), source.size <= configuration.maximumSourceBytes else {
+        guard let source = try await catalog.onRequestPatchSource(from: from, to: to), let target = try await catalog.blobRecord(sha256: to),
+            isWorthPatching(from: source.size, to: target.size)
+        else {
             return .refused
         }
         let pair = Pair(from: from, to: to)
