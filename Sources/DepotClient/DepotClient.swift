@@ -106,7 +106,7 @@ public struct DepotClient: Sendable {
 
     var stateFile: URL { directory.appendingPathComponent(".depot/state.json") }
     var partialFolder: URL { directory.appendingPathComponent(".depot/partial") }
-    /// Verified files waiting for the switch, named by their SHA-256.
+    /// Verified files waiting for the switch, named by their SHA-256 (``StagingFolder``).
     var stagingFolder: URL { directory.appendingPathComponent(".depot/staging") }
     var cache: ReleaseCache { ReleaseCache(folder: directory.appendingPathComponent(".depot")) }
 
@@ -216,7 +216,7 @@ public struct DepotClient: Sendable {
             signature: report.signature
         )
         let directory = directory
-        let stager = FileStager(
+        var stager = FileStager(
             server: server,
             stagingFolder: stagingFolder,
             partialFolder: partialFolder,
@@ -225,6 +225,7 @@ public struct DepotClient: Sendable {
             session: session,
             progress: progress
         )
+        stager.pages = try pages.after.map { ($0, try page($0)) }
         report.files = await stager.stage(plan.fetches)
         guard report.failedCount == 0 else { return report }
 
@@ -261,7 +262,8 @@ public struct DepotClient: Sendable {
         guard !decoded.segments.isEmpty, PortablePath.problem(path) == nil else {
             throw SyncError(.corrupt, "the release names an unsafe path: \(path)")
         }
-        return decoded.segments.reduce(directory) { $0.appendingPathComponent($1) }
+        // One URL from one string: appending segment by segment costs a URL parse each.
+        return URL(fileURLWithPath: directory.path + "/" + decoded.segments.joined(separator: "/"), isDirectory: false)
     }
 
     /// Deletes partial downloads: after a switch, none is of any use.

@@ -12,13 +12,14 @@ enum Durability {
     /// Makes every write made so far to `files`, and to the folders holding them, durable. On
     /// Linux one `syncfs(2)` of the file system holding `folder` does it, in one journal commit;
     /// elsewhere each file and each distinct folder is fsynced.
-    static func synchronize(_ files: [URL], in folder: URL) throws {
+    static func synchronize(_ files: @autoclosure () throws -> [URL], in folder: URL) throws {
         #if canImport(CLinuxCalls)
         let descriptor = open(folder.path, O_RDONLY)
         guard descriptor >= 0 else { throw SyncError(.io, "cannot open \(folder.path): errno \(errno)") }
         defer { close(descriptor) }
         guard syncfs(descriptor) == 0 else { throw SyncError(.io, "cannot sync \(folder.path): errno \(errno)") }
         #else
+        let files = try files()
         for url in files + Set(files.map { $0.deletingLastPathComponent() }) {
             let descriptor = open(url.path, O_RDONLY)
             guard descriptor >= 0 else { continue }

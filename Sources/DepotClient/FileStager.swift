@@ -24,13 +24,62 @@ struct FileStager: Sendable {
     let parallelDownloads: Int
     let session: TransferSession
     let progress: (@Sendable (DepotClient.Progress) -> Void)?
+    /// The new release's pages the fetches come from, by SHA-256: their packs carry the small
+    /// files (``PackFetch``).
+    var pages: [(sha256: String, page: ReleasePage)] = []
 
     /// Fetches and verifies every file of `fetches` into `.depot/staging/{sha256}`, a few at a
-    /// time; a file that fails is reported as failed and the others go on.
+    /// time; a file that fails is reported as failed and the others go on. Small files whose
+    /// only way is a whole download come a page at a time, from the pages' packs; what a pack
+    /// did not bring is fetched on its own.
     func stage(_ fetches: [ReleasePlan.Fetch]) async -> [SyncReport.File] {
-        (try? await mapConcurrently(fetches, width: parallelDownloads) { fetch in
-            await stage(fetch)
-        }) ?? []
+        let packed = await stageFromPacks(fetches)
+        let rest = fetches.filter { packed[$0.entry.path] == nil }
+        let fetched =
+            (try? await mapConcurrently(rest, width: parallelDownloads) { fetch in
+                await stage(fetch)
+            }) ?? []
+        let byPath = Dictionary(fetched.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first }).merging(packed) { $1 }
+        return fetches.compactMap { byPath[$0.entry.path] }
+    }
+
+    /// Stages from the pages' packs the files of `fetches` that a whole download is the only
+    /// way to fetch (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``); returns
+    /// them by path. A pack request that fails stages nothing, and its files are fetched on
+    /// their own.
+    private func stageFromPacks(_ fetches: [ReleasePlan.Fetch]) async -> [String: SyncReport.File] {
+        let wanted = Set(
+            fetches.filter { fetch in
+                let staged = StagingFolder.file(fetch.entry.sha256, in: stagingFolder)
+                guard !FileManager.default.fileExists(atPath: staged.path), let local = try? localURL(fetch.entry.path) else { return false }
+                let actions = fetch.actions(
+                    stagedIntact: false,
+                    local: Self.localCopy(at: local, held: fetch.held),
+                    inMemoryLimit: Self.inMemoryLimit
+                )
+                return actions == [.download(gzip: fetch.entry.downloadsGzip)]
+            }.map(\.entry.path)
+        )
+        let runs = PackFetch.runs(pages: pages, wanted: wanted)
+        let packs = PackFetch(server: server, session: session)
+        // Fetched a few at a time; staged one at a time, here: files created in one folder from
+        // several threads at once contend for it in the kernel (ext4 spins on the folder's lock).
+        var staged: [String: SyncReport.File] = [:]
+        await withTaskGroup(of: (PackFetch.Run, PackFetch.Answer?).self) { group in
+            var next = 0
+            func addRun() {
+                let run = runs[next]
+                next += 1
+                group.addTask { (run, try? await packs.fetch(run)) }
+            }
+            for _ in 0..<min(max(1, parallelDownloads), runs.count) { addRun() }
+            while let (run, answer) = await group.next() {
+                if next < runs.count { addRun() }
+                guard let answer else { continue }
+                for file in PackFetch.stage(run, from: answer, stagingFolder: stagingFolder) { staged[file.path] = file }
+            }
+        }
+        return staged
     }
 
     /// One file: tries each of ``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``
@@ -38,7 +87,7 @@ struct FileStager: Sendable {
     func stage(_ fetch: ReleasePlan.Fetch) async -> SyncReport.File {
         let entry = fetch.entry
         var file = SyncReport.File(path: entry.path, outcome: .staged, bytesTransferred: 0, size: entry.size)
-        let staged = stagingFolder.appendingPathComponent(entry.sha256)
+        let staged = StagingFolder.file(entry.sha256, in: stagingFolder)
         // Staged by a sync that stopped before its switch, maybe before its writes were durable:
         // checked again, and downloaded again unless intact.
         var stagedIntact = false
@@ -172,17 +221,7 @@ struct FileStager: Sendable {
         }
         guard http.statusCode == 200 else { throw SyncError(.server, "\(request.url?.path ?? "") answered \(http.statusCode)") }
         progress?(DepotClient.Progress(path: entry.path, bytesReceived: Int64(data.count), bytesExpected: length))
-        var content = Data()
-        var pending: Data? = data
-        func next() -> Data? {
-            defer { pending = nil }
-            return pending
-        }
-        try StagedContent.decodeChecked(gzip: gzip, entry: entry, chunks: next) { content.append($0) }
-        let verified = staged.appendingPathExtension("verifying")
-        try Durability.write(content, to: verified)
-        try StagedContent.setModificationDate(of: verified, to: entry)
-        try Durability.rename(verified, to: staged)
+        try StagedContent.stage(data, gzip: gzip, entry: entry, to: staged)
         return (gzip ? .gzip : .full, Int64(data.count))
     }
 

@@ -74,7 +74,7 @@ struct ReleasePlan: Equatable {
             case .none:
                 break
             }
-            let gzip = entry.gzip.map { $0.size < entry.size } ?? false
+            let gzip = entry.downloadsGzip
             return actions + [entry.wholeLength <= inMemoryLimit ? .download(gzip: gzip) : .stream(gzip: gzip)]
         }
     }
@@ -126,10 +126,6 @@ struct ReleasePlan: Equatable {
 }
 
 extension ReleaseEntry {
-    /// The bytes of the whole file's download: the gzip variant when it is smaller. What any
-    /// other way of fetching it must cost less than.
-    var wholeLength: Int64 { min(gzip?.size ?? size, size) }
-
     /// `lastModified` in seconds since 1970, when it parses.
     var modifiedSeconds: Int64? {
         HTTPDate(parsing: lastModified, now: HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970)))?.secondsSince1970

@@ -104,7 +104,7 @@ extension DepotClient {
     /// made durable first, in one go.
     func switchRelease(_ journal: ReleaseJournal) throws {
         try prepare(journal)
-        try Durability.synchronize(Set(journal.moves.map(\.staged)).map { stagingFolder.appendingPathComponent($0) }, in: directory)
+        try Durability.synchronize(Set(journal.moves.map(\.staged)).map { StagingFolder.journaled($0, in: stagingFolder) }, in: directory)
         try write(journal)
         try finishInterruptedSwitch()
     }
@@ -129,12 +129,17 @@ extension DepotClient {
             try write(journal)
         }
         try switchFault?(.removalsDone)
+        // Each folder made once: the removals may have taken empty ones away.
+        var folders = Set<String>()
         for (index, move) in journal.moves.enumerated() {
-            let staged = stagingFolder.appendingPathComponent(move.staged)
+            let staged = StagingFolder.journaled(move.staged, in: stagingFolder)
             // Already moved by an earlier attempt: a rename is the last use of its staged file.
             guard FileManager.default.fileExists(atPath: staged.path) else { continue }
             let local = try localURL(for: move.path)
-            try FileManager.default.createDirectory(at: local.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let folder = local.deletingLastPathComponent()
+            if folders.insert(folder.path).inserted {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            }
             if move.copy {
                 let copy = stagingFolder.appendingPathComponent(UUID().uuidString)
                 try FileManager.default.copyItem(at: staged, to: copy)

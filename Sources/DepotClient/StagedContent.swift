@@ -44,6 +44,23 @@ enum StagedContent {
         try decodeChecked(gzip: gzip, entry: entry, chunks: next) { try output.write(contentsOf: $0) }
     }
 
+    /// Checks a download held in memory (gunzipped when `gzip`) against `entry` and leaves it at
+    /// `staged` with the entry's modification time. Throws ``SyncError`` `.corrupt` on any
+    /// mismatch, staging nothing.
+    static func stage(_ data: Data, gzip: Bool, entry: ReleaseEntry, to staged: URL) throws {
+        var content = Data()
+        var pending: Data? = data
+        func next() -> Data? {
+            defer { pending = nil }
+            return pending
+        }
+        try decodeChecked(gzip: gzip, entry: entry, chunks: next) { content.append($0) }
+        let verified = staged.appendingPathExtension("verifying")
+        try Durability.write(content, to: verified)
+        try setModificationDate(of: verified, to: entry)
+        try Durability.rename(verified, to: staged)
+    }
+
     /// Passes the content of `entry` to `write`, from the downloaded `chunks` (gunzipped when
     /// `gzip`), checking it against the entry's size as it goes and its SHA-256 at the end: the
     /// one check of every download, streamed or in memory. Throws ``SyncError`` `.corrupt` on any

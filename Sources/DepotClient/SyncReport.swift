@@ -19,6 +19,9 @@ public struct SyncReport: Sendable, Codable, Equatable {
         /// to it, or it was damaged) and the blocks it lacked; when the blocks restored the
         /// version held, its patch then made the new one.
         case blocks
+        /// Downloaded with other small files of its release page, in one request for the page's
+        /// pack (`/packs/{page sha256}`).
+        case packed
         /// Removed because it left the release.
         case removed
         /// Could not be synced; the folder stays at the release it held.
@@ -89,7 +92,7 @@ public struct SyncReport: Sendable, Codable, Equatable {
 
     public var bytesTransferred: Int64 { documentBytes + files.reduce(0) { $0 + $1.bytesTransferred } }
     public var bytesSaved: Int64 { files.reduce(0) { $0 + $1.bytesSaved } }
-    public var updatedCount: Int { files.filter { [.gzip, .full, .resumed, .delta, .blocks, .staged].contains($0.outcome) }.count }
+    public var updatedCount: Int { files.filter { [.gzip, .full, .resumed, .delta, .blocks, .packed, .staged].contains($0.outcome) }.count }
     public var removedCount: Int { files.filter { $0.outcome == .removed }.count }
     public var failedCount: Int { files.filter { $0.outcome == .failed }.count }
 }

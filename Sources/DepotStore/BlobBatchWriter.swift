@@ -5,7 +5,7 @@ import NIOPosix
 import _NIOFileSystem
 
 /// Many small blobs stored with one group commit: each is hashed, compressed and written to
-/// `tmp/` as it arrives, without an fsync of its own; at the end one `syncfs(2)` makes them all
+/// `tmp/xx/` as it arrives, without an fsync of its own; at the end one `syncfs(2)` makes them all
 /// durable, they are renamed into place, and a second `syncfs(2)` makes the renames durable.
 /// Two journal commits for the batch replace two fsyncs per blob (elsewhere than Linux, each
 /// file and folder is fsynced, as ``BlobWriter`` does one by one).
@@ -17,6 +17,8 @@ public struct BlobBatchWriter: ~Copyable {
     private let store: BlobStore
     private let compressor: GzipDeflater
     private var written: [Written] = []
+    /// The temporary files' names: this, a dash and a counter (one random draw a batch).
+    private let namePrefix = String(UInt64.random(in: .min ... .max), radix: 36)
 
     /// A blob written to `tmp/`, not yet durable nor named.
     private struct Written: Sendable {
@@ -36,11 +38,14 @@ public struct BlobBatchWriter: ~Copyable {
     public mutating func write(_ members: [(sha256: String, bytes: [UInt8])]) async throws {
         let store = store
         let compressor = UncheckedDeflater(deflater: compressor)
+        let names = (written.count..<written.count + members.count).map { "\(namePrefix)-\($0)" }
         let done = try await NIOThreadPool.singleton.runIfActive { () throws -> [Written] in
             var done: [Written] = []
             do {
-                for member in members {
-                    done.append(try Self.writeTemporary(member.bytes, claimed: member.sha256, store: store, compressor: compressor.deflater))
+                for (member, name) in zip(members, names) {
+                    done.append(
+                        try Self.writeTemporary(member.bytes, claimed: member.sha256, name: name, store: store, compressor: compressor.deflater)
+                    )
                 }
             } catch {
                 Self.remove(done)
@@ -114,7 +119,8 @@ public struct BlobBatchWriter: ~Copyable {
         Self.remove(written)
     }
 
-    private static func writeTemporary(_ bytes: [UInt8], claimed: String, store: BlobStore, compressor: GzipDeflater) throws -> Written {
+    private static func writeTemporary(_ bytes: [UInt8], claimed: String, name: String, store: BlobStore, compressor: GzipDeflater) throws -> Written
+    {
         let (sha256, md5) = bytes.withUnsafeBytes { (Hex.string(SHA256.hash(data: $0)), Hex.string(Insecure.MD5.hash(data: $0))) }
         guard sha256 == claimed else { throw BlobBatchMismatch(claimed: claimed, actual: sha256) }
         var compressed: [UInt8] = []
@@ -125,9 +131,13 @@ public struct BlobBatchWriter: ~Copyable {
             }
         }
         let keepsGzip = !bytes.isEmpty && Double(compressed.count) <= Double(bytes.count) * (1 - store.configuration.gzipMinimumSavings)
-        let name = String(UInt64.random(in: .min ... .max), radix: 36)
-        let content = store.temporaryDirectory.appending("\(name).blob")
-        let gzip = keepsGzip ? store.temporaryDirectory.appending("\(name).gz") : nil
+        // In `tmp/{first two hex digits}/`: thousands of files created in one folder cost ext4
+        // several times more than spread over a few hundred (a search of the folder's block
+        // group for each inode).
+        let folder = store.temporaryDirectory.appending(String(sha256.prefix(2)))
+        _ = folder.withPlatformString { SystemMakeDirectory($0) }
+        let content = folder.appending("\(name).blob")
+        let gzip = keepsGzip ? folder.appending("\(name).gz") : nil
         do {
             try bytes.withUnsafeBytes { try BlockingFileWriter(creating: content.string).write($0) }
             if let gzip { try compressed.withUnsafeBytes { try BlockingFileWriter(creating: gzip.string).write($0) } }

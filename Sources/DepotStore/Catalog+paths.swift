@@ -13,7 +13,7 @@ extension Catalog {
     /// The channel's paths whose collision key is `key`: one, or in catalogs written before paths
     /// were normalized, the Unicode spellings of one name.
     static func livePaths(withKey key: String, channel: String, in db: Database) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT path FROM channel_file WHERE channel = ? AND key = ?", arguments: [channel, key])
+        try String.fetchAll(db.cachedStatement(sql: "SELECT path FROM channel_file WHERE channel = ? AND key = ?"), arguments: [channel, key])
     }
 
     /// The path a publish of `path` goes to: `path`, or the stored spelling of the same live path.
@@ -33,8 +33,7 @@ extension Catalog {
         }
         // Keys inside the folder `key`: from `key/` up to, not including, `key0` ('0' follows '/').
         if let inside = try String.fetchOne(
-            db,
-            sql: "SELECT path FROM channel_file WHERE channel = ? AND key > ? AND key < ? LIMIT 1",
+            db.cachedStatement(sql: "SELECT path FROM channel_file WHERE channel = ? AND key > ? AND key < ? LIMIT 1"),
             arguments: [channel, key + "/", key + "0"]
         ) {
             throw CatalogError("\(path) is a folder of the live \(inside), so it cannot be a file", code: .conflict)

@@ -286,11 +286,10 @@ extension Catalog {
 
     /// Inserts the next version of `path`.
     static func newVersion(of path: String, blob: BlobRecord, contentType: String, now: Int64, in db: Database) throws -> FileVersion {
-        let lastVersion = try Int64.fetchOne(db, sql: "SELECT last_version FROM path_sequence WHERE path = ?", arguments: [path]) ?? 0
+        let lastVersion = try Int64.fetchOne(db.cachedStatement(sql: "SELECT last_version FROM path_sequence WHERE path = ?"), arguments: [path]) ?? 0
         let sameSecond =
             try Bool.fetchOne(
-                db,
-                sql: "SELECT EXISTS (SELECT 1 FROM file_version WHERE path = ? AND published_at = ?)",
+                db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM file_version WHERE path = ? AND published_at = ?)"),
                 arguments: [path, now]
             ) ?? false
         let version = FileVersion(
@@ -307,23 +306,20 @@ extension Catalog {
             retiredAt: nil
         )
         try version.insert(db)
-        try db.execute(
-            sql:
-                "INSERT INTO path_sequence (path, last_version) VALUES (?, ?) ON CONFLICT(path) DO UPDATE SET last_version = excluded.last_version",
-            arguments: [path, version.version]
-        )
+        try db.cachedStatement(
+            sql: "INSERT INTO path_sequence (path, last_version) VALUES (?, ?) ON CONFLICT(path) DO UPDATE SET last_version = excluded.last_version"
+        ).execute(arguments: [path, version.version])
         return version
     }
 
     /// Retires the versions of `path` but its last `keeping`, except those a channel holds.
     static func retireOldVersions(of path: String, keeping: Int, now: Int64, in db: Database) throws {
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 UPDATE file_version SET retired_at = ? WHERE path = ? AND retired_at IS NULL
                 AND version NOT IN (SELECT version FROM file_version WHERE path = ? ORDER BY version DESC LIMIT ?)
                 AND NOT EXISTS (SELECT 1 FROM channel_file WHERE channel_file.path = file_version.path AND channel_file.version = file_version.version)
-                """,
-            arguments: [now, path, path, keeping]
-        )
+                """
+        ).execute(arguments: [now, path, path, keeping])
     }
 }

@@ -202,8 +202,7 @@ public final class Catalog: Sendable {
 extension FileVersion {
     static func live(path: String, channel: String, in db: Database) throws -> FileVersion? {
         try FileVersion.fetchOne(
-            db,
-            sql: "SELECT file_version.* FROM channel_file JOIN file_version USING (path, version) WHERE channel = ? AND path = ?",
+            db.cachedStatement(sql: "SELECT file_version.* FROM channel_file JOIN file_version USING (path, version) WHERE channel = ? AND path = ?"),
             arguments: [channel, path]
         )
     }

@@ -198,13 +198,12 @@ enum ReleaseWriter {
     /// Makes `version` the channel's version of `path`.
     static func setRow(channel: String, path: String, version: Int64, in db: Database) throws {
         let key = PortablePath.collisionKey(path)
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 INSERT INTO channel_file (channel, path, version, key, bucket) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(channel, path) DO UPDATE SET version = excluded.version, key = excluded.key, bucket = excluded.bucket
-                """,
-            arguments: [channel, path, version, key, Int64(ReleasePaging.bucket(ofKey: key))]
-        )
+                """
+        ).execute(arguments: [channel, path, version, key, Int64(ReleasePaging.bucket(ofKey: key))])
     }
 
     /// Gives a release to every channel that has files but none: catalogs older than releases,

@@ -60,4 +60,17 @@ public enum Fixture {
     private static func hex(_ bytes: some Sequence<UInt8>) -> String {
         bytes.map { String(format: "%02x", $0) }.joined()
     }
+
+    /// The regular files below `folder`, by path relative to it: subfolders are not listed.
+    public static func files(below folder: URL) throws -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+        var files: [String] = []
+        while let name = enumerator.nextObject() as? String {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path, isDirectory: &isFolder), !isFolder.boolValue {
+                files.append(name)
+            }
+        }
+        return files
+    }
 }

@@ -3,8 +3,8 @@ import NIOPosix
 import Synchronization
 
 /// A TCP relay on 127.0.0.1 in front of a server, for injecting network faults into real
-/// clients: it can cut the next `/blobs/` response after a number of bytes, slow `/blobs/`
-/// responses down, trickle the responses on a connection that asked for a path one byte at
+/// clients: it can cut the next `/blobs/` (or `/packs/`) response after a number of bytes, slow
+/// those responses down, trickle the responses on a connection that asked for a path one byte at
 /// a time, as a hostile mirror holding a client would, alter a byte of the bodies of some
 /// responses, as a tampering mirror would, and drop the `Range` of requests for several ranges,
 /// as a proxy or CDN that refuses them does (the server then answers 200 with everything).
@@ -101,7 +101,7 @@ public final class FaultyRelay: Sendable {
                         for try await var buffer in clientInbound {
                             var request = String(buffer: buffer)
                             let faults = self.faults.withLock { $0 }
-                            if request.hasPrefix("GET /blobs/") { isBlob.set() }
+                            if request.hasPrefix("GET /blobs/") || request.hasPrefix("GET /packs/") { isBlob.set() }
                             if let trickle = faults.trickle, request.hasPrefix("GET \(trickle.pathPrefix)") { trickles.set() }
                             if let part = faults.tamper, request.prefix(while: { $0 != "\r" }).contains(part) { tampers.set() }
                             if faults.dropsMultipleRanges {

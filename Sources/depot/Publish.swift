@@ -138,9 +138,13 @@ extension Depot {
                 toSend.append(digest)
             }
             let (alone, batches) = UploadBatches.plan(toSend)
-            for file in alone {
-                try await send(file, showsProgress: true, api: api, client: client)
-            }
+            // The large files go up while the batches do: the server hashes and compresses a
+            // large file on one core while it stores batches on the other.
+            async let large: Void = {
+                for file in alone {
+                    try await send(file, showsProgress: true, api: api, client: client)
+                }
+            }()
             _ = try await mapConcurrently(batches, width: 2) { batch in
                 let body: [UInt8]
                 do {
@@ -161,6 +165,7 @@ extension Depot {
                     throw CommandFailure("\(files) is larger than the server accepts (413)")
                 }
             }
+            try await large
             return toSend.reduce(0) { $0 + $1.file.status.size }
         }
 

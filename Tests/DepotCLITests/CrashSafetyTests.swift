@@ -19,8 +19,9 @@ struct CrashSafetyTests {
         return (depot, try await depot.waitForPort())
     }
 
+    /// The files in `tmp/` and its subfolders (where batches write).
     static func temporaryFiles(_ root: URL) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("data/tmp").path)
+        try Fixture.files(below: root.appendingPathComponent("data/tmp"))
     }
 
     @Test("killed while an upload is being stored and gzipped")

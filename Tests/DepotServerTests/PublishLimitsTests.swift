@@ -13,8 +13,9 @@ import Glibc
 struct PublishLimitsTests {
     static let auth = PublishingTests.auth
 
+    /// The files in `tmp/` and its subfolders (where batches write).
     static func temporaryFiles(_ server: LiveServer) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: server.dataDirectory.appendingPathComponent("tmp").path)
+        try Fixture.files(below: server.dataDirectory.appendingPathComponent("tmp"))
     }
 
     @Test("a declared length over the limit is 413 at once, and the connection is closed")

@@ -126,6 +126,9 @@ final class PatchMaker: Service {
     /// Failures are logged: a release without them is still correct, clients download the file
     /// another way.
     func prepare(path: String, target: BlobRecord) async {
+        // Most files of a large tree are small: no catalog read at all for them.
+        let indexes = configuration.blockIndexMinimumBytes > 0 && target.size >= configuration.blockIndexMinimumBytes
+        guard indexes || (makesPatches && target.size >= configuration.patchMinimumBytes) else { return }
         do {
             try await makeBlockIndex(of: target)
             guard makesPatches else { return }

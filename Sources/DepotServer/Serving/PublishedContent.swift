@@ -7,6 +7,7 @@ import DepotManifest
 import DepotStore
 import Foundation
 import NIOCore
+import NIOPosix
 import Synchronization
 import _NIOFileSystem
 
@@ -154,6 +155,44 @@ public final class PublishedContent: Sendable {
             let (stored, size) = packed ? (record.packedSHA256, record.packedSize) : (record.indexSHA256, record.indexSize)
             return ResourceCache.Entry(
                 immutable(stored: store.path(forSHA256: stored), size: size, sha256: stored, of: blob, contentType: "application/octet-stream")
+            )
+        }?.resource
+    }
+
+    /// `/packs/{page sha256}`: the small files of a release page, one after the other, as
+    /// ``DepotManifest/ReleasePage/packMembers`` lays them out, so that a client fetching
+    /// thousands of small files makes one request a page. Made from the stored blobs when first
+    /// asked, held in the resource cache: a function of the page, immutable like it. `nil` when
+    /// there is no such page, or a blob it names is no longer stored.
+    public func pack(page sha256: String) async throws -> Resource? {
+        try await entry(for: .pack(sha256)) { [self] in
+            guard ContentAddress.isSHA256(sha256), let document = try await catalog.pageDocument(sha256: sha256),
+                let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(document.bytes))
+            else { return nil }
+            let members = page.packMembers.map { member in
+                (
+                    path: (member.isGzip ? store.gzipPath(forSHA256: member.entry.sha256) : store.path(forSHA256: member.entry.sha256)).string,
+                    length: member.length
+                )
+            }
+            let bytes = try await NIOThreadPool.singleton.runIfActive { () -> [UInt8]? in
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(Int(members.reduce(0) { $0 + $1.length }))
+                for member in members {
+                    guard let data = FileManager.default.contents(atPath: member.path), data.count == member.length else { return nil }
+                    bytes += data
+                }
+                return bytes
+            }
+            guard let bytes else { return nil }
+            return ResourceCache.Entry(
+                Self.inMemory(
+                    bytes,
+                    contentType: "application/octet-stream",
+                    lastModified: HTTPDate(secondsSince1970: document.createdAt),
+                    lastModifiedIsStrong: true,
+                    cacheControl: cachePolicy.blobs
+                )
             )
         }?.resource
     }

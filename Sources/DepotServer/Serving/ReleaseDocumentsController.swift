@@ -6,8 +6,8 @@ import HTTPTypes
 import Hummingbird
 
 /// What clients poll and read for releases (docs/releases.md): `/channels/{name}`, signed and
-/// `no-cache`; `/releases/{id}`, `/pages/{sha256}` and `/roots/{version}.json`, immutable for a
-/// year. Only GET and HEAD are allowed.
+/// `no-cache`; `/releases/{id}`, `/pages/{sha256}`, `/packs/{page sha256}` and
+/// `/roots/{version}.json`, immutable for a year. Only GET and HEAD are allowed.
 struct ReleaseDocumentsController: Sendable {
     let content: PublishedContent
     let catalog: Catalog
@@ -18,6 +18,7 @@ struct ReleaseDocumentsController: Sendable {
             router.on("/channels/:name", method: method, use: channel)
             router.on("/releases/:id", method: method, use: release)
             router.on("/pages/:sha256", method: method, use: page)
+            router.on("/packs/:sha256", method: method, use: pack)
             router.on("/roots/:name", method: method, use: root)
         }
     }
@@ -58,6 +59,14 @@ struct ReleaseDocumentsController: Sendable {
             throw HTTPError(.notFound, message: "No page \(sha256)")
         }
         return try respond(to: request, with: document)
+    }
+
+    /// `/packs/{page sha256}`: the page's small files in one body (``PublishedContent/pack(page:)``),
+    /// with ranges, so that an interrupted fetch resumes where it stopped.
+    @Sendable func pack(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        let sha256 = context.parameters.get("sha256") ?? ""
+        guard let resource = try await content.pack(page: sha256) else { throw HTTPError(.notFound, message: "No pack \(sha256)") }
+        return try responder.respond(to: request, resource: resource, now: .now())
     }
 
     private func respond(to request: Request, with document: Catalog.StoredDocument) throws -> Response {

@@ -27,6 +27,8 @@ struct ResourceCache {
         case packedBlocks(String)
         /// `/deltas/{from}/{to}`.
         case delta(from: String, to: String)
+        /// `/packs/{page sha256}`.
+        case pack(String)
     }
 
     /// A cached resource, with what it holds in memory.

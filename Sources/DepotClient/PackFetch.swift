@@ -1,0 +1,100 @@
+import DepotHTTP
+import DepotManifest
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Small files fetched a page at a time: one request for a run of a page's pack
+/// (`/packs/{page sha256}`, laid out by ``DepotManifest/ReleasePage/packMembers``) instead of
+/// one request a file. Each file of the answer is checked against its entry and staged on its
+/// own, so a fetch cut short keeps every file that arrived whole, and the next sync asks only
+/// for the rest: a run never spans a file staged already.
+struct PackFetch {
+    /// One request: consecutive members of one page's pack.
+    struct Run: Equatable {
+        let page: String
+        let members: [ReleasePage.PackMember]
+
+        /// The bytes of the pack it covers.
+        var range: ClosedRange<Int64> { members.first!.offset...(members.last!.offset + members.last!.length - 1) }
+        /// The whole pack's length, from the page's members.
+        let packLength: Int64
+    }
+
+    /// The runs to fetch: maximal sequences of consecutive pack members of each page whose
+    /// entries are all in `wanted` (by path); a run of fewer than ``minimumRun`` is left to a
+    /// request of its own. Pure, so it is tested as a table.
+    static func runs(pages: [(sha256: String, page: ReleasePage)], wanted: Set<String>) -> [Run] {
+        var runs: [Run] = []
+        for (sha256, page) in pages {
+            let members = page.packMembers
+            let packLength = members.last.map { $0.offset + $0.length } ?? 0
+            var current: [ReleasePage.PackMember] = []
+            func close() {
+                if current.count >= minimumRun { runs.append(Run(page: sha256, members: current, packLength: packLength)) }
+                current = []
+            }
+            for member in members {
+                if wanted.contains(member.entry.path) { current.append(member) } else { close() }
+            }
+            close()
+        }
+        return runs
+    }
+
+    /// Runs shorter than this are not worth a pack request.
+    static let minimumRun = 2
+
+    let server: URL
+    let session: TransferSession
+
+    /// The answer to a run: the bytes, and where in the pack they start.
+    struct Answer {
+        let bytes: Data
+        let start: Int64
+    }
+
+    /// Fetches `run`: a range of the pack, or the whole pack when the server or a proxy
+    /// answers 200.
+    func fetch(_ run: Run) async throws -> Answer {
+        var request = URLRequest(url: try OriginPolicy.url("/packs/\(run.page)", below: server))
+        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        let range = run.range
+        request.setValue("bytes=\(range.lowerBound)-\(range.upperBound)", forHTTPHeaderField: "Range")
+        let fetch = BoundedFetch(maximumBytes: Int(max(run.packLength, Int64(range.count))) + 1024)
+        let (response, data) = try await fetch.fetch(request, session: session, deadline: nil)
+        let start: Int64
+        switch response.statusCode {
+        case 206:
+            guard let field = response.value(forHTTPHeaderField: "Content-Range"), field.hasPrefix("bytes \(range.lowerBound)-") else {
+                throw SyncError(.server, "/packs/\(run.page) answered another range than asked")
+            }
+            start = range.lowerBound
+        case 200: start = 0
+        default: throw SyncError(.server, "/packs/\(run.page) answered \(response.statusCode)")
+        }
+        return Answer(bytes: data, start: start)
+    }
+
+    /// Stages each member of `run` that checks out in `answer` in `stagingFolder`;
+    /// returns the files staged. A member that does not check out is left out (fetched on its
+    /// own afterwards). The bytes of the answer are counted against the files staged.
+    static func stage(_ run: Run, from answer: Answer, stagingFolder: URL) -> [SyncReport.File] {
+        let (data, start) = (answer.bytes, answer.start)
+        var staged: [SyncReport.File] = []
+        for member in run.members {
+            let from = Int(member.offset - start)
+            let to = from + Int(member.length)
+            guard from >= 0, to <= data.count else { break }
+            let target = StagingFolder.file(member.entry.sha256, in: stagingFolder)
+            guard (try? StagedContent.stage(data[from..<to], gzip: member.isGzip, entry: member.entry, to: target)) != nil else { continue }
+            staged.append(SyncReport.File(path: member.entry.path, outcome: .packed, bytesTransferred: member.length, size: member.entry.size))
+        }
+        // Bytes that staged nothing (a member that did not check out, a whole pack) count too.
+        let extra = Int64(data.count) - staged.reduce(0) { $0 + $1.bytesTransferred }
+        if extra > 0, !staged.isEmpty { staged[0].bytesTransferred += extra }
+        return staged
+    }
+}

@@ -1,0 +1,42 @@
+extension ReleaseEntry {
+    /// Whether the whole file's download is its gzip variant: when it has one smaller than the
+    /// content.
+    public var downloadsGzip: Bool { gzip.map { $0.size < size } ?? false }
+
+    /// The bytes of the whole file's download: the gzip variant when it is smaller. What any
+    /// other way of fetching it must cost less than.
+    public var wholeLength: Int64 { downloadsGzip ? gzip!.size : size }
+}
+
+extension ReleasePage {
+    /// The largest download a page's pack holds: files this small cost more in a request of
+    /// their own (a round trip, half a kilobyte of header fields) than in their bytes.
+    public static let packMemberMaximumBytes: Int64 = 64 * 1024
+
+    /// One file of a page's pack (`/packs/{page sha256}`).
+    public struct PackMember: Sendable, Hashable {
+        /// Its entry in the page.
+        public var entry: ReleaseEntry
+        /// Where its bytes start in the pack.
+        public var offset: Int64
+        /// Its bytes: ``ReleaseEntry/wholeLength``.
+        public var length: Int64
+        /// Whether they are the gzip variant (``ReleaseEntry/downloadsGzip``).
+        public var isGzip: Bool
+    }
+
+    /// What the page's pack holds, in order: the whole download of each entry of at most
+    /// ``packMemberMaximumBytes``, one after the other, nothing between. The pack is a function
+    /// of the page alone, so it is as immutable as the page, and a client knows where each file
+    /// lies in it, and can ask for a range, without any index. The one rule the server (which
+    /// makes packs) and the client (which reads them) both follow.
+    public var packMembers: [PackMember] {
+        var members: [PackMember] = []
+        var offset: Int64 = 0
+        for entry in entries where entry.wholeLength <= Self.packMemberMaximumBytes {
+            members.append(PackMember(entry: entry, offset: offset, length: entry.wholeLength, isGzip: entry.downloadsGzip))
+            offset += entry.wholeLength
+        }
+        return members
+    }
+}

@@ -1,0 +1,118 @@
+import DepotClient
+import DepotManifest
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// Cold syncs of many small files through `/packs/{page}`: a page's files in one request, and
+/// after a kill, only what was not verified is fetched again.
+@Suite("Packs")
+struct PackSyncTests {
+    static let files = 800
+
+    static func writeTree(_ root: URL) throws {
+        let all = Fixture.pseudoRandom(count: files * 1024, seed: 29)
+        for index in 0..<files {
+            try root.write(all[index * 1024..<(index + 1) * 1024], to: "site/\(index / 100)/\(index).bin")
+        }
+    }
+
+    @Test("a pack answers the page's small files in order, with ranges and immutable caching; an unknown page is 404")
+    func packAnswers() async throws {
+        try await DepotCLI.withServer { root, server in
+            try Self.writeTree(root)
+            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            let port = Int(server.split(separator: ":").last!)!
+            try await RawHTTPConnection.with(port: port) { connection in
+                let document = try await connection.request("GET", "/channels/stable").json
+                let release = try await connection.request("GET", try #require(document["url"] as? String)).json
+                let page = try #require((release["pages"] as? [String])?.first)
+                let entries = try JSONDecoder().decode(ReleasePage.self, from: Data(try await connection.request("GET", "/pages/\(page)").body))
+                let pack = try await connection.request("GET", "/packs/\(page)")
+                #expect(pack.status == 200)
+                #expect(pack.header("Cache-Control") == "public, max-age=31536000, immutable")
+                var expected = Data()
+                for member in entries.packMembers {
+                    let index = Int(member.entry.path.split(separator: "/").last!.dropLast(4))!
+                    expected += try Data(contentsOf: root.appendingPathComponent("site/\(index / 100)/\(index).bin"))
+                }
+                #expect(Data(pack.body) == expected)
+                #expect(entries.packMembers.count == entries.entries.count)
+                let range = try await connection.request("GET", "/packs/\(page)", headers: [("Range", "bytes=1024-2047")])
+                #expect(range.status == 206)
+                #expect(Data(range.body) == expected[1024..<2048])
+                #expect(try await connection.request("GET", "/packs/\(String(repeating: "0", count: 64))").status == 404)
+            }
+        }
+    }
+
+    @Test("behind the shipped nginx site, a cold sync gets every small file by pack")
+    func throughNginx() async throws {
+        try await DepotCLI.withServer { root, server in
+            try Self.writeTree(root)
+            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            let port = Int(server.split(separator: ":").last!)!
+            try await Nginx.with(depotPort: port) { nginx in
+                for folder in ["first", "cached"] {
+                    let sync = try await DepotCLI.run(["sync", "--server", nginx.url(""), "--dir", folder, "--json"], token: nil, in: root)
+                    #expect(sync.status == 0, "\(sync.errors)")
+                    let report = try JSONDecoder().decode(SyncReport.self, from: Data(sync.output.utf8))
+                    #expect(report.files.filter { $0.outcome == .packed }.count == Self.files, "\(folder)")
+                }
+            }
+            #expect(
+                try Data(contentsOf: root.appendingPathComponent("cached/7/799.bin"))
+                    == Data(contentsOf: root.appendingPathComponent("site/7/799.bin"))
+            )
+        }
+    }
+
+    @Test("a cold sync fetches small files by pack; killed, the next sync fetches none of what was verified again")
+    func killedPackSync() async throws {
+        try await DepotCLI.withServer { root, server in
+            try Self.writeTree(root)
+            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            let whole = try await DepotCLI.run(["sync", "--server", server, "--dir", "whole", "--json"], token: nil, in: root)
+            let wholeReport = try JSONDecoder().decode(SyncReport.self, from: Data(whole.output.utf8))
+            #expect(wholeReport.files.filter { $0.outcome == .packed }.count == Self.files)
+
+            let port = Int(server.split(separator: ":").last!)!
+            try await FaultyRelay.with(upstreamPort: port) { relay in
+                // Slow packs: the kill lands while some are verified and staged, others on the way.
+                relay.slowDownBlobResponses(by: .milliseconds(400))
+                let mirror = "http://127.0.0.1:\(relay.port)"
+                let staging = root.appendingPathComponent("cold/.depot/staging")
+                let sync = try DepotProcess.start(["sync", "--server", mirror, "--dir", "cold"], in: root)
+                for _ in 0..<2_000 {
+                    if (try? Fixture.files(below: staging).count) ?? 0 >= 100 { break }
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                sync.kill()
+                _ = try await sync.waitForExit()
+                let verified = Set(try Fixture.files(below: staging).filter { !$0.contains(".") }.map { String($0.split(separator: "/").last!) })
+                #expect(verified.count >= 100, "the kill came after files were verified and staged")
+                #expect(verified.count < Self.files, "and before all were")
+
+                relay.slowDownBlobResponses(by: nil)
+                let again = try await DepotCLI.run(["sync", "--server", mirror, "--dir", "cold", "--json"], token: nil, in: root)
+                #expect(again.status == 0, "\(again.errors)")
+                let report = try JSONDecoder().decode(SyncReport.self, from: Data(again.output.utf8))
+                let shas = try Dictionary(
+                    uniqueKeysWithValues: (0..<Self.files).map {
+                        ("\($0 / 100)/\($0).bin", Fixture.sha256(try Data(contentsOf: root.appendingPathComponent("site/\($0 / 100)/\($0).bin"))))
+                    }
+                )
+                let refetched = report.files.filter { verified.contains(shas[$0.path] ?? "") && $0.bytesTransferred > 0 }
+                #expect(refetched.isEmpty, "fetched again though verified: \(refetched.prefix(3).map(\.path))")
+                #expect(report.files.filter { $0.outcome == .staged }.count == verified.count)
+                for index in [0, 399, 799] {
+                    let path = "\(index / 100)/\(index).bin"
+                    #expect(
+                        try Data(contentsOf: root.appendingPathComponent("cold/\(path)"))
+                            == Data(contentsOf: root.appendingPathComponent("site/\(path)"))
+                    )
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import DepotManifest
+import Testing
+
+@testable import DepotClient
+
+/// Which pack requests a sync makes, decided from the pages alone.
+@Suite("Pack runs")
+struct PackFetchTests {
+    static func entry(_ path: String, size: Int64, gzip: Int64? = nil) -> ReleaseEntry {
+        ReleaseEntry(
+            path: path,
+            version: 1,
+            size: size,
+            sha256: String(repeating: "a", count: 64),
+            md5: String(repeating: "0", count: 32),
+            contentType: "text/plain",
+            lastModified: "Tue, 14 Nov 2023 22:13:20 GMT",
+            gzip: gzip.map { .init(size: $0, sha256: String(repeating: "b", count: 64)) },
+            patches: nil
+        )
+    }
+
+    @Test("a pack lays out each small entry's whole download, gzip when smaller, nothing for large ones")
+    func members() {
+        let page = ReleasePage(entries: [
+            Self.entry("a", size: 100),
+            Self.entry("b", size: 1_000, gzip: 300),
+            Self.entry("big", size: 1 << 20, gzip: 200 << 10),
+            Self.entry("c", size: 50, gzip: 70),
+        ])
+        let members = page.packMembers
+        #expect(members.map(\.entry.path) == ["a", "b", "c"])
+        #expect(members.map(\.offset) == [0, 100, 400])
+        #expect(members.map(\.length) == [100, 300, 50])
+        #expect(members.map(\.isGzip) == [false, true, false])
+    }
+
+    @Test("runs are the consecutive wanted members of a page, two at least; a staged or unwanted member splits them")
+    func runs() {
+        let page = ReleasePage(entries: (0..<6).map { Self.entry("f\($0)", size: 10) })
+        let cases: [(wanted: Set<String>, runs: [[String]])] = [
+            (Set((0..<6).map { "f\($0)" }), [["f0", "f1", "f2", "f3", "f4", "f5"]]),
+            // f2 staged by an earlier sync: never asked again.
+            (["f0", "f1", "f3", "f4", "f5"], [["f0", "f1"], ["f3", "f4", "f5"]]),
+            (["f0", "f2", "f4"], []),
+            (["f4", "f5"], [["f4", "f5"]]),
+            ([], []),
+        ]
+        for (wanted, expected) in cases {
+            let runs = PackFetch.runs(pages: [("p", page)], wanted: wanted)
+            #expect(runs.map { $0.members.map(\.entry.path) } == expected, "\(wanted.sorted())")
+            #expect(runs.allSatisfy { $0.packLength == 60 })
+            if let run = runs.last, expected.last == ["f3", "f4", "f5"] { #expect(run.range == 30...59) }
+        }
+    }
+}
