@@ -49,13 +49,33 @@ extension Catalog {
         }
     }
 
-    /// Records the patch from document `source` to `target`.
-    public func recordDocumentDelta(source: String, target: String, patch: [UInt8], fullSize: Int, now: HTTPDate) async throws {
+    /// A patch between two documents, to record.
+    public struct DocumentDeltaRecord: Sendable {
+        public var source: String
+        public var target: String
+        public var patch: [UInt8]
+        /// The gzip size of the whole target document.
+        public var fullSize: Int
+
+        public init(source: String, target: String, patch: [UInt8], fullSize: Int) {
+            self.source = source
+            self.target = target
+            self.patch = patch
+            self.fullSize = fullSize
+        }
+    }
+
+    /// Records the patches of a channel move's documents in one transaction: one commit to
+    /// disk however many pages the move changed.
+    public func recordDocumentDeltas(_ deltas: [DocumentDeltaRecord], now: HTTPDate) async throws {
+        guard !deltas.isEmpty else { return }
         try await database.write { db in
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO document_delta (source, target, patch, full_size, created_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [source, target, Data(patch), fullSize, now.secondsSince1970]
+            let statement = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO document_delta (source, target, patch, full_size, created_at) VALUES (?, ?, ?, ?, ?)"
             )
+            for delta in deltas {
+                try statement.execute(arguments: [delta.source, delta.target, Data(delta.patch), delta.fullSize, now.secondsSince1970])
+            }
         }
     }
 

@@ -109,13 +109,20 @@ final class PatchMaker: Service {
         guard makesPatches else { return }
         do {
             let options = deltaOptions
-            for pair in try await catalog.missingDocumentPatches(channel: channel) {
-                let (patch, fullSize) = try await documentEncoder.runIfActive {
+            let pairs = try await catalog.missingDocumentPatches(channel: channel)
+            // Encoded in one trip to the encoder's thread, recorded in one transaction.
+            let made = try await documentEncoder.runIfActive {
+                try pairs.map { pair in
                     let patch = try DeltaMaker.make(from: pair.sourceBytes, to: pair.targetBytes, options: options)
-                    return (Array(patch.readableBytesView), try pair.targetBytes.withUnsafeBytes { try Gzip.compress($0).count })
+                    return Catalog.DocumentDeltaRecord(
+                        source: pair.source,
+                        target: pair.target,
+                        patch: Array(patch.readableBytesView),
+                        fullSize: try pair.targetBytes.withUnsafeBytes { try Gzip.compress($0).count }
+                    )
                 }
-                try await catalog.recordDocumentDelta(source: pair.source, target: pair.target, patch: patch, fullSize: fullSize, now: .now())
             }
+            try await catalog.recordDocumentDeltas(made, now: .now())
         } catch {
             logger.error("Making patches of release documents failed", metadata: ["channel": "\(channel)", "error": "\(error)"])
         }
@@ -231,6 +238,17 @@ final class PatchMaker: Service {
         try await catalog.recordDelta(from: source.sha256, to: target.sha256, blob: blob, now: .now())
         metadata["size"] = "\(blob.size)"
         logger.info("Patch made", metadata: metadata)
+    }
+
+    /// Makes the block index of an uploaded blob before a commit names it, so that the commit
+    /// does not wait for it: the upload of one large file overlaps the batches of small ones.
+    /// Failures are logged; the commit tries again.
+    func prepareUpload(_ content: BlobRecord) async {
+        do {
+            try await makeBlockIndex(of: content)
+        } catch {
+            logger.error("Making a block index failed", metadata: ["sha256": "\(content.sha256)", "error": "\(error)"])
+        }
     }
 
     /// Makes and records the block index of `content` when it is large enough and has none.

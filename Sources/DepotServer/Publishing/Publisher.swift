@@ -158,9 +158,11 @@ struct Publisher: Sendable {
         return missing
     }
 
-    /// Records an uploaded blob, received and held by the caller, so that a commit can list it.
+    /// Records an uploaded blob, received and held by the caller, so that a commit can list it,
+    /// and makes its block index when it is large enough for one.
     func recordUpload(_ blob: BlobRecord, logger: Logger) async throws {
         try await catalog.recordUpload(blob, now: .now())
+        await patches.prepareUpload(blob)
         logger.info("Blob uploaded", metadata: ["sha256": "\(blob.sha256)", "size": "\(blob.size)"])
     }
 
