@@ -200,9 +200,11 @@ public struct DepotClient: Sendable {
             bases: release.pageBases(from: before),
             session: session
         )
+        // Decoded once: the plan compares them, the stager reads their packs.
+        let afterPages = try pages.after.map { (sha256: $0, page: try page($0)) }
         let plan = try ReleasePlan(
             before: try pages.before.map { try page($0) },
-            after: try pages.after.map { try page($0) },
+            after: afterPages.map(\.page),
             removesDeletedFiles: configuration.removesDeletedFiles
         )
         report.unchangedCount = Int(release.files) - plan.fetches.count
@@ -225,7 +227,7 @@ public struct DepotClient: Sendable {
             session: session,
             progress: progress
         )
-        stager.pages = try pages.after.map { ($0, try page($0)) }
+        stager.pages = afterPages
         report.files = await stager.stage(plan.fetches)
         guard report.failedCount == 0 else { return report }
 

@@ -48,9 +48,10 @@ struct FileStager: Sendable {
     /// them by path. A pack request that fails stages nothing, and its files are fetched on
     /// their own.
     private func stageFromPacks(_ fetches: [ReleasePlan.Fetch]) async -> [String: SyncReport.File] {
+        let staging = StagingFolder(stagingFolder)
         let wanted = Set(
             fetches.filter { fetch in
-                let staged = StagingFolder.file(fetch.entry.sha256, in: stagingFolder)
+                let staged = staging.file(fetch.entry.sha256)
                 guard !FileManager.default.fileExists(atPath: staged.path), let local = try? localURL(fetch.entry.path) else { return false }
                 let actions = fetch.actions(
                     stagedIntact: false,
@@ -76,7 +77,7 @@ struct FileStager: Sendable {
             while let (run, answer) = await group.next() {
                 if next < runs.count { addRun() }
                 guard let answer else { continue }
-                for file in PackFetch.stage(run, from: answer, stagingFolder: stagingFolder) { staged[file.path] = file }
+                for file in PackFetch.stage(run, from: answer, staging: staging) { staged[file.path] = file }
             }
         }
         return staged
@@ -87,7 +88,7 @@ struct FileStager: Sendable {
     func stage(_ fetch: ReleasePlan.Fetch) async -> SyncReport.File {
         let entry = fetch.entry
         var file = SyncReport.File(path: entry.path, outcome: .staged, bytesTransferred: 0, size: entry.size)
-        let staged = StagingFolder.file(entry.sha256, in: stagingFolder)
+        let staged = StagingFolder(stagingFolder).file(entry.sha256)
         // Staged by a sync that stopped before its switch, maybe before its writes were durable:
         // checked again, and downloaded again unless intact.
         var stagedIntact = false

@@ -78,17 +78,17 @@ struct PackFetch {
         return Answer(bytes: data, start: start)
     }
 
-    /// Stages each member of `run` that checks out in `answer` in `stagingFolder`;
+    /// Stages each member of `run` that checks out in `answer` in `staging`;
     /// returns the files staged. A member that does not check out is left out (fetched on its
     /// own afterwards). The bytes of the answer are counted against the files staged.
-    static func stage(_ run: Run, from answer: Answer, stagingFolder: URL) -> [SyncReport.File] {
+    static func stage(_ run: Run, from answer: Answer, staging: StagingFolder) -> [SyncReport.File] {
         let (data, start) = (answer.bytes, answer.start)
         var staged: [SyncReport.File] = []
         for member in run.members {
             let from = Int(member.offset - start)
             let to = from + Int(member.length)
             guard from >= 0, to <= data.count else { break }
-            let target = StagingFolder.file(member.entry.sha256, in: stagingFolder)
+            let target = staging.file(member.entry.sha256)
             guard (try? StagedContent.stage(data[from..<to], gzip: member.isGzip, entry: member.entry, to: target)) != nil else { continue }
             staged.append(SyncReport.File(path: member.entry.path, outcome: .packed, bytesTransferred: member.length, size: member.entry.size))
         }

@@ -104,7 +104,7 @@ extension DepotClient {
     /// made durable first, in one go.
     func switchRelease(_ journal: ReleaseJournal) throws {
         try prepare(journal)
-        try Durability.synchronize(Set(journal.moves.map(\.staged)).map { StagingFolder.journaled($0, in: stagingFolder) }, in: directory)
+        try Durability.synchronize(Set(journal.moves.map(\.staged)).map { StagingFolder(stagingFolder).journaled($0) }, in: directory)
         try write(journal)
         try finishInterruptedSwitch()
     }
@@ -131,8 +131,9 @@ extension DepotClient {
         try switchFault?(.removalsDone)
         // Each folder made once: the removals may have taken empty ones away.
         var folders = Set<String>()
+        let staging = StagingFolder(stagingFolder)
         for (index, move) in journal.moves.enumerated() {
-            let staged = StagingFolder.journaled(move.staged, in: stagingFolder)
+            let staged = staging.journaled(move.staged)
             // Already moved by an earlier attempt: a rename is the last use of its staged file.
             guard FileManager.default.fileExists(atPath: staged.path) else { continue }
             let local = try localURL(for: move.path)

@@ -118,52 +118,105 @@ extension PublishIndex {
     }
 
     /// The text form: a header, the release, one line per entry (fields separated by spaces, the
-    /// path and file last, separated by a tab), and the SHA-256 of all that.
+    /// path and file last, separated by a tab), and the SHA-256 of all that. Written and read as
+    /// bytes: 100,000 entries take a few tens of milliseconds either way.
     func encoded() -> Data {
-        var text = Self.header + "\n"
-        text += release.map { "release \($0.id) \($0.isComplete ? 1 : 0)\n" } ?? "release none\n"
+        var bytes: [UInt8] = Array((Self.header + "\n").utf8)
+        bytes += Array((release.map { "release \($0.id) \($0.isComplete ? 1 : 0)\n" } ?? "release none\n").utf8)
+        bytes.reserveCapacity(bytes.count + entries.count * 160)
+        func number(_ value: some BinaryInteger) {
+            bytes += Array(String(value).utf8)
+            bytes.append(UInt8(ascii: " "))
+        }
         for (path, entry) in entries.sorted(by: { $0.key < $1.key }) {
             // A path or file with a line break or tab is not recorded: hashed every time.
-            guard !path.contains(where: \.isNewline), !path.contains("\t") else { continue }
-            let source = entry.source.flatMap { $0.file.contains(where: { $0.isNewline || $0 == "\t" }) ? nil : $0 }
+            guard !path.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 9 }) else { continue }
+            let source = entry.source.flatMap { $0.file.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 9 }) ? nil : $0 }
             let status = source?.status ?? FileStatus(size: 0, modified: 0, changed: 0, inode: 0, device: 0)
-            text += "entry \(entry.sha256) \(status.size) \(status.modified) \(status.changed) \(status.inode) \(status.device) "
-            text += "\(source == nil ? 0 : 1) \(path)\t\(source?.file ?? "")\n"
+            bytes += Array("entry ".utf8)
+            bytes += Array(entry.sha256.utf8)
+            bytes.append(UInt8(ascii: " "))
+            number(status.size)
+            number(status.modified)
+            number(status.changed)
+            number(status.inode)
+            number(status.device)
+            bytes += source == nil ? Array("0 ".utf8) : Array("1 ".utf8)
+            bytes += Array(path.utf8)
+            bytes.append(9)
+            bytes += Array((source?.file ?? "").utf8)
+            bytes.append(10)
         }
-        text += "end \(Self.checksum(Data(text.utf8)))\n"
-        return Data(text.utf8)
+        bytes += Array("end \(Self.checksum(bytes))\n".utf8)
+        return Data(bytes)
     }
 
     init?(encoded data: Data) {
-        guard let endLine = data.lastRange(of: Data("\nend ".utf8)) else { return nil }
-        let body = data[data.startIndex..<endLine.lowerBound + 1]
-        let sum = String(decoding: data[endLine.upperBound...], as: UTF8.self).trimmingCharacters(in: .newlines)
+        let bytes = [UInt8](data)
+        let end = Array("\nend ".utf8)
+        // The last line: "end <64 hex>\n".
+        guard bytes.count > end.count + 65, let endStart = Self.lastRange(of: end, in: bytes) else { return nil }
+        let body = bytes[..<(endStart + 1)]
+        let sum = String(decoding: bytes[(endStart + end.count)...].prefix { $0 != 10 }, as: UTF8.self)
         guard sum == Self.checksum(body) else { return nil }
-        var lines = String(decoding: body, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast()
-        guard lines.first == Self.header[...] else { return nil }
-        lines.removeFirst()
-        guard let releaseLine = lines.first?.split(separator: " "), releaseLine.first == "release" else { return nil }
-        lines.removeFirst()
+        var lines = body.split(separator: 10, omittingEmptySubsequences: true)[...]
+        guard let header = lines.popFirst(), String(decoding: header, as: UTF8.self) == Self.header,
+            let releaseLine = lines.popFirst().map({ String(decoding: $0, as: UTF8.self).split(separator: " ") }), releaseLine.first == "release"
+        else { return nil }
         if releaseLine.count == 3, releaseLine[1].utf8.count == 64 {
             release = Release(id: String(releaseLine[1]), isComplete: releaseLine[2] == "1")
         } else if releaseLine != ["release", "none"] {
             return nil
         }
-        entries = [:]
+        entries = Dictionary(minimumCapacity: lines.count)
         for line in lines {
-            let halves = line.split(separator: "\t", maxSplits: 1, omittingEmptySubsequences: false)
-            let fields = halves[0].split(separator: " ", maxSplits: 8, omittingEmptySubsequences: false)
-            guard halves.count == 2, fields.count == 9, fields[0] == "entry", let size = Int64(fields[2]), let modified = Int64(fields[3]),
-                let changed = Int64(fields[4]), let inode = UInt64(fields[5]), let device = UInt64(fields[6])
-            else { return nil }
-            let status = FileStatus(size: size, modified: modified, changed: changed, inode: inode, device: device)
-            let source = fields[7] == "1" ? Source(file: String(halves[1]), status: status) : nil
-            entries[String(fields[8])] = Entry(sha256: String(fields[1]), source: source)
+            guard let (path, entry) = Self.entry(line) else { return nil }
+            entries[path] = entry
         }
     }
 
-    private static func checksum(_ data: Data) -> String {
-        Hex.string(SHA256.hash(data: data))
+    /// One `entry` line: `entry <sha256> <size> <mtime> <ctime> <inode> <device> <0|1> <path>\t<file>`.
+    private static func entry(_ line: ArraySlice<UInt8>) -> (String, Entry)? {
+        var rest = line[...]
+        func field() -> ArraySlice<UInt8>? {
+            guard let space = rest.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+            defer { rest = rest[(space + 1)...] }
+            return rest[rest.startIndex..<space]
+        }
+        func integer<Value: FixedWidthInteger>(_ type: Value.Type) -> Value? {
+            guard let digits = field(), !digits.isEmpty else { return nil }
+            var value: Value = 0
+            for digit in digits {
+                guard (48...57).contains(digit) else { return nil }
+                let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = times.addingReportingOverflow(Value(digit - 48))
+                guard !overflow, !overflow2 else { return nil }
+                value = sum
+            }
+            return value
+        }
+        guard let kind = field(), kind.elementsEqual("entry".utf8), let sha256 = field(), sha256.count == 64,
+            let size = integer(Int64.self), let modified = integer(Int64.self), let changed = integer(Int64.self),
+            let inode = integer(UInt64.self), let device = integer(UInt64.self), let flag = field(), flag.count == 1,
+            let tab = rest.firstIndex(of: 9)
+        else { return nil }
+        let path = String(decoding: rest[rest.startIndex..<tab], as: UTF8.self)
+        let status = FileStatus(size: size, modified: modified, changed: changed, inode: inode, device: device)
+        let source = flag.first == UInt8(ascii: "1") ? Source(file: String(decoding: rest[(tab + 1)...], as: UTF8.self), status: status) : nil
+        return (path, Entry(sha256: String(decoding: sha256, as: UTF8.self), source: source))
+    }
+
+    private static func lastRange(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
+        var index = bytes.count - needle.count
+        while index >= 0 {
+            if bytes[index] == needle[0], bytes[index..<index + needle.count].elementsEqual(needle) { return index }
+            index -= 1
+        }
+        return nil
+    }
+
+    private static func checksum(_ bytes: some Collection<UInt8>) -> String {
+        Hex.string(SHA256.hash(data: Data(bytes)))
     }
 
     /// Where the index of a publish is kept by default: one file per server, channel and set of
@@ -175,6 +228,6 @@ extension PublishIndex {
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
         let absolute = items.map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path }
         let key = ([server, channel, logicalPath ?? ""] + absolute).joined(separator: "\n")
-        return cache.appendingPathComponent("depot/publish").appendingPathComponent(String(checksum(Data(key.utf8)).prefix(32)) + ".index")
+        return cache.appendingPathComponent("depot/publish").appendingPathComponent(String(checksum(Array(key.utf8)).prefix(32)) + ".index")
     }
 }

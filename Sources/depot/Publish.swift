@@ -114,7 +114,8 @@ extension Depot {
                             previous: previous,
                             releaseID: release.id
                         )
-                        try? next.save(to: indexURL)
+                        // Nothing to write when nothing changed: 100,000 entries are not rewritten.
+                        if next != previous { try? next.save(to: indexURL) }
                     }
                     if json {
                         print(reply.text)
