@@ -29,7 +29,7 @@ public struct BlockIndexRecord: Hashable, Sendable {
     }
 
     static func fetch(for sha256: String, in db: Database) throws -> BlockIndexRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM block_index WHERE sha256 = ?", arguments: [sha256]).map(Self.init(row:))
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM block_index WHERE sha256 = ?"), arguments: [sha256]).map(Self.init(row:))
     }
 }
 

@@ -21,12 +21,14 @@ public struct DeltaRecord: Hashable, Sendable {
     public var url: String { "/deltas/\(fromSHA256)/\(toSHA256)" }
 
     static func all(in db: Database, to target: String? = nil) throws -> [DeltaRecord] {
+        // Cached: a commit asks this of every entry of every page it writes.
         let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT from_sha256, to_sha256, blob_sha256, size FROM file_delta
-                WHERE blob_sha256 IS NOT NULL AND (? IS NULL OR to_sha256 = ?) ORDER BY from_sha256
-                """,
+            db.cachedStatement(
+                sql: """
+                    SELECT from_sha256, to_sha256, blob_sha256, size FROM file_delta
+                    WHERE blob_sha256 IS NOT NULL AND (? IS NULL OR to_sha256 = ?) ORDER BY from_sha256
+                    """
+            ),
             arguments: [target, target]
         )
         return rows.map { DeltaRecord(fromSHA256: $0["from_sha256"], toSHA256: $0["to_sha256"], blobSHA256: $0["blob_sha256"], size: $0["size"]) }

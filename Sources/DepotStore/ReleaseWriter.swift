@@ -85,20 +85,19 @@ enum ReleaseWriter {
     static func writePage(_ page: Int, bits: Int, channel: String, now: Int64, in db: Database) throws -> String {
         let buckets = ReleasePaging.buckets(ofPage: page, bits: bits)
         let versions = try FileVersion.fetchAll(
-            db,
-            sql: """
-                SELECT file_version.* FROM channel_file JOIN file_version USING (path, version)
-                WHERE channel = ? AND bucket BETWEEN ? AND ? ORDER BY path
-                """,
+            db.cachedStatement(
+                sql: """
+                    SELECT file_version.* FROM channel_file JOIN file_version USING (path, version)
+                    WHERE channel = ? AND bucket BETWEEN ? AND ? ORDER BY path
+                    """
+            ),
             arguments: [channel, Int64(buckets.lowerBound), Int64(buckets.upperBound)]
         )
         let entries = try versions.map { try entry($0, in: db) }
         let encoded = try encoder.encode(ReleasePage(entries: entries))
         let sha256 = Hex.string(SHA256.hash(data: encoded))
-        try db.execute(
-            sql: "INSERT OR IGNORE INTO release_page (sha256, document, created_at) VALUES (?, ?, ?)",
-            arguments: [sha256, encoded, now]
-        )
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO release_page (sha256, document, created_at) VALUES (?, ?, ?)")
+            .execute(arguments: [sha256, encoded, now])
         return sha256
     }
 
