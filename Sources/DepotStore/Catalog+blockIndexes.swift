@@ -28,6 +28,18 @@ public struct BlockIndexRecord: Hashable, Sendable {
         )
     }
 
+    /// The block indexes of those of `contents` that have one, by content: one query for a
+    /// page's entries.
+    static func fetchAll(for contents: [String], in db: Database) throws -> [String: BlockIndexRecord] {
+        guard !contents.isEmpty else { return [:] }
+        let rows = try Row.fetchAll(
+            db,
+            sql: "SELECT * FROM block_index WHERE sha256 IN (\(databaseQuestionMarks(count: contents.count)))",
+            arguments: StatementArguments(contents)
+        )
+        return Dictionary(rows.map { (row: Row) in (row["sha256"] as String, Self(row: row)) }, uniquingKeysWith: { first, _ in first })
+    }
+
     static func fetch(for sha256: String, in db: Database) throws -> BlockIndexRecord? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM block_index WHERE sha256 = ?"), arguments: [sha256]).map(Self.init(row:))
     }

@@ -20,17 +20,23 @@ public struct DeltaRecord: Hashable, Sendable {
     /// `/deltas/{from}/{to}`: the immutable URL of the patch.
     public var url: String { "/deltas/\(fromSHA256)/\(toSHA256)" }
 
-    static func all(in db: Database, to target: String? = nil) throws -> [DeltaRecord] {
-        // Cached: a commit asks this of every entry of every page it writes.
+    /// The stored patches to each of `targets`, by target, each target's ordered by source: one
+    /// query for a page's entries, not one per entry.
+    static func all(to targets: [String], in db: Database) throws -> [String: [DeltaRecord]] {
+        guard !targets.isEmpty else { return [:] }
         let rows = try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT from_sha256, to_sha256, blob_sha256, size FROM file_delta
-                    WHERE blob_sha256 IS NOT NULL AND (? IS NULL OR to_sha256 = ?) ORDER BY from_sha256
-                    """
-            ),
-            arguments: [target, target]
+            db,
+            sql: """
+                SELECT from_sha256, to_sha256, blob_sha256, size FROM file_delta
+                WHERE blob_sha256 IS NOT NULL AND to_sha256 IN (\(databaseQuestionMarks(count: targets.count))) ORDER BY from_sha256
+                """,
+            arguments: StatementArguments(targets)
         )
-        return rows.map { DeltaRecord(fromSHA256: $0["from_sha256"], toSHA256: $0["to_sha256"], blobSHA256: $0["blob_sha256"], size: $0["size"]) }
+        return Dictionary(
+            grouping: rows.map {
+                DeltaRecord(fromSHA256: $0["from_sha256"], toSHA256: $0["to_sha256"], blobSHA256: $0["blob_sha256"], size: $0["size"])
+            },
+            by: \.toSHA256
+        )
     }
 }

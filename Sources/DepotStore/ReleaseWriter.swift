@@ -93,7 +93,10 @@ enum ReleaseWriter {
             ),
             arguments: [channel, Int64(buckets.lowerBound), Int64(buckets.upperBound)]
         )
-        let entries = try versions.map { try entry($0, in: db) }
+        let contents = versions.map(\.sha256)
+        let patches = try DeltaRecord.all(to: contents, in: db)
+        let blocks = try BlockIndexRecord.fetchAll(for: contents, in: db)
+        let entries = versions.map { entry($0, patches: patches[$0.sha256] ?? [], blocks: blocks[$0.sha256]) }
         let encoded = try encoder.encode(ReleasePage(entries: entries))
         let sha256 = Hex.string(SHA256.hash(data: encoded))
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO release_page (sha256, document, created_at) VALUES (?, ?, ?)")
@@ -103,10 +106,8 @@ enum ReleaseWriter {
 
     /// A version as a release lists it, with every stored patch to its content and its block
     /// index.
-    static func entry(_ version: FileVersion, in db: Database) throws -> ReleaseEntry {
-        let patches = try DeltaRecord.all(in: db, to: version.sha256).map {
-            ReleaseEntry.Patch(from: $0.fromSHA256, size: $0.size, sha256: $0.blobSHA256)
-        }
+    static func entry(_ version: FileVersion, patches records: [DeltaRecord], blocks: BlockIndexRecord?) -> ReleaseEntry {
+        let patches = records.map { ReleaseEntry.Patch(from: $0.fromSHA256, size: $0.size, sha256: $0.blobSHA256) }
         return ReleaseEntry(
             path: version.path,
             version: version.version,
@@ -117,7 +118,7 @@ enum ReleaseWriter {
             lastModified: version.lastModified.imfFixdate,
             gzip: version.blob.gzip.map { .init(size: $0.size, sha256: $0.sha256) },
             patches: patches.isEmpty ? nil : patches,
-            blocks: try BlockIndexRecord.fetch(for: version.sha256, in: db).map { .init(size: $0.indexSize, sha256: $0.indexSHA256) }
+            blocks: blocks.map { .init(size: $0.indexSize, sha256: $0.indexSHA256) }
         )
     }
 
