@@ -37,6 +37,18 @@ public enum BlobBatch {
         }
     }
 
+    /// A blob of a batch longer than the parser's ``Parser/maximumMemberBytes``.
+    public struct MemberTooLarge: Error, CustomStringConvertible, Sendable, Equatable {
+        /// The length its header gives.
+        public let size: Int
+
+        public init(size: Int) {
+            self.size = size
+        }
+
+        public var description: String { "a blob of the batch has \(size) bytes" }
+    }
+
     /// Reads a batch as its body arrives, in chunks of any size.
     public struct Parser: Sendable {
         /// The largest blob accepted.
@@ -51,9 +63,9 @@ public enum BlobBatch {
 
         /// Feeds the next bytes; returns the blobs they complete.
         ///
-        /// - Throws: ``FormatError`` for a malformed header, or a blob over
+        /// - Throws: ``FormatError`` for a malformed header, ``MemberTooLarge`` for a blob over
         ///   ``maximumMemberBytes``.
-        public mutating func feed(_ bytes: UnsafeRawBufferPointer) throws(FormatError) -> [Member] {
+        public mutating func feed(_ bytes: UnsafeRawBufferPointer) throws -> [Member] {
             var completed: [Member] = []
             var position = 0
             while position < bytes.count {
@@ -91,7 +103,7 @@ public enum BlobBatch {
             guard member == nil, header.isEmpty else { throw FormatError("the batch ends inside a blob") }
         }
 
-        private mutating func startMember() throws(FormatError) {
+        private mutating func startMember() throws {
             defer { header.removeAll(keepingCapacity: true) }
             guard header.count >= 66, header[64] == UInt8(ascii: " ") else {
                 throw FormatError("a blob's header must be its SHA-256 in hex, a space and its length")
@@ -103,9 +115,7 @@ public enum BlobBatch {
             guard digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), digits.first != UInt8(ascii: "0") || digits.count == 1,
                 let size = Int(String(decoding: digits, as: UTF8.self))
             else { throw FormatError("a blob's length must be a decimal number") }
-            guard size <= maximumMemberBytes else {
-                throw FormatError("a blob of a batch may have at most \(maximumMemberBytes) bytes; upload larger ones alone")
-            }
+            guard size <= maximumMemberBytes else { throw MemberTooLarge(size: size) }
             var bytes: [UInt8] = []
             bytes.reserveCapacity(size)
             member = Member(sha256: String(decoding: hex, as: UTF8.self), bytes: bytes)

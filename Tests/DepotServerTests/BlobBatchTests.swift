@@ -40,13 +40,14 @@ struct BlobBatchTests {
             ("short hash", Array("abc 1\nx".utf8)),
             ("leading zero", Array("\(sha) 01\nx".utf8)),
             ("negative", Array("\(sha) -1\nx".utf8)),
-            ("over the member limit", Array("\(sha) 4097\n".utf8)),
             ("a header without end", Array(repeating: UInt8(ascii: "a"), count: 200)),
         ]
         for (name, body) in refused {
             var parser = BlobBatch.Parser(maximumMemberBytes: 4096)
             #expect(throws: BlobBatch.FormatError.self, "\(name)") { _ = try body.withUnsafeBytes { try parser.feed($0) } }
         }
+        var small = BlobBatch.Parser(maximumMemberBytes: 4096)
+        #expect(throws: BlobBatch.MemberTooLarge(size: 4097)) { _ = try Array("\(sha) 4097\n".utf8).withUnsafeBytes { try small.feed($0) } }
         var cut = BlobBatch.Parser(maximumMemberBytes: 4096)
         _ = try Array("\(sha) 5\nabc".utf8).withUnsafeBytes { try cut.feed($0) }
         #expect(throws: BlobBatch.FormatError.self) { try cut.finish() }
@@ -74,6 +75,26 @@ struct BlobBatchTests {
                 #expect((large["gzip"] as? [String: Any])?["size"] != nil, "a compressible blob has its gzip variant")
                 let body = try await connection.request("GET", "/blobs/\(members[49].sha256)").body
                 #expect(Data(body) == members[49].bytes)
+            }
+            #expect(try PublishLimitsTests.temporaryFiles(server).isEmpty)
+        }
+    }
+
+    @Test("publish.maxUploadBytes holds for each blob of a batch, publish.maxBatchBytes for the whole: 413 beyond either")
+    func limits() async throws {
+        let configuration = ServerConfiguration(publish: .init(maxUploadBytes: 500, maxBatchBytes: 2_000))
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            let small = (0..<2).map { Self.member(String(repeating: "\($0)", count: 400)) }
+            let cases: [(name: String, members: [(sha256: String, bytes: Data)], status: Int)] = [
+                ("two blobs of 400 bytes: more than 500 together, each under it", small, 201),
+                ("a blob of 600 bytes", [Self.member(String(repeating: "x", count: 600))], 413),
+                ("a body over publish.maxBatchBytes", (0..<6).map { Self.member(String(repeating: "y\($0)", count: 200)) }, 413),
+            ]
+            for (name, members, status) in cases {
+                let response = try await RawHTTPConnection.with(port: server.port) { connection in
+                    try await connection.request("POST", "/v1/blobs", headers: [Self.auth, Self.contentType], body: Self.batch(members))
+                }
+                #expect(response.status == status, "\(name)")
             }
             #expect(try PublishLimitsTests.temporaryFiles(server).isEmpty)
         }

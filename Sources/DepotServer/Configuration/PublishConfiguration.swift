@@ -31,6 +31,8 @@ public struct PublishConfiguration: Sendable {
     public var maxBatchBlobBytes: Int
     /// The most blobs one batch may hold.
     public var maxBatchBlobs: Int
+    /// The largest batch body, in bytes (each of its blobs is also held to `maxUploadBytes`).
+    public var maxBatchBytes: Int64
     /// How patches between versions are made.
     public var deltas: DeltaConfiguration
 
@@ -47,6 +49,7 @@ public struct PublishConfiguration: Sendable {
         maxMissingHashes: Int = 100_000,
         maxBatchBlobBytes: Int = 1 << 20,
         maxBatchBlobs: Int = 10_000,
+        maxBatchBytes: Int64 = 64 << 20,
         deltas: DeltaConfiguration = .init()
     ) {
         self.tokens = tokens
@@ -61,6 +64,7 @@ public struct PublishConfiguration: Sendable {
         self.maxMissingHashes = maxMissingHashes
         self.maxBatchBlobBytes = maxBatchBlobBytes
         self.maxBatchBlobs = maxBatchBlobs
+        self.maxBatchBytes = maxBatchBytes
         self.deltas = deltas
     }
 }
@@ -176,8 +180,9 @@ extension PublishConfiguration {
         guard maxMissing >= 1 else { throw ConfigurationError("publish.maxMissingHashes must be at least 1") }
         let maxBatchBlobBytes = publish.int(forKey: "maxBatchBlobBytes", default: defaults.maxBatchBlobBytes)
         let maxBatchBlobs = publish.int(forKey: "maxBatchBlobs", default: defaults.maxBatchBlobs)
-        guard maxBatchBlobBytes >= 1, maxBatchBlobs >= 1 else {
-            throw ConfigurationError("publish.maxBatchBlobBytes and publish.maxBatchBlobs must be at least 1")
+        let maxBatchBytes = publish.int(forKey: "maxBatchBytes", default: Int(defaults.maxBatchBytes))
+        guard maxBatchBlobBytes >= 1, maxBatchBlobs >= 1, maxBatchBytes >= 1 else {
+            throw ConfigurationError("publish.maxBatchBlobBytes, publish.maxBatchBlobs and publish.maxBatchBytes must be at least 1")
         }
         guard grace >= 0, interval > 0, uploadLifetime > 0, maxCommit >= 1024 else {
             throw ConfigurationError(
@@ -197,6 +202,7 @@ extension PublishConfiguration {
             maxMissingHashes: maxMissing,
             maxBatchBlobBytes: maxBatchBlobBytes,
             maxBatchBlobs: maxBatchBlobs,
+            maxBatchBytes: Int64(maxBatchBytes),
             deltas: try DeltaConfiguration(reader: deltas)
         )
     }

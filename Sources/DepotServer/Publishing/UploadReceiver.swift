@@ -63,23 +63,25 @@ struct UploadReceiver: Sendable {
 
     /// Receives a batch of small blobs (`POST /v1/blobs`, ``BlobBatch``): each checked against
     /// its SHA-256, all stored with one group commit (``BlobBatchWriter``), or none. A body over
-    /// `publish.maxUploadBytes` gets 413; a malformed one, a blob over
+    /// `publish.maxBatchBytes`, or a blob over `publish.maxUploadBytes`, gets 413 (the limit of
+    /// one upload holds for each blob of a batch); a malformed body, a blob over
     /// `publish.maxBatchBlobBytes`, more than `publish.maxBatchBlobs` blobs or a digest mismatch
     /// 400; a full disk 507.
     func receiveBatch(_ request: Request, context: DepotRequestContext) async throws -> Batch {
         guard request.headers[.contentType]?.split(separator: ";").first.map({ $0.filter { $0 != " " } }) == BlobBatch.mediaType else {
             throw HTTPError(.unsupportedMediaType, message: "A batch of blobs is sent as \(BlobBatch.mediaType)")
         }
-        if let length = request.headers[.contentLength].flatMap(Int64.init), length > configuration.maxUploadBytes {
-            return .refused(tooLarge(context: context))
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > configuration.maxBatchBytes {
+            return .refused(tooLarge(context: context, limit: configuration.maxBatchBytes, of: "publish.maxBatchBytes"))
         }
-        var parser = BlobBatch.Parser(maximumMemberBytes: configuration.maxBatchBlobBytes)
+        let memberLimit = Int(min(Int64(configuration.maxBatchBlobBytes), configuration.maxUploadBytes))
+        var parser = BlobBatch.Parser(maximumMemberBytes: memberLimit)
         var writer = try BlobBatchWriter(store: store)
         var pending: [(sha256: String, bytes: [UInt8])] = []
         var pendingBytes = 0
         var count = 0
         do {
-            for try await chunk in LimitedBody(base: request.body, limit: configuration.maxUploadBytes) {
+            for try await chunk in LimitedBody(base: request.body, limit: configuration.maxBatchBytes) {
                 for member in try chunk.withUnsafeReadableBytes({ try parser.feed($0) }) {
                     count += 1
                     guard count <= configuration.maxBatchBlobs else {
@@ -99,7 +101,17 @@ struct UploadReceiver: Sendable {
             try await writer.write(pending)
         } catch {
             writer.discard()
-            if error is UploadTooLarge { return .refused(tooLarge(context: context)) }
+            if error is UploadTooLarge {
+                return .refused(tooLarge(context: context, limit: configuration.maxBatchBytes, of: "publish.maxBatchBytes"))
+            }
+            if let error = error as? BlobBatch.MemberTooLarge {
+                guard Int64(error.size) <= configuration.maxUploadBytes else { return .refused(tooLarge(context: context)) }
+                throw HTTPError(
+                    .badRequest,
+                    message:
+                        "A blob of a batch may have at most \(configuration.maxBatchBlobBytes) bytes (publish.maxBatchBlobBytes); upload larger ones alone"
+                )
+            }
             throw Self.httpError(error, context: context)
         }
         do {
@@ -124,8 +136,8 @@ struct UploadReceiver: Sendable {
     }
 
     /// 413, then the connection is closed so the rest of the upload is never read.
-    private func tooLarge(context: DepotRequestContext) -> Response {
-        let message = "The upload is larger than the limit of \(configuration.maxUploadBytes) bytes"
+    private func tooLarge(context: DepotRequestContext, limit: Int64? = nil, of key: String = "publish.maxUploadBytes") -> Response {
+        let message = "The upload is larger than the limit of \(limit ?? configuration.maxUploadBytes) bytes (\(key))"
         let body = ByteBuffer(string: #"{"error":{"message":"\#(message)"}}"#)
         let channel = context.channel
         return Response(
