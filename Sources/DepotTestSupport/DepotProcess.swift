@@ -97,7 +97,9 @@ public enum DepotProcessError: Error {
 extension DepotProcess {
     /// Runs any program to completion and returns what it printed (standard output and error).
     public static func run(_ executable: String, _ arguments: [String], in directory: URL) async throws -> String {
-        let program = try launch(executable, arguments, environment: nil, in: directory)
+        // A `depot publish` it runs (through `script`, say) keeps its index below the test's folder.
+        let environment = ProcessInfo.processInfo.environment.merging(["XDG_CACHE_HOME": directory.appendingPathComponent(".cache").path]) { $1 }
+        let program = try launch(executable, arguments, environment: environment, in: directory)
         _ = try await program.waitForExit(timeout: .seconds(120))
         return program.log
     }
