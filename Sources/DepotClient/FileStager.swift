@@ -88,7 +88,7 @@ struct FileStager: Sendable {
     func stage(_ fetch: ReleasePlan.Fetch) async -> SyncReport.File {
         let entry = fetch.entry
         var file = SyncReport.File(path: entry.path, outcome: .staged, bytesTransferred: 0, size: entry.size)
-        let staged = StagingFolder(stagingFolder).file(entry.sha256)
+        let staged = StagingFolder(stagingFolder).fileToWrite(entry.sha256)
         // Staged by a sync that stopped before its switch, maybe before its writes were durable:
         // checked again, and downloaded again unless intact.
         var stagedIntact = false

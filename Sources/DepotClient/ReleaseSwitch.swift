@@ -104,7 +104,8 @@ extension DepotClient {
     /// made durable first, in one go.
     func switchRelease(_ journal: ReleaseJournal) throws {
         try prepare(journal)
-        try Durability.synchronize(Set(journal.moves.map(\.staged)).map { StagingFolder(stagingFolder).journaled($0) }, in: directory)
+        let staging = StagingFolder(stagingFolder)
+        try Durability.synchronize(Set(journal.moves.map(\.staged)).map { staging.journaled($0) }, in: directory)
         try write(journal)
         try finishInterruptedSwitch()
     }

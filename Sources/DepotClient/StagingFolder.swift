@@ -14,11 +14,15 @@ struct StagingFolder {
         path = folder.path
     }
 
-    /// The staged file of the content `sha256`, its subfolder made if needed.
+    /// The staged file of the content `sha256`.
     func file(_ sha256: String) -> URL {
-        let subfolder = path + "/" + sha256.prefix(2)
-        _ = mkdir(subfolder, 0o755)
-        return URL(fileURLWithPath: subfolder + "/" + sha256, isDirectory: false)
+        URL(fileURLWithPath: path + "/" + sha256.prefix(2) + "/" + sha256, isDirectory: false)
+    }
+
+    /// The staged file of `sha256`, to be written: its subfolder made if needed.
+    func fileToWrite(_ sha256: String) -> URL {
+        _ = mkdir(path + "/" + sha256.prefix(2), 0o755)
+        return file(sha256)
     }
 
     /// The staged file of `sha256` as a switch journal names it: in its subfolder, or, for a

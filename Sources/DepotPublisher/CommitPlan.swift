@@ -50,7 +50,7 @@ public struct CommitPlan: Sendable, Equatable {
     /// holds exactly what the index lists: after a `--replace`, or an incremental commit on a
     /// complete one.
     public func indexAfterCommit(
-        files: [(file: LocalFile, sha256: String, source: PublishIndex.Source?)],
+        files: [TreeDigests.Digest],
         previous: PublishIndex?,
         releaseID: String
     ) -> PublishIndex {

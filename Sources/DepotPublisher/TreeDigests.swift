@@ -14,8 +14,6 @@ public enum TreeDigests {
         public var sha256: String
         /// What to record in the next index for it: `nil` when its status is too recent.
         public var source: PublishIndex.Source?
-        /// Whether it was read (not taken from the index).
-        public var wasRead: Bool
     }
 
     /// The digests of `files`, in their order. `started` is when the publish began
@@ -32,7 +30,7 @@ public enum TreeDigests {
     {
         var digests: [Digest?] = files.map { file in
             index?.digest(of: file).map {
-                Digest(file: file, sha256: $0, source: PublishIndex.source(for: file, publishStarted: started), wasRead: false)
+                Digest(file: file, sha256: $0, source: PublishIndex.source(for: file, publishStarted: started))
             }
         }
         let unread = digests.indices.filter { digests[$0] == nil }
@@ -49,7 +47,7 @@ public enum TreeDigests {
                             let sha256 = try sha256(ofFileAt: file.file)
                             return (
                                 position,
-                                Digest(file: file, sha256: sha256, source: PublishIndex.source(for: file, publishStarted: started), wasRead: true)
+                                Digest(file: file, sha256: sha256, source: PublishIndex.source(for: file, publishStarted: started))
                             )
                         }
                     }

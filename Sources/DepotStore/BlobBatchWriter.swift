@@ -34,7 +34,7 @@ public struct BlobBatchWriter: ~Copyable {
     }
 
     /// Hashes, compresses and writes `members` to temporary files, checking each against its
-    /// SHA-256 (``sha256Mismatch`` names the first that differs; nothing is kept then).
+    /// SHA-256 (``BlobBatchMismatch`` names the first that differs; nothing is kept then).
     public mutating func write(_ members: [(sha256: String, bytes: [UInt8])]) async throws {
         let store = store
         let compressor = UncheckedDeflater(deflater: compressor)
@@ -65,7 +65,7 @@ public struct BlobBatchWriter: ~Copyable {
         let written = written
         return try await NIOThreadPool.singleton.runIfActive {
             do {
-                try Self.synchronize(store.temporaryDirectory, files: written.flatMap { [$0.content] + ($0.gzip.map { [$0] } ?? []) })
+                try Self.synchronize(store.temporaryDirectory, files: written)
             } catch {
                 Self.remove(written)
                 throw error
@@ -93,9 +93,9 @@ public struct BlobBatchWriter: ~Copyable {
                         }
                         if let gzip = blob.gzip {
                             // The variant first: a blob whose content exists is taken as complete.
-                            try Self.rename(gzip, to: store.gzipPath(forSHA256: sha256))
+                            try SystemRename(gzip, to: store.gzipPath(forSHA256: sha256))
                         }
-                        try Self.rename(blob.content, to: target)
+                        try SystemRename(blob.content, to: target)
                         folders.insert(folder)
                         records.append(blob.record)
                     } catch {
@@ -167,18 +167,16 @@ public struct BlobBatchWriter: ~Copyable {
         }
     }
 
-    private static func rename(_ source: FilePath, to destination: FilePath) throws {
-        let result = source.withPlatformString { from in destination.withPlatformString { SystemRename(from, $0) } }
-        guard result == 0 else { throw StoreError(.io, "Cannot rename \(source) to \(destination): errno \(SystemErrno())") }
-    }
-
-    /// Makes the writes to `files` durable: one `syncfs(2)` of the file system holding
-    /// `folder` on Linux, else an fsync of each file.
-    private static func synchronize(_ folder: FilePath, files: [FilePath]) throws {
+    /// Makes the temporary files of `written` durable: one `syncfs(2)` of the file system
+    /// holding `folder` on Linux, else an fsync of each file.
+    private static func synchronize(_ folder: FilePath, files written: [Written]) throws {
         #if os(Linux)
         try SystemSynchronizeFileSystem(of: folder)
         #else
-        for file in files { try SystemSynchronize(file) }
+        for blob in written {
+            try SystemSynchronize(blob.content)
+            if let gzip = blob.gzip { try SystemSynchronize(gzip) }
+        }
         #endif
     }
 

@@ -143,12 +143,14 @@ struct BlobWriter {
             try await Self.synchronizeDirectory(store.directory, fileSystem: store.fileSystem)
         }
         if keepGzip {
-            // The variant first: a blob whose content exists is taken as complete.
-            try await Self.rename(gzipPath, to: store.gzipPath(forSHA256: record.sha256))
+            // The variant first: a blob whose content exists is taken as complete. A variant
+            // left without its content (a crash between the two renames) is replaced, as
+            // nothing served it.
+            try SystemRename(gzipPath, to: store.gzipPath(forSHA256: record.sha256))
         } else {
             _ = try? await store.fileSystem.removeItem(at: gzipPath)
         }
-        try await Self.rename(contentPath, to: finalPath)
+        try SystemRename(contentPath, to: finalPath)
         try await Self.synchronizeDirectory(directory, fileSystem: store.fileSystem)
         return record
     }
@@ -193,20 +195,6 @@ struct BlobWriter {
     /// waits for the last batches only, instead of the whole file.
     private static func startWriteback(_ handle: WriteFileHandle, offset: Int64, count: Int64) async throws {
         try await handle.withUnsafeDescriptor { SystemStartWriteback($0.rawValue, offset: offset, count: count) }
-    }
-
-    /// `rename(2)`: atomic within one file system. The content's name is checked to be free
-    /// first; a gzip variant left without its content (a crash between the two renames) is
-    /// replaced, as nothing served it.
-    private static func rename(_ source: FilePath, to destination: FilePath) async throws {
-        let result = source.withPlatformString { from in
-            destination.withPlatformString { to in
-                SystemRename(from, to)
-            }
-        }
-        guard result == 0 else {
-            throw StoreError(.io, "Cannot rename \(source) to \(destination): errno \(SystemErrno())")
-        }
     }
 
     /// Makes a rename in `directory` durable.

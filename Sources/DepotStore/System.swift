@@ -19,6 +19,13 @@ func SystemRename(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> I
 @inline(__always)
 func SystemErrno() -> Int32 { errno }
 
+/// `rename(2)` of `source` to `destination`, atomic within one file system, replacing what is
+/// there; throws a ``StoreError`` naming both.
+func SystemRename(_ source: FilePath, to destination: FilePath) throws {
+    let result = source.withPlatformString { from in destination.withPlatformString { SystemRename(from, $0) } }
+    guard result == 0 else { throw StoreError(.io, "Cannot rename \(source) to \(destination): errno \(SystemErrno())") }
+}
+
 /// Whether `path` names something (`access(2)` with `F_OK`): synchronous, for work that
 /// already runs on a thread pool.
 @inline(__always)

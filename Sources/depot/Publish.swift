@@ -110,7 +110,7 @@ extension Depot {
                     let commit = try reply.decoded(CommitReply.self)
                     if let indexURL, let release = commit.release {
                         let next = plan.indexAfterCommit(
-                            files: digests.map { ($0.file, $0.sha256, $0.source) },
+                            files: digests,
                             previous: previous,
                             releaseID: release.id
                         )

@@ -213,11 +213,7 @@ enum DepotReader {
         let client = DepotClient(server: URL(string: "http://127.0.0.1:9/")!, directory: folder)
         return try client.withCurrentRelease { held in
             var files: [String: String] = [:]
-            let paths = FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []
-            for path in paths where !path.hasPrefix(".depot") {
-                var isFolder: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path, isDirectory: &isFolder), !isFolder.boolValue
-                else { continue }
+            for path in try Fixture.files(below: folder) where !path.hasPrefix(".depot") {
                 files[path] = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
             }
             return (held.map { Int($0.number) }, files)

@@ -40,10 +40,7 @@ struct CommitPlanTests {
     func indexAfter() {
         let status = FileStatus(size: 1, modified: 1, changed: 1, inode: 1, device: 1)
         let local = [("a", "1"), ("c", "3")].map {
-            (
-                file: LocalFile(file: "/t/\($0.0)", logicalPath: $0.0, status: status), sha256: Self.sha(Character($0.1)),
-                source: PublishIndex.Source?.none
-            )
+            TreeDigests.Digest(file: LocalFile(file: "/t/\($0.0)", logicalPath: $0.0, status: status), sha256: Self.sha(Character($0.1)), source: nil)
         }
         let newID = Self.sha("n")
         let cases: [(previous: PublishIndex?, replace: Bool, complete: Bool, paths: [String])] = [

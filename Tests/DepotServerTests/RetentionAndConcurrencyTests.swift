@@ -10,13 +10,8 @@ struct RetentionAndConcurrencyTests {
     static let auth = PublishingTests.auth
 
     static func blobFiles(_ server: LiveServer) -> Set<String> {
-        let folder = server.dataDirectory.appendingPathComponent("blobs")
-        let enumerator = FileManager.default.enumerator(atPath: folder.path)
-        var names: Set<String> = []
-        while let name = enumerator?.nextObject() as? String {
-            if name.count > 3 { names.insert(String(name.split(separator: "/").last!)) }
-        }
-        return names
+        let files = (try? Fixture.files(below: server.dataDirectory.appendingPathComponent("blobs"))) ?? []
+        return Set(files.map { String($0.split(separator: "/").last!) })
     }
 
     @Test("the last K versions are kept; older blobs are collected once the grace period has passed")

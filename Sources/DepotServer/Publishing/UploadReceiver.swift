@@ -48,8 +48,7 @@ struct UploadReceiver: Sendable {
         } catch let error as DigestError {
             throw HTTPError(.badRequest, message: error.description)
         } catch let error as StoreError where error.code == .noSpace {
-            context.logger.error("Upload refused: the disk is full", metadata: ["upload": "\(label)"])
-            throw HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "The server has no space left to store this file")
+            throw Self.diskFull(refusing: "this file", label: label, context: context)
         }
     }
 
@@ -128,11 +127,15 @@ struct UploadReceiver: Sendable {
         switch error {
         case let error as BlobBatch.FormatError: return HTTPError(.badRequest, message: "The batch is malformed: \(error.description)")
         case let error as BlobBatchMismatch: return HTTPError(.badRequest, message: error.description)
-        case let error as StoreError where error.code == .noSpace:
-            context.logger.error("Batch refused: the disk is full")
-            return HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "The server has no space left to store these files")
+        case let error as StoreError where error.code == .noSpace: return diskFull(refusing: "these files", label: "a batch", context: context)
         default: return error
         }
+    }
+
+    /// 507, for an upload or a batch the disk has no room for; logged.
+    private static func diskFull(refusing what: String, label: String, context: DepotRequestContext) -> HTTPError {
+        context.logger.error("Upload refused: the disk is full", metadata: ["upload": "\(label)"])
+        return HTTPError(.init(code: 507, reasonPhrase: "Insufficient Storage"), message: "The server has no space left to store \(what)")
     }
 
     /// 413, then the connection is closed so the rest of the upload is never read.
