@@ -87,9 +87,14 @@ extension DepotClient {
     }
 
     /// Fetches and keeps the pages `hashes`, a few at a time, each as a patch from the held page
-    /// `bases` names for it when there is one; returns the bytes received.
-    func fetchPages(_ hashes: Set<String>, bases: [String: String], session: TransferSession) async throws -> Int64 {
-        try await mapConcurrently(Array(hashes), width: configuration.parallelDownloads) { sha256 in
+    /// `bases` names for it when there is one; returns the bytes received and the pages, decoded
+    /// and checked.
+    func fetchPages(
+        _ hashes: Set<String>,
+        bases: [String: String],
+        session: TransferSession
+    ) async throws -> (bytes: Int64, pages: [String: ReleasePage]) {
+        let fetched = try await mapConcurrently(Array(hashes), width: configuration.parallelDownloads) { sha256 in
             let base = bases[sha256].flatMap { base in cache.pageBytes(base).map { (base, $0) } }
             let (data, received) = try await fetchDocument("pages/\(sha256)", sha256: sha256, base: base, session: session)
             guard let page = try? JSONDecoder().decode(ReleasePage.self, from: data) else {
@@ -99,7 +104,8 @@ extension DepotClient {
                 throw SyncError(.corrupt, "the page \(sha256) lists \(bad.path): \(bad.problem!)")
             }
             try cache.storePage(data, sha256: sha256)
-            return received
-        }.reduce(0, +)
+            return (sha256, page, received)
+        }
+        return (fetched.reduce(0) { $0 + $1.2 }, Dictionary(fetched.map { ($0.0, $0.1) }) { first, _ in first })
     }
 }

@@ -92,6 +92,9 @@ public struct DepotClient: Sendable {
 
     public let server: URL
     public let directory: URL
+    /// `directory.path`, worked out once: a sync builds a local path per file, and a URL's
+    /// `path` decodes the URL again each time it is asked.
+    let directoryPath: String
     public let configuration: Configuration
     /// Called at each step of a switch (tests crash a switch there by throwing); `nil` in use.
     var switchFault: (@Sendable (SwitchStep) throws -> Void)?
@@ -101,6 +104,7 @@ public struct DepotClient: Sendable {
     public init(server: URL, directory: URL, configuration: Configuration = Configuration()) {
         self.server = server
         self.directory = directory
+        self.directoryPath = directory.path
         self.configuration = configuration
     }
 
@@ -195,12 +199,20 @@ public struct DepotClient: Sendable {
         let before = held.flatMap { cache.release($0.id) }
         let pages = ReleasePlan.changedPages(from: before, to: release)
         // Pages of either release not held intact (a crash can lose unsynced ones) are fetched.
-        report.documentBytes += try await fetchPages(
-            Set(pages.before + pages.after).filter { cache.page($0) == nil },
+        // Each is decoded once: the plan compares them, the stager reads their packs.
+        var decoded = [String: ReleasePage]()
+        for sha256 in Set(pages.before + pages.after) { decoded[sha256] = cache.page(sha256) }
+        let (pageBytes, fetched) = try await fetchPages(
+            Set(pages.before + pages.after).filter { decoded[$0] == nil },
             bases: release.pageBases(from: before),
             session: session
         )
-        // Decoded once: the plan compares them, the stager reads their packs.
+        report.documentBytes += pageBytes
+        decoded.merge(fetched) { cached, _ in cached }
+        func page(_ sha256: String) throws -> ReleasePage {
+            guard let page = decoded[sha256] else { throw SyncError(.io, "the page \(sha256) is missing from \(cache.pagesFolder.path)") }
+            return page
+        }
         let afterPages = try pages.after.map { (sha256: $0, page: try page($0)) }
         let plan = try ReleasePlan(
             before: try pages.before.map { try page($0) },
@@ -217,12 +229,12 @@ public struct DepotClient: Sendable {
             files: release.files,
             signature: report.signature
         )
-        let directory = directory
+        let directoryPath = directoryPath
         var stager = FileStager(
             server: server,
             stagingFolder: stagingFolder,
             partialFolder: partialFolder,
-            localURL: { try DepotClient.localURL(for: $0, in: directory) },
+            localURL: { try DepotClient.localURL(for: $0, in: directoryPath) },
             parallelDownloads: configuration.parallelDownloads,
             session: session,
             progress: progress
@@ -242,30 +254,29 @@ public struct DepotClient: Sendable {
         return report
     }
 
-    /// A held page; a page listed by a release the folder holds must be there.
-    func page(_ sha256: String) throws -> ReleasePage {
-        guard let page = cache.page(sha256) else { throw SyncError(.io, "the page \(sha256) is missing from \(cache.pagesFolder.path)") }
-        return page
-    }
-
     /// The local file for a release path; refuses paths that would leave the folder.
     func localURL(for path: String) throws -> URL {
-        try Self.localURL(for: path, in: directory)
+        try Self.localURL(for: path, in: directoryPath)
     }
 
-    /// The file of `path` in `directory`, refusing a path that is not safe on every platform.
-    static func localURL(for path: String, in directory: URL) throws -> URL {
-        let decoded: RequestPath
-        do {
-            decoded = try RequestPath(decoding: "/" + RequestPath.encode(path))
-        } catch {
-            throw SyncError(.corrupt, "the release names an unsafe path: \(path)")
-        }
-        guard !decoded.segments.isEmpty, PortablePath.problem(path) == nil else {
+    /// The file of `path` in the folder at `directoryPath`, refusing a path that is not safe on
+    /// every platform.
+    static func localURL(for path: String, in directoryPath: String) throws -> URL {
+        guard PortablePath.problem(path) == nil, let relative = safeRelativePath(path) else {
             throw SyncError(.corrupt, "the release names an unsafe path: \(path)")
         }
         // One URL from one string: appending segment by segment costs a URL parse each.
-        return URL(fileURLWithPath: directory.path + "/" + decoded.segments.joined(separator: "/"), isDirectory: false)
+        return URL(fileURLWithPath: directoryPath + "/" + relative, isDirectory: false)
+    }
+
+    /// `path` as `/`-separated segments that name nothing outside the folder, or `nil`. Nearly
+    /// every path is plain (RFC 3986's unreserved characters, no dot or empty segment) and is
+    /// taken in one pass; any other is checked by encoding and decoding it as a request path.
+    private static func safeRelativePath(_ path: String) -> String? {
+        let absolute = "/" + path
+        if RequestPath.plainRelativePath(absolute[...]) != nil { return path }
+        guard let decoded = try? RequestPath(decoding: "/" + RequestPath.encode(path)), !decoded.segments.isEmpty else { return nil }
+        return decoded.relativePath
     }
 
     /// Deletes partial downloads: after a switch, none is of any use.

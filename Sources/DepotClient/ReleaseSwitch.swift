@@ -133,16 +133,16 @@ extension DepotClient {
         // Each folder made once: the removals may have taken empty ones away.
         var folders = Set<String>()
         let staging = StagingFolder(stagingFolder)
-        for (index, move) in journal.moves.enumerated() {
-            let staged = staging.journaled(move.staged)
-            // Already moved by an earlier attempt: a rename is the last use of its staged file.
-            guard FileManager.default.fileExists(atPath: staged.path) else { continue }
-            let local = try localURL(for: move.path)
+        let locals = try journal.moves.map { try localURL(for: $0.path) }
+        for (index, (move, local)) in zip(journal.moves, locals).enumerated() {
             let folder = local.deletingLastPathComponent()
             if folders.insert(folder.path).inserted {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             }
             if move.copy {
+                let staged = staging.journaled(move.staged)
+                // Already moved by an earlier attempt: a rename is the last use of its staged file.
+                guard FileManager.default.fileExists(atPath: staged.path) else { continue }
                 let copy = stagingFolder.appendingPathComponent(UUID().uuidString)
                 try FileManager.default.copyItem(at: staged, to: copy)
                 if let modified = move.modified {
@@ -152,13 +152,13 @@ extension DepotClient {
                     )
                 }
                 try Durability.rename(copy, to: local)
-            } else {
-                try Durability.rename(staged, to: local)
+            } else if try !staging.move(move.staged, to: local) {
+                continue
             }
             try switchFault?(.moved(index + 1))
         }
         // The renames, durable together before the state says they are done.
-        try Durability.synchronize(try journal.moves.map { try localURL(for: $0.path) }, in: directory)
+        try Durability.synchronize(locals, in: directory)
         try journal.state.save(to: stateFile)
         try switchFault?(.stateSaved)
         try FileManager.default.removeItem(at: journalFile)

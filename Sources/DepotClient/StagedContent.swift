@@ -55,9 +55,8 @@ enum StagedContent {
             return pending
         }
         try decodeChecked(gzip: gzip, entry: entry, chunks: next) { content.append($0) }
-        let verified = staged.appendingPathExtension("verifying")
-        try Durability.write(content, to: verified)
-        try setModificationDate(of: verified, to: entry)
+        let verified = URL(fileURLWithPath: staged.path + ".verifying", isDirectory: false)
+        try Durability.write(content, to: verified, modified: entry.modifiedSeconds)
         try Durability.rename(verified, to: staged)
     }
 

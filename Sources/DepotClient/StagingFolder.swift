@@ -25,6 +25,22 @@ struct StagingFolder {
         return file(sha256)
     }
 
+    /// Renames the staged file of `sha256` (see ``journaled(_:)``) to `destination`, not durably;
+    /// `false` when it is gone: a rename is the last use of a staged file, so it was moved
+    /// before. One `rename(2)` in the common case: the file's absence is looked into only when
+    /// a rename fails.
+    func move(_ sha256: String, to destination: URL) throws -> Bool {
+        for source in [path + "/" + sha256.prefix(2) + "/" + sha256, path + "/" + sha256] {
+            if rename(source, destination.path) == 0 { return true }
+            let error = errno
+            // Missing: the staged file, or the destination's folder (an error, not "moved").
+            guard error == ENOENT, access(source, F_OK) != 0 else {
+                throw SyncError(.io, "cannot rename \(sha256) to \(destination.path): errno \(error)")
+            }
+        }
+        return false
+    }
+
     /// The staged file of `sha256` as a switch journal names it: in its subfolder, or, for a
     /// journal written by a client from before the subfolders, directly in the folder.
     func journaled(_ sha256: String) -> URL {
