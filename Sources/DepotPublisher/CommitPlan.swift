@@ -22,9 +22,12 @@ public struct CommitPlan: Sendable, Equatable {
     ///     release for none.
     public init(channel: String, files: [(path: String, sha256: String)], deletions: [String], replace: Bool, index: PublishIndex?) {
         if let index, let release = index.release, !replace || release.isComplete {
-            let local = Set(files.map(\.path))
             let changed = files.filter { index.entries[$0.path]?.sha256 != $0.sha256 }
-            let dropped = replace ? index.entries.keys.filter { !local.contains($0) }.sorted() : []
+            var dropped: [String] = []
+            if replace {
+                let local = Set(files.map(\.path))
+                dropped = index.entries.keys.filter { !local.contains($0) }.sorted()
+            }
             request = CommitRequest(
                 channel: channel,
                 files: changed.map { .init(path: $0.path, sha256: $0.sha256) },
@@ -56,7 +59,12 @@ public struct CommitPlan: Sendable, Equatable {
     ) -> PublishIndex {
         var entries = isIncremental ? previous?.entries ?? [:] : [:]
         for path in request.delete ?? [] { entries[path] = nil }
-        for file in files { entries[file.file.logicalPath] = .init(sha256: file.sha256, source: file.source) }
+        for file in files {
+            let entry = PublishIndex.Entry(sha256: file.sha256, source: file.source)
+            // Written only when it differs: an unchanged tree leaves the previous index's
+            // storage shared, neither copied nor compared entry by entry.
+            if entries[file.file.logicalPath] != entry { entries[file.file.logicalPath] = entry }
+        }
         let complete = (request.replace ?? false) || (isIncremental && previous?.release?.isComplete == true)
         return PublishIndex(release: .init(id: releaseID, isComplete: complete), entries: entries)
     }
