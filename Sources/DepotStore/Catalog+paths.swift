@@ -23,22 +23,32 @@ extension Catalog {
         let key = PortablePath.collisionKey(path)
         let sameKey = try livePaths(withKey: key, channel: channel, in: db)
         if let same = sameKey.first(where: { $0 == path }) { return same }
-        if let other = sameKey.first {
-            throw CatalogError("\(path) collides with the live \(other): they differ only in letter case or Unicode form", code: .conflict)
-        }
+        if let other = sameKey.first { throw collision(of: path, with: other) }
         for folder in PortablePath.ancestors(key) {
-            if let file = try livePaths(withKey: folder, channel: channel, in: db).first {
-                throw CatalogError("\(path) needs the folder \(file), which is a live file", code: .conflict)
-            }
+            if let file = try livePaths(withKey: folder, channel: channel, in: db).first { throw collision(of: path, with: file) }
         }
         // Keys inside the folder `key`: from `key/` up to, not including, `key0` ('0' follows '/').
         if let inside = try String.fetchOne(
             db.cachedStatement(sql: "SELECT path FROM channel_file WHERE channel = ? AND key > ? AND key < ? LIMIT 1"),
             arguments: [channel, key + "/", key + "0"]
         ) {
-            throw CatalogError("\(path) is a folder of the live \(inside), so it cannot be a file", code: .conflict)
+            throw collision(of: path, with: inside)
         }
         return path
+    }
+
+    /// The conflict of publishing `path` beside the live `other`: the same name in another
+    /// letter case or Unicode form, a file where `path` needs a folder, or a file inside the
+    /// folder `path` would be.
+    static func collision(of path: String, with other: String) -> CatalogError {
+        let (key, otherKey) = (PortablePath.collisionKey(path), PortablePath.collisionKey(other))
+        if key == otherKey {
+            return CatalogError("\(path) collides with the live \(other): they differ only in letter case or Unicode form", code: .conflict)
+        }
+        if otherKey.hasPrefix(key + "/") {
+            return CatalogError("\(path) is a folder of the live \(other), so it cannot be a file", code: .conflict)
+        }
+        return CatalogError("\(path) needs the folder \(other), which is a live file", code: .conflict)
     }
 
     /// Gives every channel row without a collision key and bucket its own: catalogs older than

@@ -160,6 +160,43 @@ struct ReleaseCatalogTests {
         }
     }
 
+    /// Paths that collide, the second with the first, and what the refusal says.
+    static let collisions: [(String, String, String)] = [
+        ("n1", "N1", "N1 collides with the live n1: they differ only in letter case or Unicode form"),
+        ("a", "a/b", "a/b needs the folder a, which is a live file"),
+        ("x/y", "X/Y/z", "X/Y/z needs the folder x/y, which is a live file"),
+        ("a/b", "a", "a is a folder of the live a/b, so it cannot be a file"),
+        ("x/y/z", "X/Y", "X/Y is a folder of the live x/y/z, so it cannot be a file"),
+    ]
+
+    @Test(
+        "colliding paths are refused alike in one first commit (checked in memory) and one after the other (checked in the catalog)",
+        arguments: collisions,
+        [false, true]
+    )
+    func collision(paths: (String, String, String), apart: Bool) async throws {
+        let (first, second, message) = paths
+        try await Self.withCatalog { catalog in
+            if apart { _ = try await Self.commit(catalog, [Self.file(first, "1")]) }
+            let listed = apart ? [Self.file(second, "2")] : [Self.file(first, "1"), Self.file(second, "2")]
+            await #expect {
+                try await Self.commit(catalog, listed)
+            } throws: { error in
+                (error as? CatalogError)?.code == .conflict && "\(error)".contains(message)
+            }
+            #expect(try await catalog.releases().count == (apart ? 1 : 0))
+        }
+    }
+
+    @Test("a path beside another in another letter case's folder is no collision, in one first commit or apart", arguments: [false, true])
+    func folderCase(apart: Bool) async throws {
+        try await Self.withCatalog { catalog in
+            if apart { _ = try await Self.commit(catalog, [Self.file("A/x", "1")]) }
+            let outcome = try await Self.commit(catalog, apart ? [Self.file("a/y", "2")] : [Self.file("A/x", "1"), Self.file("a/y", "2")])
+            #expect(try await Self.entries(of: try #require(outcome.release), in: catalog).keys.sorted() == ["A/x", "a/y"])
+        }
+    }
+
     @Test("promote and rollback move a channel by what differs; a second rollback goes one further back")
     func promoteAndRollback() async throws {
         try await Self.withCatalog { catalog in
