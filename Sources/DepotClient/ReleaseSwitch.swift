@@ -106,8 +106,12 @@ extension DepotClient {
         try prepare(journal)
         let staging = StagingFolder(stagingFolder)
         try Durability.synchronize(Set(journal.moves.map(\.staged)).map { staging.journaled($0) }, in: directory)
+        // Locked before the journal exists: no reader can carry it out meanwhile, so it is
+        // carried out from memory, not read back (100,000 moves are megabytes of JSON).
+        let lock = try FileLock.acquire(readLockFile, exclusive: true)
+        defer { lock?.unlock() }
         try write(journal)
-        try finishInterruptedSwitch()
+        try carryOut(journal)
     }
 
     /// Carries out the journal a switch left, if any: idempotent, so a kill at any point of it
@@ -117,7 +121,12 @@ extension DepotClient {
         let lock = try FileLock.acquire(readLockFile, exclusive: true)
         defer { lock?.unlock() }
         guard let data = try? Data(contentsOf: journalFile) else { return }
-        var journal = try JSONDecoder().decode(ReleaseJournal.self, from: data)
+        try carryOut(try JSONDecoder().decode(ReleaseJournal.self, from: data))
+    }
+
+    /// Carries out `journal`, which is written, under the exclusive read lock.
+    private func carryOut(_ journal: ReleaseJournal) throws {
+        var journal = journal
         try switchFault?(.journalWritten)
         if journal.removalsDone != true, !journal.removals.isEmpty {
             let removed = try journal.removals.map { try localURL(for: $0) }
