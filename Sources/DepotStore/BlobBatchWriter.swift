@@ -57,7 +57,7 @@ public struct BlobBatchWriter: ~Copyable {
     }
 
     /// Makes every blob written durable and gives it its name; returns their records, each
-    /// blob *held* (see ``BlobStore/ingest(_:compresses:verify:)``): the caller records them,
+    /// blob *held* (see ``BlobStore/ingest(_:compresses:indexing:verify:)``): the caller records them,
     /// then releases them. Content the store holds already is left as it is, and its record
     /// describes what is stored.
     public consuming func commit() async throws -> [BlobRecord] {

@@ -63,7 +63,7 @@ public struct BlobStore: Sendable {
         directory.appending(String(sha256.prefix(2))).appending(sha256 + ".gz")
     }
 
-    /// Stores the content of the file at `path`; see ``ingest(_:compresses:verify:)``.
+    /// Stores the content of the file at `path`; see ``ingest(_:compresses:indexing:verify:)``.
     public func ingest(contentsOf path: FilePath, compresses: Bool = true) async throws -> BlobRecord {
         do {
             return try await fileSystem.withFileHandle(forReadingAt: path) { handle in
@@ -86,14 +86,16 @@ public struct BlobStore: Sendable {
     /// - Parameters:
     ///   - compresses: False for content that is compressed already (patches, packed blocks):
     ///     it gets no gzip variant, and no time goes to trying.
+    ///   - tap: Makes the content's block index from the same bytes, meanwhile.
     ///   - verify: Called with the digests once every byte is written and before the blob gets
     ///     its name; an error it throws discards the content and is rethrown.
     public func ingest<Chunks: AsyncSequence>(
         _ chunks: Chunks,
         compresses: Bool = true,
+        indexing tap: BlockIndexTap? = nil,
         verify: (BlobRecord) throws -> Void = { _ in }
     ) async throws -> BlobRecord where Chunks.Element == ByteBuffer {
-        var writer = try await BlobWriter.start(in: self, compresses: compresses)
+        var writer = try await BlobWriter.start(in: self, compresses: compresses, indexing: tap)
         do {
             for try await chunk in chunks {
                 try await writer.append(chunk)
@@ -113,7 +115,7 @@ public struct BlobStore: Sendable {
         try await fileSystem.info(forFileAt: path(forSHA256: sha256)) != nil
     }
 
-    /// Holds the blob `sha256` if the store has it, as ``ingest(_:compresses:verify:)`` does: collection
+    /// Holds the blob `sha256` if the store has it, as ``ingest(_:compresses:indexing:verify:)`` does: collection
     /// leaves it alone until ``release(_:)``. Returns false, holding nothing, when it is absent.
     public func holdIfStored(_ sha256: String) async throws -> Bool {
         holds.hold(sha256)
@@ -140,7 +142,7 @@ public struct BlobStore: Sendable {
         }
     }
 
-    /// Ends the hold ``ingest(_:compresses:verify:)`` placed on a blob.
+    /// Ends the hold ``ingest(_:compresses:indexing:verify:)`` placed on a blob.
     public func release(_ sha256: String) {
         holds.release(sha256)
     }

@@ -13,6 +13,8 @@ struct BlobWriter {
     private let gzip: WriteFileHandle
     /// Nil for content that is compressed already (patches, packed blocks): no gzip variant.
     private let compressor: GzipDeflater?
+    /// Indexes the same bytes meanwhile, when the content gets a block index.
+    private let tap: BlockIndexTap?
     /// Uploaded bytes not yet hashed, compressed and written: a request body arrives in
     /// chunks of a few KiB, and each file write is a trip to NIO's thread pool, so they are
     /// taken in batches of ``batchBytes``.
@@ -23,7 +25,7 @@ struct BlobWriter {
     private var size: Int64 = 0
     private var gzipSize: Int64 = 0
 
-    static func start(in store: BlobStore, compresses: Bool) async throws -> BlobWriter {
+    static func start(in store: BlobStore, compresses: Bool, indexing tap: BlockIndexTap? = nil) async throws -> BlobWriter {
         let name = String(UInt64.random(in: .min ... .max), radix: 36)
         let contentPath = store.temporaryDirectory.appending("\(name).blob")
         let gzipPath = store.temporaryDirectory.appending("\(name).gz")
@@ -45,7 +47,8 @@ struct BlobWriter {
                 gzipPath: gzipPath,
                 content: content,
                 gzip: gzip,
-                compressor: compresses ? try GzipDeflater(level: level) : nil
+                compressor: compresses ? try GzipDeflater(level: level) : nil,
+                tap: tap
             )
         } catch {
             throw BlobStore.storeError(error)
@@ -58,7 +61,8 @@ struct BlobWriter {
         gzipPath: FilePath,
         content: WriteFileHandle,
         gzip: WriteFileHandle,
-        compressor: GzipDeflater?
+        compressor: GzipDeflater?,
+        tap: BlockIndexTap?
     ) {
         self.store = store
         self.contentPath = contentPath
@@ -66,6 +70,7 @@ struct BlobWriter {
         self.content = content
         self.gzip = gzip
         self.compressor = compressor
+        self.tap = tap
     }
 
     static let batchBytes = 1 << 20
@@ -87,6 +92,16 @@ struct BlobWriter {
 
     private mutating func write(_ chunk: ByteBuffer) async throws {
         guard chunk.readableBytes > 0 else { return }
+        guard let tap else { return try await store(chunk) }
+        // The index takes the same batch on another thread meanwhile: a large upload's block
+        // index costs as much CPU as its gzip variant.
+        async let indexed: Void = tap.append(chunk)
+        try await store(chunk)
+        try await indexed
+    }
+
+    /// Hashes, writes and compresses one batch.
+    private mutating func store(_ chunk: ByteBuffer) async throws {
         chunk.withUnsafeReadableBytes { bytes in
             sha256.update(bufferPointer: bytes)
             md5.update(bufferPointer: bytes)

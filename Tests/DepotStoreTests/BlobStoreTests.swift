@@ -34,6 +34,28 @@ struct BlobStoreTests {
         }
     }
 
+    @Test(
+        "a block index made as the content arrives, in pieces of any size, is the one made from the stored file, byte for byte",
+        arguments: [7000, 1 << 20, 3 << 20]
+    )
+    func indexWhileReceived(piece: Int) async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try await BlobStore.open(dataDirectory: FilePath(folder.path))
+            // 2.5 MiB of text with noise between: blocks that deflate and blocks that do not,
+            // and a short last block.
+            var content = Data()
+            while content.count < 5 << 19 { content += Fixture.text + Fixture.noise.prefix(3000) }
+            let pieces = stride(from: 0, to: content.count, by: piece).map { ByteBuffer(bytes: content[$0..<min($0 + piece, content.count)]) }
+            let tap = try BlockIndexTap(packedPath: folder.appendingPathComponent("tapped.zblocks").path, blockSize: 1024)
+            let record = try await store.ingest(pieces.async, indexing: tap)
+            let tapped = try tap.finish()
+            let madePath = folder.appendingPathComponent("made.zblocks").path
+            let made = try BlockIndexMaker.make(content: store.path(forSHA256: record.sha256).string, packedPath: madePath, blockSize: 1024)
+            #expect(tapped == made)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: tap.packedPath)) == Data(contentsOf: URL(fileURLWithPath: madePath)))
+        }
+    }
+
     @Test("a held blob survives collection; once released and unreferenced, it goes")
     func holds() async throws {
         try await withTemporaryDirectory { folder in

@@ -243,26 +243,37 @@ final class PatchMaker: Service {
     /// Makes the block index of an uploaded blob before a commit names it, so that the commit
     /// does not wait for it: the upload of one large file overlaps the batches of small ones.
     /// Failures are logged; the commit tries again.
-    func prepareUpload(_ content: BlobRecord) async {
+    ///
+    /// - Parameter index: The index made as the blob arrived, if it was; its file is removed.
+    func prepareUpload(_ content: BlobRecord, index: BlockIndexTap? = nil) async {
+        defer { if let index { try? FileManager.default.removeItem(atPath: index.packedPath) } }
         do {
-            try await makeBlockIndex(of: content)
+            try await makeBlockIndex(of: content, tapped: index)
         } catch {
             logger.error("Making a block index failed", metadata: ["sha256": "\(content.sha256)", "error": "\(error)"])
         }
     }
 
-    /// Makes and records the block index of `content` when it is large enough and has none.
-    private func makeBlockIndex(of content: BlobRecord) async throws {
+    /// Makes and records the block index of `content` when it is large enough and has none:
+    /// from `tapped` when it was made as the content arrived, else from the stored file.
+    private func makeBlockIndex(of content: BlobRecord, tapped: BlockIndexTap? = nil) async throws {
         let minimum = configuration.blockIndexMinimumBytes
         guard minimum > 0, content.size >= minimum, try await catalog.blockIndex(of: content.sha256) == nil else { return }
         let started = ContinuousClock.now
-        let contentPath = store.path(forSHA256: content.sha256).string
-        let packedPath = store.temporaryDirectory.appending("\(UUID().uuidString).zblocks")
-        let blockSize = configuration.blockSize
-        defer { _ = try? FileManager.default.removeItem(atPath: packedPath.string) }
-        let index = try await encoder.runIfActive {
-            try BlockIndexMaker.make(content: contentPath, packedPath: packedPath.string, blockSize: blockSize)
+        let index: [UInt8]
+        let packedPath: FilePath
+        if let tapped {
+            index = try tapped.finish()
+            packedPath = FilePath(tapped.packedPath)
+        } else {
+            let contentPath = store.path(forSHA256: content.sha256).string
+            packedPath = store.temporaryDirectory.appending("\(UUID().uuidString).zblocks")
+            let blockSize = configuration.blockSize
+            index = try await encoder.runIfActive {
+                try BlockIndexMaker.make(content: contentPath, packedPath: packedPath.string, blockSize: blockSize)
+            }
         }
+        defer { _ = try? FileManager.default.removeItem(atPath: packedPath.string) }
         let packed = try await store.ingest(contentsOf: packedPath, compresses: false)
         defer { store.release(packed.sha256) }
         let indexBlob = try await store.ingest(
@@ -287,7 +298,7 @@ final class PatchMaker: Service {
             "Block index made",
             metadata: [
                 "sha256": "\(content.sha256)", "index": "\(indexBlob.size)", "packed": "\(packed.size)",
-                "duration": "\(ContinuousClock.now - started)",
+                "duration": "\(ContinuousClock.now - started)", "whileReceived": "\(tapped != nil)",
             ]
         )
     }

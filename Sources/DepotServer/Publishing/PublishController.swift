@@ -37,7 +37,7 @@ struct PublishController: Sendable {
         let path = try LogicalPath.parse(request.uri.path, prefix: Self.prefix, maxLength: publisher.configuration.maxPathLength)
         let blob: BlobRecord
         switch try await uploads.receive(request, context: context, label: path) {
-        case .stored(let stored): blob = stored
+        case .stored(let stored, _): blob = stored
         case .refused(let response): return response
         }
         defer { uploads.store.release(blob.sha256) }

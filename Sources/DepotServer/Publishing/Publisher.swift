@@ -159,10 +159,11 @@ struct Publisher: Sendable {
     }
 
     /// Records an uploaded blob, received and held by the caller, so that a commit can list it,
-    /// and makes its block index when it is large enough for one.
-    func recordUpload(_ blob: BlobRecord, logger: Logger) async throws {
+    /// and makes its block index when it is large enough for one, from `index` when it was made
+    /// as the blob arrived (its file is removed).
+    func recordUpload(_ blob: BlobRecord, index: BlockIndexTap? = nil, logger: Logger) async throws {
         try await catalog.recordUpload(blob, now: .now())
-        await patches.prepareUpload(blob)
+        await patches.prepareUpload(blob, index: index)
         logger.info("Blob uploaded", metadata: ["sha256": "\(blob.sha256)", "size": "\(blob.size)"])
     }
 

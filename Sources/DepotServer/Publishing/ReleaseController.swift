@@ -76,12 +76,13 @@ struct ReleaseController: Sendable {
             return try Response.json(BlobReply(sha256: record.sha256, size: record.size, stored: false), close: unread)
         }
         let blob: BlobRecord
-        switch try await uploads.receive(request, context: context, label: sha256, sha256: sha256) {
-        case .stored(let stored): blob = stored
+        let index: BlockIndexTap?
+        switch try await uploads.receive(request, context: context, label: sha256, sha256: sha256, indexing: true) {
+        case .stored(let stored, let tap): (blob, index) = (stored, tap)
         case .refused(let response): return response
         }
         defer { uploads.store.release(blob.sha256) }
-        try await publisher.recordUpload(blob, logger: context.logger)
+        try await publisher.recordUpload(blob, index: index, logger: context.logger)
         return try Response.json(BlobReply(sha256: blob.sha256, size: blob.size, stored: true), status: .created)
     }
 

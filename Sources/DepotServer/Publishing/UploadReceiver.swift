@@ -1,10 +1,12 @@
 import DepotAPI
 import DepotHTTP
 import DepotStore
+import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import _NIOFileSystem
 
 /// Streams a request body into the blob store under the upload limit, checking the digests the
 /// client sent: the one upload path of `PUT /v1/files/…` and `PUT /v1/blobs/…`.
@@ -14,8 +16,9 @@ struct UploadReceiver: Sendable {
 
     /// What ``receive(_:context:label:sha256:)`` did with an upload.
     enum Upload {
-        /// The body is stored, and held: the caller releases it.
-        case stored(BlobRecord)
+        /// The body is stored, and held: the caller releases it. With its block index when
+        /// one was made as it arrived (`indexing`); the caller removes the tap's file.
+        case stored(BlobRecord, index: BlockIndexTap?)
         /// The answer to send instead (413).
         case refused(Response)
     }
@@ -23,8 +26,15 @@ struct UploadReceiver: Sendable {
     /// Receives the body, checking that its SHA-256 is `sha256` when given. A body over the
     /// limit gets 413 and the connection closed; a digest mismatch 400; a full disk 507.
     /// `label` names the upload in the log.
-    func receive(_ request: Request, context: DepotRequestContext, label: String, sha256: String? = nil) async throws -> Upload {
-        if let length = request.headers[.contentLength].flatMap(Int64.init), length > configuration.maxUploadBytes {
+    func receive(
+        _ request: Request,
+        context: DepotRequestContext,
+        label: String,
+        sha256: String? = nil,
+        indexing: Bool = false
+    ) async throws -> Upload {
+        let length = request.headers[.contentLength].flatMap(Int64.init)
+        if let length, length > configuration.maxUploadBytes {
             return .refused(tooLarge(context: context))
         }
         var expectation: DigestExpectation
@@ -39,16 +49,31 @@ struct UploadReceiver: Sendable {
             }
             expectation.sha256 = sha256
         }
+        // A body whose announced length earns a block index is indexed as it arrives.
+        let minimum = configuration.deltas.blockIndexMinimumBytes
+        let tap =
+            indexing && minimum > 0 && (length ?? 0) >= minimum
+            ? try BlockIndexTap(
+                packedPath: store.temporaryDirectory.appending("\(UInt64.random(in: .min ... .max)).zblocks").string,
+                blockSize: configuration.deltas.blockSize
+            ) : nil
         do {
-            return .stored(
-                try await store.ingest(LimitedBody(base: request.body, limit: configuration.maxUploadBytes)) { try expectation.verify($0) }
-            )
-        } catch is UploadTooLarge {
-            return .refused(tooLarge(context: context))
-        } catch let error as DigestError {
-            throw HTTPError(.badRequest, message: error.description)
-        } catch let error as StoreError where error.code == .noSpace {
-            throw Self.diskFull(refusing: "this file", label: label, context: context)
+            let blob = try await store.ingest(LimitedBody(base: request.body, limit: configuration.maxUploadBytes), indexing: tap) {
+                try expectation.verify($0)
+            }
+            return .stored(blob, index: tap)
+        } catch {
+            if let tap { try? FileManager.default.removeItem(atPath: tap.packedPath) }
+            switch error {
+            case is UploadTooLarge:
+                return .refused(tooLarge(context: context))
+            case let error as DigestError:
+                throw HTTPError(.badRequest, message: error.description)
+            case let error as StoreError where error.code == .noSpace:
+                throw Self.diskFull(refusing: "this file", label: label, context: context)
+            default:
+                throw error
+            }
         }
     }
 

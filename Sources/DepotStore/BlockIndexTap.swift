@@ -1,0 +1,39 @@
+import DepotDelta
+import NIOCore
+import NIOPosix
+
+/// Makes the block index of an upload while it is being stored
+/// (``BlobStore/ingest(_:compresses:indexing:verify:)``): each batch the writer takes is also
+/// indexed on NIO's thread pool, beside the writer's hashing and compression and in step with
+/// them. The result is the bytes ``BlockIndexMaker`` makes from the stored file, without reading
+/// the file again after the upload, nor waiting for that.
+///
+/// Used by one writer, one batch at a time; the caller removes ``packedPath`` when done.
+public final class BlockIndexTap: @unchecked Sendable {
+    /// Where the packed blocks are written.
+    public let packedPath: String
+    private var builder: BlockIndexBuilder
+    private let packed: BlockingFileWriter
+
+    /// - Parameter blockSize: One of ``DepotDelta/BlockIndex/blockSizes``.
+    public init(packedPath: String, blockSize: Int) throws {
+        builder = try BlockIndexBuilder(blockSize: blockSize)
+        packed = try BlockingFileWriter(creating: packedPath)
+        self.packedPath = packedPath
+    }
+
+    /// Takes the content's next bytes, on NIO's thread pool.
+    func append(_ bytes: ByteBuffer) async throws {
+        try await NIOThreadPool.singleton.runIfActive {
+            try bytes.withUnsafeReadableBytes { bytes in
+                try self.builder.append(bytes) { try self.packed.write($0) }
+            }
+        }
+    }
+
+    /// Ends the content; returns the index (``DepotDelta/BlockIndex/encoded()``). The packed
+    /// blocks are then whole at ``packedPath``.
+    public func finish() throws -> [UInt8] {
+        try builder.finish { try packed.write($0) }.encoded()
+    }
+}
