@@ -104,6 +104,53 @@ struct PublishLimitsTests {
         }
     }
 
+    @Test("a blob large enough for a block index, indexed as it arrives, leaves no temporary file: stored, or cut off mid-body")
+    func indexedUploadLeavesNothing() async throws {
+        let content = Fixture.pseudoRandom(count: 2 << 20, seed: 7)
+        let sha256 = Fixture.sha256(content)
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                try await connection.send(
+                    "PUT",
+                    "/v1/blobs/\(sha256)",
+                    headers: [Self.auth, ("Content-Length", "\(content.count)")]
+                )
+                try await connection.sendRaw(Array(content.prefix(1 << 20)))
+                var started = try Self.temporaryFiles(server)
+                for _ in 0..<200 where !started.contains(where: { $0.hasSuffix(".zblocks") }) {
+                    try await Task.sleep(for: .milliseconds(20))
+                    started = try Self.temporaryFiles(server)
+                }
+                #expect(started.contains { $0.hasSuffix(".zblocks") }, "the index was not made as the upload arrived: \(started)")
+            }
+            var leftovers = try Self.temporaryFiles(server)
+            for _ in 0..<100 where !leftovers.isEmpty {
+                try await Task.sleep(for: .milliseconds(50))
+                leftovers = try Self.temporaryFiles(server)
+            }
+            #expect(leftovers.isEmpty)
+            let stored = try await RawHTTPConnection.with(port: server.port) { connection in
+                try await connection.request("PUT", "/v1/blobs/\(sha256)", headers: [Self.auth], body: Array(content))
+            }
+            #expect(stored.status == 201)
+            #expect(try Self.temporaryFiles(server).isEmpty)
+            // Its index was recorded: served once a release lists the blob.
+            let (committed, blocks) = try await RawHTTPConnection.with(port: server.port) { connection in
+                let commit = #"{"files": [{"path": "big.bin", "sha256": "\#(sha256)"}]}"#
+                return (
+                    try await connection.request(
+                        "POST",
+                        "/v1/releases",
+                        headers: [Self.auth, ("Content-Type", "application/json")],
+                        body: Array(commit.utf8)
+                    ).status,
+                    try await connection.request("GET", "/blobs/\(sha256).blocks").status
+                )
+            }
+            #expect(committed == 201 && blocks == 200)
+        }
+    }
+
     @Test("a full disk is 507, the previous version stays live, and nothing half-written remains", .enabled(if: getuid() == 0))
     func diskFull() async throws {
         try await withTemporaryDirectory { root in

@@ -244,9 +244,9 @@ final class PatchMaker: Service {
     /// does not wait for it: the upload of one large file overlaps the batches of small ones.
     /// Failures are logged; the commit tries again.
     ///
-    /// - Parameter index: The index made as the blob arrived, if it was; its file is removed.
+    /// - Parameter index: The index made as the blob arrived, if it was; the caller removes its
+    ///   file.
     func prepareUpload(_ content: BlobRecord, index: BlockIndexTap? = nil) async {
-        defer { if let index { try? FileManager.default.removeItem(atPath: index.packedPath) } }
         do {
             try await makeBlockIndex(of: content, tapped: index)
         } catch {
@@ -273,7 +273,7 @@ final class PatchMaker: Service {
                 try BlockIndexMaker.make(content: contentPath, packedPath: packedPath.string, blockSize: blockSize)
             }
         }
-        defer { _ = try? FileManager.default.removeItem(atPath: packedPath.string) }
+        defer { if tapped == nil { _ = try? FileManager.default.removeItem(atPath: packedPath.string) } }
         let packed = try await store.ingest(contentsOf: packedPath, compresses: false)
         defer { store.release(packed.sha256) }
         let indexBlob = try await store.ingest(

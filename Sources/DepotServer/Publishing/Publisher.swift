@@ -160,7 +160,7 @@ struct Publisher: Sendable {
 
     /// Records an uploaded blob, received and held by the caller, so that a commit can list it,
     /// and makes its block index when it is large enough for one, from `index` when it was made
-    /// as the blob arrived (its file is removed).
+    /// as the blob arrived (the caller removes its file).
     func recordUpload(_ blob: BlobRecord, index: BlockIndexTap? = nil, logger: Logger) async throws {
         try await catalog.recordUpload(blob, now: .now())
         await patches.prepareUpload(blob, index: index)

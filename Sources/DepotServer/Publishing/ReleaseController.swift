@@ -2,6 +2,7 @@ import DepotAPI
 import DepotHTTP
 import DepotManifest
 import DepotStore
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -81,7 +82,10 @@ struct ReleaseController: Sendable {
         case .stored(let stored, let tap): (blob, index) = (stored, tap)
         case .refused(let response): return response
         }
-        defer { uploads.store.release(blob.sha256) }
+        defer {
+            uploads.store.release(blob.sha256)
+            if let index { try? FileManager.default.removeItem(atPath: index.packedPath) }
+        }
         try await publisher.recordUpload(blob, index: index, logger: context.logger)
         return try Response.json(BlobReply(sha256: blob.sha256, size: blob.size, stored: true), status: .created)
     }
