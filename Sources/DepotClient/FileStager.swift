@@ -33,23 +33,27 @@ struct FileStager: Sendable {
     /// only way is a whole download come a page at a time, from the pages' packs; what a pack
     /// did not bring is fetched on its own.
     func stage(_ fetches: [ReleasePlan.Fetch]) async -> [SyncReport.File] {
-        let packed = await stageFromPacks(fetches)
-        let rest = fetches.filter { packed[$0.entry.path] == nil }
-        let fetched =
-            (try? await mapConcurrently(rest, width: parallelDownloads) { fetch in
-                await stage(fetch)
-            }) ?? []
+        let wanted = packable(fetches)
+        // The files no pack carries go meanwhile: a large file downloads while the packs do.
+        async let alone = stageEach(fetches.filter { !wanted.contains($0.entry.path) })
+        let packed = await stageFromPacks(wanted)
+        let missed = await stageEach(fetches.filter { wanted.contains($0.entry.path) && packed[$0.entry.path] == nil })
+        let fetched = await alone + missed
         let byPath = Dictionary(fetched.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first }).merging(packed) { $1 }
         return fetches.compactMap { byPath[$0.entry.path] }
     }
 
-    /// Stages from the pages' packs the files of `fetches` that a whole download is the only
-    /// way to fetch (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``); returns
-    /// them by path. A pack request that fails stages nothing, and its files are fetched on
-    /// their own.
-    private func stageFromPacks(_ fetches: [ReleasePlan.Fetch]) async -> [String: SyncReport.File] {
+    /// Each of `fetches` on its own, a few at a time.
+    private func stageEach(_ fetches: [ReleasePlan.Fetch]) async -> [SyncReport.File] {
+        (try? await mapConcurrently(fetches, width: parallelDownloads) { fetch in await stage(fetch) }) ?? []
+    }
+
+    /// The paths of `fetches` that a whole download is the only way to fetch
+    /// (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``), not staged yet: the
+    /// ones the pages' packs may bring.
+    private func packable(_ fetches: [ReleasePlan.Fetch]) -> Set<String> {
         let staging = StagingFolder(stagingFolder)
-        let wanted = Set(
+        return Set(
             fetches.filter { fetch in
                 let staged = staging.file(fetch.entry.sha256)
                 guard !FileManager.default.fileExists(atPath: staged.path), let local = try? localURL(fetch.entry.path) else { return false }
@@ -61,6 +65,13 @@ struct FileStager: Sendable {
                 return actions == [.download(gzip: fetch.entry.downloadsGzip)]
             }.map(\.entry.path)
         )
+    }
+
+    /// Stages from the pages' packs the files of `wanted` (``packable(_:)``) they carry; returns
+    /// them by path. A pack request that fails stages nothing, and its files are fetched on
+    /// their own.
+    private func stageFromPacks(_ wanted: Set<String>) async -> [String: SyncReport.File] {
+        let staging = StagingFolder(stagingFolder)
         let runs = PackFetch.runs(pages: pages, wanted: wanted)
         let packs = PackFetch(server: server, session: session)
         // Fetched a few at a time; staged one at a time, here: files created in one folder from
