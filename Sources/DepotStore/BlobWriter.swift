@@ -97,7 +97,7 @@ struct BlobWriter {
         // index costs as much CPU as its gzip variant.
         async let indexed: Void = tap.append(chunk)
         try await store(chunk)
-        try await indexed
+        await indexed
     }
 
     /// Hashes, writes and compresses one batch.

@@ -8,12 +8,18 @@ import NIOPosix
 /// them. The result is the bytes ``BlockIndexMaker`` makes from the stored file, without reading
 /// the file again after the upload, nor waiting for that.
 ///
+/// The index is a help, not a part of the upload: a tap that cannot write (a full disk) stops
+/// indexing and lets the upload go on; ``finish()`` then throws, and the index is made from the
+/// stored file later, as for any upload.
+///
 /// Used by one writer, one batch at a time; the caller removes ``packedPath`` when done.
 public final class BlockIndexTap: @unchecked Sendable {
     /// Where the packed blocks are written.
     public let packedPath: String
     private var builder: BlockIndexBuilder
     private let packed: BlockingFileWriter
+    /// Why indexing stopped, if it did.
+    private var failure: (any Error)?
 
     /// - Parameter blockSize: One of ``DepotDelta/BlockIndex/blockSizes``.
     public init(packedPath: String, blockSize: Int) throws {
@@ -22,18 +28,24 @@ public final class BlockIndexTap: @unchecked Sendable {
         self.packedPath = packedPath
     }
 
-    /// Takes the content's next bytes, on NIO's thread pool.
-    func append(_ bytes: ByteBuffer) async throws {
-        try await NIOThreadPool.singleton.runIfActive {
-            try bytes.withUnsafeReadableBytes { bytes in
-                try self.builder.append(bytes) { try self.packed.write($0) }
+    /// Takes the content's next bytes, on NIO's thread pool; after a failure, none.
+    func append(_ bytes: ByteBuffer) async {
+        guard failure == nil else { return }
+        do {
+            try await NIOThreadPool.singleton.runIfActive {
+                try bytes.withUnsafeReadableBytes { bytes in
+                    try self.builder.append(bytes) { try self.packed.write($0) }
+                }
             }
+        } catch {
+            failure = error
         }
     }
 
     /// Ends the content; returns the index (``DepotDelta/BlockIndex/encoded()``). The packed
-    /// blocks are then whole at ``packedPath``.
+    /// blocks are then whole at ``packedPath``. Throws why indexing stopped, if it did.
     public func finish() throws -> [UInt8] {
-        try builder.finish { try packed.write($0) }.encoded()
+        if let failure { throw failure }
+        return try builder.finish { try packed.write($0) }.encoded()
     }
 }

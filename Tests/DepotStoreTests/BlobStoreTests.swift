@@ -56,6 +56,22 @@ struct BlobStoreTests {
         }
     }
 
+    @Test(
+        "a block index that cannot be written (a full disk: /dev/full) stops indexing, not the upload; finishing it says why",
+        .enabled(if: FileManager.default.isWritableFile(atPath: "/dev/full"))
+    )
+    func indexOnFullDisk() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try await BlobStore.open(dataDirectory: FilePath(folder.path))
+            let content = Fixture.pseudoRandom(count: 3 << 20, seed: 9)
+            let tap = try BlockIndexTap(packedPath: "/dev/full", blockSize: 1024)
+            let record = try await store.ingest(Self.chunks(content).async, indexing: tap)
+            #expect(record.sha256 == Fixture.sha256(content))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: store.path(forSHA256: record.sha256).string)) == content)
+            #expect(throws: StoreError.self) { try tap.finish() }
+        }
+    }
+
     @Test("a held blob survives collection; once released and unreferenced, it goes")
     func holds() async throws {
         try await withTemporaryDirectory { folder in

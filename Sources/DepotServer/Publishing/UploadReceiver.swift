@@ -49,11 +49,12 @@ struct UploadReceiver: Sendable {
             }
             expectation.sha256 = sha256
         }
-        // A body whose announced length earns a block index is indexed as it arrives.
+        // A body whose announced length earns a block index is indexed as it arrives; without
+        // a tap (its file could not be made), the index is made from the stored file later.
         let minimum = configuration.deltas.blockIndexMinimumBytes
         let tap =
             indexing && minimum > 0 && (length ?? 0) >= minimum
-            ? try BlockIndexTap(
+            ? try? BlockIndexTap(
                 packedPath: store.temporaryDirectory.appending("\(UInt64.random(in: .min ... .max)).zblocks").string,
                 blockSize: configuration.deltas.blockSize
             ) : nil
