@@ -200,10 +200,11 @@ public struct DepotClient: Sendable {
         let pages = ReleasePlan.changedPages(from: before, to: release)
         // Pages of either release not held intact (a crash can lose unsynced ones) are fetched.
         // Each is decoded once: the plan compares them, the stager reads their packs.
+        let needed = Set(pages.before + pages.after)
         var decoded = [String: ReleasePage]()
-        for sha256 in Set(pages.before + pages.after) { decoded[sha256] = cache.page(sha256) }
+        for sha256 in needed { decoded[sha256] = cache.page(sha256) }
         let (pageBytes, fetched) = try await fetchPages(
-            Set(pages.before + pages.after).filter { decoded[$0] == nil },
+            needed.filter { decoded[$0] == nil },
             bases: release.pageBases(from: before),
             session: session
         )

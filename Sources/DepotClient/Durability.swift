@@ -42,9 +42,12 @@ enum Durability {
     /// ``synchronize(_:in:)``. Foundation's `Data.write` and `FileManager.createFile` fsync every
     /// file, which cost a cold sync of small files an eighth of its time.
     ///
-    /// - Parameter modified: Seconds since 1970 to give the file as its modification (and
-    ///   access) time, through the open descriptor: no second lookup of the path.
-    static func write(_ data: Data, to url: URL, modified: Int64? = nil) throws {
+    /// - Parameters:
+    ///   - modified: Seconds since 1970 to give the file as its modification (and access) time,
+    ///     through the open descriptor: no second lookup of the path.
+    ///   - synchronized: Whether the file is fsynced before it is closed, for the few writes
+    ///     that must be durable on their own (``AtomicFile``).
+    static func write(_ data: Data, to url: URL, modified: Int64? = nil, synchronized: Bool = false) throws {
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else { throw SyncError(.io, "cannot write \(url.path): errno \(errno)") }
         defer { close(descriptor) }
@@ -62,6 +65,7 @@ enum Durability {
             var times = [time, time]
             guard futimens(descriptor, &times) == 0 else { throw SyncError(.io, "cannot set the time of \(url.path): errno \(errno)") }
         }
+        if synchronized, fsync(descriptor) != 0 { throw SyncError(.io, "cannot sync \(url.path): errno \(errno)") }
     }
 
     /// `rename(2)`, without making it durable: see ``synchronize(_:in:)``.

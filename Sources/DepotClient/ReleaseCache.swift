@@ -37,24 +37,13 @@ struct ReleaseCache {
     /// or damages fails its check on reading and is fetched again; the switch makes the cache
     /// durable with the staged files.
     func storeRelease(_ bytes: Data, id: String) throws {
-        try store(bytes, as: releasesFolder.appendingPathComponent(id))
+        try AtomicFile.write(bytes, to: releasesFolder.appendingPathComponent(id), durable: false)
     }
 
+    /// Not with `Data.write(options: .atomic)`, which fsyncs each file (256 pages of a first
+    /// sync).
     func storePage(_ bytes: Data, sha256: String) throws {
-        try store(bytes, as: pagesFolder.appendingPathComponent(sha256))
-    }
-
-    /// Written under a temporary name and renamed: never seen half-written. Not with
-    /// `Data.write(options: .atomic)`, which fsyncs each file (256 pages of a first sync).
-    private func store(_ bytes: Data, as file: URL) throws {
-        let temporary = URL(fileURLWithPath: file.path + ".\(UInt64.random(in: .min ... .max))", isDirectory: false)
-        do {
-            try Durability.write(bytes, to: temporary)
-            try Durability.rename(temporary, to: file)
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
+        try AtomicFile.write(bytes, to: pagesFolder.appendingPathComponent(sha256), durable: false)
     }
 
     /// Forgets release documents other than `id`, and the pages `release` does not list among

@@ -14,14 +14,23 @@ struct StagingFolder {
         path = folder.path
     }
 
+    /// The subfolder of the content `sha256`.
+    private func subfolder(_ sha256: String) -> String { path + "/" + sha256.prefix(2) }
+
+    /// Where the content `sha256` is staged.
+    private func stagedPath(_ sha256: String) -> String { subfolder(sha256) + "/" + sha256 }
+
+    /// Where a client from before the subfolders staged the content `sha256`.
+    private func flatPath(_ sha256: String) -> String { path + "/" + sha256 }
+
     /// The staged file of the content `sha256`.
     func file(_ sha256: String) -> URL {
-        URL(fileURLWithPath: path + "/" + sha256.prefix(2) + "/" + sha256, isDirectory: false)
+        URL(fileURLWithPath: stagedPath(sha256), isDirectory: false)
     }
 
     /// The staged file of `sha256`, to be written: its subfolder made if needed.
     func fileToWrite(_ sha256: String) -> URL {
-        _ = mkdir(path + "/" + sha256.prefix(2), 0o755)
+        _ = mkdir(subfolder(sha256), 0o755)
         return file(sha256)
     }
 
@@ -30,7 +39,7 @@ struct StagingFolder {
     /// before. One `rename(2)` in the common case: the file's absence is looked into only when
     /// a rename fails.
     func move(_ sha256: String, to destination: URL) throws -> Bool {
-        for source in [path + "/" + sha256.prefix(2) + "/" + sha256, path + "/" + sha256] {
+        for source in [stagedPath(sha256), flatPath(sha256)] {
             if rename(source, destination.path) == 0 { return true }
             let error = errno
             // Missing: the staged file, or the destination's folder (an error, not "moved").
@@ -44,7 +53,7 @@ struct StagingFolder {
     /// The staged file of `sha256` as a switch journal names it: in its subfolder, or, for a
     /// journal written by a client from before the subfolders, directly in the folder.
     func journaled(_ sha256: String) -> URL {
-        let flat = path + "/" + sha256
+        let flat = flatPath(sha256)
         return access(flat, F_OK) == 0 ? URL(fileURLWithPath: flat, isDirectory: false) : file(sha256)
     }
 }

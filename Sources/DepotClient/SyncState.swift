@@ -43,29 +43,21 @@ struct SyncState: Codable, Equatable {
     }
 }
 
-/// Replacing a file so that a reader, or a crash, sees the old content or the new, never a part.
+/// Replacing a file so that a reader sees the old content or the new, never a part.
 enum AtomicFile {
-    /// Writes `data` beside `url`, fsyncs it, renames it over `url` and fsyncs the folder.
-    static func write(_ data: Data, to url: URL) throws {
+    /// Writes `data` beside `url` and renames it over `url`. When `durable`, the new file is
+    /// fsynced before the rename and the folder after it, so that a crash too leaves the old
+    /// content or the new; otherwise a crash may leave either, or a damaged file (which callers
+    /// check, as the release cache does by hash).
+    static func write(_ data: Data, to url: URL, durable: Bool = true) throws {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw SyncError(.io, "cannot write \(temporary.path)")
-        }
         do {
-            let handle = try FileHandle(forWritingTo: temporary)
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            try handle.close()
-            try replace(url, with: temporary)
+            try Durability.write(data, to: temporary, synchronized: durable)
+            try Durability.rename(temporary, to: url)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw error
         }
-    }
-
-    /// Renames `source` (a complete, fsynced file in the same folder) over `destination`.
-    static func replace(_ destination: URL, with source: URL) throws {
-        try Durability.rename(source, to: destination)
-        try Durability.synchronizeFolder(destination.deletingLastPathComponent())
+        if durable { try Durability.synchronizeFolder(url.deletingLastPathComponent()) }
     }
 }

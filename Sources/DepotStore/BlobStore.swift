@@ -217,6 +217,11 @@ extension BlobStore {
 }
 
 extension BlobStore {
+    /// A new name in the temporary folder (emptied at start-up), ending in `.extension`.
+    public func temporaryPath(extension: String) -> FilePath {
+        temporaryDirectory.appending("\(String(UInt64.random(in: .min ... .max), radix: 36)).\(`extension`)")
+    }
+
     /// Creates and removes a file in the temporary folder; throws when the store cannot be written.
     public func checkWritable() async throws {
         let probe = temporaryDirectory.appending("ready-\(UInt64.random(in: .min ... .max))")

@@ -75,7 +75,7 @@ struct ReleaseSwitchTests {
             // What a sync killed after `steps` steps left: the journal, and that many steps done.
             try AtomicFile.write(try JSONEncoder().encode(journal), to: client.journalFile)
             if steps >= 1 { try FileManager.default.removeItem(at: folder.appendingPathComponent("old")) }
-            if steps >= 2 { try AtomicFile.replace(folder.appendingPathComponent("a"), with: client.stagingFolder.appendingPathComponent("sha-a2")) }
+            if steps >= 2 { try Durability.rename(client.stagingFolder.appendingPathComponent("sha-a2"), to: folder.appendingPathComponent("a")) }
             if steps >= 3 {
                 try FileManager.default.createDirectory(at: folder.appendingPathComponent("b"), withIntermediateDirectories: true)
                 try FileManager.default.copyItem(
@@ -84,7 +84,7 @@ struct ReleaseSwitchTests {
                 )
             }
             if steps >= 4 {
-                try AtomicFile.replace(folder.appendingPathComponent("d"), with: client.stagingFolder.appendingPathComponent("sha-same"))
+                try Durability.rename(client.stagingFolder.appendingPathComponent("sha-same"), to: folder.appendingPathComponent("d"))
             }
             #expect(client.currentRelease?.number == 1, "the state is saved last")
             let seen = try client.withCurrentRelease { $0?.number }

@@ -92,6 +92,12 @@ public struct DeltaConfiguration: Sendable {
     public var blockSize: Int
     /// Contents smaller than this get no block index; 0 turns block indexes off.
     public var blockIndexMinimumBytes: Int64
+
+    /// Whether content of `size` bytes gets a block index (``blockIndexMinimumBytes``): the one
+    /// rule of an upload indexed as it arrives and of an index made after.
+    public func indexesBlocks(ofSize size: Int64) -> Bool {
+        blockIndexMinimumBytes > 0 && size >= blockIndexMinimumBytes
+    }
     /// Contents smaller than this get no patch, to them or from them: a patch's request costs
     /// a round trip and about half a kilobyte of header fields each way, more than it can save
     /// on a file of a few kilobytes, and making it costs the publish a catalog commit. 0 makes

@@ -134,8 +134,7 @@ final class PatchMaker: Service {
     /// another way.
     func prepare(path: String, target: BlobRecord) async {
         // Most files of a large tree are small: no catalog read at all for them.
-        let indexes = configuration.blockIndexMinimumBytes > 0 && target.size >= configuration.blockIndexMinimumBytes
-        guard indexes || (makesPatches && target.size >= configuration.patchMinimumBytes) else { return }
+        guard configuration.indexesBlocks(ofSize: target.size) || (makesPatches && target.size >= configuration.patchMinimumBytes) else { return }
         do {
             try await makeBlockIndex(of: target)
             guard makesPatches else { return }
@@ -257,8 +256,7 @@ final class PatchMaker: Service {
     /// Makes and records the block index of `content` when it is large enough and has none:
     /// from `tapped` when it was made as the content arrived, else from the stored file.
     private func makeBlockIndex(of content: BlobRecord, tapped: BlockIndexTap? = nil) async throws {
-        let minimum = configuration.blockIndexMinimumBytes
-        guard minimum > 0, content.size >= minimum, try await catalog.blockIndex(of: content.sha256) == nil else { return }
+        guard configuration.indexesBlocks(ofSize: content.size), try await catalog.blockIndex(of: content.sha256) == nil else { return }
         let started = ContinuousClock.now
         let index: [UInt8]
         let packedPath: FilePath
@@ -267,7 +265,7 @@ final class PatchMaker: Service {
             packedPath = FilePath(tapped.packedPath)
         } else {
             let contentPath = store.path(forSHA256: content.sha256).string
-            packedPath = store.temporaryDirectory.appending("\(UUID().uuidString).zblocks")
+            packedPath = store.temporaryPath(extension: "zblocks")
             let blockSize = configuration.blockSize
             index = try await encoder.runIfActive {
                 try BlockIndexMaker.make(content: contentPath, packedPath: packedPath.string, blockSize: blockSize)

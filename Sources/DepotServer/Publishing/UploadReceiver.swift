@@ -51,13 +51,10 @@ struct UploadReceiver: Sendable {
         }
         // A body whose announced length earns a block index is indexed as it arrives; without
         // a tap (its file could not be made), the index is made from the stored file later.
-        let minimum = configuration.deltas.blockIndexMinimumBytes
         let tap =
-            indexing && minimum > 0 && (length ?? 0) >= minimum
-            ? try? BlockIndexTap(
-                packedPath: store.temporaryDirectory.appending("\(UInt64.random(in: .min ... .max)).zblocks").string,
-                blockSize: configuration.deltas.blockSize
-            ) : nil
+            indexing && configuration.deltas.indexesBlocks(ofSize: length ?? 0)
+            ? try? BlockIndexTap(packedPath: store.temporaryPath(extension: "zblocks").string, blockSize: configuration.deltas.blockSize)
+            : nil
         do {
             let blob = try await store.ingest(LimitedBody(base: request.body, limit: configuration.maxUploadBytes), indexing: tap) {
                 try expectation.verify($0)
