@@ -94,7 +94,7 @@ struct ServerHardeningTests {
             try await RawHTTPConnection.with(port: server.port) { connection in
                 // Until the publishes have spanned three seconds (the window where a stale Date
                 // shows): about three seconds here, but a publish under a full parallel run of
-                // the suites on two cores has taken 4–11 s (its fsyncs wait for the other
+                // the suites on two cores has taken 4–16 s (its fsyncs wait for the other
                 // tests' writes), so the loop may run for up to two minutes.
                 let deadline = ContinuousClock.now + .seconds(120)
                 var checked = 0
