@@ -8,7 +8,7 @@ let swiftSettings: [SwiftSetting] = [
 ]
 
 /// Every `NNNN_name.sql` file of `migrations/`, in order. SwiftPM caches this manifest by its
-/// text, so adding a migration means editing this file: the newest is 0007_block_indexes.sql.
+/// text, so adding a migration means editing this file: the newest is 0008_rollouts.sql.
 let migrationFiles: [String] = {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("migrations")
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

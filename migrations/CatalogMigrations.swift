@@ -14,5 +14,6 @@ public enum CatalogMigrations {
         ("0005_public_files", String(decoding: PackageResources._005_public_files_sql, as: UTF8.self)),
         ("0006_document_deltas", String(decoding: PackageResources._006_document_deltas_sql, as: UTF8.self)),
         ("0007_block_indexes", String(decoding: PackageResources._007_block_indexes_sql, as: UTF8.self)),
+        ("0008_rollouts", String(decoding: PackageResources._008_rollouts_sql, as: UTF8.self)),
     ]
 }

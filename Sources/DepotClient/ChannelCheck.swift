@@ -57,7 +57,7 @@ public enum ChannelCheck {
     /// them over ``ChannelDocument/signedText``; under a root, it must name that root's version
     /// and carry signatures by a threshold of its channel keys, and the root must not have
     /// expired. Then it must not be past `expires`, and its serial must not be lower than the last
-    /// accepted one under the same root (nor equal with another release): an edge cache or
+    /// accepted one under the same root (nor equal naming another release, or rollout): an edge cache or
     /// mirror replaying an old document cannot move the client back. A document under a newer
     /// root than the last one starts the serials afresh: that is how a new root recovers clients
     /// from a leaked key's high serial, or from a server restored from a backup.
@@ -76,6 +76,14 @@ public enum ChannelCheck {
         guard ContentAddress.isSHA256(document.release), document.url == "/releases/\(document.release)"
         else {
             throw SyncError(.corrupt, "the channel document names no valid release")
+        }
+        if let rollout = document.rollout {
+            guard ContentAddress.isSHA256(rollout.release), rollout.url == "/releases/\(rollout.release)", rollout.release != document.release else {
+                throw SyncError(.corrupt, "the channel document's rollout names no valid release")
+            }
+            guard (0...100).contains(rollout.percent), !rollout.salt.isEmpty, rollout.salt.utf8.count <= 64 else {
+                throw SyncError(.corrupt, "the channel document's rollout has a percentage outside 0–100 or no salt")
+            }
         }
         let today = HTTPDate(secondsSince1970: now)
         switch trust {
@@ -130,7 +138,8 @@ public enum ChannelCheck {
                         "the channel document's serial \(document.serial) is lower than the \(lastAccepted.serial) accepted before: a replay"
                     )
                 }
-                guard document.serial > lastAccepted.serial || document.release == lastAccepted.release else {
+                // The release held may be the one a rollout of that document gave the install.
+                guard document.serial > lastAccepted.serial || [document.release, document.rollout?.release].contains(lastAccepted.release) else {
                     throw SyncError(.untrusted, "the channel document's serial \(document.serial) names another release than before")
                 }
             }

@@ -162,6 +162,7 @@ public struct DepotClient: Sendable {
         guard let (document, etag) = poll.document else {
             if let document = state.channel {
                 report.signature = try ChannelCheck.check(document, channel: configuration.channel, trust: trust, now: now, lastAccepted: nil)
+                report.rollout = try rolloutSide(of: document, holding: held?.id)
             }
             return report
         }
@@ -177,10 +178,12 @@ public struct DepotClient: Sendable {
             lastAccepted: held.map { .init(serial: $0.serial, release: $0.id, root: $0.root) }
         )
         state.channel = document
-        if let held, document.release == held.id {
+        let side = try rolloutSide(of: document, holding: held?.id)
+        report.rollout = side
+        if let held, side.release == held.id {
             let next = HeldRelease(
                 id: held.id,
-                number: document.number,
+                number: side.number,
                 channel: held.channel,
                 serial: document.serial,
                 root: document.root,
@@ -194,7 +197,7 @@ public struct DepotClient: Sendable {
             return report
         }
 
-        let (release, releaseBytes) = try await fetchRelease(document.release, base: held?.id, session: session)
+        let (release, releaseBytes) = try await fetchRelease(side.release, base: held?.id, session: session)
         report.documentBytes += releaseBytes
         let before = held.flatMap { cache.release($0.id) }
         let pages = ReleasePlan.changedPages(from: before, to: release)
@@ -222,8 +225,8 @@ public struct DepotClient: Sendable {
         )
         report.unchangedCount = Int(release.files) - plan.fetches.count
         let next = HeldRelease(
-            id: document.release,
-            number: document.number,
+            id: side.release,
+            number: side.number,
             channel: document.channel,
             serial: document.serial,
             root: document.root,
@@ -249,10 +252,25 @@ public struct DepotClient: Sendable {
         try switchRelease(ReleaseJournal(state: state, moves: plan.moves, removals: plan.removals.map(\.path)))
         report.files += plan.removals.map { .init(path: $0.path, outcome: .removed, bytesTransferred: 0, size: $0.size) }
         report.release = next
-        cache.forget(releasesOtherThan: document.release, pages: Set(pages.before), keeping: release)
+        cache.forget(releasesOtherThan: side.release, pages: Set(pages.before), keeping: release)
         try? FileManager.default.removeItem(at: stagingFolder)
         removeStalePartials()
         return report
+    }
+
+    /// Which release of the channel document last followed this install follows, and why
+    /// (``RolloutSide``); `nil` before the first sync.
+    public func rolloutSide() throws -> RolloutSide? {
+        let state = SyncState.load(from: stateFile)
+        return try state.channel.map { try rolloutSide(of: $0, holding: state.release?.id) }
+    }
+
+    /// The side of this install for `document`; the install id is made when a rollout first
+    /// needs it.
+    func rolloutSide(of document: ChannelDocument, holding: String?) throws -> RolloutSide {
+        guard document.rollout != nil else { return RolloutSide.decide(document, bucket: { _ in 0 }, holding: holding) }
+        let install = try InstallID.load(orCreateAt: directory.appendingPathComponent(".depot/install-id"))
+        return RolloutSide.decide(document, bucket: install.bucket(salt:), holding: holding)
     }
 
     /// The local file for a release path; refuses paths that would leave the folder.

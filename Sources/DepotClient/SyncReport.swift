@@ -51,6 +51,9 @@ public struct SyncReport: Sendable, Codable, Equatable {
     public var release: HeldRelease?
     /// How the channel document was judged.
     public var signature: ChannelCheck.SignatureStatus = .notChecked
+    /// Which release of the channel document this install follows, and why: during a rollout,
+    /// whether it is in it. `nil` when no document was checked.
+    public var rollout: RolloutSide?
     /// The files that changed (fetched, removed or failed); the others are only counted.
     public var files: [File]
     /// Files of the release that were already up to date.

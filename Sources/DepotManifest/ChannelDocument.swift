@@ -20,6 +20,9 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
     /// The version of the root (``RootDocument``) the document is signed under, when the server
     /// has one: its serial is compared only with serials under the same root.
     public var root: Int64?
+    /// A staged rollout of a newer release, when one is under way: ``release`` is then the release
+    /// it replaces, which every client outside the rollout keeps or gets.
+    public var rollout: Rollout?
     /// Ed25519 signatures of ``signedText``, one per signing key.
     public var signatures: [Signature]
 
@@ -30,6 +33,7 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
         serial: Int64,
         expires: String,
         root: Int64? = nil,
+        rollout: Rollout? = nil,
         signatures: [Signature] = []
     ) {
         self.channel = channel
@@ -39,7 +43,33 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
         self.serial = serial
         self.expires = expires
         self.root = root
+        self.rollout = rollout
         self.signatures = signatures
+    }
+
+    /// A release reaching a share of a channel's installs: each install hashes its own random
+    /// id with ``salt`` into a bucket from 0 to 99 and takes ``release`` when its bucket is below
+    /// ``percent``. Every install gets the same document, so caches keep one object per channel;
+    /// raising the percentage with the same salt never moves an install back.
+    public struct Rollout: Codable, Hashable, Sendable {
+        /// The id of the release rolled out.
+        public var release: String
+        public var url: String
+        /// Its number, for people.
+        public var number: Int64
+        /// The share of installs that take it: 0 to 100.
+        public var percent: Int
+        /// Hex digits chosen at random when the rollout starts, so that each rollout picks its
+        /// own installs.
+        public var salt: String
+
+        public init(release: String, number: Int64, percent: Int, salt: String) {
+            self.release = release
+            self.url = "/releases/\(release)"
+            self.number = number
+            self.percent = percent
+            self.salt = salt
+        }
     }
 
     /// One signature: the key's id and the signature, base64.
@@ -66,10 +96,13 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
     /// The bytes signed: every field that decides what a client does, one per line, in a fixed
     /// order. Signing this text rather than the JSON means neither side needs a canonical JSON.
     /// A document under a root says so (`depot-channel-v2` and its `root` line); one without is
-    /// signed as before roots.
+    /// signed as before roots. A document with a rollout is `depot-channel-v3` and signs its
+    /// rollout's lines too: a client that does not know rollouts refuses it rather than trust
+    /// half of it.
     public var signedText: [UInt8] {
+        let version = rollout != nil ? "depot-channel-v3" : root == nil ? "depot-channel-v1" : "depot-channel-v2"
         let lines = [
-            root == nil ? "depot-channel-v1" : "depot-channel-v2",
+            version,
             "channel \(channel)",
             "release \(release)",
             "url \(url)",
@@ -77,7 +110,13 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
             "serial \(serial)",
             "expires \(expires)",
         ]
-        return Array((lines + (root.map { ["root \($0)"] } ?? [])).map { $0 + "\n" }.joined().utf8)
+        let rolloutLines = rollout.map {
+            [
+                "rollout-release \($0.release)", "rollout-url \($0.url)", "rollout-number \($0.number)", "rollout-percent \($0.percent)",
+                "rollout-salt \($0.salt)",
+            ]
+        }
+        return Array((lines + (root.map { ["root \($0)"] } ?? []) + (rolloutLines ?? [])).map { $0 + "\n" }.joined().utf8)
     }
 }
 

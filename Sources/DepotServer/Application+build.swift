@@ -73,6 +73,7 @@ package func buildApplication(
         patches: patches,
         files: PublishController(publisher: publisher, uploads: uploads, authenticator: publishers),
         releases: ReleaseController(publisher: publisher, uploads: uploads, authenticator: publishers),
+        rollouts: RolloutController(publisher: publisher, authenticator: publishers),
         documents: ReleaseDocumentsController(content: content, catalog: catalog, responder: responder),
         health: HealthController(catalog: catalog, store: store, logger: logger),
         dashboard: try traffic.map { traffic in
@@ -141,6 +142,7 @@ package func buildApplication(
     )
     app.addServices(patches)
     app.addServices(ChannelRefreshService(content: content, signer: configuration.channels, logger: logger))
+    app.addServices(RolloutScheduler(publisher: publisher, interval: configuration.rollouts.tickInterval, logger: logger))
     return app
 }
 
@@ -154,6 +156,7 @@ func buildRouter(
     patches: PatchMaker,
     files: PublishController,
     releases: ReleaseController,
+    rollouts: RolloutController,
     documents: ReleaseDocumentsController,
     health: HealthController,
     dashboard: DashboardController? = nil,
@@ -172,6 +175,7 @@ func buildRouter(
     ).addRoutes(to: router)
     files.addRoutes(to: router)
     releases.addRoutes(to: router)
+    rollouts.addRoutes(to: router)
     documents.addRoutes(to: router)
     health.addRoutes(to: router)
     metrics.addRoutes(to: router)

@@ -75,7 +75,7 @@ extension Catalog {
     /// - Throws: ``CatalogError`` with code `.invalid` for a bad channel name or a path listed
     ///   twice, `.conflict` for paths that collide (``PortablePath``), `.notFound` for a
     ///   deletion of a path the channel does not hold, `.moved` when the channel is not on
-    ///   ``ReleaseCommit/base``. Nothing is changed.
+    ///   ``ReleaseCommit/base`` or has a rollout under way. Nothing is changed.
     public func commit(_ commit: ReleaseCommit) async throws -> ReleaseOutcome {
         if let problem = ChannelName.problem(commit.channel) { throw CatalogError("\(commit.channel): \(problem)", code: .invalid) }
         var listed = Set<String>()
@@ -84,6 +84,7 @@ extension Catalog {
         }
         return try await database.write { db in
             let channel = commit.channel
+            try Self.refuseDuringRollout(of: channel, in: db)
             let current = try ReleaseWriter.channel(channel, in: db)
             if let base = commit.base, current?.release.id != base {
                 let on = current.map { "release \($0.release.number)" } ?? "no release"
@@ -197,19 +198,25 @@ extension Catalog {
                 }
                 throw CatalogError("There is no release \(reference)", code: .notFound)
             }
+            try Self.refuseDuringRollout(of: channel, in: db)
             return try Self.move(channel, to: target, kind: "promote", restores: nil, now: now.secondsSince1970, in: db)
         }
     }
 
     /// Points `channel` back at the release it pointed to before its last move. A second
     /// rollback goes one further back; a publish after a rollback starts from the restored
-    /// release.
+    /// release. During a rollout, rolls the rollout back: every install goes to the release the
+    /// channel points to.
     ///
     /// - Throws: ``CatalogError`` `.notFound` for a channel without a release, `.conflict` when
     ///   there is nothing earlier, `.gone` when retention removed the earlier release.
     public func rollback(_ channel: String, now: HTTPDate) async throws -> ChannelMove {
         try await database.write { db in
-            let events = "SELECT serial, release, kind, restores FROM channel_event WHERE channel = ?"
+            if let rollout = try Self.liveRollout(of: channel, in: db) {
+                return try Self.rollBack(rollout, reason: "rolled back with the channel", now: now.secondsSince1970, in: db)
+            }
+            // Rollout events move no pointer: the moves are publishes, promotes and rollbacks.
+            let events = "SELECT serial, release, kind, restores FROM channel_event WHERE channel = ? AND kind != 'rollout'"
             guard let latest = try Row.fetchOne(db, sql: events + " ORDER BY serial DESC LIMIT 1", arguments: [channel]) else {
                 throw CatalogError("The channel \(channel) has no release", code: .notFound)
             }
@@ -283,8 +290,15 @@ extension Catalog {
         return try Int64(reference).flatMap { try ReleaseSummary.fetch(number: $0, in: db) }
     }
 
-    static func move(_ channel: String, to target: ReleaseSummary, kind: String, restores: Int64?, now: Int64, in db: Database) throws -> ChannelMove
-    {
+    static func move(
+        _ channel: String,
+        to target: ReleaseSummary,
+        kind: String,
+        restores: Int64?,
+        detail: String? = nil,
+        now: Int64,
+        in db: Database
+    ) throws -> ChannelMove {
         let current = try ReleaseWriter.channel(channel, in: db)
         if let current, current.release.id == target.id {
             return ChannelMove(channel: channel, from: current.release, to: target, serial: current.serial, diff: ReleaseDiff())
@@ -294,7 +308,7 @@ extension Catalog {
         // A release retention retired is kept again while a channel points to it, and for the
         // grace period once none does.
         try db.execute(sql: "UPDATE release SET retired_at = NULL WHERE id = ?", arguments: [target.id])
-        let serial = try ReleaseWriter.point(channel, to: target, kind: kind, restores: restores, now: now, in: db)
+        let serial = try ReleaseWriter.point(channel, to: target, kind: kind, restores: restores, detail: detail, now: now, in: db)
         return ChannelMove(channel: channel, from: current?.release, to: target, serial: serial, diff: diff)
     }
 
@@ -328,13 +342,15 @@ extension Catalog {
         return version
     }
 
-    /// Retires the versions of `path` but its last `keeping`, except those a channel holds.
+    /// Retires the versions of `path` but its last `keeping`, except those a channel or a live
+    /// rollout holds.
     static func retireOldVersions(of path: String, keeping: Int, now: Int64, in db: Database) throws {
         try db.cachedStatement(
             sql: """
                 UPDATE file_version SET retired_at = ? WHERE path = ? AND retired_at IS NULL
                 AND version NOT IN (SELECT version FROM file_version WHERE path = ? ORDER BY version DESC LIMIT ?)
                 AND NOT EXISTS (SELECT 1 FROM channel_file WHERE channel_file.path = file_version.path AND channel_file.version = file_version.version)
+                AND NOT EXISTS (SELECT 1 FROM rollout_file WHERE rollout_file.path = file_version.path AND rollout_file.version = file_version.version)
                 """
         ).execute(arguments: [now, path, path, keeping])
     }

@@ -19,18 +19,21 @@ extension Catalog {
             try db.execute(
                 sql: """
                     UPDATE release SET retired_at = ?
-                    WHERE retired_at IS NULL AND id NOT IN (SELECT release FROM channel)
+                    WHERE retired_at IS NULL AND id NOT IN (SELECT release FROM channel) AND id NOT IN (SELECT release FROM rollout WHERE ended_at IS NULL)
                     AND number <= (SELECT MAX(number) FROM release) - ?
                     """,
                 arguments: [now.secondsSince1970, max(0, keeping)]
             )
             try db.execute(
-                sql: "DELETE FROM release WHERE retired_at < ? AND id NOT IN (SELECT release FROM channel)",
+                sql:
+                    "DELETE FROM release WHERE retired_at < ? AND id NOT IN (SELECT release FROM channel) AND id NOT IN (SELECT release FROM rollout WHERE ended_at IS NULL)",
                 arguments: [cutoff.secondsSince1970]
             )
             let removed = db.changesCount
             if removed > 0 {
                 try Self.removeUnlistedPages(in: db)
+                try db.execute(sql: "DELETE FROM report_count WHERE release NOT IN (SELECT id FROM release)")
+                try db.execute(sql: "DELETE FROM report_install WHERE release NOT IN (SELECT id FROM release)")
                 try db.execute(
                     sql: """
                         DELETE FROM document_delta

@@ -121,7 +121,9 @@ public final class Catalog: Sendable {
             try db.execute(
                 sql: """
                     DELETE FROM file_version WHERE retired_at IS NOT NULL AND retired_at < ? AND NOT EXISTS (
-                        SELECT 1 FROM channel_file WHERE channel_file.path = file_version.path AND channel_file.version = file_version.version)
+                        SELECT 1 FROM channel_file WHERE channel_file.path = file_version.path AND channel_file.version = file_version.version
+                    ) AND NOT EXISTS (
+                        SELECT 1 FROM rollout_file WHERE rollout_file.path = file_version.path AND rollout_file.version = file_version.version)
                     """,
                 arguments: [cutoff.secondsSince1970]
             )

@@ -44,6 +44,8 @@ public struct ChannelState: Hashable, Sendable {
     /// Grows with every move of the channel.
     public let serial: Int64
     public let updatedAt: Int64
+    /// The rollout under way, which the channel's document names, if any.
+    public let rollout: Rollout?
 }
 
 /// How one release differs from another, path by path.

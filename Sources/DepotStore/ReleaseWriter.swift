@@ -18,7 +18,18 @@ enum ReleaseWriter {
         guard let row = try Row.fetchOne(db, sql: "SELECT release, serial, updated_at FROM channel WHERE name = ?", arguments: [name]),
             let release = try ReleaseSummary.fetch(id: row["release"], in: db)
         else { return nil }
-        return ChannelState(name: name, release: release, serial: row["serial"], updatedAt: row["updated_at"])
+        let rollout = try Row.fetchOne(
+            db,
+            sql: "SELECT \(Rollout.columns) FROM \(Rollout.from) WHERE rollout.channel = ? AND ended_at IS NULL",
+            arguments: [name]
+        )
+        return ChannelState(
+            name: name,
+            release: release,
+            serial: row["serial"],
+            updatedAt: row["updated_at"],
+            rollout: rollout.map(Rollout.init(row:))
+        )
     }
 
     /// The root document of `release`.
@@ -124,18 +135,42 @@ enum ReleaseWriter {
 
     /// Points `channel` at `release` and records the move; returns the channel's new serial.
     @discardableResult
-    static func point(_ channel: String, to release: ReleaseSummary, kind: String, restores: Int64?, now: Int64, in db: Database) throws -> Int64 {
-        let serial = (try Int64.fetchOne(db, sql: "SELECT MAX(serial) FROM channel_event WHERE channel = ?", arguments: [channel]) ?? 0) + 1
-        try db.execute(
-            sql: "INSERT INTO channel_event (channel, serial, release, kind, restores, at) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [channel, serial, release.id, kind, restores, now]
-        )
+    static func point(
+        _ channel: String,
+        to release: ReleaseSummary,
+        kind: String,
+        restores: Int64?,
+        detail: String? = nil,
+        now: Int64,
+        in db: Database
+    ) throws -> Int64 {
+        let serial = try recordEvent(channel, release: release.id, kind: kind, restores: restores, detail: detail, now: now, in: db)
         try db.execute(
             sql: """
                 INSERT INTO channel (name, release, serial, updated_at) VALUES (?, ?, ?, ?)
                 ON CONFLICT(name) DO UPDATE SET release = excluded.release, serial = excluded.serial, updated_at = excluded.updated_at
                 """,
             arguments: [channel, release.id, serial, now]
+        )
+        return serial
+    }
+
+    /// Adds an event to the channel's history, with the next serial, and returns that serial.
+    /// A `rollout` event moves no pointer but changes the channel's document: the caller sets
+    /// the channel's serial (``point(_:to:kind:restores:detail:now:in:)`` does for a move).
+    static func recordEvent(
+        _ channel: String,
+        release: String,
+        kind: String,
+        restores: Int64? = nil,
+        detail: String?,
+        now: Int64,
+        in db: Database
+    ) throws -> Int64 {
+        let serial = (try Int64.fetchOne(db, sql: "SELECT MAX(serial) FROM channel_event WHERE channel = ?", arguments: [channel]) ?? 0) + 1
+        try db.execute(
+            sql: "INSERT INTO channel_event (channel, serial, release, kind, restores, detail, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            arguments: [channel, serial, release, kind, restores, detail, now]
         )
         return serial
     }

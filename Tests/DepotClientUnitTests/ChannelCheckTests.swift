@@ -21,9 +21,17 @@ struct ChannelCheckTests {
         serial: Int64 = 10,
         expires: String = "Mon, 30 Nov 2026 12:00:00 GMT",
         signedBy keys: [Curve25519.Signing.PrivateKey] = [key],
+        rollout percent: Int? = nil,
         tamper: ((inout ChannelDocument) -> Void)? = nil
     ) -> ChannelDocument {
-        var document = ChannelDocument(channel: "stable", release: release, number: 3, serial: serial, expires: expires)
+        var document = ChannelDocument(
+            channel: "stable",
+            release: release,
+            number: 3,
+            serial: serial,
+            expires: expires,
+            rollout: percent.map { .init(release: releaseB, number: 4, percent: $0, salt: "5a17") }
+        )
         document.signatures = keys.map { key in
             let id = ChannelDocument.keyID(ofRawKey: Array(key.publicKey.rawRepresentation)) { Array(SHA256.hash(data: $0)) }
             return .init(keyID: id, signature: (try! key.signature(for: Data(document.signedText))).base64EncodedString())
@@ -35,6 +43,8 @@ struct ChannelCheckTests {
     enum Expected: Equatable {
         case verified, notChecked
         case refused(String)
+        /// Malformed, whatever the trust.
+        case corrupt(String)
     }
 
     static let cases:
@@ -72,6 +82,35 @@ struct ChannelCheckTests {
             ("the same serial and release (re-signed)", document(), [key.publicKey], .init(serial: 10, release: releaseA), .verified),
             ("a higher serial", document(release: releaseB, serial: 11), [key.publicKey], .init(serial: 10, release: releaseA), .verified),
             ("no trusted key: not checked", document(signedBy: []), [], .init(serial: 99, release: releaseB), .notChecked),
+            ("a signed rollout", document(rollout: 10), [key.publicKey], nil, .verified),
+            (
+                "a rollout's percentage raised after signing", document(rollout: 10) { $0.rollout?.percent = 100 }, [key.publicKey], nil,
+                .refused("not signed by a trusted key")
+            ),
+            (
+                "a rollout's salt changed after signing", document(rollout: 10) { $0.rollout?.salt = "0" }, [key.publicKey], nil,
+                .refused("not signed by a trusted key")
+            ),
+            (
+                "a rollout stripped after signing", document(rollout: 10) { $0.rollout = nil }, [key.publicKey], nil,
+                .refused("not signed by a trusted key")
+            ),
+            (
+                "a rollout added after signing", document { $0.rollout = .init(release: releaseB, number: 4, percent: 100, salt: "1") },
+                [key.publicKey], nil, .refused("not signed by a trusted key")
+            ),
+            (
+                "a rollout of the base release",
+                document(rollout: 10) {
+                    $0.rollout?.release = releaseA
+                    $0.rollout?.url = "/releases/\(releaseA)"
+                }, [], nil, .corrupt("rollout names no valid release")
+            ),
+            ("a rollout over 100%", document(rollout: 101), [], nil, .corrupt("outside 0–100")),
+            (
+                "the same serial, the install on the rollout's release", document(rollout: 10), [key.publicKey], .init(serial: 10, release: releaseB),
+                .verified
+            ),
         ]
 
     @Test("each document is verified, or refused with its reason", arguments: 0..<cases.count)
@@ -84,11 +123,12 @@ struct ChannelCheckTests {
             case .notChecked: outcome = .notChecked
             }
         } catch {
-            #expect(error.code == .untrusted, "\(row.name)")
-            outcome = .refused(error.message)
+            #expect(error.code == .untrusted || error.code == .corrupt, "\(row.name)")
+            outcome = error.code == .corrupt ? .corrupt(error.message) : .refused(error.message)
         }
         switch (row.expected, outcome) {
-        case (.refused(let reason), .refused(let message)): #expect(message.contains(reason), "\(row.name): \(message)")
+        case (.refused(let reason), .refused(let message)), (.corrupt(let reason), .corrupt(let message)):
+            #expect(message.contains(reason), "\(row.name): \(message)")
         default: #expect(outcome == row.expected, "\(row.name)")
         }
     }

@@ -62,6 +62,7 @@ extension ServerConfiguration {
     /// | `channels.signingKeyFiles` | string array | none | more such keys: under a root, as many as its channel threshold |
     /// | `channels.rootDirectory` | string | none | folder of the signed roots, `1.root.json`… (`depot root`); none: no root |
     /// | `channels.validitySeconds` | number | `604800` | how long a signed channel document is valid; re-signed every half of it |
+    /// | `rollouts.tickSeconds` | number | `10` | how often running rollouts' gates are looked at |
     /// | `deltas.distances` | int array | `[1, 2, 4]` | earlier versions (counted back) a publish makes patches from; empty: no patches |
     /// | `deltas.onRequest` | bool | `true` | a patch from any other earlier version is made once, when a client first asks |
     /// | `deltas.maximumPendingRequests` | int | `16` | most pairs waiting for an on-request patch (503 beyond) |
@@ -135,7 +136,8 @@ extension ServerConfiguration {
             store: try BlobStoreConfiguration(reader: reader.scoped(to: "gzip")),
             publish: try PublishConfiguration(reader: reader.scoped(to: "publish"), deltas: reader.scoped(to: "deltas")),
             cachePolicy: PublishedContent.CachePolicy(reader: reader),
-            channels: try ChannelSigner(reader: reader.scoped(to: "channels"))
+            channels: try ChannelSigner(reader: reader.scoped(to: "channels")),
+            rollouts: try RolloutConfiguration(reader: reader.scoped(to: "rollouts"))
         )
     }
 }

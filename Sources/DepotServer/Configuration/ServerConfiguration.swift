@@ -81,6 +81,8 @@ public struct ServerConfiguration: Sendable {
     public var cachePolicy: PublishedContent.CachePolicy
     /// How channel documents are signed.
     public var channels: ChannelSigner
+    /// How staged rollouts are driven.
+    public var rollouts: RolloutConfiguration
 
     public init(
         host: String = "127.0.0.1",
@@ -109,7 +111,8 @@ public struct ServerConfiguration: Sendable {
         store: BlobStoreConfiguration = BlobStoreConfiguration(),
         publish: PublishConfiguration = PublishConfiguration(),
         cachePolicy: PublishedContent.CachePolicy = PublishedContent.CachePolicy(),
-        channels: ChannelSigner = ChannelSigner()
+        channels: ChannelSigner = ChannelSigner(),
+        rollouts: RolloutConfiguration = RolloutConfiguration()
     ) {
         self.host = host
         self.port = port
@@ -138,5 +141,6 @@ public struct ServerConfiguration: Sendable {
         self.publish = publish
         self.cachePolicy = cachePolicy
         self.channels = channels
+        self.rollouts = rollouts
     }
 }

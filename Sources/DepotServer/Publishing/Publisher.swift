@@ -211,7 +211,7 @@ struct Publisher: Sendable {
     /// patches to it from its earlier versions, then `commit` (the catalog's transaction, which returns its outcome and
     /// the paths it changed, `nil` when it changed nothing), then the patches between the
     /// channel's documents and the caches of the paths changed.
-    private func change<Outcome>(
+    func change<Outcome>(
         channel: String,
         newContent: [(path: String, blob: BlobRecord)],
         _ commit: () async throws -> (Outcome, changed: [String]?)

@@ -82,8 +82,23 @@ public struct ChannelSigner: Sendable {
     }
 
     /// The document of `channel`, signed by every key.
-    func document(channel: String, release: String, number: Int64, serial: Int64, expires: String) throws -> ChannelDocument {
-        var document = ChannelDocument(channel: channel, release: release, number: number, serial: serial, expires: expires, root: root?.version)
+    func document(
+        channel: String,
+        release: String,
+        number: Int64,
+        serial: Int64,
+        expires: String,
+        rollout: ChannelDocument.Rollout? = nil
+    ) throws -> ChannelDocument {
+        var document = ChannelDocument(
+            channel: channel,
+            release: release,
+            number: number,
+            serial: serial,
+            expires: expires,
+            root: root?.version,
+            rollout: rollout
+        )
         let text = document.signedText
         document.signatures = try keys.map { try Ed25519.sign(text, with: $0) }
         return document

@@ -77,7 +77,15 @@ public final class PublishedContent: Sendable {
                 release: channel.release.id,
                 number: channel.release.number,
                 serial: channel.serial,
-                expires: HTTPDate(secondsSince1970: expires).imfFixdate
+                expires: HTTPDate(secondsSince1970: expires).imfFixdate,
+                rollout: channel.rollout.map { rollout in
+                    ChannelDocument.Rollout(
+                        release: rollout.release,
+                        number: rollout.releaseNumber ?? 0,
+                        percent: rollout.percent,
+                        salt: rollout.salt
+                    )
+                }
             )
             let resource = try Self.jsonResource(
                 Array(try APIJSON.encoder.encode(document)) + [UInt8(ascii: "\n")],

@@ -1,0 +1,114 @@
+import DepotAPI
+import DepotConnection
+import DepotHTTP
+import DepotStore
+import Foundation
+import Hummingbird
+import Logging
+
+/// Staged rollouts through the one sequence of a change (``Publisher/change(channel:newContent:_:)``):
+/// every move re-signs the channel's document at once; a completion also refreshes the caches of
+/// the paths it changed.
+extension Publisher {
+    /// Starts a rollout from `request`, with a fresh random salt.
+    func startRollout(_ request: RolloutRequest, channel: String, logger: Logger) async throws -> RolloutInfo {
+        let plan = try await refusingBadChanges {
+            try RolloutPlan(
+                steps: request.steps ?? RolloutPlan.defaultSteps,
+                everySeconds: request.everySeconds ?? 3600,
+                maxFailureRate: request.maxFailureRate ?? 0.02,
+                minReports: request.minReports ?? 200,
+                autoRollback: request.autoRollback ?? true
+            )
+        }
+        var generator = SystemRandomNumberGenerator()
+        let salt = (0..<8).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        let rollout = try await change(channel: channel, newContent: []) {
+            (try await catalog.startRollout(request.release, to: channel, plan: plan, salt: salt, now: .now()), [String]())
+        }
+        logger.info(
+            "Rollout started",
+            metadata: ["channel": "\(channel)", "release": "\(rollout.releaseNumber ?? 0)", "percent": "\(rollout.percent)"]
+        )
+        return try await info(rollout)
+    }
+
+    /// The newest rollout of `channel`.
+    func rollout(of channel: String) async throws -> RolloutInfo {
+        guard let rollout = try await catalog.rollout(of: channel) else {
+            throw HTTPError(.notFound, message: "\(channel) has had no rollout")
+        }
+        return try await info(rollout)
+    }
+
+    /// Pauses, resumes, halts or rolls back the live rollout of `channel`.
+    func changeRollout(of channel: String, _ action: String, logger: Logger) async throws -> RolloutInfo {
+        let rollout = try await change(channel: channel, newContent: []) {
+            let now = HTTPDate.now()
+            let rollout: Rollout =
+                switch action {
+                case "pause": try await catalog.changeRollout(of: channel, .pause, now: now)
+                case "resume": try await catalog.changeRollout(of: channel, .resume, now: now)
+                case "halt": try await catalog.changeRollout(of: channel, .halt, now: now)
+                case "rollback": try await catalog.rollBackRollout(of: channel, now: now)
+                default: throw CatalogError("A rollout can be paused, resumed, halted or rolled back, not \(action)d", code: .notFound)
+                }
+            return (rollout, [String]())
+        }
+        logger.info("Rollout \(action)", metadata: ["channel": "\(channel)", "state": "\(rollout.state.rawValue)", "percent": "\(rollout.percent)"])
+        return try await info(rollout)
+    }
+
+    /// One tick of the scheduler at `now`: each running rollout's gate, on the reports since its
+    /// step began, and its decision carried out. Returns the moves made.
+    @discardableResult
+    func tickRollouts(now: HTTPDate, logger: Logger) async throws -> [Catalog.RolloutMove] {
+        var moves: [Catalog.RolloutMove] = []
+        for rollout in try await catalog.runningRollouts() {
+            let counts = try await catalog.reportCounts(release: rollout.release, since: rollout.stepStartedAt)
+            let decision = RolloutGate.decide(plan: rollout.plan, stepStartedAt: rollout.stepStartedAt, now: now.secondsSince1970, counts: counts)
+            guard
+                let move = try await change(
+                    channel: rollout.channel,
+                    newContent: [],
+                    {
+                        guard let applied = try await catalog.applyGate(decision, toRollout: rollout.id, atStep: rollout.step, now: now) else {
+                            return (Catalog.RolloutMove?.none, nil)
+                        }
+                        return (applied.move, applied.changedPaths)
+                    }
+                )
+            else { continue }
+            moves.append(move)
+            logger.notice(
+                "Rollout moved",
+                metadata: ["channel": "\(rollout.channel)", "release": "\(rollout.releaseNumber ?? 0)", "move": "\(move)", "decision": "\(decision)"]
+            )
+        }
+        return moves
+    }
+
+    private func info(_ rollout: Rollout) async throws -> RolloutInfo {
+        let counts = try await catalog.reportCounts(release: rollout.release, since: rollout.stepStartedAt)
+        return RolloutInfo(
+            channel: rollout.channel,
+            release: rollout.release,
+            releaseNumber: rollout.releaseNumber,
+            base: rollout.base,
+            baseNumber: rollout.baseNumber,
+            state: rollout.state.rawValue,
+            percent: rollout.percent,
+            steps: rollout.plan.steps,
+            step: rollout.step,
+            everySeconds: rollout.plan.everySeconds,
+            maxFailureRate: rollout.plan.maxFailureRate,
+            minReports: rollout.plan.minReports,
+            autoRollback: rollout.plan.autoRollback,
+            startedAt: HTTPDate(secondsSince1970: rollout.startedAt).imfFixdate,
+            stepStartedAt: HTTPDate(secondsSince1970: rollout.stepStartedAt).imfFixdate,
+            endedAt: rollout.endedAt.map { HTTPDate(secondsSince1970: $0).imfFixdate },
+            reason: rollout.reason,
+            reports: ReportTotals(applied: counts.applied, failed: counts.failed, healthy: counts.healthy)
+        )
+    }
+}

@@ -1,0 +1,55 @@
+import DepotAPI
+import DepotManifest
+import DepotStore
+import Hummingbird
+
+/// The rollout API (docs/releases.md, "Rollouts"); every route needs a publish token and
+/// answers with ``DepotAPI/RolloutInfo``.
+///
+/// - `POST /v1/channels/{name}/rollout` with ``DepotAPI/RolloutRequest``: starts rolling a
+///   release out (201).
+/// - `GET /v1/channels/{name}/rollout`: the channel's newest rollout, live or ended.
+/// - `POST /v1/channels/{name}/rollout/{pause|resume|halt|rollback}`.
+struct RolloutController: Sendable {
+    let publisher: Publisher
+    let authenticator: BearerAuthenticator
+
+    func addRoutes(to router: Router<DepotRequestContext>) {
+        router.post("/v1/channels/:name/rollout", use: start)
+        router.get("/v1/channels/:name/rollout", use: status)
+        router.post("/v1/channels/:name/rollout/:action", use: change)
+    }
+
+    @Sendable func start(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        try authenticator.authorize(request)
+        let body = try await request.body.collect(upTo: 64 * 1024)
+        let start: RolloutRequest
+        do {
+            start = try APIJSON.decode(RolloutRequest.self, from: body.readableBytesView)
+        } catch {
+            throw HTTPError(
+                .badRequest,
+                message:
+                    #"The body must be {"release": "<number or id>", "steps": [1, 10, 50, 100], "everySeconds": 3600, "maxFailureRate": 0.02, "minReports": 200, "autoRollback": true}"#
+            )
+        }
+        return try Response.json(try await publisher.startRollout(start, channel: try channel(context), logger: context.logger), status: .created)
+    }
+
+    @Sendable func status(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        try authenticator.authorize(request)
+        return try Response.json(try await publisher.rollout(of: try channel(context)))
+    }
+
+    @Sendable func change(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        try authenticator.authorize(request)
+        let action = context.parameters.get("action") ?? ""
+        return try Response.json(try await publisher.changeRollout(of: try channel(context), action, logger: context.logger))
+    }
+
+    private func channel(_ context: DepotRequestContext) throws -> String {
+        let name = context.parameters.get("name") ?? ""
+        if let problem = ChannelName.problem(name) { throw HTTPError(.badRequest, message: "\(name.prefix(80)): \(problem)") }
+        return name
+    }
+}

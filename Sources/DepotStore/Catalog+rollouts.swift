@@ -1,0 +1,274 @@
+import DepotHTTP
+import DepotManifest
+import GRDB
+
+/// Staged rollouts (docs/releases.md, "Rollouts"). Every change of a rollout is one transaction
+/// that also adds an event to the channel's history and raises the channel's serial, so the
+/// channel's document is signed again; a step moves only from the step it read (compare and
+/// set), so a crash and restart never advances a rollout twice.
+extension Catalog {
+    /// Starts rolling the release `reference` names (its number or id) out to `channel`, at
+    /// the plan's first step, with `salt` choosing the installs.
+    ///
+    /// - Throws: ``CatalogError`` `.notFound` for an unknown channel or release, `.gone` for a
+    ///   release retention removed, `.conflict` when a rollout is under way or the channel is
+    ///   on that release already.
+    public func startRollout(_ reference: String, to channel: String, plan: RolloutPlan, salt: String, now: HTTPDate) async throws -> Rollout {
+        try await database.write { db in
+            guard let current = try ReleaseWriter.channel(channel, in: db) else {
+                throw CatalogError("The channel \(channel) has no release to roll out from", code: .notFound)
+            }
+            if let live = current.rollout {
+                throw CatalogError("\(channel) has a rollout of release \(live.releaseNumber ?? 0) under way", code: .conflict)
+            }
+            guard let target = try Self.release(reference, in: db) else { throw CatalogError("There is no release \(reference)", code: .notFound) }
+            guard target.id != current.release.id else {
+                throw CatalogError("\(channel) is on release \(target.number) already", code: .conflict)
+            }
+            let at = now.secondsSince1970
+            let percent = plan.steps[0]
+            try db.execute(
+                sql: """
+                    INSERT INTO rollout (channel, release, base, salt, steps, step, percent, state, every_seconds, max_failure_rate, min_reports,
+                        auto_rollback, started_at, step_started_at, reason)
+                    VALUES (?, ?, ?, ?, ?, 0, ?, 'running', ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    channel, target.id, current.release.id, salt, plan.steps.map(String.init).joined(separator: ","), percent, plan.everySeconds,
+                    plan.maxFailureRate, plan.minReports, plan.autoRollback, at, at, "started at \(percent)%",
+                ]
+            )
+            let id = db.lastInsertedRowID
+            // The versions clients of the rollout fetch are kept as a channel's are; a version
+            // retention removed makes the rollout impossible.
+            let diff = try ReleaseWriter.diff(from: current.release, to: target, in: db)
+            for entry in diff.added + diff.changed.map(\.after) {
+                try db.execute(
+                    sql: "UPDATE file_version SET retired_at = NULL WHERE path = ? AND version = ? AND sha256 = ?",
+                    arguments: [entry.path, entry.version, entry.sha256]
+                )
+                guard db.changesCount == 1 else {
+                    throw CatalogError(
+                        "\(entry.path) version \(entry.version) is no longer kept, so release \(target.number) cannot be rolled out",
+                        code: .gone
+                    )
+                }
+                try db.execute(sql: "INSERT INTO rollout_file (rollout, path, version) VALUES (?, ?, ?)", arguments: [id, entry.path, entry.version])
+            }
+            try db.execute(sql: "UPDATE release SET retired_at = NULL WHERE id = ?", arguments: [target.id])
+            try Self.recordRolloutEvent(channel: channel, release: target.id, detail: "started at \(percent)%", now: at, in: db)
+            return try Self.rollout(id: id, in: db)
+        }
+    }
+
+    /// The newest rollout of `channel`, live or ended.
+    public func rollout(of channel: String) async throws -> Rollout? {
+        try await database.read { db in
+            try Row.fetchOne(
+                db,
+                sql: "SELECT \(Rollout.columns) FROM \(Rollout.from) WHERE rollout.channel = ? ORDER BY rollout.id DESC LIMIT 1",
+                arguments: [channel]
+            )
+            .map(Rollout.init(row:))
+        }
+    }
+
+    /// The rollouts the scheduler looks at: running ones.
+    public func runningRollouts() async throws -> [Rollout] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(Rollout.columns) FROM \(Rollout.from) WHERE rollout.state = 'running' ORDER BY rollout.id")
+                .map(Rollout.init(row:))
+        }
+    }
+
+    /// What a person can do to a live rollout.
+    public enum RolloutAction: Sendable {
+        /// Holds it at its percentage.
+        case pause
+        /// Goes on from its percentage: a new step starts now, its reports counted afresh.
+        case resume
+        /// Holds it at its percentage, as a failed gate does.
+        case halt
+    }
+
+    /// Pauses, resumes or halts the live rollout of `channel`.
+    ///
+    /// - Throws: ``CatalogError`` `.notFound` when no rollout is under way.
+    public func changeRollout(of channel: String, _ action: RolloutAction, now: HTTPDate) async throws -> Rollout {
+        try await database.write { db in
+            guard let rollout = try Self.liveRollout(of: channel, in: db) else {
+                throw CatalogError("\(channel) has no rollout under way", code: .notFound)
+            }
+            let (state, detail): (Rollout.State, String) =
+                switch action {
+                case .pause: (.paused, "paused at \(rollout.percent)%")
+                case .resume: (.running, "resumed at \(rollout.percent)%")
+                case .halt: (.halted, "halted at \(rollout.percent)% by hand")
+                }
+            guard state != rollout.state else { return rollout }
+            try Self.update(rollout, state: state, reason: detail, stepStartedAt: action == .resume ? now.secondsSince1970 : nil, in: db)
+            try Self.recordRolloutEvent(channel: channel, release: rollout.release, detail: detail, now: now.secondsSince1970, in: db)
+            return try Self.rollout(id: rollout.id, in: db)
+        }
+    }
+
+    /// What the scheduler decided for a running rollout, carried out.
+    public enum RolloutMove: Sendable, Equatable {
+        /// The next step began, at this percentage.
+        case advanced(Int)
+        /// The rollout reached 100%: the channel points to its release.
+        case completed
+        /// The gate failed: held at its percentage.
+        case halted
+        /// The gate failed and the plan rolls back: every install goes to the base release.
+        case rolledBack
+    }
+
+    /// Applies the gate's `decision` to the rollout `id`, if it is still running at `step`: a
+    /// scheduler that read an older state, or a restart, does nothing twice. Returns the move, or
+    /// `nil` when there was none (a wait, or the rollout moved meanwhile), and the paths whose
+    /// live version changed (a completion moves the channel).
+    public func applyGate(
+        _ decision: RolloutGate.Decision,
+        toRollout id: Int64,
+        atStep step: Int,
+        now: HTTPDate
+    ) async throws -> (
+        move: RolloutMove, changedPaths: [String]
+    )? {
+        try await database.write { db in
+            let rollout = try Self.rollout(id: id, in: db)
+            guard rollout.state == .running, rollout.step == step else { return nil }
+            let at = now.secondsSince1970
+            switch decision {
+            case .wait:
+                return nil
+            case .halt(let reason):
+                if rollout.plan.autoRollback {
+                    _ = try Self.rollBack(rollout, reason: reason + "; rolled back", now: at, in: db)
+                    return (.rolledBack, [])
+                }
+                try Self.update(rollout, state: .halted, reason: "halted at \(rollout.percent)%: \(reason)", in: db)
+                try Self.recordRolloutEvent(
+                    channel: rollout.channel,
+                    release: rollout.release,
+                    detail: "halted at \(rollout.percent)%: \(reason)",
+                    now: at,
+                    in: db
+                )
+                return (.halted, [])
+            case .advance(let reason):
+                let next = rollout.plan.steps[min(step + 1, rollout.plan.steps.count - 1)]
+                guard next < 100 else {
+                    guard let target = try ReleaseSummary.fetch(id: rollout.release, in: db) else {
+                        throw CatalogError("The release of the rollout of \(rollout.channel) is no longer kept", code: .gone)
+                    }
+                    let detail = "completed: \(reason)"
+                    try db.execute(
+                        sql: "UPDATE rollout SET state = 'completed', step = ?, percent = 100, ended_at = ?, reason = ? WHERE id = ?",
+                        arguments: [rollout.plan.steps.count - 1, at, detail, id]
+                    )
+                    try db.execute(sql: "DELETE FROM rollout_file WHERE rollout = ?", arguments: [id])
+                    let moved = try Self.move(
+                        rollout.channel,
+                        to: target,
+                        kind: "promote",
+                        restores: nil,
+                        detail: "rollout " + detail,
+                        now: at,
+                        in: db
+                    )
+                    let diff = moved.diff
+                    return (.completed, diff.added.map(\.path) + diff.changed.map(\.after.path) + diff.removed.map(\.path))
+                }
+                let detail = "\(rollout.percent)% → \(next)%: \(reason)"
+                try db.execute(
+                    sql: "UPDATE rollout SET step = step + 1, percent = ?, step_started_at = ?, reason = ? WHERE id = ?",
+                    arguments: [next, at, detail, id]
+                )
+                try Self.recordRolloutEvent(channel: rollout.channel, release: rollout.release, detail: detail, now: at, in: db)
+                return (.advanced(next), [])
+            }
+        }
+    }
+
+    /// Rolls the live rollout of `channel` back: every install goes to the release it replaced.
+    ///
+    /// - Throws: ``CatalogError`` `.notFound` when no rollout is under way.
+    public func rollBackRollout(of channel: String, now: HTTPDate) async throws -> Rollout {
+        try await database.write { db in
+            guard let rollout = try Self.liveRollout(of: channel, in: db) else {
+                throw CatalogError("\(channel) has no rollout under way", code: .notFound)
+            }
+            _ = try Self.rollBack(rollout, reason: "rolled back by hand", now: now.secondsSince1970, in: db)
+            return try Self.rollout(id: rollout.id, in: db)
+        }
+    }
+
+    static func liveRollout(of channel: String, in db: Database) throws -> Rollout? {
+        try Row.fetchOne(
+            db,
+            sql: "SELECT \(Rollout.columns) FROM \(Rollout.from) WHERE rollout.channel = ? AND ended_at IS NULL",
+            arguments: [channel]
+        )
+        .map(Rollout.init(row:))
+    }
+
+    /// A publish or promote would change the release a live rollout replaces: refused.
+    static func refuseDuringRollout(of channel: String, in db: Database) throws {
+        if let rollout = try liveRollout(of: channel, in: db) {
+            throw CatalogError(
+                "\(channel) has a rollout of release \(rollout.releaseNumber ?? 0) under way: let it complete, or roll it back (depot rollout rollback), first",
+                code: .conflict
+            )
+        }
+    }
+
+    /// Ends `rollout` rolled back; the channel's pointer (the base release) stays, its document
+    /// loses the rollout. Returns the move as a rollback of the channel describes it.
+    static func rollBack(_ rollout: Rollout, reason: String, now: Int64, in db: Database) throws -> ChannelMove {
+        try db.execute(
+            sql: "UPDATE rollout SET state = 'rolled-back', ended_at = ?, reason = ? WHERE id = ?",
+            arguments: [now, reason, rollout.id]
+        )
+        try db.execute(sql: "DELETE FROM rollout_file WHERE rollout = ?", arguments: [rollout.id])
+        let serial = try recordRolloutEvent(
+            channel: rollout.channel,
+            release: rollout.base,
+            detail: "rollback at \(rollout.percent)%: \(reason)",
+            now: now,
+            in: db
+        )
+        guard let current = try ReleaseWriter.channel(rollout.channel, in: db) else {
+            throw CatalogError("The channel \(rollout.channel) has no release", code: .notFound)
+        }
+        return ChannelMove(
+            channel: rollout.channel,
+            from: try ReleaseSummary.fetch(id: rollout.release, in: db),
+            to: current.release,
+            serial: serial,
+            diff: ReleaseDiff()
+        )
+    }
+
+    @discardableResult
+    static func recordRolloutEvent(channel: String, release: String, detail: String, now: Int64, in db: Database) throws -> Int64 {
+        let serial = try ReleaseWriter.recordEvent(channel, release: release, kind: "rollout", detail: detail, now: now, in: db)
+        try db.execute(sql: "UPDATE channel SET serial = ?, updated_at = ? WHERE name = ?", arguments: [serial, now, channel])
+        return serial
+    }
+
+    private static func update(_ rollout: Rollout, state: Rollout.State, reason: String, stepStartedAt: Int64? = nil, in db: Database) throws {
+        try db.execute(
+            sql: "UPDATE rollout SET state = ?, reason = ?, step_started_at = COALESCE(?, step_started_at) WHERE id = ?",
+            arguments: [state.rawValue, reason, stepStartedAt, rollout.id]
+        )
+    }
+
+    private static func rollout(id: Int64, in db: Database) throws -> Rollout {
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(Rollout.columns) FROM \(Rollout.from) WHERE rollout.id = ?", arguments: [id]) else {
+            throw CatalogError("There is no rollout \(id)", code: .notFound)
+        }
+        return Rollout(row: row)
+    }
+}

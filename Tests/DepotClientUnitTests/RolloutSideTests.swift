@@ -1,0 +1,95 @@
+import DepotClient
+import DepotManifest
+import Foundation
+import Testing
+
+/// Which side of a rollout an install takes, as a table, and the bucket rule pinned: a device
+/// and a simulated fleet run this very code, and a bucket that changed between versions would
+/// move installs across a rollout.
+@Suite("Rollout sides")
+struct RolloutSideTests {
+    static let old = String(repeating: "a", count: 64)
+    static let new = String(repeating: "b", count: 64)
+    static let other = String(repeating: "c", count: 64)
+
+    static func document(percent: Int?) -> ChannelDocument {
+        ChannelDocument(
+            channel: "stable",
+            release: old,
+            number: 7,
+            serial: 3,
+            expires: "Mon, 30 Nov 2026 12:00:00 GMT",
+            rollout: percent.map { .init(release: new, number: 8, percent: $0, salt: "5a17") }
+        )
+    }
+
+    static let cases: [(name: String, percent: Int?, bucket: Int, holding: String?, side: RolloutSide.Side, release: String)] = [
+        ("no rollout", nil, 5, nil, .noRollout, old),
+        ("no rollout while holding the newer release: a rollback", nil, 5, new, .noRollout, old),
+        ("bucket below the percentage", 10, 9, nil, .rolledOut, new),
+        ("bucket at the percentage", 10, 10, nil, .outside, old),
+        ("bucket above, holding the base", 10, 50, old, .outside, old),
+        ("bucket above, holding the rolled-out release: kept", 10, 50, new, .rolledOut, new),
+        ("bucket above, holding another release: the base", 10, 50, other, .outside, old),
+        ("0%: nobody new", 0, 0, nil, .outside, old),
+        ("100%: everybody", 100, 99, nil, .rolledOut, new),
+    ]
+
+    @Test("each install takes its side, for its reason", arguments: 0..<cases.count)
+    func table(index: Int) {
+        let row = Self.cases[index]
+        let side = RolloutSide.decide(Self.document(percent: row.percent), bucket: { _ in row.bucket }, holding: row.holding)
+        #expect(side.side == row.side, "\(row.name): \(side.reason)")
+        #expect(side.release == row.release, "\(row.name)")
+        #expect(side.number == (row.release == Self.new ? 8 : 7))
+        #expect(!side.reason.isEmpty)
+    }
+
+    @Test("buckets are pinned: SHA-256 of depot-rollout-v1, the salt and the id, modulo 100")
+    func pinnedBuckets() throws {
+        let cases: [(salt: String, id: String, bucket: Int)] = [
+            ("5e2697b98657c666", "00000000000000000000000000000000", 34),
+            ("5e2697b98657c666", "0123456789abcdef0123456789abcdef", 46),
+            ("a", "ffffffffffffffffffffffffffffffff", 86),
+        ]
+        for row in cases {
+            #expect(try #require(InstallID(row.id)).bucket(salt: row.salt) == row.bucket)
+        }
+    }
+
+    @Test("raising the percentage never moves an install back, and buckets spread evenly")
+    func monotoneAndUniform() {
+        let installs = (0..<10_000).map { _ in InstallID.random() }
+        var counts = [Int](repeating: 0, count: 100)
+        for install in installs { counts[install.bucket(salt: "5a17")] += 1 }
+        // 100 per bucket expected; 5 standard deviations either way.
+        #expect(counts.allSatisfy { (50...150).contains($0) }, "\(counts)")
+        var held: [String?] = Array(repeating: Self.old, count: installs.count)
+        for percent in [1, 10, 50, 100] {
+            let document = Self.document(percent: percent)
+            for (index, install) in installs.enumerated() {
+                let side = RolloutSide.decide(document, bucket: install.bucket(salt:), holding: held[index])
+                #expect(!(held[index] == Self.new && side.release != Self.new), "an install went back at \(percent)%")
+                held[index] = side.release
+            }
+            let share = Double(held.filter { $0 == Self.new }.count) / Double(installs.count) * 100
+            #expect(abs(share - Double(percent)) <= max(1.5, Double(percent) * 0.15), "\(share)% at \(percent)%")
+        }
+    }
+
+    @Test("an install id is made once and kept; a damaged one is made again")
+    func installID() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("install-id")
+        let first = try InstallID.load(orCreateAt: file)
+        #expect(try InstallID.load(orCreateAt: file) == first)
+        #expect(InstallID.random() != first)
+        try Data("not an id".utf8).write(to: file)
+        let second = try InstallID.load(orCreateAt: file)
+        #expect(second != first)
+        #expect(try InstallID.load(orCreateAt: file) == second)
+        for bad in ["", "0123", String(repeating: "g", count: 32), String(repeating: "A", count: 32)] { #expect(InstallID(bad) == nil) }
+    }
+}

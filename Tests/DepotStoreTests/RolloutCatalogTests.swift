@@ -1,0 +1,188 @@
+import DepotHTTP
+import DepotStore
+import DepotTestFixtures
+import Foundation
+import Testing
+
+/// Staged rollouts in the catalog: the gate as a table, and each move as one transaction that
+/// re-signs (raises the serial), moves only from the step it read, survives a reopen, and keeps
+/// what clients of the rollout fetch.
+@Suite("Rollouts in the catalog")
+struct RolloutCatalogTests {
+    typealias Fixture = ReleaseCatalogTests
+    static let now = Fixture.now
+    static func plan(
+        steps: [Int] = [10, 50, 100],
+        every: Int64 = 60,
+        rate: Double = 0.02,
+        minReports: Int64 = 200,
+        autoRollback: Bool = true
+    ) -> RolloutPlan {
+        try! RolloutPlan(steps: steps, everySeconds: every, maxFailureRate: rate, minReports: minReports, autoRollback: autoRollback)
+    }
+
+    static let gateCases: [(name: String, plan: RolloutPlan, elapsed: Int64, counts: ReportCounts, expected: String)] = [
+        ("time up, enough reports, none failed", plan(), 60, .init(applied: 200), "advance"),
+        ("time up, failure rate at the limit", plan(), 60, .init(applied: 196, failed: 4), "advance"),
+        ("time up, failure rate over the limit", plan(), 60, .init(applied: 195, failed: 5), "halt"),
+        ("time up, too few reports", plan(), 60, .init(applied: 199), "wait"),
+        ("time not up, enough good reports", plan(), 59, .init(applied: 1000), "wait"),
+        ("time not up, 30% failed of enough: halts at once", plan(), 1, .init(applied: 140, failed: 60), "halt"),
+        ("time not up, 30% failed of too few: waits for evidence", plan(), 1, .init(applied: 14, failed: 6), "wait"),
+        ("healthy reports weigh nothing", plan(), 60, .init(applied: 10, healthy: 500), "wait"),
+        ("no minimum: advances on time with no report", plan(minReports: 0), 60, .init(), "advance"),
+        ("no minimum: one failure of one halts", plan(minReports: 0), 1, .init(failed: 1), "halt"),
+        ("a zero limit: any failure halts", plan(rate: 0, minReports: 10), 60, .init(applied: 99, failed: 1), "halt"),
+    ]
+
+    @Test("the gate advances, waits or halts", arguments: 0..<gateCases.count)
+    func gate(index: Int) {
+        let row = Self.gateCases[index]
+        let decision = RolloutGate.decide(plan: row.plan, stepStartedAt: 1000, now: 1000 + row.elapsed, counts: row.counts)
+        let name: String =
+            switch decision {
+            case .advance: "advance"
+            case .halt: "halt"
+            case .wait: "wait"
+            }
+        #expect(name == row.expected, "\(row.name): \(decision)")
+    }
+
+    @Test("a plan's steps rise from 1 to 100 and end at 100", arguments: [[0, 100], [10, 5, 100], [10, 50], [], [10, 10, 100], [50, 101]])
+    func badPlans(steps: [Int]) {
+        #expect(throws: CatalogError.self) {
+            try RolloutPlan(steps: steps, everySeconds: 60, maxFailureRate: 0.02, minReports: 0, autoRollback: true)
+        }
+    }
+
+    /// Stable on release 1 (a.txt one), release 2 (a.txt two, b.txt) made on beta.
+    static func withTwoReleases(_ body: (Catalog, _ one: ReleaseSummary, _ two: ReleaseSummary, _ folder: URL) async throws -> Void) async throws {
+        try await withTemporaryDirectory { folder in
+            let catalog = try Catalog(path: folder.appendingPathComponent("catalog.sqlite").path)
+            let one = try #require(try await Fixture.commit(catalog, [Fixture.file("a.txt", "one")]).release)
+            let two = try #require(
+                try await Fixture.commit(catalog, channel: "beta", [Fixture.file("a.txt", "two"), Fixture.file("b.txt", "b")], replace: true).release
+            )
+            _ = try await Fixture.commit(catalog, channel: "beta", [Fixture.file("a.txt", "one")])
+            try await body(catalog, one, two, folder)
+        }
+    }
+
+    static func stable(_ catalog: Catalog) async throws -> ChannelState {
+        try #require(try await catalog.channels().first { $0.name == "stable" })
+    }
+
+    @Test("a start names the rollout in the channel's state, raises its serial, and refuses what would change its base")
+    func start() async throws {
+        try await Self.withTwoReleases { catalog, one, two, _ in
+            let before = try await Self.stable(catalog).serial
+            let rollout = try await catalog.startRollout(String(two.number), to: "stable", plan: Self.plan(), salt: "5a17", now: Self.now)
+            #expect(rollout.percent == 10 && rollout.state == .running && rollout.base == one.id && rollout.release == two.id)
+            let state = try await Self.stable(catalog)
+            #expect(state.release.id == one.id, "the channel keeps pointing at the base")
+            #expect(state.rollout?.release == two.id && state.rollout?.salt == "5a17" && state.serial == before + 1)
+            #expect(try await catalog.liveVersion(of: "a.txt")?.sha256 == Fixture.blob("one").sha256, "/files/ serves the base")
+
+            let refusals: [(String, () async throws -> Void)] = [
+                ("a second start", { _ = try await catalog.startRollout(two.id, to: "stable", plan: Self.plan(), salt: "1", now: Self.now) }),
+                ("a publish", { _ = try await Fixture.commit(catalog, [Fixture.file("c.txt", "c")]) }),
+                ("a promote", { _ = try await catalog.promote(String(two.number), to: "stable", now: Self.now) }),
+            ]
+            for (name, refused) in refusals {
+                let error = await #expect(throws: CatalogError.self, "\(name)") { try await refused() }
+                #expect(error?.code == .conflict, "\(name): \(error?.message ?? "")")
+            }
+            #expect(try await Self.stable(catalog).serial == before + 1, "refusals change nothing")
+            let unknown = await #expect(throws: CatalogError.self) {
+                _ = try await catalog.startRollout("99", to: "beta", plan: Self.plan(), salt: "1", now: Self.now)
+            }
+            #expect(unknown?.code == .notFound)
+        }
+    }
+
+    @Test("a step moves only from the step read: applied twice, or after a reopen, it moves once")
+    func compareAndSet() async throws {
+        try await Self.withTwoReleases { catalog, _, two, folder in
+            let rollout = try await catalog.startRollout(two.id, to: "stable", plan: Self.plan(), salt: "s", now: Self.now)
+            let advance = RolloutGate.Decision.advance(reason: "test")
+            let later = HTTPDate(secondsSince1970: Self.now.secondsSince1970 + 60)
+            #expect(try await catalog.applyGate(advance, toRollout: rollout.id, atStep: 0, now: later)?.move == .advanced(50))
+            #expect(try await catalog.applyGate(advance, toRollout: rollout.id, atStep: 0, now: later) == nil, "a second tick that read step 0")
+            let serial = try await Self.stable(catalog).serial
+
+            // A restart: the catalog opened again from its file holds the same rollout.
+            let reopened = try Catalog(path: folder.appendingPathComponent("catalog.sqlite").path)
+            let held = try #require(try await reopened.rollout(of: "stable"))
+            #expect(held.step == 1 && held.percent == 50 && held.stepStartedAt == later.secondsSince1970 && held.state == .running)
+            #expect(try await reopened.applyGate(advance, toRollout: rollout.id, atStep: 0, now: later) == nil)
+            #expect(try await Self.stable(reopened).serial == serial)
+
+            // The last step completes: the channel points to the release, the document has no rollout.
+            let done = try #require(try await reopened.applyGate(advance, toRollout: rollout.id, atStep: 1, now: later))
+            #expect(done.move == .completed && Set(done.changedPaths) == ["a.txt", "b.txt"])
+            let state = try await Self.stable(reopened)
+            #expect(state.release.id == two.id && state.rollout == nil && state.serial == serial + 1)
+            #expect(try await reopened.liveVersion(of: "a.txt")?.sha256 == Fixture.blob("two").sha256)
+            #expect(try await reopened.rollout(of: "stable")?.state == .completed)
+            // After a completed rollout the channel's rollback goes to the release before it.
+            #expect(try await reopened.rollback("stable", now: later).to.id != two.id)
+        }
+    }
+
+    @Test("a failed gate halts, or with auto-rollback ends the rollout on the base; a channel rollback rolls a live rollout back")
+    func haltAndRollback() async throws {
+        try await Self.withTwoReleases { catalog, one, two, _ in
+            let halting = try await catalog.startRollout(two.id, to: "stable", plan: Self.plan(autoRollback: false), salt: "s", now: Self.now)
+            let halt = RolloutGate.Decision.halt(reason: "30% failed")
+            #expect(try await catalog.applyGate(halt, toRollout: halting.id, atStep: 0, now: Self.now)?.move == .halted)
+            #expect(try await Self.stable(catalog).rollout?.state == .halted, "a halted rollout stays in the document, frozen")
+            #expect(try await catalog.runningRollouts().isEmpty, "the scheduler leaves it alone")
+            #expect(try await catalog.changeRollout(of: "stable", .resume, now: Self.now).state == .running)
+            let serial = try await Self.stable(catalog).serial
+            let move = try await catalog.rollback("stable", now: Self.now)
+            #expect(move.to.id == one.id)
+            let state = try await Self.stable(catalog)
+            #expect(state.release.id == one.id && state.rollout == nil && state.serial == serial + 1)
+            #expect(try await catalog.rollout(of: "stable")?.state == .rolledBack)
+
+            let automatic = try await catalog.startRollout(two.id, to: "stable", plan: Self.plan(), salt: "t", now: Self.now)
+            #expect(try await catalog.applyGate(halt, toRollout: automatic.id, atStep: 0, now: Self.now)?.move == .rolledBack)
+            #expect(try await Self.stable(catalog).rollout == nil)
+            #expect(try await catalog.rollout(of: "stable")?.reason.contains("30% failed") == true)
+        }
+    }
+
+    @Test("retention keeps the versions a live rollout's release holds")
+    func retentionKeepsRolloutVersions() async throws {
+        try await Self.withTwoReleases { catalog, _, two, _ in
+            _ = try await catalog.startRollout(two.id, to: "stable", plan: Self.plan(), salt: "s", now: Self.now)
+            // beta moves on, keeping one version a path: a.txt "two" is no channel's any more.
+            for text in ["three", "four", "five"] {
+                _ = try await catalog.commit(.init(channel: "beta", files: [Fixture.file("a.txt", text)], now: Self.now, keepVersions: 1))
+            }
+            let history = try await catalog.fileHistory(path: "a.txt")
+            let rolledOut = try #require(history.first { $0.version.sha256 == Fixture.blob("two").sha256 })
+            #expect(rolledOut.version.retiredAt == nil, "the rollout's version of a.txt is kept")
+            #expect(history.contains { $0.version.retiredAt != nil }, "other old versions are retired")
+        }
+    }
+
+    @Test("reports count each install once per release and kind; unknown releases are dropped")
+    func reports() async throws {
+        try await Self.withTwoReleases { catalog, _, two, _ in
+            let install = { (n: UInt8) in [UInt8](repeating: n, count: 32) }
+            var reports = (0..<1000).map { _ in Catalog.Report(release: two.id, install: install(1), kind: .applied) }
+            reports += [
+                .init(release: two.id, install: install(1), kind: .healthy),
+                .init(release: two.id, install: install(2), kind: .failed),
+                .init(release: two.id, install: install(2), kind: .failed),
+                .init(release: String(repeating: "0", count: 64), install: install(3), kind: .failed),
+            ]
+            #expect(try await catalog.record(reports, now: Self.now) == 3)
+            #expect(try await catalog.record(reports, now: Self.now) == 0, "sent again, nothing counts twice")
+            let counts = try await catalog.reportCounts(release: two.id, since: Self.now.secondsSince1970)
+            #expect(counts == ReportCounts(applied: 1, failed: 1, healthy: 1))
+            #expect(try await catalog.reportCounts(release: two.id, since: Self.now.secondsSince1970 + 60) == ReportCounts())
+        }
+    }
+}
