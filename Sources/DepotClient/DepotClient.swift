@@ -57,6 +57,10 @@ public struct DepotClient: Sendable {
         public var maximumDocumentBytes: Int
         /// Downloads under way at once.
         public var parallelDownloads: Int
+        /// Whether the install reports `applied`, `failed` and `healthy` to the server
+        /// (`POST /v1/reports`), for staged rollouts' gates; off unless the app turns it on.
+        /// Reports name the install only by a hash of its random id with the release.
+        public var sendsReports: Bool
 
         public init(
             channel: String = ChannelName.default,
@@ -68,7 +72,8 @@ public struct DepotClient: Sendable {
             transferRateWindow: TimeInterval = 30,
             documentTimeout: TimeInterval = 120,
             maximumDocumentBytes: Int = 16 << 20,
-            parallelDownloads: Int = 4
+            parallelDownloads: Int = 4,
+            sendsReports: Bool = false
         ) {
             self.channel = channel
             self.trustedKeys = trustedKeys
@@ -80,6 +85,7 @@ public struct DepotClient: Sendable {
             self.documentTimeout = documentTimeout
             self.maximumDocumentBytes = maximumDocumentBytes
             self.parallelDownloads = parallelDownloads
+            self.sendsReports = sendsReports
         }
     }
 
@@ -148,6 +154,8 @@ public struct DepotClient: Sendable {
             limits: TransferLimits(minimumBytesPerSecond: configuration.minimumTransferRate, window: configuration.transferRateWindow)
         )
         defer { session.finish() }
+        // Reports an earlier call could not send go first: a sync is when the server is reachable.
+        await sendReports(session: session)
 
         var trust = try trust()
         let now = now()
@@ -245,7 +253,11 @@ public struct DepotClient: Sendable {
         )
         stager.pages = afterPages
         report.files = await stager.stage(plan.fetches)
-        guard report.failedCount == 0 else { return report }
+        guard report.failedCount == 0 else {
+            let reason = report.files.first { $0.outcome == .failed }.map { "\($0.path): \($0.error ?? "failed")" } ?? "failed"
+            try await send(.failed(reason: reason), about: side.release, session: session)
+            return report
+        }
 
         state.channelETag = etag
         state.release = next
@@ -255,7 +267,15 @@ public struct DepotClient: Sendable {
         cache.forget(releasesOtherThan: side.release, pages: Set(pages.before), keeping: release)
         try? FileManager.default.removeItem(at: stagingFolder)
         removeStalePartials()
+        try await send(.applied, about: side.release, session: session)
         return report
+    }
+
+    /// Queues `report` about `release` and sends the queue, when reports are on.
+    private func send(_ report: HealthReport, about release: String, session: TransferSession) async throws {
+        guard configuration.sendsReports else { return }
+        try reportQueue.add(report, release: release)
+        await sendReports(session: session)
     }
 
     /// Which release of the channel document last followed this install follows, and why
@@ -269,7 +289,7 @@ public struct DepotClient: Sendable {
     /// needs it.
     func rolloutSide(of document: ChannelDocument, holding: String?) throws -> RolloutSide {
         guard document.rollout != nil else { return RolloutSide.decide(document, bucket: { _ in 0 }, holding: holding) }
-        let install = try InstallID.load(orCreateAt: directory.appendingPathComponent(".depot/install-id"))
+        let install = try InstallID.load(orCreateAt: installIDFile)
         return RolloutSide.decide(document, bucket: install.bucket(salt:), holding: holding)
     }
 

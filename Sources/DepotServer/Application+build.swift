@@ -47,7 +47,7 @@ package func buildApplication(
     let patches = PatchMaker(catalog: catalog, store: store, configuration: configuration.publish.deltas, metrics: metrics, logger: logger)
     let responder = ResourceResponder(rangeLimits: configuration.rangeLimits)
 
-    let publisher = Publisher(
+    var publisher = Publisher(
         catalog: catalog,
         store: store,
         content: content,
@@ -55,6 +55,8 @@ package func buildApplication(
         configuration: configuration.publish,
         patches: patches
     )
+    publisher.now = configuration.rollouts.clock
+    let reports = ReportIntake(catalog: catalog, configuration: configuration.reports)
     let publishers = BearerAuthenticator(tokens: configuration.publish.tokens, acceptsBasic: configuration.dashboard.enabled)
     let uploads = UploadReceiver(store: store, configuration: configuration.publish)
     let resolver = ContentResolver(content: content, site: site)
@@ -74,6 +76,7 @@ package func buildApplication(
         files: PublishController(publisher: publisher, uploads: uploads, authenticator: publishers),
         releases: ReleaseController(publisher: publisher, uploads: uploads, authenticator: publishers),
         rollouts: RolloutController(publisher: publisher, authenticator: publishers),
+        reports: ReportsController(intake: reports, trustedProxies: configuration.trustedProxies),
         documents: ReleaseDocumentsController(content: content, catalog: catalog, responder: responder),
         health: HealthController(catalog: catalog, store: store, logger: logger),
         dashboard: try traffic.map { traffic in
@@ -142,7 +145,8 @@ package func buildApplication(
     )
     app.addServices(patches)
     app.addServices(ChannelRefreshService(content: content, signer: configuration.channels, logger: logger))
-    app.addServices(RolloutScheduler(publisher: publisher, interval: configuration.rollouts.tickInterval, logger: logger))
+    app.addServices(RolloutScheduler(publisher: publisher, reports: reports, configuration: configuration.rollouts, logger: logger))
+    app.addServices(ReportFlushService(intake: reports, clock: configuration.rollouts.clock, logger: logger))
     return app
 }
 
@@ -157,6 +161,7 @@ func buildRouter(
     files: PublishController,
     releases: ReleaseController,
     rollouts: RolloutController,
+    reports: ReportsController,
     documents: ReleaseDocumentsController,
     health: HealthController,
     dashboard: DashboardController? = nil,
@@ -176,6 +181,7 @@ func buildRouter(
     files.addRoutes(to: router)
     releases.addRoutes(to: router)
     rollouts.addRoutes(to: router)
+    reports.addRoutes(to: router)
     documents.addRoutes(to: router)
     health.addRoutes(to: router)
     metrics.addRoutes(to: router)

@@ -53,6 +53,9 @@ extension Depot {
         @Flag(help: "Print the report as JSON.")
         var json = false
 
+        @Flag(help: "Report applied or failed releases to the server (POST /v1/reports), for staged rollouts' gates.")
+        var reports = false
+
         func validate() throws {
             if let watch, watch <= 0 { throw ValidationError("--watch takes a positive number of seconds") }
             guard (1...64).contains(parallel) else { throw ValidationError("--parallel takes 1 to 64") }
@@ -80,7 +83,8 @@ extension Depot {
                         minimumTransferRate: minimumRate,
                         transferRateWindow: rateWindow,
                         documentTimeout: documentTimeout,
-                        parallelDownloads: parallel
+                        parallelDownloads: parallel,
+                        sendsReports: reports
                     )
                 )
                 while true {
@@ -123,7 +127,8 @@ extension Depot {
         }
 
         /// `3 updated, 12 unchanged: 412 KB transferred, 24.8 MB saved; release 4 of stable, signature verified;
-        /// 2 by patch, 1 from blocks`: the last part says how the updated files arrived.
+        /// 2 by patch, 1 from blocks; rollout: in (bucket 7 is below 10%)`: how the updated files
+        /// arrived, and during a rollout which side the install is on.
         static func summary(_ report: SyncReport) -> String {
             var parts = ["\(report.updatedCount) updated", "\(report.unchangedCount) unchanged"]
             if report.removedCount > 0 { parts.append("\(report.removedCount) removed") }
@@ -139,9 +144,10 @@ extension Depot {
                 let count = report.files.filter { $0.outcome == outcome }.count
                 return count > 0 ? "\(count) \(how)" : nil
             }
+            let rollout = report.rollout.flatMap { $0.side == .noRollout ? nil : "; rollout: \($0.side == .rolledOut ? "in" : "out") (\($0.reason))" }
             return parts.joined(separator: ", ")
                 + ": \(ByteCountText(report.bytesTransferred)) transferred, \(ByteCountText(report.bytesSaved)) saved; \(release), \(signature)"
-                + (arrivals.isEmpty ? "" : "; " + arrivals.joined(separator: ", "))
+                + (arrivals.isEmpty ? "" : "; " + arrivals.joined(separator: ", ")) + (rollout ?? "")
         }
     }
 }

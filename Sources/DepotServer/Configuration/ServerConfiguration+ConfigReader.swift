@@ -63,6 +63,11 @@ extension ServerConfiguration {
     /// | `channels.rootDirectory` | string | none | folder of the signed roots, `1.root.json`… (`depot root`); none: no root |
     /// | `channels.validitySeconds` | number | `604800` | how long a signed channel document is valid; re-signed every half of it |
     /// | `rollouts.tickSeconds` | number | `10` | how often running rollouts' gates are looked at |
+    /// | `reports.maxBodyBytes` | int | 64 KiB | largest `POST /v1/reports` body |
+    /// | `reports.maxPerRequest` | int | `100` | most reports a request carries |
+    /// | `reports.perAddressPerSecond` | int | `20` | report requests a second from one client address (429 beyond) |
+    /// | `reports.maxPending` | int | `100000` | reports taken and not yet counted (503 beyond) |
+    /// | `reports.flushSeconds` | number | `1` | how often taken reports are counted into the catalog |
     /// | `deltas.distances` | int array | `[1, 2, 4]` | earlier versions (counted back) a publish makes patches from; empty: no patches |
     /// | `deltas.onRequest` | bool | `true` | a patch from any other earlier version is made once, when a client first asks |
     /// | `deltas.maximumPendingRequests` | int | `16` | most pairs waiting for an on-request patch (503 beyond) |
@@ -137,7 +142,8 @@ extension ServerConfiguration {
             publish: try PublishConfiguration(reader: reader.scoped(to: "publish"), deltas: reader.scoped(to: "deltas")),
             cachePolicy: PublishedContent.CachePolicy(reader: reader),
             channels: try ChannelSigner(reader: reader.scoped(to: "channels")),
-            rollouts: try RolloutConfiguration(reader: reader.scoped(to: "rollouts"))
+            rollouts: try RolloutConfiguration(reader: reader.scoped(to: "rollouts")),
+            reports: try ReportConfiguration(reader: reader.scoped(to: "reports"))
         )
     }
 }

@@ -83,6 +83,8 @@ public struct ServerConfiguration: Sendable {
     public var channels: ChannelSigner
     /// How staged rollouts are driven.
     public var rollouts: RolloutConfiguration
+    /// What `POST /v1/reports` takes.
+    public var reports: ReportConfiguration
 
     public init(
         host: String = "127.0.0.1",
@@ -112,7 +114,8 @@ public struct ServerConfiguration: Sendable {
         publish: PublishConfiguration = PublishConfiguration(),
         cachePolicy: PublishedContent.CachePolicy = PublishedContent.CachePolicy(),
         channels: ChannelSigner = ChannelSigner(),
-        rollouts: RolloutConfiguration = RolloutConfiguration()
+        rollouts: RolloutConfiguration = RolloutConfiguration(),
+        reports: ReportConfiguration = ReportConfiguration()
     ) {
         self.host = host
         self.port = port
@@ -142,5 +145,6 @@ public struct ServerConfiguration: Sendable {
         self.cachePolicy = cachePolicy
         self.channels = channels
         self.rollouts = rollouts
+        self.reports = reports
     }
 }

@@ -24,7 +24,7 @@ extension Publisher {
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<8).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
         let rollout = try await change(channel: channel, newContent: []) {
-            (try await catalog.startRollout(request.release, to: channel, plan: plan, salt: salt, now: .now()), [String]())
+            (try await catalog.startRollout(request.release, to: channel, plan: plan, salt: salt, now: now()), [String]())
         }
         logger.info(
             "Rollout started",
@@ -44,7 +44,7 @@ extension Publisher {
     /// Pauses, resumes, halts or rolls back the live rollout of `channel`.
     func changeRollout(of channel: String, _ action: String, logger: Logger) async throws -> RolloutInfo {
         let rollout = try await change(channel: channel, newContent: []) {
-            let now = HTTPDate.now()
+            let now = now()
             let rollout: Rollout =
                 switch action {
                 case "pause": try await catalog.changeRollout(of: channel, .pause, now: now)

@@ -19,6 +19,8 @@ struct Publisher: Sendable {
     let configuration: PublishConfiguration
     /// Makes the patches and block index a new version lists.
     let patches: PatchMaker
+    /// The time rollouts are judged by (``RolloutConfiguration/clock``).
+    var now: @Sendable () -> HTTPDate = { .now() }
 
     /// Publishes `blob`, received and held by the caller, at `path` of the default channel.
     func publish(path: String, blob: BlobRecord, contentType: String, logger: Logger) async throws -> PublishReply {

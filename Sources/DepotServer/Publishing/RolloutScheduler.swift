@@ -1,19 +1,23 @@
 import DepotConnection
-import DepotHTTP
 import Logging
 import ServiceLifecycle
 
-/// Drives running rollouts: every ``RolloutConfiguration/tickInterval`` it weighs each one's
+/// Drives running rollouts: every ``RolloutConfiguration/tickInterval`` it counts the reports
+/// taken, then weighs each running rollout's
 /// gate on the reports since its step began and carries out the decision (``Publisher/tickRollouts(now:logger:)``).
 /// Its state is the catalog's, so a restart goes on where the last tick left it.
 struct RolloutScheduler: Service {
     let publisher: Publisher
-    let interval: Duration
+    /// Its reports are counted first, so a tick weighs every report taken before it.
+    let reports: ReportIntake
+    let configuration: RolloutConfiguration
     let logger: Logger
 
     func run() async throws {
-        await runPeriodically(every: interval, logger: logger, failure: "A rollout tick failed") {
-            try await publisher.tickRollouts(now: .now(), logger: logger)
+        await runPeriodically(every: configuration.tickInterval, logger: logger, failure: "A rollout tick failed") {
+            let now = configuration.clock()
+            try await reports.flush(now: now)
+            try await publisher.tickRollouts(now: now, logger: logger)
         }
     }
 }

@@ -1,0 +1,39 @@
+/// The body of `POST /v1/reports`: what installs say about the releases they hold.
+public struct ReportBatch: Codable, Sendable, Equatable {
+    public var reports: [Report]
+
+    public init(reports: [Report]) {
+        self.reports = reports
+    }
+
+    /// One install's report about one release.
+    public struct Report: Codable, Sendable, Equatable {
+        /// The release id.
+        public var release: String
+        /// Lower-case hex SHA-256 of the install's id, a line feed and the release id: the same
+        /// install gives the same value for a release (so it counts once) and unrelated values
+        /// for two releases; the id itself never leaves the device.
+        public var install: String
+        /// `applied`, `failed` or `healthy`.
+        public var kind: String
+        /// Why, for `failed`: a short text, at most 200 bytes (logged, not stored).
+        public var reason: String?
+
+        public init(release: String, install: String, kind: String, reason: String? = nil) {
+            self.release = release
+            self.install = install
+            self.kind = kind
+            self.reason = reason
+        }
+    }
+}
+
+/// The reply to `POST /v1/reports` (202): how many reports were taken. They are counted within
+/// a second; repeats and reports about unknown releases count nothing.
+public struct ReportsReply: Codable, Sendable, Equatable {
+    public var accepted: Int
+
+    public init(accepted: Int) {
+        self.accepted = accepted
+    }
+}

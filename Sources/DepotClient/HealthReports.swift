@@ -1,0 +1,120 @@
+import Crypto
+import DepotHTTP
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What an install tells the server about a release it holds, for staged rollouts' gates
+/// (docs/releases.md, "Rollouts").
+public enum HealthReport: Sendable, Equatable {
+    /// The release was switched to. `depot sync` and ``DepotClient/sync(progress:)`` report it.
+    case applied
+    /// The release could not be applied, or the app failed with it: a short reason (at most
+    /// 200 bytes are sent).
+    case failed(reason: String)
+    /// The app opened and used the release. Only the app knows when: it calls
+    /// ``DepotClient/report(_:)``.
+    case healthy
+}
+
+/// Reports waiting to be sent, kept in `.depot/reports.json` so that an install offline keeps
+/// them for a later sync: at most ``capacity``, the oldest dropped first. Each send posts them
+/// all to `POST /v1/reports` and forgets them once the server took them (202).
+struct ReportQueue {
+    /// One report as kept: its release and what it says.
+    struct Pending: Codable, Equatable {
+        var release: String
+        var kind: String
+        var reason: String?
+    }
+
+    static let capacity = 100
+    let folder: URL
+
+    var file: URL { folder.appendingPathComponent("reports.json") }
+    var lockFile: URL { folder.appendingPathComponent("reports.lock") }
+
+    /// Adds `report` about `release` to the queue.
+    func add(_ report: HealthReport, release: String) throws {
+        let pending: Pending =
+            switch report {
+            case .applied: Pending(release: release, kind: "applied")
+            case .failed(let reason):
+                Pending(release: release, kind: "failed", reason: String(decoding: Array(reason.utf8.prefix(200)), as: UTF8.self))
+            case .healthy: Pending(release: release, kind: "healthy")
+            }
+        try withLock { queue in queue = Array((queue + [pending]).suffix(Self.capacity)) }
+    }
+
+    /// Sends every waiting report with `send` (which throws when the server did not take them),
+    /// and forgets those sent. A failure keeps them for the next time.
+    func flush(install: InstallID, _ send: ([[String: String]]) async throws -> Void) async throws {
+        let waiting = try withLock { $0 }
+        guard !waiting.isEmpty else { return }
+        let body = waiting.map { pending in
+            var report = ["release": pending.release, "install": install.reportHash(release: pending.release), "kind": pending.kind]
+            report["reason"] = pending.reason
+            return report
+        }
+        try await send(body)
+        try withLock { queue in queue.removeFirst(min(waiting.count, queue.count)) }
+    }
+
+    /// Runs `body` on the queue under an exclusive lock (the app and a sync may both add), and
+    /// saves what it leaves.
+    private func withLock<T>(_ body: (inout [Pending]) throws -> T) throws -> T {
+        let lock = try FileLock.acquire(lockFile, exclusive: true)
+        defer { lock?.unlock() }
+        var queue = (try? JSONDecoder().decode([Pending].self, from: Data(contentsOf: file))) ?? []
+        let before = queue
+        let result = try body(&queue)
+        if queue != before { try AtomicFile.write(try JSONEncoder().encode(queue), to: file, durable: false) }
+        return result
+    }
+}
+
+extension InstallID {
+    /// What a report names this install by for `release`: the SHA-256 of the id, a line feed
+    /// and the release id, in hex. The same for every report about one release, so the server
+    /// counts the install once; unrelated across releases; never the id itself.
+    public func reportHash(release: String) -> String {
+        Hex.string(SHA256.hash(data: Data("\(value)\n\(release)".utf8)))
+    }
+}
+
+extension DepotClient {
+    var reportQueue: ReportQueue { ReportQueue(folder: directory.appendingPathComponent(".depot")) }
+    var installIDFile: URL { directory.appendingPathComponent(".depot/install-id") }
+
+    /// Tells the server `report` about the release the folder holds, when
+    /// ``Configuration/sendsReports`` is on (otherwise does nothing). The report is kept in
+    /// `.depot/` first and sent at once; when the server cannot be reached it waits for the next
+    /// call or sync. Never throws for the network: only for a folder that cannot be written.
+    public func report(_ report: HealthReport) async throws {
+        guard configuration.sendsReports, let release = currentRelease else { return }
+        try reportQueue.add(report, release: release.id)
+        let session = TransferSession(configuration: sessionConfiguration, limits: TransferLimits(minimumBytesPerSecond: 0, window: 30))
+        defer { session.finish() }
+        await sendReports(session: session)
+    }
+
+    /// Sends the waiting reports over `session`; failures leave them waiting.
+    func sendReports(session: TransferSession) async {
+        guard configuration.sendsReports, let install = try? InstallID.load(orCreateAt: installIDFile) else { return }
+        try? await reportQueue.flush(install: install) { reports in
+            var request = URLRequest(url: server.appendingPathComponent("v1/reports"))
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONSerialization.data(withJSONObject: ["reports": reports], options: [.sortedKeys])
+            let (response, _) = try await BoundedFetch.run(
+                request,
+                session: session,
+                maximumBytes: 64 * 1024,
+                deadline: configuration.documentTimeout
+            )
+            guard response.statusCode == 202 else { throw SyncError(.server, "the server did not take the reports (\(response.statusCode))") }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import DepotHTTP
+import DepotStore
+import Logging
+import Synchronization
+
+/// Reports taken by `POST /v1/reports` and not yet counted: held in memory, at most
+/// ``ReportConfiguration/maxPending``, and counted into the catalog in one transaction a flush
+/// (``ReportFlushService``, and before each rollout tick). A crash loses at most one flush
+/// interval of reports, which a health counter can afford; the answer never waits for a disk.
+final class ReportIntake: Sendable {
+    let catalog: Catalog
+    let configuration: ReportConfiguration
+    private let pending = Mutex<[Catalog.Report]>([])
+    /// Requests per client address in the current second, for the rate limit: cleared as each
+    /// second begins, so it holds at most one second's addresses.
+    private let requests = Mutex<(second: Int64, counts: [String: Int])>((0, [:]))
+
+    init(catalog: Catalog, configuration: ReportConfiguration) {
+        self.catalog = catalog
+        self.configuration = configuration
+    }
+
+    /// Whether `address` may make another request in second `now`; counts it.
+    func admits(_ address: String, now: Int64) -> Bool {
+        requests.withLock { window in
+            if window.second != now { window = (now, [:]) }
+            let count = window.counts[address, default: 0] + 1
+            window.counts[address] = count
+            return count <= configuration.perAddressPerSecond
+        }
+    }
+
+    /// Takes `reports` to be counted at the next flush; false (taking none) when that would hold
+    /// more than ``ReportConfiguration/maxPending``.
+    func take(_ reports: [Catalog.Report]) -> Bool {
+        pending.withLock { pending in
+            guard pending.count + reports.count <= configuration.maxPending else { return false }
+            pending += reports
+            return true
+        }
+    }
+
+    /// Counts what was taken into the catalog, at `now`'s minute. Returns how many counted.
+    @discardableResult
+    func flush(now: HTTPDate) async throws -> Int {
+        let batch = pending.withLock { pending in
+            defer { pending = [] }
+            return pending
+        }
+        return try await catalog.record(batch, now: now)
+    }
+}

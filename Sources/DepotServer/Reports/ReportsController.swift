@@ -1,0 +1,72 @@
+import DepotAPI
+import DepotConnection
+import DepotHTTP
+import DepotManifest
+import DepotStore
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// `POST /v1/reports` (``DepotAPI/ReportBatch``): installs' health reports, open to every client
+/// like the channel documents, rate-limited per client address. A body that is not entirely
+/// valid gets 400 and counts nothing; 202 says how many reports were taken.
+struct ReportsController: Sendable {
+    let intake: ReportIntake
+    let trustedProxies: Set<String>
+
+    func addRoutes(to router: Router<DepotRequestContext>) {
+        router.post("/v1/reports", use: receive)
+    }
+
+    @Sendable func receive(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        let configuration = intake.configuration
+        let address = request.clientAddress(context: context, trustedProxies: trustedProxies) ?? "unknown"
+        guard intake.admits(address, now: HTTPDate.now().secondsSince1970) else {
+            throw HTTPError(
+                .tooManyRequests,
+                headers: [.retryAfter: "1"],
+                message: "At most \(configuration.perAddressPerSecond) report requests a second from one address (reports.perAddressPerSecond)"
+            )
+        }
+        let body = try await request.body.collect(upTo: configuration.maxBodyBytes)
+        guard let batch = try? APIJSON.decode(ReportBatch.self, from: body.readableBytesView) else {
+            throw HTTPError(
+                .badRequest,
+                message: #"The body must be {"reports": [{"release": "<id>", "install": "<hex SHA-256>", "kind": "applied|failed|healthy"}]}"#
+            )
+        }
+        guard batch.reports.count <= configuration.maxPerRequest else {
+            throw HTTPError(.contentTooLarge, message: "At most \(configuration.maxPerRequest) reports a request (reports.maxPerRequest)")
+        }
+        let reports = try batch.reports.enumerated().map { index, report in
+            guard let parsed = Self.parse(report) else {
+                throw HTTPError(
+                    .badRequest,
+                    message:
+                        "Report \(index + 1) is not a report: release and install are lower-case hex SHA-256, kind applied, failed or healthy, reason at most 200 bytes"
+                )
+            }
+            return parsed
+        }
+        for report in batch.reports where report.kind == "failed" {
+            context.logger.info(
+                "Install reported a failure",
+                metadata: ["release": "\(report.release.prefix(12))", "reason": "\(report.reason ?? "")"]
+            )
+        }
+        guard intake.take(reports) else {
+            throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "1"], message: "Too many reports waiting to be counted (reports.maxPending)")
+        }
+        return try Response.json(ReportsReply(accepted: reports.count), status: .accepted)
+    }
+
+    /// The catalog's report for `report`, or `nil` when it is malformed.
+    static func parse(_ report: ReportBatch.Report) -> Catalog.Report? {
+        let kinds: [String: Catalog.Report.Kind] = ["applied": .applied, "failed": .failed, "healthy": .healthy]
+        guard ContentAddress.isSHA256(report.release), ContentAddress.isSHA256(report.install), let kind = kinds[report.kind],
+            (report.reason?.utf8.count ?? 0) <= 200, let install = Hex.bytes(report.install)
+        else { return nil }
+        return Catalog.Report(release: report.release, install: install, kind: kind)
+    }
+}

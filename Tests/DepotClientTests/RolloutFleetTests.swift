@@ -1,0 +1,361 @@
+import Crypto
+import DepotAPI
+import DepotClient
+import DepotHTTP
+import DepotManifest
+import DepotServer
+import DepotTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// A simulated fleet of 2,000 installs against a real server (docs/releases.md, "Rollouts"):
+/// each install is a random install id and the release it holds, and on every poll runs the
+/// client's own code on the signed document the server serves (``ChannelCheck``,
+/// ``RolloutSide``, ``InstallID/reportHash(release:)``); real ``DepotClient`` folders sync
+/// beside them and must land where the same code says. The server's rollouts run on a test
+/// clock, its scheduler ticking every 50 ms of real time.
+@Suite("Rollouts across a fleet")
+struct RolloutFleetTests {
+    static let key = Curve25519.Signing.PrivateKey()
+    static let installCount = 2000
+
+    /// The time the server judges rollouts by, moved by the test.
+    final class TestClock: Sendable {
+        /// Starts at the wall clock's time: only the rollouts' time is the test's.
+        private let seconds = Mutex<Int64>(Int64(Date().timeIntervalSince1970))
+        var now: HTTPDate { HTTPDate(secondsSince1970: seconds.withLock { $0 }) }
+        func advance(by step: Int64) { seconds.withLock { $0 += step } }
+    }
+
+    struct Fleet: Sendable {
+        var installs: [(id: InstallID, holding: String)]
+
+        init(count: Int, holding: String) {
+            installs = (0..<count).map { _ in (InstallID.random(), holding) }
+        }
+
+        /// Every install polls `document` and takes its side; returns how many moved back from
+        /// the rolled-out release to another.
+        mutating func poll(_ document: ChannelDocument) -> (sides: [RolloutSide], movedBack: Int) {
+            var movedBack = 0
+            let sides = installs.indices.map { index in
+                let side = RolloutSide.decide(document, bucket: installs[index].id.bucket(salt:), holding: installs[index].holding)
+                if let rollout = document.rollout, installs[index].holding == rollout.release, side.release != rollout.release { movedBack += 1 }
+                installs[index].holding = side.release
+                return side
+            }
+            return (sides, movedBack)
+        }
+
+        func share(on release: String) -> Double {
+            Double(installs.filter { $0.holding == release }.count) / Double(installs.count)
+        }
+    }
+
+    static func configuration(_ clock: TestClock) -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.publish.tokens = [LiveServer.token]
+        configuration.channels = ChannelSigner(keys: [key])
+        configuration.rollouts = RolloutConfiguration(tickInterval: .milliseconds(50), clock: { clock.now })
+        configuration.reports.perAddressPerSecond = 1_000_000
+        return configuration
+    }
+
+    static func send(
+        _ server: LiveServer,
+        _ method: String,
+        _ path: String,
+        json: (any Encodable)? = nil,
+        body raw: [UInt8]? = nil
+    ) async throws
+        -> RawHTTPResponse
+    {
+        let body = try json.map { Array(try JSONEncoder().encode($0)) } ?? raw
+        return try await RawHTTPConnection.with(port: server.port) { connection in
+            try await connection.request(method, path, headers: [("Authorization", "Bearer \(LiveServer.token)")], body: body)
+        }
+    }
+
+    /// Release 1 (`a.txt` one) and release 2 (`a.txt` two) made, stable on release 1; their ids.
+    static func twoReleases(_ server: LiveServer) async throws -> (one: String, two: String) {
+        #expect(try await send(server, "PUT", "/v1/files/a.txt", body: Array("one\n".utf8)).status == 201)
+        #expect(try await send(server, "PUT", "/v1/files/a.txt", body: Array("two\n".utf8)).status == 201)
+        #expect(try await send(server, "POST", "/v1/channels/stable/rollback").status == 200)
+        let releases = try await send(server, "GET", "/v1/releases").decoded(ReleaseList.self).releases
+        let id = { (number: Int64) in releases.first { $0.number == number }!.id }
+        return (id(1), id(2))
+    }
+
+    /// The channel document as served, checked as a client checks it (its expiry by the wall
+    /// clock, by which the server signs).
+    static func document(_ server: LiveServer) async throws -> ChannelDocument {
+        let reply = try await send(server, "GET", "/channels/stable")
+        let document = try JSONDecoder().decode(ChannelDocument.self, from: Data(reply.body))
+        let now = Int64(Date().timeIntervalSince1970)
+        #expect(try ChannelCheck.check(document, channel: "stable", trustedKeys: [key.publicKey], now: now, lastAccepted: nil) == .verified)
+        return document
+    }
+
+    static func startRollout(_ server: LiveServer, minReports: Int64) async throws -> RolloutInfo {
+        let request = RolloutRequest(
+            release: "2",
+            steps: [10, 50, 100],
+            everySeconds: 3600,
+            maxFailureRate: 0.02,
+            minReports: minReports,
+            autoRollback: true
+        )
+        let reply = try await send(server, "POST", "/v1/channels/stable/rollout", json: request)
+        #expect(reply.status == 201, "\(reply.bodyText)")
+        return try reply.decoded(RolloutInfo.self)
+    }
+
+    static func rollout(_ server: LiveServer) async throws -> RolloutInfo {
+        try await send(server, "GET", "/v1/channels/stable/rollout").decoded(RolloutInfo.self)
+    }
+
+    /// Waits (real time: the scheduler's ticks) until the rollout satisfies `done`.
+    static func waitFor(_ server: LiveServer, _ what: String, _ done: (RolloutInfo) -> Bool) async throws -> RolloutInfo {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let info = try await rollout(server)
+            if done(info) { return info }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("the rollout never got to \(what): \(try await rollout(server))")
+        return try await rollout(server)
+    }
+
+    /// Posts the reports of `installs` about `release` in batches of 100, as clients do.
+    static func report(_ server: LiveServer, _ installs: [InstallID], release: String, kind: (Int) -> String) async throws {
+        let reports = installs.enumerated().map { index, install in
+            ReportBatch.Report(release: release, install: install.reportHash(release: release), kind: kind(index))
+        }
+        for start in stride(from: 0, to: reports.count, by: 100) {
+            let reply = try await send(
+                server,
+                "POST",
+                "/v1/reports",
+                json: ReportBatch(reports: Array(reports[start..<min(start + 100, reports.count)]))
+            )
+            #expect(reply.status == 202, "\(reply.bodyText)")
+        }
+    }
+
+    @Test("a healthy release goes 10% → 50% → 100% on schedule, no install moves back, and a restart between steps changes nothing")
+    func healthyRollout() async throws {
+        let clock = TestClock()
+        try await withTemporaryDirectory { root in
+            let data = root.appendingPathComponent("data")
+            let configuration = Self.configuration(clock)
+            let (two, fleet) = try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+                let (one, two) = try await Self.twoReleases(server)
+                var fleet = Fleet(count: Self.installCount, holding: one)
+                let started = try await Self.startRollout(server, minReports: 50)
+                #expect(started.percent == 10 && started.state == "running")
+
+                var (sides, movedBack) = fleet.poll(try await Self.document(server))
+                #expect((0.08...0.12).contains(fleet.share(on: two)), "\(fleet.share(on: two)) of the fleet at 10%")
+                #expect(sides.allSatisfy { !$0.reason.isEmpty } && movedBack == 0)
+
+                // Real clients land on the side the same code gives their install id.
+                try await withTemporaryDirectory { folders in
+                    for index in 0..<24 {
+                        let folder = folders.appendingPathComponent("\(index)")
+                        let client = DepotClient(
+                            server: URL(string: server.url("/"))!,
+                            directory: folder,
+                            configuration: .init(trustedKeys: [Self.key.publicKey.rawRepresentation.base64EncodedString()])
+                        )
+                        let report = try await client.sync()
+                        let install = try InstallID.load(orCreateAt: folder.appendingPathComponent(".depot/install-id"))
+                        let expected = install.bucket(salt: try #require(try await Self.document(server).rollout).salt) < 10
+                        #expect(report.rollout?.side == (expected ? .rolledOut : .outside), "\(report.rollout?.reason ?? "")")
+                        #expect(try String(contentsOf: folder.appendingPathComponent("a.txt"), encoding: .utf8) == (expected ? "two\n" : "one\n"))
+                        // Asked afterwards, the install holds its side's release.
+                        let now = try #require(try client.rolloutSide())
+                        #expect(now.side == report.rollout?.side && now.release == report.rollout?.release)
+                    }
+                }
+
+                // Time is up but too few reports: the step waits.
+                clock.advance(by: 3600)
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(try await Self.rollout(server).percent == 10)
+                let rolledOut = fleet.installs.filter { $0.holding == two }.map(\.id)
+                try await Self.report(server, rolledOut, release: two) { _ in "applied" }
+                let fifty = try await Self.waitFor(server, "50%") { $0.percent == 50 }
+                #expect(fifty.reason.contains("the gate held"))
+                (_, movedBack) = fleet.poll(try await Self.document(server))
+                #expect(movedBack == 0)
+                #expect((0.46...0.54).contains(fleet.share(on: two)), "\(fleet.share(on: two)) of the fleet at 50%")
+                return (two, fleet)
+            }
+
+            // A restart between steps: the same step, started at the same time, and no tick
+            // advances it twice.
+            try await LiveServer.withDataDirectory(data, configuration: configuration) { [fleet] server in
+                var fleet = fleet
+                let held = try await Self.rollout(server)
+                #expect(held.percent == 50 && held.step == 1 && held.state == "running")
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(try await Self.rollout(server).percent == 50)
+                #expect(try await Self.document(server).rollout?.percent == 50)
+
+                try await Self.report(server, fleet.installs.map(\.id), release: two) { _ in "applied" }
+                clock.advance(by: 3600)
+                let done = try await Self.waitFor(server, "completion") { $0.state == "completed" }
+                #expect(done.percent == 100)
+                let document = try await Self.document(server)
+                #expect(document.rollout == nil && document.release == two)
+                let (_, movedBack) = fleet.poll(document)
+                #expect(movedBack == 0 && fleet.share(on: two) == 1)
+            }
+        }
+    }
+
+    @Test("a release 30% of its installs fail is halted at its first step and rolled back, with no time passing")
+    func failingRollout() async throws {
+        let clock = TestClock()
+        try await LiveServer.withDataDirectory(
+            FileManager.default.temporaryDirectory.appendingPathComponent("depot-fleet-\(UUID().uuidString)"),
+            configuration: Self.configuration(clock)
+        ) { server in
+            defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+            let (one, two) = try await Self.twoReleases(server)
+            var fleet = Fleet(count: Self.installCount, holding: one)
+            _ = try await Self.startRollout(server, minReports: 100)
+            _ = fleet.poll(try await Self.document(server))
+            let rolledOut = fleet.installs.filter { $0.holding == two }.map(\.id)
+            #expect(rolledOut.count >= 150)
+            try await Self.report(server, rolledOut, release: two) { $0 % 10 < 3 ? "failed" : "applied" }
+            let ended = try await Self.waitFor(server, "a rollback") { $0.state == "rolled-back" }
+            #expect(ended.percent == 10 && ended.reason.contains("the gate failed"), "\(ended.reason)")
+            let document = try await Self.document(server)
+            #expect(document.rollout == nil && document.release == one)
+            _ = fleet.poll(document)
+            #expect(fleet.share(on: one) == 1, "every install goes back to release 1")
+        }
+    }
+
+    @Test("a client with reports on reports applied after its switch and healthy when the app says; offline, it keeps them for later")
+    func clientReports() async throws {
+        let clock = TestClock()
+        try await LiveServer.withDataDirectory(
+            FileManager.default.temporaryDirectory.appendingPathComponent("depot-fleet-\(UUID().uuidString)"),
+            configuration: Self.configuration(clock)
+        ) { server in
+            defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+            let (_, two) = try await Self.twoReleases(server)
+            // Everybody at once, and a gate that will not complete it: every report counts for release 2.
+            let request = RolloutRequest(release: "2", steps: [100], everySeconds: 3600, maxFailureRate: 0.5, minReports: 1000)
+            #expect(try await Self.send(server, "POST", "/v1/channels/stable/rollout", json: request).status == 201)
+            try await withTemporaryDirectory { folder in
+                let configuration = DepotClient.Configuration(sendsReports: true)
+                let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration)
+                let quiet = DepotClient(server: URL(string: server.url("/"))!, directory: folder.appendingPathComponent("quiet"))
+                _ = try await quiet.sync()
+                try await quiet.report(.healthy)
+                #expect(
+                    !FileManager.default.fileExists(atPath: folder.appendingPathComponent("quiet/.depot/reports.json").path),
+                    "reports are off by default"
+                )
+
+                let report = try await client.sync()
+                #expect(report.release?.id == two)
+                _ = try await Self.waitFor(server, "an applied report") { $0.reports.applied == 1 }
+                try await client.report(.healthy)
+                _ = try await Self.waitFor(server, "a healthy report") { $0.reports.healthy == 1 }
+
+                // The server unreachable: the report waits in .depot/, and the next sync sends it.
+                let offline = DepotClient(server: URL(string: "http://127.0.0.1:9/")!, directory: folder, configuration: configuration)
+                try await offline.report(.failed(reason: "the app could not open the database"))
+                let queued = try Data(contentsOf: folder.appendingPathComponent(".depot/reports.json"))
+                #expect(String(decoding: queued, as: UTF8.self).contains("could not open"))
+                #expect(
+                    !String(decoding: queued, as: UTF8.self).contains(
+                        try InstallID.load(orCreateAt: folder.appendingPathComponent(".depot/install-id")).value
+                    )
+                )
+                _ = try await client.sync()
+                let info = try await Self.waitFor(server, "the failed report") { $0.reports.failed == 1 }
+                #expect(info.reports == ReportTotals(applied: 1, failed: 1, healthy: 1))
+                #expect(String(decoding: try Data(contentsOf: folder.appendingPathComponent(".depot/reports.json")), as: UTF8.self) == "[]")
+            }
+        }
+    }
+
+    @Test("bad reports are refused whole and move nothing; repeats, unknown releases and floods leave the counters right")
+    func badReports() async throws {
+        let clock = TestClock()
+        var configuration = Self.configuration(clock)
+        configuration.reports.perAddressPerSecond = 50
+        try await LiveServer.withDataDirectory(
+            FileManager.default.temporaryDirectory.appendingPathComponent("depot-fleet-\(UUID().uuidString)"),
+            configuration: configuration
+        ) { server in
+            defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+            let (_, two) = try await Self.twoReleases(server)
+            _ = try await Self.startRollout(server, minReports: 1)
+            let install = InstallID.random()
+            let good = ReportBatch.Report(release: two, install: install.reportHash(release: two), kind: "failed")
+            let bad: [(String, [UInt8])] = [
+                ("not JSON", Array("reports".utf8)),
+                ("no reports key", Array(#"{"report": []}"#.utf8)),
+                (
+                    "an unknown kind",
+                    try Array(JSONEncoder().encode(ReportBatch(reports: [good, .init(release: two, install: good.install, kind: "crashed")])))
+                ),
+                (
+                    "an install that is no hash",
+                    try Array(JSONEncoder().encode(ReportBatch(reports: [.init(release: two, install: "me", kind: "failed")])))
+                ),
+                (
+                    "a release that is no id",
+                    try Array(JSONEncoder().encode(ReportBatch(reports: [.init(release: "2", install: good.install, kind: "failed")])))
+                ),
+                (
+                    "a reason over 200 bytes",
+                    try Array(
+                        JSONEncoder().encode(
+                            ReportBatch(reports: [
+                                .init(release: two, install: good.install, kind: "failed", reason: String(repeating: "x", count: 201))
+                            ])
+                        )
+                    )
+                ),
+            ]
+            for (name, body) in bad {
+                #expect(try await Self.send(server, "POST", "/v1/reports", body: body).status == 400, "\(name)")
+            }
+            let tooMany = ReportBatch(reports: Array(repeating: good, count: 101))
+            #expect(try await Self.send(server, "POST", "/v1/reports", json: tooMany).status == 413)
+            try await Task.sleep(for: .milliseconds(300))
+            var info = try await Self.rollout(server)
+            #expect(info.state == "running" && info.reports == ReportTotals(applied: 0, failed: 0, healthy: 0), "bad input counted nothing")
+
+            // One install reporting 1,000 times, and reports about an unknown release: one count.
+            let unknown = String(repeating: "0", count: 64)
+            let healthy = ReportBatch.Report(release: two, install: install.reportHash(release: two), kind: "applied")
+            for _ in 0..<10 {
+                let batch = ReportBatch(
+                    reports: Array(repeating: healthy, count: 99) + [.init(release: unknown, install: healthy.install, kind: "failed")]
+                )
+                #expect(try await Self.send(server, "POST", "/v1/reports", json: batch).status == 202)
+            }
+            // A flood from one address: beyond 50 requests in a second, 429.
+            var statuses: [Int] = []
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                for _ in 0..<120 {
+                    let body = Array(try JSONEncoder().encode(ReportBatch(reports: [healthy])))
+                    statuses.append(try await connection.request("POST", "/v1/reports", body: body).status)
+                }
+            }
+            #expect(statuses.contains(429) && statuses.allSatisfy { [202, 429].contains($0) })
+            info = try await Self.waitFor(server, "one counted report") { $0.reports.applied == 1 }
+            #expect(info.reports == ReportTotals(applied: 1, failed: 0, healthy: 0))
+            #expect(info.state == "running" && info.percent == 10)
+        }
+    }
+}
