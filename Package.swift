@@ -254,6 +254,7 @@ let package = Package(
         .testTarget(
             name: "DepotClientTests",
             dependencies: [
+                "DepotAPI",
                 "DepotClient",
                 "DepotHTTP",
                 "DepotManifest",
@@ -271,7 +272,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotDeployTests",
-            dependencies: ["DepotAPI", "DepotClient", "DepotServer", "DepotTestSupport"],
+            dependencies: ["DepotAPI", "DepotClient", "DepotManifest", "DepotServer", "DepotTestSupport"],
             exclude: ["Browser"],  // the browser test's Playwright script, run by DashboardBrowserTests
             swiftSettings: swiftSettings
         ),

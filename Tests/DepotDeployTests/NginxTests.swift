@@ -1,5 +1,6 @@
 import DepotAPI
 import DepotClient
+import DepotManifest
 import DepotServer
 import DepotTestSupport
 import Foundation
@@ -153,6 +154,99 @@ struct NginxTests {
                 try await $0.request("GET", "/channels/stable", headers: [("If-None-Match", etag ?? "")])
             }
             #expect(moved.status == 200 && moved.header("ETag") != etag)
+        }
+    }
+
+    @Test(
+        "500 installs polling through nginx during a rollout that moves from 10% to 50% cost Depot about one channel request a second, and land on their sides; reports pass uncached"
+    )
+    func rolloutThroughNginx() async throws {
+        var configuration = ServerConfiguration()
+        configuration.rollouts.tickInterval = .milliseconds(100)
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            let send = { (method: String, path: String, body: [UInt8]?) in
+                try await RawHTTPConnection.with(port: server.port) { try await $0.request(method, path, headers: [Self.auth], body: body) }
+            }
+            #expect(try await send("PUT", "/v1/files/a.txt", Array("one".utf8)).status == 201)
+            #expect(try await send("PUT", "/v1/files/a.txt", Array("two".utf8)).status == 201)
+            #expect(try await send("POST", "/v1/channels/stable/rollback", nil).status == 200)
+            let start = RolloutRequest(release: "2", steps: [10, 50, 100], everySeconds: 3, maxFailureRate: 0.02, minReports: 0)
+            #expect(try await send("POST", "/v1/channels/stable/rollout", Array(try JSONEncoder().encode(start))).status == 201)
+
+            try await Nginx.with(depotPort: server.port) { nginx in
+                let before = server.requests.total(pathPrefix: "/channels/")
+                let started = ContinuousClock.now
+                // 100 connections, 5 installs each: each install polls with its own ETag every
+                // 100 ms and takes its side from the document it holds, as DepotClient does.
+                let installs = try await withThrowingTaskGroup(of: [(InstallID, String, movedBack: Bool)].self) { group in
+                    for _ in 0..<100 {
+                        group.addTask {
+                            try await RawHTTPConnection.with(port: nginx.port) { connection in
+                                var installs = (0..<5).map { _ in
+                                    (id: InstallID.random(), etag: "", document: ChannelDocument?.none, holding: "", movedBack: false)
+                                }
+                                while ContinuousClock.now - started < .seconds(5) {
+                                    for index in installs.indices {
+                                        let reply = try await connection.request(
+                                            "GET",
+                                            "/channels/stable",
+                                            headers: [("If-None-Match", installs[index].etag)]
+                                        )
+                                        if reply.status == 200 {
+                                            installs[index].document = try reply.decoded(ChannelDocument.self)
+                                            installs[index].etag = reply.header("ETag") ?? ""
+                                        }
+                                        guard let document = installs[index].document else { continue }
+                                        let side = RolloutSide.decide(
+                                            document,
+                                            bucket: installs[index].id.bucket(salt:),
+                                            holding: installs[index].holding
+                                        )
+                                        if installs[index].holding == document.rollout?.release, side.release != installs[index].holding {
+                                            installs[index].movedBack = true
+                                        }
+                                        installs[index].holding = side.release
+                                    }
+                                    try await Task.sleep(for: .milliseconds(100))
+                                }
+                                return installs.map { ($0.id, $0.holding, $0.movedBack) }
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0 += $1 }
+                }
+                let elapsed = Double((ContinuousClock.now - started).components.seconds) + 1
+                let origin = server.requests.total(pathPrefix: "/channels/") - before
+                #expect(Double(origin) <= elapsed * 1.5 + 2, "\(origin) channel requests reached Depot in about \(elapsed) s")
+
+                let document = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/channels/stable") }
+                    .decoded(ChannelDocument.self)
+                let rollout = try #require(document.rollout)
+                #expect(rollout.percent == 50, "the rollout moved from 10% to 50% meanwhile")
+                #expect(installs.count == 500 && installs.allSatisfy { !$0.movedBack })
+                for (id, holding, _) in installs {
+                    #expect(holding == (id.bucket(salt: rollout.salt) < 50 ? rollout.release : document.release))
+                }
+
+                // Reports go through to Depot every time.
+                let reportsBefore = server.requests.total(pathPrefix: "/v1/reports")
+                let install = InstallID.random()
+                let batch = ReportBatch(reports: [
+                    .init(release: rollout.release, install: install.reportHash(release: rollout.release), kind: "applied")
+                ])
+                for _ in 0..<2 {
+                    let reply = try await RawHTTPConnection.with(port: nginx.port) {
+                        try await $0.request(
+                            "POST",
+                            "/v1/reports",
+                            headers: [("Content-Type", "application/json")],
+                            body: Array(try JSONEncoder().encode(batch))
+                        )
+                    }
+                    #expect(reply.status == 202)
+                }
+                #expect(server.requests.total(pathPrefix: "/v1/reports") - reportsBefore == 2)
+            }
         }
     }
 
