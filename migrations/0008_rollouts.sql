@@ -1,3 +1,8 @@
+-- A release may be critical (apps should apply it at once) and need a minimum app version;
+-- both go into the signed channel documents that name it.
+ALTER TABLE release ADD COLUMN critical INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE release ADD COLUMN minimum_client_version TEXT;
+
 -- Staged rollouts (docs/releases.md, "Rollouts"): a channel's release reaches a share of its
 -- installs step by step; the server advances a step when the installs' reports since the last
 -- one pass the gate, and halts (and may roll back) when they do not.

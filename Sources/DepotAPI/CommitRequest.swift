@@ -26,12 +26,27 @@ public struct CommitRequest: Codable, Sendable, Equatable {
     /// sends only what changed since that release names it, and gets 409 Conflict, with nothing
     /// changed, when the channel has moved since.
     public var base: String?
+    /// The new release is critical: apps should apply it at once.
+    public var critical: Bool?
+    /// The lowest app version that can use the new release (`2`, `2.3`, `2.3.1`): older apps
+    /// keep to the newest earlier release they can use.
+    public var minimumClientVersion: String?
 
-    public init(channel: String? = nil, files: [File]? = nil, delete: [String]? = nil, replace: Bool? = nil, base: String? = nil) {
+    public init(
+        channel: String? = nil,
+        files: [File]? = nil,
+        delete: [String]? = nil,
+        replace: Bool? = nil,
+        base: String? = nil,
+        critical: Bool? = nil,
+        minimumClientVersion: String? = nil
+    ) {
         self.channel = channel
         self.files = files
         self.delete = delete
         self.replace = replace
         self.base = base
+        self.critical = critical
+        self.minimumClientVersion = minimumClientVersion
     }
 }

@@ -11,8 +11,22 @@ public struct ReleaseInfo: Codable, Sendable, Equatable {
     public var createdAt: String
     public var files: Int64
     public var bytes: Int64
+    /// Whether apps should apply it at once (absent: no).
+    public var critical: Bool?
+    /// The lowest app version that can use it.
+    public var minimumClientVersion: String?
 
-    public init(id: String, number: Int64, url: String, channel: String, createdAt: String, files: Int64, bytes: Int64) {
+    public init(
+        id: String,
+        number: Int64,
+        url: String,
+        channel: String,
+        createdAt: String,
+        files: Int64,
+        bytes: Int64,
+        critical: Bool? = nil,
+        minimumClientVersion: String? = nil
+    ) {
         self.id = id
         self.number = number
         self.url = url
@@ -20,6 +34,8 @@ public struct ReleaseInfo: Codable, Sendable, Equatable {
         self.createdAt = createdAt
         self.files = files
         self.bytes = bytes
+        self.critical = critical
+        self.minimumClientVersion = minimumClientVersion
     }
 }
 

@@ -77,6 +77,14 @@ public enum ChannelCheck {
         else {
             throw SyncError(.corrupt, "the channel document names no valid release")
         }
+        let minimums =
+            [document.minimumClientVersion, document.rollout?.minimumClientVersion] + (document.fallbacks ?? []).map(\.minimumClientVersion)
+        if let bad = minimums.compactMap({ $0 }).first(where: { ClientVersion($0) == nil }) {
+            throw SyncError(.corrupt, "the channel document names \(bad), which is no client version")
+        }
+        if let fallback = document.fallbacks?.first(where: { !ContentAddress.isSHA256($0.release) || $0.url != "/releases/\($0.release)" }) {
+            throw SyncError(.corrupt, "the channel document's fallback \(fallback.number) names no valid release")
+        }
         if let rollout = document.rollout {
             guard ContentAddress.isSHA256(rollout.release), rollout.url == "/releases/\(rollout.release)", rollout.release != document.release else {
                 throw SyncError(.corrupt, "the channel document's rollout names no valid release")

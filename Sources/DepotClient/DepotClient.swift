@@ -61,6 +61,9 @@ public struct DepotClient: Sendable {
         /// (`POST /v1/reports`), for staged rollouts' gates; off unless the app turns it on.
         /// Reports name the install only by a hash of its random id with the release.
         public var sendsReports: Bool
+        /// The app's version: a release whose `minimumClientVersion` is higher is not taken, but
+        /// the newest earlier one this version can use. `nil`: every release is taken.
+        public var clientVersion: ClientVersion?
 
         public init(
             channel: String = ChannelName.default,
@@ -73,7 +76,8 @@ public struct DepotClient: Sendable {
             documentTimeout: TimeInterval = 120,
             maximumDocumentBytes: Int = 16 << 20,
             parallelDownloads: Int = 4,
-            sendsReports: Bool = false
+            sendsReports: Bool = false,
+            clientVersion: ClientVersion? = nil
         ) {
             self.channel = channel
             self.trustedKeys = trustedKeys
@@ -86,6 +90,7 @@ public struct DepotClient: Sendable {
             self.maximumDocumentBytes = maximumDocumentBytes
             self.parallelDownloads = parallelDownloads
             self.sendsReports = sendsReports
+            self.clientVersion = clientVersion
         }
     }
 
@@ -288,9 +293,10 @@ public struct DepotClient: Sendable {
     /// The side of this install for `document`; the install id is made when a rollout first
     /// needs it.
     func rolloutSide(of document: ChannelDocument, holding: String?) throws -> RolloutSide {
-        guard document.rollout != nil else { return RolloutSide.decide(document, bucket: { _ in 0 }, holding: holding) }
+        let version = configuration.clientVersion
+        guard document.rollout != nil else { return try RolloutSide.decide(document, bucket: { _ in 0 }, holding: holding, clientVersion: version) }
         let install = try InstallID.load(orCreateAt: installIDFile)
-        return RolloutSide.decide(document, bucket: install.bucket(salt:), holding: holding)
+        return try RolloutSide.decide(document, bucket: install.bucket(salt:), holding: holding, clientVersion: version)
     }
 
     /// The local file for a release path; refuses paths that would leave the folder.

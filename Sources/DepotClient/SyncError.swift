@@ -15,6 +15,9 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
         /// A channel document was refused: no trusted signature, expired, or older than the
         /// last one accepted.
         public static let untrusted = Code(name: "untrusted")
+        /// No release the channel offers can be used by this app's version
+        /// (``DepotClient/Configuration/clientVersion``).
+        public static let incompatible = Code(name: "incompatible")
     }
 
     public let code: Code

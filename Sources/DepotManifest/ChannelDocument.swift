@@ -20,9 +20,16 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
     /// The version of the root (``RootDocument``) the document is signed under, when the server
     /// has one: its serial is compared only with serials under the same root.
     public var root: Int64?
+    /// Whether ``release`` is critical: an app should apply it at once.
+    public var critical: Bool?
+    /// The lowest app version (``ClientVersion``) that can use ``release``.
+    public var minimumClientVersion: String?
     /// A staged rollout of a newer release, when one is under way: ``release`` is then the release
     /// it replaces, which every client outside the rollout keeps or gets.
     public var rollout: Rollout?
+    /// Earlier releases of the channel for apps too old for ``release``, newest first, each
+    /// needing a lower version than the one before: such an app takes the first it can use.
+    public var fallbacks: [Fallback]?
     /// Ed25519 signatures of ``signedText``, one per signing key.
     public var signatures: [Signature]
 
@@ -33,7 +40,10 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
         serial: Int64,
         expires: String,
         root: Int64? = nil,
+        critical: Bool? = nil,
+        minimumClientVersion: String? = nil,
         rollout: Rollout? = nil,
+        fallbacks: [Fallback]? = nil,
         signatures: [Signature] = []
     ) {
         self.channel = channel
@@ -43,8 +53,26 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
         self.serial = serial
         self.expires = expires
         self.root = root
+        self.critical = critical
+        self.minimumClientVersion = minimumClientVersion
         self.rollout = rollout
+        self.fallbacks = fallbacks
         self.signatures = signatures
+    }
+
+    /// An earlier release for apps older than a newer one needs.
+    public struct Fallback: Codable, Hashable, Sendable {
+        public var release: String
+        public var url: String
+        public var number: Int64
+        public var minimumClientVersion: String?
+
+        public init(release: String, number: Int64, minimumClientVersion: String?) {
+            self.release = release
+            self.url = "/releases/\(release)"
+            self.number = number
+            self.minimumClientVersion = minimumClientVersion
+        }
     }
 
     /// A release reaching a share of a channel's installs: each install hashes its own random
@@ -62,13 +90,19 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
         /// Hex digits chosen at random when the rollout starts, so that each rollout picks its
         /// own installs.
         public var salt: String
+        /// The rolled-out release's ``ChannelDocument/critical`` and
+        /// ``ChannelDocument/minimumClientVersion``.
+        public var critical: Bool?
+        public var minimumClientVersion: String?
 
-        public init(release: String, number: Int64, percent: Int, salt: String) {
+        public init(release: String, number: Int64, percent: Int, salt: String, critical: Bool? = nil, minimumClientVersion: String? = nil) {
             self.release = release
             self.url = "/releases/\(release)"
             self.number = number
             self.percent = percent
             self.salt = salt
+            self.critical = critical
+            self.minimumClientVersion = minimumClientVersion
         }
     }
 
@@ -96,11 +130,12 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
     /// The bytes signed: every field that decides what a client does, one per line, in a fixed
     /// order. Signing this text rather than the JSON means neither side needs a canonical JSON.
     /// A document under a root says so (`depot-channel-v2` and its `root` line); one without is
-    /// signed as before roots. A document with a rollout is `depot-channel-v3` and signs its
-    /// rollout's lines too: a client that does not know rollouts refuses it rather than trust
-    /// half of it.
+    /// signed as before roots. A document with a rollout, a critical release, a minimum client
+    /// version or fallbacks is `depot-channel-v3` and signs their lines too: a client that does
+    /// not know them refuses it rather than trust half of it.
     public var signedText: [UInt8] {
-        let version = rollout != nil ? "depot-channel-v3" : root == nil ? "depot-channel-v1" : "depot-channel-v2"
+        let extended = rollout != nil || critical != nil || minimumClientVersion != nil || fallbacks != nil
+        let version = extended ? "depot-channel-v3" : root == nil ? "depot-channel-v1" : "depot-channel-v2"
         let lines = [
             version,
             "channel \(channel)",
@@ -110,13 +145,21 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
             "serial \(serial)",
             "expires \(expires)",
         ]
-        let rolloutLines = rollout.map {
-            [
-                "rollout-release \($0.release)", "rollout-url \($0.url)", "rollout-number \($0.number)", "rollout-percent \($0.percent)",
-                "rollout-salt \($0.salt)",
+        var more = root.map { ["root \($0)"] } ?? []
+        if let critical { more.append("critical \(critical)") }
+        if let minimumClientVersion { more.append("minimum-client-version \(minimumClientVersion)") }
+        if let rollout {
+            more += [
+                "rollout-release \(rollout.release)", "rollout-url \(rollout.url)", "rollout-number \(rollout.number)",
+                "rollout-percent \(rollout.percent)", "rollout-salt \(rollout.salt)",
             ]
+            if let critical = rollout.critical { more.append("rollout-critical \(critical)") }
+            if let minimum = rollout.minimumClientVersion { more.append("rollout-minimum-client-version \(minimum)") }
         }
-        return Array((lines + (root.map { ["root \($0)"] } ?? []) + (rolloutLines ?? [])).map { $0 + "\n" }.joined().utf8)
+        for fallback in fallbacks ?? [] {
+            more.append("fallback \(fallback.release) \(fallback.url) \(fallback.number) \(fallback.minimumClientVersion ?? "-")")
+        }
+        return Array((lines + more).map { $0 + "\n" }.joined().utf8)
     }
 }
 

@@ -30,6 +30,9 @@ extension Catalog {
         public var keepVersions: Int
         /// The id of the release the channel must be on; `nil` for any.
         public var base: String?
+        /// Whether the new release is critical, and the lowest app version that can use it.
+        public var critical = false
+        public var minimumClientVersion: String?
 
         public init(
             channel: String,
@@ -159,6 +162,8 @@ extension Catalog {
                 touchedBuckets: touched,
                 files: files,
                 bytes: bytes,
+                critical: commit.critical,
+                minimumClientVersion: commit.minimumClientVersion,
                 now: now,
                 in: db
             )

@@ -13,9 +13,13 @@ public struct ReleaseSummary: Hashable, Sendable, Codable {
     public let createdAt: Int64
     public let files: Int64
     public let bytes: Int64
+    /// Whether apps should apply it at once.
+    public let critical: Bool
+    /// The lowest app version that can use it (``DepotManifest/ClientVersion``).
+    public let minimumClientVersion: String?
     let pageBits: Int
 
-    static let columns = "id, number, parent, channel, created_at, files, bytes, page_bits"
+    static let columns = "id, number, parent, channel, created_at, files, bytes, page_bits, critical, minimum_client_version"
 
     init(row: Row) {
         id = row["id"]
@@ -25,6 +29,8 @@ public struct ReleaseSummary: Hashable, Sendable, Codable {
         createdAt = row["created_at"]
         files = row["files"]
         bytes = row["bytes"]
+        critical = row["critical"]
+        minimumClientVersion = row["minimum_client_version"]
         pageBits = row["page_bits"]
     }
 
@@ -46,6 +52,9 @@ public struct ChannelState: Hashable, Sendable {
     public let updatedAt: Int64
     /// The rollout under way, which the channel's document names, if any.
     public let rollout: Rollout?
+    /// When ``release`` needs a minimum app version: earlier releases of the channel for older
+    /// apps, newest first, each needing a lower version than the one before (at most 3).
+    public let fallbacks: [ReleaseSummary]
 }
 
 /// How one release differs from another, path by path.

@@ -28,8 +28,32 @@ enum ReleaseWriter {
             release: release,
             serial: row["serial"],
             updatedAt: row["updated_at"],
-            rollout: rollout.map(Rollout.init(row:))
+            rollout: rollout.map(Rollout.init(row:)),
+            fallbacks: try fallbacks(of: name, for: release, in: db)
         )
+    }
+
+    /// For a release that needs a minimum app version: the channel's earlier releases, from its
+    /// history newest first, that older apps can use, each needing a lower version than the one
+    /// before, at most 3. Releases retention removed are skipped.
+    static func fallbacks(of channel: String, for release: ReleaseSummary, in db: Database) throws -> [ReleaseSummary] {
+        guard var needed = release.minimumClientVersion.flatMap(ClientVersion.init) else { return [] }
+        var fallbacks: [ReleaseSummary] = []
+        let ids = try String.fetchCursor(
+            db,
+            sql: "SELECT release FROM channel_event WHERE channel = ? AND kind != 'rollout' ORDER BY serial DESC LIMIT 1000",
+            arguments: [channel]
+        )
+        var seen: Set<String> = [release.id]
+        while fallbacks.count < 3, let id = try ids.next() {
+            guard seen.insert(id).inserted, let earlier = try ReleaseSummary.fetch(id: id, in: db) else { continue }
+            let minimum = earlier.minimumClientVersion.flatMap(ClientVersion.init)
+            guard minimum.map({ $0 < needed }) ?? true else { continue }
+            fallbacks.append(earlier)
+            guard let minimum else { break }
+            needed = minimum
+        }
+        return fallbacks
     }
 
     /// The root document of `release`.
@@ -54,6 +78,8 @@ enum ReleaseWriter {
         touchedBuckets: Set<UInt32>,
         files: Int64,
         bytes: Int64,
+        critical: Bool = false,
+        minimumClientVersion: String? = nil,
         now: Int64,
         in db: Database
     ) throws -> (ReleaseSummary, Int64) {
@@ -81,10 +107,10 @@ enum ReleaseWriter {
         let id = Hex.string(SHA256.hash(data: encoded))
         try db.execute(
             sql: """
-                INSERT INTO release (id, number, parent, channel, created_at, files, bytes, page_bits, document)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO release (id, number, parent, channel, created_at, files, bytes, page_bits, document, critical, minimum_client_version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [id, number, base?.id, channel, now, files, bytes, bits, encoded]
+            arguments: [id, number, base?.id, channel, now, files, bytes, bits, encoded, critical, minimumClientVersion]
         )
         guard let release = try ReleaseSummary.fetch(id: id, in: db) else { throw CatalogError("The release \(id) was not stored") }
         let serial = try point(channel, to: release, kind: "publish", restores: nil, now: now, in: db)

@@ -21,6 +21,10 @@ public struct Rollout: Sendable, Hashable {
     /// The release rolled out, and its number (`nil` once retention removed it).
     public let release: String
     public let releaseNumber: Int64?
+    /// The rolled-out release's ``ReleaseSummary/critical`` and
+    /// ``ReleaseSummary/minimumClientVersion``.
+    public let releaseCritical: Bool
+    public let releaseMinimumClientVersion: String?
     /// The release it replaces, and its number.
     public let base: String
     public let baseNumber: Int64?
@@ -41,7 +45,8 @@ public struct Rollout: Sendable, Hashable {
     public var isLive: Bool { endedAt == nil }
 
     static let columns = """
-        rollout.id, rollout.channel, rollout.release, r.number AS release_number, rollout.base, b.number AS base_number, rollout.salt,
+        rollout.id, rollout.channel, rollout.release, r.number AS release_number, r.critical AS release_critical,
+        r.minimum_client_version AS release_minimum_client_version, rollout.base, b.number AS base_number, rollout.salt,
         rollout.steps, rollout.step, rollout.percent, rollout.state, rollout.every_seconds, rollout.max_failure_rate, rollout.min_reports,
         rollout.auto_rollback, rollout.started_at, rollout.step_started_at, rollout.ended_at, rollout.reason
         """
@@ -52,6 +57,8 @@ public struct Rollout: Sendable, Hashable {
         channel = row["channel"]
         release = row["release"]
         releaseNumber = row["release_number"]
+        releaseCritical = row["release_critical"] ?? false
+        releaseMinimumClientVersion = row["release_minimum_client_version"]
         base = row["base"]
         baseNumber = row["base_number"]
         salt = row["salt"]

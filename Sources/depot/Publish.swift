@@ -4,6 +4,7 @@ import Crypto
 import DepotAPI
 import DepotClient
 import DepotHTTP
+import DepotManifest
 import DepotPublisher
 import DepotServer
 import Foundation
@@ -53,6 +54,9 @@ extension Depot {
         var json = false
 
         func validate() throws {
+            if let minimumClientVersion, ClientVersion(minimumClientVersion) == nil {
+                throw ValidationError("--minimum-client-version takes one to four numbers separated by dots, as 2.3.1")
+            }
             guard !items.isEmpty || !deletions.isEmpty else { throw ValidationError("Name at least one file or folder to publish, or a --delete") }
             if logicalPath != nil, items.count > 1 {
                 throw ValidationError("--as takes a single FILE or DIR")
@@ -67,6 +71,12 @@ extension Depot {
 
         @Flag(help: "Read every file and send the whole list, without reading or writing the publish index.")
         var noIndex = false
+
+        @Flag(help: "Mark the new release critical: apps should apply it at once.")
+        var critical = false
+
+        @Option(help: "The lowest app version that can use the new release (as 2.3.1): older apps keep the newest earlier release they can use.")
+        var minimumClientVersion: String?
 
         func run() async throws {
             try await reportingFailures {
@@ -94,7 +104,13 @@ extension Depot {
                 }
                 let listed = digests.map { (path: $0.file.logicalPath, sha256: $0.sha256) }
                 try await withHTTPClient { client in
-                    var plan = CommitPlan(channel: channel, files: listed, deletions: deletions, replace: replace, index: previous)
+                    func commitPlan(index: PublishIndex?) -> CommitPlan {
+                        var plan = CommitPlan(channel: channel, files: listed, deletions: deletions, replace: replace, index: index)
+                        plan.request.critical = critical ? true : nil
+                        plan.request.minimumClientVersion = minimumClientVersion
+                        return plan
+                    }
+                    var plan = commitPlan(index: previous)
                     var sent = try await upload(plan.request.files ?? [], of: digests, api: api, client: client)
                     var reply = try await api.send(
                         .POST,
@@ -105,7 +121,7 @@ extension Depot {
                     )
                     if reply.status == .conflict {
                         // The channel moved since the index's release: the whole list.
-                        plan = CommitPlan(channel: channel, files: listed, deletions: deletions, replace: replace, index: nil)
+                        plan = commitPlan(index: nil)
                         sent += try await upload(plan.request.files ?? [], of: digests, api: api, client: client)
                         reply = try await api.send(.POST, "/v1/releases", json: plan.request, client: client)
                     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DepotClient
+import DepotManifest
 import DepotServer
 import Foundation
 import Synchronization
@@ -56,10 +57,16 @@ extension Depot {
         @Flag(help: "Report applied or failed releases to the server (POST /v1/reports), for staged rollouts' gates.")
         var reports = false
 
+        @Option(help: "The app's version (as 2.3.1): a release needing a newer one is not taken, but the newest earlier one it can use.")
+        var clientVersion: String?
+
         func validate() throws {
             if let watch, watch <= 0 { throw ValidationError("--watch takes a positive number of seconds") }
             guard (1...64).contains(parallel) else { throw ValidationError("--parallel takes 1 to 64") }
             guard minimumRate >= 0 else { throw ValidationError("--minimum-rate takes 0 or more bytes a second") }
+            if let clientVersion, ClientVersion(clientVersion) == nil {
+                throw ValidationError("--client-version takes one to four numbers separated by dots, as 2.3.1")
+            }
             guard rateWindow > 0, documentTimeout > 0 else {
                 throw ValidationError("--rate-window and --document-timeout take a positive number of seconds")
             }
@@ -84,7 +91,8 @@ extension Depot {
                         transferRateWindow: rateWindow,
                         documentTimeout: documentTimeout,
                         parallelDownloads: parallel,
-                        sendsReports: reports
+                        sendsReports: reports,
+                        clientVersion: clientVersion.flatMap(ClientVersion.init)
                     )
                 )
                 while true {
@@ -144,10 +152,18 @@ extension Depot {
                 let count = report.files.filter { $0.outcome == outcome }.count
                 return count > 0 ? "\(count) \(how)" : nil
             }
-            let rollout = report.rollout.flatMap { $0.side == .noRollout ? nil : "; rollout: \($0.side == .rolledOut ? "in" : "out") (\($0.reason))" }
+            let rollout = report.rollout.flatMap { side -> String? in
+                switch side.side {
+                case .noRollout: nil
+                case .rolledOut: "; rollout: in (\(side.reason))"
+                case .outside: "; rollout: out (\(side.reason))"
+                case .fallback: "; \(side.reason)"
+                }
+            }
+            let critical = report.rollout?.critical == true ? "; critical" : ""
             return parts.joined(separator: ", ")
                 + ": \(ByteCountText(report.bytesTransferred)) transferred, \(ByteCountText(report.bytesSaved)) saved; \(release), \(signature)"
-                + (arrivals.isEmpty ? "" : "; " + arrivals.joined(separator: ", ")) + (rollout ?? "")
+                + (arrivals.isEmpty ? "" : "; " + arrivals.joined(separator: ", ")) + (rollout ?? "") + critical
         }
     }
 }

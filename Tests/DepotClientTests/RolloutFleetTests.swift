@@ -37,10 +37,10 @@ struct RolloutFleetTests {
 
         /// Every install polls `document` and takes its side; returns how many moved back from
         /// the rolled-out release to another.
-        mutating func poll(_ document: ChannelDocument) -> (sides: [RolloutSide], movedBack: Int) {
+        mutating func poll(_ document: ChannelDocument) throws -> (sides: [RolloutSide], movedBack: Int) {
             var movedBack = 0
-            let sides = installs.indices.map { index in
-                let side = RolloutSide.decide(document, bucket: installs[index].id.bucket(salt:), holding: installs[index].holding)
+            let sides = try installs.indices.map { index in
+                let side = try RolloutSide.decide(document, bucket: installs[index].id.bucket(salt:), holding: installs[index].holding)
                 if let rollout = document.rollout, installs[index].holding == rollout.release, side.release != rollout.release { movedBack += 1 }
                 installs[index].holding = side.release
                 return side
@@ -155,7 +155,7 @@ struct RolloutFleetTests {
                 let started = try await Self.startRollout(server, minReports: 50)
                 #expect(started.percent == 10 && started.state == "running")
 
-                var (sides, movedBack) = fleet.poll(try await Self.document(server))
+                var (sides, movedBack) = try fleet.poll(try await Self.document(server))
                 #expect((0.08...0.12).contains(fleet.share(on: two)), "\(fleet.share(on: two)) of the fleet at 10%")
                 #expect(sides.allSatisfy { !$0.reason.isEmpty } && movedBack == 0)
 
@@ -187,7 +187,7 @@ struct RolloutFleetTests {
                 try await Self.report(server, rolledOut, release: two) { _ in "applied" }
                 let fifty = try await Self.waitFor(server, "50%") { $0.percent == 50 }
                 #expect(fifty.reason.contains("the gate held"))
-                (_, movedBack) = fleet.poll(try await Self.document(server))
+                (_, movedBack) = try fleet.poll(try await Self.document(server))
                 #expect(movedBack == 0)
                 #expect((0.46...0.54).contains(fleet.share(on: two)), "\(fleet.share(on: two)) of the fleet at 50%")
                 return (two, fleet)
@@ -209,7 +209,7 @@ struct RolloutFleetTests {
                 #expect(done.percent == 100)
                 let document = try await Self.document(server)
                 #expect(document.rollout == nil && document.release == two)
-                let (_, movedBack) = fleet.poll(document)
+                let (_, movedBack) = try fleet.poll(document)
                 #expect(movedBack == 0 && fleet.share(on: two) == 1)
             }
         }
@@ -226,7 +226,7 @@ struct RolloutFleetTests {
             let (one, two) = try await Self.twoReleases(server)
             var fleet = Fleet(count: Self.installCount, holding: one)
             _ = try await Self.startRollout(server, minReports: 100)
-            _ = fleet.poll(try await Self.document(server))
+            _ = try fleet.poll(try await Self.document(server))
             let rolledOut = fleet.installs.filter { $0.holding == two }.map(\.id)
             #expect(rolledOut.count >= 150)
             try await Self.report(server, rolledOut, release: two) { $0 % 10 < 3 ? "failed" : "applied" }
@@ -234,7 +234,7 @@ struct RolloutFleetTests {
             #expect(ended.percent == 10 && ended.reason.contains("the gate failed"), "\(ended.reason)")
             let document = try await Self.document(server)
             #expect(document.rollout == nil && document.release == one)
-            _ = fleet.poll(document)
+            _ = try fleet.poll(document)
             #expect(fleet.share(on: one) == 1, "every install goes back to release 1")
         }
     }
@@ -282,6 +282,55 @@ struct RolloutFleetTests {
                 let info = try await Self.waitFor(server, "the failed report") { $0.reports.failed == 1 }
                 #expect(info.reports == ReportTotals(applied: 1, failed: 1, healthy: 1))
                 #expect(String(decoding: try Data(contentsOf: folder.appendingPathComponent(".depot/reports.json")), as: UTF8.self) == "[]")
+            }
+        }
+    }
+
+    @Test("critical releases and minimum client versions: signed, exposed, and older apps keep the newest release they can use")
+    func compatibility() async throws {
+        let clock = TestClock()
+        try await LiveServer.withDataDirectory(
+            FileManager.default.temporaryDirectory.appendingPathComponent("depot-fleet-\(UUID().uuidString)"),
+            configuration: Self.configuration(clock)
+        ) { server in
+            defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+            /// Publishes a.txt with `text` as a release needing `minimum`.
+            func publish(_ text: String, minimum: String?, critical: Bool = false) async throws -> String {
+                let bytes = Array(text.utf8)
+                let sha256 = Hex.string(SHA256.hash(data: bytes))
+                #expect([200, 201].contains(try await Self.send(server, "PUT", "/v1/blobs/\(sha256)", body: bytes).status))
+                let commit = CommitRequest(files: [.init(path: "a.txt", sha256: sha256)], critical: critical, minimumClientVersion: minimum)
+                let reply = try await Self.send(server, "POST", "/v1/releases", json: commit)
+                #expect(reply.status == 201, "\(reply.bodyText)")
+                return try #require(try reply.decoded(CommitReply.self).release).id
+            }
+            let one = try await publish("any\n", minimum: nil)
+            let two = try await publish("two\n", minimum: "2.0")
+            let three = try await publish("three\n", minimum: "3.0", critical: true)
+            let bad = try await Self.send(server, "POST", "/v1/releases", json: CommitRequest(files: [], minimumClientVersion: "3.x"))
+            #expect(bad.status == 400)
+
+            let document = try await Self.document(server)
+            #expect(document.release == three && document.critical == true && document.minimumClientVersion == "3.0")
+            #expect(document.fallbacks?.map(\.number) == [2, 1], "release 2 for 2.x apps, release 1 for any")
+            try await withTemporaryDirectory { folder in
+                let cases: [(version: String, release: String, text: String, critical: Bool)] = [
+                    ("3.1", three, "three\n", true), ("2.5", two, "two\n", false), ("1.0", one, "any\n", false),
+                ]
+                for (version, release, text, critical) in cases {
+                    let client = DepotClient(
+                        server: URL(string: server.url("/"))!,
+                        directory: folder.appendingPathComponent(version),
+                        configuration: .init(
+                            trustedKeys: [Self.key.publicKey.rawRepresentation.base64EncodedString()],
+                            clientVersion: ClientVersion(version)
+                        )
+                    )
+                    let report = try await client.sync()
+                    #expect(report.release?.id == release)
+                    #expect(try String(contentsOf: folder.appendingPathComponent("\(version)/a.txt"), encoding: .utf8) == text, "app \(version)")
+                    #expect(report.rollout?.critical == critical && report.signature == .verified, "app \(version): \(report.rollout?.reason ?? "")")
+                }
             }
         }
     }

@@ -36,13 +36,68 @@ struct RolloutSideTests {
     ]
 
     @Test("each install takes its side, for its reason", arguments: 0..<cases.count)
-    func table(index: Int) {
+    func table(index: Int) throws {
         let row = Self.cases[index]
-        let side = RolloutSide.decide(Self.document(percent: row.percent), bucket: { _ in row.bucket }, holding: row.holding)
+        let side = try RolloutSide.decide(Self.document(percent: row.percent), bucket: { _ in row.bucket }, holding: row.holding)
         #expect(side.side == row.side, "\(row.name): \(side.reason)")
         #expect(side.release == row.release, "\(row.name)")
         #expect(side.number == (row.release == Self.new ? 8 : 7))
         #expect(!side.reason.isEmpty)
+    }
+
+    static let older = String(repeating: "d", count: 64)
+
+    /// Release 7 needs 2.0, release 8 (rolled out to buckets below 10, critical) needs 3.0;
+    /// fallbacks: release 6 (needs 1.0), release 5 (any).
+    static func compatibilityDocument() -> ChannelDocument {
+        var document = document(percent: 10)
+        document.minimumClientVersion = "2.0"
+        document.rollout?.minimumClientVersion = "3.0"
+        document.rollout?.critical = true
+        document.fallbacks = [
+            .init(release: other, number: 6, minimumClientVersion: "1.0"), .init(release: older, number: 5, minimumClientVersion: nil),
+        ]
+        return document
+    }
+
+    static let compatibilityCases: [(name: String, version: String?, bucket: Int, release: String?, side: RolloutSide.Side?, critical: Bool)] = [
+        ("no version given: every release will do", nil, 5, new, .rolledOut, true),
+        ("new enough for the rollout", "3.0", 5, new, .rolledOut, true),
+        ("3.0.1 is newer than 3", "3.0.1", 5, new, .rolledOut, true),
+        ("in the rollout but too old for it: the release it replaces", "2.9.9", 5, old, .fallback, false),
+        ("outside the rollout, new enough for its base", "2.0", 50, old, .outside, false),
+        ("too old for both: the first fallback it can use", "1.5", 5, other, .fallback, false),
+        ("too old for the first fallback too", "0.9", 50, older, .fallback, false),
+    ]
+
+    @Test("an app too old for a release takes the newest it can use", arguments: 0..<compatibilityCases.count)
+    func compatibility(index: Int) throws {
+        let row = Self.compatibilityCases[index]
+        let side = try RolloutSide.decide(
+            Self.compatibilityDocument(),
+            bucket: { _ in row.bucket },
+            holding: nil,
+            clientVersion: row.version.map { try #require(ClientVersion($0)) }
+        )
+        #expect(side.release == row.release && side.side == row.side && side.critical == row.critical, "\(row.name): \(side.reason)")
+    }
+
+    @Test("with no release it can use, an app keeps what it holds: the decision fails with .incompatible")
+    func incompatible() throws {
+        var document = Self.compatibilityDocument()
+        document.fallbacks = [.init(release: Self.other, number: 6, minimumClientVersion: "1.0")]
+        let error = #expect(throws: SyncError.self) {
+            try RolloutSide.decide(document, bucket: { _ in 50 }, holding: nil, clientVersion: ClientVersion("0.9"))
+        }
+        #expect(error?.code == .incompatible && error?.message.contains("needs 2.0") == true, "\(error?.message ?? "")")
+    }
+
+    @Test("client versions compare number by number, missing ones as 0; anything else is no version")
+    func clientVersions() throws {
+        let ordered = ["0.9", "1", "1.0.1", "1.2", "1.10", "2.0.0.1", "10"].map { ClientVersion($0)! }
+        #expect(zip(ordered, ordered.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(ClientVersion("2") == ClientVersion("2.0.0.0"))
+        for bad in ["", "1.", ".1", "1..2", "v1", "1.2.3.4.5", "1.-2", "1.2a", "1234567890"] { #expect(ClientVersion(bad) == nil, "\(bad)") }
     }
 
     @Test("buckets are pinned: SHA-256 of depot-rollout-v1, the salt and the id, modulo 100")
@@ -58,7 +113,7 @@ struct RolloutSideTests {
     }
 
     @Test("raising the percentage never moves an install back, and buckets spread evenly")
-    func monotoneAndUniform() {
+    func monotoneAndUniform() throws {
         let installs = (0..<10_000).map { _ in InstallID.random() }
         var counts = [Int](repeating: 0, count: 100)
         for install in installs { counts[install.bucket(salt: "5a17")] += 1 }
@@ -68,7 +123,7 @@ struct RolloutSideTests {
         for percent in [1, 10, 50, 100] {
             let document = Self.document(percent: percent)
             for (index, install) in installs.enumerated() {
-                let side = RolloutSide.decide(document, bucket: install.bucket(salt:), holding: held[index])
+                let side = try RolloutSide.decide(document, bucket: install.bucket(salt:), holding: held[index])
                 #expect(!(held[index] == Self.new && side.release != Self.new), "an install went back at \(percent)%")
                 held[index] = side.release
             }

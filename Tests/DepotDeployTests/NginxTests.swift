@@ -197,7 +197,7 @@ struct NginxTests {
                                             installs[index].etag = reply.header("ETag") ?? ""
                                         }
                                         guard let document = installs[index].document else { continue }
-                                        let side = RolloutSide.decide(
+                                        let side = try RolloutSide.decide(
                                             document,
                                             bucket: installs[index].id.bucket(salt:),
                                             holding: installs[index].holding

@@ -88,21 +88,28 @@ struct Publisher: Sendable {
             )
         }
         let deletions = try (request.delete ?? []).map { try LogicalPath.check($0, maxLength: configuration.maxPathLength) }
+        if let minimum = request.minimumClientVersion, ClientVersion(minimum) == nil {
+            throw HTTPError(
+                .badRequest,
+                message: "minimumClientVersion is one to four numbers separated by dots, as 2.3.1, not \(minimum.prefix(40))"
+            )
+        }
         // Patches for the new content only: a listed file the channel holds already has its own.
         let live = try await catalog.liveContent(of: files.map(\.path), channel: channel)
         let newContent = files.filter { live[$0.path] != $0.blob.sha256 }.map { ($0.path, $0.blob) }
         let outcome = try await change(channel: channel, newContent: newContent) {
-            let outcome = try await catalog.commit(
-                .init(
-                    channel: channel,
-                    files: files,
-                    deletions: deletions,
-                    replace: request.replace ?? false,
-                    now: .now(),
-                    keepVersions: configuration.keepVersions,
-                    base: request.base
-                )
+            var commit = Catalog.ReleaseCommit(
+                channel: channel,
+                files: files,
+                deletions: deletions,
+                replace: request.replace ?? false,
+                now: .now(),
+                keepVersions: configuration.keepVersions,
+                base: request.base
             )
+            commit.critical = request.critical ?? false
+            commit.minimumClientVersion = request.minimumClientVersion
+            let outcome = try await catalog.commit(commit)
             return (outcome, outcome.created ? outcome.files.map(\.path) + outcome.removed : nil)
         }
         metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: !outcome.created)
@@ -237,7 +244,9 @@ extension ReleaseInfo {
             channel: release.channel,
             createdAt: HTTPDate(secondsSince1970: release.createdAt).imfFixdate,
             files: release.files,
-            bytes: release.bytes
+            bytes: release.bytes,
+            critical: release.critical ? true : nil,
+            minimumClientVersion: release.minimumClientVersion
         )
     }
 }

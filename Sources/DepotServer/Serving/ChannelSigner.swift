@@ -81,24 +81,10 @@ public struct ChannelSigner: Sendable {
         return (now / half) * half + 2 * half
     }
 
-    /// The document of `channel`, signed by every key.
-    func document(
-        channel: String,
-        release: String,
-        number: Int64,
-        serial: Int64,
-        expires: String,
-        rollout: ChannelDocument.Rollout? = nil
-    ) throws -> ChannelDocument {
-        var document = ChannelDocument(
-            channel: channel,
-            release: release,
-            number: number,
-            serial: serial,
-            expires: expires,
-            root: root?.version,
-            rollout: rollout
-        )
+    /// `document` under the newest root, signed by every key.
+    func sign(_ document: ChannelDocument) throws -> ChannelDocument {
+        var document = document
+        document.root = root?.version
         let text = document.signedText
         document.signatures = try keys.map { try Ed25519.sign(text, with: $0) }
         return document

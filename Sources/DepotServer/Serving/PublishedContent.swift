@@ -72,20 +72,29 @@ public final class PublishedContent: Sendable {
     public func reloadChannels(now: HTTPDate = .now()) async throws {
         let expires = signer.expiry(now: now.secondsSince1970)
         for channel in try await catalog.channels() {
-            let document = try signer.document(
-                channel: channel.name,
-                release: channel.release.id,
-                number: channel.release.number,
-                serial: channel.serial,
-                expires: HTTPDate(secondsSince1970: expires).imfFixdate,
-                rollout: channel.rollout.map { rollout in
-                    ChannelDocument.Rollout(
-                        release: rollout.release,
-                        number: rollout.releaseNumber ?? 0,
-                        percent: rollout.percent,
-                        salt: rollout.salt
-                    )
-                }
+            let release = channel.release
+            let document = try signer.sign(
+                ChannelDocument(
+                    channel: channel.name,
+                    release: release.id,
+                    number: release.number,
+                    serial: channel.serial,
+                    expires: HTTPDate(secondsSince1970: expires).imfFixdate,
+                    critical: release.critical ? true : nil,
+                    minimumClientVersion: release.minimumClientVersion,
+                    rollout: channel.rollout.map { rollout in
+                        ChannelDocument.Rollout(
+                            release: rollout.release,
+                            number: rollout.releaseNumber ?? 0,
+                            percent: rollout.percent,
+                            salt: rollout.salt,
+                            critical: rollout.releaseCritical ? true : nil,
+                            minimumClientVersion: rollout.releaseMinimumClientVersion
+                        )
+                    },
+                    fallbacks: channel.fallbacks.isEmpty
+                        ? nil : channel.fallbacks.map { .init(release: $0.id, number: $0.number, minimumClientVersion: $0.minimumClientVersion) }
+                )
             )
             let resource = try Self.jsonResource(
                 Array(try APIJSON.encoder.encode(document)) + [UInt8(ascii: "\n")],
