@@ -169,7 +169,7 @@ let package = Package(
                 .embedInCode("Dashboard/dashboard.css"), .embedInCode("Dashboard/dashboard.js"),
                 .embedInCode("Dashboard/Templates/layout.mustache"), .embedInCode("Dashboard/Templates/overview.mustache"),
                 .embedInCode("Dashboard/Templates/traffic.mustache"), .embedInCode("Dashboard/Templates/diff.mustache"),
-                .embedInCode("Dashboard/Templates/file.mustache"),
+                .embedInCode("Dashboard/Templates/file.mustache"), .embedInCode("Dashboard/Templates/rollouts.mustache"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -167,8 +167,9 @@ public enum RolloutGate {
         return .advance(reason: "the gate held: \(rate)")
     }
 
-    /// `rate` (0 to 1) as a percentage with at most one decimal: 0.025 → "2.5%".
-    static func percent(_ rate: Double) -> String {
+    /// `rate` (0 to 1) as a percentage with at most one decimal: 0.025 → "2.5%". The one way
+    /// reasons, `depot rollout` and the dashboard write a rate.
+    public static func percent(_ rate: Double) -> String {
         let tenths = (rate * 1000).rounded()
         return tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int(tenths / 10))%" : "\(tenths / 10)%"
     }

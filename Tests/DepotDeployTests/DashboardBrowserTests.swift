@@ -4,7 +4,8 @@ import Testing
 
 /// The dashboard in a real browser: headless Chromium, driven by Playwright for Python
 /// (`Browser/dashboard.py`, installed by `scripts/setup`), against a real `depot serve` holding
-/// three releases. The browser rolls `stable` back; `depot sync` then gets the earlier release.
+/// three releases. The browser rolls `stable` back, then starts a rollout of release 3 that its
+/// gate halts and the browser rolls back; `depot sync` then gets release 2.
 @Suite("Dashboard in a browser")
 struct DashboardBrowserTests {
     static let adminToken = "dashboard-admin-token"
@@ -17,7 +18,9 @@ struct DashboardBrowserTests {
         return (try await process.waitForExit(), process.log)
     }
 
-    @Test("the channel's release, the diff, rollback (then depot sync gets release 2), no buttons for a read token, no console errors")
+    @Test(
+        "the channel's release, the diff, rollback, a rollout halted by its gate and rolled back (then depot sync gets release 2), no buttons for a read token, no console errors"
+    )
     func dashboard() async throws {
         try await withTemporaryDirectory { root in
             try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
@@ -29,6 +32,8 @@ struct DashboardBrowserTests {
                     "DEPOT_DASHBOARD_READ_TOKENS": Self.readToken,
                     // No address reads without a token, so the browser's 401 is tested.
                     "DEPOT_DASHBOARD_ALLOWED_ADDRESSES": "192.0.2.1",
+                    // The rollout's gate is weighed every 0.2 s, so its halt shows at once.
+                    "DEPOT_ROLLOUTS_TICK_SECONDS": "0.2",
                 ],
                 in: root
             )

@@ -45,6 +45,8 @@ struct DashboardData: Sendable {
     struct Overview: Sendable, Encodable {
         let role: DashboardRole
         let channels: [Channel]
+        /// Each channel's newest rollout, live or ended.
+        let rollouts: [RolloutView]
         let releases: [ReleaseSummary]
         let traffic: Traffic
     }
@@ -94,7 +96,24 @@ struct DashboardData: Sendable {
                 signedBy: keyID
             )
         }
-        return Overview(role: role, channels: channels, releases: try await catalog.releases(limit: Self.releaseCount), traffic: trafficNow())
+        var rollouts: [RolloutView] = []
+        for channel in channels {
+            guard let rollout = try await catalog.rollout(of: channel.name) else { continue }
+            rollouts.append(
+                RolloutView(
+                    rollout,
+                    sinceStep: try await catalog.reportCounts(release: rollout.release, since: rollout.stepStartedAt),
+                    history: try await catalog.reportHistory(release: rollout.release, since: rollout.startedAt)
+                )
+            )
+        }
+        return Overview(
+            role: role,
+            channels: channels,
+            rollouts: rollouts,
+            releases: try await catalog.releases(limit: Self.releaseCount),
+            traffic: trafficNow()
+        )
     }
 
     func trafficNow() -> Traffic {

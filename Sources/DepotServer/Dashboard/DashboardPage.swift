@@ -18,7 +18,7 @@ struct DashboardPage: Sendable {
         let templates: [(String, [UInt8])] = [
             ("layout", PackageResources.layout_mustache), ("overview", PackageResources.overview_mustache),
             ("traffic", PackageResources.traffic_mustache), ("diff", PackageResources.diff_mustache),
-            ("file", PackageResources.file_mustache),
+            ("file", PackageResources.file_mustache), ("rollouts", PackageResources.rollouts_mustache),
         ]
         for (name, bytes) in templates {
             try library.register(String(decoding: bytes, as: UTF8.self), named: name)
@@ -53,9 +53,62 @@ struct DashboardPage: Sendable {
             [
                 "admin": admin, "channels": channels, "hasChannels": !channels.isEmpty, "releases": releases,
                 "hasReleases": !releases.isEmpty, "numbers": overview.releases.map(\.number),
+                "rollouts": overview.rollouts.map(Self.rollout), "hasRollouts": !overview.rollouts.isEmpty,
+                "startable": overview.channels.filter { channel in !overview.rollouts.contains { $0.channel == channel.name && $0.isLive } }
+                    .map { channel in
+                        ["channel": channel.name, "releases": overview.releases.filter { $0.id != channel.release.id }.map(\.number)] as [String: Any]
+                    },
             ].merging(Self.traffic(overview.traffic)) { $1 }
         )
         return layout(title: "Depot", role: overview.role, body: body)
+    }
+
+    /// What the rollouts section shows of one rollout: its steps, the gate's last decision, and
+    /// a chart of adoption and failures a minute with its text beside it.
+    static func rollout(_ rollout: RolloutView) -> [String: Any] {
+        let since = rollout.sinceStep
+        let width = 6
+        let highest = max(1, rollout.minutes.map { $0.counts.outcomes }.max() ?? 0)
+        var applied: Int64 = 0
+        var failed: Int64 = 0
+        let bars = rollout.minutes.enumerated().map { index, minute in
+            applied += minute.counts.applied
+            failed += minute.counts.failed
+            let good = Int(minute.counts.applied * 100 / highest)
+            let bad = Int(minute.counts.failed * 100 / highest)
+            return ["x": index * width, "width": width - 1, "goodY": 100 - good, "good": good, "badY": 100 - good - bad, "bad": bad]
+        }
+        let total = ReportCounts(applied: applied, failed: failed)
+        let described =
+            rollout.minutes.isEmpty
+            ? "No install has reported about release #\(rollout.release ?? 0) yet"
+            : "Reports a minute since the rollout began: \(applied) installs applied release #\(rollout.release ?? 0) and \(failed) failed "
+                + "(\(RolloutGate.percent(total.failureRate)))"
+        return [
+            "channel": rollout.channel, "release": rollout.release.map { "#\($0)" } ?? "(removed)",
+            "base": rollout.base.map { "#\($0)" } ?? "(removed)",
+            "state": rollout.state, "live": rollout.isLive, "percent": rollout.percent,
+            "paused": rollout.state == "paused" || rollout.state == "halted", "running": rollout.state == "running",
+            "steps": rollout.steps.map { ["percent": $0.percent, "status": $0.status] }, "reason": rollout.reason,
+            "gate": "each step lasts at least \(duration(rollout.everySeconds)), then needs \(rollout.minReports) reports with at most "
+                + "\(RolloutGate.percent(rollout.maxFailureRate)) failed"
+                + (rollout.autoRollback ? "; a failed gate rolls back" : "; a failed gate halts"),
+            "applied": since.applied, "failed": since.failed, "healthy": since.healthy, "failureRate": RolloutGate.percent(since.failureRate),
+            "chartWidth": max(1, rollout.minutes.count) * width, "bars": bars, "described": described,
+            "minutes": rollout.minutes.map { minute in
+                [
+                    "clock": clock(minute.start), "applied": minute.counts.applied, "failed": minute.counts.failed,
+                    "healthy": minute.counts.healthy, "rate": RolloutGate.percent(minute.counts.failureRate),
+                ] as [String: Any]
+            },
+            "hasMinutes": !rollout.minutes.isEmpty,
+        ]
+    }
+
+    /// Seconds as the largest whole unit: "1 h", "90 s".
+    static func duration(_ seconds: Int64) -> String {
+        for (unit, size) in [("d", Int64(86400)), ("h", 3600), ("min", 60)] where seconds % size == 0 { return "\(seconds / size) \(unit)" }
+        return "\(seconds) s"
     }
 
     /// The traffic figures, by their name in ``DashboardData/Traffic/figures``.

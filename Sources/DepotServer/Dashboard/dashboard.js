@@ -1,5 +1,5 @@
-// Depot's dashboard script: the admin's rollback and promote buttons, and a refresh of the
-// traffic figures every 30 seconds. The server renders every table; the page reads without it.
+// Depot's dashboard script: the admin's rollback, promote and rollout buttons, and a refresh of
+// the traffic figures every 30 seconds. The server renders every table; the page reads without it.
 // Plain ES module, no build step.
 
 const status = document.getElementById("status");
@@ -41,8 +41,8 @@ function confirmable(button, label, action) {
     }
     button.disabled = true;
     try {
-      const move = await action();
-      say(`${move.channel} now serves release #${move.to.number}.`);
+      const answer = await action();
+      say(answer.to ? `${answer.channel} now serves release #${answer.to.number}.` : `${answer.channel}: rollout ${answer.state} at ${answer.percent}%.`);
       window.location.reload();
     } catch (error) {
       say(`${label} failed: ${error.message}`);
@@ -61,6 +61,38 @@ for (const button of document.querySelectorAll("button[data-action]")) {
     const select = document.querySelector(`select[data-promote-release="${CSS.escape(button.dataset.channel)}"]`);
     confirmable(button, "Promote", () => post(`/v1/channels/${channel}/promote`, { release: select.value }));
   }
+}
+
+// Rollouts: pause, resume, halt and roll back, each on a second click; the start form sends
+// what `depot rollout start` does.
+for (const button of document.querySelectorAll("button[data-rollout-action]")) {
+  const channel = encodeURIComponent(button.dataset.channel);
+  const action = button.dataset.rolloutAction;
+  confirmable(button, button.textContent, () => post(`/v1/channels/${channel}/rollout/${action}`));
+}
+
+for (const form of document.querySelectorAll("form.rollout-start")) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const field = (name) => form.elements.namedItem(name);
+    const button = form.querySelector("button");
+    button.disabled = true;
+    try {
+      const rollout = await post(`/v1/channels/${encodeURIComponent(form.dataset.channel)}/rollout`, {
+        release: field("release").value,
+        steps: field("steps").value.split(",").map((step) => Number(step.trim())),
+        everySeconds: Number(field("everySeconds").value),
+        maxFailureRate: Number(field("maxFailurePercent").value) / 100,
+        minReports: Number(field("minReports").value),
+        autoRollback: field("autoRollback").checked,
+      });
+      say(`${rollout.channel}: release #${rollout.releaseNumber} at ${rollout.percent}%.`);
+      window.location.reload();
+    } catch (error) {
+      say(`Starting the rollout failed: ${error.message}`);
+      button.disabled = false;
+    }
+  });
 }
 
 async function refreshTraffic() {

@@ -6,10 +6,15 @@ The server holds three releases on `stable`, release 3 changing `a.txt`. Checks,
 request without a token is refused; the read-only tables render without JavaScript; the admin
 sees stable at release 3, the diff of 2 → 3 lists a.txt as changed and its file page its three
 versions; the rollback button
-re-points stable to release 2; a read token sees no button; no page logs a console error.
+re-points stable to release 2; a rollout of release 3 started from the form is halted by its
+gate when installs report failures (state, reason and chart text shown) and rolled back with its
+button; a read token sees no button; no page logs a console error.
 Prints each failure and exits 1 if any; saves a screenshot of the admin's page.
 """
+import hashlib
+import json
 import sys
+import time
 from playwright.sync_api import sync_playwright
 
 url, admin_token, read_token, screenshot = sys.argv[1:5]
@@ -74,7 +79,47 @@ with sync_playwright() as playwright:
     admin.wait_for_selector("section[aria-labelledby=channels] tbody tr >> text=#2")
     stable = admin.locator("section[aria-labelledby=channels] tbody tr", has_text="stable")
     check("#2" in stable.inner_text(), f"after rollback the page shows stable at release 2: {stable.inner_text()!r}")
+
+    # A rollout of release 3 to stable, started from the form, halted by its gate when installs
+    # report failures, then rolled back with its button.
+    admin.goto(f"{url}/dashboard/")
+    form = admin.locator("form.rollout-start[data-channel=stable]")
+    form.locator("select[name=release]").select_option("3")
+    form.locator("input[name=steps]").fill("10,50,100")
+    form.locator("input[name=minReports]").fill("5")
+    form.locator("input[name=autoRollback]").uncheck()
+    with admin.expect_response(lambda response: response.url.endswith("/v1/channels/stable/rollout")) as answer:
+        form.locator("button[type=submit]").click()
+    if answer.value.status != 201:
+        sys.exit(f"FAILED: starting the rollout: {answer.value.status} {answer.value.text()}")
+    admin.wait_for_selector("article[data-rollout=stable] >> text=running at 10%")
+    rollout = admin.locator("article[data-rollout=stable]")
+    check("10%" in rollout.locator("ol.steps li.current").inner_text(), "the current step is 10%")
+    check(rollout.get_by_role("img").count() == 1, "the rollout's chart is an image with a text alternative")
+
+    status = admin.request.get(f"{url}/v1/channels/stable/rollout", headers={"Authorization": f"Bearer {admin_token}"}).json()
+    reports = [{"release": status["release"], "install": hashlib.sha256(f"install {n}".encode()).hexdigest(),
+                "kind": "failed" if n < 4 else "applied"} for n in range(10)]
+    sent = admin.request.post(f"{url}/v1/reports", data=json.dumps({"reports": reports}), headers={"Content-Type": "application/json"})
+    check(sent.status == 202, f"the reports are taken ({sent.status})")
+    for _ in range(100):
+        admin.reload()
+        if "halted" in rollout.locator("[data-rollout-state]").inner_text():
+            break
+        time.sleep(0.1)
+    check("halted" in rollout.locator("[data-rollout-state]").inner_text(), f"the gate halts the rollout: {rollout.inner_text()!r}")
+    check("the gate failed: 4 of 10 reports failed" in rollout.locator("[data-rollout-reason]").inner_text(),
+          f"the gate's reason is shown: {rollout.locator('[data-rollout-reason]').inner_text()!r}")
+    check("4 failed" in rollout.locator("figcaption").inner_text(), f"the chart's text says what failed: {rollout.locator('figcaption').inner_text()!r}")
     admin.screenshot(path=screenshot, full_page=True)
+    back = rollout.locator("button[data-rollout-action=rollback]")
+    back.click()
+    with admin.expect_response(lambda response: response.url.endswith("/v1/channels/stable/rollout/rollback")) as answer:
+        back.click()
+    check(answer.value.status == 200, f"the rollout's rollback button works ({answer.value.status})")
+    admin.wait_for_load_state()
+    admin.wait_for_selector("article[data-rollout=stable] >> text=rolled-back")
+    check(admin.locator("button[data-rollout-action]").count() == 0, "an ended rollout has no buttons")
 
     reader = open_page(browser, read_token)
     reader.goto(f"{url}/dashboard/")
