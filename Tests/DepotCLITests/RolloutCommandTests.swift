@@ -1,0 +1,71 @@
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// `depot rollout` as an operator drives it against a real `depot serve`, with `depot sync`
+/// and `depot publish --critical --minimum-client-version` beside it.
+@Suite("depot rollout")
+struct RolloutCommandTests {
+    @Test("start, status, pause, resume, halt and rollback each print one line; a sync says its side; refusals are one line and exit 1")
+    func commands() async throws {
+        try await DepotCLI.withServer(environment: ["DEPOT_ROLLOUTS_TICK_SECONDS": "0.1"]) { root, server in
+            for version in 1...2 {
+                try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
+                #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            }
+            #expect(try await DepotCLI.run(["release", "rollback", "--server", server], in: root).status == 0)
+
+            let run = { (arguments: [String]) in try await DepotCLI.run(["rollout"] + arguments + ["--server", server], in: root) }
+            let started = try await run(["start", "2", "--steps", "50,100", "--every", "1h", "--max-failure-rate", "2.5%", "--min-reports", "10"])
+            #expect(started.status == 0, "\(started.errors)")
+            #expect(started.output.hasPrefix("stable: release 2 at 50% (running) over release 1; since the step: 0 applied, 0 failed, 0 healthy; started at 50%"), "\(started.output)")
+            let status = try await run(["status", "--json"])
+            #expect(status.output.contains(#""maxFailureRate":0.025"#) && status.output.contains(#""everySeconds":3600"#), "\(status.output)")
+
+            let synced = try await DepotCLI.run(["sync", "--server", server, "--dir", "out", "--reports"], token: nil, in: root)
+            #expect(synced.status == 0 && synced.output.contains("rollout: "), "\(synced.output)")
+            let side = synced.output.contains("rollout: in (bucket") ? "version 2\n" : "version 1\n"
+            #expect(try String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8) == side)
+
+            for (action, state) in [("pause", "paused"), ("resume", "running"), ("halt", "halted")] {
+                let changed = try await run([action])
+                #expect(changed.status == 0 && changed.output.contains("at 50% (\(state))"), "\(action): \(changed.output) \(changed.errors)")
+            }
+            let publishing = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
+            #expect(publishing.status == 1 && publishing.errors.contains("(409)") && publishing.errors.contains("rollout"), "\(publishing.errors)")
+            let back = try await run(["rollback"])
+            #expect(back.status == 0 && back.output.contains("(rolled-back)"), "\(back.output)")
+            let after = try await DepotCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
+            #expect(after.output.contains("release 1 of stable") && !after.output.contains("rollout:"), "\(after.output)")
+
+            let refusals: [([String], String)] = [
+                (["start", "9"], "There is no release 9"),
+                (["start", "2", "--steps", "10,50"], "the last 100"),
+                (["start", "2", "--every", "soon"], "--every takes a duration"),
+                (["start", "2", "--max-failure-rate", "lots"], "--max-failure-rate takes a share"),
+                (["pause"], "has no rollout under way"),
+            ]
+            for (arguments, message) in refusals {
+                let refused = try await run(arguments)
+                #expect(refused.status == 1 && refused.errors.split(separator: "\n").count == 1 && refused.errors.contains(message), "\(arguments): \(refused.errors)")
+            }
+        }
+    }
+
+    @Test("publish --critical --minimum-client-version; sync --client-version keeps an old app on the newest release it can use")
+    func compatibility() async throws {
+        try await DepotCLI.withServer { root, server in
+            try root.write(Data("old\n".utf8), to: "site/a.txt")
+            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            try root.write(Data("new\n".utf8), to: "site/a.txt")
+            let published = try await DepotCLI.run(["publish", "site", "--critical", "--minimum-client-version", "2.0", "--server", server], in: root)
+            #expect(published.status == 0, "\(published.errors)")
+            let old = try await DepotCLI.run(["sync", "--server", server, "--dir", "old", "--client-version", "1.9"], token: nil, in: root)
+            #expect(old.output.contains("release 1 of stable") && old.output.contains("needs app version 2.0 or later"), "\(old.output)")
+            let new = try await DepotCLI.run(["sync", "--server", server, "--dir", "new", "--client-version", "2.0.1"], token: nil, in: root)
+            #expect(new.output.contains("release 2 of stable") && new.output.contains("; critical"), "\(new.output)")
+            let bad = try await DepotCLI.run(["publish", "site", "--minimum-client-version", "2.x", "--server", server], in: root)
+            #expect(bad.status != 0)
+        }
+    }
+}
