@@ -9,7 +9,7 @@ import GRDB
 extension Catalog {
     /// One report: an install (the SHA-256 of its id and the release, 32 bytes) about a release.
     public struct Report: Sendable, Hashable {
-        public enum Kind: Int, Sendable, CaseIterable {
+        public enum Kind: Int, Sendable, Hashable, CaseIterable {
             case applied = 1
             case failed = 2
             case healthy = 4
@@ -42,38 +42,39 @@ extension Catalog {
         let minute = now.secondsSince1970 / 60
         return try await database.write { db in
             var known: [String: Bool] = [:]
-            var counted = 0
+            // Counted in memory, written once per release and kind.
+            var counts: [String: [Report.Kind: Int]] = [:]
+            // One statement a report: the row is made, or gains the kind's bit, only when it
+            // lacks it; a change means the report counts.
+            let mark = try db.cachedStatement(
+                sql: """
+                    INSERT INTO report_install (release, install, kinds) VALUES (?, ?, ?)
+                    ON CONFLICT(release, install) DO UPDATE SET kinds = kinds | excluded.kinds WHERE kinds & excluded.kinds = 0
+                    """
+            )
             for report in reports {
-                let exists =
-                    try known[report.release]
-                    ?? {
-                        let exists =
-                            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM release WHERE id = ?)", arguments: [report.release]) ?? false
-                        known[report.release] = exists
-                        return exists
-                    }()
+                let exists = try known[report.release] ?? {
+                    let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM release WHERE id = ?)", arguments: [report.release]) ?? false
+                    known[report.release] = exists
+                    return exists
+                }()
                 guard exists else { continue }
-                let kinds = try Int.fetchOne(
-                    db.cachedStatement(sql: "SELECT kinds FROM report_install WHERE release = ? AND install = ?"),
-                    arguments: [report.release, Data(report.install)]
-                )
-                guard (kinds ?? 0) & report.kind.rawValue == 0 else { continue }
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO report_install (release, install, kinds) VALUES (?, ?, ?)
-                        ON CONFLICT(release, install) DO UPDATE SET kinds = kinds | excluded.kinds
-                        """
-                ).execute(arguments: [report.release, Data(report.install), report.kind.rawValue])
-                let column = report.kind.column
-                try db.cachedStatement(
-                    sql: """
-                        INSERT INTO report_count (release, minute, \(column)) VALUES (?, ?, 1)
-                        ON CONFLICT(release, minute) DO UPDATE SET \(column) = \(column) + 1
-                        """
-                ).execute(arguments: [report.release, minute])
-                counted += 1
+                try mark.execute(arguments: [report.release, Data(report.install), report.kind.rawValue])
+                if db.changesCount > 0 { counts[report.release, default: [:]][report.kind, default: 0] += 1 }
             }
-            return counted
+            for (release, kinds) in counts {
+                for (kind, count) in kinds {
+                    let column = kind.column
+                    try db.execute(
+                        sql: """
+                            INSERT INTO report_count (release, minute, \(column)) VALUES (?, ?, ?)
+                            ON CONFLICT(release, minute) DO UPDATE SET \(column) = \(column) + excluded.\(column)
+                            """,
+                        arguments: [release, minute, count]
+                    )
+                }
+            }
+            return counts.values.reduce(0) { $0 + $1.values.reduce(0, +) }
         }
     }
 

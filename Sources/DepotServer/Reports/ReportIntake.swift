@@ -30,6 +30,12 @@ final class ReportIntake: Sendable {
         }
     }
 
+    /// Whether a request of up to ``ReportConfiguration/maxPerRequest`` reports would be taken
+    /// now: asked before its body is read, so an overloaded server refuses cheaply.
+    var hasRoom: Bool {
+        pending.withLock { $0.count + configuration.maxPerRequest <= configuration.maxPending }
+    }
+
     /// Takes `reports` to be counted at the next flush; false (taking none) when that would hold
     /// more than ``ReportConfiguration/maxPending``.
     func take(_ reports: [Catalog.Report]) -> Bool {

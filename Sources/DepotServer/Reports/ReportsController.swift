@@ -29,6 +29,7 @@ struct ReportsController: Sendable {
                 message: "At most \(configuration.perAddressPerSecond) report requests a second from one address (reports.perAddressPerSecond)"
             )
         }
+        guard intake.hasRoom else { throw Self.overloaded }
         let body = try await request.body.collect(upTo: configuration.maxBodyBytes)
         guard let batch = try? APIJSON.decode(ReportBatch.self, from: body.readableBytesView) else {
             throw HTTPError(
@@ -55,11 +56,16 @@ struct ReportsController: Sendable {
                 metadata: ["release": "\(report.release.prefix(12))", "reason": "\(report.reason ?? "")"]
             )
         }
-        guard intake.take(reports) else {
-            throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "1"], message: "Too many reports waiting to be counted (reports.maxPending)")
-        }
+        guard intake.take(reports) else { throw Self.overloaded }
         return try Response.json(ReportsReply(accepted: reports.count), status: .accepted)
     }
+
+    /// More reports wait to be counted than ``ReportConfiguration/maxPending``: try again in a second.
+    static let overloaded = HTTPError(
+        .serviceUnavailable,
+        headers: [.retryAfter: "1"],
+        message: "Too many reports waiting to be counted (reports.maxPending)"
+    )
 
     /// The catalog's report for `report`, or `nil` when it is malformed.
     static func parse(_ report: ReportBatch.Report) -> Catalog.Report? {
