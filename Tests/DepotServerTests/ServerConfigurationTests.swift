@@ -96,6 +96,12 @@ struct ServerConfigurationTests {
             ("deltas.blockSize", ConfigValue(.int(65536), isSecret: false)),
             ("deltas.maximumPendingRequests", ConfigValue(.int(0), isSecret: false)),
             ("deltas.blockIndexMinimumBytes", ConfigValue(.int(-1), isSecret: false)),
+            ("rollouts.tickSeconds", ConfigValue(.double(0), isSecret: false)),
+            ("reports.maxPerRequest", ConfigValue(.int(0), isSecret: false)),
+            ("reports.perAddressPerSecond", ConfigValue(.int(0), isSecret: false)),
+            ("reports.maxPending", ConfigValue(.int(10), isSecret: false)),
+            ("reports.maxBodyBytes", ConfigValue(.int(100), isSecret: false)),
+            ("reports.flushSeconds", ConfigValue(.double(0), isSecret: false)),
         ]
     )
     func invalid(key: String, value: ConfigValue) {
