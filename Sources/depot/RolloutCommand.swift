@@ -89,38 +89,49 @@ extension Depot {
             }
         }
 
-        struct Pause: AsyncParsableCommand {
+        struct Pause: RolloutChange {
             static let configuration = CommandConfiguration(abstract: "Hold the rollout at its percentage.")
+            static let action = "pause"
             @Option(help: "The channel.") var channel = "stable"
             @OptionGroup var options: Release.Options
-            func run() async throws { try await reportingFailures { try await changeRollout("pause", channel: channel, options: options) } }
         }
 
-        struct Resume: AsyncParsableCommand {
+        struct Resume: RolloutChange {
             static let configuration = CommandConfiguration(abstract: "Go on with a paused or halted rollout: its step starts again now.")
+            static let action = "resume"
             @Option(help: "The channel.") var channel = "stable"
             @OptionGroup var options: Release.Options
-            func run() async throws { try await reportingFailures { try await changeRollout("resume", channel: channel, options: options) } }
         }
 
-        struct Halt: AsyncParsableCommand {
+        struct Halt: RolloutChange {
             static let configuration = CommandConfiguration(abstract: "Stop the rollout at its percentage, as a failed gate does.")
+            static let action = "halt"
             @Option(help: "The channel.") var channel = "stable"
             @OptionGroup var options: Release.Options
-            func run() async throws { try await reportingFailures { try await changeRollout("halt", channel: channel, options: options) } }
         }
 
-        struct Rollback: AsyncParsableCommand {
+        struct Rollback: RolloutChange {
             static let configuration = CommandConfiguration(abstract: "End the rollout: every install goes to the release it replaced.")
+            static let action = "rollback"
             @Option(help: "The channel.") var channel = "stable"
             @OptionGroup var options: Release.Options
-            func run() async throws { try await reportingFailures { try await changeRollout("rollback", channel: channel, options: options) } }
         }
     }
 }
 
-private func changeRollout(_ action: String, channel: String, options: Depot.Release.Options) async throws {
-    try await sendRollout(.POST, "/v1/channels/\(channel)/rollout/\(action)", body: nil, options: options)
+/// `depot rollout pause|resume|halt|rollback`: one `POST /v1/channels/{channel}/rollout/{action}`.
+protocol RolloutChange: AsyncParsableCommand {
+    static var action: String { get }
+    var channel: String { get }
+    var options: Depot.Release.Options { get }
+}
+
+extension RolloutChange {
+    func run() async throws {
+        try await reportingFailures {
+            try await sendRollout(.POST, "/v1/channels/\(channel)/rollout/\(Self.action)", body: nil, options: options)
+        }
+    }
 }
 
 /// Sends a rollout request and prints one line for the rollout:

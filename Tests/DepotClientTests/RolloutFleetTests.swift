@@ -62,6 +62,22 @@ struct RolloutFleetTests {
         return configuration
     }
 
+    /// Runs `body` against a server of ``configuration(_:)`` on its test clock, with its data in
+    /// a temporary folder.
+    static func withServer(
+        reportsPerAddressPerSecond: Int = 1_000_000,
+        _ body: @Sendable (LiveServer, TestClock) async throws -> Void
+    ) async throws {
+        let clock = TestClock()
+        var configuration = Self.configuration(clock)
+        configuration.reports.perAddressPerSecond = reportsPerAddressPerSecond
+        try await withTemporaryDirectory { root in
+            try await LiveServer.withDataDirectory(root.appendingPathComponent("data"), configuration: configuration) { server in
+                try await body(server, clock)
+            }
+        }
+    }
+
     static func send(
         _ server: LiveServer,
         _ method: String,
@@ -217,12 +233,7 @@ struct RolloutFleetTests {
 
     @Test("a release 30% of its installs fail is halted at its first step and rolled back, with no time passing")
     func failingRollout() async throws {
-        let clock = TestClock()
-        try await LiveServer.withDataDirectory(
-            FileManager.default.temporaryDirectory.appendingPathComponent("depot-fleet-\(UUID().uuidString)"),
-            configuration: Self.configuration(clock)
-        ) { server in
-            defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        try await Self.withServer { server, clock in
             let (one, two) = try await Self.twoReleases(server)
             var fleet = Fleet(count: Self.installCount, holding: one)
             _ = try await Self.startRollout(server, minReports: 100)
@@ -241,12 +252,7 @@ struct RolloutFleetTests {
 
     @Test("a client with reports on reports applied after its switch and healthy when the app says; offline, it keeps them for later")
     func clientReports() async throws {
-        let clock = TestClock()
-        try await LiveServer.withDataDirectory(
-            FileManager.default.temporaryDirectory.appendingPathComponent("depot-fleet-\(UUID().uuidString)"),
-            configuration: Self.configuration(clock)
-        ) { server in
-            defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        try await Self.withServer { server, clock in
             let (_, two) = try await Self.twoReleases(server)
             // Everybody at once, and a gate that will not complete it: every report counts for release 2.
             let request = RolloutRequest(release: "2", steps: [100], everySeconds: 3600, maxFailureRate: 0.5, minReports: 1000)
@@ -288,12 +294,7 @@ struct RolloutFleetTests {
 
     @Test("critical releases and minimum client versions: signed, exposed, and older apps keep the newest release they can use")
     func compatibility() async throws {
-        let clock = TestClock()
-        try await LiveServer.withDataDirectory(
-            FileManager.default.temporaryDirectory.appendingPathComponent("depot-fleet-\(UUID().uuidString)"),
-            configuration: Self.configuration(clock)
-        ) { server in
-            defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        try await Self.withServer { server, clock in
             /// Publishes a.txt with `text` as a release needing `minimum`.
             func publish(_ text: String, minimum: String?, critical: Bool = false) async throws -> String {
                 let bytes = Array(text.utf8)
@@ -337,14 +338,7 @@ struct RolloutFleetTests {
 
     @Test("bad reports are refused whole and move nothing; repeats, unknown releases and floods leave the counters right")
     func badReports() async throws {
-        let clock = TestClock()
-        var configuration = Self.configuration(clock)
-        configuration.reports.perAddressPerSecond = 50
-        try await LiveServer.withDataDirectory(
-            FileManager.default.temporaryDirectory.appendingPathComponent("depot-fleet-\(UUID().uuidString)"),
-            configuration: configuration
-        ) { server in
-            defer { try? FileManager.default.removeItem(at: server.dataDirectory) }
+        try await Self.withServer(reportsPerAddressPerSecond: 50) { server, clock in
             let (_, two) = try await Self.twoReleases(server)
             _ = try await Self.startRollout(server, minReports: 1)
             let install = InstallID.random()
