@@ -146,8 +146,10 @@ public enum ChannelCheck {
                         "the channel document's serial \(document.serial) is lower than the \(lastAccepted.serial) accepted before: a replay"
                     )
                 }
-                // The release held may be the one a rollout of that document gave the install.
-                guard document.serial > lastAccepted.serial || [document.release, document.rollout?.release].contains(lastAccepted.release) else {
+                // The release held may be the one a rollout or a fallback of that document gave
+                // the install.
+                let named = [document.release, document.rollout?.release] + (document.fallbacks ?? []).map(\.release)
+                guard document.serial > lastAccepted.serial || named.contains(lastAccepted.release) else {
                     throw SyncError(.untrusted, "the channel document's serial \(document.serial) names another release than before")
                 }
             }

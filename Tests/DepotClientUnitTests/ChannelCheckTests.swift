@@ -22,6 +22,7 @@ struct ChannelCheckTests {
         expires: String = "Mon, 30 Nov 2026 12:00:00 GMT",
         signedBy keys: [Curve25519.Signing.PrivateKey] = [key],
         rollout percent: Int? = nil,
+        fallback: String? = nil,
         tamper: ((inout ChannelDocument) -> Void)? = nil
     ) -> ChannelDocument {
         var document = ChannelDocument(
@@ -30,7 +31,9 @@ struct ChannelCheckTests {
             number: 3,
             serial: serial,
             expires: expires,
-            rollout: percent.map { .init(release: releaseB, number: 4, percent: $0, salt: "5a17") }
+            minimumClientVersion: fallback.map { _ in "2.0" },
+            rollout: percent.map { .init(release: releaseB, number: 4, percent: $0, salt: "5a17") },
+            fallbacks: fallback.map { [.init(release: $0, number: 2, minimumClientVersion: nil)] }
         )
         document.signatures = keys.map { key in
             let id = ChannelDocument.keyID(ofRawKey: Array(key.publicKey.rawRepresentation)) { Array(SHA256.hash(data: $0)) }
@@ -110,6 +113,15 @@ struct ChannelCheckTests {
             (
                 "the same serial, the install on the rollout's release", document(rollout: 10), [key.publicKey], .init(serial: 10, release: releaseB),
                 .verified
+            ),
+            (
+                "the same serial, the install on a fallback", document(release: releaseB, fallback: releaseA), [key.publicKey],
+                .init(serial: 10, release: releaseA), .verified
+            ),
+            (
+                "a fallback added after signing",
+                document(release: releaseB) { $0.fallbacks = [.init(release: releaseA, number: 2, minimumClientVersion: nil)] },
+                [key.publicKey], nil, .refused("not signed by a trusted key")
             ),
         ]
 
