@@ -53,11 +53,14 @@ extension Catalog {
                     """
             )
             for report in reports {
-                let exists = try known[report.release] ?? {
-                    let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM release WHERE id = ?)", arguments: [report.release]) ?? false
-                    known[report.release] = exists
-                    return exists
-                }()
+                let exists =
+                    try known[report.release]
+                    ?? {
+                        let exists =
+                            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM release WHERE id = ?)", arguments: [report.release]) ?? false
+                        known[report.release] = exists
+                        return exists
+                    }()
                 guard exists else { continue }
                 try mark.execute(arguments: [report.release, Data(report.install), report.kind.rawValue])
                 if db.changesCount > 0 { counts[report.release, default: [:]][report.kind, default: 0] += 1 }

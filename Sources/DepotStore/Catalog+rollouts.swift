@@ -124,21 +124,22 @@ extension Catalog {
         case rolledBack
     }
 
-    /// Applies the gate's `decision` to the rollout `id`, if it is still running at `step`: a
-    /// scheduler that read an older state, or a restart, does nothing twice. Returns the move, or
-    /// `nil` when there was none (a wait, or the rollout moved meanwhile), and the paths whose
-    /// live version changed (a completion moves the channel).
+    /// Applies the gate's `decision`, made on `read`, to that rollout if it is still as read:
+    /// running, at the same step, begun at the same time. A scheduler that read an older state
+    /// (a tick overlapping another, a pause and resume between, a restart) does nothing. Returns
+    /// the move, or `nil` when there was none (a wait, or the rollout moved meanwhile), and the
+    /// paths whose live version changed (a completion moves the channel).
     public func applyGate(
         _ decision: RolloutGate.Decision,
-        toRollout id: Int64,
-        atStep step: Int,
+        to read: Rollout,
         now: HTTPDate
     ) async throws -> (
         move: RolloutMove, changedPaths: [String]
     )? {
         try await database.write { db in
-            let rollout = try Self.rollout(id: id, in: db)
-            guard rollout.state == .running, rollout.step == step else { return nil }
+            let rollout = try Self.rollout(id: read.id, in: db)
+            guard rollout.state == .running, rollout.step == read.step, rollout.stepStartedAt == read.stepStartedAt else { return nil }
+            let (id, step) = (rollout.id, rollout.step)
             let at = now.secondsSince1970
             switch decision {
             case .wait:

@@ -18,7 +18,12 @@ struct RolloutCommandTests {
             let run = { (arguments: [String]) in try await DepotCLI.run(["rollout"] + arguments + ["--server", server], in: root) }
             let started = try await run(["start", "2", "--steps", "50,100", "--every", "1h", "--max-failure-rate", "2.5%", "--min-reports", "10"])
             #expect(started.status == 0, "\(started.errors)")
-            #expect(started.output.hasPrefix("stable: release 2 at 50% (running) over release 1; since the step: 0 applied, 0 failed, 0 healthy; started at 50%"), "\(started.output)")
+            #expect(
+                started.output.hasPrefix(
+                    "stable: release 2 at 50% (running) over release 1; since the step: 0 applied, 0 failed, 0 healthy; started at 50%"
+                ),
+                "\(started.output)"
+            )
             let status = try await run(["status", "--json"])
             #expect(status.output.contains(#""maxFailureRate":0.025"#) && status.output.contains(#""everySeconds":3600"#), "\(status.output)")
 
@@ -47,7 +52,10 @@ struct RolloutCommandTests {
             ]
             for (arguments, message) in refusals {
                 let refused = try await run(arguments)
-                #expect(refused.status == 1 && refused.errors.split(separator: "\n").count == 1 && refused.errors.contains(message), "\(arguments): \(refused.errors)")
+                #expect(
+                    refused.status == 1 && refused.errors.split(separator: "\n").count == 1 && refused.errors.contains(message),
+                    "\(arguments): \(refused.errors)"
+                )
             }
         }
     }
@@ -58,7 +66,10 @@ struct RolloutCommandTests {
             try root.write(Data("old\n".utf8), to: "site/a.txt")
             #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
             try root.write(Data("new\n".utf8), to: "site/a.txt")
-            let published = try await DepotCLI.run(["publish", "site", "--critical", "--minimum-client-version", "2.0", "--server", server], in: root)
+            let published = try await DepotCLI.run(
+                ["publish", "site", "--critical", "--minimum-client-version", "2.0", "--server", server],
+                in: root
+            )
             #expect(published.status == 0, "\(published.errors)")
             let old = try await DepotCLI.run(["sync", "--server", server, "--dir", "old", "--client-version", "1.9"], token: nil, in: root)
             #expect(old.output.contains("release 1 of stable") && old.output.contains("needs app version 2.0 or later"), "\(old.output)")

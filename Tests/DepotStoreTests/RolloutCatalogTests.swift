@@ -100,25 +100,32 @@ struct RolloutCatalogTests {
         }
     }
 
-    @Test("a step moves only from the step read: applied twice, or after a reopen, it moves once")
+    @Test("a step moves only from the state read: applied twice, after a pause and resume, or after a reopen, it moves once")
     func compareAndSet() async throws {
         try await Self.withTwoReleases { catalog, _, two, folder in
             let rollout = try await catalog.startRollout(two.id, to: "stable", plan: Self.plan(), salt: "s", now: Self.now)
             let advance = RolloutGate.Decision.advance(reason: "test")
             let later = HTTPDate(secondsSince1970: Self.now.secondsSince1970 + 60)
-            #expect(try await catalog.applyGate(advance, toRollout: rollout.id, atStep: 0, now: later)?.move == .advanced(50))
-            #expect(try await catalog.applyGate(advance, toRollout: rollout.id, atStep: 0, now: later) == nil, "a second tick that read step 0")
+            #expect(try await catalog.applyGate(advance, to: rollout, now: later)?.move == .advanced(50))
+            #expect(try await catalog.applyGate(advance, to: rollout, now: later) == nil, "a second tick that read step 0")
+            // A pause and resume between a tick's read and its move: the step began again, the
+            // decision was made on reports of the step before.
+            let fifty = try #require(try await catalog.rollout(of: "stable"))
+            _ = try await catalog.changeRollout(of: "stable", .pause, now: later)
+            let resumedAt = HTTPDate(secondsSince1970: later.secondsSince1970 + 5)
+            _ = try await catalog.changeRollout(of: "stable", .resume, now: resumedAt)
+            #expect(try await catalog.applyGate(advance, to: fifty, now: resumedAt) == nil, "a decision on a step that began again")
             let serial = try await Self.stable(catalog).serial
 
             // A restart: the catalog opened again from its file holds the same rollout.
             let reopened = try Catalog(path: folder.appendingPathComponent("catalog.sqlite").path)
             let held = try #require(try await reopened.rollout(of: "stable"))
-            #expect(held.step == 1 && held.percent == 50 && held.stepStartedAt == later.secondsSince1970 && held.state == .running)
-            #expect(try await reopened.applyGate(advance, toRollout: rollout.id, atStep: 0, now: later) == nil)
+            #expect(held.step == 1 && held.percent == 50 && held.stepStartedAt == later.secondsSince1970 + 5 && held.state == .running)
+            #expect(try await reopened.applyGate(advance, to: rollout, now: later) == nil)
             #expect(try await Self.stable(reopened).serial == serial)
 
             // The last step completes: the channel points to the release, the document has no rollout.
-            let done = try #require(try await reopened.applyGate(advance, toRollout: rollout.id, atStep: 1, now: later))
+            let done = try #require(try await reopened.applyGate(advance, to: held, now: later))
             #expect(done.move == .completed && Set(done.changedPaths) == ["a.txt", "b.txt"])
             let state = try await Self.stable(reopened)
             #expect(state.release.id == two.id && state.rollout == nil && state.serial == serial + 1)
@@ -134,7 +141,7 @@ struct RolloutCatalogTests {
         try await Self.withTwoReleases { catalog, one, two, _ in
             let halting = try await catalog.startRollout(two.id, to: "stable", plan: Self.plan(autoRollback: false), salt: "s", now: Self.now)
             let halt = RolloutGate.Decision.halt(reason: "30% failed")
-            #expect(try await catalog.applyGate(halt, toRollout: halting.id, atStep: 0, now: Self.now)?.move == .halted)
+            #expect(try await catalog.applyGate(halt, to: halting, now: Self.now)?.move == .halted)
             #expect(try await Self.stable(catalog).rollout?.state == .halted, "a halted rollout stays in the document, frozen")
             #expect(try await catalog.runningRollouts().isEmpty, "the scheduler leaves it alone")
             #expect(try await catalog.changeRollout(of: "stable", .resume, now: Self.now).state == .running)
@@ -146,7 +153,7 @@ struct RolloutCatalogTests {
             #expect(try await catalog.rollout(of: "stable")?.state == .rolledBack)
 
             let automatic = try await catalog.startRollout(two.id, to: "stable", plan: Self.plan(), salt: "t", now: Self.now)
-            #expect(try await catalog.applyGate(halt, toRollout: automatic.id, atStep: 0, now: Self.now)?.move == .rolledBack)
+            #expect(try await catalog.applyGate(halt, to: automatic, now: Self.now)?.move == .rolledBack)
             #expect(try await Self.stable(catalog).rollout == nil)
             #expect(try await catalog.rollout(of: "stable")?.reason.contains("30% failed") == true)
         }

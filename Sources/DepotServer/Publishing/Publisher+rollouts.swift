@@ -72,7 +72,7 @@ extension Publisher {
                     channel: rollout.channel,
                     newContent: [],
                     {
-                        guard let applied = try await catalog.applyGate(decision, toRollout: rollout.id, atStep: rollout.step, now: now) else {
+                        guard let applied = try await catalog.applyGate(decision, to: rollout, now: now) else {
                             return (Catalog.RolloutMove?.none, nil)
                         }
                         return (applied.move, applied.changedPaths)
