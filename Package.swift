@@ -230,6 +230,7 @@ let package = Package(
             name: "DepotTestSupport",
             dependencies: [
                 "DepotAPI",
+                "DepotHTTP",
                 "DepotServer",
                 "DepotTestFixtures",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -161,8 +161,10 @@ struct NginxTests {
         "500 installs polling through nginx during a rollout that moves from 10% to 50% cost Depot about one channel request a second, and land on their sides; reports pass uncached"
     )
     func rolloutThroughNginx() async throws {
+        // The rollout's time is the test's: it moves to 50% when the test says, and no further.
+        let clock = TestClock()
         var configuration = ServerConfiguration()
-        configuration.rollouts.tickInterval = .milliseconds(100)
+        configuration.rollouts = RolloutConfiguration(tickInterval: .milliseconds(100), clock: { clock.now })
         try await LiveServer.withPublishing(configuration: configuration) { server in
             let send = { (method: String, path: String, body: [UInt8]?) in
                 try await RawHTTPConnection.with(port: server.port) { try await $0.request(method, path, headers: [Self.auth], body: body) }
@@ -170,7 +172,7 @@ struct NginxTests {
             #expect(try await send("PUT", "/v1/files/a.txt", Array("one".utf8)).status == 201)
             #expect(try await send("PUT", "/v1/files/a.txt", Array("two".utf8)).status == 201)
             #expect(try await send("POST", "/v1/channels/stable/rollback", nil).status == 200)
-            let start = RolloutRequest(release: "2", steps: [10, 50, 100], everySeconds: 3, maxFailureRate: 0.02, minReports: 0)
+            let start = RolloutRequest(release: "2", steps: [10, 50, 100], everySeconds: 3600, maxFailureRate: 0.02, minReports: 0)
             #expect(try await send("POST", "/v1/channels/stable/rollout", Array(try JSONEncoder().encode(start))).status == 201)
 
             try await Nginx.with(depotPort: server.port) { nginx in
@@ -179,6 +181,11 @@ struct NginxTests {
                 // 100 connections, 5 installs each: each install polls with its own ETag every
                 // 100 ms and takes its side from the document it holds, as DepotClient does.
                 let installs = try await withThrowingTaskGroup(of: [(InstallID, String, movedBack: Bool)].self) { group in
+                    group.addTask {
+                        try await Task.sleep(for: .milliseconds(2500))
+                        clock.advance(by: 3600)
+                        return []
+                    }
                     for _ in 0..<100 {
                         group.addTask {
                             try await RawHTTPConnection.with(port: nginx.port) { connection in
