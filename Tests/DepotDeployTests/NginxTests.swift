@@ -4,6 +4,7 @@ import DepotManifest
 import DepotServer
 import DepotTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Depot behind Debian's nginx running `deploy/nginx/depot.conf`: what a production client sees.
@@ -180,11 +181,22 @@ struct NginxTests {
                 let started = ContinuousClock.now
                 // 100 connections, 5 installs each: each install polls with its own ETag every
                 // 100 ms and takes its side from the document it holds, as DepotClient does.
+                // The serial of the 50% document, once Depot serves it: each install polls for
+                // at least 5 s and until it holds that document (a loaded machine is slow).
+                let target = TargetSerial()
                 let installs = try await withThrowingTaskGroup(of: [(InstallID, String, movedBack: Bool)].self) { group in
                     group.addTask {
                         try await Task.sleep(for: .milliseconds(2500))
                         clock.advance(by: 3600)
-                        return []
+                        while true {
+                            let document = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/channels/stable") }
+                                .decoded(ChannelDocument.self)
+                            if document.rollout?.percent == 50 {
+                                target.serial.withLock { $0 = document.serial }
+                                return []
+                            }
+                            try await Task.sleep(for: .milliseconds(50))
+                        }
                     }
                     for _ in 0..<100 {
                         group.addTask {
@@ -192,7 +204,12 @@ struct NginxTests {
                                 var installs = (0..<5).map { _ in
                                     (id: InstallID.random(), etag: "", document: ChannelDocument?.none, holding: "", movedBack: false)
                                 }
-                                while ContinuousClock.now - started < .seconds(5) {
+                                func done() -> Bool {
+                                    let serial = target.serial.withLock { $0 }
+                                    return ContinuousClock.now - started >= .seconds(5)
+                                        && installs.allSatisfy { ($0.document?.serial ?? 0) >= serial }
+                                }
+                                while !done(), ContinuousClock.now - started < .seconds(60) {
                                     for index in installs.indices {
                                         let reply = try await connection.request(
                                             "GET",
@@ -255,6 +272,11 @@ struct NginxTests {
                 #expect(server.requests.total(pathPrefix: "/v1/reports") - reportsBefore == 2)
             }
         }
+    }
+
+    /// A serial the tasks of a test share.
+    final class TargetSerial: Sendable {
+        let serial = Mutex<Int64>(.max)
     }
 
     @Test("a second fetch of a blob is served from nginx's cache without reaching Depot")
