@@ -1,4 +1,5 @@
 import Crypto
+import DepotHTTP
 import DepotManifest
 import Foundation
 
@@ -123,8 +124,7 @@ public struct InstallID: Sendable, Equatable {
     /// A new random id.
     public static func random() -> InstallID {
         var generator = SystemRandomNumberGenerator()
-        let hex = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
-        return InstallID(hex)!
+        return InstallID(Hex.string((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }))!
     }
 
     /// The id kept in `file`, made and saved durably first when there is none (or it is

@@ -22,7 +22,7 @@ extension Publisher {
             )
         }
         var generator = SystemRandomNumberGenerator()
-        let salt = (0..<8).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+        let salt = Hex.string((0..<8).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let rollout = try await change(channel: channel, newContent: []) {
             (try await catalog.startRollout(request.release, to: channel, plan: plan, salt: salt, now: now()), [String]())
         }
