@@ -84,6 +84,7 @@ let package = Package(
             name: "DepotClient",
             dependencies: [
                 .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
+                "DepotAPI",
                 "DepotDelta",
                 "DepotHTTP",
                 "DepotManifest",

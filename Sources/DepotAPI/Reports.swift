@@ -14,10 +14,18 @@ public struct ReportBatch: Codable, Sendable, Equatable {
         /// install gives the same value for a release (so it counts once) and unrelated values
         /// for two releases; the id itself never leaves the device.
         public var install: String
-        /// `applied`, `failed` or `healthy`.
+        /// `applied`, `failed` or `healthy` (``Kind``).
         public var kind: String
-        /// Why, for `failed`: a short text, at most 200 bytes (logged, not stored).
+        /// Why, for `failed`: a short text, at most ``maximumReasonBytes`` (logged, not stored).
         public var reason: String?
+
+        /// What a report can say.
+        public enum Kind: String, Sendable, CaseIterable {
+            case applied, failed, healthy
+        }
+
+        /// The longest reason the server takes, in UTF-8 bytes; clients cut theirs to it.
+        public static let maximumReasonBytes = 200
 
         public init(release: String, install: String, kind: String, reason: String? = nil) {
             self.release = release

@@ -279,7 +279,7 @@ public struct DepotClient: Sendable {
     /// Queues `report` about `release` and sends the queue, when reports are on.
     private func send(_ report: HealthReport, about release: String, session: TransferSession) async throws {
         guard configuration.sendsReports else { return }
-        try reportQueue.add(report, release: release)
+        try reportQueue.add(report, release: release, install: try InstallID.load(orCreateAt: installIDFile))
         await sendReports(session: session)
     }
 

@@ -1,4 +1,5 @@
 import Crypto
+import DepotAPI
 import DepotHTTP
 import Foundation
 
@@ -19,16 +20,12 @@ public enum HealthReport: Sendable, Equatable {
     case healthy
 }
 
-/// Reports waiting to be sent, kept in `.depot/reports.json` so that an install offline keeps
-/// them for a later sync: at most ``capacity``, the oldest dropped first. Each send posts them
-/// all to `POST /v1/reports` and forgets them once the server took them (202).
+/// Reports waiting to be sent, kept in `.depot/reports.json` as the server takes them
+/// (``DepotAPI/ReportBatch/Report``, the install named by its hash) so that an install offline
+/// keeps them for a later sync: at most ``capacity``, the oldest dropped first. Each send posts
+/// them all to `POST /v1/reports` and forgets them once the server took them (202).
 struct ReportQueue {
-    /// One report as kept: its release and what it says.
-    struct Pending: Codable, Equatable {
-        var release: String
-        var kind: String
-        var reason: String?
-    }
+    typealias Report = ReportBatch.Report
 
     static let capacity = 100
     let folder: URL
@@ -36,41 +33,41 @@ struct ReportQueue {
     var file: URL { folder.appendingPathComponent("reports.json") }
     var lockFile: URL { folder.appendingPathComponent("reports.lock") }
 
-    /// Adds `report` about `release` to the queue.
-    func add(_ report: HealthReport, release: String) throws {
-        let pending: Pending =
+    /// Adds `report` about `release` from `install` to the queue.
+    func add(_ report: HealthReport, release: String, install: InstallID) throws {
+        let (kind, reason): (Report.Kind, String?) =
             switch report {
-            case .applied: Pending(release: release, kind: "applied")
-            case .failed(let reason):
-                Pending(release: release, kind: "failed", reason: String(decoding: Array(reason.utf8.prefix(200)), as: UTF8.self))
-            case .healthy: Pending(release: release, kind: "healthy")
+            case .applied: (.applied, nil)
+            case .failed(let reason): (.failed, String(decoding: Array(reason.utf8.prefix(Report.maximumReasonBytes)), as: UTF8.self))
+            case .healthy: (.healthy, nil)
             }
+        let pending = Report(release: release, install: install.reportHash(release: release), kind: kind.rawValue, reason: reason)
         try withLock { queue in queue = Array((queue + [pending]).suffix(Self.capacity)) }
     }
 
     /// Sends every waiting report with `send` (which throws when the server did not take them),
     /// and forgets those sent. A failure keeps them for the next time.
-    func flush(install: InstallID, _ send: ([[String: String]]) async throws -> Void) async throws {
+    func flush(_ send: ([Report]) async throws -> Void) async throws {
         let waiting = try withLock { $0 }
         guard !waiting.isEmpty else { return }
-        let body = waiting.map { pending in
-            var report = ["release": pending.release, "install": install.reportHash(release: pending.release), "kind": pending.kind]
-            report["reason"] = pending.reason
-            return report
+        try await send(waiting)
+        try withLock { queue in
+            // Reports added meanwhile may have pushed the oldest sent ones out: what is left of
+            // those sent is the queue's first part.
+            let gone = (0...waiting.count).first { queue.starts(with: waiting[$0...]) } ?? waiting.count
+            queue.removeFirst(waiting.count - gone)
         }
-        try await send(body)
-        try withLock { queue in queue.removeFirst(min(waiting.count, queue.count)) }
     }
 
     /// Runs `body` on the queue under an exclusive lock (the app and a sync may both add), and
     /// saves what it leaves.
-    private func withLock<T>(_ body: (inout [Pending]) throws -> T) throws -> T {
+    private func withLock<T>(_ body: (inout [Report]) throws -> T) throws -> T {
         let lock = try FileLock.acquire(lockFile, exclusive: true)
         defer { lock?.unlock() }
-        var queue = (try? JSONDecoder().decode([Pending].self, from: Data(contentsOf: file))) ?? []
+        var queue = (try? JSONDecoder().decode([Report].self, from: Data(contentsOf: file))) ?? []
         let before = queue
         let result = try body(&queue)
-        if queue != before { try AtomicFile.write(try JSONEncoder().encode(queue), to: file, durable: false) }
+        if queue != before { try AtomicFile.write(try APIJSON.encoder.encode(queue), to: file, durable: false) }
         return result
     }
 }
@@ -94,7 +91,7 @@ extension DepotClient {
     /// call or sync. Never throws for the network: only for a folder that cannot be written.
     public func report(_ report: HealthReport) async throws {
         guard configuration.sendsReports, let release = currentRelease else { return }
-        try reportQueue.add(report, release: release.id)
+        try reportQueue.add(report, release: release.id, install: try InstallID.load(orCreateAt: installIDFile))
         let session = TransferSession(configuration: sessionConfiguration, limits: TransferLimits(minimumBytesPerSecond: 0, window: 30))
         defer { session.finish() }
         await sendReports(session: session)
@@ -102,12 +99,12 @@ extension DepotClient {
 
     /// Sends the waiting reports over `session`; failures leave them waiting.
     func sendReports(session: TransferSession) async {
-        guard configuration.sendsReports, let install = try? InstallID.load(orCreateAt: installIDFile) else { return }
-        try? await reportQueue.flush(install: install) { reports in
+        guard configuration.sendsReports else { return }
+        try? await reportQueue.flush { reports in
             var request = URLRequest(url: server.appendingPathComponent("v1/reports"))
             request.httpMethod = "POST"
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try JSONSerialization.data(withJSONObject: ["reports": reports], options: [.sortedKeys])
+            request.httpBody = try APIJSON.encoder.encode(ReportBatch(reports: reports))
             let (response, _) = try await BoundedFetch.run(
                 request,
                 session: session,

@@ -45,12 +45,13 @@ struct ReportsController: Sendable {
                 throw HTTPError(
                     .badRequest,
                     message:
-                        "Report \(index + 1) is not a report: release and install are lower-case hex SHA-256, kind applied, failed or healthy, reason at most 200 bytes"
+                        "Report \(index + 1) is not a report: release and install are lower-case hex SHA-256, kind applied, failed or healthy, "
+                        + "reason at most \(ReportBatch.Report.maximumReasonBytes) bytes"
                 )
             }
             return parsed
         }
-        for report in batch.reports where report.kind == "failed" {
+        for report in batch.reports where report.kind == ReportBatch.Report.Kind.failed.rawValue {
             context.logger.info(
                 "Install reported a failure",
                 metadata: ["release": "\(report.release.prefix(12))", "reason": "\(report.reason ?? "")"]
@@ -69,10 +70,16 @@ struct ReportsController: Sendable {
 
     /// The catalog's report for `report`, or `nil` when it is malformed.
     static func parse(_ report: ReportBatch.Report) -> Catalog.Report? {
-        let kinds: [String: Catalog.Report.Kind] = ["applied": .applied, "failed": .failed, "healthy": .healthy]
-        guard ContentAddress.isSHA256(report.release), ContentAddress.isSHA256(report.install), let kind = kinds[report.kind],
-            (report.reason?.utf8.count ?? 0) <= 200, let install = Hex.bytes(report.install)
+        guard ContentAddress.isSHA256(report.release), ContentAddress.isSHA256(report.install),
+            let kind = ReportBatch.Report.Kind(rawValue: report.kind),
+            (report.reason?.utf8.count ?? 0) <= ReportBatch.Report.maximumReasonBytes, let install = Hex.bytes(report.install)
         else { return nil }
-        return Catalog.Report(release: report.release, install: install, kind: kind)
+        let counted: Catalog.Report.Kind =
+            switch kind {
+            case .applied: .applied
+            case .failed: .failed
+            case .healthy: .healthy
+            }
+        return Catalog.Report(release: report.release, install: install, kind: counted)
     }
 }
