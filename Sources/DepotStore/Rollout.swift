@@ -92,8 +92,16 @@ public struct RolloutPlan: Sendable, Hashable {
     /// Whether a halt by the gate also rolls the rollout back.
     public let autoRollback: Bool
 
-    /// The defaults of `depot rollout start`.
-    public static let defaultSteps = [1, 10, 50, 100]
+    /// The plan of a rollout started without one (`POST /v1/channels/{name}/rollout`'s absent
+    /// fields, `depot rollout start`, the dashboard's form): 1, 10, 50 and 100%, an hour a step,
+    /// at most 2% failed of at least 200 reports, rolled back on its own.
+    public static let standard = RolloutPlan(
+        checkedSteps: [1, 10, 50, 100],
+        everySeconds: 3600,
+        maxFailureRate: 0.02,
+        minReports: 200,
+        autoRollback: true
+    )
 
     /// A plan, checked.
     ///

@@ -21,17 +21,18 @@ extension Depot {
             @Option(help: "The channel whose installs get it.")
             var channel = "stable"
 
-            @Option(help: "Percentages of installs, rising, the last 100.")
-            var steps = "1,10,50,100"
+            // Absent options are the server's standard plan (RolloutPlan.standard).
+            @Option(help: "Percentages of installs, rising, the last 100 (default 1,10,50,100).")
+            var steps: String?
 
-            @Option(help: "The least time a step lasts: seconds, or a number with s, m, h or d.")
-            var every = "1h"
+            @Option(help: "The least time a step lasts: seconds, or a number with s, m, h or d (default 1h).")
+            var every: String?
 
-            @Option(help: "The highest share of reporting installs that may fail for a step to advance (2% or 0.02).")
-            var maxFailureRate = "2%"
+            @Option(help: "The highest share of reporting installs that may fail for a step to advance, as 2% or 0.02 (default 2%).")
+            var maxFailureRate: String?
 
-            @Option(help: "The fewest reports since a step began for it to advance, or to halt.")
-            var minReports: Int64 = 200
+            @Option(help: "The fewest reports since a step began for it to advance, or to halt (default 200).")
+            var minReports: Int64?
 
             @Flag(help: "Only halt when the gate fails; do not roll back on its own.")
             var noAutoRollback = false
@@ -42,9 +43,9 @@ extension Depot {
                 try await reportingFailures {
                     let request = RolloutRequest(
                         release: release,
-                        steps: try Self.steps(steps),
-                        everySeconds: try Self.seconds(every),
-                        maxFailureRate: try Self.rate(maxFailureRate),
+                        steps: try steps.map(Self.steps),
+                        everySeconds: try every.map(Self.seconds),
+                        maxFailureRate: try maxFailureRate.map(Self.rate),
                         minReports: minReports,
                         autoRollback: !noAutoRollback
                     )

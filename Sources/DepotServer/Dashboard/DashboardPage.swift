@@ -54,6 +54,7 @@ struct DashboardPage: Sendable {
                 "admin": admin, "channels": channels, "hasChannels": !channels.isEmpty, "releases": releases,
                 "hasReleases": !releases.isEmpty, "numbers": overview.releases.map(\.number),
                 "rollouts": overview.rollouts.map(Self.rollout), "hasRollouts": !overview.rollouts.isEmpty,
+                "standard": Self.standardPlan,
                 "startable": overview.channels.filter { channel in !overview.rollouts.contains { $0.channel == channel.name && $0.isLive } }
                     .map { channel in
                         ["channel": channel.name, "releases": overview.releases.filter { $0.id != channel.release.id }.map(\.number)] as [String: Any]
@@ -61,6 +62,15 @@ struct DashboardPage: Sendable {
             ].merging(Self.traffic(overview.traffic)) { $1 }
         )
         return layout(title: "Depot", role: overview.role, body: body)
+    }
+
+    /// The start form's values: the plan the server takes for absent fields.
+    static var standardPlan: [String: Any] {
+        let plan = RolloutPlan.standard
+        return [
+            "steps": plan.steps.map(String.init).joined(separator: ","), "everySeconds": plan.everySeconds,
+            "maxFailurePercent": plan.maxFailureRate * 100, "minReports": plan.minReports, "autoRollback": plan.autoRollback,
+        ]
     }
 
     /// What the rollouts section shows of one rollout: its steps, the gate's last decision, and

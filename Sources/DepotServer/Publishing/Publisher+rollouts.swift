@@ -13,12 +13,13 @@ extension Publisher {
     /// Starts a rollout from `request`, with a fresh random salt.
     func startRollout(_ request: RolloutRequest, channel: String, logger: Logger) async throws -> RolloutInfo {
         let plan = try await refusingBadChanges {
-            try RolloutPlan(
-                steps: request.steps ?? RolloutPlan.defaultSteps,
-                everySeconds: request.everySeconds ?? 3600,
-                maxFailureRate: request.maxFailureRate ?? 0.02,
-                minReports: request.minReports ?? 200,
-                autoRollback: request.autoRollback ?? true
+            let standard = RolloutPlan.standard
+            return try RolloutPlan(
+                steps: request.steps ?? standard.steps,
+                everySeconds: request.everySeconds ?? standard.everySeconds,
+                maxFailureRate: request.maxFailureRate ?? standard.maxFailureRate,
+                minReports: request.minReports ?? standard.minReports,
+                autoRollback: request.autoRollback ?? standard.autoRollback
             )
         }
         var generator = SystemRandomNumberGenerator()
