@@ -87,8 +87,8 @@ extension Catalog {
         }
         return try await database.write { db in
             let channel = commit.channel
-            try Self.refuseDuringRollout(of: channel, in: db)
             let current = try ReleaseWriter.channel(channel, in: db)
+            try Self.refuseDuringRollout(of: current)
             if let base = commit.base, current?.release.id != base {
                 let on = current.map { "release \($0.release.number)" } ?? "no release"
                 throw CatalogError("\(channel) is on \(on), not on the release \(base.prefix(12))… the commit is based on", code: .moved)
@@ -203,7 +203,7 @@ extension Catalog {
                 }
                 throw CatalogError("There is no release \(reference)", code: .notFound)
             }
-            try Self.refuseDuringRollout(of: channel, in: db)
+            try Self.refuseDuringRollout(of: try ReleaseWriter.channel(channel, in: db))
             return try Self.move(channel, to: target, kind: "promote", restores: nil, now: now.secondsSince1970, in: db)
         }
     }
@@ -235,6 +235,15 @@ extension Catalog {
             }
             return try Self.move(channel, to: target, kind: "rollback", restores: previous["serial"], now: now.secondsSince1970, in: db)
         }
+    }
+
+    /// For a channel whose release needs a minimum app version: the channel's earlier releases
+    /// its document lists for older apps (``ChannelDocument/fallbacks``), newest first, each
+    /// needing a lower version than the one before, at most 3; none otherwise. Releases
+    /// retention removed are skipped.
+    public func fallbacks(of channel: ChannelState) async throws -> [ReleaseSummary] {
+        guard channel.release.minimumClientVersion != nil else { return [] }
+        return try await database.read { try ReleaseWriter.fallbacks(of: channel.name, for: channel.release, in: $0) }
     }
 
     /// Every channel, by name.

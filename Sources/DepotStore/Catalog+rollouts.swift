@@ -215,11 +215,11 @@ extension Catalog {
         .map(Rollout.init(row:))
     }
 
-    /// A publish or promote would change the release a live rollout replaces: refused.
-    static func refuseDuringRollout(of channel: String, in db: Database) throws {
-        if let rollout = try liveRollout(of: channel, in: db) {
+    /// A publish or promote would change the release a live rollout of `channel` replaces: refused.
+    static func refuseDuringRollout(of channel: ChannelState?) throws {
+        if let channel, let rollout = channel.rollout {
             throw CatalogError(
-                "\(channel) has a rollout of release \(rollout.releaseNumber ?? 0) under way: let it complete, or roll it back (depot rollout rollback), first",
+                "\(channel.name) has a rollout of release \(rollout.releaseNumber ?? 0) under way: let it complete, or roll it back (depot rollout rollback), first",
                 code: .conflict
             )
         }

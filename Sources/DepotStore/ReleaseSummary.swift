@@ -52,9 +52,6 @@ public struct ChannelState: Hashable, Sendable {
     public let updatedAt: Int64
     /// The rollout under way, which the channel's document names, if any.
     public let rollout: Rollout?
-    /// When ``release`` needs a minimum app version: earlier releases of the channel for older
-    /// apps, newest first, each needing a lower version than the one before (at most 3).
-    public let fallbacks: [ReleaseSummary]
 }
 
 /// How one release differs from another, path by path.

@@ -18,18 +18,12 @@ enum ReleaseWriter {
         guard let row = try Row.fetchOne(db, sql: "SELECT release, serial, updated_at FROM channel WHERE name = ?", arguments: [name]),
             let release = try ReleaseSummary.fetch(id: row["release"], in: db)
         else { return nil }
-        let rollout = try Row.fetchOne(
-            db,
-            sql: "SELECT \(Rollout.columns) FROM \(Rollout.from) WHERE rollout.channel = ? AND ended_at IS NULL",
-            arguments: [name]
-        )
         return ChannelState(
             name: name,
             release: release,
             serial: row["serial"],
             updatedAt: row["updated_at"],
-            rollout: rollout.map(Rollout.init(row:)),
-            fallbacks: try fallbacks(of: name, for: release, in: db)
+            rollout: try Catalog.liveRollout(of: name, in: db)
         )
     }
 

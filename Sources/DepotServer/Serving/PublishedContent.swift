@@ -73,6 +73,7 @@ public final class PublishedContent: Sendable {
         let expires = signer.expiry(now: now.secondsSince1970)
         for channel in try await catalog.channels() {
             let release = channel.release
+            let fallbacks = try await catalog.fallbacks(of: channel)
             let document = try signer.sign(
                 ChannelDocument(
                     channel: channel.name,
@@ -92,8 +93,8 @@ public final class PublishedContent: Sendable {
                             minimumClientVersion: rollout.releaseMinimumClientVersion
                         )
                     },
-                    fallbacks: channel.fallbacks.isEmpty
-                        ? nil : channel.fallbacks.map { .init(release: $0.id, number: $0.number, minimumClientVersion: $0.minimumClientVersion) }
+                    fallbacks: fallbacks.isEmpty
+                        ? nil : fallbacks.map { .init(release: $0.id, number: $0.number, minimumClientVersion: $0.minimumClientVersion) }
                 )
             )
             let resource = try Self.jsonResource(
