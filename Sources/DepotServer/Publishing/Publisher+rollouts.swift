@@ -68,6 +68,8 @@ extension Publisher {
         for rollout in try await catalog.runningRollouts() {
             let counts = try await catalog.reportCounts(release: rollout.release, since: rollout.stepStartedAt)
             let decision = RolloutGate.decide(plan: rollout.plan, stepStartedAt: rollout.stepStartedAt, now: now.secondsSince1970, counts: counts)
+            // Most ticks wait: no write transaction for them.
+            if case .wait = decision { continue }
             guard
                 let move = try await change(
                     channel: rollout.channel,
