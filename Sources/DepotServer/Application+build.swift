@@ -41,7 +41,10 @@ package func buildApplication(
         cachePolicy: configuration.cachePolicy,
         memoryBudget: configuration.memoryCacheBytes,
         cacheEntries: configuration.resourceCacheEntries,
-        signer: configuration.channels
+        signer: configuration.channels,
+        export: try configuration.exportDirectory.map { directory in
+            try StaticExport(directory: FilePath(directory), catalog: catalog, store: store, roots: configuration.channels.roots, logger: logger)
+        }
     )
     try await content.reloadChannels()
     let patches = PatchMaker(catalog: catalog, store: store, configuration: configuration.publish.deltas, metrics: metrics, logger: logger)

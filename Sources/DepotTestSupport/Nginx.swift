@@ -12,22 +12,48 @@ public struct Nginx: Sendable {
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// The site config as shipped.
-    public static var siteConfig: URL {
+    public static var siteConfig: URL { shipped("depot.conf") }
+
+    /// The static mirror's site config as shipped.
+    public static var staticMirrorConfig: URL { shipped("static-mirror.conf") }
+
+    private static func shipped(_ name: String) -> URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("deploy/nginx/depot.conf")
+            .appendingPathComponent("deploy/nginx/\(name)")
     }
 
     /// Starts nginx with the shipped site config, changing only its listen address, upstream
     /// address and cache folder; runs `body`; stops nginx.
     public static func with<Result: Sendable>(depotPort: Int, _ body: @Sendable (Nginx) async throws -> Result) async throws -> Result {
+        try await with(
+            site: siteConfig,
+            changing: { root in
+                [
+                    ("server 127.0.0.1:8080;", "server 127.0.0.1:\(depotPort);"),
+                    ("/var/cache/nginx/depot", root.appendingPathComponent("cache").path),
+                ]
+            },
+            body
+        )
+    }
+
+    /// Starts nginx with the shipped static mirror site serving the folder `export`, changing
+    /// only its listen address and root; runs `body`; stops nginx.
+    public static func serving<Result: Sendable>(export: URL, _ body: @Sendable (Nginx) async throws -> Result) async throws -> Result {
+        try await with(site: staticMirrorConfig, changing: { _ in [("root /srv/depot-export;", "root \(export.path);")] }, body)
+    }
+
+    /// Starts nginx with `site`, its listen address and the replacements `changes` gives for
+    /// the temporary folder nginx runs in; runs `body`; stops nginx.
+    private static func with<Result: Sendable>(
+        site config: URL,
+        changing changes: (URL) -> [(String, String)],
+        _ body: @Sendable (Nginx) async throws -> Result
+    ) async throws -> Result {
         try await withTemporaryDirectory { root in
             let port = try await freePort()
-            var site = try String(contentsOf: siteConfig, encoding: .utf8)
-            for (shipped, local) in [
-                ("listen 80;", "listen 127.0.0.1:\(port);"),
-                ("server 127.0.0.1:8080;", "server 127.0.0.1:\(depotPort);"),
-                ("/var/cache/nginx/depot", root.appendingPathComponent("cache").path),
-            ] {
+            var site = try String(contentsOf: config, encoding: .utf8)
+            for (shipped, local) in [("listen 80;", "listen 127.0.0.1:\(port);")] + changes(root) {
                 guard site.contains(shipped) else { throw NginxError.siteConfigChanged(shipped) }
                 site = site.replacingOccurrences(of: shipped, with: local)
             }

@@ -7,7 +7,9 @@ import NIOPosix
 struct Depot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Publishes SQLite snapshots and assets, and serves them exactly as RFC 9110 says.",
-        subcommands: [Serve.self, Publish.self, List.self, Release.self, Rollout.self, Sync.self, DeltaCommand.self, Keygen.self, Root.self]
+        subcommands: [
+            Serve.self, Publish.self, List.self, Release.self, Rollout.self, Sync.self, Export.self, DeltaCommand.self, Keygen.self, Root.self,
+        ]
     )
 }
 

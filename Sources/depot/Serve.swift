@@ -44,12 +44,7 @@ extension Depot {
             }
             var logger = Logger(label: "depot")
             logger.logLevel = level
-            let configuration: ServerConfiguration
-            do {
-                configuration = try ServerConfiguration(reader: reader)
-            } catch let error as ConfigurationError {
-                throw ValidationError(error.message)
-            }
+            let configuration = try ServerSettings.configuration(reader)
             if configuration.mallocArenas > 0 { Heap.limitArenas(to: configuration.mallocArenas) }
             let app = try await buildApplication(configuration: configuration, logger: logger)
             // SIGTERM and SIGINT stop accepting connections and let requests under way finish, for
@@ -59,7 +54,6 @@ extension Depot {
             try await ServiceGroup(configuration: group).run()
         }
 
-        /// Command line, then environment (`DEPOT_` prefix), then the config file, then defaults.
         private func makeReader() async throws -> ConfigReader {
             var values: [AbsoluteConfigKey: ConfigValue] = [:]
             if let host { values["http.host"] = .init(.string(host), isSecret: false) }
@@ -67,19 +61,7 @@ extension Depot {
             if let publicDirectory { values["public.path"] = .init(.string(publicDirectory), isSecret: false) }
             if let dataDirectory { values["data.path"] = .init(.string(dataDirectory), isSecret: false) }
             if let logLevel { values["log.level"] = .init(.string(logLevel), isSecret: false) }
-            let environment = EnvironmentVariablesProvider()
-            var providers: [any ConfigProvider] = [
-                InMemoryProvider(name: "command line", values: values),
-                environment.prefixKeys(with: "depot"),
-            ]
-            if let path = config ?? ConfigReader(provider: environment).string(forKey: "depot.config") {
-                do {
-                    providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(path)))
-                } catch {
-                    throw ValidationError("Cannot read the config file \(path): \(error)")
-                }
-            }
-            return ConfigReader(providers: providers)
+            return try await ServerSettings.reader(commandLine: values, configFile: config)
         }
     }
 }

@@ -133,6 +133,7 @@ extension ServerConfiguration {
             publicDirectory: publicFolder.string(forKey: "path", default: defaults.publicDirectory),
             dataDirectory: reader.string(forKey: "data.path", default: defaults.dataDirectory),
             publicRescanInterval: rescan > 0 ? .milliseconds(Int64(rescan * 1000)) : nil,
+            exportDirectory: reader.string(forKey: "export.directory")?.nonEmpty,
             publicCacheControl: try CacheControlPolicy(
                 defaultValue: cacheControl.nonEmpty,
                 rules: publicFolder.stringArray(forKey: "cacheControlRules", default: [])

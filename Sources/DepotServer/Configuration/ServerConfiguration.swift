@@ -69,6 +69,9 @@ public struct ServerConfiguration: Sendable {
     public var dataDirectory: String
     /// How often the public folder is checked for changes; `nil` never rechecks.
     public var publicRescanInterval: Duration?
+    /// A folder the server keeps in step with what it publishes, as plain files any static web
+    /// server or object store serves (``StaticExport``); `nil` keeps none.
+    public var exportDirectory: String?
     /// `Cache-Control` for files of the public folder.
     public var publicCacheControl: CacheControlPolicy
     /// Limits on `Range` requests.
@@ -108,6 +111,7 @@ public struct ServerConfiguration: Sendable {
         publicDirectory: String = "public",
         dataDirectory: String = "data",
         publicRescanInterval: Duration? = .seconds(2),
+        exportDirectory: String? = nil,
         publicCacheControl: CacheControlPolicy = CacheControlPolicy(defaultValue: "no-cache"),
         rangeLimits: RangeLimits = RangeLimits(),
         store: BlobStoreConfiguration = BlobStoreConfiguration(),
@@ -138,6 +142,7 @@ public struct ServerConfiguration: Sendable {
         self.publicDirectory = publicDirectory
         self.dataDirectory = dataDirectory
         self.publicRescanInterval = publicRescanInterval
+        self.exportDirectory = exportDirectory
         self.publicCacheControl = publicCacheControl
         self.rangeLimits = rangeLimits
         self.store = store

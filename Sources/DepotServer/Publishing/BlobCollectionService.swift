@@ -29,16 +29,17 @@ struct BlobCollectionService: Service {
         let releases = try await catalog.collectReleases(keeping: configuration.keepReleases, now: now, before: cutoff)
         let removed = try await catalog.removeRetired(before: cutoff)
         if removed > 0 || releases > 0 { content.removedRetiredVersions() }
+        let unexported = try await content.export?.sweep() ?? 0
         let deleted = try await store.removeBlobs(olderThan: cutoff) {
             site.blobHashes.union(try await catalog.referencedBlobs())
         }
         // Whatever requests and publishes freed since the last run goes back to the kernel too.
         Heap.returnFreedPages()
         metrics.recordCollection()
-        if removed > 0 || deleted > 0 || releases > 0 {
+        if removed > 0 || deleted > 0 || releases > 0 || unexported > 0 {
             logger.info(
                 "Collected retired releases, versions and blobs",
-                metadata: ["releases": "\(releases)", "versions": "\(removed)", "blobs": "\(deleted)"]
+                metadata: ["releases": "\(releases)", "versions": "\(removed)", "blobs": "\(deleted)", "exportedFiles": "\(unexported)"]
             )
         }
     }

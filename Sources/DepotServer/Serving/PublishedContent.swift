@@ -41,8 +41,11 @@ public final class PublishedContent: Sendable {
     /// Signs channel documents.
     let signer: ChannelSigner
     private let cache: Mutex<ResourceCache>
-    /// Each channel's signed document, with the serial and expiry it was made for.
-    private let channelDocuments = Mutex<[String: (serial: Int64, expires: Int64, resource: Resource)]>([:])
+    /// Each channel's signed document, with the serial and expiry it was made for, and as the
+    /// export writes it.
+    private let channelDocuments = Mutex<[String: (serial: Int64, expires: Int64, resource: Resource, exported: StaticExport.Channel)]>([:])
+    /// The folder kept in step with the channels, if any (`export.directory`).
+    let export: StaticExport?
 
     /// - Parameters:
     ///   - memoryBudget: Bytes of small files (≤ ``SmallFiles/maximumFileBytes``) the cache holds
@@ -54,8 +57,10 @@ public final class PublishedContent: Sendable {
         cachePolicy: CachePolicy,
         memoryBudget: Int = 0,
         cacheEntries: Int = 8192,
-        signer: ChannelSigner = ChannelSigner()
+        signer: ChannelSigner = ChannelSigner(),
+        export: StaticExport? = nil
     ) {
+        self.export = export
         self.catalog = catalog
         self.store = store
         self.cachePolicy = cachePolicy
@@ -68,7 +73,8 @@ public final class PublishedContent: Sendable {
 
     /// Reads where each channel points and makes its document, signed and valid until
     /// ``ChannelSigner`` says. A document replaces the current one only when it is for a newer
-    /// serial or a later expiry, so overlapping reloads never go back.
+    /// serial or a later expiry, so overlapping reloads never go back. Then brings the export
+    /// folder, if any, in step.
     public func reloadChannels(now: HTTPDate = .now()) async throws {
         let expires = signer.expiry(now: now.secondsSince1970)
         for channel in try await catalog.channels() {
@@ -97,17 +103,29 @@ public final class PublishedContent: Sendable {
                         ? nil : fallbacks.map { .init(release: $0.id, number: $0.number, minimumClientVersion: $0.minimumClientVersion) }
                 )
             )
+            let bytes = Array(try APIJSON.encoder.encode(document)) + [UInt8(ascii: "\n")]
+            let exported = StaticExport.Channel(
+                name: channel.name,
+                releases: [release.id] + (channel.rollout.map { [$0.release] } ?? []) + fallbacks.map(\.id),
+                document: bytes
+            )
             let resource = try Self.jsonResource(
-                Array(try APIJSON.encoder.encode(document)) + [UInt8(ascii: "\n")],
+                bytes,
                 lastModified: HTTPDate(secondsSince1970: channel.updatedAt),
                 lastModifiedIsStrong: false,
                 cacheControl: cachePolicy.channels
             )
             channelDocuments.withLock { documents in
                 if let current = documents[channel.name], (current.serial, current.expires) >= (channel.serial, expires) { return }
-                documents[channel.name] = (channel.serial, expires, resource)
+                documents[channel.name] = (channel.serial, expires, resource, exported)
             }
         }
+        if let export { await export.follow(exportedChannels) }
+    }
+
+    /// Every channel as the export writes it: the documents served now.
+    @Sendable func exportedChannels() -> [StaticExport.Channel] {
+        channelDocuments.withLock { $0.values.map(\.exported) }.sorted { $0.name < $1.name }
     }
 
     /// The resource `key` names, if it is cached: what ``DirectResponder`` serves.
@@ -187,22 +205,7 @@ public final class PublishedContent: Sendable {
             guard ContentAddress.isSHA256(sha256), let document = try await catalog.pageDocument(sha256: sha256),
                 let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(document.bytes))
             else { return nil }
-            let members = page.packMembers.map { member in
-                (
-                    path: (member.isGzip ? store.gzipPath(forSHA256: member.entry.sha256) : store.path(forSHA256: member.entry.sha256)).string,
-                    length: member.length
-                )
-            }
-            let bytes = try await NIOThreadPool.singleton.runIfActive { () -> [UInt8]? in
-                var bytes: [UInt8] = []
-                bytes.reserveCapacity(Int(members.reduce(0) { $0 + $1.length }))
-                for member in members {
-                    guard let data = FileManager.default.contents(atPath: member.path), data.count == member.length else { return nil }
-                    bytes += data
-                }
-                return bytes
-            }
-            guard let bytes else { return nil }
+            guard let bytes = try await Self.packBytes(of: page, store: store) else { return nil }
             return ResourceCache.Entry(
                 Self.inMemory(
                     bytes,
@@ -213,6 +216,26 @@ public final class PublishedContent: Sendable {
                 )
             )
         }?.resource
+    }
+
+    /// The bytes of the pack of `page` (``pack(page:)``), read from the stored blobs on NIO's
+    /// blocking pool; `nil` when a blob it names is no longer stored.
+    static func packBytes(of page: ReleasePage, store: BlobStore) async throws -> [UInt8]? {
+        let members = page.packMembers.map { member in
+            (
+                path: (member.isGzip ? store.gzipPath(forSHA256: member.entry.sha256) : store.path(forSHA256: member.entry.sha256)).string,
+                length: member.length
+            )
+        }
+        return try await NIOThreadPool.singleton.runIfActive { () -> [UInt8]? in
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(Int(members.reduce(0) { $0 + $1.length }))
+            for member in members {
+                guard let data = FileManager.default.contents(atPath: member.path), data.count == member.length else { return nil }
+                bytes += data
+            }
+            return bytes
+        }
     }
 
     /// A stored file under an immutable URL about `blob`: its date, the first publication, is

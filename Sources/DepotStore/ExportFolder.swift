@@ -1,0 +1,253 @@
+import Synchronization
+import _NIOFileSystem
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A folder laid out as Depot's read URLs are (`channels/{name}`, `releases/{id}`,
+/// `pages/{sha256}`, `packs/{page}`, `blobs/{sha256}`…, `deltas/{from}/{to}`, `roots/{n}.json`),
+/// which any static web server, object store or CDN serves as it is (docs/architecture.md,
+/// "Scaling out"). Written by `depot export`, the server's `export.directory` and `depot mirror`.
+///
+/// Two kinds of write keep every state a reader can see consistent:
+/// - an immutable object is placed once, under a temporary name in `.partial/` then renamed
+///   (or linked) into place, and ``barrier()`` makes every object placed so far durable;
+/// - a channel document is replaced atomically and durably (``replace(_:with:)``), after a
+///   barrier, so it never names an object that a crash could lose.
+///
+/// One writer at a time (its callers serialize), on threads that may block: its calls are
+/// synchronous POSIX, hand-written because `_NIOFileSystem` offers no `link(2)` nor a
+/// `rename(2)` that replaces.
+public final class ExportFolder: Sendable {
+    /// The folder's path.
+    public let root: FilePath
+
+    private struct State {
+        /// How many files were placed or replaced.
+        var written = 0
+        /// The folders that gained an entry since the last barrier.
+        var touched: Set<String> = []
+        var temporaryCount = 0
+    }
+
+    private let state = Mutex(State())
+    /// `.lock`, held (`flock(2)`) while the folder is open: one writer a folder.
+    private let lockDescriptor: Int32
+
+    /// How many files were placed or replaced since the folder was opened.
+    public var written: Int { state.withLock { $0.written } }
+
+    /// Where temporary files are made: under the root, so renames are atomic; a dot folder, so
+    /// the shipped nginx site never serves it.
+    public static let partialFolder = ".partial"
+
+    /// Opens (and makes, when missing) the folder at `root`, and removes what an interrupted
+    /// writer left in `.partial/`. Throws when another writer has it open.
+    public init(root: FilePath) throws {
+        self.root = root
+        try Self.makeFolders(root.string)
+        let lockPath = root.string + "/.lock"
+        lockDescriptor = lockPath.withCString { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
+        guard lockDescriptor >= 0 else { throw Self.error("Cannot open \(lockPath)") }
+        guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(lockDescriptor)
+            throw StoreError(.invalidInput, "Another export is writing \(root)")
+        }
+        let partial = root.string + "/" + Self.partialFolder
+        for name in Self.names(in: partial) { _ = (partial + "/" + name).withCString(unlink) }
+        try Self.makeFolders(partial)
+    }
+
+    deinit { close(lockDescriptor) }
+
+    /// Whether something is at `path` (relative to the root).
+    public func contains(_ path: String) -> Bool {
+        absolute(path).withCString { access($0, F_OK) == 0 }
+    }
+
+    /// The bytes at `path`, or `nil` when nothing is there.
+    public func read(_ path: String) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        let read = Self.copy(from: absolute(path)) { chunk in
+            bytes += chunk
+            return true
+        }
+        return read ? bytes : nil
+    }
+
+    /// Places the immutable object `bytes` at `path`, unless something is there already.
+    /// Returns whether it wrote. Durable after the next ``barrier()``.
+    @discardableResult
+    public func place(_ path: String, bytes: [UInt8]) throws -> Bool {
+        guard !contains(path) else { return false }
+        try install(try temporaryFile(with: bytes), at: path)
+        return true
+    }
+
+    /// Places a copy of the (durable, never rewritten) file at `source` at `path`, unless
+    /// something is there already: a hard link when both are on one file system, which costs
+    /// no bytes, else a copy. Returns whether it wrote. Durable after the next ``barrier()``.
+    @discardableResult
+    public func place(_ path: String, from source: FilePath) throws -> Bool {
+        guard !contains(path) else { return false }
+        try makeParent(of: path)
+        let linked = source.string.withCString { from in absolute(path).withCString { link(from, $0) } } == 0
+        if linked || errno == EEXIST {
+            state.withLock { state in
+                state.touched.insert(parent(of: path))
+                state.written += linked ? 1 : 0
+            }
+            return linked
+        }
+        try install(try temporaryFile(copying: source.string), at: path)
+        return true
+    }
+
+    /// Makes every object placed since the last barrier durable: `fsync(2)` of each folder that
+    /// gained an entry (each file was synchronized before it was renamed).
+    public func barrier() throws {
+        let touched = state.withLock { state in
+            defer { state.touched = [] }
+            return state.touched
+        }
+        for folder in touched.sorted() { try Self.synchronize(absolute(folder)) }
+    }
+
+    /// Replaces the document at `path` with `bytes` atomically and durably: after a crash it
+    /// holds the old bytes or the new, whole. Returns false, writing nothing, when it holds
+    /// `bytes` already.
+    @discardableResult
+    public func replace(_ path: String, with bytes: [UInt8]) throws -> Bool {
+        guard read(path) != bytes else { return false }
+        try install(try temporaryFile(with: bytes), at: path)
+        try barrier()
+        return true
+    }
+
+    /// Removes the file at `path`, if any.
+    public func remove(_ path: String) {
+        _ = absolute(path).withCString(unlink)
+    }
+
+    /// The names in the folder `path` (relative), dot names excepted.
+    public func list(_ path: String) -> [String] { Self.names(in: absolute(path)) }
+
+    // MARK: - Files
+
+    private func absolute(_ path: String) -> String { root.string + "/" + path }
+
+    private func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[..<slash])
+    }
+
+    private func makeParent(of path: String) throws {
+        let folder = parent(of: path)
+        if !folder.isEmpty, !contains(folder) { try Self.makeFolders(absolute(folder)) }
+    }
+
+    /// A new file in `.partial/` holding `bytes`, synchronized.
+    private func temporaryFile(with bytes: [UInt8]) throws -> String {
+        try temporaryFile { write in try write(bytes[...]) }
+    }
+
+    /// A new file in `.partial/` holding a copy of the file at `source`, synchronized.
+    private func temporaryFile(copying source: String) throws -> String {
+        try temporaryFile { write in
+            var failure: (any Error)?
+            let read = Self.copy(from: source) { chunk in
+                do { try write(chunk) } catch {
+                    failure = error
+                    return false
+                }
+                return true
+            }
+            if let failure { throw failure }
+            guard read else { throw Self.error("Cannot read \(source) to export it") }
+        }
+    }
+
+    /// A new file in `.partial/` with what `fill` writes, synchronized.
+    private func temporaryFile(_ fill: ((ArraySlice<UInt8>) throws -> Void) throws -> Void) throws -> String {
+        let number = state.withLock { state in
+            state.temporaryCount += 1
+            return state.temporaryCount
+        }
+        let path = absolute("\(Self.partialFolder)/\(getpid())-\(number)")
+        let descriptor = path.withCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        guard descriptor >= 0 else { throw Self.error("Cannot create \(path)") }
+        defer { close(descriptor) }
+        try fill { bytes in
+            var offset = bytes.startIndex
+            while offset < bytes.endIndex {
+                let count = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                guard count > 0 else { throw Self.error("Cannot write \(path)") }
+                offset += count
+            }
+        }
+        guard fsync(descriptor) == 0 else { throw Self.error("Cannot sync \(path)") }
+        return path
+    }
+
+    /// Reads the file at `path` chunk by chunk into `body`, which returns false to stop; false
+    /// when the file cannot be read to its end.
+    private static func copy(from path: String, into body: (ArraySlice<UInt8>) -> Bool) -> Bool {
+        let descriptor = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { return count == 0 }
+            guard body(chunk[0..<count]) else { return false }
+        }
+    }
+
+    /// Renames the temporary file `temporary` to `path`, replacing what is there.
+    private func install(_ temporary: String, at path: String) throws {
+        try makeParent(of: path)
+        guard temporary.withCString({ from in absolute(path).withCString { rename(from, $0) } }) == 0 else {
+            throw Self.error("Cannot rename \(temporary) to \(absolute(path))")
+        }
+        state.withLock { state in
+            state.touched.insert(parent(of: path))
+            state.written += 1
+        }
+    }
+
+    private static func error(_ message: String) -> StoreError {
+        errno == ENOSPC || errno == EDQUOT ? StoreError(.noSpace, "\(message): no space left") : StoreError(.io, "\(message): errno \(errno)")
+    }
+
+    /// `mkdir -p`, each new folder made durable in its parent.
+    private static func makeFolders(_ path: String) throws {
+        guard path.withCString({ access($0, F_OK) }) != 0 else { return }
+        let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if !parent.isEmpty { try makeFolders(parent) }
+        guard path.withCString({ mkdir($0, 0o755) }) == 0 || errno == EEXIST else { throw error("Cannot make the folder \(path)") }
+        if !parent.isEmpty { try synchronize(parent) }
+    }
+
+    private static func synchronize(_ path: String) throws {
+        let descriptor = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { throw error("Cannot open \(path)") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw error("Cannot sync \(path)") }
+    }
+
+    private static func names(in path: String) -> [String] {
+        guard let folder = opendir(path) else { return [] }
+        defer { closedir(folder) }
+        var names: [String] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if !name.hasPrefix(".") { names.append(name) }
+        }
+        return names
+    }
+}

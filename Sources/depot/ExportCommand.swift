@@ -1,0 +1,45 @@
+import ArgumentParser
+import Configuration
+import DepotServer
+import Logging
+
+extension Depot {
+    /// `depot export --to DIR`: writes the published tree as plain files.
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write the published tree into a folder any static web server, object store or CDN can serve.",
+            discussion: """
+                Writes what the folder lacks: files, patches and documents first, made durable, then each \
+                channel document, replaced atomically, signed with the server's keys (channels.*). Run it again \
+                after each change, and before the channel documents expire, or set export.directory in the \
+                server's config to keep a folder in step. Safe while the server runs.
+                """
+        )
+
+        @Option(help: "The folder to write into (made when missing).")
+        var to: String
+
+        @Option(name: .customLong("data"), help: "Data folder (data.path; default ./data).")
+        var dataDirectory: String?
+
+        @Option(help: "JSON config file (or DEPOT_CONFIG): the server's, for its data folder and signing keys.")
+        var config: String?
+
+        func run() async throws {
+            var values: [AbsoluteConfigKey: ConfigValue] = [:]
+            if let dataDirectory { values["data.path"] = .init(.string(dataDirectory), isSecret: false) }
+            let configuration = try ServerSettings.configuration(try await ServerSettings.reader(commandLine: values, configFile: config))
+            var logger = Logger(label: "depot")
+            logger.logLevel = .warning
+            try await reportingFailures {
+                let outcome: StaticExport.Outcome
+                do {
+                    outcome = try await exportPublishedTree(configuration: configuration, to: to, logger: logger)
+                } catch {
+                    throw CommandFailure("cannot export to \(to): \(error)")
+                }
+                print("Exported \(outcome.releases) release(s), \(outcome.files) file(s) written to \(to)")
+            }
+        }
+    }
+}

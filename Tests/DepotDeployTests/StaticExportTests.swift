@@ -1,0 +1,139 @@
+import DepotClient
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// The published tree as plain files (`depot export`, `export.directory`), served by the
+/// shipped `deploy/nginx/static-mirror.conf` with no Depot behind it.
+@Suite("Static export")
+struct StaticExportTests {
+    /// A data folder, a signing key, and the real binaries.
+    struct Stage: Sendable {
+        let root: URL
+        let publicKey: String
+
+        static func with(_ body: (Stage) async throws -> Void) async throws {
+            try await withTemporaryDirectory { root in
+                try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
+                let keygen = try await DepotCLI.run(["keygen", "--out", root.appendingPathComponent("channel.key").path], in: root)
+                let publicKey = try #require(keygen.output.split(separator: " ").dropFirst(2).first.map(String.init))
+                try await body(Stage(root: root, publicKey: publicKey))
+            }
+        }
+
+        func path(_ name: String) -> String { root.appendingPathComponent(name).path }
+
+        /// The server's settings: its signing key, and `extra`.
+        func environment(_ extra: [String: String] = [:]) -> [String: String] {
+            ["DEPOT_PUBLISH_TOKENS": DepotCLI.token, "DEPOT_CHANNELS_SIGNING_KEY_FILES": path("channel.key")].merging(extra) { $1 }
+        }
+
+        /// Runs `depot serve` on the stage's data folder for the length of `body`.
+        func serving(_ extra: [String: String] = [:], _ body: (String) async throws -> Void) async throws {
+            let server = try DepotProcess.start(
+                ["serve", "--port", "0", "--public", "public", "--data", "data"],
+                environment: environment(extra),
+                in: root
+            )
+            defer { server.kill() }
+            let port = try await server.waitForPort()
+            try await body("http://127.0.0.1:\(port)")
+            #expect(try await server.stop() == 0)
+        }
+
+        /// `depot export --to FOLDER`, with the server's settings: its exit status and output.
+        func export(to folder: String) async throws -> (status: Int32, log: String) {
+            let process = try DepotProcess.start(["export", "--data", "data", "--to", folder], environment: environment(), in: root)
+            return (try await process.waitForExit(timeout: .seconds(120)), process.log)
+        }
+
+        /// Publishes the folder `tree` to `server`, as one release.
+        func publish(_ tree: String, to server: String) async throws {
+            let result = try await DepotCLI.run(["publish", tree, "--server", server, "--no-index"], in: root)
+            #expect(result.status == 0, "\(result.errors)")
+        }
+
+        /// `depot sync` of `folder` from `server`, trusting the stage's key: the report.
+        func sync(_ folder: String, from server: String) async throws -> SyncReport {
+            let result = try await DepotCLI.run(
+                ["sync", "--server", server, "--dir", folder, "--trusted-key", publicKey, "--json"],
+                token: nil,
+                in: root
+            )
+            #expect(result.status == 0, "\(result.errors)")
+            return try JSONDecoder().decode(SyncReport.self, from: Data(result.output.utf8))
+        }
+
+        /// Writes a tree of `count` small files and a 2 MB database into `tree`, the database's
+        /// 10 bytes at 1 MB set to `edit`.
+        func writeTree(_ tree: String, count: Int = 40, edit: UInt8) throws {
+            for index in 0..<count {
+                try root.write(Fixture.pseudoRandom(count: 2000, seed: UInt64(index)), to: "\(tree)/assets/\(index).bin")
+            }
+            var database = Fixture.pseudoRandom(count: 2 << 20, seed: 99)
+            database.replaceSubrange((1 << 20)..<((1 << 20) + 10), with: [UInt8](repeating: edit, count: 10))
+            try root.write(database, to: "\(tree)/catalog.db")
+        }
+
+        /// Whether `folder` holds exactly what `tree` holds.
+        func holdsTree(_ folder: String, _ tree: String) throws -> Bool {
+            let files = try #require(FileManager.default.enumerator(atPath: path(tree))).compactMap { $0 as? String }
+            for file in files
+            where (try? FileManager.default.attributesOfItem(atPath: path("\(tree)/\(file)"))[.type] as? FileAttributeType) == .typeRegular {
+                guard FileManager.default.contents(atPath: path("\(folder)/\(file)")) == FileManager.default.contents(atPath: path("\(tree)/\(file)"))
+                else {
+                    return false
+                }
+            }
+            return true
+        }
+    }
+
+    @Test("exported, then Depot stopped: nginx serves the folder, and a client of the older release updates through patches, signature checked")
+    func exportThenStop() async throws {
+        try await Stage.with { stage in
+            try stage.writeTree("v1", edit: 1)
+            try stage.writeTree("v2", edit: 2)
+            try await stage.serving { origin in
+                try await stage.publish("v1", to: origin)
+                #expect(try await stage.sync("client", from: origin).release?.number == 1)
+                try await stage.publish("v2", to: origin)
+            }
+            let export = try await stage.export(to: "export")
+            #expect(export.status == 0, "\(export.log)")
+            #expect(export.log.contains("Exported 1 release(s)"))
+            let again = try await stage.export(to: "export")
+            #expect(again.log.contains("Exported 0 release(s), 0 file(s)"), "an unchanged export writes nothing: \(again.log)")
+
+            try await Nginx.serving(export: stage.root.appendingPathComponent("export")) { nginx in
+                let report = try await stage.sync("client", from: nginx.url(""))
+                #expect(report.release?.number == 2)
+                #expect(report.signature == .verified)
+                let database = try #require(report.files.first { $0.path == "catalog.db" })
+                #expect(database.outcome == .delta, "the database came as a patch: \(database)")
+                #expect(report.bytesTransferred < 100_000, "\(report.bytesTransferred) bytes for a 10-byte change")
+                #expect(try stage.holdsTree("client", "v2"))
+
+                let cold = try await stage.sync("cold", from: nginx.url(""))
+                #expect(cold.release?.number == 2)
+                #expect(cold.files.filter { $0.outcome == .packed }.count == 40, "small files by pack")
+                #expect(try stage.holdsTree("cold", "v2"))
+
+                let unchanged = try await stage.sync("client", from: nginx.url(""))
+                #expect(unchanged.channelNotModified, "an unchanged poll is a 304 from nginx")
+
+                let channel = try await runCurl(["-sS", "-D", "-", "-o", "/dev/null", nginx.url("/channels/stable")])
+                let channelHeaders = String(decoding: channel.standardOutput, as: UTF8.self)
+                #expect(channelHeaders.contains("Content-Type: application/json"))
+                #expect(channelHeaders.contains("Cache-Control: no-cache"))
+                let sha256 = Fixture.sha256(try Data(contentsOf: stage.root.appendingPathComponent("v2/catalog.db")))
+                let range = try await runCurl(["-sS", "-D", "-", "-o", "/dev/null", "-r", "0-9", nginx.url("/blobs/\(sha256)")])
+                let rangeHeaders = String(decoding: range.standardOutput, as: UTF8.self)
+                #expect(rangeHeaders.hasPrefix("HTTP/1.1 206"), "\(rangeHeaders)")
+                #expect(rangeHeaders.contains("Cache-Control: public, max-age=31536000, immutable"))
+                let hidden = try await runCurl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", nginx.url("/.lock")])
+                #expect(String(decoding: hidden.standardOutput, as: UTF8.self) == "404")
+            }
+        }
+    }
+}
