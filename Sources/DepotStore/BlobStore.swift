@@ -53,6 +53,18 @@ public struct BlobStore: Sendable {
         return store
     }
 
+    /// The store under `dataDirectory` for reading only: nothing is made or removed, so a
+    /// process that reads beside a running server (`depot export`) never touches its uploads
+    /// under way.
+    public static func reading(dataDirectory: FilePath, fileSystem: FileSystem = .shared) -> BlobStore {
+        BlobStore(
+            directory: dataDirectory.appending("blobs"),
+            temporaryDirectory: dataDirectory.appending("tmp"),
+            configuration: .init(),
+            fileSystem: fileSystem
+        )
+    }
+
     /// Where the content with this SHA-256 lives.
     public func path(forSHA256 sha256: String) -> FilePath {
         directory.appending(String(sha256.prefix(2))).appending(sha256)

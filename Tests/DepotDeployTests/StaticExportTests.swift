@@ -1,4 +1,5 @@
 import DepotClient
+import DepotManifest
 import DepotTestSupport
 import Foundation
 import Testing
@@ -65,10 +66,11 @@ struct StaticExportTests {
         }
 
         /// Writes a tree of `count` small files and a 2 MB database into `tree`, the database's
-        /// 10 bytes at 1 MB set to `edit`.
-        func writeTree(_ tree: String, count: Int = 40, edit: UInt8) throws {
+        /// 10 bytes at 1 MB set to `edit`;
+        /// `variant` picks other bytes for the small files.
+        func writeTree(_ tree: String, count: Int = 40, variant: Int = 0, edit: UInt8) throws {
             for index in 0..<count {
-                try root.write(Fixture.pseudoRandom(count: 2000, seed: UInt64(index)), to: "\(tree)/assets/\(index).bin")
+                try root.write(Fixture.pseudoRandom(count: 2000, seed: UInt64(variant * 100_000 + index * 2 + 1)), to: "\(tree)/assets/\(index).bin")
             }
             var database = Fixture.pseudoRandom(count: 2 << 20, seed: 99)
             database.replaceSubrange((1 << 20)..<((1 << 20) + 10), with: [UInt8](repeating: edit, count: 10))
@@ -133,6 +135,56 @@ struct StaticExportTests {
                 #expect(rangeHeaders.contains("Cache-Control: public, max-age=31536000, immutable"))
                 let hidden = try await runCurl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", nginx.url("/.lock")])
                 #expect(String(decoding: hidden.standardOutput, as: UTF8.self) == "404")
+            }
+        }
+    }
+
+    @Test("an exporter killed at random points: a client syncing from the folder meanwhile gets a whole release, the old or the new")
+    func killedExporter() async throws {
+        try await Stage.with { stage in
+            let rounds = 5
+            let files = 800
+            for round in 0...rounds { try stage.writeTree("v\(round)", count: files, variant: round, edit: UInt8(round)) }
+            try await stage.serving { origin in
+                try await stage.publish("v0", to: origin)
+                #expect(try await stage.export(to: "export").status == 0)
+                try await Nginx.serving(export: stage.root.appendingPathComponent("export")) { nginx in
+                    #expect(try await stage.sync("client", from: nginx.url("")).release?.number == 1)
+                    let blobs = stage.root.appendingPathComponent("export/blobs").path
+                    var interrupted = 0
+                    for round in 1...rounds {
+                        try await stage.publish("v\(round)", to: origin)
+                        // The point of the kill: after a random number of the round's new files.
+                        let before = try FileManager.default.contentsOfDirectory(atPath: blobs).count
+                        let point = Int.random(in: 1...files)
+                        let exporter = try DepotProcess.start(
+                            ["export", "--data", "data", "--to", "export"],
+                            environment: stage.environment(),
+                            in: stage.root
+                        )
+                        async let synced = stage.sync("client", from: nginx.url(""))
+                        while exporter.isRunning, try FileManager.default.contentsOfDirectory(atPath: blobs).count - before < point {
+                            try await Task.sleep(for: .milliseconds(2))
+                        }
+                        let killed = exporter.isRunning
+                        exporter.kill()
+                        _ = try await exporter.waitForExit()
+                        let report = try await synced
+                        let number = try #require(report.release?.number)
+                        #expect(try stage.holdsTree("client", "v\(number - 1)"), "round \(round): release \(number) whole")
+                        let exported = try JSONDecoder().decode(
+                            ChannelDocument.self,
+                            from: Data(contentsOf: stage.root.appendingPathComponent("export/channels/stable"))
+                        )
+                        if killed, exported.number != Int64(round + 1) { interrupted += 1 }
+                    }
+                    #expect(interrupted > 0, "no exporter was killed half-way")
+                    print("killedExporter: \(interrupted) of \(rounds) exporters killed half-way")
+                    #expect(try await stage.export(to: "export").status == 0)
+                    let last = try await stage.sync("client", from: nginx.url(""))
+                    #expect(last.release?.number == Int64(rounds + 1))
+                    #expect(try stage.holdsTree("client", "v\(rounds)"))
+                }
             }
         }
     }

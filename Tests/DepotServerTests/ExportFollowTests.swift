@@ -1,0 +1,98 @@
+import Crypto
+import DepotHTTP
+import DepotManifest
+import DepotServer
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// `export.directory`: a folder the server keeps in step with what it publishes.
+@Suite("Export folder in step")
+struct ExportFollowTests {
+    static let auth = PublishingTests.auth
+
+    /// The document the origin serves at `/channels/stable`, and the one in the export.
+    static func documents(_ connection: inout RawHTTPConnection, export: URL) async throws -> (served: Data, exported: Data?) {
+        let served = Data(try await connection.request("GET", "/channels/stable").body)
+        return (served, FileManager.default.contents(atPath: export.appendingPathComponent("channels/stable").path))
+    }
+
+    static func releaseID(_ document: Data) throws -> String {
+        try JSONDecoder().decode(ChannelDocument.self, from: document).release
+    }
+
+    @Test(
+        "after every publish and rollback the folder's channel document is the origin's, with everything it names; retention removes what it removed"
+    )
+    func followsChanges() async throws {
+        try await withTemporaryDirectory { root in
+            let export = root.appendingPathComponent("export")
+            var configuration = ServerConfiguration(
+                publish: .init(keepVersions: 1, keepReleases: 1, retiredGracePeriod: .zero, collectionInterval: .milliseconds(100))
+            )
+            configuration.exportDirectory = export.path
+            let versions = (1...3).map { Data("version \($0)\n".utf8) + Fixture.noise.prefix(20_000) }
+            try await LiveServer.withPublishing(configuration: configuration) { server in
+                try await RawHTTPConnection.with(port: server.port) { connection in
+                    var releases: [String] = []
+                    for version in versions {
+                        #expect(try await PublishingTests.publish(&connection, "db.sqlite", version).status == 201)
+                        let (served, exported) = try await Self.documents(&connection, export: export)
+                        #expect(exported == served, "the publish's answer came after the export")
+                        let id = try Self.releaseID(served)
+                        releases.append(id)
+                        #expect(FileManager.default.fileExists(atPath: export.appendingPathComponent("releases/\(id)").path))
+                        #expect(
+                            FileManager.default.contents(atPath: export.appendingPathComponent("blobs/\(Fixture.sha256(version))").path) == version
+                        )
+                    }
+                    let rollback = try await connection.request("POST", "/v1/channels/stable/rollback", headers: [Self.auth])
+                    #expect(rollback.status == 200)
+                    let (served, exported) = try await Self.documents(&connection, export: export)
+                    #expect(exported == served)
+                    #expect(try Self.releaseID(served) == releases[1])
+
+                    // Release 1 is neither kept nor on a channel: retention removes it after the
+                    // (zero) grace period, from the store and from the export.
+                    let gone = export.appendingPathComponent("releases/\(releases[0])").path
+                    for _ in 0..<100 where FileManager.default.fileExists(atPath: gone) { try await Task.sleep(for: .milliseconds(50)) }
+                    #expect(!FileManager.default.fileExists(atPath: gone))
+                    #expect(!FileManager.default.fileExists(atPath: export.appendingPathComponent("blobs/\(Fixture.sha256(versions[0]))").path))
+                    #expect(try await connection.request("GET", "/releases/\(releases[0])").status == 404)
+                    for kept in releases[1...] {
+                        #expect(FileManager.default.fileExists(atPath: export.appendingPathComponent("releases/\(kept)").path))
+                    }
+                    #expect(
+                        FileManager.default.contents(atPath: export.appendingPathComponent("blobs/\(Fixture.sha256(versions[1]))").path)
+                            == versions[1]
+                    )
+                }
+            }
+        }
+    }
+
+    @Test("the folder's channel documents are signed again before they expire, with no change")
+    func resigns() async throws {
+        try await withTemporaryDirectory { root in
+            let export = root.appendingPathComponent("export")
+            var configuration = ServerConfiguration(channels: ChannelSigner(keys: [Curve25519.Signing.PrivateKey()], validity: .seconds(4)))
+            configuration.exportDirectory = export.path
+            try await LiveServer.withPublishing(configuration: configuration) { server in
+                try await RawHTTPConnection.with(port: server.port) { connection in
+                    #expect(try await PublishingTests.publish(&connection, "a.txt", Data("a\n".utf8)).status == 201)
+                    let path = export.appendingPathComponent("channels/stable").path
+                    let first = try JSONDecoder().decode(ChannelDocument.self, from: try #require(FileManager.default.contents(atPath: path)))
+                    var later = first
+                    for _ in 0..<100 where later.expires == first.expires {
+                        try await Task.sleep(for: .milliseconds(100))
+                        later = try JSONDecoder().decode(ChannelDocument.self, from: try #require(FileManager.default.contents(atPath: path)))
+                    }
+                    let now = HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970))
+                    #expect(try #require(HTTPDate(parsing: later.expires, now: now)) > #require(HTTPDate(parsing: first.expires, now: now)))
+                    #expect(later.serial == first.serial)
+                    #expect(!later.signatures.isEmpty)
+                }
+            }
+        }
+    }
+}
