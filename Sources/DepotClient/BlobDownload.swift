@@ -10,9 +10,15 @@ import FoundationNetworking
 /// `If-Range: <strong ETag>` (RFC 9110 §13.1.5). A 206 appends; a 200 means the server chose to
 /// send everything (the content changed, or it ignores ranges), so the file restarts cleanly.
 /// If the transfer breaks, the bytes received so far stay for the next attempt.
+///
+/// The ETag is the one the server sent with the bytes (kept beside the partial file): Depot's is
+/// the content's SHA-256, a static mirror's is its own (nginx: modification time and size; an
+/// object store: an MD5), so a download resumes on any server that sent its start, and on
+/// another one that gives these bytes the same ETag.
 struct BlobDownload {
     let url: URL
-    /// The strong ETag the server gives these bytes.
+    /// The strong ETag assumed when the server sent none with the partial file's start:
+    /// Depot's.
     let entityTag: String
     /// The length the release promises.
     let expectedLength: Int64
@@ -40,16 +46,32 @@ struct BlobDownload {
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         let resumeFrom = existing < expectedLength ? existing : 0
         if resumeFrom > 0 {
+            let sent = (try? Data(contentsOf: entityTagFile)).map { String(decoding: $0, as: UTF8.self) }
             request.setValue("bytes=\(resumeFrom)-", forHTTPHeaderField: "Range")
-            request.setValue(entityTag, forHTTPHeaderField: "If-Range")
+            request.setValue(sent ?? entityTag, forHTTPHeaderField: "If-Range")
         }
         let handle = try FileHandle(forWritingTo: partialFile)
         defer { try? handle.close() }
-        let receiver = DownloadReceiver(handle: handle, resumeFrom: resumeFrom, expectedLength: expectedLength, progress: progress)
+        let receiver = DownloadReceiver(
+            handle: handle,
+            resumeFrom: resumeFrom,
+            expectedLength: expectedLength,
+            entityTagFile: entityTagFile,
+            progress: progress
+        )
         // Not fsynced: what a crash loses is downloaded again, and the whole is checked anyway.
         let result = try await receiver.download(request, session: session)
         return (result.resumed ? .resumed : .full, result.received)
     }
+
+    /// Removes the partial file, and the ETag kept beside it.
+    func discard() {
+        try? FileManager.default.removeItem(at: partialFile)
+        try? FileManager.default.removeItem(at: entityTagFile)
+    }
+
+    /// Beside the partial file: the strong ETag the server sent with its first bytes.
+    var entityTagFile: URL { partialFile.appendingPathExtension("etag") }
 }
 
 /// The URLSession delegate of one download: checks the response, then writes the body as it
@@ -59,14 +81,16 @@ final class DownloadReceiver: DataTaskDelegate, @unchecked Sendable {
     private let handle: FileHandle
     private let resumeFrom: Int64
     private let expectedLength: Int64
+    private let entityTagFile: URL
     private let progress: @Sendable (Int64) -> Void
     private var received: Int64 = 0
     private var resumed = false
 
-    init(handle: FileHandle, resumeFrom: Int64, expectedLength: Int64, progress: @escaping @Sendable (Int64) -> Void) {
+    init(handle: FileHandle, resumeFrom: Int64, expectedLength: Int64, entityTagFile: URL, progress: @escaping @Sendable (Int64) -> Void) {
         self.handle = handle
         self.resumeFrom = resumeFrom
         self.expectedLength = expectedLength
+        self.entityTagFile = entityTagFile
         self.progress = progress
     }
 
@@ -87,6 +111,12 @@ final class DownloadReceiver: DataTaskDelegate, @unchecked Sendable {
             resumed = true
         case 200:
             try handle.truncate(atOffset: 0)
+            // Kept for a resume; a weak ETag cannot be used by If-Range (RFC 9110 §13.1.5).
+            if let tag = response.value(forHTTPHeaderField: "ETag"), tag.hasPrefix("\"") {
+                try Data(tag.utf8).write(to: entityTagFile)
+            } else {
+                try? FileManager.default.removeItem(at: entityTagFile)
+            }
         default:
             throw SyncError(.server, "\(task.originalRequest?.url?.path ?? "") answered \(response.statusCode)")
         }

@@ -24,6 +24,14 @@ import FoundationNetworking
 /// Cancelling or killing a sync leaves the folder at the old release or the new, and the next
 /// sync resumes.
 ///
+/// Servers: an ordered list (``servers``), the origin and its mirrors, each serving the same
+/// tree (docs/architecture.md, "Scaling out"). A sync starts with the first; on a connection
+/// error, an unexpected status (5xx), a timeout or anything that fails verification (a
+/// document, a file, a signature), the channel document included, it goes on with the next,
+/// mid-sync too, and keeps what it verified: a file staged from one server is not fetched
+/// again from the next. The report says which server served each file, and why any failed
+/// (``SyncReport/failovers``).
+///
 /// HTTP caching: the client sets `reloadIgnoringLocalAndRemoteCacheData` and gives its session
 /// no URL cache. URLSession's protocol cache would otherwise answer a poll from its own store
 /// when a response lacks freshness headers (heuristic freshness, RFC 9111 §4.2.2). Depot
@@ -101,7 +109,11 @@ public struct DepotClient: Sendable {
         public let bytesExpected: Int64
     }
 
-    public let server: URL
+    /// The servers, in the order they are tried.
+    public let servers: [URL]
+    /// The server being read from: the first of ``servers``, within a sync the one it failed
+    /// over to.
+    public private(set) var server: URL
     public let directory: URL
     /// `directory.path`, worked out once: a sync builds a local path per file, and a URL's
     /// `path` decodes the URL again each time it is asked.
@@ -112,8 +124,16 @@ public struct DepotClient: Sendable {
     /// Seconds since 1970 now, against which documents' expiry is checked (tests move it).
     var now: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
 
+    /// A client of one server.
     public init(server: URL, directory: URL, configuration: Configuration = Configuration()) {
-        self.server = server
+        self.init(servers: [server], directory: directory, configuration: configuration)
+    }
+
+    /// A client of the servers `servers` (not empty), tried in this order.
+    public init(servers: [URL], directory: URL, configuration: Configuration = Configuration()) {
+        precondition(!servers.isEmpty, "a DepotClient needs a server")
+        self.servers = servers
+        self.server = servers[0]
         self.directory = directory
         self.directoryPath = directory.path
         self.configuration = configuration
@@ -152,6 +172,44 @@ public struct DepotClient: Sendable {
         }
         defer { syncLock.unlock() }
         try finishInterruptedSwitch()
+        var failovers: [SyncReport.Failover] = []
+        /// What earlier servers of this sync fetched and verified, by path.
+        var fetched: [String: SyncReport.File] = [:]
+        for (index, candidate) in servers.enumerated() {
+            var attempt = self
+            attempt.server = candidate
+            let isLast = index == servers.count - 1
+            do {
+                var report = try await attempt.syncFromServer(progress: progress, reportsFailure: isLast)
+                report.files = report.files.map { file in
+                    if file.outcome == .staged, let earlier = fetched[file.path] { return earlier }
+                    var file = file
+                    if file.outcome.isFetched { file.server = candidate.absoluteString }
+                    return file
+                }
+                report.server = candidate.absoluteString
+                if report.failedCount > 0, !isLast {
+                    let failure = report.files.first { $0.outcome == .failed }
+                    failovers.append(.init(server: candidate.absoluteString, error: "\(failure?.path ?? ""): \(failure?.error ?? "failed")"))
+                    for file in report.files where file.outcome.isFetched { fetched[file.path] = file }
+                    continue
+                }
+                report.failovers = failovers
+                return report
+            } catch let error as SyncError where error.code.isServerFault {
+                failovers.append(.init(server: candidate.absoluteString, error: error.message))
+                guard isLast else { continue }
+                guard failovers.count > 1 else { throw error }
+                throw SyncError(error.code, "every server failed: " + failovers.map { "\($0.server): \($0.error)" }.joined(separator: "; "))
+            }
+        }
+        preconditionFailure("the last server returns or throws")
+    }
+
+    /// One sync from ``server``, in a folder already locked and with no switch left half-done.
+    /// `reportsFailure`: whether a failed file is reported to the rollout gate (not when
+    /// another server is left to try).
+    private func syncFromServer(progress: (@Sendable (Progress) -> Void)?, reportsFailure: Bool) async throws -> SyncReport {
         var state = SyncState.load(from: stateFile)
         let held = state.release?.channel == configuration.channel ? state.release : nil
         let session = TransferSession(
@@ -260,7 +318,7 @@ public struct DepotClient: Sendable {
         report.files = await stager.stage(plan.fetches)
         guard report.failedCount == 0 else {
             let reason = report.files.first { $0.outcome == .failed }.map { "\($0.path): \($0.error ?? "failed")" } ?? "failed"
-            try await send(.failed(reason: reason), about: side.release, session: session)
+            if reportsFailure { try await send(.failed(reason: reason), about: side.release, session: session) }
             return report
         }
 

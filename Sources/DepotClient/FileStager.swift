@@ -203,13 +203,13 @@ struct FileStager: Sendable {
             try StagedContent.verifyAndStage(download.partialFile, gzip: useGzip, entry: entry, to: verified)
         } catch {
             // A download that does not match the release is worthless: start afresh next time.
-            try? FileManager.default.removeItem(at: download.partialFile)
+            download.discard()
             try? FileManager.default.removeItem(at: verified)
             throw error
         }
         try StagedContent.setModificationDate(of: verified, to: entry)
         try Durability.rename(verified, to: staged)
-        try? FileManager.default.removeItem(at: download.partialFile)
+        download.discard()
         switch outcome {
         case .resumed: return (.resumed, transferred)
         case .full, .alreadyComplete: return (useGzip ? .gzip : .full, transferred)
@@ -241,7 +241,7 @@ struct FileStager: Sendable {
     /// at `base`, checks the result and leaves it at `staged`.
     func fetchPatch(_ patch: ReleaseEntry.Patch, for entry: ReleaseEntry, base: URL, to staged: URL, received: ByteCounter) async throws {
         let download = try blobDownload(entry.patchURL(patch), sha256: patch.sha256, size: patch.size, partialName: "\(patch.sha256).delta.partial")
-        defer { try? FileManager.default.removeItem(at: download.partialFile) }
+        defer { download.discard() }
         let (_, transferred) = try await run(download, for: entry.path)
         _ = received.add(transferred)
         let bytes = try Data(contentsOf: download.partialFile)

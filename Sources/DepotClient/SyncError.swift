@@ -18,6 +18,11 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
         /// No release the channel offers can be used by this app's version
         /// (``DepotClient/Configuration/clientVersion``).
         public static let incompatible = Code(name: "incompatible")
+
+        /// Whether the fault may be the server's, so that another server may do better
+        /// (``DepotClient/servers``): not for the folder's own failures, nor for an app no
+        /// release suits.
+        var isServerFault: Bool { ![.io, .incompatible].contains(self) }
     }
 
     public let code: Code

@@ -26,6 +26,9 @@ public struct SyncReport: Sendable, Codable, Equatable {
         case removed
         /// Could not be synced; the folder stays at the release it held.
         case failed
+
+        /// Whether bytes came from a server for it.
+        var isFetched: Bool { [.gzip, .full, .resumed, .delta, .blocks, .packed].contains(self) }
     }
 
     public struct File: Sendable, Codable, Equatable {
@@ -36,12 +39,26 @@ public struct SyncReport: Sendable, Codable, Equatable {
         /// The size of the file: what a plain full download would have cost.
         public var size: Int64
         public var error: String?
+        /// The server it was fetched from (``DepotClient/servers``), when it was fetched.
+        public var server: String?
 
         /// Bytes a plain full download would have cost and this one did not.
         public var bytesSaved: Int64 {
             [.unchanged, .staged, .removed, .failed].contains(outcome) ? 0 : max(0, size - bytesTransferred)
         }
     }
+
+    /// A server a sync left, and why.
+    public struct Failover: Sendable, Codable, Equatable {
+        public var server: String
+        public var error: String
+    }
+
+    /// The server that answered the channel poll of the sync's last attempt.
+    public var server: String?
+    /// The servers that failed before it, in order: a connection error, an unexpected status, a
+    /// timeout, or something that failed verification.
+    public var failovers: [Failover] = []
 
     /// Whether the server answered the channel poll with 304.
     public var channelNotModified: Bool
@@ -67,7 +84,7 @@ public struct SyncReport: Sendable, Codable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case channelNotModified, documentBytes, release, signature, files, unchangedCount, bytesTransferred, bytesSaved
+        case channelNotModified, documentBytes, release, signature, files, unchangedCount, bytesTransferred, bytesSaved, server, failovers
     }
 
     public init(from decoder: any Decoder) throws {
@@ -78,6 +95,8 @@ public struct SyncReport: Sendable, Codable, Equatable {
         signature = try container.decode(ChannelCheck.SignatureStatus.self, forKey: .signature)
         files = try container.decode([File].self, forKey: .files)
         unchangedCount = try container.decode(Int.self, forKey: .unchangedCount)
+        server = try container.decodeIfPresent(String.self, forKey: .server)
+        failovers = try container.decodeIfPresent([Failover].self, forKey: .failovers) ?? []
     }
 
     /// Encodes the totals too, for `depot sync --json`.
@@ -91,11 +110,13 @@ public struct SyncReport: Sendable, Codable, Equatable {
         try container.encode(unchangedCount, forKey: .unchangedCount)
         try container.encode(bytesTransferred, forKey: .bytesTransferred)
         try container.encode(bytesSaved, forKey: .bytesSaved)
+        try container.encodeIfPresent(server, forKey: .server)
+        try container.encode(failovers, forKey: .failovers)
     }
 
     public var bytesTransferred: Int64 { documentBytes + files.reduce(0) { $0 + $1.bytesTransferred } }
     public var bytesSaved: Int64 { files.reduce(0) { $0 + $1.bytesSaved } }
-    public var updatedCount: Int { files.filter { [.gzip, .full, .resumed, .delta, .blocks, .packed, .staged].contains($0.outcome) }.count }
+    public var updatedCount: Int { files.filter { $0.outcome.isFetched || $0.outcome == .staged }.count }
     public var removedCount: Int { files.filter { $0.outcome == .removed }.count }
     public var failedCount: Int { files.filter { $0.outcome == .failed }.count }
 }

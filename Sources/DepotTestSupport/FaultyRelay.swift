@@ -85,12 +85,19 @@ public final class FaultyRelay: Sendable {
     }
 
     private func relay(_ client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, upstreamPort: Int) async throws {
-        let upstream = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connect(host: "127.0.0.1", port: upstreamPort) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+        let upstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            upstream = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: upstreamPort) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
                 }
-            }
+        } catch {
+            // The upstream is down (a killed server): the client's connection is closed too.
+            try await client.executeThenClose { _, _ in }
+            throw error
+        }
         try await client.executeThenClose { clientInbound, clientOutbound in
             try await upstream.executeThenClose { upstreamInbound, upstreamOutbound in
                 let isBlob = ConnectionFlag()

@@ -7,6 +7,29 @@ import NIOPosix
 public struct Nginx: Sendable {
     /// The port nginx listens on.
     public let port: Int
+    let process: DepotProcess
+    let folder: URL
+
+    /// One line of nginx's access log: a request it finished.
+    public struct LoggedRequest: Sendable, Equatable {
+        public let method: String
+        public let path: String
+        public let status: Int
+        public let bodyBytes: Int64
+    }
+
+    /// The requests nginx finished, in order (a request cut by ``kill()`` is not among them).
+    public var requests: [LoggedRequest] {
+        let log = (try? String(contentsOf: folder.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 4, let status = Int(fields[2]), let bytes = Int64(fields[3]) else { return nil }
+            return LoggedRequest(method: String(fields[0]), path: String(fields[1]), status: status, bodyBytes: bytes)
+        }
+    }
+
+    /// Kills nginx, its workers with it (SIGKILL to its process group): a server that dies.
+    public func kill() { process.kill() }
 
     /// `http://127.0.0.1:port` followed by `path`.
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
@@ -66,7 +89,8 @@ public struct Nginx: Sendable {
                 error_log \(root.path)/error.log warn;
                 events { worker_connections 256; }
                 http {
-                    access_log off;
+                    log_format depot '$request_method $uri $status $body_bytes_sent';
+                    access_log \(root.path)/access.log depot;
                     client_body_temp_path \(root.path)/body;
                     proxy_temp_path \(root.path)/proxy;
                     fastcgi_temp_path \(root.path)/fastcgi;
@@ -84,7 +108,7 @@ public struct Nginx: Sendable {
             )
             defer { nginx.kill() }
             try await waitUntilListening(port: port, process: nginx)
-            let result = try await body(Nginx(port: port))
+            let result = try await body(Nginx(port: port, process: nginx, folder: root))
             _ = try await nginx.stop()
             return result
         }

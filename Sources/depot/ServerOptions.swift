@@ -11,6 +11,11 @@ struct ServerOptions: ParsableArguments {
         guard let text = server ?? ProcessInfo.processInfo.environment["DEPOT_SERVER"] else {
             throw ValidationError("Name the server with --server URL or DEPOT_SERVER")
         }
+        return try Self.baseURL(of: text)
+    }
+
+    /// `text`, an http:// or https:// URL, without a trailing slash.
+    static func baseURL(of text: String) throws -> String {
         guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
             throw ValidationError("--server must be an http:// or https:// URL, not \"\(text)\"")
         }

@@ -21,6 +21,12 @@ extension Depot {
 
         @OptionGroup var server: ServerOptions
 
+        @Option(
+            name: .customLong("fallback-server"),
+            help: "A mirror or origin serving the same tree, tried in order when the servers before it fail (repeatable)."
+        )
+        var fallbackServers: [String] = []
+
         @Option(help: "The folder to keep in step.")
         var dir: String
 
@@ -74,13 +80,16 @@ extension Depot {
 
         func run() async throws {
             try await reportingFailures {
-                guard let url = URL(string: try server.baseURL() + "/") else { throw CommandFailure("invalid --server") }
+                let servers = try ([try server.baseURL()] + fallbackServers.map(ServerOptions.baseURL(of:))).map { text in
+                    guard let url = URL(string: text + "/") else { throw CommandFailure("invalid server \(text)") }
+                    return url
+                }
                 let root = try trustedRoot.map { file in
                     guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
                     return data
                 }
                 let client = DepotClient(
-                    server: url,
+                    servers: servers,
                     directory: URL(fileURLWithPath: dir),
                     configuration: .init(
                         channel: channel,
@@ -161,9 +170,11 @@ extension Depot {
                 }
             }
             let critical = report.rollout?.critical == true ? "; critical" : ""
+            let failovers =
+                report.failovers.isEmpty ? "" : "; from \(report.server ?? "") after \(report.failovers.map(\.server).joined(separator: ", ")) failed"
             return parts.joined(separator: ", ")
                 + ": \(ByteCountText(report.bytesTransferred)) transferred, \(ByteCountText(report.bytesSaved)) saved; \(release), \(signature)"
-                + (arrivals.isEmpty ? "" : "; " + arrivals.joined(separator: ", ")) + (rollout ?? "") + critical
+                + (arrivals.isEmpty ? "" : "; " + arrivals.joined(separator: ", ")) + (rollout ?? "") + critical + failovers
         }
     }
 }

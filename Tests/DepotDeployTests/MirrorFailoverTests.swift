@@ -1,0 +1,107 @@
+import DepotClient
+import DepotTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// A client with an ordered list of servers (static mirrors, then the origin) against mirrors
+/// that die mid-sync or serve tampered files.
+@Suite("Mirror failover")
+struct MirrorFailoverTests {
+    typealias Stage = StaticExportTests.Stage
+
+    /// Three 6 MB files and 40 small ones.
+    static func writeTree(_ stage: Stage, _ tree: String) throws {
+        try stage.writeTree(tree, edit: 0)
+        for index in 0..<3 {
+            try stage.root.write(Fixture.pseudoRandom(count: 6 << 20, seed: UInt64(1001 + index * 2)), to: "\(tree)/media/\(index).bin")
+        }
+    }
+
+    static func client(_ stage: Stage, servers: [String], folder: String) throws -> DepotClient {
+        DepotClient(
+            servers: try servers.map { try #require(URL(string: $0 + "/")) },
+            directory: stage.root.appendingPathComponent(folder),
+            configuration: .init(trustedKeys: [stage.publicKey], parallelDownloads: 2)
+        )
+    }
+
+    @Test("the first mirror killed mid-sync: the sync completes from the second, and nothing it had is downloaded again")
+    func mirrorDiesMidSync() async throws {
+        try await Stage.with { stage in
+            try Self.writeTree(stage, "v1")
+            try await stage.serving { origin in
+                try await stage.publish("v1", to: origin)
+                for folder in ["first", "second"] { #expect(try await stage.export(to: folder).status == 0) }
+                try await Nginx.serving(export: stage.root.appendingPathComponent("first")) { first in
+                    try await Nginx.serving(export: stage.root.appendingPathComponent("second")) { second in
+                        // The first mirror is far away: its files arrive slowly, so that it dies
+                        // with downloads under way.
+                        try await FaultyRelay.with(upstreamPort: first.port) { relay in
+                            relay.slowDownBlobResponses(by: .milliseconds(20))
+                            let far = "http://127.0.0.1:\(relay.port)"
+                            let client = try Self.client(stage, servers: [far, second.url(""), origin], folder: "client")
+                            let killed = Mutex(false)
+                            let report = try await client.sync { progress in
+                                guard progress.bytesReceived > 1 << 20 else { return }
+                                killed.withLock { killed in
+                                    if !killed { first.kill() }
+                                    killed = true
+                                }
+                            }
+                            #expect(killed.withLock { $0 })
+                            #expect(report.release?.number == 1)
+                            #expect(report.signature == .verified)
+                            #expect(report.failedCount == 0)
+                            #expect(report.server == second.url("/"))
+                            #expect(report.failovers.map(\.server) == [far + "/"])
+                            #expect(try stage.holdsTree("client", "v1"))
+
+                            // What the first mirror served whole, the second never served; what
+                            // it had begun, the second finished.
+                            let content: (Nginx.LoggedRequest) -> Bool = { $0.path.hasPrefix("/blobs/") || $0.path.hasPrefix("/packs/") }
+                            let fromFirst = first.requests.filter { content($0) && $0.status == 200 }
+                            let fromSecond = second.requests.filter(content)
+                            #expect(!fromFirst.isEmpty, "the first mirror served something before it died")
+                            #expect(Set(fromFirst.map(\.path)).isDisjoint(with: fromSecond.map(\.path)), "\(fromFirst) \(fromSecond)")
+                            #expect(fromSecond.contains { $0.status == 206 }, "the downloads cut short resumed: \(fromSecond)")
+                            #expect(report.files.contains { $0.outcome == .resumed && $0.server == second.url("/") })
+                            #expect(Set(report.files.compactMap(\.server)) == [far + "/", second.url("/")])
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("a mirror serving a tampered file: the client refuses it, fails over, and completes")
+    func tamperedMirror() async throws {
+        try await Stage.with { stage in
+            try Self.writeTree(stage, "v1")
+            try await stage.serving { origin in
+                try await stage.publish("v1", to: origin)
+                #expect(try await stage.export(to: "tampered").status == 0)
+                // A new file in place of the exported one (which is a link to the store's).
+                let sha256 = Fixture.sha256(try Data(contentsOf: stage.root.appendingPathComponent("v1/media/1.bin")))
+                let blob = stage.root.appendingPathComponent("tampered/blobs/\(sha256)")
+                var bytes = try Data(contentsOf: blob)
+                bytes[4096] ^= 0xFF
+                try FileManager.default.removeItem(at: blob)
+                try bytes.write(to: blob)
+
+                try await Nginx.serving(export: stage.root.appendingPathComponent("tampered")) { mirror in
+                    let client = try Self.client(stage, servers: [mirror.url(""), origin], folder: "client")
+                    let report = try await client.sync()
+                    #expect(report.failedCount == 0)
+                    #expect(report.release?.number == 1)
+                    #expect(report.server == origin + "/")
+                    #expect(report.failovers.count == 1)
+                    #expect(report.failovers.first?.error.contains("media/1.bin") == true, "\(report.failovers)")
+                    #expect(report.files.first { $0.path == "media/1.bin" }?.server == origin + "/")
+                    #expect(report.files.first { $0.path == "media/0.bin" }?.server == mirror.url("/"), "a verified file stays from the mirror")
+                    #expect(try stage.holdsTree("client", "v1"))
+                }
+            }
+        }
+    }
+}
