@@ -194,6 +194,7 @@ let package = Package(
                 "DepotPublisher",
                 "DepotServer",
                 "DepotClient",
+                "DepotDelta",
                 "DepotHTTP",
                 "DepotManifest",
                 "DepotSigning",

@@ -8,7 +8,8 @@ struct Depot: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Publishes SQLite snapshots and assets, and serves them exactly as RFC 9110 says.",
         subcommands: [
-            Serve.self, Publish.self, List.self, Release.self, Rollout.self, Sync.self, Export.self, DeltaCommand.self, Keygen.self, Root.self,
+            Serve.self, Publish.self, List.self, Release.self, Rollout.self, Sync.self, Export.self, MirrorCommand.self, DeltaCommand.self,
+            Keygen.self, Root.self,
         ]
     )
 }

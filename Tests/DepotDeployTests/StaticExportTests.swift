@@ -103,7 +103,7 @@ struct StaticExportTests {
             }
             let export = try await stage.export(to: "export")
             #expect(export.status == 0, "\(export.log)")
-            #expect(export.log.contains("Exported 1 release(s)"))
+            #expect(export.log.contains("Exported 2 release(s)"), "the channel's release and its parent")
             let again = try await stage.export(to: "export")
             #expect(again.log.contains("Exported 0 release(s), 0 file(s)"), "an unchanged export writes nothing: \(again.log)")
 
@@ -184,6 +184,90 @@ struct StaticExportTests {
                     let last = try await stage.sync("client", from: nginx.url(""))
                     #expect(last.release?.number == Int64(rounds + 1))
                     #expect(try stage.holdsTree("client", "v\(rounds)"))
+                }
+            }
+        }
+    }
+
+    /// The files of an export folder and their bytes, work folders left out.
+    static func tree(_ folder: URL) throws -> [String: Data] {
+        let names = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+        var files: [String: Data] = [:]
+        for name in names where !name.hasPrefix(".") {
+            let path = folder.appendingPathComponent(name).path
+            guard (try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular else { continue }
+            files[name] = FileManager.default.contents(atPath: path)
+        }
+        return files
+    }
+
+    @Test(
+        "depot mirror from the origin, then from that folder behind nginx: identical trees, as the export's; killed, it goes on; a tampered source is refused"
+    )
+    func mirrorChain() async throws {
+        try await Stage.with { stage in
+            try stage.writeTree("v1", edit: 1)
+            try stage.writeTree("v2", edit: 2)
+            try await stage.serving { origin in
+                try await stage.publish("v1", to: origin)
+                try await stage.publish("v2", to: origin)
+                @Sendable func mirror(from source: String, to folder: String) async throws -> (status: Int32, output: String, errors: String) {
+                    try await DepotCLI.run(
+                        ["mirror", "--from", source, "--to", folder, "--trusted-key", stage.publicKey],
+                        token: nil,
+                        in: stage.root
+                    )
+                }
+                let first = try await mirror(from: origin, to: "first")
+                #expect(first.status == 0, "\(first.errors)")
+                #expect(first.output.contains("Mirrored stable: release 2"))
+                #expect(try await stage.export(to: "export").status == 0)
+                let firstTree = try Self.tree(stage.root.appendingPathComponent("first"))
+                #expect(firstTree == (try Self.tree(stage.root.appendingPathComponent("export"))), "a mirror of the origin is its export")
+                #expect(firstTree.keys.contains { $0.hasPrefix("deltas/") } && firstTree.keys.contains { $0.hasPrefix("packs/") })
+
+                try await Nginx.serving(export: stage.root.appendingPathComponent("first")) { nginx in
+                    let second = try await mirror(from: nginx.url(""), to: "second")
+                    #expect(second.status == 0, "\(second.errors)")
+                    #expect(try Self.tree(stage.root.appendingPathComponent("second")) == firstTree)
+                    let again = try await mirror(from: nginx.url(""), to: "second")
+                    #expect(again.output.contains("0 file(s) written"), "\(again.output)")
+
+                    // Killed once its first files are in place, then run again.
+                    let killed = try DepotProcess.start(
+                        ["mirror", "--from", nginx.url(""), "--to", "third", "--trusted-key", stage.publicKey],
+                        in: stage.root
+                    )
+                    let blobs = stage.root.appendingPathComponent("third/blobs").path
+                    while killed.isRunning, ((try? FileManager.default.contentsOfDirectory(atPath: blobs).count) ?? 0) < 5 {
+                        try await Task.sleep(for: .milliseconds(2))
+                    }
+                    killed.kill()
+                    _ = try await killed.waitForExit()
+                    #expect(!FileManager.default.fileExists(atPath: stage.root.appendingPathComponent("third/channels/stable").path))
+                    #expect(try await mirror(from: nginx.url(""), to: "third").status == 0)
+                    #expect(try Self.tree(stage.root.appendingPathComponent("third")) == firstTree)
+                }
+
+                // One file of the source changed: the mirror refuses it, and shows nothing.
+                let sha256 = Fixture.sha256(try Data(contentsOf: stage.root.appendingPathComponent("v2/catalog.db")))
+                let blob = stage.root.appendingPathComponent("first/blobs/\(sha256)")
+                var bytes = try Data(contentsOf: blob)
+                bytes[100] ^= 0xFF
+                try FileManager.default.removeItem(at: blob)
+                try bytes.write(to: blob)
+                try await Nginx.serving(export: stage.root.appendingPathComponent("first")) { nginx in
+                    let refused = try await mirror(from: nginx.url(""), to: "fourth")
+                    #expect(refused.status == 1)
+                    #expect(refused.errors.contains("does not have the SHA-256"), "\(refused.errors)")
+                    #expect(!FileManager.default.fileExists(atPath: stage.root.appendingPathComponent("fourth/channels/stable").path))
+                    let unsigned = try await DepotCLI.run(
+                        ["mirror", "--from", nginx.url(""), "--to", "fifth", "--trusted-key", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="],
+                        token: nil,
+                        in: stage.root
+                    )
+                    #expect(unsigned.status == 1)
+                    #expect(unsigned.errors.contains("refused"), "\(unsigned.errors)")
                 }
             }
         }

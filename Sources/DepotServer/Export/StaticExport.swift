@@ -25,7 +25,7 @@ public final class StaticExport: Sendable {
     /// A channel as the export writes it.
     public struct Channel: Sendable {
         public let name: String
-        /// The releases its document names: its release, its rollout's, its fallbacks.
+        /// The releases its document names (``DepotManifest/ChannelDocument/namedReleases``).
         public let releases: [String]
         /// Its signed document, as served at `/channels/{name}`.
         public let document: [UInt8]
@@ -77,9 +77,8 @@ public final class StaticExport: Sendable {
             try await onPool { [folder, roots] in
                 for root in roots { try folder.place("roots/\(root.document.version).json", bytes: root.bytes) }
             }
-            for id in Set(channels.flatMap(\.releases)).sorted() where !folder.contains("releases/\(id)") {
-                try await exportRelease(id)
-                outcome.releases += 1
+            for id in Set(channels.flatMap(\.releases)).sorted() {
+                outcome.releases += try await exportRelease(id, withParent: true)
             }
             try await onPool { [folder] in
                 try folder.barrier()
@@ -141,10 +140,15 @@ public final class StaticExport: Sendable {
         case file(String, FilePath)
     }
 
-    private func exportRelease(_ id: String) async throws {
+    /// Writes the release `id` unless the folder has it, after its parent (when `withParent` and
+    /// it is still stored); returns how many releases it wrote.
+    private func exportRelease(_ id: String, withParent: Bool) async throws -> Int {
+        guard !folder.contains("releases/\(id)") else { return 0 }
         guard let stored = try await catalog.releaseDocument(id: id) else { throw StoreError(.invalidInput, "The release \(id) is not stored") }
         let release = try JSONDecoder().decode(ReleaseDocument.self, from: Data(stored.bytes))
         let parent = try await release.parent.asyncFlatMap { try await catalog.releaseDocument(id: $0) }
+        var written = 0
+        if withParent, let parentID = release.parent, parent != nil { written += try await exportRelease(parentID, withParent: false) }
         let bases = release.pageBases(from: try parent.map { try JSONDecoder().decode(ReleaseDocument.self, from: Data($0.bytes)) })
         var seen: Set<String> = []
         let missing = release.pages.filter { seen.insert($0).inserted && !folder.contains("pages/\($0)") }
@@ -174,6 +178,7 @@ public final class StaticExport: Sendable {
         }
         try await onPool { [folder] in try folder.barrier() }
         try await place([.bytes("releases/\(id)", stored.bytes)])
+        return written + 1
     }
 
     /// What a page's document names: each entry's file, gzip variant, block index and patches;

@@ -106,7 +106,7 @@ public final class PublishedContent: Sendable {
             let bytes = Array(try APIJSON.encoder.encode(document)) + [UInt8(ascii: "\n")]
             let exported = StaticExport.Channel(
                 name: channel.name,
-                releases: [release.id] + (channel.rollout.map { [$0.release] } ?? []) + fallbacks.map(\.id),
+                releases: document.namedReleases,
                 document: bytes
             )
             let resource = try Self.jsonResource(

@@ -1,0 +1,104 @@
+import ArgumentParser
+import DepotClient
+import DepotManifest
+import DepotSigning
+import DepotStore
+import Foundation
+import _NIOFileSystem
+
+extension Depot {
+    /// `depot mirror --from URL --to DIR`: follows a Depot origin or static mirror into an export
+    /// folder.
+    struct MirrorCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "mirror",
+            abstract: "Copy what a channel's releases need from a Depot origin or static mirror into a folder any static server can serve.",
+            discussion: """
+                Checks every signature and SHA-256 before anything becomes visible, writes in the export's order \
+                (files, then pages, then release documents, then channel documents, each replaced atomically), and \
+                goes on where an interrupted run stopped. Run it again to follow the source. The folder can be \
+                served by deploy/nginx/static-mirror.conf, pushed to an object store, or carried to a network \
+                with no route to the origin.
+                """
+        )
+
+        @Option(help: "The source: a Depot origin or a static mirror, e.g. https://depot.example.com.")
+        var from: String
+
+        @Option(help: "The folder to write into (made when missing).")
+        var to: String
+
+        @Option(name: .customLong("channel"), help: "A channel to mirror (repeatable; default stable).")
+        var channels: [String] = []
+
+        @Option(name: .customLong("trusted-key"), help: "A public key (base64, from depot keygen) channel documents must be signed by (repeatable).")
+        var trustedKeys: [String] = []
+
+        @Option(help: "The signed root the channel's keys descend from (depot root init), in place of --trusted-key.")
+        var trustedRoot: String?
+
+        func validate() throws {
+            if let bad = channels.first(where: { ChannelName.problem($0) != nil }) {
+                throw ValidationError("--channel \(bad): \(ChannelName.problem(bad)!)")
+            }
+            if trustedRoot != nil, !trustedKeys.isEmpty { throw ValidationError("give --trusted-root or --trusted-key, not both") }
+        }
+
+        func run() async throws {
+            try await reportingFailures {
+                let base = try ServerOptions.baseURL(of: from)
+                let trust = try self.trust()
+                if case .none = trust {
+                    FileHandle.standardError.write(Data("warning: no --trusted-key or --trusted-root: signatures are not checked\n".utf8))
+                }
+                let folder: ExportFolder
+                do {
+                    folder = try ExportFolder(root: FilePath(to))
+                } catch {
+                    throw CommandFailure("cannot write \(to): \(error)")
+                }
+                let partial = URL(fileURLWithPath: to).appendingPathComponent(".mirror")
+                try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
+                let mirrored = try await withHTTPClient { client in
+                    let mirror = Mirror(
+                        source: MirrorSource(base: base, client: client, partialFolder: partial),
+                        folder: folder,
+                        trust: trust,
+                        now: Int64(Date().timeIntervalSince1970)
+                    )
+                    do {
+                        return try await mirror.run(channels: channels.isEmpty ? [ChannelName.default] : channels)
+                    } catch let error as MirrorError {
+                        throw CommandFailure(error.message)
+                    } catch let error as StoreError {
+                        throw CommandFailure("cannot write \(to): \(error)")
+                    }
+                }
+                for channel in mirrored {
+                    print("Mirrored \(channel.channel): release \(channel.document.number), serial \(channel.document.serial)")
+                }
+                print("\(folder.written) file(s) written to \(to)")
+            }
+        }
+
+        /// What channel documents must be signed by.
+        private func trust() throws -> ChannelCheck.Trust {
+            if let trustedRoot {
+                guard let data = FileManager.default.contents(atPath: trustedRoot),
+                    let root = try? JSONDecoder().decode(RootDocument.self, from: data)
+                else { throw CommandFailure("cannot read the root document \(trustedRoot)") }
+                do {
+                    try root.checkFirst()
+                } catch {
+                    throw CommandFailure("the trusted root is not valid: \(error)")
+                }
+                return .root(root)
+            }
+            do throws(SyncError) {
+                return trustedKeys.isEmpty ? .none : .keys(try trustedKeys.map { key throws(SyncError) in try ChannelCheck.publicKey(base64: key) })
+            } catch {
+                throw CommandFailure(error.message)
+            }
+        }
+    }
+}
