@@ -172,6 +172,8 @@ public struct DepotClient: Sendable {
         }
         defer { syncLock.unlock() }
         try finishInterruptedSwitch()
+        // Reports an earlier call could not send go first: a sync is when a server is reachable.
+        await sendReports()
         var failovers: [SyncReport.Failover] = []
         /// What earlier servers of this sync fetched and verified, by path.
         var fetched: [String: SyncReport.File] = [:]
@@ -217,8 +219,6 @@ public struct DepotClient: Sendable {
             limits: TransferLimits(minimumBytesPerSecond: configuration.minimumTransferRate, window: configuration.transferRateWindow)
         )
         defer { session.finish() }
-        // Reports an earlier call could not send go first: a sync is when the server is reachable.
-        await sendReports(session: session)
 
         var trust = try trust()
         let now = now()

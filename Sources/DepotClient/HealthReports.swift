@@ -92,26 +92,44 @@ extension DepotClient {
     public func report(_ report: HealthReport) async throws {
         guard configuration.sendsReports, let release = currentRelease else { return }
         try reportQueue.add(report, release: release.id, install: try InstallID.load(orCreateAt: installIDFile))
+        await sendReports()
+    }
+
+    /// Sends the waiting reports over a session of their own; failures leave them waiting.
+    func sendReports() async {
+        guard configuration.sendsReports else { return }
         let session = TransferSession(configuration: sessionConfiguration, limits: TransferLimits(minimumBytesPerSecond: 0, window: 30))
         defer { session.finish() }
         await sendReports(session: session)
     }
 
-    /// Sends the waiting reports over `session`; failures leave them waiting.
+    /// Sends the waiting reports over `session` to the first of ``servers`` that takes them (a
+    /// static mirror takes none: it answers 404 or 405, and the next server, the origin, is
+    /// asked); failures leave them waiting.
     func sendReports(session: TransferSession) async {
         guard configuration.sendsReports else { return }
         try? await reportQueue.flush { reports in
-            var request = URLRequest(url: server.appendingPathComponent("v1/reports"))
-            request.httpMethod = "POST"
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try APIJSON.encoder.encode(ReportBatch(reports: reports))
-            let (response, _) = try await BoundedFetch.run(
-                request,
-                session: session,
-                maximumBytes: 64 * 1024,
-                deadline: configuration.documentTimeout
-            )
-            guard response.statusCode == 202 else { throw SyncError(.server, "the server did not take the reports (\(response.statusCode))") }
+            let body = try APIJSON.encoder.encode(ReportBatch(reports: reports))
+            var answers: [String] = []
+            for server in servers {
+                var request = URLRequest(url: server.appendingPathComponent("v1/reports"))
+                request.httpMethod = "POST"
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                request.httpBody = body
+                do {
+                    let (response, _) = try await BoundedFetch.run(
+                        request,
+                        session: session,
+                        maximumBytes: 64 * 1024,
+                        deadline: configuration.documentTimeout
+                    )
+                    if response.statusCode == 202 { return }
+                    answers.append("\(server.absoluteString): \(response.statusCode)")
+                } catch {
+                    answers.append("\(server.absoluteString): \(error)")
+                }
+            }
+            throw SyncError(.server, "no server took the reports (\(answers.joined(separator: "; ")))")
         }
     }
 }

@@ -17,6 +17,7 @@ public final class FaultyRelay: Sendable {
         var trickle: (pathPrefix: String, interval: Duration)?
         var tamper: String?
         var dropsMultipleRanges = false
+        var severed = false
     }
     private let faults = Mutex(Faults())
 
@@ -24,7 +25,15 @@ public final class FaultyRelay: Sendable {
         self.port = port
     }
 
-    /// The next connection that asks for a `/blobs/` URL is closed after `bytes` bytes of response.
+    /// Every connection closes before it forwards another chunk, and later ones are closed at
+    /// once: with the upstream killed, what its sockets still held is not delivered, as when a
+    /// server far away dies.
+    public func sever() {
+        faults.withLock { $0.severed = true }
+    }
+
+    /// The next connection that asks for a `/blobs/` URL is closed after `bytes` bytes of response
+    /// (0: at its next chunk, one under way included).
     public func cutNextBlobResponse(after bytes: Int) {
         faults.withLock { $0.cutAfter = bytes }
     }
@@ -87,6 +96,7 @@ public final class FaultyRelay: Sendable {
     private func relay(_ client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, upstreamPort: Int) async throws {
         let upstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
+            if faults.withLock({ $0.severed }) { throw CancellationError() }
             upstream = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(host: "127.0.0.1", port: upstreamPort) { channel in
                     channel.eventLoop.makeCompletedFuture {
@@ -137,14 +147,18 @@ public final class FaultyRelay: Sendable {
                                     }
                                 }
                             }
+                            if self.faults.withLock({ $0.severed }) { throw CancellationError() }
                             let faults = isBlob.value ? self.faults.withLock { $0 } : Faults()
                             if cutAfter == nil, isBlob.value, let cut = faults.cutAfter {
                                 cutAfter = cut
                                 self.faults.withLock { $0.cutAfter = nil }
                             }
-                            if let delay = faults.delayPerChunk { try await Task.sleep(for: delay) }
+                            if let delay = faults.delayPerChunk {
+                                try await Task.sleep(for: delay)
+                                if self.faults.withLock({ $0.severed }) { throw CancellationError() }
+                            }
                             if let cut = cutAfter, forwarded + buffer.readableBytes >= cut {
-                                if let part = buffer.readSlice(length: cut - forwarded) { try await clientOutbound.write(part) }
+                                if let part = buffer.readSlice(length: max(0, cut - forwarded)) { try await clientOutbound.write(part) }
                                 throw CancellationError()  // closes both sides
                             }
                             forwarded += buffer.readableBytes

@@ -12,12 +12,16 @@ extension Depot {
                 Writes what the folder lacks: files, patches and documents first, made durable, then each \
                 channel document, replaced atomically, signed with the server's keys (channels.*). Run it again \
                 after each change, and before the channel documents expire, or set export.directory in the \
-                server's config to keep a folder in step. Safe while the server runs.
+                server's config to keep a folder in step. Safe while the server runs. With --prune it then removes \
+                what retention removed from the store.
                 """
         )
 
         @Option(help: "The folder to write into (made when missing).")
         var to: String
+
+        @Flag(help: "Then remove from the folder what the catalog no longer stores (what retention removed).")
+        var prune = false
 
         @Option(name: .customLong("data"), help: "Data folder (data.path; default ./data).")
         var dataDirectory: String?
@@ -34,11 +38,14 @@ extension Depot {
             try await reportingFailures {
                 let outcome: StaticExport.Outcome
                 do {
-                    outcome = try await exportPublishedTree(configuration: configuration, to: to, logger: logger)
+                    outcome = try await exportPublishedTree(configuration: configuration, to: to, prunes: prune, logger: logger)
                 } catch {
                     throw CommandFailure("cannot export to \(to): \(error)")
                 }
-                print("Exported \(outcome.releases) release(s), \(outcome.files) file(s) written to \(to)")
+                print(
+                    "Exported \(outcome.releases) release(s), \(outcome.files) file(s) written to \(to)"
+                        + (prune ? ", \(outcome.removed) file(s) removed" : "")
+                )
             }
         }
     }

@@ -41,15 +41,20 @@ struct MirrorFailoverTests {
                             relay.slowDownBlobResponses(by: .milliseconds(20))
                             let far = "http://127.0.0.1:\(relay.port)"
                             let client = try Self.client(stage, servers: [far, second.url(""), origin], folder: "client")
-                            let killed = Mutex(false)
+                            // Once a file arrived whole and another is 1 MiB in, the first mirror dies.
+                            let state = Mutex((arrived: Set<String>(), killed: false))
                             let report = try await client.sync { progress in
-                                guard progress.bytesReceived > 1 << 20 else { return }
-                                killed.withLock { killed in
-                                    if !killed { first.kill() }
-                                    killed = true
+                                state.withLock { state in
+                                    if progress.bytesReceived == progress.bytesExpected { state.arrived.insert(progress.path) }
+                                    guard !state.killed, !state.arrived.isEmpty, !state.arrived.contains(progress.path),
+                                        progress.bytesReceived > 1 << 20
+                                    else { return }
+                                    first.kill()
+                                    relay.sever()
+                                    state.killed = true
                                 }
                             }
-                            #expect(killed.withLock { $0 })
+                            #expect(state.withLock { $0.killed })
                             #expect(report.release?.number == 1)
                             #expect(report.signature == .verified)
                             #expect(report.failedCount == 0)
@@ -57,14 +62,25 @@ struct MirrorFailoverTests {
                             #expect(report.failovers.map(\.server) == [far + "/"])
                             #expect(try stage.holdsTree("client", "v1"))
 
-                            // What the first mirror served whole, the second never served; what
-                            // it had begun, the second finished.
-                            let content: (Nginx.LoggedRequest) -> Bool = { $0.path.hasPrefix("/blobs/") || $0.path.hasPrefix("/packs/") }
-                            let fromFirst = first.requests.filter { content($0) && $0.status == 200 }
-                            let fromSecond = second.requests.filter(content)
-                            #expect(!fromFirst.isEmpty, "the first mirror served something before it died")
-                            #expect(Set(fromFirst.map(\.path)).isDisjoint(with: fromSecond.map(\.path)), "\(fromFirst) \(fromSecond)")
-                            #expect(fromSecond.contains { $0.status == 206 }, "the downloads cut short resumed: \(fromSecond)")
+                            // What arrived from the first mirror, checked, the second was never asked
+                            // for; what the second sent were the files the first had not delivered,
+                            // the one cut short resumed (nginx logs a response once it is in its
+                            // socket, so its own log cannot say what arrived).
+                            let blobPaths = { (files: [SyncReport.File]) in
+                                Set(
+                                    try files.filter { $0.outcome != .packed }.map { file in
+                                        "/blobs/" + Fixture.sha256(try Data(contentsOf: stage.root.appendingPathComponent("v1/\(file.path)")))
+                                            + (file.outcome == .gzip ? ".gz" : "")
+                                    }
+                                )
+                            }
+                            let fromFirst = try blobPaths(report.files.filter { $0.server == far + "/" })
+                            let fromSecond = try blobPaths(report.files.filter { $0.server == second.url("/") })
+                            let askedOfSecond = second.requests.filter { $0.path.hasPrefix("/blobs/") }
+                            #expect(report.files.contains { $0.server == far + "/" }, "files came from the first mirror before it died")
+                            #expect(Set(askedOfSecond.map(\.path)) == fromSecond, "\(askedOfSecond) \(fromSecond)")
+                            #expect(fromFirst.isDisjoint(with: fromSecond))
+                            #expect(askedOfSecond.contains { $0.status == 206 }, "the download cut short resumed: \(askedOfSecond)")
                             #expect(report.files.contains { $0.outcome == .resumed && $0.server == second.url("/") })
                             #expect(Set(report.files.compactMap(\.server)) == [far + "/", second.url("/")])
                         }
@@ -100,6 +116,30 @@ struct MirrorFailoverTests {
                     #expect(report.files.first { $0.path == "media/1.bin" }?.server == origin + "/")
                     #expect(report.files.first { $0.path == "media/0.bin" }?.server == mirror.url("/"), "a verified file stays from the mirror")
                     #expect(try stage.holdsTree("client", "v1"))
+                }
+            }
+        }
+    }
+
+    @Test("health reports pass the static mirror, which takes none, and reach the origin")
+    func reportsReachTheOrigin() async throws {
+        try await Stage.with { stage in
+            try stage.writeTree("v1", edit: 0)
+            try await stage.serving { origin in
+                try await stage.publish("v1", to: origin)
+                #expect(try await stage.export(to: "export").status == 0)
+                try await Nginx.serving(export: stage.root.appendingPathComponent("export")) { mirror in
+                    let client = DepotClient(
+                        servers: [try #require(URL(string: mirror.url("/"))), try #require(URL(string: origin + "/"))],
+                        directory: stage.root.appendingPathComponent("client"),
+                        configuration: .init(trustedKeys: [stage.publicKey], sendsReports: true)
+                    )
+                    let report = try await client.sync()
+                    #expect(report.server == mirror.url("/"), "the mirror served the release")
+                    #expect(mirror.requests.contains { $0.method == "POST" && $0.path == "/v1/reports" && $0.status == 404 })
+                    let queue = stage.root.appendingPathComponent("client/.depot/reports.json")
+                    let waiting = FileManager.default.contents(atPath: queue.path).map { String(decoding: $0, as: UTF8.self) } ?? ""
+                    #expect(!waiting.contains("applied"), "the origin took the report: \(waiting)")
                 }
             }
         }

@@ -65,13 +65,16 @@ struct StaticExportTests {
             return try JSONDecoder().decode(SyncReport.self, from: Data(result.output.utf8))
         }
 
-        /// Writes a tree of `count` small files and a 2 MB database into `tree`, the database's
-        /// 10 bytes at 1 MB set to `edit`;
+        /// Writes a tree of `count` small files, a compressible text of 200 KB and a 2 MB
+        /// database into `tree`, the database's 10 bytes at 1 MB set to `edit`;
         /// `variant` picks other bytes for the small files.
         func writeTree(_ tree: String, count: Int = 40, variant: Int = 0, edit: UInt8) throws {
             for index in 0..<count {
                 try root.write(Fixture.pseudoRandom(count: 2000, seed: UInt64(variant * 100_000 + index * 2 + 1)), to: "\(tree)/assets/\(index).bin")
             }
+            // Text (hex) that gzip halves: larger than a pack member even compressed.
+            let notes = Fixture.pseudoRandom(count: 100_000, seed: 77).map { String(format: "%02x", $0) }.joined() + "edition \(edit)\n"
+            try root.write(Data(notes.utf8), to: "\(tree)/notes.txt")
             var database = Fixture.pseudoRandom(count: 2 << 20, seed: 99)
             database.replaceSubrange((1 << 20)..<((1 << 20) + 10), with: [UInt8](repeating: edit, count: 10))
             try root.write(database, to: "\(tree)/catalog.db")
@@ -115,10 +118,19 @@ struct StaticExportTests {
                 #expect(database.outcome == .delta, "the database came as a patch: \(database)")
                 #expect(report.bytesTransferred < 100_000, "\(report.bytesTransferred) bytes for a 10-byte change")
                 #expect(try stage.holdsTree("client", "v2"))
+                // The release document and its page came as patches of the held ones too.
+                let release = try JSONDecoder().decode(
+                    ChannelDocument.self,
+                    from: Data(contentsOf: stage.root.appendingPathComponent("export/channels/stable"))
+                ).release
+                let patches = nginx.requests.filter { $0.path.hasPrefix("/deltas/") && $0.status == 200 }
+                #expect(patches.contains { $0.path.hasSuffix("/\(release)") }, "\(patches)")
+                #expect(patches.count >= 3, "the database's, the release document's and the page's: \(patches)")
 
                 let cold = try await stage.sync("cold", from: nginx.url(""))
                 #expect(cold.release?.number == 2)
                 #expect(cold.files.filter { $0.outcome == .packed }.count == 40, "small files by pack")
+                #expect(cold.files.first { $0.path == "notes.txt" }?.outcome == .gzip, "a gzip variant")
                 #expect(try stage.holdsTree("cold", "v2"))
 
                 let unchanged = try await stage.sync("client", from: nginx.url(""))
@@ -135,6 +147,49 @@ struct StaticExportTests {
                 #expect(rangeHeaders.contains("Cache-Control: public, max-age=31536000, immutable"))
                 let hidden = try await runCurl(["-sS", "-o", "/dev/null", "-w", "%{http_code}", nginx.url("/.lock")])
                 #expect(String(decoding: hidden.standardOutput, as: UTF8.self) == "404")
+            }
+        }
+    }
+
+    @Test("depot export --prune removes from the folder what retention removed from the store")
+    func prune() async throws {
+        try await Stage.with { stage in
+            for version in 1...3 { try stage.writeTree("v\(version)", edit: UInt8(version)) }
+            let retention = [
+                "DEPOT_PUBLISH_KEEP_RELEASES": "0", "DEPOT_PUBLISH_RETIRED_GRACE_SECONDS": "0", "DEPOT_PUBLISH_COLLECTION_INTERVAL_SECONDS": "0.1",
+            ]
+            try await stage.serving(retention) { origin in
+                var releases: [String] = []
+                for version in 1...3 {
+                    try await stage.publish("v\(version)", to: origin)
+                    let document = try await runCurl(["-sS", origin + "/channels/stable"]).standardOutput
+                    releases.append(try JSONDecoder().decode(ChannelDocument.self, from: document).release)
+                }
+                #expect(try await stage.export(to: "export").status == 0)
+                let exported = { (id: String) in FileManager.default.fileExists(atPath: stage.path("export/releases/\(id)")) }
+                #expect(exported(releases[1]) && exported(releases[2]), "the channel's release and its parent")
+                // Retention keeps only the channel's release: the parent goes after the (zero) grace period.
+                for _ in 0..<100
+                where try await runCurl(["-s", "-o", "/dev/null", "-w", "%{http_code}", origin + "/releases/\(releases[1])"]).standardOutput
+                    != Data("404".utf8)
+                {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                let process = try DepotProcess.start(
+                    ["export", "--data", "data", "--to", "export", "--prune"],
+                    environment: stage.environment(),
+                    in: stage.root
+                )
+                #expect(try await process.waitForExit() == 0)
+                #expect(process.log.contains("file(s) removed") && !process.log.contains(", 0 file(s) removed"), "\(process.log)")
+                #expect(!exported(releases[1]))
+                #expect(exported(releases[2]))
+                try await Nginx.serving(export: stage.root.appendingPathComponent("export")) { nginx in
+                    let report = try await stage.sync("client", from: nginx.url(""))
+                    #expect(report.release?.number == 3)
+                    let holds = try stage.holdsTree("client", "v3")
+                    #expect(holds)
+                }
             }
         }
     }

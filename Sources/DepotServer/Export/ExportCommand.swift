@@ -6,8 +6,14 @@ import _NIOFileSystem
 /// `depot export --to DIR`: the published tree of the catalog under `configuration`'s data
 /// folder, written once into `directory` (``StaticExport``), its channel documents signed with
 /// `configuration`'s keys. Safe while a server runs on the same data folder: it only reads the
-/// store.
-public func exportPublishedTree(configuration: ServerConfiguration, to directory: String, logger: Logger) async throws -> StaticExport.Outcome {
+/// store. With `prunes`, it then removes from the folder what the catalog no longer stores
+/// (``StaticExport/sweep()``), as the server's collection does for `export.directory`.
+public func exportPublishedTree(
+    configuration: ServerConfiguration,
+    to directory: String,
+    prunes: Bool = false,
+    logger: Logger
+) async throws -> StaticExport.Outcome {
     let data = FilePath(configuration.dataDirectory)
     let catalogPath = data.appending("catalog.sqlite").string
     guard FileManager.default.fileExists(atPath: catalogPath) else { throw StoreError(.invalidInput, "No catalog at \(catalogPath)") }
@@ -16,5 +22,7 @@ public func exportPublishedTree(configuration: ServerConfiguration, to directory
     let content = PublishedContent(catalog: catalog, store: store, cachePolicy: configuration.cachePolicy, signer: configuration.channels)
     try await content.reloadChannels()
     let export = try StaticExport(directory: FilePath(directory), catalog: catalog, store: store, roots: configuration.channels.roots, logger: logger)
-    return try await export.export(content.exportedChannels)
+    var outcome = try await export.export(content.exportedChannels)
+    if prunes { outcome.removed = try await export.sweep() }
+    return outcome
 }

@@ -43,6 +43,8 @@ public final class StaticExport: Sendable {
         public var releases = 0
         /// Files written (placed or replaced).
         public var files = 0
+        /// Files removed (``StaticExport/sweep()``).
+        public var removed = 0
     }
 
     /// New pages read and written at a time: bounds the memory a first export of a large
