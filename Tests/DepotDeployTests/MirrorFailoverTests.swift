@@ -97,13 +97,7 @@ struct MirrorFailoverTests {
             try await stage.serving { origin in
                 try await stage.publish("v1", to: origin)
                 #expect(try await stage.export(to: "tampered").status == 0)
-                // A new file in place of the exported one (which is a link to the store's).
-                let sha256 = Fixture.sha256(try Data(contentsOf: stage.root.appendingPathComponent("v1/media/1.bin")))
-                let blob = stage.root.appendingPathComponent("tampered/blobs/\(sha256)")
-                var bytes = try Data(contentsOf: blob)
-                bytes[4096] ^= 0xFF
-                try FileManager.default.removeItem(at: blob)
-                try bytes.write(to: blob)
+                try stage.tamper("tampered", blobOf: "v1/media/1.bin")
 
                 try await Nginx.serving(export: stage.root.appendingPathComponent("tampered")) { mirror in
                     let client = try Self.client(stage, servers: [mirror.url(""), origin], folder: "client")

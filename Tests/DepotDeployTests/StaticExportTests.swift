@@ -80,6 +80,17 @@ struct StaticExportTests {
             try root.write(database, to: "\(tree)/catalog.db")
         }
 
+        /// Puts in the export folder `export`, in place of the blob of `file` (which is a link to
+        /// the store's), a new file with one byte changed: a tampering mirror.
+        func tamper(_ export: String, blobOf file: String) throws {
+            let sha256 = Fixture.sha256(try Data(contentsOf: root.appendingPathComponent(file)))
+            let blob = root.appendingPathComponent("\(export)/blobs/\(sha256)")
+            var bytes = try Data(contentsOf: blob)
+            bytes[100] ^= 0xFF
+            try FileManager.default.removeItem(at: blob)
+            try bytes.write(to: blob)
+        }
+
         /// Whether `folder` holds exactly what `tree` holds.
         func holdsTree(_ folder: String, _ tree: String) throws -> Bool {
             let files = try #require(FileManager.default.enumerator(atPath: path(tree))).compactMap { $0 as? String }
@@ -305,12 +316,7 @@ struct StaticExportTests {
                 }
 
                 // One file of the source changed: the mirror refuses it, and shows nothing.
-                let sha256 = Fixture.sha256(try Data(contentsOf: stage.root.appendingPathComponent("v2/catalog.db")))
-                let blob = stage.root.appendingPathComponent("first/blobs/\(sha256)")
-                var bytes = try Data(contentsOf: blob)
-                bytes[100] ^= 0xFF
-                try FileManager.default.removeItem(at: blob)
-                try bytes.write(to: blob)
+                try stage.tamper("first", blobOf: "v2/catalog.db")
                 try await Nginx.serving(export: stage.root.appendingPathComponent("first")) { nginx in
                     let refused = try await mirror(from: nginx.url(""), to: "fourth")
                     #expect(refused.status == 1)

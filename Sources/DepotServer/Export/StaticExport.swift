@@ -148,7 +148,8 @@ public final class StaticExport: Sendable {
         guard !folder.contains("releases/\(id)") else { return 0 }
         guard let stored = try await catalog.releaseDocument(id: id) else { throw StoreError(.invalidInput, "The release \(id) is not stored") }
         let release = try JSONDecoder().decode(ReleaseDocument.self, from: Data(stored.bytes))
-        let parent = try await release.parent.asyncFlatMap { try await catalog.releaseDocument(id: $0) }
+        var parent: Catalog.StoredDocument?
+        if let parentID = release.parent { parent = try await catalog.releaseDocument(id: parentID) }
         var written = 0
         if withParent, let parentID = release.parent, parent != nil { written += try await exportRelease(parentID, withParent: false) }
         let bases = release.pageBases(from: try parent.map { try JSONDecoder().decode(ReleaseDocument.self, from: Data($0.bytes)) })
@@ -227,12 +228,5 @@ public final class StaticExport: Sendable {
     /// Runs the folder's blocking calls on NIO's blocking pool.
     private func onPool<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
         try await NIOThreadPool.singleton.runIfActive(body)
-    }
-}
-
-extension Optional {
-    fileprivate func asyncFlatMap<Mapped>(_ transform: (Wrapped) async throws -> Mapped?) async rethrows -> Mapped? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }

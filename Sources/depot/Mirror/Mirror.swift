@@ -109,10 +109,11 @@ struct Mirror {
         guard let release = try? JSONDecoder().decode(ReleaseDocument.self, from: Data(bytes)) else {
             throw MirrorError("the release \(id) is not a release document")
         }
-        if withParent, let parentID = release.parent, try await base("releases/\(parentID)", sha256: parentID) != nil {
+        var parentBytes: [UInt8]?
+        if let parentID = release.parent { parentBytes = try await base("releases/\(parentID)", sha256: parentID) }
+        if withParent, let parentID = release.parent, parentBytes != nil {
             try await mirrorRelease(parentID, withParent: false)
         }
-        let parentBytes = try await release.parent.asyncMap { try await base("releases/\($0)", sha256: $0) } ?? nil
         let parent = parentBytes.flatMap { try? JSONDecoder().decode(ReleaseDocument.self, from: Data($0)) }
         if let parentID = release.parent, let parentBytes { try await mirrorDocumentPatch(from: parentID, base: parentBytes, to: id, target: bytes) }
         let bases = release.pageBases(from: parent)
@@ -218,12 +219,5 @@ struct Mirror {
         guard !folder.contains(path), let patch = try await source.document(path) else { return }
         guard let made = try? DeltaPatch.apply(Data(patch), to: Data(base), maximumSize: target.count), made == Data(target) else { return }
         try folder.place(path, bytes: patch)
-    }
-}
-
-extension Optional {
-    fileprivate func asyncMap<Mapped>(_ transform: (Wrapped) async throws -> Mapped) async rethrows -> Mapped? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }
