@@ -138,4 +138,35 @@ struct MirrorFailoverTests {
             }
         }
     }
+
+    @Test("a server answering 503 and one that never answers: the client goes on to the next, and says why")
+    func brokenAndHungServers() async throws {
+        try await Stage.with { stage in
+            try stage.writeTree("v1", edit: 0)
+            try await stage.serving { origin in
+                try await stage.publish("v1", to: origin)
+                #expect(try await stage.export(to: "export").status == 0)
+                try await BrokenServer.with(.status(503)) { broken in
+                    try await BrokenServer.with(.silence) { hung in
+                        try await Nginx.serving(export: stage.root.appendingPathComponent("export")) { mirror in
+                            let client = DepotClient(
+                                servers: try [broken.url("/"), hung.url("/"), mirror.url("/")].map { try #require(URL(string: $0)) },
+                                directory: stage.root.appendingPathComponent("client"),
+                                configuration: .init(trustedKeys: [stage.publicKey], documentTimeout: 2)
+                            )
+                            let start = ContinuousClock.now
+                            let report = try await client.sync()
+                            #expect(report.release?.number == 1)
+                            #expect(report.server == mirror.url("/"))
+                            #expect(report.failovers.map(\.server) == [broken.url("/"), hung.url("/")])
+                            #expect(report.failovers.first?.error.contains("503") == true, "\(report.failovers)")
+                            #expect(ContinuousClock.now - start < .seconds(30), "the hung server cost its timeout, not more")
+                            let holds = try stage.holdsTree("client", "v1")
+                            #expect(holds)
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
