@@ -69,7 +69,7 @@ public struct DepotProcess: Sendable {
     }
 
     /// Waits for the process to end and returns its exit status.
-    public func waitForExit(timeout: Duration = .seconds(30)) async throws -> Int32 {
+    public func waitForExit(timeout: Duration = .seconds(120)) async throws -> Int32 {
         do {
             return try await process.waitForExit(timeout: timeout)
         } catch is ChildProcessError {

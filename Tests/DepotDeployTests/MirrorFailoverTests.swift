@@ -154,13 +154,12 @@ struct MirrorFailoverTests {
                                 directory: stage.root.appendingPathComponent("client"),
                                 configuration: .init(trustedKeys: [stage.publicKey], documentTimeout: 2)
                             )
-                            let start = ContinuousClock.now
                             let report = try await client.sync()
                             #expect(report.release?.number == 1)
                             #expect(report.server == mirror.url("/"))
                             #expect(report.failovers.map(\.server) == [broken.url("/"), hung.url("/")])
                             #expect(report.failovers.first?.error.contains("503") == true, "\(report.failovers)")
-                            #expect(ContinuousClock.now - start < .seconds(30), "the hung server cost its timeout, not more")
+                            #expect(report.failovers.last?.error.contains("within 2 s") == true, "the hang cost its timeout: \(report.failovers)")
                             let holds = try stage.holdsTree("client", "v1")
                             #expect(holds)
                         }

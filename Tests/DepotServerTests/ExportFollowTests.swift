@@ -28,7 +28,7 @@ struct ExportFollowTests {
         try await withTemporaryDirectory { root in
             let export = root.appendingPathComponent("export")
             var configuration = ServerConfiguration(
-                publish: .init(keepVersions: 1, keepReleases: 2, retiredGracePeriod: .zero, collectionInterval: .milliseconds(100))
+                publish: .init(keepVersions: 2, keepReleases: 2, retiredGracePeriod: .zero, collectionInterval: .milliseconds(100))
             )
             configuration.exportDirectory = export.path
             let versions = (1...3).map { Data("version \($0)\n".utf8) + Fixture.noise.prefix(20_000) }
@@ -52,8 +52,9 @@ struct ExportFollowTests {
                     #expect(exported == served)
                     #expect(try Self.releaseID(served) == releases[1])
 
-                    // Release 1 is neither one of the last two nor on a channel: retention removes
-                    // it after the (zero) grace period, from the store and from the export.
+                    // Release 1 is neither one of the last two nor on a channel, and its version not
+                    // one of the path's last two: retention removes both after the (zero) grace
+                    // period, from the store and from the export.
                     let gone = export.appendingPathComponent("releases/\(releases[0])").path
                     for _ in 0..<100 where FileManager.default.fileExists(atPath: gone) { try await Task.sleep(for: .milliseconds(50)) }
                     #expect(!FileManager.default.fileExists(atPath: gone))
