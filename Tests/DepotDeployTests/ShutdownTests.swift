@@ -48,10 +48,12 @@ struct ShutdownTests {
                 try await Task.sleep(for: .milliseconds(200))
                 let stopping = ContinuousClock.now
                 depot.process.send(SIGTERM)
-                _ = try await depot.waitForExit(timeout: .seconds(20))
+                _ = try await depot.waitForExit(timeout: .seconds(40))
                 let took = ContinuousClock.now - stopping
                 #expect(took >= .milliseconds(900), "it waited for the download")
-                #expect(took < .seconds(10), "it did not wait for ever")
+                // Not a timing goal: a server held by the download would never stop. The bound
+                // is loose because the whole suite on CI's two cores once took 12 s to stop.
+                #expect(took < .seconds(30), "it did not wait for ever")
             }
         }
     }

@@ -227,10 +227,16 @@ struct StaticExportTests {
                         // The point of the kill: after a random number of the round's new files.
                         let before = try FileManager.default.contentsOfDirectory(atPath: blobs).count
                         let point = Int.random(in: 1...files)
+                        // Each placement of the exporter waits 3 ms (strace's fault injection), so
+                        // that a kill falls half-way however loaded the machine is.
+                        let places = "link,linkat,rename,renameat,renameat2"
                         let exporter = try DepotProcess.start(
                             ["export", "--data", "data", "--to", "export"],
                             environment: stage.environment(),
-                            in: stage.root
+                            in: stage.root,
+                            wrapper: [
+                                "/usr/bin/strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(places)", "-e", "inject=\(places):delay_enter=3000",
+                            ]
                         )
                         async let synced = stage.sync("client", from: nginx.url(""))
                         while exporter.isRunning, try FileManager.default.contentsOfDirectory(atPath: blobs).count - before < point {
