@@ -21,28 +21,7 @@ public struct BrokenServer: Sendable {
 
     /// Starts a server failing as `failure` says, runs `body`, and stops it.
     public static func with<Result: Sendable>(_ failure: Failure, _ body: @Sendable (BrokenServer) async throws -> Result) async throws -> Result {
-        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
-        let server = BrokenServer(port: listener.channel.localAddress!.port!)
-        return try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask {
-                try await withThrowingDiscardingTaskGroup { connections in
-                    try await listener.executeThenClose { inbound in
-                        for try await connection in inbound {
-                            connections.addTask { try? await answer(connection, failure) }
-                        }
-                    }
-                }
-                return nil
-            }
-            let result = try await body(server)
-            group.cancelAll()
-            return result
-        }
+        try await LocalListener.serve(making: BrokenServer.init(port:), handle: { _, connection in try await answer(connection, failure) }, body)
     }
 
     /// Answers each request of `connection` (its header's end, `\r\n\r\n`) as `failure` says.

@@ -69,28 +69,11 @@ public final class FaultyRelay: Sendable {
 
     /// Starts a relay to `127.0.0.1:upstreamPort`, runs `body`, and stops it.
     public static func with<Result: Sendable>(upstreamPort: Int, _ body: @Sendable (FaultyRelay) async throws -> Result) async throws -> Result {
-        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                }
-            }
-        let relay = FaultyRelay(port: listener.channel.localAddress!.port!)
-        return try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask {
-                try await withThrowingDiscardingTaskGroup { connections in
-                    try await listener.executeThenClose { inbound in
-                        for try await client in inbound {
-                            connections.addTask { try? await relay.relay(client, upstreamPort: upstreamPort) }
-                        }
-                    }
-                }
-                return nil
-            }
-            let result = try await body(relay)
-            group.cancelAll()
-            return result
-        }
+        try await LocalListener.serve(
+            making: FaultyRelay.init(port:),
+            handle: { relay, client in try await relay.relay(client, upstreamPort: upstreamPort) },
+            body
+        )
     }
 
     private func relay(_ client: NIOAsyncChannel<ByteBuffer, ByteBuffer>, upstreamPort: Int) async throws {
