@@ -37,6 +37,23 @@ public enum ChannelCheck {
         case keys([Curve25519.Signing.PublicKey])
         /// A threshold of this root's channel keys, under this root.
         case root(RootDocument)
+
+        /// What an app (or `depot sync`, `depot mirror`) configured: the root document it ships
+        /// (signed, checked here), else these keys (base64, as `depot keygen` prints them), else
+        /// nothing.
+        public init(trustedKeys: [String], trustedRoot: Data?) throws(SyncError) {
+            guard let trustedRoot else {
+                self = trustedKeys.isEmpty ? .none : .keys(try trustedKeys.map { key throws(SyncError) in try ChannelCheck.publicKey(base64: key) })
+                return
+            }
+            do {
+                let root = try JSONDecoder().decode(RootDocument.self, from: trustedRoot)
+                try root.checkFirst()
+                self = .root(root)
+            } catch {
+                throw SyncError(.untrusted, "the trusted root is not valid: \(error)")
+            }
+        }
     }
 
     /// Checks `document`, polled at `channel`, at time `now` (seconds since 1970), trusting any

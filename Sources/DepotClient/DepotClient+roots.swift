@@ -14,23 +14,14 @@ extension DepotClient {
     /// (``Configuration/trustedRoot``) and the one an earlier sync walked to; else the trusted
     /// keys; else nothing.
     func trust() throws -> ChannelCheck.Trust {
-        guard let shipped = configuration.trustedRoot else {
-            return configuration.trustedKeys.isEmpty ? .none : .keys(try configuration.trustedKeys.map { try ChannelCheck.publicKey(base64: $0) })
-        }
-        let root: RootDocument
-        do {
-            root = try JSONDecoder().decode(RootDocument.self, from: shipped)
-            try root.checkFirst()
-        } catch {
-            throw SyncError(.untrusted, "the trusted root is not valid: \(error)")
-        }
+        let trust = try ChannelCheck.Trust(trustedKeys: configuration.trustedKeys, trustedRoot: configuration.trustedRoot)
         // Verified when it was saved; an app update may ship a newer one.
-        if let data = try? Data(contentsOf: rootFile), let saved = try? JSONDecoder().decode(RootDocument.self, from: data),
-            saved.version > root.version
+        if case .root(let root) = trust, let data = try? Data(contentsOf: rootFile),
+            let saved = try? JSONDecoder().decode(RootDocument.self, from: data), saved.version > root.version
         {
             return .root(saved)
         }
-        return .root(root)
+        return trust
     }
 
     /// Walks from `root` to the root `version` a channel document names: fetches

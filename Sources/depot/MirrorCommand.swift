@@ -1,7 +1,6 @@
 import ArgumentParser
 import DepotClient
 import DepotManifest
-import DepotSigning
 import DepotStore
 import Foundation
 import _NIOFileSystem
@@ -47,7 +46,16 @@ extension Depot {
         func run() async throws {
             try await reportingFailures {
                 let base = try ServerOptions.baseURL(of: from)
-                let trust = try self.trust()
+                let trust: ChannelCheck.Trust
+                do throws(SyncError) {
+                    let root = try trustedRoot.map { file throws(SyncError) in
+                        guard let data = FileManager.default.contents(atPath: file) else { throw SyncError(.io, "cannot read \(file)") }
+                        return data
+                    }
+                    trust = try ChannelCheck.Trust(trustedKeys: trustedKeys, trustedRoot: root)
+                } catch {
+                    throw CommandFailure(error.message)
+                }
                 if case .none = trust {
                     FileHandle.standardError.write(Data("warning: no --trusted-key or --trusted-root: signatures are not checked\n".utf8))
                 }
@@ -78,26 +86,6 @@ extension Depot {
                     print("Mirrored \(channel.channel): release \(channel.document.number), serial \(channel.document.serial)")
                 }
                 print("\(folder.written) file(s) written to \(to)")
-            }
-        }
-
-        /// What channel documents must be signed by.
-        private func trust() throws -> ChannelCheck.Trust {
-            if let trustedRoot {
-                guard let data = FileManager.default.contents(atPath: trustedRoot),
-                    let root = try? JSONDecoder().decode(RootDocument.self, from: data)
-                else { throw CommandFailure("cannot read the root document \(trustedRoot)") }
-                do {
-                    try root.checkFirst()
-                } catch {
-                    throw CommandFailure("the trusted root is not valid: \(error)")
-                }
-                return .root(root)
-            }
-            do throws(SyncError) {
-                return trustedKeys.isEmpty ? .none : .keys(try trustedKeys.map { key throws(SyncError) in try ChannelCheck.publicKey(base64: key) })
-            } catch {
-                throw CommandFailure(error.message)
             }
         }
     }
