@@ -43,8 +43,8 @@ struct StaticExportTests {
         }
 
         /// `depot export --to FOLDER`, with the server's settings: its exit status and output.
-        func export(to folder: String) async throws -> (status: Int32, log: String) {
-            let process = try DepotProcess.start(["export", "--data", "data", "--to", folder], environment: environment(), in: root)
+        func export(to folder: String, _ extra: [String: String] = [:]) async throws -> (status: Int32, log: String) {
+            let process = try DepotProcess.start(["export", "--data", "data", "--to", folder], environment: environment(extra), in: root)
             return (try await process.waitForExit(timeout: .seconds(120)), process.log)
         }
 
@@ -345,6 +345,48 @@ struct StaticExportTests {
                     #expect(unsigned.status == 1)
                     #expect(unsigned.errors.contains("refused"), "\(unsigned.errors)")
                 }
+            }
+        }
+    }
+
+    @Test("under a root of trust rotated once: depot mirror and a client walk the roots of the export, and of a mirror of it")
+    func rootsThroughMirrors() async throws {
+        try await Stage.with { stage in
+            @Sendable func depot(_ arguments: [String]) async throws -> String {
+                let result = try await DepotCLI.run(arguments, token: nil, in: stage.root)
+                #expect(result.status == 0, "depot \(arguments.joined(separator: " ")): \(result.errors)")
+                return result.output
+            }
+            let rootKey = try #require(try await depot(["keygen", "--out", stage.path("root.key")]).split(separator: " ").dropFirst(2).first)
+            try FileManager.default.createDirectory(at: stage.root.appendingPathComponent("roots"), withIntermediateDirectories: true)
+            _ = try await depot([
+                "root", "init", "--out", stage.path("roots/1.root.json"), "--root-key", String(rootKey), "--channel-key", stage.publicKey,
+            ])
+            _ = try await depot(["root", "sign", stage.path("roots/1.root.json"), "--key", stage.path("root.key")])
+            _ = try await depot([
+                "root", "rotate", "--from", stage.path("roots/1.root.json"), "--out", stage.path("roots/2.root.json"), "--expires-days", "30",
+            ])
+            _ = try await depot(["root", "sign", stage.path("roots/2.root.json"), "--key", stage.path("root.key")])
+            let roots = ["DEPOT_CHANNELS_ROOT_DIRECTORY": stage.path("roots")]
+            try stage.writeTree("v1", edit: 1)
+            try await stage.serving(roots) { origin in
+                try await stage.publish("v1", to: origin)
+            }
+            #expect(try await stage.export(to: "export", roots).status == 0)
+            #expect(FileManager.default.fileExists(atPath: stage.path("export/roots/2.json")))
+            try await Nginx.serving(export: stage.root.appendingPathComponent("export")) { exported in
+                let mirrored = try await depot([
+                    "mirror", "--from", exported.url(""), "--to", "mirror", "--trusted-root", stage.path("roots/1.root.json"),
+                ])
+                #expect(mirrored.contains("Mirrored stable: release 1"))
+                #expect(try Self.tree(stage.root.appendingPathComponent("mirror")) == (try Self.tree(stage.root.appendingPathComponent("export"))))
+            }
+            try await Nginx.serving(export: stage.root.appendingPathComponent("mirror")) { mirror in
+                let synced = try await depot([
+                    "sync", "--server", mirror.url(""), "--dir", "client", "--trusted-root", stage.path("roots/1.root.json"),
+                ])
+                #expect(synced.contains("signature verified under root 2"), "\(synced)")
+                #expect(try stage.holdsTree("client", "v1"))
             }
         }
     }
