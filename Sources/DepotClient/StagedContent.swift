@@ -7,9 +7,9 @@ import Foundation
 /// A download checked against its release entry as it is written where the switch takes it
 /// from: size and SHA-256 (of the content, gunzipped when it came as gzip), and the entry's
 /// modification time.
-enum StagedContent {
-    /// The SHA-256 and size of a file.
-    static func digest(of url: URL) throws -> (String, Int64) {
+public enum StagedContent {
+    /// The SHA-256 and size of a file: what a client, and `depot mirror`, check a download by.
+    public static func digest(of url: URL) throws -> (String, Int64) {
         let input = try FileHandle(forReadingFrom: url)
         defer { try? input.close() }
         var hasher = SHA256()

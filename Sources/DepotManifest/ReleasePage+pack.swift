@@ -39,4 +39,18 @@ extension ReleasePage {
         }
         return members
     }
+
+    /// The page's pack: the bytes `read` gives for each of ``packMembers``, one after the other;
+    /// `nil` when a member cannot be read or has not its length. How the server and
+    /// `depot mirror` both make packs.
+    public func pack(reading read: (PackMember) throws -> [UInt8]?) rethrows -> [UInt8]? {
+        let members = packMembers
+        var pack: [UInt8] = []
+        pack.reserveCapacity(Int(members.last.map { $0.offset + $0.length } ?? 0))
+        for member in members {
+            guard let bytes = try read(member), Int64(bytes.count) == member.length else { return nil }
+            pack += bytes
+        }
+        return pack
+    }
 }

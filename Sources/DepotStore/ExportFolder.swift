@@ -1,3 +1,4 @@
+import DepotManifest
 import Synchronization
 import _NIOFileSystem
 
@@ -20,9 +21,9 @@ import Darwin
 /// - a channel document is replaced atomically and durably (``replace(_:with:)``), after a
 ///   barrier, so it never names an object that a crash could lose.
 ///
-/// One writer at a time (its callers serialize), on threads that may block: its calls are
-/// synchronous POSIX, hand-written because `_NIOFileSystem` offers no `link(2)` nor a
-/// `rename(2)` that replaces.
+/// One writer at a time (its callers serialize), on threads that may block: its calls are the
+/// store's synchronous POSIX ones (`System.swift`), because `_NIOFileSystem` offers no `link(2)`
+/// nor a `rename(2)` that replaces.
 public final class ExportFolder: Sendable {
     /// The folder's path.
     public let root: FilePath
@@ -53,7 +54,7 @@ public final class ExportFolder: Sendable {
         try Self.makeFolders(root.string)
         let lockPath = root.string + "/.lock"
         lockDescriptor = lockPath.withCString { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
-        guard lockDescriptor >= 0 else { throw Self.error("Cannot open \(lockPath)") }
+        guard lockDescriptor >= 0 else { throw SystemCallError("Cannot open \(lockPath)") }
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(lockDescriptor)
             throw StoreError(.invalidInput, "Another export is writing \(root)")
@@ -72,12 +73,7 @@ public final class ExportFolder: Sendable {
 
     /// The bytes at `path`, or `nil` when nothing is there.
     public func read(_ path: String) -> [UInt8]? {
-        var bytes: [UInt8] = []
-        let read = Self.copy(from: absolute(path)) { chunk in
-            bytes += chunk
-            return true
-        }
-        return read ? bytes : nil
+        try? BlockingFileReader.contents(of: absolute(path), maximumSize: .max)
     }
 
     /// Places the immutable object `bytes` at `path`, unless something is there already.
@@ -115,7 +111,7 @@ public final class ExportFolder: Sendable {
             defer { state.touched = [] }
             return state.touched
         }
-        for folder in touched.sorted() { try Self.synchronize(absolute(folder)) }
+        for folder in touched.sorted() { try SystemSynchronize(FilePath(absolute(folder))) }
     }
 
     /// Replaces the document at `path` with `bytes` atomically and durably: after a crash it
@@ -127,6 +123,13 @@ public final class ExportFolder: Sendable {
         try install(try temporaryFile(with: bytes), at: path)
         try barrier()
         return true
+    }
+
+    /// Replaces the document of the channel `name` (``replace(_:with:)``), and for the default
+    /// channel `manifest.json` too, as the origin serves it at both.
+    public func replaceChannelDocument(named name: String, with bytes: [UInt8]) throws {
+        try replace("channels/\(name)", with: bytes)
+        if name == ChannelName.default { try replace("manifest.json", with: bytes) }
     }
 
     /// Removes the file at `path`, if any.
@@ -153,75 +156,42 @@ public final class ExportFolder: Sendable {
 
     /// A new file in `.partial/` holding `bytes`, synchronized.
     private func temporaryFile(with bytes: [UInt8]) throws -> String {
-        try temporaryFile { write in try write(bytes[...]) }
+        try temporaryFile { writer in try bytes.withUnsafeBytes { try writer.write($0) } }
     }
 
     /// A new file in `.partial/` holding a copy of the file at `source`, synchronized.
     private func temporaryFile(copying source: String) throws -> String {
-        try temporaryFile { write in
-            var failure: (any Error)?
-            let read = Self.copy(from: source) { chunk in
-                do { try write(chunk) } catch {
-                    failure = error
-                    return false
-                }
-                return true
+        try temporaryFile { writer in
+            let reader = try BlockingFileReader(path: source)
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            defer { buffer.deallocate() }
+            while case let count = try reader.read(into: buffer), count > 0 {
+                try writer.write(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             }
-            if let failure { throw failure }
-            guard read else { throw Self.error("Cannot read \(source) to export it") }
         }
     }
 
     /// A new file in `.partial/` with what `fill` writes, synchronized.
-    private func temporaryFile(_ fill: ((ArraySlice<UInt8>) throws -> Void) throws -> Void) throws -> String {
+    private func temporaryFile(_ fill: (borrowing BlockingFileWriter) throws -> Void) throws -> String {
         let number = state.withLock { state in
             state.temporaryCount += 1
             return state.temporaryCount
         }
         let path = absolute("\(Self.partialFolder)/\(getpid())-\(number)")
-        let descriptor = path.withCString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
-        guard descriptor >= 0 else { throw Self.error("Cannot create \(path)") }
-        defer { close(descriptor) }
-        try fill { bytes in
-            var offset = bytes.startIndex
-            while offset < bytes.endIndex {
-                let count = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-                guard count > 0 else { throw Self.error("Cannot write \(path)") }
-                offset += count
-            }
-        }
-        guard fsync(descriptor) == 0 else { throw Self.error("Cannot sync \(path)") }
+        let writer = try BlockingFileWriter(creating: path, mode: 0o644)
+        try fill(writer)
+        try writer.synchronize()
         return path
-    }
-
-    /// Reads the file at `path` chunk by chunk into `body`, which returns false to stop; false
-    /// when the file cannot be read to its end.
-    private static func copy(from path: String, into body: (ArraySlice<UInt8>) -> Bool) -> Bool {
-        let descriptor = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            guard count > 0 else { return count == 0 }
-            guard body(chunk[0..<count]) else { return false }
-        }
     }
 
     /// Renames the temporary file `temporary` to `path`, replacing what is there.
     private func install(_ temporary: String, at path: String) throws {
         try makeParent(of: path)
-        guard temporary.withCString({ from in absolute(path).withCString { rename(from, $0) } }) == 0 else {
-            throw Self.error("Cannot rename \(temporary) to \(absolute(path))")
-        }
+        try SystemRename(FilePath(temporary), to: FilePath(absolute(path)))
         state.withLock { state in
             state.touched.insert(parent(of: path))
             state.written += 1
         }
-    }
-
-    private static func error(_ message: String) -> StoreError {
-        errno == ENOSPC || errno == EDQUOT ? StoreError(.noSpace, "\(message): no space left") : StoreError(.io, "\(message): errno \(errno)")
     }
 
     /// `mkdir -p`, each new folder made durable in its parent.
@@ -229,15 +199,8 @@ public final class ExportFolder: Sendable {
         guard path.withCString({ access($0, F_OK) }) != 0 else { return }
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !parent.isEmpty { try makeFolders(parent) }
-        guard path.withCString({ mkdir($0, 0o755) }) == 0 || errno == EEXIST else { throw error("Cannot make the folder \(path)") }
-        if !parent.isEmpty { try synchronize(parent) }
-    }
-
-    private static func synchronize(_ path: String) throws {
-        let descriptor = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
-        guard descriptor >= 0 else { throw error("Cannot open \(path)") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw error("Cannot sync \(path)") }
+        guard path.withCString({ mkdir($0, 0o755) }) == 0 || errno == EEXIST else { throw SystemCallError("Cannot make the folder \(path)") }
+        if !parent.isEmpty { try SystemSynchronize(FilePath(parent)) }
     }
 
     private static func names(in path: String) -> [String] {

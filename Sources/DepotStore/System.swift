@@ -23,7 +23,7 @@ func SystemErrno() -> Int32 { errno }
 /// there; throws a ``StoreError`` naming both.
 func SystemRename(_ source: FilePath, to destination: FilePath) throws {
     let result = source.withPlatformString { from in destination.withPlatformString { SystemRename(from, $0) } }
-    guard result == 0 else { throw StoreError(.io, "Cannot rename \(source) to \(destination): errno \(SystemErrno())") }
+    guard result == 0 else { throw SystemCallError("Cannot rename \(source) to \(destination)") }
 }
 
 /// Whether `path` names something (`access(2)` with `F_OK`): synchronous, for work that
@@ -43,7 +43,13 @@ func SystemSynchronize(_ path: FilePath) throws {
     let descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
     guard descriptor >= 0 else { throw StoreError(.io, "Cannot open \(path): errno \(errno)") }
     defer { close(descriptor) }
-    guard fsync(descriptor) == 0 else { throw StoreError(.io, "Cannot sync \(path): errno \(errno)") }
+    guard fsync(descriptor) == 0 else { throw SystemCallError("Cannot sync \(path)") }
+}
+
+/// The error of a system call that just failed, by `errno`: ``StoreError/Code/noSpace`` when
+/// the disk or the quota is full, `.io` otherwise.
+func SystemCallError(_ message: String) -> StoreError {
+    errno == ENOSPC || errno == EDQUOT ? StoreError(.noSpace, "\(message): no space left") : StoreError(.io, "\(message): errno \(errno)")
 }
 
 #if os(Linux)
@@ -143,15 +149,16 @@ func SystemFileIdentity(_ info: FileInfo) -> (device: UInt64, inode: UInt64) {
 }
 
 /// A new file written with blocking `write(2)` calls, for work that already runs on a thread
-/// pool. Not made durable: what it writes is ingested into the blob store, which is.
+/// pool. Durable only once ``synchronize()`` returns: what the store writes this way is
+/// ingested into it, which makes it durable; an export folder's objects are synchronized here.
 struct BlockingFileWriter: ~Copyable {
     private let descriptor: Int32
     let path: String
 
-    init(creating path: String) throws {
+    init(creating path: String, mode: mode_t = 0o600) throws {
         self.path = path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw StoreError(.io, "Cannot create \(path): errno \(errno)") }
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        guard descriptor >= 0 else { throw SystemCallError("Cannot create \(path)") }
     }
 
     deinit { close(descriptor) }
@@ -161,8 +168,13 @@ struct BlockingFileWriter: ~Copyable {
         while written < bytes.count {
             let count = SystemWrite(descriptor, bytes.baseAddress! + written, bytes.count - written)
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw StoreError(.io, "Cannot write \(path): errno \(errno)") }
+            guard count > 0 else { throw SystemCallError("Cannot write \(path)") }
             written += count
         }
+    }
+
+    /// `fsync(2)`: what was written is on the disk.
+    func synchronize() throws {
+        guard fsync(descriptor) == 0 else { throw SystemCallError("Cannot sync \(path)") }
     }
 }

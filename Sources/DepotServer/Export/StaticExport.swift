@@ -84,10 +84,7 @@ public final class StaticExport: Sendable {
             }
             try await onPool { [folder] in
                 try folder.barrier()
-                for channel in channels {
-                    try folder.replace("channels/\(channel.name)", with: channel.document)
-                    if channel.name == ChannelName.default { try folder.replace("manifest.json", with: channel.document) }
-                }
+                for channel in channels { try folder.replaceChannelDocument(named: channel.name, with: channel.document) }
             }
             outcome.files = folder.written - before
             return outcome

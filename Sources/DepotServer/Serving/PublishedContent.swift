@@ -221,20 +221,11 @@ public final class PublishedContent: Sendable {
     /// The bytes of the pack of `page` (``pack(page:)``), read from the stored blobs on NIO's
     /// blocking pool; `nil` when a blob it names is no longer stored.
     static func packBytes(of page: ReleasePage, store: BlobStore) async throws -> [UInt8]? {
-        let members = page.packMembers.map { member in
-            (
-                path: (member.isGzip ? store.gzipPath(forSHA256: member.entry.sha256) : store.path(forSHA256: member.entry.sha256)).string,
-                length: member.length
-            )
-        }
-        return try await NIOThreadPool.singleton.runIfActive { () -> [UInt8]? in
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(Int(members.reduce(0) { $0 + $1.length }))
-            for member in members {
-                guard let data = FileManager.default.contents(atPath: member.path), data.count == member.length else { return nil }
-                bytes += data
+        try await NIOThreadPool.singleton.runIfActive {
+            page.pack { member in
+                let path = member.isGzip ? store.gzipPath(forSHA256: member.entry.sha256) : store.path(forSHA256: member.entry.sha256)
+                return FileManager.default.contents(atPath: path.string).map(Array.init)
             }
-            return bytes
         }
     }
 

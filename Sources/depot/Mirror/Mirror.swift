@@ -57,10 +57,7 @@ struct Mirror {
             documents.append((channel, bytes, document))
         }
         try folder.barrier()
-        for (name, bytes, _) in documents {
-            try folder.replace("channels/\(name)", with: bytes)
-            if name == ChannelName.default { try folder.replace("manifest.json", with: bytes) }
-        }
+        for (name, bytes, _) in documents { try folder.replaceChannelDocument(named: name, with: bytes) }
         return documents.map { Mirrored(channel: $0.name, document: $0.document) }
     }
 
@@ -202,13 +199,9 @@ struct Mirror {
 
     /// `/packs/{page}`, made here from the page's verified files, as the origin makes it.
     private func placePack(of page: ReleasePage, sha256: String) throws {
-        let members = page.packMembers
-        guard !members.isEmpty, !folder.contains("packs/\(sha256)") else { return }
-        var pack: [UInt8] = []
-        for member in members {
-            let path = "blobs/\(member.entry.sha256)" + (member.isGzip ? ".gz" : "")
-            guard let bytes = folder.read(path), Int64(bytes.count) == member.length else { throw MirrorError("\(path) is missing from the folder") }
-            pack += bytes
+        guard !page.packMembers.isEmpty, !folder.contains("packs/\(sha256)") else { return }
+        guard let pack = page.pack(reading: { folder.read("blobs/\($0.entry.sha256)" + ($0.isGzip ? ".gz" : "")) }) else {
+            throw MirrorError("a file of the page \(sha256) is missing from the folder")
         }
         try folder.place("packs/\(sha256)", bytes: pack)
     }

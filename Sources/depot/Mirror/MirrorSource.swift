@@ -1,6 +1,5 @@
 import AsyncHTTPClient
-import Crypto
-import DepotHTTP
+import DepotClient
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -63,7 +62,7 @@ struct MirrorSource {
                 try handle.write(contentsOf: chunk.readableBytesView)
             }
         }
-        guard try Self.sha256(of: partial, size: size) == sha256 else {
+        guard let (held, heldSize) = try? StagedContent.digest(of: partial), held == sha256, heldSize == size else {
             try? FileManager.default.removeItem(at: partial)
             try? FileManager.default.removeItem(at: tagFile)
             throw MirrorError("\(base)/\(path) does not have the SHA-256 and size the release lists")
@@ -80,19 +79,6 @@ struct MirrorSource {
         } catch {
             throw MirrorError(describeConnectionError(error, server: base))
         }
-    }
-
-    /// The SHA-256 of the file at `url`, or `nil` when it is not `size` bytes long.
-    static func sha256(of url: URL, size: Int64) throws -> String? {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
-        var hash = SHA256()
-        var total: Int64 = 0
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hash.update(data: chunk)
-            total += Int64(chunk.count)
-        }
-        return total == size ? Hex.string(hash.finalize()) : nil
     }
 }
 
