@@ -251,7 +251,7 @@ let package = Package(
         // The client's decisions, tested without building the server.
         .testTarget(
             name: "DepotClientUnitTests",
-            dependencies: ["DepotClient", "DepotManifest", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["DepotClient", "DepotManifest", "DepotTestFixtures", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -9,7 +9,7 @@ import Darwin
 /// An advisory lock (`flock(2)`) on a file of the sync folder, held until ``unlock()`` or
 /// until the process ends, whichever comes first: a killed sync never leaves a lock behind.
 final class FileLock {
-    private var descriptor: Int32
+    private(set) var descriptor: Int32
 
     private init(descriptor: Int32) {
         self.descriptor = descriptor
@@ -32,8 +32,12 @@ final class FileLock {
         return FileLock(descriptor: descriptor)
     }
 
+    /// Releases the lock, then closes the descriptor. `LOCK_UN` first: a child process forked
+    /// while the lock was held (by any thread, until it runs `exec`) shares the open file
+    /// description, and a `close` alone would leave the lock held until that child execs.
     func unlock() {
         guard descriptor >= 0 else { return }
+        flock(descriptor, LOCK_UN)
         close(descriptor)
         descriptor = -1
     }

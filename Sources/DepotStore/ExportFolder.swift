@@ -64,7 +64,12 @@ public final class ExportFolder: Sendable {
         try Self.makeFolders(partial)
     }
 
-    deinit { close(lockDescriptor) }
+    /// `LOCK_UN` before `close`: a child forked while the folder was open (until it runs `exec`)
+    /// shares the open file description and would otherwise keep the lock.
+    deinit {
+        flock(lockDescriptor, LOCK_UN)
+        close(lockDescriptor)
+    }
 
     /// Whether something is at `path` (relative to the root).
     public func contains(_ path: String) -> Bool {
