@@ -141,7 +141,7 @@ struct NginxTests {
             }
             let origin = server.requests.total(pathPrefix: "/channels/") - before
             let polls = answers.values.reduce(0, +)
-            #expect(polls > 2_000, "\(polls) polls: enough that most must have come from the cache")
+            #expect(polls > 500, "\(polls) polls: enough that most must have come from the cache")
             #expect(answers.keys.sorted() == [304], "every poll of an unchanged channel is a 304: \(answers)")
             #expect(origin <= 15, "\(origin) of \(polls) polls reached Depot in 10 s")
 

@@ -148,7 +148,17 @@ public final class StaticExport: Sendable {
         var parent: Catalog.StoredDocument?
         if let parentID = release.parent { parent = try await catalog.releaseDocument(id: parentID) }
         var written = 0
-        if withParent, let parentID = release.parent, parent != nil { written += try await exportRelease(parentID, withParent: false) }
+        if withParent, let parentID = release.parent, parent != nil {
+            do {
+                written += try await exportRelease(parentID, withParent: false)
+            } catch {
+                guard try await catalog.releaseDocument(id: parentID) == nil else { throw error }
+                // Retention removed the parent while it was being written: it was there only for
+                // the patches from it, and what was placed of it is swept like any unnamed object.
+                logger.debug("The parent release went during the export", metadata: ["release": "\(parentID)"])
+                parent = nil
+            }
+        }
         let bases = release.pageBases(from: try parent.map { try JSONDecoder().decode(ReleaseDocument.self, from: Data($0.bytes)) })
         var seen: Set<String> = []
         let missing = release.pages.filter { seen.insert($0).inserted && !folder.contains("pages/\($0)") }
