@@ -56,16 +56,16 @@ public struct DepotProcess: Sendable {
 
     /// Waits for the "listening on" log line and returns the port.
     public func waitForPort(timeout: Duration = .seconds(30)) async throws -> Int {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        let port = try await poll(for: timeout) { () throws -> Int? in
+            let log = log
             if let range = log.range(of: #"listening on [0-9.]+:([0-9]+)"#, options: .regularExpression) {
-                let match = log[range]
-                return Int(match.split(separator: ":").last!)!
+                return Int(log[range].split(separator: ":").last!)!
             }
             if let status = process.terminationStatus { throw DepotProcessError.exited(status: status, log: log) }
-            try await Task.sleep(for: .milliseconds(50))
+            return nil
         }
-        throw DepotProcessError.timedOut(log: log)
+        guard let port else { throw DepotProcessError.timedOut(log: log) }
+        return port
     }
 
     /// Waits for the process to end and returns its exit status.

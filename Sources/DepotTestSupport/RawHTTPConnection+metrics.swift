@@ -12,11 +12,6 @@ extension RawHTTPConnection {
     /// Waits until the metric `series` reaches `value`, polling every 20 ms for at most
     /// `timeout`; returns whether it did.
     public mutating func waitForMetric(_ series: String, toReach value: Double, timeout: Duration = .seconds(10)) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await metric(series) >= value { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
+        try await poll(every: .milliseconds(20), for: timeout) { try await metric(series) >= value ? true : nil } ?? false
     }
 }

@@ -124,12 +124,11 @@ struct RolloutFleetTests {
 
     /// Waits (real time: the scheduler's ticks) until the rollout satisfies `done`.
     static func waitFor(_ server: LiveServer, _ what: String, _ done: (RolloutInfo) -> Bool) async throws -> RolloutInfo {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
+        let reached = try await poll(every: .milliseconds(20), for: .seconds(30)) { () async throws -> RolloutInfo? in
             let info = try await rollout(server)
-            if done(info) { return info }
-            try await Task.sleep(for: .milliseconds(20))
+            return done(info) ? info : nil
         }
+        if let reached { return reached }
         Issue.record("the rollout never got to \(what): \(try await rollout(server))")
         return try await rollout(server)
     }

@@ -34,14 +34,9 @@ struct AccessLogTests {
     /// The access-log line holding `id`, waited for: lines are written within
     /// `log.requestsFlushSeconds` (0.5 s) of the response's end.
     static func requestLine(_ depot: DepotProcess, id: String) async throws -> String? {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if let line = depot.log.split(separator: "\n").map(String.init).first(where: { $0.contains(" request ") && $0.contains(id) }) {
-                return line
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        try await poll(for: .seconds(10)) {
+            depot.log.split(separator: "\n").map(String.init).first { $0.contains(" request ") && $0.contains(id) }
         }
-        return nil
     }
 
     @Test("one line a request, with its id (also sent as X-Request-Id), status and client")
@@ -152,11 +147,8 @@ extension AccessLogTests {
                 try await $0.request("GET", "/a.txt?x=1", headers: [("User-Agent", "probe/1"), ("Referer", "http://example.com/")])
             }
             #expect(response.status == 200)
-            let deadline = ContinuousClock.now + .seconds(10)
-            var line: String?
-            while line == nil, ContinuousClock.now < deadline {
-                line = depot.log.split(separator: "\n").map(String.init).first { $0.contains("\"GET /a.txt?x=1 HTTP/1.1\"") }
-                try await Task.sleep(for: .milliseconds(50))
+            let line = try await poll(for: .seconds(10)) {
+                depot.log.split(separator: "\n").map(String.init).first { $0.contains("\"GET /a.txt?x=1 HTTP/1.1\"") }
             }
             let pattern =
                 #/^127\.0\.0\.1 - - \[\d{2}/[A-Z][a-z]{2}/\d{4}:\d{2}:\d{2}:\d{2} \+0000\] "GET /a\.txt\?x=1 HTTP/1\.1" 200 3 "http://example\.com/" "probe/1"$/#

@@ -90,12 +90,7 @@ struct ConnectionLimitsTests {
 
     /// How long until every channel is closed by the server, at most `limit`.
     static func allClosed(_ channels: [any Channel], within limit: Duration) async throws -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if channels.allSatisfy({ !$0.isActive }) { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return false
+        try await poll(for: limit) { channels.allSatisfy { !$0.isActive } ? true : nil } ?? false
     }
 
     @Test("500 connections that send half a request head are closed at the deadline, while a normal client is served")
