@@ -78,6 +78,8 @@ extension Depot {
                         return try await mirror.run(channels: channels.isEmpty ? [ChannelName.default] : channels)
                     } catch let error as MirrorError {
                         throw CommandFailure(error.message)
+                    } catch let error as StoreError where error.code == .invalidInput {
+                        throw CommandFailure("the source's content is refused: \(error.message)")
                     } catch let error as StoreError {
                         throw CommandFailure("cannot write \(to): \(error)")
                     }

@@ -14,13 +14,8 @@ import _NIOFileSystem
 ///
 /// Incremental, and O(change): a release whose document is in the folder is skipped with one
 /// look, and of a new release only the pages not in the folder are read. That holds because of
-/// the order of the writes, which is also what keeps every state a reader can see consistent:
-/// 1. each new page's files, gzip variants, block indexes, pack and patches;
-/// 2. made durable, then the new pages;
-/// 3. made durable, then the release document;
-/// 4. made durable, then each channel document, replaced atomically.
-/// An object in the folder therefore has everything below it there, durable; an interrupted
-/// export leaves only objects no channel names yet, which the next one completes.
+/// the order of the writes (``DepotStore/ExportFolder/write(release:withParent:from:)``, the
+/// one `depot mirror` follows too), then each channel document, replaced atomically.
 public final class StaticExport: Sendable {
     /// A channel as the export writes it.
     public struct Channel: Sendable {
@@ -47,10 +42,6 @@ public final class StaticExport: Sendable {
         public var removed = 0
     }
 
-    /// New pages read and written at a time: bounds the memory a first export of a large
-    /// catalog needs.
-    private static let pagesAtATime = 64
-
     let folder: ExportFolder
     let catalog: Catalog
     let store: BlobStore
@@ -76,13 +67,14 @@ public final class StaticExport: Sendable {
             let before = folder.written
             let channels = current()
             var outcome = Outcome()
-            try await onPool { [folder, roots] in
+            try await folder.blocking { [roots] folder in
                 for root in roots { try folder.place("roots/\(root.document.version).json", bytes: root.bytes) }
             }
+            let source = StoreExportSource(catalog: catalog, store: store)
             for id in Set(channels.flatMap(\.releases)).sorted() {
-                outcome.releases += try await exportRelease(id, withParent: true)
+                outcome.releases += try await folder.write(release: id, withParent: true, from: source)
             }
-            try await onPool { [folder] in
+            try await folder.blocking { folder in
                 try folder.barrier()
                 for channel in channels { try folder.replaceChannelDocument(named: channel.name, with: channel.document) }
             }
@@ -113,7 +105,7 @@ public final class StaticExport: Sendable {
             let pages = try await catalog.storedPages()
             let patches = try await catalog.storedPatches()
             let blobs = try await catalog.referencedBlobs()
-            return try await onPool { [folder] in
+            return try await folder.blocking { folder in
                 var removed = 0
                 func remove(_ folderName: String, unless keep: (String) -> Bool) {
                     for name in folder.list(folderName) where !keep(name) {
@@ -129,111 +121,5 @@ public final class StaticExport: Sendable {
                 return removed
             }
         }
-    }
-
-    // MARK: - One release
-
-    /// What goes into the folder for one object: bytes, or a stored file.
-    private enum Object: Sendable {
-        case bytes(String, [UInt8])
-        case file(String, FilePath)
-    }
-
-    /// Writes the release `id` unless the folder has it, after its parent (when `withParent` and
-    /// it is still stored); returns how many releases it wrote.
-    private func exportRelease(_ id: String, withParent: Bool) async throws -> Int {
-        guard !folder.contains("releases/\(id)") else { return 0 }
-        guard let stored = try await catalog.releaseDocument(id: id) else { throw StoreError(.invalidInput, "The release \(id) is not stored") }
-        let release = try JSONDecoder().decode(ReleaseDocument.self, from: Data(stored.bytes))
-        var parent: Catalog.StoredDocument?
-        if let parentID = release.parent { parent = try await catalog.releaseDocument(id: parentID) }
-        var written = 0
-        if withParent, let parentID = release.parent, parent != nil {
-            do {
-                written += try await exportRelease(parentID, withParent: false)
-            } catch {
-                guard try await catalog.releaseDocument(id: parentID) == nil else { throw error }
-                // Retention removed the parent while it was being written: it was there only for
-                // the patches from it, and what was placed of it is swept like any unnamed object.
-                logger.debug("The parent release went during the export", metadata: ["release": "\(parentID)"])
-                parent = nil
-            }
-        }
-        let bases = release.pageBases(from: try parent.map { try JSONDecoder().decode(ReleaseDocument.self, from: Data($0.bytes)) })
-        var seen: Set<String> = []
-        let missing = release.pages.filter { seen.insert($0).inserted && !folder.contains("pages/\($0)") }
-
-        var objects: [Object] = []
-        if let parentID = release.parent, let patch = try await catalog.documentDelta(from: parentID, to: id) {
-            objects.append(.bytes("deltas/\(parentID)/\(id)", patch.patch))
-        }
-        for start in stride(from: 0, to: missing.count, by: Self.pagesAtATime) {
-            for sha256 in missing[start..<min(start + Self.pagesAtATime, missing.count)] {
-                objects += try await leaves(ofPage: sha256, base: bases[sha256])
-            }
-            try await place(objects)
-            objects = []
-        }
-        try await place(objects)
-        try await onPool { [folder] in try folder.barrier() }
-        for start in stride(from: 0, to: missing.count, by: Self.pagesAtATime) {
-            var pages: [Object] = []
-            for sha256 in missing[start..<min(start + Self.pagesAtATime, missing.count)] {
-                guard let page = try await catalog.pageDocument(sha256: sha256) else {
-                    throw StoreError(.invalidInput, "The page \(sha256) is not stored")
-                }
-                pages.append(.bytes("pages/\(sha256)", page.bytes))
-            }
-            try await place(pages)
-        }
-        try await onPool { [folder] in try folder.barrier() }
-        try await place([.bytes("releases/\(id)", stored.bytes)])
-        return written + 1
-    }
-
-    /// What a page's document names: each entry's file, gzip variant, block index and patches;
-    /// the page's pack; the patch of the page from `base`.
-    private func leaves(ofPage sha256: String, base: String?) async throws -> [Object] {
-        guard let stored = try await catalog.pageDocument(sha256: sha256) else { throw StoreError(.invalidInput, "The page \(sha256) is not stored") }
-        let page = try JSONDecoder().decode(ReleasePage.self, from: Data(stored.bytes))
-        var objects: [Object] = []
-        for entry in page.entries {
-            objects.append(.file("blobs/\(entry.sha256)", store.path(forSHA256: entry.sha256)))
-            if entry.gzip != nil { objects.append(.file("blobs/\(entry.sha256).gz", store.gzipPath(forSHA256: entry.sha256))) }
-            if entry.blocks != nil, !folder.contains("blobs/\(entry.sha256).zblocks"), let index = try await catalog.blockIndex(of: entry.sha256) {
-                objects.append(.file("blobs/\(entry.sha256).blocks", store.path(forSHA256: index.indexSHA256)))
-                objects.append(.file("blobs/\(entry.sha256).zblocks", store.path(forSHA256: index.packedSHA256)))
-            }
-            for patch in entry.patches ?? [] {
-                objects.append(.file("deltas/\(patch.from)/\(entry.sha256)", store.path(forSHA256: patch.sha256)))
-            }
-        }
-        if !page.packMembers.isEmpty, !folder.contains("packs/\(sha256)") {
-            guard let pack = try await PublishedContent.packBytes(of: page, store: store) else {
-                throw StoreError(.invalidInput, "A file of the page \(sha256) is not stored")
-            }
-            objects.append(.bytes("packs/\(sha256)", pack))
-        }
-        if let base, let patch = try await catalog.documentDelta(from: base, to: sha256) {
-            objects.append(.bytes("deltas/\(base)/\(sha256)", patch.patch))
-        }
-        return objects
-    }
-
-    private func place(_ objects: [Object]) async throws {
-        guard !objects.isEmpty else { return }
-        try await onPool { [folder] in
-            for object in objects {
-                switch object {
-                case .bytes(let path, let bytes): try folder.place(path, bytes: bytes)
-                case .file(let path, let source): try folder.place(path, from: source)
-                }
-            }
-        }
-    }
-
-    /// Runs the folder's blocking calls on NIO's blocking pool.
-    private func onPool<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
-        try await NIOThreadPool.singleton.runIfActive(body)
     }
 }
