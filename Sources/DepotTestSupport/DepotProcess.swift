@@ -54,7 +54,8 @@ public struct DepotProcess: Sendable {
 
     public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
-    /// Waits for the "listening on" log line and returns the port.
+    /// Waits for the "listening on" log line and returns the port. A process that has not
+    /// listened within `timeout` is killed.
     public func waitForPort(timeout: Duration = .seconds(30)) async throws -> Int {
         let port = try await poll(for: timeout) { () throws -> Int? in
             let log = log
@@ -64,7 +65,12 @@ public struct DepotProcess: Sendable {
             if let status = process.terminationStatus { throw DepotProcessError.exited(status: status, log: log) }
             return nil
         }
-        guard let port else { throw DepotProcessError.timedOut(log: log) }
+        guard let port else {
+            // Killed here, not left to the caller: a helper that starts a server and waits for
+            // its port registers the server's cleanup only once the wait has returned.
+            kill()
+            throw DepotProcessError.timedOut(log: log)
+        }
         return port
     }
 
