@@ -2,7 +2,6 @@ import DepotManifest
 import DepotStore
 import Foundation
 import Logging
-import NIOPosix
 import _NIOFileSystem
 
 /// Writes what the server publishes into an ``ExportFolder``: plain files at the paths Depot
