@@ -42,6 +42,12 @@ extension ExportFolder {
     public func write(release id: String, withParent: Bool, from source: some ExportSource) async throws -> Int {
         guard !contains("releases/\(id)") else { return 0 }
         guard let bytes = try await source.releaseDocument(id) else { throw StoreError(.invalidInput, "The source has no release \(id)") }
+        return try await write(release: id, bytes: bytes, withParent: withParent, from: source)
+    }
+
+    /// ``write(release:withParent:from:)`` of a release the folder lacks, whose document
+    /// `bytes` the source gave: a parent's is asked for once, for its patches and to write it.
+    private func write(release id: String, bytes: [UInt8], withParent: Bool, from source: some ExportSource) async throws -> Int {
         guard let release = try? JSONDecoder().decode(ReleaseDocument.self, from: Data(bytes)) else {
             throw StoreError(.invalidInput, "The release \(id) is not a release document")
         }
@@ -49,9 +55,9 @@ extension ExportFolder {
         var parent: ReleaseDocument?
         if let parentID = release.parent, let parentBytes = try await source.releaseDocument(parentID) {
             parent = try? JSONDecoder().decode(ReleaseDocument.self, from: Data(parentBytes))
-            if withParent {
+            if withParent, !contains("releases/\(parentID)") {
                 do {
-                    written += try await write(release: parentID, withParent: false, from: source)
+                    written += try await write(release: parentID, bytes: parentBytes, withParent: false, from: source)
                 } catch {
                     // Retention removed the parent while it was being written: it was there only
                     // for the patches from it, and what was placed of it is swept like any

@@ -20,6 +20,8 @@ struct ExportWriteTests {
             /// Asked to place this page's files: the release `one` goes (retention), and the
             /// placement fails, as a hard link to a removed blob does.
             var removesOneAt: String?
+            /// The release documents asked for, in order.
+            var asked: [String] = []
         }
         let state: Mutex<State>
         let pages: [String: [UInt8]]
@@ -42,7 +44,12 @@ struct ExportWriteTests {
             )
         }
 
-        func releaseDocument(_ id: String) async throws -> [UInt8]? { state.withLock { $0.releases[id] } }
+        func releaseDocument(_ id: String) async throws -> [UInt8]? {
+            state.withLock { state in
+                state.asked.append(id)
+                return state.releases[id]
+            }
+        }
 
         func pageDocument(_ sha256: String) async throws -> [UInt8] { try #require(pages[sha256]) }
 
@@ -70,6 +77,7 @@ struct ExportWriteTests {
             #expect(try await folder.write(release: "two", withParent: true, from: source) == 2)
             let placements = source.state.withLock { $0.placements.map { "\($0.page) \($0.heldPage) \($0.heldReleases)" } }
             #expect(placements == ["p1a false []", "p2b false []", "p2a false [\"one\"]"], "p2b is the parent's and is not placed twice")
+            #expect(source.state.withLock { $0.asked } == ["two", "one"], "each document asked for once")
             for path in ["releases/one", "releases/two", "pages/p1a", "pages/p2a", "pages/p2b", "blobs/p2a", "deltas/one/two", "deltas/p1a/p2a"] {
                 #expect(folder.contains(path), "\(path)")
             }
