@@ -30,29 +30,24 @@ extension Depot {
         @Option(name: .customLong("channel"), help: "A channel to mirror (repeatable; default stable).")
         var channels: [String] = []
 
-        @Option(name: .customLong("trusted-key"), help: "A public key (base64, from depot keygen) channel documents must be signed by (repeatable).")
-        var trustedKeys: [String] = []
-
-        @Option(help: "The signed root the channel's keys descend from (depot root init), in place of --trusted-key.")
-        var trustedRoot: String?
+        @OptionGroup var trustOptions: TrustOptions
 
         func validate() throws {
             if let bad = channels.first(where: { ChannelName.problem($0) != nil }) {
                 throw ValidationError("--channel \(bad): \(ChannelName.problem(bad)!)")
             }
-            if trustedRoot != nil, !trustedKeys.isEmpty { throw ValidationError("give --trusted-root or --trusted-key, not both") }
+            if trustOptions.trustedRoot != nil, !trustOptions.trustedKeys.isEmpty {
+                throw ValidationError("give --trusted-root or --trusted-key, not both")
+            }
         }
 
         func run() async throws {
             try await reportingFailures {
                 let base = try ServerOptions.baseURL(of: from)
+                let root = try trustOptions.rootDocument()
                 let trust: ChannelCheck.Trust
                 do throws(SyncError) {
-                    let root = try trustedRoot.map { file throws(SyncError) in
-                        guard let data = FileManager.default.contents(atPath: file) else { throw SyncError(.io, "cannot read \(file)") }
-                        return data
-                    }
-                    trust = try ChannelCheck.Trust(trustedKeys: trustedKeys, trustedRoot: root)
+                    trust = try ChannelCheck.Trust(trustedKeys: trustOptions.trustedKeys, trustedRoot: root)
                 } catch {
                     throw CommandFailure(error.message)
                 }

@@ -36,11 +36,7 @@ extension Depot {
         @Option(help: "The channel to follow.")
         var channel = "stable"
 
-        @Option(name: .customLong("trusted-key"), help: "A public key (base64, from depot keygen) channel documents must be signed by (repeatable).")
-        var trustedKeys: [String] = []
-
-        @Option(help: "The signed root the channel's keys descend from (depot root init), in place of --trusted-key.")
-        var trustedRoot: String?
+        @OptionGroup var trust: TrustOptions
 
         @Option(help: "Downloads under way at once, over one keep-alive connection pool.")
         var parallel = 4
@@ -84,17 +80,13 @@ extension Depot {
                     guard let url = URL(string: text + "/") else { throw CommandFailure("invalid server \(text)") }
                     return url
                 }
-                let root = try trustedRoot.map { file in
-                    guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
-                    return data
-                }
                 let client = DepotClient(
                     servers: servers,
                     directory: URL(fileURLWithPath: dir),
                     configuration: .init(
                         channel: channel,
-                        trustedKeys: trustedKeys,
-                        trustedRoot: root,
+                        trustedKeys: trust.trustedKeys,
+                        trustedRoot: try trust.rootDocument(),
                         removesDeletedFiles: !keepDeleted,
                         minimumTransferRate: minimumRate,
                         transferRateWindow: rateWindow,
