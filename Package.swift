@@ -232,6 +232,7 @@ let package = Package(
             name: "DepotTestSupport",
             dependencies: [
                 "DepotAPI",
+                "DepotConnection",
                 "DepotHTTP",
                 "DepotServer",
                 "DepotTestFixtures",

@@ -14,18 +14,20 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     typealias OutboundOut = HTTPServerResponsePart
 
     private var deadlines: ConnectionDeadlines
+    private let clock: ConnectionClock
     private let logger: Logger
     private var timer: Scheduled<Void>?
 
-    init(limits: ConnectionLimits, logger: Logger) {
-        self.deadlines = ConnectionDeadlines(limits: limits, now: Self.now())
+    init(limits: ConnectionLimits, clock: ConnectionClock, logger: Logger) {
+        self.deadlines = ConnectionDeadlines(limits: limits, now: clock.now())
+        self.clock = clock
         self.logger = logger
     }
 
-    static func now() -> Duration { .nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds)) }
+    private func now() -> Duration { clock.now() }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        deadlines = ConnectionDeadlines(limits: deadlines.limits, now: Self.now())
+        deadlines = ConnectionDeadlines(limits: deadlines.limits, now: now())
         scheduleCheck(context: context)
     }
 
@@ -40,14 +42,14 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
 
     /// Bytes arrived on the socket (from ``ConnectionActivityHandler``).
     func bytesArrived() {
-        deadlines.bytesArrived(now: Self.now())
+        deadlines.bytesArrived(now: now())
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head: deadlines.headReceived(now: Self.now())
+        case .head: deadlines.headReceived(now: now())
         case .body(let buffer): deadlines.bodyReceived(buffer.readableBytes)
-        case .end: deadlines.requestEnded(now: Self.now())
+        case .end: deadlines.requestEnded(now: now())
         }
         context.fireChannelRead(data)
     }
@@ -60,7 +62,7 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         // Noted as it passes, with no callback on its promise: what is still unsent is read from
         // the socket's buffer when the deadlines are checked.
-        if case .end = unwrapOutboundIn(data) { deadlines.responseEnded(now: Self.now()) }
+        if case .end = unwrapOutboundIn(data) { deadlines.responseEnded(now: now()) }
         context.write(data, promise: promise)
     }
 
@@ -76,7 +78,7 @@ final class ConnectionDeadlineHandler: ChannelDuplexHandler, RemovableChannelHan
     private func check(context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
         let buffered = (try? context.channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
-        if let expiry = deadlines.check(now: Self.now(), sending: buffered > 0) {
+        if let expiry = deadlines.check(now: now(), sending: buffered > 0) {
             logger.debug("Connection closed", metadata: ["reason": "\(expiry)", "peer": "\(context.channel.remoteAddress?.description ?? "")"])
             context.close(promise: nil)
             return

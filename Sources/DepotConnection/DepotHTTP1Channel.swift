@@ -24,6 +24,8 @@ package struct DepotHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         /// The HTTP/1.1 decoder's limits on request heads (`http.maxHeader…`).
         var decoderLimits: NIOHTTPDecoderLimitConfiguration
         var limits: ConnectionLimits
+        /// The time ``limits`` are judged by.
+        var clock: ConnectionClock
         var connections: OpenConnections
         /// Direct answers when on (`http.directResponses`).
         var direct: DirectAnswerConfiguration?
@@ -33,6 +35,7 @@ package struct DepotHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         package init(
             decoderLimits: NIOHTTPDecoderLimitConfiguration,
             limits: ConnectionLimits,
+            clock: ConnectionClock = .system,
             connections: OpenConnections,
             direct: DirectAnswerConfiguration?,
             accessLog: AccessLog?,
@@ -40,6 +43,7 @@ package struct DepotHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         ) {
             self.decoderLimits = decoderLimits
             self.limits = limits
+            self.clock = clock
             self.connections = connections
             self.direct = direct
             self.accessLog = accessLog
@@ -79,7 +83,7 @@ package struct DepotHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         }
         let connections = configuration.connections
         channel.closeFuture.whenComplete { _ in connections.close() }
-        let deadlines = ConnectionDeadlineHandler(limits: configuration.limits, logger: configuration.logger)
+        let deadlines = ConnectionDeadlineHandler(limits: configuration.limits, clock: configuration.clock, logger: configuration.logger)
         try pipeline.addHandler(ConnectionActivityHandler(deadlines: deadlines))
         try pipeline.configureHTTPServerPipeline(
             withPipeliningAssistance: false,  // DirectResponder keeps pipelined answers in order

@@ -59,7 +59,7 @@ package func buildApplication(
         patches: patches
     )
     publisher.now = configuration.rollouts.clock
-    let reports = ReportIntake(catalog: catalog, configuration: configuration.reports)
+    let reports = ReportIntake(catalog: catalog, configuration: configuration.reports, clock: configuration.rollouts.clock)
     let publishers = BearerAuthenticator(tokens: configuration.publish.tokens, acceptsBasic: configuration.dashboard.enabled)
     let uploads = UploadReceiver(store: store, configuration: configuration.publish)
     let resolver = ContentResolver(content: content, site: site)
@@ -118,6 +118,7 @@ package func buildApplication(
     let channel = DepotHTTP1Channel.Configuration(
         decoderLimits: decoderLimits,
         limits: configuration.connectionLimits,
+        clock: configuration.connectionClock,
         connections: openConnections,
         direct: configuration.directResponses ? direct : nil,
         accessLog: accessLog,

@@ -154,6 +154,9 @@ public struct BlobStore: Sendable {
         }
     }
 
+    /// The blobs held now: stored, or being made, and not yet recorded by their writer.
+    public var held: Set<String> { holds.held }
+
     /// Ends the hold ``ingest(_:compresses:indexing:verify:)`` placed on a blob.
     public func release(_ sha256: String) {
         holds.release(sha256)

@@ -114,9 +114,15 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// Removes versions retired before `cutoff`, and the patches to content no version has any
-    /// more; returns how many versions went.
-    public func removeRetired(before cutoff: HTTPDate) async throws -> Int {
+    /// Removes versions retired before `cutoff`, and the patches and block indexes of content
+    /// that no version, no recorded upload and no writer has any more; returns how many versions
+    /// went.
+    ///
+    /// A publish makes the block index and patches of its new content before its commit adds
+    /// the version, holding the content in `store` meanwhile (``BlobStore/held``). The holds are
+    /// read inside this transaction: a writer whose rows are already in the catalog took its
+    /// hold before writing them, so its rows are spared until it commits or gives up.
+    public func removeRetired(before cutoff: HTTPDate, sparingHeldBy store: BlobStore) async throws -> Int {
         try await database.write { db in
             try db.execute(
                 sql: """
@@ -128,8 +134,15 @@ public final class Catalog: Sendable {
                 arguments: [cutoff.secondsSince1970]
             )
             let removed = db.changesCount
-            try db.execute(sql: "DELETE FROM file_delta WHERE to_sha256 NOT IN (SELECT sha256 FROM file_version)")
-            try db.execute(sql: "DELETE FROM block_index WHERE sha256 NOT IN (SELECT sha256 FROM file_version)")
+            let unowned = "NOT IN (SELECT sha256 FROM file_version UNION SELECT sha256 FROM uploaded_blob)"
+            let orphans = try String.fetchSet(
+                db,
+                sql: "SELECT to_sha256 FROM file_delta WHERE to_sha256 \(unowned) UNION SELECT sha256 FROM block_index WHERE sha256 \(unowned)"
+            ).subtracting(store.held)
+            for sha256 in orphans {
+                try db.execute(sql: "DELETE FROM file_delta WHERE to_sha256 = ?", arguments: [sha256])
+                try db.execute(sql: "DELETE FROM block_index WHERE sha256 = ?", arguments: [sha256])
+            }
             return removed
         }
     }

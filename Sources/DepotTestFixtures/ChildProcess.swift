@@ -80,7 +80,7 @@ public final class ChildProcess: Sendable {
         #endif
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        var environment = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        var environment = environment.map { Self.markingRun($0).map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer {
             for string in argv + (environment ?? []) { free(string) }
         }
@@ -91,6 +91,17 @@ public final class ChildProcess: Sendable {
             ?? spawn(&identifier, executable, &actions, &attributes, argv, environ)
         guard result == 0 else { throw ChildProcessError.cannotStart(executable, String(cString: strerror(result))) }
         processIdentifier = identifier
+    }
+
+    /// The variable `scripts/test` marks every process of its run with, so that its check for
+    /// leftovers stops those and nothing else on the machine (`scripts/lib/leftovers`).
+    public static let runMarker = "DEPOT_TEST_RUN"
+
+    /// `environment` with the test run's marker (``runMarker``) when it names none: a child
+    /// given an environment of its own still belongs to the run that started it.
+    static func markingRun(_ environment: [String: String]) -> [String: String] {
+        guard environment[runMarker] == nil, let run = ProcessInfo.processInfo.environment[runMarker] else { return environment }
+        return environment.merging([runMarker: run]) { given, _ in given }
     }
 
     /// The exit code, or the number of the signal that ended the child (as Foundation's

@@ -1,8 +1,9 @@
+import DepotConnection
 import DepotHTTP
 import Foundation
 import Synchronization
 
-/// A time a test moves by hand, for the rollouts of a server under test
+/// A time a test moves by hand, for the rollouts and reports of a server under test
 /// (`RolloutConfiguration.clock`). It starts at the wall clock's time: only what it is given to
 /// judge runs on it; documents are still signed and checked by the wall clock.
 public final class TestClock: Sendable {
@@ -13,4 +14,18 @@ public final class TestClock: Sendable {
     public var now: HTTPDate { HTTPDate(secondsSince1970: seconds.withLock { $0 }) }
 
     public func advance(by step: Int64) { seconds.withLock { $0 += step } }
+}
+
+/// A monotonic time a test moves by hand, for a server's connection deadlines
+/// (`ServerConfiguration.connectionClock`): a connection is closed when this clock says its
+/// deadline has passed, however fast or slow the machine runs the test.
+public final class TestUptime: Sendable {
+    private let elapsed = Mutex<Duration>(.zero)
+
+    public init() {}
+
+    /// The clock a server reads.
+    public var clock: ConnectionClock { ConnectionClock { [self] in elapsed.withLock { $0 } } }
+
+    public func advance(by step: Duration) { elapsed.withLock { $0 += step } }
 }

@@ -88,21 +88,25 @@ struct ConnectionLimitsTests {
         return channels
     }
 
-    /// How long until every channel is closed by the server, at most `limit`.
-    static func allClosed(_ channels: [any Channel], within limit: Duration) async throws -> Bool {
-        try await poll(for: limit) { channels.allSatisfy { !$0.isActive } ? true : nil } ?? false
+    /// A configuration whose deadlines are judged by `uptime`, which only the test moves: each
+    /// test below checks that a close happens when that clock says so, and not before, however
+    /// slowly a loaded machine runs it. The rules themselves are the table above.
+    static func configuration(_ limits: ConnectionLimits, uptime: TestUptime) -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        configuration.connectionLimits = limits
+        configuration.connectionClock = uptime.clock
+        return configuration
     }
 
-    @Test("500 connections that send half a request head are closed at the deadline, while a normal client is served")
+    @Test(
+        "500 connections that send half a request head are closed at the deadline, while a normal client is served",
+        .timeLimit(.minutes(2))
+    )
     func slowloris() async throws {
-        var configuration = ServerConfiguration()
-        configuration.connectionLimits = ConnectionLimits(idleTimeout: .seconds(30), requestHeadTimeout: .seconds(2))
-        try await LiveServer.with(configuration: configuration) { server in
-            let firstOpened = ContinuousClock.now
+        let uptime = TestUptime()
+        let limits = ConnectionLimits(idleTimeout: .seconds(30), requestHeadTimeout: .seconds(2))
+        try await LiveServer.with(configuration: Self.configuration(limits, uptime: uptime)) { server in
             let slow = try await Self.connect(500, port: server.port, sending: "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wait: ")
-            let lastOpened = ContinuousClock.now
-            // None before its deadline, 2 s after it was opened.
-            if lastOpened - firstOpened < .seconds(2) { #expect(slow.allSatisfy { $0.isActive }) }
             // Meanwhile an ordinary client gets its answers.
             try await RawHTTPConnection.with(port: server.port) { connection in
                 for _ in 0..<5 {
@@ -110,48 +114,64 @@ struct ConnectionLimitsTests {
                     try await Task.sleep(for: .milliseconds(200))
                 }
             }
-            // All by the last one's deadline, plus one check interval (a quarter of it) and slack.
-            #expect(try await Self.allClosed(slow, within: .seconds(4) - (ContinuousClock.now - lastOpened)))
+            // None is closed while the server's clock stands still, however long that took.
+            #expect(slow.allSatisfy { $0.isActive }, "closed before the deadline")
+            // Each goes at the first check after its deadline: the clock moves on by the
+            // deadline each time (a loaded server may read a head's first bytes late, and
+            // start its deadline then).
+            let closed = try await poll(every: .milliseconds(600), for: .seconds(60)) { () -> Bool? in
+                if slow.allSatisfy({ !$0.isActive }) { return true }
+                uptime.advance(by: .seconds(2))
+                return nil
+            }
+            #expect(closed == true)
             for channel in slow { try? await channel.close() }
         }
     }
 
     @Test(
         "an idle keep-alive connection is closed after the idle timeout; one in use is not",
+        .timeLimit(.minutes(2)),
         arguments: ["/healthz", "/a.txt"]  // answered by Hummingbird, and by the direct path
     )
     func idleKeepAlive(target: String) async throws {
-        var configuration = ServerConfiguration()
-        // Two seconds, requests every 100 ms: a wide margin for a loaded machine, where the other
-        // suites run at the same time.
-        configuration.connectionLimits = ConnectionLimits(idleTimeout: .seconds(2), requestHeadTimeout: .seconds(2))
+        let uptime = TestUptime()
+        let limits = ConnectionLimits(idleTimeout: .seconds(2), requestHeadTimeout: .seconds(2))
         let prepare: (URL) throws -> Void = { try $0.write(Data("a\n".utf8), to: "a.txt") }
-        try await LiveServer.with(configuration: configuration, prepare: prepare) { server in
+        try await LiveServer.with(configuration: Self.configuration(limits, uptime: uptime), prepare: prepare) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
-                // Busy for twice the idle timeout: never closed.
-                for _ in 0..<40 {
+                // In use for six idle timeouts: a request every 1.5 s of the server's clock, each
+                // gap long enough in real time for a check (every 0.5 s) to judge it.
+                for _ in 0..<8 {
                     #expect(try await connection.request("GET", target).status == 200)
-                    try await Task.sleep(for: .milliseconds(100))
+                    uptime.advance(by: .milliseconds(1500))
+                    try await Task.sleep(for: .milliseconds(600))
                 }
-                // Idle: closed after 2 s, checked every 0.5 s.
-                try await Task.sleep(for: .milliseconds(3_500))
+                #expect(try await connection.request("GET", target).status == 200, "closed while in use")
+                // Idle for the timeout: closed at the next check.
+                uptime.advance(by: .seconds(2))
                 #expect(try await connection.isClosedByServer())
             }
         }
     }
 
-    @Test("a client that reads a download slowly is not cut by the idle timeout", arguments: [true, false])
+    @Test("a client that reads a download slowly is not cut by the idle timeout", .timeLimit(.minutes(2)), arguments: [true, false])
     func slowReader(direct: Bool) async throws {
-        var configuration = ServerConfiguration()
+        let uptime = TestUptime()
+        var configuration = Self.configuration(ConnectionLimits(idleTimeout: .seconds(1), requestHeadTimeout: .seconds(1)), uptime: uptime)
         configuration.directResponses = direct
-        configuration.connectionLimits = ConnectionLimits(idleTimeout: .seconds(1), requestHeadTimeout: .seconds(1))
         let big = Fixture.pseudoRandom(count: 32 << 20, seed: 5)
         let prepare: (URL) throws -> Void = { try $0.write(big, to: "big.bin") }
         try await LiveServer.with(configuration: configuration, prepare: prepare) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
                 try await connection.send("GET", "/big.bin")
-                // Nothing read for three idle timeouts: the rest waits in the server's buffers.
-                try await Task.sleep(for: .seconds(3))
+                // Nothing read for three idle timeouts of the server's clock, each seen by
+                // checks (every 0.25 s): the rest waits in the server's buffers.
+                for _ in 0..<3 {
+                    try await Task.sleep(for: .milliseconds(400))
+                    uptime.advance(by: .seconds(1))
+                }
+                try await Task.sleep(for: .milliseconds(400))
                 let response = try await connection.readResponse()
                 #expect(response.status == 200)
                 #expect(response.body.count == big.count)
@@ -159,40 +179,37 @@ struct ConnectionLimitsTests {
         }
     }
 
-    @Test("an upload slower than the minimum body rate is cut; a steady one is not")
+    @Test("an upload slower than the minimum body rate is cut; a steady one is not", .timeLimit(.minutes(2)))
     func slowUpload() async throws {
-        var configuration = ServerConfiguration()
+        let uptime = TestUptime()
+        var configuration = Self.configuration(ConnectionLimits(minimumBodyBytesPerSecond: 2_000, bodyRateWindow: .seconds(1)), uptime: uptime)
         configuration.publish.tokens = [LiveServer.token]
-        configuration.connectionLimits = ConnectionLimits(minimumBodyBytesPerSecond: 2_000, bodyRateWindow: .seconds(1))
+        let headers = [("Authorization", "Bearer \(LiveServer.token)"), ("Content-Length", "60000")]
         try await LiveServer.with(configuration: configuration) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
-                try await connection.send(
-                    "PUT",
-                    "/v1/files/slow.bin",
-                    headers: [("Authorization", "Bearer \(LiveServer.token)"), ("Content-Length", "100000")]
-                )
-                // 100 bytes a second: far under 2,000.
+                try await connection.send("PUT", "/v1/files/slow.bin", headers: headers)
+                // 10 bytes a window of one second: far under 2,000. Cut at the first check of a
+                // window in which the server asked for more (a busy server's does not count).
                 var closed = false
-                for _ in 0..<30 where !closed {
+                for _ in 0..<200 where !closed {
                     do {
-                        try await connection.sendRaw([UInt8](repeating: 0x61, count: 100))
+                        try await connection.sendRaw([UInt8](repeating: 0x61, count: 10))
                     } catch {
                         closed = true
                     }
-                    try await Task.sleep(for: .milliseconds(100))
+                    uptime.advance(by: .seconds(1))
+                    try await Task.sleep(for: .milliseconds(300))
                 }
                 #expect(closed)
             }
             let steady = try await RawHTTPConnection.with(port: server.port) { connection in
-                try await connection.send(
-                    "PUT",
-                    "/v1/files/steady.bin",
-                    headers: [("Authorization", "Bearer \(LiveServer.token)"), ("Content-Length", "60000")]
-                )
-                // About 30,000 bytes a second, for two seconds.
-                for _ in 0..<20 {
-                    try await connection.sendRaw([UInt8](repeating: 0x62, count: 3_000))
-                    try await Task.sleep(for: .milliseconds(100))
+                try await connection.send("PUT", "/v1/files/steady.bin", headers: headers)
+                // 30,000 bytes in each of two windows, each window judged by a check: sent
+                // bytes are in the server's socket buffer, and a loop reads before its timers.
+                for _ in 0..<2 {
+                    try await connection.sendRaw([UInt8](repeating: 0x62, count: 30_000))
+                    uptime.advance(by: .seconds(1))
+                    try await Task.sleep(for: .milliseconds(300))
                 }
                 return try await connection.readResponse().status
             }

@@ -30,6 +30,8 @@ public struct ServerConfiguration: Sendable {
     public var headerLimits: HeaderLimits
     /// Timeouts and the cap on open connections.
     public var connectionLimits: ConnectionLimits
+    /// The time ``connectionLimits`` are judged by: the system's, or a test's.
+    public var connectionClock: ConnectionClock = .system
     /// Addresses of reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
     public var trustedProxies: Set<String>
     /// Who may read `/metrics` without a token.

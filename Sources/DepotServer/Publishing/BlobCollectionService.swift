@@ -27,7 +27,7 @@ struct BlobCollectionService: Service {
         let cutoff = HTTPDate(secondsSince1970: now.secondsSince1970 - grace)
         try await catalog.forgetUploads(before: HTTPDate(secondsSince1970: now.secondsSince1970 - configuration.uploadLifetime.components.seconds))
         let releases = try await catalog.collectReleases(keeping: configuration.keepReleases, now: now, before: cutoff)
-        let removed = try await catalog.removeRetired(before: cutoff)
+        let removed = try await catalog.removeRetired(before: cutoff, sparingHeldBy: store)
         if removed > 0 || releases > 0 { content.removedRetiredVersions() }
         let unexported = try await content.export?.sweep() ?? 0
         let deleted = try await store.removeBlobs(olderThan: cutoff) {

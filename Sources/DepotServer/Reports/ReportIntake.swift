@@ -11,23 +11,22 @@ final class ReportIntake: Sendable {
     let catalog: Catalog
     let configuration: ReportConfiguration
     private let pending = Mutex<[Catalog.Report]>([])
-    /// Requests per client address in the current second, for the rate limit: cleared as each
-    /// second begins, so it holds at most one second's addresses.
-    private let requests = Mutex<(second: Int64, counts: [String: Int])>((0, [:]))
+    /// Requests per client address in the current second, for the rate limit.
+    private let requests: Mutex<PerSecondLimit>
+    /// The time the rate limit is judged by (``RolloutConfiguration/clock``).
+    private let clock: @Sendable () -> HTTPDate
 
-    init(catalog: Catalog, configuration: ReportConfiguration) {
+    init(catalog: Catalog, configuration: ReportConfiguration, clock: @escaping @Sendable () -> HTTPDate) {
         self.catalog = catalog
         self.configuration = configuration
+        self.requests = Mutex(PerSecondLimit(limit: configuration.perAddressPerSecond))
+        self.clock = clock
     }
 
-    /// Whether `address` may make another request in second `now`; counts it.
-    func admits(_ address: String, now: Int64) -> Bool {
-        requests.withLock { window in
-            if window.second != now { window = (now, [:]) }
-            let count = window.counts[address, default: 0] + 1
-            window.counts[address] = count
-            return count <= configuration.perAddressPerSecond
-        }
+    /// Whether `address` may make another request this second; counts it.
+    func admits(_ address: String) -> Bool {
+        let now = clock().secondsSince1970
+        return requests.withLock { $0.admits(address, now: now) }
     }
 
     /// Whether a request of up to ``ReportConfiguration/maxPerRequest`` reports would be taken

@@ -22,7 +22,7 @@ struct ReportsController: Sendable {
     @Sendable func receive(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let configuration = intake.configuration
         let address = request.clientAddress(context: context, trustedProxies: trustedProxies) ?? "unknown"
-        guard intake.admits(address, now: HTTPDate.now().secondsSince1970) else {
+        guard intake.admits(address) else {
             throw HTTPError(
                 .tooManyRequests,
                 headers: [.retryAfter: "1"],

@@ -1,0 +1,44 @@
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// `scripts/lib/leftovers`, the check `scripts/test` runs after each test pass: it stops the
+/// processes of its own run, and nothing else on the machine.
+@Suite("The test run's check for leftovers")
+struct LeftoversCheckTests {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/lib/leftovers")
+
+    @Test("it stops its run's marked processes and those named by its folder; an unrelated depot serve runs on")
+    func ownRunOnly() async throws {
+        try await withTemporaryDirectory { folder in
+            let run = "leftovers-\(UUID().uuidString)"
+            let runFolder = folder.appendingPathComponent("run")
+            let log = try runFolder.write(Data(), to: "log")
+            let serve = { (data: String) in ["serve", "--port", "0", "--public", "public", "--data", data] }
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("public"), withIntermediateDirectories: true)
+            // Another checkout's server, or a second CI job's: another run's marker.
+            let unrelated = try DepotProcess.start(serve("data"), environment: ["DEPOT_TEST_RUN": "another-run"], in: folder)
+            defer { unrelated.kill() }
+            _ = try await unrelated.waitForPort()
+            // The run's own: a server with its marker, and a program without it (as nginx's
+            // processes) whose command line names the run's folder.
+            let marked = try DepotProcess.start(serve("data-own"), environment: ["DEPOT_TEST_RUN": run], in: folder)
+            defer { marked.kill() }
+            _ = try await marked.waitForPort()
+            let named = try ChildProcess("/usr/bin/tail", ["-f", log.path], environment: ["DEPOT_TEST_RUN": "none"])
+            defer { named.send(SIGKILL) }
+
+            let check = try await ChildProcess.run(Self.script.path, [run, runFolder.path])
+            let said = String(decoding: check.standardError, as: UTF8.self)
+            #expect(check.status == 1)
+            #expect(said.contains("\(marked.process.processIdentifier) ") && said.contains("\(named.processIdentifier) "), "\(said)")
+            #expect(!said.contains("\(unrelated.process.processIdentifier) "), "\(said)")
+            #expect(try await marked.waitForExit(timeout: .seconds(60)) == SIGKILL)
+            #expect(try await named.waitForExit(timeout: .seconds(60)) == SIGKILL)
+            #expect(unrelated.isRunning)
+            // Nothing of the run is left: the next check passes.
+            #expect(try await ChildProcess.run(Self.script.path, [run, runFolder.path]).status == 0)
+        }
+    }
+}
