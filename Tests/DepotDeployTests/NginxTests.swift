@@ -128,7 +128,8 @@ struct NginxTests {
                     group.addTask {
                         try await RawHTTPConnection.with(port: nginx.port) { connection in
                             var statuses: [Int: Int] = [:]
-                            while ContinuousClock.now - started < .seconds(10) {
+                            // At least 10 s and 5 polls each: a loaded machine polls less often.
+                            while ContinuousClock.now - started < .seconds(10) || statuses.values.reduce(0, +) < 5 {
                                 let reply = try await connection.request("GET", "/channels/stable", headers: [("If-None-Match", etag ?? "")])
                                 statuses[reply.status, default: 0] += 1
                                 try await Task.sleep(for: .milliseconds(50))
@@ -139,11 +140,15 @@ struct NginxTests {
                 }
                 return try await group.reduce(into: [Int: Int]()) { total, part in total.merge(part, uniquingKeysWith: +) }
             }
+            // nginx's cache is valid for a second of its clock, which is this one: the origin's
+            // share is judged against the seconds the polls took, however long a loaded machine
+            // made them.
+            let seconds = Int((ContinuousClock.now - started).components.seconds) + 1
             let origin = server.requests.total(pathPrefix: "/channels/") - before
             let polls = answers.values.reduce(0, +)
-            #expect(polls > 500, "\(polls) polls: enough that most must have come from the cache")
+            #expect(polls >= 1000, "\(polls) polls: enough that most must have come from the cache")
             #expect(answers.keys.sorted() == [304], "every poll of an unchanged channel is a 304: \(answers)")
-            #expect(origin <= 15, "\(origin) of \(polls) polls reached Depot in 10 s")
+            #expect(origin <= seconds + 3, "\(origin) of \(polls) polls reached Depot in \(seconds) s")
 
             // A channel move reaches clients through the cache within about a second.
             try await RawHTTPConnection.with(port: server.port) { connection in

@@ -46,14 +46,13 @@ struct ShutdownTests {
             try await RawHTTPConnection.with(port: port) { connection in
                 try await connection.send("GET", "/large.bin")
                 try await Task.sleep(for: .milliseconds(200))
-                let stopping = ContinuousClock.now
                 depot.process.send(SIGTERM)
-                _ = try await depot.waitForExit(timeout: .seconds(40))
-                let took = ContinuousClock.now - stopping
-                #expect(took >= .milliseconds(900), "it waited for the download")
-                // Not a timing goal: a server held by the download would never stop. The bound
-                // is loose because the whole suite on CI's two cores once took 12 s to stop.
-                #expect(took < .seconds(30), "it did not wait for ever")
+                // No timing: a server held by the download would never end, and the wait's
+                // bound is only against that. It ends with the download cut: the client, reading
+                // only now, gets less than the file.
+                _ = try await depot.waitForExit(timeout: .seconds(120))
+                let response = try? await connection.readResponse()
+                #expect((response?.body.count ?? 0) < Self.large.count, "the download held the server to its end")
             }
         }
     }
