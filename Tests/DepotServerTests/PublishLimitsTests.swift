@@ -178,3 +178,44 @@ struct PublishLimitsTests {
         }
     }
 }
+
+/// Collection running without pause while releases are published: what a publish made before
+/// its commit is still there after it (it was not: a collection between a publish's block index
+/// and its commit deleted the index, and the release went live without it).
+@Suite("Collection during publishes")
+struct CollectionDuringPublishTests {
+    @Test("under collection every 5 ms, each release of a large blob serves its block index and its patch")
+    func indexSurvivesCollection() async throws {
+        var configuration = ServerConfiguration()
+        configuration.publish.collectionInterval = .milliseconds(5)
+        configuration.publish.retiredGracePeriod = .zero
+        // A lost patch is not made again on request: the test sees it lost.
+        configuration.publish.deltas.onRequest = false
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                var previous: String?
+                for round in 0..<6 {
+                    // Mostly the same bytes each round: a patch from the previous version pays.
+                    var content = Fixture.pseudoRandom(count: 2 << 20, seed: 11)
+                    content.replaceSubrange(0..<8, with: Fixture.pseudoRandom(count: 8, seed: UInt64(101 + 2 * round)))
+                    let sha256 = Fixture.sha256(content)
+                    let put = try await connection.request("PUT", "/v1/blobs/\(sha256)", headers: [PublishLimitsTests.auth], body: Array(content))
+                    #expect(put.status == 201)
+                    let commit = #"{"files": [{"path": "big.bin", "sha256": "\#(sha256)"}]}"#
+                    let committed = try await connection.request(
+                        "POST",
+                        "/v1/releases",
+                        headers: [PublishLimitsTests.auth, ("Content-Type", "application/json")],
+                        body: Array(commit.utf8)
+                    )
+                    #expect(committed.status == 201)
+                    #expect(try await connection.request("GET", "/blobs/\(sha256).blocks").status == 200, "round \(round)")
+                    if let previous {
+                        #expect(try await connection.request("GET", "/deltas/\(previous)/\(sha256)").status == 200, "round \(round)")
+                    }
+                    previous = sha256
+                }
+            }
+        }
+    }
+}
