@@ -59,6 +59,9 @@ public struct DepotClient: Sendable {
         public var minimumTransferRate: Int
         /// Seconds the transfer rate is averaged over (curl's `--speed-time`).
         public var transferRateWindow: TimeInterval
+        /// The time the transfer rate and ``documentTimeout`` are judged by: the system's
+        /// monotonic clock, or a test's.
+        public var transferClock: any Clock<Duration>
         /// Seconds a document (channel, release or page) may take to arrive whole.
         public var documentTimeout: TimeInterval
         /// The largest document (channel, release or page) accepted, in bytes.
@@ -81,6 +84,7 @@ public struct DepotClient: Sendable {
             requestTimeout: TimeInterval = 60,
             minimumTransferRate: Int = 1024,
             transferRateWindow: TimeInterval = 30,
+            transferClock: any Clock<Duration> = ContinuousClock(),
             documentTimeout: TimeInterval = 120,
             maximumDocumentBytes: Int = 16 << 20,
             parallelDownloads: Int = 4,
@@ -94,6 +98,7 @@ public struct DepotClient: Sendable {
             self.requestTimeout = requestTimeout
             self.minimumTransferRate = minimumTransferRate
             self.transferRateWindow = transferRateWindow
+            self.transferClock = transferClock
             self.documentTimeout = documentTimeout
             self.maximumDocumentBytes = maximumDocumentBytes
             self.parallelDownloads = parallelDownloads
@@ -216,7 +221,11 @@ public struct DepotClient: Sendable {
         let held = state.release?.channel == configuration.channel ? state.release : nil
         let session = TransferSession(
             configuration: sessionConfiguration,
-            limits: TransferLimits(minimumBytesPerSecond: configuration.minimumTransferRate, window: configuration.transferRateWindow)
+            limits: TransferLimits(
+                minimumBytesPerSecond: configuration.minimumTransferRate,
+                window: configuration.transferRateWindow,
+                clock: configuration.transferClock
+            )
         )
         defer { session.finish() }
 

@@ -12,18 +12,23 @@ struct TransferLimits: Sendable {
     var window: TimeInterval
     /// Seconds the whole answer may take, or `nil`.
     var deadline: TimeInterval?
+    /// The time the rate and the deadline are judged by (``DepotClient/Configuration/transferClock``).
+    var clock: any Clock<Duration> = ContinuousClock()
 
     /// Watches `received` (bytes so far) until cancelled; throws ``SyncError`` `.network` once a
     /// limit is broken. `what` names the transfer in the error.
     func watch(_ received: @Sendable () -> Int64, what: String) async throws {
         guard minimumBytesPerSecond > 0 || deadline != nil else { return try await Task.sleep(for: .seconds(Int64.max >> 32)) }
-        let clock = ContinuousClock()
+        try await watch(received, what: what, on: self.clock)
+    }
+
+    private func watch<Watch: Clock>(_ received: @Sendable () -> Int64, what: String, on clock: Watch) async throws where Watch.Duration == Duration {
         let start = clock.now
         var rate = TransferRate(minimumBytesPerSecond: minimumBytesPerSecond, window: window)
         let tick = min(1, max(window, 0.01) / 4, deadline.map { max($0, 0.01) / 4 } ?? 1)
         while true {
-            try await Task.sleep(for: .seconds(tick))
-            let elapsed = (clock.now - start) / .seconds(1)
+            try await clock.sleep(until: clock.now.advanced(by: .seconds(tick)), tolerance: nil)
+            let elapsed = start.duration(to: clock.now) / .seconds(1)
             if let deadline, elapsed >= deadline {
                 throw SyncError(.network, "\(what) did not arrive within \(Self.seconds(deadline))")
             }

@@ -20,6 +20,8 @@ public final class FaultyRelay: Sendable {
         var severed = false
     }
     private let faults = Mutex(Faults())
+    /// The request lines relayed so far.
+    private let requestLines = Mutex<[String]>([])
 
     init(port: Int) {
         self.port = port
@@ -58,6 +60,12 @@ public final class FaultyRelay: Sendable {
     /// Whether later requests for several ranges lose their `Range` field.
     public func dropMultipleRanges(_ drops: Bool = true) {
         faults.withLock { $0.dropsMultipleRanges = drops }
+    }
+
+    /// How many requests relayed so far have a request line starting with `prefix` (as
+    /// `GET /blobs/`).
+    public func requests(startingWith prefix: String) -> Int {
+        requestLines.withLock { $0.filter { $0.hasPrefix(prefix) }.count }
     }
 
     /// `request` without its `Range` field when that asks for several ranges.
@@ -101,6 +109,11 @@ public final class FaultyRelay: Sendable {
                         for try await var buffer in clientInbound {
                             var request = String(buffer: buffer)
                             let faults = self.faults.withLock { $0 }
+                            // A chunk that starts a request line (keep-alive requests come one
+                            // after the other, each in its chunk, from the clients under test).
+                            if request.hasPrefix("GET ") || request.hasPrefix("HEAD ") || request.hasPrefix("POST ") {
+                                self.requestLines.withLock { $0.append(String(request.prefix { $0 != "\r" })) }
+                            }
                             if request.hasPrefix("GET /blobs/") || request.hasPrefix("GET /packs/") { isBlob.set() }
                             if let trickle = faults.trickle, request.hasPrefix("GET \(trickle.pathPrefix)") { trickles.set() }
                             if let part = faults.tamper, request.prefix(while: { $0 != "\r" }).contains(part) { tampers.set() }

@@ -32,18 +32,30 @@ struct SlowRetrievalTests {
         #expect(last == tooSlow)
     }
 
-    /// Runs `body`, failing the test if it takes over `seconds`: a client that does not stop a
-    /// trickle would otherwise hold the test for hours.
-    static func within<Result: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+    /// Runs `body` on a client whose transfers are judged by `clock`, and, once the relay has
+    /// seen a request starting with `started` (the trickled one: the documents before it came
+    /// at full speed, whatever the machine's load), moves `clock` on by `step` every 50 ms until
+    /// `body` ends. A client that does not stop a trickle fails the test after 1,000 steps.
+    static func advancing<Result: Sendable>(
+        _ clock: ManualClock,
+        by step: Duration,
+        once relay: FaultyRelay,
+        saw started: String,
+        _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
         try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask { try await body() }
             group.addTask {
-                try await Task.sleep(for: .seconds(seconds))
+                while relay.requests(startingWith: started) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+                for _ in 0..<1_000 {
+                    try await Task.sleep(for: .milliseconds(50))
+                    clock.advance(by: step)
+                }
                 return nil
             }
             let first = try await group.next()!
             group.cancelAll()
-            return try #require(first, "still running after \(seconds) s")
+            return try #require(first, "still running after 1,000 steps of its clock")
         }
     }
 
@@ -52,26 +64,29 @@ struct SlowRetrievalTests {
         let prepare: (URL) throws -> Void = { try release.write(to: $0.appendingPathComponent("evil"), blobs: [Self.blob]) }
         try await LiveServer.with(prepare: prepare) { server in
             try await FaultyRelay.with(upstreamPort: server.port) { relay in
-                relay.trickle(pathPrefix, every: .milliseconds(20))
+                // About 1,000 bytes a second of real time: quick by any wall clock, so only the
+                // client's own clock, moved by the test far faster, can find it too slow.
+                relay.trickle(pathPrefix, every: .milliseconds(1))
                 try await withTemporaryDirectory { root in try await body(server, relay, root.appendingPathComponent("sync")) }
             }
         }
     }
 
-    @Test("a download trickled below the minimum rate fails within the window, and the folder's lock is released")
+    @Test("a download trickled below the minimum rate fails once a window has passed, and the folder's lock is released")
     func trickledDownload() async throws {
         try await Self.withTrickle("/evil/blobs/") { server, relay, folder in
+            let clock = ManualClock()
             let slow = DepotClient(
                 server: URL(string: "http://127.0.0.1:\(relay.port)/evil/")!,
                 directory: folder,
-                // A window of 3 s, not 1: the documents before the blob are not trickled, but on
-                // a loaded machine (the full parallel test run) they took over a second to come.
-                configuration: .init(minimumTransferRate: 1_000, transferRateWindow: 3)
+                configuration: .init(minimumTransferRate: 10, transferRateWindow: 3, transferClock: clock)
             )
-            let report = try await Self.within(20) { try await slow.sync() }
+            // 1,000 s of the client's clock each step: far fewer than 10 bytes a second of it
+            // trickle in. By the wall clock the 110 kB would come, at about 1,000 bytes a second.
+            let report = try await Self.advancing(clock, by: .seconds(1000), once: relay, saw: "GET /evil/blobs/") { try await slow.sync() }
             let file = try #require(report.files.first)
             #expect(file.outcome == .failed)
-            #expect(file.error?.contains("slower than 1000 bytes/s over 3 s") == true, "\(file.error ?? "")")
+            #expect(file.error?.contains("slower than 10 bytes/s over 3 s") == true, "\(file.error ?? "")")
             // The lock is free: the same folder syncs straight from the server.
             let direct = DepotClient(server: URL(string: server.url("/evil/"))!, directory: folder)
             #expect(try await direct.sync().release?.number == 1)
@@ -79,15 +94,20 @@ struct SlowRetrievalTests {
         }
     }
 
-    @Test("a document that keeps the minimum rate but not its deadline fails the sync")
+    @Test("a document not whole by its deadline fails the sync")
     func documentDeadline() async throws {
         try await Self.withTrickle("/evil/channels/") { _, relay, folder in
+            let clock = ManualClock()
             let slow = DepotClient(
                 server: URL(string: "http://127.0.0.1:\(relay.port)/evil/")!,
                 directory: folder,
-                configuration: .init(minimumTransferRate: 10, transferRateWindow: 1, documentTimeout: 1)
+                // No minimum rate: the deadline alone ends the transfer, at the first step of the
+                // client's clock. By the wall clock the document would be whole within a second.
+                configuration: .init(minimumTransferRate: 0, transferClock: clock, documentTimeout: 1)
             )
-            await #expect { try await Self.within(20) { try await slow.sync() } } throws: { error in
+            await #expect {
+                try await Self.advancing(clock, by: .seconds(1), once: relay, saw: "GET /evil/channels/") { try await slow.sync() }
+            } throws: { error in
                 (error as? SyncError)?.code == .network && "\(error)".contains("/evil/channels/stable did not arrive within 1 s")
             }
         }
