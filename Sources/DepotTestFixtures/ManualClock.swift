@@ -67,6 +67,9 @@ public final class ManualClock: Clock, Sendable {
         }
     }
 
+    /// How many sleeps wait for a later time now.
+    public var sleepers: Int { state.withLock { $0.sleepers.count } }
+
     /// Moves the time on by `step` and wakes every sleeper whose time has come.
     public func advance(by step: Duration) {
         let due = state.withLock { state in

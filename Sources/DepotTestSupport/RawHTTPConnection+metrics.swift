@@ -11,7 +11,7 @@ extension RawHTTPConnection {
 
     /// Waits until the metric `series` reaches `value`, polling every 20 ms for at most
     /// `timeout`; returns whether it did.
-    public mutating func waitForMetric(_ series: String, toReach value: Double, timeout: Duration = .seconds(10)) async throws -> Bool {
+    public mutating func waitForMetric(_ series: String, toReach value: Double, timeout: Duration = .seconds(120)) async throws -> Bool {
         try await poll(every: .milliseconds(20), for: timeout) { try await metric(series) >= value ? true : nil } ?? false
     }
 }

@@ -41,7 +41,7 @@ struct CrashSafetyTests {
                 try await connection.send("PUT", "/v1/files/db.bin", headers: [Self.auth, ("Content-Length", "\(next.count)")])
                 try await connection.sendRaw(Array(next.prefix(20 << 20)))
                 var stored = try Self.temporaryFiles(root)
-                for _ in 0..<200 where stored.isEmpty {
+                for _ in 0..<12_000 where stored.isEmpty {
                     try await Task.sleep(for: .milliseconds(10))
                     stored = try Self.temporaryFiles(root)
                 }
@@ -128,7 +128,7 @@ struct CrashSafetyTests {
                     try await connection.send("PUT", "/v1/files/db.bin", headers: [Self.auth], body: Array(next))
                     // The content is stored: the publish has reached its commit, which waits for
                     // the lock. The kill lands there.
-                    for _ in 0..<500 where !FileManager.default.fileExists(atPath: nextBlob.path) {
+                    for _ in 0..<12_000 where !FileManager.default.fileExists(atPath: nextBlob.path) {
                         try await Task.sleep(for: .milliseconds(10))
                     }
                     #expect(FileManager.default.fileExists(atPath: nextBlob.path), "the publish reached its commit")

@@ -55,7 +55,7 @@ struct SyncCommandTests {
             #expect(try await DepotCLI.run(["publish", "a.txt", "--server", server], in: root).status == 0)
             var synced = ""
             var rounds = 0
-            for _ in 0..<200 where synced != "two\n" || rounds < 2 {
+            for _ in 0..<2_400 where synced != "two\n" || rounds < 2 {
                 try await Task.sleep(for: .milliseconds(50))
                 synced = (try? String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8)) ?? ""
                 rounds = watcher.log.components(separatedBy: " updated, ").count - 1

@@ -115,7 +115,7 @@ struct ResumeTests {
                     let depot = try DepotProcess.start(arguments, in: folder)
                     defer { depot.kill() }
                     var partial = Self.partials(synced).first.map(Self.size) ?? 0
-                    for _ in 0..<500 where partial < 200_000 {
+                    for _ in 0..<12_000 where partial < 200_000 {
                         try await Task.sleep(for: .milliseconds(10))
                         partial = Self.partials(synced).first.map(Self.size) ?? 0
                     }
@@ -144,7 +144,7 @@ extension ResumeTests {
             relay.slowDownBlobResponses(by: .milliseconds(20))
             let task = Task { try await client.sync() }
             var partial: Int64 = 0
-            for _ in 0..<500 where partial < 200_000 {
+            for _ in 0..<12_000 where partial < 200_000 {
                 try await Task.sleep(for: .milliseconds(10))
                 partial = Self.partials(folder).first.map(Self.size) ?? 0
             }

@@ -124,7 +124,7 @@ struct RolloutFleetTests {
 
     /// Waits (real time: the scheduler's ticks) until the rollout satisfies `done`.
     static func waitFor(_ server: LiveServer, _ what: String, _ done: (RolloutInfo) -> Bool) async throws -> RolloutInfo {
-        let reached = try await poll(every: .milliseconds(20), for: .seconds(30)) { () async throws -> RolloutInfo? in
+        let reached = try await poll(every: .milliseconds(20), for: .seconds(120)) { () async throws -> RolloutInfo? in
             let info = try await rollout(server)
             return done(info) ? info : nil
         }

@@ -48,7 +48,7 @@ struct MetricsTests {
                 let published = try await connection.request("PUT", "/v1/files/c.txt", headers: [Self.auth], body: Array(version2))
                 let gzipSize = Int(try #require(try published.decoded(PublishReply.self).gzipSize))
                 var patch: (url: String, size: Int)?
-                for _ in 0..<200 where patch == nil {
+                for _ in 0..<1_200 where patch == nil {
                     let files = try await connection.releaseFiles()
                     if let delta = (files.first?["patches"] as? [[String: Any]])?.first, let to = files.first?["sha256"] as? String {
                         patch = ("/deltas/\(delta["from"] as? String ?? "")/\(to)", delta["size"] as? Int ?? 0)

@@ -149,15 +149,36 @@ struct MirrorFailoverTests {
                 try await BrokenServer.with(.status(503)) { broken in
                     try await BrokenServer.with(.silence) { hung in
                         try await Nginx.serving(export: stage.root.appendingPathComponent("export")) { mirror in
+                            // Deadlines judged by a clock that moves only while the hung
+                            // server holds the client: the 503 arrives however long this loaded
+                            // process takes, and the mirror's transfers are judged at a
+                            // standstill.
+                            let clock = ManualClock()
                             let client = DepotClient(
                                 servers: try [broken.url("/"), hung.url("/"), mirror.url("/")].map { try #require(URL(string: $0)) },
                                 directory: stage.root.appendingPathComponent("client"),
-                                // Long enough for the 503 to arrive from this loaded test
-                                // process (under the full run it once took over 2 s), so
-                                // that each failover says its own cause.
-                                configuration: .init(trustedKeys: [stage.publicKey], documentTimeout: 15)
+                                configuration: .init(trustedKeys: [stage.publicKey], transferClock: clock, documentTimeout: 15)
                             )
-                            let report = try await client.sync()
+                            let report = try await withThrowingTaskGroup(of: SyncReport?.self) { group in
+                                group.addTask { try await client.sync() }
+                                group.addTask {
+                                    // Once the hung server holds the request and the transfer's
+                                    // watch waits on the clock: its deadline passes, once.
+                                    while hung.requestsRead == 0 || clock.sleepers == 0 {
+                                        try? await Task.sleep(for: .milliseconds(20))
+                                        if Task.isCancelled { return nil }
+                                    }
+                                    clock.advance(by: .seconds(15))
+                                    return nil
+                                }
+                                var report: SyncReport?
+                                while let finished = try await group.next() {
+                                    guard let finished else { continue }
+                                    report = finished
+                                    group.cancelAll()
+                                }
+                                return try #require(report)
+                            }
                             #expect(report.release?.number == 1)
                             #expect(report.server == mirror.url("/"))
                             #expect(report.failovers.map(\.server) == [broken.url("/"), hung.url("/")])

@@ -22,7 +22,7 @@ struct ShutdownTests {
         try await withTemporaryDirectory { root in
             // A grace far above what the download needs: on a loaded 2-core machine the debug
             // build's reader once took more than 30 s for these 48 MiB, and the grace cut it.
-            let (depot, port) = try await Self.start(in: root, grace: "120")
+            let (depot, port) = try await Self.start(in: root, grace: "3600")
             defer { depot.kill() }
             try await RawHTTPConnection.with(port: port) { connection in
                 try await connection.send("GET", "/large.bin")

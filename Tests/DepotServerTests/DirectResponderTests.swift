@@ -286,7 +286,7 @@ struct DirectResponderTests {
                 #expect(Self.openFiles(under: folders) == 1)
                 // Closed within two sweeps; a loaded machine may take longer.
                 var open = 1
-                for _ in 0..<200 where open > 0 {
+                for _ in 0..<1_200 where open > 0 {
                     try await Task.sleep(for: .milliseconds(100))
                     open = Self.openFiles(under: folders)
                 }

@@ -59,7 +59,7 @@ struct ExportFollowTests {
                     // retired in a second is removed by a collection of a later second.
                     let gone = export.appendingPathComponent("releases/\(releases[0])").path
                     let goneBlob = export.appendingPathComponent("blobs/\(Fixture.sha256(versions[0]))").path
-                    for _ in 0..<100 where FileManager.default.fileExists(atPath: gone) || FileManager.default.fileExists(atPath: goneBlob) {
+                    for _ in 0..<2_400 where FileManager.default.fileExists(atPath: gone) || FileManager.default.fileExists(atPath: goneBlob) {
                         try await Task.sleep(for: .milliseconds(50))
                     }
                     #expect(!FileManager.default.fileExists(atPath: gone))
@@ -89,7 +89,7 @@ struct ExportFollowTests {
                     let path = export.appendingPathComponent("channels/stable").path
                     let first = try JSONDecoder().decode(ChannelDocument.self, from: try #require(FileManager.default.contents(atPath: path)))
                     var later = first
-                    for _ in 0..<100 where later.expires == first.expires {
+                    for _ in 0..<1_200 where later.expires == first.expires {
                         try await Task.sleep(for: .milliseconds(100))
                         later = try JSONDecoder().decode(ChannelDocument.self, from: try #require(FileManager.default.contents(atPath: path)))
                     }

@@ -80,7 +80,7 @@ struct PublishLimitsTests {
                 try await connection.sendRaw([UInt8](repeating: 1, count: 300_000))
                 // Not vacuous: the upload is being stored when the client goes.
                 var started = try Self.temporaryFiles(server)
-                for _ in 0..<200 where started.isEmpty {
+                for _ in 0..<6_000 where started.isEmpty {
                     try await Task.sleep(for: .milliseconds(20))
                     started = try Self.temporaryFiles(server)
                 }
@@ -88,7 +88,7 @@ struct PublishLimitsTests {
             }
             // The server notices the closed connection and discards the partial upload.
             var leftovers = try Self.temporaryFiles(server)
-            for _ in 0..<100 where !leftovers.isEmpty {
+            for _ in 0..<2_400 where !leftovers.isEmpty {
                 try await Task.sleep(for: .milliseconds(50))
                 leftovers = try Self.temporaryFiles(server)
             }
@@ -117,14 +117,14 @@ struct PublishLimitsTests {
                 )
                 try await connection.sendRaw(Array(content.prefix(1 << 20)))
                 var started = try Self.temporaryFiles(server)
-                for _ in 0..<200 where !started.contains(where: { $0.hasSuffix(".zblocks") }) {
+                for _ in 0..<6_000 where !started.contains(where: { $0.hasSuffix(".zblocks") }) {
                     try await Task.sleep(for: .milliseconds(20))
                     started = try Self.temporaryFiles(server)
                 }
                 #expect(started.contains { $0.hasSuffix(".zblocks") }, "the index was not made as the upload arrived: \(started)")
             }
             var leftovers = try Self.temporaryFiles(server)
-            for _ in 0..<100 where !leftovers.isEmpty {
+            for _ in 0..<2_400 where !leftovers.isEmpty {
                 try await Task.sleep(for: .milliseconds(50))
                 leftovers = try Self.temporaryFiles(server)
             }

@@ -28,7 +28,7 @@ struct RetentionAndConcurrencyTests {
                 }
                 // Version 1 is retired: after the (zero) grace period its blob and gzip variant go.
                 var files = Self.blobFiles(server)
-                for _ in 0..<100 where files.contains(hashes[0]) {
+                for _ in 0..<2_400 where files.contains(hashes[0]) {
                     try await Task.sleep(for: .milliseconds(50))
                     files = Self.blobFiles(server)
                 }
@@ -80,7 +80,7 @@ struct RetentionAndConcurrencyTests {
                 }
                 #expect(second == 201)
                 var files = Self.blobFiles(server)
-                for _ in 0..<100 where files.contains(oldHash) {
+                for _ in 0..<2_400 where files.contains(oldHash) {
                     try await Task.sleep(for: .milliseconds(50))
                     files = Self.blobFiles(server)
                 }
