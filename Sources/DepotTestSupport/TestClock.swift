@@ -16,16 +16,9 @@ public final class TestClock: Sendable {
     public func advance(by step: Int64) { seconds.withLock { $0 += step } }
 }
 
-/// A monotonic time a test moves by hand, for a server's connection deadlines
-/// (`ServerConfiguration.connectionClock`): a connection is closed when this clock says its
-/// deadline has passed, however fast or slow the machine runs the test.
-public final class TestUptime: Sendable {
-    private let elapsed = Mutex<Duration>(.zero)
-
-    public init() {}
-
-    /// The clock a server reads.
-    public var clock: ConnectionClock { ConnectionClock { [self] in elapsed.withLock { $0 } } }
-
-    public func advance(by step: Duration) { elapsed.withLock { $0 += step } }
+extension ManualClock {
+    /// This clock as a server's connection deadlines read it (`ServerConfiguration.connectionClock`):
+    /// a connection is closed when the test's time says its deadline has passed, however fast or
+    /// slow the machine runs the test.
+    public var connectionClock: ConnectionClock { ConnectionClock { [self] in now.offset } }
 }

@@ -91,10 +91,10 @@ struct ConnectionLimitsTests {
     /// A configuration whose deadlines are judged by `uptime`, which only the test moves: each
     /// test below checks that a close happens when that clock says so, and not before, however
     /// slowly a loaded machine runs it. The rules themselves are the table above.
-    static func configuration(_ limits: ConnectionLimits, uptime: TestUptime) -> ServerConfiguration {
+    static func configuration(_ limits: ConnectionLimits, uptime: ManualClock) -> ServerConfiguration {
         var configuration = ServerConfiguration()
         configuration.connectionLimits = limits
-        configuration.connectionClock = uptime.clock
+        configuration.connectionClock = uptime.connectionClock
         return configuration
     }
 
@@ -102,7 +102,7 @@ struct ConnectionLimitsTests {
         "500 connections that send half a request head are closed at the deadline, while a normal client is served"
     )
     func slowloris() async throws {
-        let uptime = TestUptime()
+        let uptime = ManualClock()
         let limits = ConnectionLimits(idleTimeout: .seconds(30), requestHeadTimeout: .seconds(2))
         try await LiveServer.with(configuration: Self.configuration(limits, uptime: uptime)) { server in
             let slow = try await Self.connect(500, port: server.port, sending: "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wait: ")
@@ -133,7 +133,7 @@ struct ConnectionLimitsTests {
         arguments: ["/healthz", "/a.txt"]  // answered by Hummingbird, and by the direct path
     )
     func idleKeepAlive(target: String) async throws {
-        let uptime = TestUptime()
+        let uptime = ManualClock()
         let limits = ConnectionLimits(idleTimeout: .seconds(2), requestHeadTimeout: .seconds(2))
         let prepare: (URL) throws -> Void = { try $0.write(Data("a\n".utf8), to: "a.txt") }
         try await LiveServer.with(configuration: Self.configuration(limits, uptime: uptime), prepare: prepare) { server in
@@ -155,7 +155,7 @@ struct ConnectionLimitsTests {
 
     @Test("a client that reads a download slowly is not cut by the idle timeout", arguments: [true, false])
     func slowReader(direct: Bool) async throws {
-        let uptime = TestUptime()
+        let uptime = ManualClock()
         var configuration = Self.configuration(ConnectionLimits(idleTimeout: .seconds(1), requestHeadTimeout: .seconds(1)), uptime: uptime)
         configuration.directResponses = direct
         let big = Fixture.pseudoRandom(count: 32 << 20, seed: 5)
@@ -179,7 +179,7 @@ struct ConnectionLimitsTests {
 
     @Test("an upload slower than the minimum body rate is cut; a steady one is not")
     func slowUpload() async throws {
-        let uptime = TestUptime()
+        let uptime = ManualClock()
         var configuration = Self.configuration(ConnectionLimits(minimumBodyBytesPerSecond: 2_000, bodyRateWindow: .seconds(1)), uptime: uptime)
         configuration.publish.tokens = [LiveServer.token]
         let headers = [("Authorization", "Bearer \(LiveServer.token)"), ("Content-Length", "60000")]
