@@ -49,11 +49,19 @@ static inline int depot_fd_is_linked(int fd) {
     return status.st_nlink > 0;
 }
 
-// posix_spawn(3)'s file actions that glibc declares only with _GNU_SOURCE: change the child's
-// working folder, and close every descriptor from a number on (glibc 2.34).
-#include <spawn.h>
-extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
-extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+// Whether the child `pid` has ended, read with waitid(2)'s WNOWAIT so that it is left for its
+// starter to reap: 1 with its exit code (or the number of the signal that ended it) in *status,
+// 0 while it runs, -1 with errno set. siginfo_t's fields are macros over unions Swift cannot name.
+#include <string.h>
+#include <sys/wait.h>
+static inline int depot_child_ended(pid_t pid, int *status) {
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    if (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return -1;
+    if (info.si_pid == 0) return 0;
+    *status = info.si_status;
+    return 1;
+}
 
 // glibc's allocator: mallopt(3) and malloc_trim(3), which the Glibc module leaves out.
 #include <malloc.h>

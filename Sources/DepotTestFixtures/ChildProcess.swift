@@ -1,97 +1,27 @@
 import Foundation
-import Synchronization
+import Subprocess
 
 #if canImport(Glibc)
 import CLinuxCalls
 import Glibc
+import SystemPackage
 #elseif canImport(Darwin)
 import Darwin
+import System
 #endif
 
-/// A program a test starts: curl, nginx, the built `depot`, a system tool.
+/// A program a test starts (curl, nginx, the built `depot`, a system tool), for the length of a
+/// closure: ``with(_:_:environment:in:input:output:error:_:)`` starts it, and once the closure
+/// returns or throws, kills what is left of it and reaps it. No child outlives its test.
 ///
-/// Spawned with posix_spawn(3), by hand rather than with Foundation's `Process`: on Linux, the
-/// `Process.run()` of Swift 6.3 copies 256 bytes of each `/proc/self/fd` entry however short it
-/// is, and crashes the whole test process when one ends a page (swift-corelibs-foundation#5472,
-/// fixed after 6.3).
-///
-/// swiftlang/swift-subprocess 1.0.2 avoids that bug (it spawns with posix_spawn and
-/// `posix_spawn_file_actions_addclosefrom_np`, read in its `process_shims.c`) and has process
-/// groups and teardown sequences, but it is not used: a child lives only for the length of
-/// `run`'s closure, and its output goes to pipes that closure must drain, while these tests
-/// start a server (`depot serve`, nginx) in one step, keep it across the next ones, kill it at
-/// a chosen moment, and read its log from a file afterwards. Scoping every such test to one
-/// closure would move this file's 200 lines into each test's shape.
-///
-/// The child gets default signal handling and an empty signal mask (a test process that runs a
-/// server ignores SIGTERM, and an ignored signal stays ignored across `exec`), and none of the
-/// test process's descriptors beyond the three it is given. It leads a process group of its own,
-/// and signals go to the whole group: a program a wrapper started (strace's `depot serve`,
-/// nginx's workers) ends with it instead of outliving the test.
-public final class ChildProcess: Sendable {
+/// Started with swift-subprocess: default signal handling and an empty signal mask (a test
+/// process that runs a server ignores SIGTERM, and an ignored signal stays ignored across
+/// `exec`), none of the test process's descriptors beyond the three it is given, and a process
+/// group of its own. Signals go to the whole group: a program a wrapper started (strace's
+/// `depot serve`, nginx's workers) ends with it.
+public struct ChildProcess: Sendable {
     /// The child's process ID.
     public let processIdentifier: pid_t
-    /// Its exit code, or the number of the signal that ended it, once it has ended and been
-    /// reaped.
-    private let status = Mutex<Int32?>(nil)
-
-    /// Starts `executable` (searched for in `PATH` when it has no `/`) with `arguments`.
-    ///
-    /// - Parameters:
-    ///   - environment: The child's whole environment; the test process's when `nil`.
-    ///   - directory: Its working folder; the test process's when `nil`.
-    ///   - input: The descriptor it reads as standard input; the test process's when `nil`.
-    ///   - output: The descriptor it writes standard output to; the test process's when `nil`.
-    ///   - error: The descriptor it writes standard error to; the test process's when `nil`.
-    public init(
-        _ executable: String,
-        _ arguments: [String],
-        environment: [String: String]? = nil,
-        in directory: URL? = nil,
-        input: Int32? = nil,
-        output: Int32? = nil,
-        error: Int32? = nil
-    ) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for (descriptor, standard) in [(input, STDIN_FILENO), (output, STDOUT_FILENO), (error, STDERR_FILENO)] {
-            if let descriptor { posix_spawn_file_actions_adddup2(&actions, descriptor, standard) }
-        }
-        if let directory { posix_spawn_file_actions_addchdir_np(&actions, directory.path) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var allSignals = sigset_t()
-        var noSignals = sigset_t()
-        sigfillset(&allSignals)
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setsigmask(&attributes, &noSignals)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        #if canImport(Glibc)
-        posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
-        #else
-        posix_spawnattr_setflags(
-            &attributes,
-            Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_CLOEXEC_DEFAULT)
-        )
-        #endif
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        var environment = environment.map { Self.markingRun($0).map { strdup("\($0.key)=\($0.value)") } + [nil] }
-        defer {
-            for string in argv + (environment ?? []) { free(string) }
-        }
-        var identifier = pid_t()
-        let spawn = executable.contains("/") ? posix_spawn : posix_spawnp
-        let result =
-            environment?.withUnsafeMutableBufferPointer { spawn(&identifier, executable, &actions, &attributes, argv, $0.baseAddress) }
-            ?? spawn(&identifier, executable, &actions, &attributes, argv, environ)
-        guard result == 0 else { throw ChildProcessError.cannotStart(executable, String(cString: strerror(result))) }
-        processIdentifier = identifier
-    }
 
     /// The variable `scripts/test` marks every process of its run with, so that its check for
     /// leftovers stops those and nothing else on the machine (`scripts/lib/leftovers`).
@@ -105,8 +35,19 @@ public final class ChildProcess: Sendable {
     }
 
     /// The exit code, or the number of the signal that ended the child (as Foundation's
-    /// `Process.terminationStatus`); `nil` while it runs. Never blocks.
-    public var terminationStatus: Int32? { reap(blocking: false) }
+    /// `Process.terminationStatus`); `nil` while it runs. Never blocks, and leaves the child to
+    /// be reaped by swift-subprocess when the closure ends.
+    public var terminationStatus: Int32? {
+        var status: Int32 = 0
+        #if canImport(Glibc)
+        return depot_child_ended(processIdentifier, &status) == 1 ? status : nil
+        #else
+        var info = siginfo_t()
+        guard waitid(P_PID, id_t(processIdentifier), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info.si_pid != 0 else { return nil }
+        status = info.si_status
+        return status
+        #endif
+    }
 
     /// Whether the child still runs.
     public var isRunning: Bool { terminationStatus == nil }
@@ -117,36 +58,77 @@ public final class ChildProcess: Sendable {
     }
 
     /// Waits for the child to end, without holding a thread of the cooperative pool, and
-    /// returns ``terminationStatus``.
+    /// returns ``terminationStatus``. `timeout` is a guard against a hung child, not a
+    /// judgement of speed.
     public func waitForExit(timeout: Duration) async throws -> Int32 {
         let deadline = ContinuousClock.now + timeout
         var pause = Duration.milliseconds(1)
         while true {
             if let status = terminationStatus { return status }
-            guard ContinuousClock.now < deadline else { throw ChildProcessError.timedOut(processIdentifier) }
+            guard ContinuousClock.now < deadline else { throw ChildProcessError.timedOut("process \(processIdentifier)") }
             try await Task.sleep(for: pause)
             pause = min(pause * 2, .milliseconds(20))
         }
     }
 
-    /// Blocks the calling thread until the child ends; for synchronous tests only.
-    public func waitUntilExit() -> Int32 {
-        reap(blocking: true)!
+    /// Starts `executable` (searched for in `PATH` when it has no `/`) with `arguments`, runs
+    /// `body` with it, then kills its process group if it still runs, and waits for it to end.
+    ///
+    /// - Parameters:
+    ///   - environment: The child's whole environment (marked as the run's); the test
+    ///     process's when `nil`.
+    ///   - directory: Its working folder; the test process's when `nil`.
+    ///   - input: The descriptor it reads as standard input (left open); `/dev/null` when `nil`.
+    ///   - output: The descriptor it writes standard output to (left open); `/dev/null` when `nil`.
+    ///   - error: The descriptor it writes standard error to (left open); `/dev/null` when `nil`.
+    public static func with<Result: Sendable>(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        in directory: URL? = nil,
+        input: Int32? = nil,
+        output: Int32? = nil,
+        error: Int32? = nil,
+        _ body: (ChildProcess) async throws -> Result
+    ) async throws -> Result {
+        let nullDevice = try FileDescriptor.open("/dev/null", .readWrite, options: .closeOnExec)
+        defer { try? nullDevice.close() }
+        func given(_ descriptor: Int32?) -> FileDescriptor { descriptor.map(FileDescriptor.init(rawValue:)) ?? nullDevice }
+        return try await Subprocess.run(
+            Self.executable(executable),
+            arguments: Arguments(arguments),
+            environment: Self.environment(environment),
+            workingDirectory: directory.map { FilePath($0.path) },
+            platformOptions: Self.options,
+            input: .fileDescriptor(given(input), closeAfterSpawningProcess: false),
+            output: .fileDescriptor(given(output), closeAfterSpawningProcess: false),
+            error: .fileDescriptor(given(error), closeAfterSpawningProcess: false)
+        ) { execution in
+            let child = ChildProcess(processIdentifier: execution.processIdentifier.value)
+            let result = try await body(child)
+            child.send(SIGKILL)
+            return result
+        }.closureResult
     }
 
-    private func reap(blocking: Bool) -> Int32? {
-        status.withLock { status in
-            if let status { return status }
-            var raw: Int32 = 0
-            var reaped: pid_t
-            repeat {
-                reaped = waitpid(processIdentifier, &raw, blocking ? 0 : WNOHANG)
-            } while reaped < 0 && errno == EINTR
-            guard reaped == processIdentifier else { return nil }
-            // WIFEXITED / WEXITSTATUS / WTERMSIG, which Swift does not import.
-            status = raw & 0x7f == 0 ? (raw >> 8) & 0xff : raw & 0x7f
-            return status
-        }
+    /// Its own process group, and SIGKILL to that group when the closure throws or its task is
+    /// cancelled.
+    private static var options: PlatformOptions {
+        var options = PlatformOptions()
+        options.processGroupID = 0
+        options.teardownSequence = [.send(signal: .kill, toProcessGroup: true, allowedDurationToNextStep: .seconds(5))]
+        return options
+    }
+
+    private static func executable(_ name: String) -> Executable {
+        name.contains("/") ? .path(FilePath(name)) : .name(name)
+    }
+
+    private static func environment(_ environment: [String: String]?) -> Subprocess.Environment {
+        guard let environment else { return .inherit }
+        return .custom(
+            Dictionary(uniqueKeysWithValues: markingRun(environment).map { (Subprocess.Environment.Key(stringLiteral: $0.key), $0.value) })
+        )
     }
 }
 
@@ -158,8 +140,8 @@ extension ChildProcess {
         public let standardError: Data
     }
 
-    /// Runs `executable` to its end, its output and errors kept in unlinked temporary files
-    /// (so a large output never fills a pipe).
+    /// Runs `executable` to its end and collects what it printed. A child still running after
+    /// `timeout` (a guard against a hung child) is killed, and the run throws.
     public static func run(
         _ executable: String,
         _ arguments: [String],
@@ -167,52 +149,44 @@ extension ChildProcess {
         in directory: URL? = nil,
         timeout: Duration = .seconds(120)
     ) async throws -> Result {
-        let output = try TemporaryFile()
-        let error = try TemporaryFile()
-        let child = try ChildProcess(
-            executable,
-            arguments,
-            environment: environment,
-            in: directory,
-            input: TemporaryFile.nullDevice,
-            output: output.descriptor,
-            error: error.descriptor
-        )
-        let status = try await child.waitForExit(timeout: timeout)
-        return Result(status: status, standardOutput: try output.contents(), standardError: try error.contents())
+        try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask {
+                let run = try await Subprocess.run(
+                    Self.executable(executable),
+                    arguments: Arguments(arguments),
+                    environment: Self.environment(environment),
+                    workingDirectory: directory.map { FilePath($0.path) },
+                    platformOptions: Self.options,
+                    input: .none,
+                    output: .data(limit: 1 << 30),
+                    error: .data(limit: 1 << 30)
+                )
+                let status: Int32 =
+                    switch run.terminationStatus {
+                    case .exited(let code): code
+                    case .signaled(let signal): signal
+                    }
+                return Result(status: status, standardOutput: run.standardOutput, standardError: run.standardError)
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let result = try await group.next() ?? nil else { throw ChildProcessError.timedOut(executable) }
+            return result
+        }
     }
 }
 
-/// A file for a child's output: open for reading and writing, and already unlinked.
-private struct TemporaryFile: ~Copyable {
-    static let nullDevice = open("/dev/null", O_RDWR | O_CLOEXEC)
-    let descriptor: Int32
-
-    init() throws {
-        var template = Array((NSTemporaryDirectory() + "/depot-child-XXXXXX").utf8CString)
-        descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw ChildProcessError.cannotStart("mkstemp", String(cString: strerror(errno))) }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-    }
-
-    deinit { close(descriptor) }
-
-    func contents() throws -> Data {
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
-        try handle.seek(toOffset: 0)
-        return try handle.readToEnd() ?? Data()
-    }
-}
-
-/// Why a child process could not be started or waited for.
+/// Why a child process could not be waited for.
 public enum ChildProcessError: Error, CustomStringConvertible {
-    case cannotStart(String, String)
-    case timedOut(pid_t)
+    /// The child (a program's name, or a process ID) had not ended when its time was up.
+    case timedOut(String)
 
     public var description: String {
         switch self {
-        case .cannotStart(let program, let reason): "Cannot start \(program): \(reason)"
-        case .timedOut(let pid): "Process \(pid) did not end in time"
+        case .timedOut(let child): "\(child) did not end in time"
         }
     }
 }

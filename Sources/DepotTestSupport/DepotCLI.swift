@@ -14,15 +14,15 @@ public enum DepotCLI {
     public static func withServer(environment: [String: String] = [:], _ body: (URL, String) async throws -> Void) async throws {
         try await withTemporaryDirectory { root in
             try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            let depot = try DepotProcess.start(
+            try await DepotProcess.with(
                 ["serve", "--port", "0", "--public", "public", "--data", "data"],
                 environment: ["DEPOT_PUBLISH_TOKENS": token].merging(environment) { $1 },
                 in: root
-            )
-            defer { depot.kill() }
-            let port = try await depot.waitForPort()
-            try await body(root, "http://127.0.0.1:\(port)")
-            #expect(try await depot.stop() == 0)
+            ) { depot in
+                let port = try await depot.waitForPort()
+                try await body(root, "http://127.0.0.1:\(port)")
+                #expect(try await depot.stop() == 0)
+            }
         }
     }
 
@@ -33,9 +33,8 @@ public enum DepotCLI {
         token: String? = token,
         in directory: URL
     ) async throws -> (status: Int32, output: String, errors: String) {
-        let process = try DepotProcess.start(arguments, environment: token.map { ["DEPOT_TOKEN": $0] } ?? [:], in: directory)
-        let status = try await process.waitForExit()
-        let lines = process.log.split(separator: "\n", omittingEmptySubsequences: false)
+        let (status, log) = try await DepotProcess.run(arguments, environment: token.map { ["DEPOT_TOKEN": $0] } ?? [:], in: directory)
+        let lines = log.split(separator: "\n", omittingEmptySubsequences: false)
         let errors = lines.filter { $0.hasPrefix("Error:") }.joined(separator: "\n")
         let output = lines.filter { !$0.hasPrefix("Error:") }.joined(separator: "\n")
         return (status, output, errors)

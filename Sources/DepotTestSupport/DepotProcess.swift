@@ -1,6 +1,7 @@
+import DepotTestFixtures
 import Foundation
 
-/// The built `depot` executable, run as a user would run it.
+/// The built `depot` executable, run as a user would run it, for the length of a closure.
 public struct DepotProcess: Sendable {
     /// `.build/<config>/depot`, beside the test bundle.
     public static var executable: URL {
@@ -21,42 +22,63 @@ public struct DepotProcess: Sendable {
     public let logFile: URL
 
     /// Starts `depot` with `arguments` and `environment` added to the current one (less any
-    /// `DEPOT_` variables of the test run itself).
+    /// `DEPOT_` variables of the test run itself), runs `body` with it, and kills it if it still
+    /// runs once `body` has returned or thrown.
     /// With a `wrapper` (e.g. `["/usr/bin/strace", "-o", "trace"]`), that program is started
     /// with `depot` and its arguments after its own.
-    public static func start(
+    public static func with<Result: Sendable>(
         _ arguments: [String],
         environment: [String: String] = [:],
         in directory: URL,
-        wrapper: [String] = []
-    ) throws
-        -> DepotProcess
-    {
+        wrapper: [String] = [],
+        _ body: (DepotProcess) async throws -> Result
+    ) async throws -> Result {
         // The publish index goes below the test's folder (a hidden one), not the user's cache.
         let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEPOT_") }
             .merging(["XDG_CACHE_HOME": directory.appendingPathComponent(".cache").path]) { $1 }
             .merging(environment) { $1 }
-        guard let program = wrapper.first else { return try launch(executable.path, arguments, environment: environment, in: directory) }
-        return try launch(program, wrapper.dropFirst() + [executable.path] + arguments, environment: environment, in: directory)
+        let command = wrapper + [executable.path] + arguments
+        return try await launch(command[0], Array(command.dropFirst()), environment: environment, in: directory, body)
     }
 
-    /// Starts a program with its output going to a log file in `directory`.
-    static func launch(_ executable: String, _ arguments: [String], environment: [String: String]?, in directory: URL) throws -> DepotProcess {
+    /// Runs `depot` with `arguments` (as ``with(_:environment:in:wrapper:_:)``) to its end: its
+    /// exit status, and what it printed.
+    public static func run(
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        in directory: URL,
+        timeout: Duration = .seconds(120)
+    ) async throws -> (status: Int32, log: String) {
+        try await with(arguments, environment: environment, in: directory) { depot in
+            (try await depot.waitForExit(timeout: timeout), depot.log)
+        }
+    }
+
+    /// Starts a program with its output going to a log file in `directory`, for the length of
+    /// `body`.
+    static func launch<Result: Sendable>(
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String]?,
+        in directory: URL,
+        _ body: (DepotProcess) async throws -> Result
+    ) async throws -> Result {
         let logFile = directory.appendingPathComponent("run-\(UUID().uuidString).log")
         let log = open(logFile.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard log >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: logFile.path]) }
         defer { close(log) }
-        let process = try ChildProcess(executable, arguments, environment: environment, in: directory, output: log, error: log)
-        return DepotProcess(process: process, logFile: logFile)
+        return try await ChildProcess.with(executable, arguments, environment: environment, in: directory, output: log, error: log) {
+            try await body(DepotProcess(process: $0, logFile: logFile))
+        }
     }
 
     public var isRunning: Bool { process.isRunning }
 
     public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
-    /// Waits for the "listening on" log line and returns the port. A process that has not
-    /// listened within `timeout` is killed.
-    public func waitForPort(timeout: Duration = .seconds(30)) async throws -> Int {
+    /// Waits for the "listening on" log line and returns the port; throws if the process ends
+    /// first, or has not listened within `timeout` (a guard against a hung start).
+    public func waitForPort(timeout: Duration = .seconds(120)) async throws -> Int {
         let port = try await poll(for: timeout) { () throws -> Int? in
             let log = log
             if let range = log.range(of: #"listening on [0-9.]+:([0-9]+)"#, options: .regularExpression) {
@@ -65,12 +87,7 @@ public struct DepotProcess: Sendable {
             if let status = process.terminationStatus { throw DepotProcessError.exited(status: status, log: log) }
             return nil
         }
-        guard let port else {
-            // Killed here, not left to the caller: a helper that starts a server and waits for
-            // its port registers the server's cleanup only once the wait has returned.
-            kill()
-            throw DepotProcessError.timedOut(log: log)
-        }
+        guard let port else { throw DepotProcessError.timedOut(log: log) }
         return port
     }
 
@@ -105,8 +122,9 @@ extension DepotProcess {
     public static func run(_ executable: String, _ arguments: [String], in directory: URL) async throws -> String {
         // A `depot publish` it runs (through `script`, say) keeps its index below the test's folder.
         let environment = ProcessInfo.processInfo.environment.merging(["XDG_CACHE_HOME": directory.appendingPathComponent(".cache").path]) { $1 }
-        let program = try launch(executable, arguments, environment: environment, in: directory)
-        _ = try await program.waitForExit(timeout: .seconds(120))
-        return program.log
+        return try await launch(executable, arguments, environment: environment, in: directory) { program in
+            _ = try await program.waitForExit(timeout: .seconds(120))
+            return program.log
+        }
     }
 }

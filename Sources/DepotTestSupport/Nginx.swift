@@ -100,17 +100,17 @@ public struct Nginx: Sendable {
                 }
                 """
             try root.write(Data(main.utf8), to: "nginx.conf")
-            let nginx = try DepotProcess.launch(
+            return try await DepotProcess.launch(
                 "/usr/sbin/nginx",
                 ["-c", root.appendingPathComponent("nginx.conf").path],
                 environment: nil,
                 in: root
-            )
-            defer { nginx.kill() }
-            try await waitUntilListening(port: port, process: nginx)
-            let result = try await body(Nginx(port: port, process: nginx, folder: root))
-            _ = try await nginx.stop()
-            return result
+            ) { nginx in
+                try await waitUntilListening(port: port, process: nginx)
+                let result = try await body(Nginx(port: port, process: nginx, folder: root))
+                _ = try await nginx.stop()
+                return result
+            }
         }
     }
 

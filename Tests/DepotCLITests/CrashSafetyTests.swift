@@ -10,13 +10,16 @@ struct CrashSafetyTests {
     static let auth = ("Authorization", "Bearer \(token)")
     static let previous = Data("the previous version\n".utf8)
 
-    static func start(in root: URL) async throws -> (DepotProcess, Int) {
-        let depot = try DepotProcess.start(
+    /// Runs `depot serve` in `root` for the length of `body`, given the server and its port.
+    static func serving<Result: Sendable>(in root: URL, _ body: (DepotProcess, Int) async throws -> Result) async throws -> Result {
+        try await DepotProcess.with(
             ["serve", "--port", "0", "--public", "public", "--data", "data"],
             environment: ["DEPOT_PUBLISH_TOKENS": token],
             in: root
-        )
-        return (depot, try await depot.waitForPort())
+        ) {
+            depot in
+            try await body(depot, try await depot.waitForPort())
+        }
     }
 
     /// The files in `tmp/` and its subfolders (where batches write).
@@ -28,44 +31,45 @@ struct CrashSafetyTests {
     func killedMidUpload() async throws {
         try await withTemporaryDirectory { root in
             try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            var (depot, port) = try await Self.start(in: root)
-            defer { depot.kill() }
-            let first = try await RawHTTPConnection.with(port: port) {
-                try await $0.request("PUT", "/v1/files/db.bin", headers: [Self.auth], body: Array(Self.previous)).status
-            }
-            #expect(first == 201)
-
-            // Half of a 40 MB upload, then the server dies while hashing, compressing and writing it.
-            let next = [UInt8](repeating: 0x61, count: 40 << 20)
-            try await RawHTTPConnection.with(port: port) { connection in
-                try await connection.send("PUT", "/v1/files/db.bin", headers: [Self.auth, ("Content-Length", "\(next.count)")])
-                try await connection.sendRaw(Array(next.prefix(20 << 20)))
-                var stored = try Self.temporaryFiles(root)
-                for _ in 0..<12_000 where stored.isEmpty {
-                    try await Task.sleep(for: .milliseconds(10))
-                    stored = try Self.temporaryFiles(root)
+            try await Self.serving(in: root) { depot, port in
+                let first = try await RawHTTPConnection.with(port: port) {
+                    try await $0.request("PUT", "/v1/files/db.bin", headers: [Self.auth], body: Array(Self.previous)).status
                 }
-                #expect(!stored.isEmpty, "the upload was being written when the server was killed")
-                depot.kill()
-                _ = try await depot.waitForExit()
+                #expect(first == 201)
+
+                // Half of a 40 MB upload, then the server dies while hashing, compressing and writing it.
+                let next = [UInt8](repeating: 0x61, count: 40 << 20)
+                try await RawHTTPConnection.with(port: port) { connection in
+                    try await connection.send("PUT", "/v1/files/db.bin", headers: [Self.auth, ("Content-Length", "\(next.count)")])
+                    try await connection.sendRaw(Array(next.prefix(20 << 20)))
+                    var stored = try Self.temporaryFiles(root)
+                    for _ in 0..<12_000 where stored.isEmpty {
+                        try await Task.sleep(for: .milliseconds(10))
+                        stored = try Self.temporaryFiles(root)
+                    }
+                    #expect(!stored.isEmpty, "the upload was being written when the server was killed")
+                    depot.kill()
+                    _ = try await depot.waitForExit()
+                }
             }
 
-            (depot, port) = try await Self.start(in: root)
-            let (body, etag) = try await RawHTTPConnection.with(port: port) { connection in
-                let response = try await connection.request("GET", "/files/db.bin")
-                return (response.body, response.header("ETag"))
+            try await Self.serving(in: root) { depot, port in
+                let (body, etag) = try await RawHTTPConnection.with(port: port) { connection in
+                    let response = try await connection.request("GET", "/files/db.bin")
+                    return (response.body, response.header("ETag"))
+                }
+                #expect(Data(body) == Self.previous)
+                #expect(etag == "\"\(Fixture.sha256(Self.previous))\"")
+                #expect(try Self.temporaryFiles(root).isEmpty)
+                #expect(try await depot.stop() == 0)
             }
-            #expect(Data(body) == Self.previous)
-            #expect(etag == "\"\(Fixture.sha256(Self.previous))\"")
-            #expect(try Self.temporaryFiles(root).isEmpty)
-            #expect(try await depot.stop() == 0)
         }
     }
 
     /// Holds the catalog's write lock from another process (Python's `sqlite3`, `BEGIN
     /// IMMEDIATE`) until `body` returns: a commit then waits inside, with its content stored and
     /// its transaction not begun, for up to the catalog's busy timeout.
-    static func holdingCatalogLock<Result>(_ catalog: URL, _ body: () async throws -> Result) async throws -> Result {
+    static func holdingCatalogLock<Result: Sendable>(_ catalog: URL, _ body: () async throws -> Result) async throws -> Result {
         let script = """
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -75,21 +79,22 @@ struct CrashSafetyTests {
             """
         let input = Pipe()
         let output = Pipe()
-        let locker = try ChildProcess(
+        return try await ChildProcess.with(
             "python3",
             ["-c", script, catalog.path],
             input: input.fileHandleForReading.fileDescriptor,
             output: output.fileHandleForWriting.fileDescriptor
-        )
-        try input.fileHandleForReading.close()
-        try output.fileHandleForWriting.close()
-        defer {
-            try? input.fileHandleForWriting.close()
-            _ = locker.waitUntilExit()
+        ) { locker in
+            try input.fileHandleForReading.close()
+            try output.fileHandleForWriting.close()
+            let answer = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            #expect(answer.contains("locked"), "another process holds the catalog's write lock")
+            let result = try await body()
+            // End of its input: it rolls back and exits.
+            try input.fileHandleForWriting.close()
+            _ = try await locker.waitForExit(timeout: .seconds(120))
+            return result
         }
-        let answer = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
-        #expect(answer.contains("locked"), "another process holds the catalog's write lock")
-        return try await body()
     }
 
     /// What a restarted server serves after `crash`: a server starts in a fresh folder with
@@ -101,20 +106,21 @@ struct CrashSafetyTests {
     ) async throws -> (body: Data, etag: String?, listed: String?, leftovers: [String]) {
         try await withTemporaryDirectory { root in
             try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            var (depot, port) = try await Self.start(in: root)
-            defer { depot.kill() }
-            _ = try await RawHTTPConnection.with(port: port) {
-                try await $0.request("PUT", "/v1/files/db.bin", headers: [Self.auth], body: Array(Self.previous)).status
+            try await Self.serving(in: root) { depot, port in
+                _ = try await RawHTTPConnection.with(port: port) {
+                    try await $0.request("PUT", "/v1/files/db.bin", headers: [Self.auth], body: Array(Self.previous)).status
+                }
+                try await crash(root, depot, port)
+                _ = try await depot.waitForExit()
             }
-            try await crash(root, depot, port)
-            _ = try await depot.waitForExit()
-            (depot, port) = try await Self.start(in: root)
-            let (response, listed) = try await RawHTTPConnection.with(port: port) { connection in
-                (try await connection.request("GET", "/files/db.bin"), try await connection.releaseFiles().first?["sha256"] as? String)
+            return try await Self.serving(in: root) { depot, port in
+                let (response, listed) = try await RawHTTPConnection.with(port: port) { connection in
+                    (try await connection.request("GET", "/files/db.bin"), try await connection.releaseFiles().first?["sha256"] as? String)
+                }
+                let leftovers = try Self.temporaryFiles(root)
+                #expect(try await depot.stop() == 0)
+                return (Data(response.body), response.header("ETag"), listed, leftovers)
             }
-            let leftovers = try Self.temporaryFiles(root)
-            #expect(try await depot.stop() == 0)
-            return (Data(response.body), response.header("ETag"), listed, leftovers)
         }
     }
 

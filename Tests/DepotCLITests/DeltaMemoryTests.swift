@@ -1,5 +1,6 @@
 import DepotTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// RFC 3229 answers stream the stored patch: many clients asking for it at once cost the server
@@ -41,52 +42,73 @@ struct DeltaMemoryTests {
             // threads resident, ±20 MiB of noise here; the buffering this test looks for is not.
             // Unpacked sections: the patch must be large (packed with LZMA, it is a third the
             // size), and packing changes only the stored bytes, not how they are served.
-            let depot = try DepotProcess.start(
+            try await DepotProcess.with(
                 ["serve", "--port", "0", "--public", "public", "--data", "data"],
                 environment: [
                     "DEPOT_PUBLISH_TOKENS": Self.token, "DEPOT_LOG_REQUESTS": "false", "MALLOC_ARENA_MAX": "2",
                     "DEPOT_DELTAS_PACK_SECTIONS": "false",
                 ],
                 in: root
-            )
-            defer { depot.kill() }
-            let port = try await depot.waitForPort()
-            let version1 = Self.words(count: 16 << 20, seed: 1)
-            let version2 = version1 + Self.words(count: 8 << 20, seed: 2)
-            let old = "\"\(Fixture.sha256(version1))\""
-            let patchSize = try await RawHTTPConnection.with(port: port) { connection -> Int in
-                #expect(try await connection.request("PUT", "/v1/files/words.txt", headers: [Self.auth], body: version1).status == 201)
-                #expect(try await connection.request("PUT", "/v1/files/words.txt", headers: [Self.auth], body: version2).status == 201)
-                for _ in 0..<600 {
-                    let response = try await connection.request("GET", "/files/words.txt", headers: [("A-IM", "vcdiff"), ("If-None-Match", old)])
-                    if response.status == 226 { return response.body.count }
-                    try await Task.sleep(for: .milliseconds(100))
+            ) { depot in
+                let port = try await depot.waitForPort()
+                let version1 = Self.words(count: 16 << 20, seed: 1)
+                let version2 = version1 + Self.words(count: 8 << 20, seed: 2)
+                let old = "\"\(Fixture.sha256(version1))\""
+                let patchSize = try await RawHTTPConnection.with(port: port) { connection -> Int in
+                    #expect(try await connection.request("PUT", "/v1/files/words.txt", headers: [Self.auth], body: version1).status == 201)
+                    #expect(try await connection.request("PUT", "/v1/files/words.txt", headers: [Self.auth], body: version2).status == 201)
+                    for _ in 0..<600 {
+                        let response = try await connection.request("GET", "/files/words.txt", headers: [("A-IM", "vcdiff"), ("If-None-Match", old)])
+                        if response.status == 226 { return response.body.count }
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                    return 0
                 }
-                return 0
+                #expect(patchSize > 4 << 20, "the patch is large enough to see copies of it")
+                let pid = depot.process.processIdentifier
+                let idle = try #require(Self.residentBytes(of: pid))
+                let clients = 50
+                let finished = Finished()
+                // The clients run to their end while the server's resident size is sampled.
+                let (statuses, peak) = try await withThrowingTaskGroup(of: (Int32?, Int).self) { group in
+                    for _ in 0..<clients {
+                        group.addTask {
+                            let curl = try await ChildProcess.run(
+                                "curl",
+                                [
+                                    "-s", "-o", "/dev/null", "--limit-rate", "4M", "-H", "A-IM: vcdiff", "-H", "If-None-Match: \(old)",
+                                    "http://127.0.0.1:\(port)/files/words.txt",
+                                ]
+                            )
+                            finished.count.withLock { $0 += 1 }
+                            return (curl.status, 0)
+                        }
+                    }
+                    group.addTask {
+                        var peak = idle
+                        while finished.count.withLock({ $0 }) < clients {
+                            peak = max(peak, Self.residentBytes(of: pid) ?? 0)
+                            try await Task.sleep(for: .milliseconds(20))
+                        }
+                        return (nil, peak)
+                    }
+                    return try await group.reduce(into: ([Int32](), idle)) { result, outcome in
+                        if let status = outcome.0 { result.0.append(status) }
+                        result.1 = max(result.1, outcome.1)
+                    }
+                }
+                #expect(statuses == [Int32](repeating: 0, count: clients))
+                let growth = peak - idle
+                // A download holds its buffers (zlib's window, a read chunk, one output piece, what the
+                // socket has not taken yet): 200 to 350 KiB each measured alone, up to 580 KiB with
+                // the rest of the suite running beside it. A copy of the patch each would be over 4 MiB.
+                #expect(growth < clients << 20, "RSS grew by \(growth >> 20) MiB for \(clients) downloads of a \(patchSize >> 20) MiB patch")
             }
-            #expect(patchSize > 4 << 20, "the patch is large enough to see copies of it")
-            let pid = depot.process.processIdentifier
-            let idle = try #require(Self.residentBytes(of: pid))
-            let clients = try (0..<50).map { _ in
-                try ChildProcess(
-                    "curl",
-                    [
-                        "-s", "-o", "/dev/null", "--limit-rate", "4M", "-H", "A-IM: vcdiff", "-H", "If-None-Match: \(old)",
-                        "http://127.0.0.1:\(port)/files/words.txt",
-                    ]
-                )
-            }
-            var peak = idle
-            while clients.contains(where: \.isRunning) {
-                peak = max(peak, Self.residentBytes(of: pid) ?? 0)
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            #expect(clients.allSatisfy { $0.terminationStatus == 0 })
-            let growth = peak - idle
-            // A download holds its buffers (zlib's window, a read chunk, one output piece, what the
-            // socket has not taken yet): 200 to 350 KiB each measured alone, up to 580 KiB with
-            // the rest of the suite running beside it. A copy of the patch each would be over 4 MiB.
-            #expect(growth < clients.count << 20, "RSS grew by \(growth >> 20) MiB for \(clients.count) downloads of a \(patchSize >> 20) MiB patch")
         }
     }
+}
+
+/// How many of the test's clients have ended.
+private final class Finished: Sendable {
+    let count = Mutex(0)
 }

@@ -216,21 +216,22 @@ struct DeltaReachTests {
             var generator = SystemRandomNumberGenerator()
             for round in 0..<8 {
                 let folder = try fresh("round-\(round)")
-                let sync = try DepotProcess.start(["sync", "--server", server, "--dir", folder.lastPathComponent], in: root)
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...latest, using: &generator)))
-                sync.kill()
-                _ = try await sync.waitForExit()
-                let client = DepotClient(server: URL(string: server)!, directory: folder)
-                let (held, bytes) = try client.withCurrentRelease { held in
-                    (held?.number, try Data(contentsOf: folder.appendingPathComponent("table.db")))
+                try await DepotProcess.with(["sync", "--server", server, "--dir", folder.lastPathComponent], in: root) { sync in
+                    try await Task.sleep(for: .milliseconds(Int.random(in: 0...latest, using: &generator)))
+                    sync.kill()
+                    _ = try await sync.waitForExit()
+                    let client = DepotClient(server: URL(string: server)!, directory: folder)
+                    let (held, bytes) = try client.withCurrentRelease { held in
+                        (held?.number, try Data(contentsOf: folder.appendingPathComponent("table.db")))
+                    }
+                    #expect(
+                        held == 1 && bytes == edited || held == 2 && bytes == Self.table(version: 2),
+                        "round \(round): release \(String(describing: held))"
+                    )
+                    let again = try await DepotCLI.run(["sync", "--server", server, "--dir", folder.lastPathComponent], token: nil, in: root)
+                    #expect(again.status == 0, "\(again.errors)")
+                    #expect(try Data(contentsOf: folder.appendingPathComponent("table.db")) == Self.table(version: 2), "round \(round)")
                 }
-                #expect(
-                    held == 1 && bytes == edited || held == 2 && bytes == Self.table(version: 2),
-                    "round \(round): release \(String(describing: held))"
-                )
-                let again = try await DepotCLI.run(["sync", "--server", server, "--dir", folder.lastPathComponent], token: nil, in: root)
-                #expect(again.status == 0, "\(again.errors)")
-                #expect(try Data(contentsOf: folder.appendingPathComponent("table.db")) == Self.table(version: 2), "round \(round)")
             }
         }
     }

@@ -82,16 +82,17 @@ struct PackSyncTests {
                 relay.slowDownBlobResponses(by: .milliseconds(400))
                 let mirror = "http://127.0.0.1:\(relay.port)"
                 let staging = root.appendingPathComponent("cold/.depot/staging")
-                // No minimum rate: the relay runs in the test process, which a loaded machine can
-                // starve for longer than a rate window.
-                let sync = try DepotProcess.start(["sync", "--server", mirror, "--dir", "cold", "--minimum-rate", "0"], in: root)
-                // Killed once 100 files are verified and staged, however long that takes.
                 func verifiedFiles() -> Set<String> {
                     Set(((try? Fixture.files(below: staging)) ?? []).filter { !$0.contains(".") }.map { String($0.split(separator: "/").last!) })
                 }
-                _ = try await poll(every: .milliseconds(5), for: .seconds(600)) { verifiedFiles().count >= 100 || !sync.isRunning ? true : nil }
-                sync.kill()
-                _ = try await sync.waitForExit()
+                // Killed once 100 files are verified and staged, however long that takes. No
+                // minimum rate: the relay runs in the test process, which a loaded machine can
+                // starve for longer than a rate window.
+                try await DepotProcess.with(["sync", "--server", mirror, "--dir", "cold", "--minimum-rate", "0"], in: root) { sync in
+                    _ = try await poll(every: .milliseconds(5), for: .seconds(600)) { verifiedFiles().count >= 100 || !sync.isRunning ? true : nil }
+                    sync.kill()
+                    _ = try await sync.waitForExit()
+                }
                 let verified = verifiedFiles()
                 #expect(verified.count >= 100, "the kill came after files were verified and staged")
                 #expect(verified.count < Self.files, "and before all were")

@@ -191,10 +191,12 @@ struct ReleaseCommandTests {
             for round in 0..<16 {
                 // Alternate the channel between the two releases, and kill the sync that follows.
                 #expect(try await DepotCLI.run(["release", "promote", "\(round % 2 + 1)", "--server", server], in: root).status == 0)
-                let sync = try DepotProcess.start(["sync", "--server", server, "--dir", "out"], in: root)
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...latest, using: &generator)))
-                sync.kill()
-                _ = try await sync.waitForExit()
+                let pause = Duration.milliseconds(Int.random(in: 0...latest, using: &generator))
+                try await DepotProcess.with(["sync", "--server", server, "--dir", "out"], in: root) { sync in
+                    try await Task.sleep(for: pause)
+                    sync.kill()
+                    _ = try await sync.waitForExit()
+                }
                 let held = try DepotReader.filesOfCurrentRelease(in: folder)
                 guard let number = held.release else { continue }
                 seen.insert(number)

@@ -15,7 +15,6 @@ struct RootOfTrustTests {
     /// restarted on the same data.
     final class Stage: @unchecked Sendable {
         let root: URL
-        var server: DepotProcess?
         var port = 0
         var url: String { "http://127.0.0.1:\(port)" }
 
@@ -47,11 +46,11 @@ struct RootOfTrustTests {
             return try Curve25519.Signing.PrivateKey(rawRepresentation: Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines))!)
         }
 
-        /// (Re)starts `depot serve` signing with `keys` under the roots of `roots/`; nil when it
-        /// refused to start, with its log.
-        func start(keys: [String]) async throws -> String? {
-            await stop()
-            let process = try DepotProcess.start(
+        /// Runs `depot serve` signing with `keys` under the roots of `roots/` for the length of
+        /// `body`, then stops it; the server's log when it refused to start (and `body` did not
+        /// run), else nil.
+        func serving(keys: [String], _ body: () async throws -> Void = {}) async throws -> String? {
+            try await DepotProcess.with(
                 ["serve", "--port", "0", "--public", "public", "--data", "data"],
                 environment: [
                     "DEPOT_PUBLISH_TOKENS": DepotCLI.token,
@@ -59,19 +58,16 @@ struct RootOfTrustTests {
                     "DEPOT_CHANNELS_ROOT_DIRECTORY": path("roots"),
                 ],
                 in: root
-            )
-            do {
-                port = try await process.waitForPort()
-                server = process
+            ) { process in
+                do {
+                    port = try await process.waitForPort()
+                } catch DepotProcessError.exited(_, let log) {
+                    return log
+                }
+                try await body()
+                #expect(try await process.stop() == 0)
                 return nil
-            } catch DepotProcessError.exited(_, let log) {
-                return log
             }
-        }
-
-        func stop() async {
-            if let server { _ = try? await server.stop() }
-            server = nil
         }
 
         /// Publishes `text` as `a.txt`.
@@ -118,14 +114,7 @@ struct RootOfTrustTests {
 
     static func withStage(_ body: (Stage) async throws -> Void) async throws {
         try await withTemporaryDirectory { root in
-            let stage = try Stage(root: root)
-            do {
-                try await body(stage)
-            } catch {
-                await stage.stop()
-                throw error
-            }
-            await stage.stop()
+            try await body(try Stage(root: root))
         }
     }
 
@@ -143,20 +132,22 @@ struct RootOfTrustTests {
             }
             try FileManager.default.copyItem(atPath: stage.path("roots/1.root.json"), toPath: stage.path("app-root.json"))
 
-            #expect(try await stage.start(keys: ["c1"]) == nil)
-            try await stage.publish("one\n")
-            let first = try await stage.sync()
-            #expect(first.status == 0 && first.output.contains("signature verified under root 1"), "\(first.output) \(first.errors)")
+            let served = try await stage.serving(keys: ["c1"]) {
+                try await stage.publish("one\n")
+                let first = try await stage.sync()
+                #expect(first.status == 0 && first.output.contains("signature verified under root 1"), "\(first.output) \(first.errors)")
 
-            // c1 leaks. Its holder feeds the client the same release with serial 25 through a mirror.
-            var forged = try await stage.channelDocument()
-            forged.serial = 25
-            try await stage.mirror(forged, signedBy: ["c1"])
-            #expect(try await stage.sync(from: stage.url + "/mirror").status == 0, "a document the trusted key signed is accepted")
-            // The real server's next release, serial 2, is now refused as a replay: the client is pinned.
-            try await stage.publish("two\n")
-            let pinned = try await stage.sync()
-            #expect(pinned.status != 0 && pinned.errors.contains("lower than the 25 accepted before"), "\(pinned.errors)")
+                // c1 leaks. Its holder feeds the client the same release with serial 25 through a mirror.
+                var forged = try await stage.channelDocument()
+                forged.serial = 25
+                try await stage.mirror(forged, signedBy: ["c1"])
+                #expect(try await stage.sync(from: stage.url + "/mirror").status == 0, "a document the trusted key signed is accepted")
+                // The real server's next release, serial 2, is now refused as a replay: the client is pinned.
+                try await stage.publish("two\n")
+                let pinned = try await stage.sync()
+                #expect(pinned.status != 0 && pinned.errors.contains("lower than the 25 accepted before"), "\(pinned.errors)")
+            }
+            #expect(served == nil)
 
             // Recovery where the root keys are: root 2 drops c1 for c2; the server gets c2 and root 2.
             let replacement = try await stage.keygen("c2")
@@ -174,36 +165,41 @@ struct RootOfTrustTests {
                 try await stage.depot(["root", "sign", stage.path("roots/2.root.json"), "--key", stage.path("keys/\(key).key")])
             }
             try await stage.depot(["root", "verify", stage.path("roots/1.root.json"), stage.path("roots/2.root.json")])
-            let refusedStart = try await stage.start(keys: ["c1"])
+            let refusedStart = try await stage.serving(keys: ["c1"])
             #expect(refusedStart?.contains("channels.signingKeyFile(s) hold 0 of them") == true, "\(refusedStart ?? "started")")
-            #expect(try await stage.start(keys: ["c2"]) == nil)
-            let recovered = try await stage.sync()
-            #expect(recovered.status == 0 && recovered.output.contains("signature verified under root 2"), "\(recovered.output) \(recovered.errors)")
-            #expect(try String(contentsOfFile: stage.path("out/a.txt"), encoding: .utf8) == "two\n")
+            let restarted = try await stage.serving(keys: ["c2"]) {
+                let recovered = try await stage.sync()
+                #expect(
+                    recovered.status == 0 && recovered.output.contains("signature verified under root 2"),
+                    "\(recovered.output) \(recovered.errors)"
+                )
+                #expect(try String(contentsOfFile: stage.path("out/a.txt"), encoding: .utf8) == "two\n")
 
-            // The leaked key again: under root 1 it is a replay, under root 2 it is no channel key.
-            var replay = try await stage.channelDocument()
-            replay.serial = 30
-            replay.root = 1
-            try await stage.mirror(replay, signedBy: ["c1"])
-            let oldRoot = try await stage.sync(from: stage.url + "/mirror")
-            #expect(oldRoot.status != 0 && oldRoot.errors.contains("older than the root 2"), "\(oldRoot.errors)")
-            replay.root = 2
-            try await stage.mirror(replay, signedBy: ["c1"])
-            let notAKey = try await stage.sync(from: stage.url + "/mirror")
-            #expect(notAKey.status != 0 && notAKey.errors.contains("signed by 0 of root 2's channel keys"), "\(notAKey.errors)")
+                // The leaked key again: under root 1 it is a replay, under root 2 it is no channel key.
+                var replay = try await stage.channelDocument()
+                replay.serial = 30
+                replay.root = 1
+                try await stage.mirror(replay, signedBy: ["c1"])
+                let oldRoot = try await stage.sync(from: stage.url + "/mirror")
+                #expect(oldRoot.status != 0 && oldRoot.errors.contains("older than the root 2"), "\(oldRoot.errors)")
+                replay.root = 2
+                try await stage.mirror(replay, signedBy: ["c1"])
+                let notAKey = try await stage.sync(from: stage.url + "/mirror")
+                #expect(notAKey.status != 0 && notAKey.errors.contains("signed by 0 of root 2's channel keys"), "\(notAKey.errors)")
 
-            // An old root replayed as a newer one.
-            try FileManager.default.copyItem(atPath: stage.path("roots/2.root.json"), toPath: stage.path("public/mirror/roots/3.json"))
-            try await stage.served(try Data(contentsOf: URL(fileURLWithPath: stage.path("roots/2.root.json"))), at: "/mirror/roots/3.json")
-            replay.root = 3
-            try await stage.mirror(replay, signedBy: ["c2"])
-            let replayedRoot = try await stage.sync(from: stage.url + "/mirror")
-            #expect(
-                replayedRoot.status != 0 && replayedRoot.errors.contains("the root served as version 3 says it is version 2"),
-                "\(replayedRoot.errors)"
-            )
-            #expect(try String(contentsOfFile: stage.path("out/a.txt"), encoding: .utf8) == "two\n")
+                // An old root replayed as a newer one.
+                try FileManager.default.copyItem(atPath: stage.path("roots/2.root.json"), toPath: stage.path("public/mirror/roots/3.json"))
+                try await stage.served(try Data(contentsOf: URL(fileURLWithPath: stage.path("roots/2.root.json"))), at: "/mirror/roots/3.json")
+                replay.root = 3
+                try await stage.mirror(replay, signedBy: ["c2"])
+                let replayedRoot = try await stage.sync(from: stage.url + "/mirror")
+                #expect(
+                    replayedRoot.status != 0 && replayedRoot.errors.contains("the root served as version 3 says it is version 2"),
+                    "\(replayedRoot.errors)"
+                )
+                #expect(try String(contentsOfFile: stage.path("out/a.txt"), encoding: .utf8) == "two\n")
+            }
+            #expect(restarted == nil)
         }
     }
 
@@ -219,20 +215,22 @@ struct RootOfTrustTests {
             try await stage.depot(["root", "sign", stage.path("roots/1.root.json"), "--key", stage.path("keys/r1.key")])
             try FileManager.default.copyItem(atPath: stage.path("roots/1.root.json"), toPath: stage.path("app-root.json"))
 
-            let refused = try await stage.start(keys: ["c1"])
+            let refused = try await stage.serving(keys: ["c1"])
             #expect(refused?.contains("signed by 2 of its channel keys") == true, "\(refused ?? "started")")
-            #expect(try await stage.start(keys: ["c1", "c3"]) == nil)
-            try await stage.publish("one\n")
-            let synced = try await stage.sync()
-            #expect(synced.status == 0 && synced.output.contains("signature verified under root 1"), "\(synced.output) \(synced.errors)")
+            let served = try await stage.serving(keys: ["c1", "c3"]) {
+                try await stage.publish("one\n")
+                let synced = try await stage.sync()
+                #expect(synced.status == 0 && synced.output.contains("signature verified under root 1"), "\(synced.output) \(synced.errors)")
 
-            var next = try await stage.channelDocument()
-            next.serial += 1
-            try await stage.mirror(next, signedBy: ["c2"])
-            let one = try await stage.sync(from: stage.url + "/mirror")
-            #expect(one.status != 0 && one.errors.contains("signed by 1 of root 1's channel keys; it needs 2"), "\(one.errors)")
-            try await stage.mirror(next, signedBy: ["c2", "c2", "c3"])
-            #expect(try await stage.sync(from: stage.url + "/mirror").status == 0, "two distinct keys sign it")
+                var next = try await stage.channelDocument()
+                next.serial += 1
+                try await stage.mirror(next, signedBy: ["c2"])
+                let one = try await stage.sync(from: stage.url + "/mirror")
+                #expect(one.status != 0 && one.errors.contains("signed by 1 of root 1's channel keys; it needs 2"), "\(one.errors)")
+                try await stage.mirror(next, signedBy: ["c2", "c2", "c3"])
+                #expect(try await stage.sync(from: stage.url + "/mirror").status == 0, "two distinct keys sign it")
+            }
+            #expect(served == nil)
         }
     }
 }

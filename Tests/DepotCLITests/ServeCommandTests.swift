@@ -15,12 +15,12 @@ struct ServeCommandTests {
     }
 
     static func servedFolder(_ arguments: [String], environment: [String: String], in root: URL) async throws -> String {
-        let depot = try DepotProcess.start(["serve"] + arguments, environment: environment, in: root)
-        defer { depot.kill() }
-        let port = try await depot.waitForPort()
-        let response = try await RawHTTPConnection.with(port: port) { try await $0.request("GET", "/id.txt") }
-        #expect(try await depot.stop() == 0, "SIGTERM ends the server cleanly")
-        return response.bodyText
+        try await DepotProcess.with(["serve"] + arguments, environment: environment, in: root) { depot in
+            let port = try await depot.waitForPort()
+            let response = try await RawHTTPConnection.with(port: port) { try await $0.request("GET", "/id.txt") }
+            #expect(try await depot.stop() == 0, "SIGTERM ends the server cleanly")
+            return response.bodyText
+        }
     }
 
     @Test("the command line wins over the environment, which wins over the config file")
@@ -56,12 +56,12 @@ struct ServeCommandTests {
     )
     func badInput(arguments: [String], message: String) async throws {
         try await withTemporaryDirectory { root in
-            let depot = try DepotProcess.start(["serve"] + arguments, in: root)
-            defer { depot.kill() }
-            let status = try await depot.waitForExit()
-            #expect(status != 0)
-            #expect(depot.log.contains(message), "\(depot.log)")
-            #expect(depot.log.split(separator: "\n").filter { $0.hasPrefix("Error:") }.count == 1)
+            try await DepotProcess.with(["serve"] + arguments, in: root) { depot in
+                let status = try await depot.waitForExit()
+                #expect(status != 0)
+                #expect(depot.log.contains(message), "\(depot.log)")
+                #expect(depot.log.split(separator: "\n").filter { $0.hasPrefix("Error:") }.count == 1)
+            }
         }
     }
 
@@ -80,10 +80,11 @@ struct ServeCommandTests {
             try root.write(Data(#"{ "publish": { "tokens": ["a", ""] } }"#.utf8), to: "empty-token.json")
             try root.write(Data(" \n\n".utf8), to: "blank-tokens")
             try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            let depot = try DepotProcess.start(["serve", "--port", "0"], environment: environment, in: root)
-            defer { depot.kill() }
-            #expect(try await depot.waitForExit() != 0)
-            #expect(depot.log.contains(message), "\(depot.log)")
+            try await DepotProcess.with(["serve", "--port", "0"], environment: environment, in: root) { depot in
+                let status = try await depot.waitForExit()
+                #expect(status != 0)
+                #expect(depot.log.contains(message), "\(depot.log)")
+            }
         }
     }
 }

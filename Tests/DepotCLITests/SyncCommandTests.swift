@@ -49,19 +49,19 @@ struct SyncCommandTests {
         try await DepotCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "a.txt")
             #expect(try await DepotCLI.run(["publish", "a.txt", "--server", server], in: root).status == 0)
-            let watcher = try DepotProcess.start(["sync", "--server", server, "--dir", "out", "--watch", "0.2"], in: root)
-            defer { watcher.kill() }
-            try root.write(Data("two\n".utf8), to: "a.txt")
-            #expect(try await DepotCLI.run(["publish", "a.txt", "--server", server], in: root).status == 0)
-            var synced = ""
-            var rounds = 0
-            for _ in 0..<2_400 where synced != "two\n" || rounds < 2 {
-                try await Task.sleep(for: .milliseconds(50))
-                synced = (try? String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8)) ?? ""
-                rounds = watcher.log.components(separatedBy: " updated, ").count - 1
+            try await DepotProcess.with(["sync", "--server", server, "--dir", "out", "--watch", "0.2"], in: root) { watcher in
+                try root.write(Data("two\n".utf8), to: "a.txt")
+                #expect(try await DepotCLI.run(["publish", "a.txt", "--server", server], in: root).status == 0)
+                var synced = ""
+                var rounds = 0
+                for _ in 0..<2_400 where synced != "two\n" || rounds < 2 {
+                    try await Task.sleep(for: .milliseconds(50))
+                    synced = (try? String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8)) ?? ""
+                    rounds = watcher.log.components(separatedBy: " updated, ").count - 1
+                }
+                #expect(synced == "two\n")
+                #expect(rounds >= 2, "several rounds ran")
             }
-            #expect(synced == "two\n")
-            #expect(rounds >= 2, "several rounds ran")
         }
     }
 

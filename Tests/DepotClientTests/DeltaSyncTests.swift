@@ -48,7 +48,7 @@ struct DeltaSyncTests {
                 #expect(server.requests.total(pathPrefix: "/deltas/", pathSuffix: Fixture.sha256(Self.version2)) == 1)
                 #expect(server.requests.total(pathPrefix: "/blobs/") == blobs)
                 #expect(try Data(contentsOf: folder.appendingPathComponent("db/catalog.txt")) == Self.version2)
-                let gzipSize = try Fixture.gzipSize(Self.version2)
+                let gzipSize = try await Fixture.gzipSize(Self.version2)
                 // The patch itself; the manifest adds about 1.5 KB, which matters only for small files.
                 #expect(file.bytesTransferred * 100 < gzipSize, "\(file.bytesTransferred) bytes for a \(gzipSize)-byte gzip")
                 #expect(report.bytesSaved == Int64(Self.version2.count) - file.bytesTransferred)
@@ -102,12 +102,11 @@ struct DeltaSyncTests {
 
 extension Fixture {
     /// The length of `data` compressed with `gzip -9`.
-    static func gzipSize(_ data: Data) throws -> Int64 {
-        try withTemporaryDirectorySync { folder in
+    static func gzipSize(_ data: Data) async throws -> Int64 {
+        try await withTemporaryDirectory { folder in
             let file = folder.appendingPathComponent("data")
             try data.write(to: file)
-            _ = try ChildProcess("/usr/bin/gzip", ["-9", "-k", file.path]).waitUntilExit()
-            return Int64(try Data(contentsOf: file.appendingPathExtension("gz")).count)
+            return Int64(try await ChildProcess.run("/usr/bin/gzip", ["-9", "-c", file.path]).standardOutput.count)
         }
     }
 }

@@ -107,26 +107,26 @@ struct ResumeTests {
                 try await withTemporaryDirectory { folder in
                     let serverURL = "http://127.0.0.1:\(relay.port)"
                     let arguments = ["sync", "--server", serverURL, "--dir", "synced"]
-                    #expect(try await DepotProcess.start(arguments, in: folder).waitForExit() == 0)
+                    #expect(try await DepotProcess.run(arguments, in: folder).status == 0)
                     let synced = folder.appendingPathComponent("synced")
                     try await SyncTests.publish(server, [("db.bin", Self.second)])
 
                     relay.slowDownBlobResponses(by: .milliseconds(20))
-                    let depot = try DepotProcess.start(arguments, in: folder)
-                    defer { depot.kill() }
-                    var partial = Self.partials(synced).first.map(Self.size) ?? 0
-                    for _ in 0..<12_000 where partial < 200_000 {
-                        try await Task.sleep(for: .milliseconds(10))
-                        partial = Self.partials(synced).first.map(Self.size) ?? 0
+                    try await DepotProcess.with(arguments, in: folder) { depot in
+                        var partial = Self.partials(synced).first.map(Self.size) ?? 0
+                        for _ in 0..<12_000 where partial < 200_000 {
+                            try await Task.sleep(for: .milliseconds(10))
+                            partial = Self.partials(synced).first.map(Self.size) ?? 0
+                        }
+                        #expect(partial >= 200_000, "the download was under way")
+                        depot.kill()
+                        _ = try await depot.waitForExit()
                     }
-                    #expect(partial >= 200_000, "the download was under way")
-                    depot.kill()
-                    _ = try await depot.waitForExit()
                     #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.first, "the old file, whole")
 
                     relay.slowDownBlobResponses(by: nil)
-                    let again = try DepotProcess.start(arguments + ["--json"], in: folder)
-                    #expect(try await again.waitForExit() == 0)
+                    let again = try await DepotProcess.run(arguments + ["--json"], in: folder)
+                    #expect(again.status == 0)
                     #expect(again.log.contains("\"outcome\":\"resumed\""))
                     #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.second)
                 }

@@ -26,13 +26,11 @@ struct FileLockTests {
         try await withTemporaryDirectory { folder in
             let url = folder.appendingPathComponent("sync.lock")
             let held = try #require(try FileLock.acquire(url, exclusive: true, wait: false))
-            let child = try ChildProcess("sleep", ["60"], input: held.descriptor)
-            defer {
-                child.send(SIGKILL)
-                _ = child.waitUntilExit()
+            try await ChildProcess.with("sleep", ["60"], input: held.descriptor) { _ in
+                held.unlock()
+                let again = try FileLock.acquire(url, exclusive: true, wait: false)
+                #expect(again != nil)
             }
-            held.unlock()
-            #expect(try FileLock.acquire(url, exclusive: true, wait: false) != nil)
         }
     }
 }

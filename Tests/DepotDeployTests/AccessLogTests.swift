@@ -14,13 +14,13 @@ struct AccessLogTests {
         try await withTemporaryDirectory { root in
             try root.write(Data("hi\n".utf8), to: "public/a.txt")
             try root.write(Data(count: bigSize), to: "public/big.bin")
-            let depot = try DepotProcess.start(
+            try await DepotProcess.with(
                 ["serve", "--port", "0", "--public", "public", "--data", "data"],
                 environment: environment,
                 in: root
-            )
-            defer { depot.kill() }
-            try await body(try await depot.waitForPort(), depot)
+            ) { depot in
+                try await body(try await depot.waitForPort(), depot)
+            }
         }
     }
 
@@ -75,33 +75,33 @@ extension AccessLogTests {
     func secretsNotLogged() async throws {
         try await withTemporaryDirectory { root in
             try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            let depot = try DepotProcess.start(
+            try await DepotProcess.with(
                 ["serve", "--port", "0", "--public", "public", "--data", "data", "--log-level", "trace"],
                 environment: ["DEPOT_PUBLISH_TOKENS": "tok-secret-4711"],
                 in: root
-            )
-            defer { depot.kill() }
-            let port = try await depot.waitForPort()
-            try await RawHTTPConnection.with(port: port) { connection in
-                let good = try await connection.request(
-                    "PUT",
-                    "/v1/files/a.txt",
-                    headers: [("Authorization", "Bearer tok-secret-4711")],
-                    body: Array("a\n".utf8)
-                )
-                #expect(good.status == 201)
-                let bad = try await connection.request(
-                    "PUT",
-                    "/v1/files/a.txt",
-                    headers: [("Authorization", "Bearer tok-guess-0815")],
-                    body: Array("b\n".utf8)
-                )
-                #expect(bad.status == 401)
+            ) { depot in
+                let port = try await depot.waitForPort()
+                try await RawHTTPConnection.with(port: port) { connection in
+                    let good = try await connection.request(
+                        "PUT",
+                        "/v1/files/a.txt",
+                        headers: [("Authorization", "Bearer tok-secret-4711")],
+                        body: Array("a\n".utf8)
+                    )
+                    #expect(good.status == 201)
+                    let bad = try await connection.request(
+                        "PUT",
+                        "/v1/files/a.txt",
+                        headers: [("Authorization", "Bearer tok-guess-0815")],
+                        body: Array("b\n".utf8)
+                    )
+                    #expect(bad.status == 401)
+                }
+                #expect(try await depot.stop() == 0)
+                #expect(depot.log.contains("Published"))
+                #expect(!depot.log.contains("tok-secret-4711"))
+                #expect(!depot.log.contains("tok-guess-0815"))
             }
-            #expect(try await depot.stop() == 0)
-            #expect(depot.log.contains("Published"))
-            #expect(!depot.log.contains("tok-secret-4711"))
-            #expect(!depot.log.contains("tok-guess-0815"))
         }
     }
 }
@@ -167,10 +167,12 @@ extension AccessLogTests {
     func badSettings(key: String, value: String, message: String) async throws {
         try await withTemporaryDirectory { root in
             try root.write(Data("hi\n".utf8), to: "public/a.txt")
-            let depot = try DepotProcess.start(["serve", "--port", "0", "--public", "public", "--data", "data"], environment: [key: value], in: root)
-            defer { depot.kill() }
-            #expect(try await depot.waitForExit() != 0)
-            #expect(depot.log.contains(message), "\(depot.log)")
+            try await DepotProcess.with(["serve", "--port", "0", "--public", "public", "--data", "data"], environment: [key: value], in: root) {
+                depot in
+                let status = try await depot.waitForExit()
+                #expect(status != 0)
+                #expect(depot.log.contains(message), "\(depot.log)")
+            }
         }
     }
 }

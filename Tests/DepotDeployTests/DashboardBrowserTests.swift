@@ -14,8 +14,7 @@ struct DashboardBrowserTests {
 
     /// Runs `depot` to its end; its exit status and what it printed.
     static func depot(_ arguments: [String], in root: URL) async throws -> (status: Int32, log: String) {
-        let process = try DepotProcess.start(arguments, environment: ["DEPOT_TOKEN": adminToken], in: root)
-        return (try await process.waitForExit(), process.log)
+        try await DepotProcess.run(arguments, environment: ["DEPOT_TOKEN": adminToken], in: root)
     }
 
     @Test(
@@ -24,7 +23,7 @@ struct DashboardBrowserTests {
     func dashboard() async throws {
         try await withTemporaryDirectory { root in
             try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            let server = try DepotProcess.start(
+            try await DepotProcess.with(
                 ["serve", "--port", "0", "--public", "public", "--data", "data"],
                 environment: [
                     "DEPOT_PUBLISH_TOKENS": Self.adminToken,
@@ -36,35 +35,35 @@ struct DashboardBrowserTests {
                     "DEPOT_ROLLOUTS_TICK_SECONDS": "0.2",
                 ],
                 in: root
-            )
-            defer { server.kill() }
-            let url = "http://127.0.0.1:\(try await server.waitForPort())"
-            for version in 1...3 {
-                try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
-                try root.write(Data("only in \(version)\n".utf8), to: "site/only-\(version).txt")
-                if version > 1 { try FileManager.default.removeItem(at: root.appendingPathComponent("site/only-\(version - 1).txt")) }
-                let published = try await Self.depot(["publish", "site", "--replace", "--server", url], in: root)
-                try #require(published.status == 0, "\(published.log)")
+            ) { server in
+                let url = "http://127.0.0.1:\(try await server.waitForPort())"
+                for version in 1...3 {
+                    try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
+                    try root.write(Data("only in \(version)\n".utf8), to: "site/only-\(version).txt")
+                    if version > 1 { try FileManager.default.removeItem(at: root.appendingPathComponent("site/only-\(version - 1).txt")) }
+                    let published = try await Self.depot(["publish", "site", "--replace", "--server", url], in: root)
+                    try #require(published.status == 0, "\(published.log)")
+                }
+
+                let artifacts = Self.packageRoot.appendingPathComponent(".build/test-artifacts")
+                try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+                let screenshot = artifacts.appendingPathComponent("dashboard.png")
+                let script = Self.packageRoot.appendingPathComponent("Tests/DepotDeployTests/Browser/dashboard.py")
+                let browser = try await ChildProcess.run(
+                    "python3",
+                    [script.path, url, Self.adminToken, Self.readToken, screenshot.path],
+                    timeout: .seconds(180)
+                )
+                let output = String(decoding: browser.standardOutput + browser.standardError, as: UTF8.self)
+                #expect(browser.status == 0, "\(output)")
+                #expect(FileManager.default.fileExists(atPath: screenshot.path))
+
+                let synced = try await Self.depot(["sync", "--server", url, "--dir", "out"], in: root)
+                #expect(synced.status == 0, "\(synced.log)")
+                #expect(synced.log.contains("release 2 of stable"), "\(synced.log)")
+                #expect(try String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8) == "version 2\n")
+                #expect(try await server.stop() == 0)
             }
-
-            let artifacts = Self.packageRoot.appendingPathComponent(".build/test-artifacts")
-            try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
-            let screenshot = artifacts.appendingPathComponent("dashboard.png")
-            let script = Self.packageRoot.appendingPathComponent("Tests/DepotDeployTests/Browser/dashboard.py")
-            let browser = try await ChildProcess.run(
-                "python3",
-                [script.path, url, Self.adminToken, Self.readToken, screenshot.path],
-                timeout: .seconds(180)
-            )
-            let output = String(decoding: browser.standardOutput + browser.standardError, as: UTF8.self)
-            #expect(browser.status == 0, "\(output)")
-            #expect(FileManager.default.fileExists(atPath: screenshot.path))
-
-            let synced = try await Self.depot(["sync", "--server", url, "--dir", "out"], in: root)
-            #expect(synced.status == 0, "\(synced.log)")
-            #expect(synced.log.contains("release 2 of stable"), "\(synced.log)")
-            #expect(try String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8) == "version 2\n")
-            #expect(try await server.stop() == 0)
         }
     }
 }

@@ -18,27 +18,27 @@ struct LeftoversCheckTests {
             let serve = { (data: String) in ["serve", "--port", "0", "--public", "public", "--data", data] }
             try FileManager.default.createDirectory(at: folder.appendingPathComponent("public"), withIntermediateDirectories: true)
             // Another checkout's server, or a second CI job's: another run's marker.
-            let unrelated = try DepotProcess.start(serve("data"), environment: ["DEPOT_TEST_RUN": "another-run"], in: folder)
-            defer { unrelated.kill() }
-            _ = try await unrelated.waitForPort()
-            // The run's own: a server with its marker, and a program without it (as nginx's
-            // processes) whose command line names the run's folder.
-            let marked = try DepotProcess.start(serve("data-own"), environment: ["DEPOT_TEST_RUN": run], in: folder)
-            defer { marked.kill() }
-            _ = try await marked.waitForPort()
-            let named = try ChildProcess("/usr/bin/tail", ["-f", log.path], environment: ["DEPOT_TEST_RUN": "none"])
-            defer { named.send(SIGKILL) }
-
-            let check = try await ChildProcess.run(Self.script.path, [run, runFolder.path])
-            let said = String(decoding: check.standardError, as: UTF8.self)
-            #expect(check.status == 1)
-            #expect(said.contains("\(marked.process.processIdentifier) ") && said.contains("\(named.processIdentifier) "), "\(said)")
-            #expect(!said.contains("\(unrelated.process.processIdentifier) "), "\(said)")
-            #expect(try await marked.waitForExit(timeout: .seconds(60)) == SIGKILL)
-            #expect(try await named.waitForExit(timeout: .seconds(60)) == SIGKILL)
-            #expect(unrelated.isRunning)
-            // Nothing of the run is left: the next check passes.
-            #expect(try await ChildProcess.run(Self.script.path, [run, runFolder.path]).status == 0)
+            try await DepotProcess.with(serve("data"), environment: ["DEPOT_TEST_RUN": "another-run"], in: folder) { unrelated in
+                _ = try await unrelated.waitForPort()
+                // The run's own: a server with its marker, and a program without it (as nginx's
+                // processes) whose command line names the run's folder.
+                try await DepotProcess.with(serve("data-own"), environment: ["DEPOT_TEST_RUN": run], in: folder) { marked in
+                    _ = try await marked.waitForPort()
+                    try await ChildProcess.with("/usr/bin/tail", ["-f", log.path], environment: ["DEPOT_TEST_RUN": "none"]) { named in
+                        let check = try await ChildProcess.run(Self.script.path, [run, runFolder.path])
+                        let said = String(decoding: check.standardError, as: UTF8.self)
+                        #expect(check.status == 1)
+                        #expect(said.contains("\(marked.process.processIdentifier) ") && said.contains("\(named.processIdentifier) "), "\(said)")
+                        #expect(!said.contains("\(unrelated.process.processIdentifier) "), "\(said)")
+                        #expect(try await marked.waitForExit(timeout: .seconds(60)) == SIGKILL)
+                        #expect(try await named.waitForExit(timeout: .seconds(60)) == SIGKILL)
+                        #expect(unrelated.isRunning)
+                        // Nothing of the run is left (its killed processes are not yet reaped, and
+                        // have no command line or environment): the next check passes.
+                        #expect(try await ChildProcess.run(Self.script.path, [run, runFolder.path]).status == 0)
+                    }
+                }
+            }
         }
     }
 }

@@ -33,30 +33,30 @@ struct ServiceFilesTests {
         try await withTemporaryDirectory { root in
             try root.write(Data("body{}\n".utf8), to: "public/assets/site.css")
             try root.write(Data("secret-from-file\n".utf8), to: "tokens")
-            let depot = try DepotProcess.start(
+            try await DepotProcess.with(
                 [
                     "serve", "--config", Self.deploy.appendingPathComponent("config.example.json").path,
                     "--port", "0", "--public", "public", "--data", "data",
                 ],
                 environment: ["DEPOT_PUBLISH_TOKEN_FILE": root.appendingPathComponent("tokens").path],
                 in: root
-            )
-            defer { depot.kill() }
-            let port = try await depot.waitForPort()
-            try await RawHTTPConnection.with(port: port) { connection in
-                let asset = try await connection.request("GET", "/assets/site.css")
-                #expect(asset.status == 200)
-                #expect(asset.header("Cache-Control") == "public, max-age=86400", "public.cacheControlRules")
-                #expect(asset.header("Server") == "depot", "http.serverName")
-                let publish = try await connection.request(
-                    "PUT",
-                    "/v1/files/a.txt",
-                    headers: [("Authorization", "Bearer secret-from-file")],
-                    body: Array("a\n".utf8)
-                )
-                #expect(publish.status == 201, "publish.tokenFile")
+            ) { depot in
+                let port = try await depot.waitForPort()
+                try await RawHTTPConnection.with(port: port) { connection in
+                    let asset = try await connection.request("GET", "/assets/site.css")
+                    #expect(asset.status == 200)
+                    #expect(asset.header("Cache-Control") == "public, max-age=86400", "public.cacheControlRules")
+                    #expect(asset.header("Server") == "depot", "http.serverName")
+                    let publish = try await connection.request(
+                        "PUT",
+                        "/v1/files/a.txt",
+                        headers: [("Authorization", "Bearer secret-from-file")],
+                        body: Array("a\n".utf8)
+                    )
+                    #expect(publish.status == 201, "publish.tokenFile")
+                }
+                #expect(try await depot.stop() == 0)
             }
-            #expect(try await depot.stop() == 0)
         }
     }
 }

@@ -31,21 +31,17 @@ struct StaticExportTests {
 
         /// Runs `depot serve` on the stage's data folder for the length of `body`.
         func serving(_ extra: [String: String] = [:], _ body: (String) async throws -> Void) async throws {
-            let server = try DepotProcess.start(
-                ["serve", "--port", "0", "--public", "public", "--data", "data"],
-                environment: environment(extra),
-                in: root
-            )
-            defer { server.kill() }
-            let port = try await server.waitForPort()
-            try await body("http://127.0.0.1:\(port)")
-            #expect(try await server.stop() == 0)
+            try await DepotProcess.with(["serve", "--port", "0", "--public", "public", "--data", "data"], environment: environment(extra), in: root) {
+                server in
+                let port = try await server.waitForPort()
+                try await body("http://127.0.0.1:\(port)")
+                #expect(try await server.stop() == 0)
+            }
         }
 
         /// `depot export --to FOLDER`, with the server's settings: its exit status and output.
         func export(to folder: String, _ extra: [String: String] = [:]) async throws -> (status: Int32, log: String) {
-            let process = try DepotProcess.start(["export", "--data", "data", "--to", folder], environment: environment(extra), in: root)
-            return (try await process.waitForExit(timeout: .seconds(120)), process.log)
+            try await DepotProcess.run(["export", "--data", "data", "--to", folder], environment: environment(extra), in: root)
         }
 
         /// Publishes the folder `tree` to `server`, as one release.
@@ -191,13 +187,13 @@ struct StaticExportTests {
                 {
                     try await Task.sleep(for: .milliseconds(50))
                 }
-                let process = try DepotProcess.start(
+                let pruned = try await DepotProcess.run(
                     ["export", "--data", "data", "--to", "export", "--prune"],
                     environment: stage.environment(),
                     in: stage.root
                 )
-                #expect(try await process.waitForExit(timeout: .seconds(120)) == 0)
-                #expect(process.log.contains("file(s) removed") && !process.log.contains(", 0 file(s) removed"), "\(process.log)")
+                #expect(pruned.status == 0)
+                #expect(pruned.log.contains("file(s) removed") && !pruned.log.contains(", 0 file(s) removed"), "\(pruned.log)")
                 #expect(!exported(releases[0]) && !exported(releases[1]))
                 #expect(exported(releases[2]))
                 try await Nginx.serving(export: stage.root.appendingPathComponent("export")) { nginx in
@@ -231,21 +227,23 @@ struct StaticExportTests {
                         // Each placement of the exporter waits 3 ms (strace's fault injection), so
                         // that a kill falls half-way however loaded the machine is.
                         let places = "link,linkat,rename,renameat,renameat2"
-                        let exporter = try DepotProcess.start(
+                        async let synced = stage.sync("client", from: nginx.url(""))
+                        let killed = try await DepotProcess.with(
                             ["export", "--data", "data", "--to", "export"],
                             environment: stage.environment(),
                             in: stage.root,
                             wrapper: [
                                 "/usr/bin/strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=\(places)", "-e", "inject=\(places):delay_enter=3000",
                             ]
-                        )
-                        async let synced = stage.sync("client", from: nginx.url(""))
-                        while exporter.isRunning, try FileManager.default.contentsOfDirectory(atPath: blobs).count - before < point {
-                            try await Task.sleep(for: .milliseconds(2))
+                        ) { exporter in
+                            while exporter.isRunning, try FileManager.default.contentsOfDirectory(atPath: blobs).count - before < point {
+                                try await Task.sleep(for: .milliseconds(2))
+                            }
+                            let killed = exporter.isRunning
+                            exporter.kill()
+                            _ = try await exporter.waitForExit()
+                            return killed
                         }
-                        let killed = exporter.isRunning
-                        exporter.kill()
-                        _ = try await exporter.waitForExit()
                         let report = try await synced
                         let number = try #require(report.release?.number)
                         #expect(try stage.holdsTree("client", "v\(number - 1)"), "round \(round): release \(number) whole")
@@ -314,17 +312,18 @@ struct StaticExportTests {
                     // that the kill falls half-way), then run again.
                     try await FaultyRelay.with(upstreamPort: nginx.port) { relay in
                         relay.slowDownBlobResponses(by: .milliseconds(5))
-                        let killed = try DepotProcess.start(
+                        try await DepotProcess.with(
                             ["mirror", "--from", "http://127.0.0.1:\(relay.port)", "--to", "third", "--trusted-key", stage.publicKey],
                             in: stage.root
-                        )
-                        let blobs = stage.root.appendingPathComponent("third/blobs").path
-                        while killed.isRunning, ((try? FileManager.default.contentsOfDirectory(atPath: blobs).count) ?? 0) < 5 {
-                            try await Task.sleep(for: .milliseconds(2))
+                        ) { killed in
+                            let blobs = stage.root.appendingPathComponent("third/blobs").path
+                            while killed.isRunning, ((try? FileManager.default.contentsOfDirectory(atPath: blobs).count) ?? 0) < 5 {
+                                try await Task.sleep(for: .milliseconds(2))
+                            }
+                            #expect(killed.isRunning, "killed half-way")
+                            killed.kill()
+                            _ = try await killed.waitForExit()
                         }
-                        #expect(killed.isRunning, "killed half-way")
-                        killed.kill()
-                        _ = try await killed.waitForExit()
                     }
                     #expect(!FileManager.default.fileExists(atPath: stage.root.appendingPathComponent("third/channels/stable").path))
                     #expect(try await mirror(from: nginx.url(""), to: "third").status == 0)

@@ -159,22 +159,29 @@ struct PublishLimitsTests {
             // A real file system of 2 MiB as the data folder (needs root to mount).
             let mount = try await ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", data.path])
             try #require(mount.status == 0)
-            defer { _ = try? ChildProcess("/bin/umount", ["-l", data.path]).waitUntilExit() }
-            var configuration = ServerConfiguration()
-            configuration.publish.tokens = [LiveServer.token]
-            configuration.dataDirectory = data.path
-            let small = Data("small and fine\n".utf8)
-            let large = Fixture.pseudoRandom(count: 3 << 20, seed: 9)
-            try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
-                try await RawHTTPConnection.with(port: server.port) { connection in
-                    #expect(try await PublishingTests.publish(&connection, "f.bin", small).status == 201)
-                    let full = try await PublishingTests.publish(&connection, "f.bin", large)
-                    #expect(full.status == 507)
-                    #expect(full.bodyText.contains("no space"))
-                    #expect(Data(try await connection.request("GET", "/files/f.bin").body) == small)
+            // Unmounted however the test ends (lazily: a descriptor may still be open).
+            func unmount() async throws { _ = try await ChildProcess.run("/bin/umount", ["-l", data.path]) }
+            do {
+                var configuration = ServerConfiguration()
+                configuration.publish.tokens = [LiveServer.token]
+                configuration.dataDirectory = data.path
+                let small = Data("small and fine\n".utf8)
+                let large = Fixture.pseudoRandom(count: 3 << 20, seed: 9)
+                try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+                    try await RawHTTPConnection.with(port: server.port) { connection in
+                        #expect(try await PublishingTests.publish(&connection, "f.bin", small).status == 201)
+                        let full = try await PublishingTests.publish(&connection, "f.bin", large)
+                        #expect(full.status == 507)
+                        #expect(full.bodyText.contains("no space"))
+                        #expect(Data(try await connection.request("GET", "/files/f.bin").body) == small)
+                    }
+                    #expect(try Self.temporaryFiles(server).isEmpty)
                 }
-                #expect(try Self.temporaryFiles(server).isEmpty)
+            } catch {
+                try await unmount()
+                throw error
             }
+            try await unmount()
         }
     }
 }

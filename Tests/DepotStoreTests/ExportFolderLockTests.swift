@@ -14,14 +14,11 @@ struct ExportFolderLockTests {
             let root = FilePath(folder.path)
             var first: ExportFolder? = try ExportFolder(root: root)
             #expect(throws: StoreError.self) { try ExportFolder(root: root) }
-            let child = try ChildProcess("sleep", ["60"], input: try Self.descriptor(of: folder.appendingPathComponent(".lock")))
-            defer {
-                child.send(SIGKILL)
-                _ = child.waitUntilExit()
+            try await ChildProcess.with("sleep", ["60"], input: try Self.descriptor(of: folder.appendingPathComponent(".lock"))) { _ in
+                withExtendedLifetime(first) {}
+                first = nil
+                #expect(throws: Never.self) { try ExportFolder(root: root) }
             }
-            withExtendedLifetime(first) {}
-            first = nil
-            #expect(throws: Never.self) { try ExportFolder(root: root) }
         }
     }
 
