@@ -7,6 +7,12 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// The tests' own code is not optimised, even in a release build: the release pass exists to
+/// run them against Depot's optimised modules, and optimising twelve thousand lines of tests
+/// cost CI minutes for nothing. (Test targets are in no product: a package that depends on
+/// Depot never builds them.)
+let testSwiftSettings: [SwiftSetting] = swiftSettings + [.unsafeFlags(["-Onone"], .when(configuration: .release))]
+
 /// Every `NNNN_name.sql` file of `migrations/`, in order. SwiftPM caches this manifest by its
 /// text, so adding a migration means editing this file: the newest is 0008_rollouts.sql.
 let migrationFiles: [String] = {
@@ -229,7 +235,7 @@ let package = Package(
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: testSwiftSettings
         ),
         // What the socket tests share: a live server, a raw HTTP/1.1 connection, curl, nginx.
         .target(
@@ -245,19 +251,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: testSwiftSettings
         ),
         // The publisher's decisions (index, commit plan, tree walk), tested without a server.
         .testTarget(
             name: "DepotPublisherTests",
             dependencies: ["DepotAPI", "DepotPublisher", "DepotTestFixtures"],
-            swiftSettings: swiftSettings
+            swiftSettings: testSwiftSettings
         ),
         // The client's decisions, tested without building the server.
         .testTarget(
             name: "DepotClientUnitTests",
-            dependencies: ["DepotClient", "DepotManifest", "DepotTestFixtures", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: swiftSettings
+            dependencies: ["DepotAPI", "DepotClient", "DepotManifest", "DepotTestFixtures", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "DepotClientTests",
@@ -276,13 +282,13 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "DepotDeployTests",
             dependencies: ["DepotAPI", "DepotClient", "DepotManifest", "DepotServer", "DepotTestSupport"],
             exclude: ["Browser"],  // the browser test's Playwright script, run by DashboardBrowserTests
-            swiftSettings: swiftSettings
+            swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "DepotStoreTests",
@@ -298,7 +304,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "DepotCLITests",
@@ -306,19 +312,19 @@ let package = Package(
                 "depot", "DepotAPI", "DepotClient", "DepotManifest", "DepotPublisher", "DepotSigning", "DepotTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "DepotHTTPTests",
             dependencies: ["DepotHTTP", "DepotManifest"],
             exclude: ["Corpus"],  // read from the source tree, and by scripts/fuzz paths|fields|pages
-            swiftSettings: swiftSettings
+            swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "DepotDeltaTests",
             dependencies: ["DepotDelta", "DepotTestFixtures"],
             exclude: ["Corpus"],  // read from the source tree, and by scripts/fuzz delta
-            swiftSettings: swiftSettings
+            swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "DepotConnectionTests",
@@ -334,7 +340,7 @@ let package = Package(
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "DepotServerTests",
@@ -361,7 +367,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: testSwiftSettings
         ),
     ]
 )

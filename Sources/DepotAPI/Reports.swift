@@ -24,8 +24,24 @@ public struct ReportBatch: Codable, Sendable, Equatable {
             case applied, failed, healthy
         }
 
-        /// The longest reason the server takes, in UTF-8 bytes; clients cut theirs to it.
+        /// The longest reason the server takes, in UTF-8 bytes; clients cut theirs to it
+        /// (``reason(cutting:)``).
         public static let maximumReasonBytes = 200
+
+        /// `text` cut to at most ``maximumReasonBytes`` of UTF-8 between two characters, never
+        /// inside one: a cut inside a multi-byte character would decode to a replacement
+        /// character, longer than the limit, and the server would refuse every later batch.
+        public static func reason(cutting text: String) -> String {
+            var length = 0
+            var end = text.startIndex
+            for index in text.indices {
+                let next = text.index(after: index)
+                length += text.utf8.distance(from: index, to: next)
+                guard length <= maximumReasonBytes else { break }
+                end = next
+            }
+            return String(text[..<end])
+        }
 
         public init(release: String, install: String, kind: String, reason: String? = nil) {
             self.release = release

@@ -45,7 +45,10 @@ struct BlockFetch {
     ///   not fetched and ``NotWorthIt`` is thrown.
     /// - Throws: ``SyncError`` `.corrupt` for an index or block that does not match the release.
     func rebuild(_ entry: ReleaseEntry, from local: URL, to output: URL, budget: Int64, received: ByteCounter) async throws {
-        guard let listed = entry.blocks, let indexURL = entry.blockIndexURL else { throw SyncError(.corrupt, "\(entry.path) has no block index") }
+        guard let listed = entry.blocks, let indexURL = try entry.blockIndexURL else { throw SyncError(.corrupt, "\(entry.path) has no block index") }
+        // The size comes from the release: an index that alone costs the budget is not fetched
+        // (nor held in memory), whatever size a server lists.
+        guard listed.size >= 0, listed.size < budget else { throw NotWorthIt(expected: max(listed.size, 0), budget: budget) }
         let (data, multipleRanges) = try await fetchIndex(try OriginPolicy.url(indexURL, below: server), length: Int(listed.size), received: received)
         guard data.count == listed.size, Hex.string(SHA256.hash(data: data)) == listed.sha256 else {
             throw SyncError(.corrupt, "the block index of \(entry.path) does not match the release")
@@ -72,7 +75,8 @@ struct BlockFetch {
             guard let offset else { continue }
             try file.write(copy[offset..<offset + index.length(ofBlock: block)], at: Int64(block * index.blockSize))
         }
-        let packedURL = try OriginPolicy.url(entry.packedBlocksURL, below: server)
+        let packedPath = try entry.packedBlocksURL
+        let packedURL = try OriginPolicy.url(packedPath, below: server)
         let ranges = runs.map { offsets[$0.lowerBound]...(offsets[$0.upperBound + 1] - 1) }
         let groups = Self.groups(ranges, rangesPerRequest: rangesPerRequest, bytesPerRequest: bytesPerRequest)
         /// Fetches the runs `group`, as one request when `together`, and writes their blocks.
@@ -80,7 +84,7 @@ struct BlockFetch {
             let requests = together ? [group] : group.map { $0..<$0 + 1 }
             _ = try await mapConcurrently(requests, width: together ? 1 : width) { part in
                 let answer = try await RangeFetch.run(packedURL, ranges: Array(ranges[part]), session: session, received: received)
-                guard case .parts(let parts) = answer else { throw SyncError(.server, "\(entry.packedBlocksURL) did not answer 206") }
+                guard case .parts(let parts) = answer else { throw SyncError(.server, "\(packedPath) did not answer 206") }
                 for run in part { try write(run: runs[run], packed: ranges[run], from: parts) }
             }
         }
@@ -91,7 +95,7 @@ struct BlockFetch {
             from parts: [(range: ClosedRange<Int64>, bytes: ArraySlice<UInt8>)]
         ) throws {
             guard let part = parts.first(where: { $0.range.contains(packed.lowerBound) && $0.range.contains(packed.upperBound) }) else {
-                throw SyncError(.corrupt, "\(entry.packedBlocksURL) did not send the ranges asked for")
+                throw SyncError(.corrupt, "\(packedPath) did not send the ranges asked for")
             }
             let inflater = try GzipInflater(bufferSize: index.blockSize, framing: .raw)
             for block in run {

@@ -21,11 +21,15 @@ public enum ChannelCheck {
         public var release: String
         /// The root version of the document; its serial is compared only under the same root.
         public var root: Int64?
+        /// Without a root, the ids of the trusted keys that signed it (``signers(of:under:)``):
+        /// its serial is compared only while one of them is still trusted.
+        public var signers: Set<String>?
 
-        public init(serial: Int64, release: String, root: Int64? = nil) {
+        public init(serial: Int64, release: String, root: Int64? = nil, signers: Set<String>? = nil) {
             self.serial = serial
             self.release = release
             self.root = root
+            self.signers = signers
         }
     }
 
@@ -54,6 +58,11 @@ public enum ChannelCheck {
                 throw SyncError(.untrusted, "the trusted root is not valid: \(error)")
             }
         }
+    }
+
+    /// Whether `url` is the URL of the release `id`, a well-formed one.
+    static func names(_ id: String, at url: String) -> Bool {
+        (try? TreeObject.release(id))?.url == url
     }
 
     /// Checks `document`, polled at `channel`, at time `now` (seconds since 1970), trusting any
@@ -90,7 +99,7 @@ public enum ChannelCheck {
         guard document.channel == channel else {
             throw SyncError(.corrupt, "the channel document is for \(document.channel), not \(channel)")
         }
-        guard ContentAddress.isSHA256(document.release), document.url == "/releases/\(document.release)"
+        guard Self.names(document.release, at: document.url)
         else {
             throw SyncError(.corrupt, "the channel document names no valid release")
         }
@@ -99,11 +108,11 @@ public enum ChannelCheck {
         if let bad = minimums.compactMap({ $0 }).first(where: { ClientVersion($0) == nil }) {
             throw SyncError(.corrupt, "the channel document names \(bad), which is no client version")
         }
-        if let fallback = document.fallbacks?.first(where: { !ContentAddress.isSHA256($0.release) || $0.url != "/releases/\($0.release)" }) {
+        if let fallback = document.fallbacks?.first(where: { !Self.names($0.release, at: $0.url) }) {
             throw SyncError(.corrupt, "the channel document's fallback \(fallback.number) names no valid release")
         }
         if let rollout = document.rollout {
-            guard ContentAddress.isSHA256(rollout.release), rollout.url == "/releases/\(rollout.release)", rollout.release != document.release else {
+            guard Self.names(rollout.release, at: rollout.url), rollout.release != document.release else {
                 throw SyncError(.corrupt, "the channel document's rollout names no valid release")
             }
             guard (0...100).contains(rollout.percent), !rollout.salt.isEmpty, rollout.salt.utf8.count <= 64 else {
@@ -114,15 +123,10 @@ public enum ChannelCheck {
         switch trust {
         case .none:
             return .notChecked
-        case .keys(let trustedKeys):
-            let signed = Data(document.signedText)
-            let verified = document.signatures.contains { signature in
-                guard let key = trustedKeys.first(where: { keyID(of: $0) == signature.keyID }),
-                    let bytes = Data(base64Encoded: signature.signature)
-                else { return false }
-                return key.isValidSignature(bytes, for: signed)
+        case .keys:
+            guard signers(of: document, under: trust)?.isEmpty == false else {
+                throw SyncError(.untrusted, "the channel document is not signed by a trusted key")
             }
-            guard verified else { throw SyncError(.untrusted, "the channel document is not signed by a trusted key") }
         case .root(let root):
             guard let expires = HTTPDate(parsing: root.expires, now: today), expires.secondsSince1970 > now else {
                 throw SyncError(
@@ -148,7 +152,7 @@ public enum ChannelCheck {
         guard let expires = HTTPDate(parsing: document.expires, now: today), expires.secondsSince1970 > now else {
             throw SyncError(.untrusted, "the channel document expired (\(document.expires))")
         }
-        if let lastAccepted {
+        if let lastAccepted, floorApplies(lastAccepted, under: trust) {
             let (before, after) = (lastAccepted.root ?? 0, document.root ?? 0)
             guard after >= before else {
                 throw SyncError(
@@ -172,6 +176,29 @@ public enum ChannelCheck {
             }
         }
         return .verified
+    }
+
+    /// Under trusted keys, the ids of those whose signatures of `document` verify; `nil` under
+    /// a root or none.
+    public static func signers(of document: ChannelDocument, under trust: Trust) -> Set<String>? {
+        guard case .keys(let trustedKeys) = trust else { return nil }
+        let signed = Data(document.signedText)
+        var signers = Set<String>()
+        for signature in document.signatures {
+            guard let key = trustedKeys.first(where: { keyID(of: $0) == signature.keyID }), let bytes = Data(base64Encoded: signature.signature),
+                key.isValidSignature(bytes, for: signed)
+            else { continue }
+            signers.insert(signature.keyID)
+        }
+        return signers
+    }
+
+    /// Whether the serial of the document accepted before is a floor under `trust`: under
+    /// trusted keys, only while a key that signed it is still trusted. An app that stops
+    /// trusting a leaked key is then no longer pinned by the high serial that key signed.
+    static func floorApplies(_ accepted: Accepted, under trust: Trust) -> Bool {
+        guard case .keys(let trustedKeys) = trust, let signers = accepted.signers else { return true }
+        return !signers.isDisjoint(with: trustedKeys.map(keyID(of:)))
     }
 
     /// The id a channel document gives a key: the first 16 hex digits of the SHA-256 of its raw

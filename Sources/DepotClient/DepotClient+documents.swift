@@ -16,7 +16,7 @@ extension DepotClient {
     /// The channel document and its ETag, or `nil` when the server answered 304; with the bytes
     /// received.
     func fetchChannel(etag: String?, session: TransferSession) async throws -> (document: (ChannelDocument, String)?, bytes: Int64) {
-        let path = "channels/\(configuration.channel)"
+        let path = try TreeObject.channel(configuration.channel).path
         var request = URLRequest(url: server.appendingPathComponent(path))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
@@ -36,16 +36,22 @@ extension DepotClient {
         }
     }
 
-    /// The document `/{path}`, checked to have the SHA-256 `sha256`, with the bytes received.
+    /// The document `object`, checked to have the SHA-256 `sha256`, with the bytes received.
     /// With a `base` (an earlier version of the document, held), it is first asked for as a
     /// patch from it, `/deltas/{base}/{sha256}`: a few hundred bytes where the document is
     /// many kilobytes. A patch that fails in any way (a server without it or too busy to make it,
     /// a broken or slow transfer, a patch that does not make exactly `sha256`) costs that one
     /// request, and the whole document is fetched.
-    func fetchDocument(_ path: String, sha256: String, base: (sha256: String, bytes: Data)?, session: TransferSession) async throws -> (Data, Int64) {
+    func fetchDocument(
+        _ object: TreeObject,
+        sha256: String,
+        base: (sha256: String, bytes: Data)?,
+        session: TransferSession
+    ) async throws -> (Data, Int64) {
         var received: Int64 = 0
+        let path = object.path
         if let base {
-            var request = URLRequest(url: server.appendingPathComponent("deltas/\(base.sha256)/\(sha256)"))
+            var request = URLRequest(url: server.appendingPathComponent(try TreeObject.delta(from: base.sha256, to: sha256).path))
             request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
             let fetch = BoundedFetch(maximumBytes: configuration.maximumDocumentBytes)
             let answer = try? await fetch.fetch(request, session: session, deadline: configuration.documentTimeout)
@@ -75,11 +81,8 @@ extension DepotClient {
     func fetchRelease(_ id: String, base: String?, session: TransferSession) async throws -> (ReleaseDocument, Int64) {
         if let held = cache.release(id) { return (held, 0) }
         let baseBytes = base.flatMap { base in cache.releaseBytes(base).map { (base, $0) } }
-        let (data, received) = try await fetchDocument("releases/\(id)", sha256: id, base: baseBytes, session: session)
-        guard let release = try? JSONDecoder().decode(ReleaseDocument.self, from: data), release.format == ReleaseDocument.currentFormat,
-            release.pages.count == 1 << min(max(release.pageBits, 0), ReleasePaging.maximumBits),
-            release.pages.allSatisfy(ContentAddress.isSHA256)
-        else {
+        let (data, received) = try await fetchDocument(try .release(id), sha256: id, base: baseBytes, session: session)
+        guard let release = try? JSONDecoder().decode(ReleaseDocument.self, from: data), release.problem == nil else {
             throw SyncError(.corrupt, "the release \(id) is not a release document this client reads")
         }
         try cache.storeRelease(data, id: id)
@@ -96,13 +99,11 @@ extension DepotClient {
     ) async throws -> (bytes: Int64, pages: [String: ReleasePage]) {
         let fetched = try await mapConcurrently(Array(hashes), width: configuration.parallelDownloads) { sha256 in
             let base = bases[sha256].flatMap { base in cache.pageBytes(base).map { (base, $0) } }
-            let (data, received) = try await fetchDocument("pages/\(sha256)", sha256: sha256, base: base, session: session)
+            let (data, received) = try await fetchDocument(try .page(sha256), sha256: sha256, base: base, session: session)
             guard let page = try? JSONDecoder().decode(ReleasePage.self, from: data) else {
                 throw SyncError(.corrupt, "the page \(sha256) is not valid")
             }
-            if let bad = page.entries.first(where: { $0.problem != nil }) {
-                throw SyncError(.corrupt, "the page \(sha256) lists \(bad.path): \(bad.problem!)")
-            }
+            if let problem = page.problem { throw SyncError(.corrupt, "the page \(sha256) is refused: \(problem)") }
             try cache.storePage(data, sha256: sha256)
             return (sha256, page, received)
         }

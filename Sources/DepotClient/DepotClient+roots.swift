@@ -24,31 +24,29 @@ extension DepotClient {
         return trust
     }
 
-    /// Walks from `root` to the root `version` a channel document names: fetches
-    /// `/roots/{n}.json` for each version after the one held, checks that each is signed by a
-    /// threshold of the previous root's root keys and of its own, and keeps each in
-    /// `.depot/root.json` once verified.
+    /// Walks from `root` to the root `version` a channel document names (``RootWalk``),
+    /// keeping each root in `.depot/root.json` once verified.
     func walk(from root: RootDocument, to version: Int64, session: TransferSession) async throws -> RootDocument {
-        var root = root
-        while root.version < version {
-            let path = "roots/\(root.version + 1).json"
-            var request = URLRequest(url: server.appendingPathComponent(path))
-            request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-            let (http, data) = try await BoundedFetch.run(request, session: session, maximumBytes: 1 << 20, deadline: configuration.documentTimeout)
-            guard http.statusCode == 200 else {
-                throw SyncError(.untrusted, "the channel document names root \(version), but /\(path) answered \(http.statusCode)")
+        do {
+            return try await RootWalk.walk(from: root, to: version) { object in
+                var request = URLRequest(url: server.appendingPathComponent(object.path))
+                request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+                let (http, data) = try await BoundedFetch.run(
+                    request,
+                    session: session,
+                    maximumBytes: RootWalk.maximumRootBytes,
+                    deadline: configuration.documentTimeout
+                )
+                if http.statusCode == 404 { return nil }
+                guard http.statusCode == 200 else {
+                    throw SyncError(.untrusted, "the channel document names root \(version), but \(object.url) answered \(http.statusCode)")
+                }
+                return Array(data)
+            } verified: { _, bytes in
+                try AtomicFile.write(Data(bytes), to: rootFile)
             }
-            do {
-                let next = try JSONDecoder().decode(RootDocument.self, from: data)
-                try root.checkNext(next)
-                root = next
-            } catch let problem as RootDocument.Problem {
-                throw SyncError(.untrusted, problem.message)
-            } catch {
-                throw SyncError(.corrupt, "/\(path) is not a root document")
-            }
-            try AtomicFile.write(data, to: rootFile)
+        } catch let failure as RootWalk.Failure {
+            throw SyncError(failure.kind == .corrupt ? .corrupt : .untrusted, failure.message)
         }
-        return root
     }
 }

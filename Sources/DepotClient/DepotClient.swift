@@ -255,7 +255,7 @@ public struct DepotClient: Sendable {
             channel: configuration.channel,
             trust: trust,
             now: now,
-            lastAccepted: held.map { .init(serial: $0.serial, release: $0.id, root: $0.root) }
+            lastAccepted: held.map { .init(serial: $0.serial, release: $0.id, root: $0.root, signers: $0.signers.map(Set.init)) }
         )
         state.channel = document
         let side = try rolloutSide(of: document, holding: held?.id)
@@ -267,6 +267,7 @@ public struct DepotClient: Sendable {
                 channel: held.channel,
                 serial: document.serial,
                 root: document.root,
+                signers: ChannelCheck.signers(of: document, under: trust).map { $0.sorted() },
                 files: held.files,
                 signature: report.signature
             )
@@ -310,6 +311,7 @@ public struct DepotClient: Sendable {
             channel: document.channel,
             serial: document.serial,
             root: document.root,
+            signers: ChannelCheck.signers(of: document, under: trust).map { $0.sorted() },
             files: release.files,
             signature: report.signature
         )

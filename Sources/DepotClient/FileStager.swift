@@ -192,20 +192,32 @@ struct FileStager: Sendable {
     /// earlier sync left there, verifies it and leaves it at `staged`.
     func stream(_ entry: ReleaseEntry, gzip useGzip: Bool, to staged: URL) async throws -> (SyncReport.Outcome, Int64) {
         let download =
-            if useGzip, let gzip = entry.gzip, let url = entry.gzipURL {
+            if useGzip, let gzip = entry.gzip, let url = try entry.gzipURL {
                 try blobDownload(url, sha256: gzip.sha256, size: gzip.size, partialName: "\(gzip.sha256).gz.partial")
             } else {
-                try blobDownload(entry.blobURL, sha256: entry.sha256, size: entry.size, partialName: "\(entry.sha256).partial")
+                try blobDownload(try entry.blobURL, sha256: entry.sha256, size: entry.size, partialName: "\(entry.sha256).partial")
             }
-        let (outcome, transferred) = try await run(download, for: entry.path)
+        var (outcome, transferred) = try await run(download, for: entry.path)
         let verified = staged.appendingPathExtension("verifying")
         do {
             try StagedContent.verifyAndStage(download.partialFile, gzip: useGzip, entry: entry, to: verified)
         } catch {
-            // A download that does not match the release is worthless: start afresh next time.
+            // A download that does not match the release is worthless. One that resumed may owe
+            // that to its start (another server's wrong bytes under the right ETag): it is fetched
+            // again whole, here, once; otherwise a source that poisons partial files would fail
+            // the file on every server, at every sync.
             download.discard()
             try? FileManager.default.removeItem(at: verified)
-            throw error
+            guard outcome == .resumed else { throw error }
+            let again = try await run(download, for: entry.path)
+            (outcome, transferred) = (again.0, transferred + again.1)
+            do {
+                try StagedContent.verifyAndStage(download.partialFile, gzip: useGzip, entry: entry, to: verified)
+            } catch {
+                download.discard()
+                try? FileManager.default.removeItem(at: verified)
+                throw error
+            }
         }
         try StagedContent.setModificationDate(of: verified, to: entry)
         try Durability.rename(verified, to: staged)
@@ -222,7 +234,7 @@ struct FileStager: Sendable {
 
     /// Downloads a small `entry` into memory, checks it and writes it at `staged`.
     func downloadInMemory(_ entry: ReleaseEntry, gzip: Bool, length: Int64, to staged: URL) async throws -> (SyncReport.Outcome, Int64) {
-        var request = URLRequest(url: try OriginPolicy.url(gzip ? entry.gzipURL ?? entry.blobURL : entry.blobURL, below: server))
+        var request = URLRequest(url: try OriginPolicy.url(gzip ? try entry.gzipURL ?? entry.blobURL : try entry.blobURL, below: server))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         let http: HTTPURLResponse
         let data: Data
@@ -240,7 +252,12 @@ struct FileStager: Sendable {
     /// Downloads `patch` (resumable like any blob), checks its SHA-256, applies it to the file
     /// at `base`, checks the result and leaves it at `staged`.
     func fetchPatch(_ patch: ReleaseEntry.Patch, for entry: ReleaseEntry, base: URL, to staged: URL, received: ByteCounter) async throws {
-        let download = try blobDownload(entry.patchURL(patch), sha256: patch.sha256, size: patch.size, partialName: "\(patch.sha256).delta.partial")
+        let download = try blobDownload(
+            try entry.patchURL(patch),
+            sha256: patch.sha256,
+            size: patch.size,
+            partialName: "\(patch.sha256).delta.partial"
+        )
         defer { download.discard() }
         let (_, transferred) = try await run(download, for: entry.path)
         _ = received.add(transferred)
@@ -256,7 +273,7 @@ struct FileStager: Sendable {
     /// it at `staged`. The release lists no such patch, so only the result is checked, and the
     /// patch may be no larger than the whole file's download.
     func fetchRequestedPatch(from held: ReleaseEntry, for entry: ReleaseEntry, base: URL, to staged: URL, received: ByteCounter) async throws {
-        let path = "/deltas/\(held.sha256)/\(entry.sha256)"
+        let path = try TreeObject.delta(from: held.sha256, to: entry.sha256).url
         var request = URLRequest(url: try OriginPolicy.url(path, below: server))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         let fetch = BoundedFetch(maximumBytes: Int(entry.wholeLength))

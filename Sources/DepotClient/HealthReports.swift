@@ -38,7 +38,7 @@ struct ReportQueue {
         let (kind, reason): (Report.Kind, String?) =
             switch report {
             case .applied: (.applied, nil)
-            case .failed(let reason): (.failed, String(decoding: Array(reason.utf8.prefix(Report.maximumReasonBytes)), as: UTF8.self))
+            case .failed(let reason): (.failed, Report.reason(cutting: reason))
             case .healthy: (.healthy, nil)
             }
         let pending = Report(release: release, install: install.reportHash(release: release), kind: kind.rawValue, reason: reason)

@@ -59,7 +59,8 @@ struct PackFetch {
     /// Fetches `run`: a range of the pack, or the whole pack when the server or a proxy
     /// answers 200.
     func fetch(_ run: Run) async throws -> Answer {
-        var request = URLRequest(url: try OriginPolicy.url("/packs/\(run.page)", below: server))
+        let path = try TreeObject.pack(ofPage: run.page).url
+        var request = URLRequest(url: try OriginPolicy.url(path, below: server))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         let range = run.range
         request.setValue("bytes=\(range.lowerBound)-\(range.upperBound)", forHTTPHeaderField: "Range")
@@ -69,11 +70,11 @@ struct PackFetch {
         switch response.statusCode {
         case 206:
             guard let field = response.value(forHTTPHeaderField: "Content-Range"), field.hasPrefix("bytes \(range.lowerBound)-") else {
-                throw SyncError(.server, "/packs/\(run.page) answered another range than asked")
+                throw SyncError(.server, "\(path) answered another range than asked")
             }
             start = range.lowerBound
         case 200: start = 0
-        default: throw SyncError(.server, "/packs/\(run.page) answered \(response.statusCode)")
+        default: throw SyncError(.server, "\(path) answered \(response.statusCode)")
         }
         return Answer(bytes: data, start: start)
     }

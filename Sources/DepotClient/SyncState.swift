@@ -12,6 +12,10 @@ public struct HeldRelease: Codable, Sendable, Equatable {
     /// The version of the root that document was signed under, if any: serials compare only
     /// under one root.
     public var root: Int64?
+    /// Without a root, the ids of the trusted keys whose signatures that document verified
+    /// under: its serial is a floor only while one of them is still trusted (a new key starts
+    /// the serials afresh, as a new root does). `nil` under a root, or unchecked.
+    public var signers: [String]?
     /// How many files it has.
     public var files: Int64
     /// How the channel document that named it was judged.

@@ -48,7 +48,7 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
     ) {
         self.channel = channel
         self.release = release
-        self.url = "/releases/\(release)"
+        self.url = TreeObject.url(ofRelease: release)
         self.number = number
         self.serial = serial
         self.expires = expires
@@ -69,7 +69,7 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
 
         public init(release: String, number: Int64, minimumClientVersion: String?) {
             self.release = release
-            self.url = "/releases/\(release)"
+            self.url = TreeObject.url(ofRelease: release)
             self.number = number
             self.minimumClientVersion = minimumClientVersion
         }
@@ -97,7 +97,7 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
 
         public init(release: String, number: Int64, percent: Int, salt: String, critical: Bool? = nil, minimumClientVersion: String? = nil) {
             self.release = release
-            self.url = "/releases/\(release)"
+            self.url = TreeObject.url(ofRelease: release)
             self.number = number
             self.percent = percent
             self.salt = salt
@@ -128,38 +128,38 @@ public struct ChannelDocument: Codable, Hashable, Sendable {
     }
 
     /// The bytes signed: every field that decides what a client does, one per line, in a fixed
-    /// order. Signing this text rather than the JSON means neither side needs a canonical JSON.
+    /// order, each value escaped (``SignedText``) so that the text names exactly these fields.
+    /// Signing this text rather than the JSON means neither side needs a canonical JSON.
     /// A document under a root says so (`depot-channel-v2` and its `root` line); one without is
     /// signed as before roots. A document with a rollout, a critical release, a minimum client
     /// version or fallbacks is `depot-channel-v3` and signs their lines too: a client that does
     /// not know them refuses it rather than trust half of it.
     public var signedText: [UInt8] {
         let extended = rollout != nil || critical != nil || minimumClientVersion != nil || fallbacks != nil
-        let version = extended ? "depot-channel-v3" : root == nil ? "depot-channel-v1" : "depot-channel-v2"
-        let lines = [
-            version,
-            "channel \(channel)",
-            "release \(release)",
-            "url \(url)",
-            "number \(number)",
-            "serial \(serial)",
-            "expires \(expires)",
-        ]
-        var more = root.map { ["root \($0)"] } ?? []
-        if let critical { more.append("critical \(critical)") }
-        if let minimumClientVersion { more.append("minimum-client-version \(minimumClientVersion)") }
+        var text = SignedText()
+        text.line(extended ? "depot-channel-v3" : root == nil ? "depot-channel-v1" : "depot-channel-v2")
+        text.line("channel", channel)
+        text.line("release", release)
+        text.line("url", url)
+        text.line("number", "\(number)")
+        text.line("serial", "\(serial)")
+        text.line("expires", expires)
+        if let root { text.line("root", "\(root)") }
+        if let critical { text.line("critical", "\(critical)") }
+        if let minimumClientVersion { text.line("minimum-client-version", minimumClientVersion) }
         if let rollout {
-            more += [
-                "rollout-release \(rollout.release)", "rollout-url \(rollout.url)", "rollout-number \(rollout.number)",
-                "rollout-percent \(rollout.percent)", "rollout-salt \(rollout.salt)",
-            ]
-            if let critical = rollout.critical { more.append("rollout-critical \(critical)") }
-            if let minimum = rollout.minimumClientVersion { more.append("rollout-minimum-client-version \(minimum)") }
+            text.line("rollout-release", rollout.release)
+            text.line("rollout-url", rollout.url)
+            text.line("rollout-number", "\(rollout.number)")
+            text.line("rollout-percent", "\(rollout.percent)")
+            text.line("rollout-salt", rollout.salt)
+            if let critical = rollout.critical { text.line("rollout-critical", "\(critical)") }
+            if let minimum = rollout.minimumClientVersion { text.line("rollout-minimum-client-version", minimum) }
         }
         for fallback in fallbacks ?? [] {
-            more.append("fallback \(fallback.release) \(fallback.url) \(fallback.number) \(fallback.minimumClientVersion ?? "-")")
+            text.line("fallback", values: [fallback.release, fallback.url, "\(fallback.number)", fallback.minimumClientVersion])
         }
-        return Array((lines + more).map { $0 + "\n" }.joined().utf8)
+        return text.bytes
     }
 }
 

@@ -125,14 +125,14 @@ public struct ReleaseEntry: Codable, Hashable, Sendable {
         }
     }
 
-    /// `/blobs/{sha256}`.
-    public var blobURL: String { "/blobs/\(sha256)" }
+    /// `/blobs/{sha256}` (``TreeObject/blob(_:)``).
+    public var blobURL: String { get throws(TreeObject.Problem) { try TreeObject.blob(sha256).url } }
     /// `/blobs/{sha256}.gz`, when the entry lists a gzip variant.
-    public var gzipURL: String? { gzip.map { _ in "/blobs/\(sha256).gz" } }
+    public var gzipURL: String? { get throws(TreeObject.Problem) { gzip == nil ? nil : try TreeObject.gzip(of: sha256).url } }
     /// `/blobs/{sha256}.blocks`, when the entry lists a block index.
-    public var blockIndexURL: String? { blocks.map { _ in "/blobs/\(sha256).blocks" } }
+    public var blockIndexURL: String? { get throws(TreeObject.Problem) { blocks == nil ? nil : try TreeObject.blockIndex(of: sha256).url } }
     /// `/blobs/{sha256}.zblocks`: the blocks of the block index, each deflated on its own.
-    public var packedBlocksURL: String { "/blobs/\(sha256).zblocks" }
+    public var packedBlocksURL: String { get throws(TreeObject.Problem) { try TreeObject.blockPack(of: sha256).url } }
     /// `/deltas/{from}/{sha256}`.
-    public func patchURL(_ patch: Patch) -> String { "/deltas/\(patch.from)/\(sha256)" }
+    public func patchURL(_ patch: Patch) throws(TreeObject.Problem) -> String { try TreeObject.delta(from: patch.from, to: sha256).url }
 }

@@ -15,3 +15,27 @@ extension ReleaseEntry {
         return nil
     }
 }
+
+extension ReleasePage {
+    /// The first entry a client, an export or a mirror must not use as it is, told as
+    /// ``ReleaseEntry/problem``; `nil` when every entry is usable.
+    public var problem: String? {
+        entries.lazy.compactMap(\.problem).first
+    }
+}
+
+extension ReleaseDocument {
+    /// Why this document is not a release whose pages can be fetched (a format this code does
+    /// not read, a page count its paging does not give, a page or parent that is not a content
+    /// address), or `nil` when it is one.
+    public var problem: String? {
+        guard format == Self.currentFormat else { return "its format \(format) is not \(Self.currentFormat)" }
+        guard (0...ReleasePaging.maximumBits).contains(pageBits), pages.count == 1 << pageBits else {
+            return "it lists \(pages.count) pages for \(pageBits) bits of paging"
+        }
+        guard pages.allSatisfy(ContentAddress.isSHA256) else { return "a page is not named by a SHA-256" }
+        if let parent, !ContentAddress.isSHA256(parent) { return "its parent is not named by a SHA-256" }
+        guard files >= 0, bytes >= 0 else { return "it counts a negative number of files or bytes" }
+        return nil
+    }
+}

@@ -23,6 +23,9 @@ extension ReleasePage {
         public var length: Int64
         /// Whether they are the gzip variant (``ReleaseEntry/downloadsGzip``).
         public var isGzip: Bool
+
+        /// The object the member's bytes are: the file, or its gzip variant.
+        public var object: TreeObject { get throws(TreeObject.Problem) { isGzip ? try .gzip(of: entry.sha256) : try .blob(entry.sha256) } }
     }
 
     /// What the page's pack holds, in order: the whole download of each entry of at most

@@ -49,14 +49,17 @@ public struct RootDocument: Codable, Hashable, Sendable {
         self.signatures = signatures
     }
 
-    /// The bytes signed: every field, one a line, keys and roles in sorted order, so neither side
-    /// needs a canonical JSON.
+    /// The bytes signed: every field, one a line, keys and roles in sorted order, each value
+    /// escaped (``SignedText``), so neither side needs a canonical JSON.
     public var signedText: [UInt8] {
-        var lines = ["depot-root-v1", "version \(version)", "expires \(expires)"]
-        for id in keys.keys.sorted() { lines.append("key \(id) \(keys[id]!)") }
-        lines.append("root \(root.threshold) \(root.keyIDs.sorted().joined(separator: " "))")
-        lines.append("channels \(channels.threshold) \(channels.keyIDs.sorted().joined(separator: " "))")
-        return Array((lines.joined(separator: "\n") + "\n").utf8)
+        var text = SignedText()
+        text.line("depot-root-v1")
+        text.line("version", "\(version)")
+        text.line("expires", expires)
+        for id in keys.keys.sorted() { text.line("key", values: [id, keys[id]!]) }
+        text.line("root", values: ["\(root.threshold)"] + root.keyIDs.sorted())
+        text.line("channels", values: ["\(channels.threshold)"] + channels.keyIDs.sorted())
+        return text.bytes
     }
 
     /// Checks an Ed25519 signature: `(public key in base64, signature in base64, message)`. The

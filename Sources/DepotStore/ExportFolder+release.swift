@@ -39,8 +39,12 @@ extension ExportFolder {
     /// An object in the folder therefore has everything below it there, durable; an interrupted
     /// writer leaves only objects no document names, which the next one completes. (The channel
     /// documents come last, made durable, through ``replaceChannelDocument(named:with:)``.)
+    ///
+    /// Every name a document gives is checked before it is used (``DepotManifest/TreeObject``,
+    /// ``DepotManifest/ReleaseDocument/problem``, ``DepotManifest/ReleasePage/problem``): the
+    /// same rules a client applies, whoever the source is.
     public func write(release id: String, withParent: Bool, from source: some ExportSource) async throws -> Int {
-        guard !contains("releases/\(id)") else { return 0 }
+        guard !contains(try Self.object { try .release(id) }) else { return 0 }
         guard let bytes = try await source.releaseDocument(id) else { throw StoreError(.invalidInput, "The source has no release \(id)") }
         return try await write(release: id, bytes: bytes, withParent: withParent, from: source)
     }
@@ -51,11 +55,12 @@ extension ExportFolder {
         guard let release = try? JSONDecoder().decode(ReleaseDocument.self, from: Data(bytes)) else {
             throw StoreError(.invalidInput, "The release \(id) is not a release document")
         }
+        if let problem = release.problem { throw StoreError(.invalidInput, "The release \(id) is refused: \(problem)") }
         var written = 0
         var parent: ReleaseDocument?
         if let parentID = release.parent, let parentBytes = try await source.releaseDocument(parentID) {
             parent = try? JSONDecoder().decode(ReleaseDocument.self, from: Data(parentBytes))
-            if withParent, !contains("releases/\(parentID)") {
+            if withParent, !contains(try Self.object { try .release(parentID) }) {
                 do {
                     written += try await write(release: parentID, bytes: parentBytes, withParent: false, from: source)
                 } catch {
@@ -67,35 +72,48 @@ extension ExportFolder {
                 }
             }
             if parent != nil, let patch = try await source.documentPatch(of: .release, from: parentID, to: id, targetBytes: bytes) {
-                try await blocking { try $0.place("deltas/\(parentID)/\(id)", bytes: patch) }
+                let object = try Self.object { try .delta(from: parentID, to: id) }
+                try await blocking { try $0.place(object, bytes: patch) }
             }
         }
         let bases = release.pageBases(from: parent)
         var seen: Set<String> = []
-        let missing = release.pages.filter { seen.insert($0).inserted && !contains("pages/\($0)") }
+        let missing = try release.pages.filter { page in try seen.insert(page).inserted && !contains(Self.object { try .page(page) }) }
         for sha256 in missing {
             let pageBytes = try await source.pageDocument(sha256)
             guard let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(pageBytes)) else {
                 throw StoreError(.invalidInput, "The page \(sha256) is not a release page")
             }
+            if let problem = page.problem { throw StoreError(.invalidInput, "The page \(sha256) is refused: \(problem)") }
             try await source.placeFiles(of: page, sha256: sha256, in: self)
             if let base = bases[sha256], let patch = try await source.documentPatch(of: .page, from: base, to: sha256, targetBytes: pageBytes) {
-                try await blocking { try $0.place("deltas/\(base)/\(sha256)", bytes: patch) }
+                let object = try Self.object { try .delta(from: base, to: sha256) }
+                try await blocking { try $0.place(object, bytes: patch) }
             }
         }
         try await blocking { try $0.barrier() }
         for start in stride(from: 0, to: missing.count, by: Self.pagesAtATime) {
-            var pages: [(String, [UInt8])] = []
+            var pages: [(TreeObject, [UInt8])] = []
             for sha256 in missing[start..<min(start + Self.pagesAtATime, missing.count)] {
-                pages.append(("pages/\(sha256)", try await source.pageDocument(sha256)))
+                pages.append((try Self.object { try .page(sha256) }, try await source.pageDocument(sha256)))
             }
-            try await blocking { [pages] folder in for (path, bytes) in pages { try folder.place(path, bytes: bytes) } }
+            try await blocking { [pages] folder in for (object, bytes) in pages { try folder.place(object, bytes: bytes) } }
         }
+        let object = try Self.object { try .release(id) }
         try await blocking { folder in
             try folder.barrier()
-            try folder.place("releases/\(id)", bytes: bytes)
+            try folder.place(object, bytes: bytes)
         }
         return written + 1
+    }
+
+    /// The object `make` names, or a ``StoreError`` that says why the name is refused.
+    static func object(_ make: () throws -> TreeObject) throws -> TreeObject {
+        do {
+            return try make()
+        } catch let problem as TreeObject.Problem {
+            throw StoreError(.invalidInput, "A document names an object that cannot be: \(problem.message)")
+        }
     }
 
     /// Runs `body`, which makes the folder's blocking calls, on NIO's blocking pool.

@@ -1,4 +1,5 @@
 import DepotManifest
+import Foundation
 import Synchronization
 import _NIOFileSystem
 
@@ -18,7 +19,7 @@ import Darwin
 /// Two kinds of write keep every state a reader can see consistent:
 /// - an immutable object is placed once, under a temporary name in `.partial/` then renamed
 ///   (or linked) into place, and ``barrier()`` makes every object placed so far durable;
-/// - a channel document is replaced atomically and durably (``replace(_:with:)``), after a
+/// - a channel document is replaced atomically and durably (``replaceChannelDocument(named:with:)``), after a
 ///   barrier, so it never names an object that a crash could lose.
 ///
 /// One writer at a time (its callers serialize), on threads that may block: its calls are the
@@ -71,30 +72,40 @@ public final class ExportFolder: Sendable {
         close(lockDescriptor)
     }
 
-    /// Whether something is at `path` (relative to the root).
-    public func contains(_ path: String) -> Bool {
+    /// Whether the folder holds `object`.
+    public func contains(_ object: TreeObject) -> Bool {
+        contains(object.path)
+    }
+
+    private func contains(_ path: String) -> Bool {
         absolute(path).withCString { access($0, F_OK) == 0 }
     }
 
-    /// The bytes at `path`, or `nil` when nothing is there.
-    public func read(_ path: String) -> [UInt8]? {
+    /// The bytes of `object`, or `nil` when the folder does not hold it.
+    public func read(_ object: TreeObject) -> [UInt8]? {
+        read(object.path)
+    }
+
+    private func read(_ path: String) -> [UInt8]? {
         try? BlockingFileReader.contents(of: absolute(path), maximumSize: .max)
     }
 
-    /// Places the immutable object `bytes` at `path`, unless something is there already.
-    /// Returns whether it wrote. Durable after the next ``barrier()``.
+    /// Places the immutable `object`, whose bytes are `bytes`, unless the folder holds it
+    /// already. Returns whether it wrote. Durable after the next ``barrier()``.
     @discardableResult
-    public func place(_ path: String, bytes: [UInt8]) throws -> Bool {
-        guard !contains(path) else { return false }
-        try install(try temporaryFile(with: bytes), at: path)
+    public func place(_ object: TreeObject, bytes: [UInt8]) throws -> Bool {
+        guard !contains(object) else { return false }
+        try install(try temporaryFile(with: bytes), at: object.path)
         return true
     }
 
-    /// Places a copy of the (durable, never rewritten) file at `source` at `path`, unless
-    /// something is there already: a hard link when both are on one file system, which costs
-    /// no bytes, else a copy. Returns whether it wrote. Durable after the next ``barrier()``.
+    /// Places the immutable `object` as a copy of the (durable, never rewritten) file at
+    /// `source`, unless the folder holds it already: a hard link when both are on one file
+    /// system, which costs no bytes, else a copy. Returns whether it wrote. Durable after the
+    /// next ``barrier()``.
     @discardableResult
-    public func place(_ path: String, from source: FilePath) throws -> Bool {
+    public func place(_ object: TreeObject, from source: FilePath) throws -> Bool {
+        let path = object.path
         guard !contains(path) else { return false }
         try makeParent(of: path)
         let linked = source.string.withCString { from in absolute(path).withCString { link(from, $0) } } == 0
@@ -119,31 +130,57 @@ public final class ExportFolder: Sendable {
         for folder in touched.sorted() { try SystemSynchronize(FilePath(absolute(folder))) }
     }
 
-    /// Replaces the document at `path` with `bytes` atomically and durably: after a crash it
+    /// Replaces the document `object` with `bytes` atomically and durably: after a crash it
     /// holds the old bytes or the new, whole. Returns false, writing nothing, when it holds
     /// `bytes` already.
     @discardableResult
-    public func replace(_ path: String, with bytes: [UInt8]) throws -> Bool {
-        guard read(path) != bytes else { return false }
-        try install(try temporaryFile(with: bytes), at: path)
+    private func replace(_ object: TreeObject, with bytes: [UInt8]) throws -> Bool {
+        guard read(object) != bytes else { return false }
+        try install(try temporaryFile(with: bytes), at: object.path)
         try barrier()
         return true
     }
 
-    /// Replaces the document of the channel `name` (``replace(_:with:)``), and for the default
-    /// channel `manifest.json` too, as the origin serves it at both.
+    /// Replaces the document of the channel `name` (atomically and durably: after a crash the
+    /// folder holds the old bytes or the new, whole), and for the default channel
+    /// `manifest.json` too, as the origin serves it at both.
+    ///
+    /// A signed document is never replaced by an unsigned one: clients that check signatures
+    /// would refuse the folder from then on (an exporter run without its key, a mirror of an
+    /// unsigned source).
     public func replaceChannelDocument(named name: String, with bytes: [UInt8]) throws {
-        try replace("channels/\(name)", with: bytes)
-        if name == ChannelName.default { try replace("manifest.json", with: bytes) }
+        let object = try TreeObject.channel(name)
+        func signed(_ bytes: [UInt8]?) -> Bool {
+            bytes.flatMap { try? JSONDecoder().decode(ChannelDocument.self, from: Data($0)) }.map { !$0.signatures.isEmpty } ?? false
+        }
+        if signed(read(object)), !signed(bytes) {
+            throw StoreError(.invalidInput, "The channel \(name) is signed in the folder; an unsigned document does not replace it")
+        }
+        try replace(object, with: bytes)
+        if name == ChannelName.default { try replace(.manifest, with: bytes) }
     }
 
-    /// Removes the file at `path`, if any.
-    public func remove(_ path: String) {
-        _ = absolute(path).withCString(unlink)
-    }
+    /// The folders of immutable objects, in the order a sweep removes from them: what stays
+    /// always has everything below it.
+    private static let sweptFolders = ["releases", "pages", "packs", "deltas", "blobs"]
 
-    /// The names in the folder `path` (relative), dot names excepted.
-    public func list(_ path: String) -> [String] { Self.names(in: absolute(path)) }
+    /// Removes every file of the object folders that is not an object `keep` keeps (a name
+    /// that is no object's goes too): release documents, then pages and packs, then patches,
+    /// then files, so that what stays has everything below it. Returns how many it removed.
+    public func sweep(keeping keep: (TreeObject) -> Bool) -> Int {
+        var removed = 0
+        for top in Self.sweptFolders {
+            let paths =
+                top == "deltas"
+                ? Self.names(in: absolute(top)).flatMap { base in Self.names(in: absolute("\(top)/\(base)")).map { "\(top)/\(base)/\($0)" } }
+                : Self.names(in: absolute(top)).map { "\(top)/\($0)" }
+            for path in paths where !((try? TreeObject(path: path)).map(keep) ?? false) {
+                _ = absolute(path).withCString(unlink)
+                removed += 1
+            }
+        }
+        return removed
+    }
 
     // MARK: - Files
 

@@ -23,6 +23,9 @@ extension Depot {
         @Flag(help: "Then remove from the folder what the catalog no longer stores (what retention removed).")
         var prune = false
 
+        @Flag(help: "Write unsigned channel documents: without the server's signing keys (channels.*) the export refuses.")
+        var unsigned = false
+
         @Option(name: .customLong("data"), help: "Data folder (data.path; default ./data).")
         var dataDirectory: String?
 
@@ -36,6 +39,14 @@ extension Depot {
             var logger = Logger(label: "depot")
             logger.logLevel = .warning
             try await reportingFailures {
+                // A cron job that lost its key variable must not turn a signed folder unsigned:
+                // every client that checks signatures would refuse it.
+                if configuration.channels.keys.isEmpty, !unsigned {
+                    throw CommandFailure(
+                        "no signing key: give the server's (channels.signingKeyFile(s), DEPOT_CHANNELS_SIGNING_KEY_FILES or --config), "
+                            + "or --unsigned to export unsigned channel documents"
+                    )
+                }
                 let outcome: StaticExport.Outcome
                 do {
                     outcome = try await exportPublishedTree(configuration: configuration, to: to, prunes: prune, logger: logger)

@@ -32,12 +32,22 @@ extension Depot {
 
         @OptionGroup var trustOptions: TrustOptions
 
+        @Flag(help: "Copy without checking any signature: whoever can answer for the source decides what the folder serves.")
+        var withoutSignatureChecks = false
+
         func validate() throws {
             if let bad = channels.first(where: { ChannelName.problem($0) != nil }) {
                 throw ValidationError("--channel \(bad): \(ChannelName.problem(bad)!)")
             }
             if trustOptions.trustedRoot != nil, !trustOptions.trustedKeys.isEmpty {
                 throw ValidationError("give --trusted-root or --trusted-key, not both")
+            }
+            let trusting = trustOptions.trustedRoot != nil || !trustOptions.trustedKeys.isEmpty
+            if !trusting, !withoutSignatureChecks {
+                throw ValidationError("give --trusted-root or --trusted-key (or --without-signature-checks to copy what the source serves unchecked)")
+            }
+            if trusting, withoutSignatureChecks {
+                throw ValidationError("--without-signature-checks cannot be given with --trusted-root or --trusted-key")
             }
         }
 
@@ -50,9 +60,6 @@ extension Depot {
                     trust = try ChannelCheck.Trust(trustedKeys: trustOptions.trustedKeys, trustedRoot: root)
                 } catch {
                     throw CommandFailure(error.message)
-                }
-                if case .none = trust {
-                    FileHandle.standardError.write(Data("warning: no --trusted-key or --trusted-root: signatures are not checked\n".utf8))
                 }
                 let folder: ExportFolder
                 do {

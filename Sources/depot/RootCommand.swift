@@ -167,6 +167,14 @@ extension Depot.Root {
         func run() async throws {
             try await reportingFailures {
                 let current = try Depot.Root.read(from)
+                // A removal that names no key of its role would write a root that still trusts
+                // the key meant to go (its base64 given for its id, or a typo).
+                for (id, role, name) in removeRootKeys.map({ ($0, current.root, "root") })
+                    + removeChannelKeys.map({ ($0, current.channels, "channel") })
+                where !role.keyIDs.contains(id) {
+                    let hint = Ed25519.keyID(base64: id).map { " (that is a key; its id is \($0))" } ?? ""
+                    throw CommandFailure("--remove-\(name)-key \(id) names no \(name) key of root \(current.version)\(hint)")
+                }
                 var keys = current.keys
                 var root = Set(current.root.keyIDs).union(try Depot.Root.add(addRootKeys, to: &keys)).subtracting(removeRootKeys)
                 var channels = Set(current.channels.keyIDs).union(try Depot.Root.add(addChannelKeys, to: &keys)).subtracting(removeChannelKeys)

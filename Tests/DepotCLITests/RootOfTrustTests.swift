@@ -233,4 +233,26 @@ struct RootOfTrustTests {
             #expect(served == nil)
         }
     }
+
+    @Test("a rotation that removes a key the root does not name (its base64 for its id, a typo) is refused, and writes no root")
+    func removalOfUnknownKey() async throws {
+        try await Self.withStage { stage in
+            let rootKey = try await stage.keygen("r1")
+            let channelKey = try await stage.keygen("c1")
+            try await stage.depot(["root", "init", "--out", stage.path("roots/1.root.json"), "--root-key", rootKey, "--channel-key", channelKey])
+            for (removal, hint) in [(channelKey, "that is a key; its id is"), ("0123456789abcdef", "")] {
+                let result = try await DepotCLI.run(
+                    [
+                        "root", "rotate", "--from", stage.path("roots/1.root.json"), "--out", stage.path("roots/2.root.json"), "--remove-channel-key",
+                        removal,
+                    ],
+                    in: stage.root
+                )
+                #expect(result.status == 1)
+                #expect(result.errors.contains("names no channel key of root 1"), "\(result.errors)")
+                #expect(hint.isEmpty || result.errors.contains(hint), "\(result.errors)")
+                #expect(!FileManager.default.fileExists(atPath: stage.path("roots/2.root.json")))
+            }
+        }
+    }
 }

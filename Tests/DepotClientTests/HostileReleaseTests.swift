@@ -103,6 +103,34 @@ struct HostileReleaseTests {
         }
     }
 
+    @Test(
+        "a block index listed with a size no index of the file has (up to 2^63 − 1) is not fetched, nor held: the file is downloaded whole",
+        arguments: [Int64.max, Int64.max / 2, 1 << 40]
+    )
+    func hugeBlockIndex(size: Int64) async throws {
+        let second = Data(String(repeating: "other bytes\n", count: 500).utf8)
+        var entry = FakeRelease.entry("a.bin", second)
+        entry.blocks = .init(size: size, sha256: Fixture.sha256(Data("an index".utf8)))
+        let one = FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob)])
+        var two = FakeRelease(entries: [entry])
+        two.number = 2
+        two.serial = 2
+        let prepare: (URL) throws -> Void = { [two] folder in
+            try one.write(to: folder.appendingPathComponent("one"), blobs: [Self.blob])
+            try two.write(to: folder.appendingPathComponent("two"), blobs: [second])
+        }
+        try await LiveServer.with(prepare: prepare) { server in
+            try await withTemporaryDirectory { root in
+                let folder = root.appendingPathComponent("sync")
+                _ = try await DepotClient(server: URL(string: server.url("/one/"))!, directory: folder).sync()
+                let report = try await DepotClient(server: URL(string: server.url("/two/"))!, directory: folder).sync()
+                #expect(report.files.map(\.outcome) == [.full], "\(report.files)")
+                #expect(try Data(contentsOf: folder.appendingPathComponent("a.bin")) == second)
+                #expect(!server.requests.snapshot.keys.contains { $0.path.hasSuffix(".blocks") }, "the index was not asked for")
+            }
+        }
+    }
+
     @Test("a download longer than the release's size stops there and fails, writing no more than promised; nothing is switched")
     func downloadCap() async throws {
         let release = FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob, size: 100), FakeRelease.entry("b.bin", Data("b".utf8))])

@@ -75,6 +75,28 @@ struct ResumeTests {
         }
     }
 
+    @Test(
+        "a first server that sends wrong bytes under the origin's ETag, then closes, costs one download: the next resumes, the hash fails, and the file is fetched again whole"
+    )
+    func poisonedPartial() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("db.bin", Self.first)])
+            try await FaultyRelay.with(upstreamPort: server.port) { relay in
+                relay.tamper("/blobs/")
+                relay.cutNextBlobResponse(after: 1000)
+                try await withTemporaryDirectory { folder in
+                    let servers = try ["http://127.0.0.1:\(relay.port)/", server.url("/")].map { try #require(URL(string: $0)) }
+                    let report = try await DepotClient(servers: servers, directory: folder).sync()
+                    #expect(report.files.map(\.outcome) == [.full], "\(report.files)")
+                    #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.first)
+                    #expect(Self.partials(folder).isEmpty)
+                    // A second sync has nothing left to fail on.
+                    #expect(try await DepotClient(servers: servers, directory: folder).sync().files.isEmpty)
+                }
+            }
+        }
+    }
+
     @Test("when If-Range does not match, the 200 restarts the partial file cleanly")
     func ifRangeRestart() async throws {
         try await LiveServer.withPublishing { server in

@@ -80,7 +80,7 @@ struct RootTrustTests {
         }
     }
 
-    @Test("a server refuses to start on an expired root, or without enough channel keys")
+    @Test("a server refuses to start on an expired root, or without enough distinct channel keys")
     func serverRefusesExpiredRoot() throws {
         let root = Self.root(expires: Self.now - 1)
         let bytes = Array(try JSONEncoder().encode(root))
@@ -93,6 +93,14 @@ struct RootTrustTests {
         #expect {
             try ChannelSigner(
                 keys: [Self.channelKeys[0], Self.stranger],
+                roots: [.init(bytes: Array(try JSONEncoder().encode(valid)), document: valid)],
+                now: HTTPDate(secondsSince1970: Self.now)
+            )
+        } throws: { "\($0)".contains("hold 1 of them") }
+        // One key file listed twice is one key: short of a 2-of-3 threshold.
+        #expect {
+            try ChannelSigner(
+                keys: [Self.channelKeys[0], Self.channelKeys[0]],
                 roots: [.init(bytes: Array(try JSONEncoder().encode(valid)), document: valid)],
                 now: HTTPDate(secondsSince1970: Self.now)
             )

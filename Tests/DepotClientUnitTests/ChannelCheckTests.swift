@@ -43,6 +43,10 @@ struct ChannelCheckTests {
         return document
     }
 
+    static func keyID(_ key: Curve25519.Signing.PrivateKey) -> String {
+        ChannelDocument.keyID(ofRawKey: Array(key.publicKey.rawRepresentation)) { Array(SHA256.hash(data: $0)) }
+    }
+
     enum Expected: Equatable {
         case verified, notChecked
         case refused(String)
@@ -77,6 +81,20 @@ struct ChannelCheckTests {
             (
                 "a lower serial than accepted: a replay", document(serial: 9), [key.publicKey], .init(serial: 10, release: releaseA),
                 .refused("lower than the 10")
+            ),
+            (
+                "a lower serial than one a key still trusted signed: a replay", document(serial: 9, signedBy: [rotated]),
+                [key.publicKey, rotated.publicKey], .init(serial: 25, release: releaseA, signers: [keyID(stranger), keyID(key)]),
+                .refused("lower than the 25")
+            ),
+            (
+                "a lower serial than one only a key no longer trusted signed (a leaked key): the serials start afresh",
+                document(serial: 2, signedBy: [rotated]), [rotated.publicKey], .init(serial: 25, release: releaseA, signers: [keyID(key)]),
+                .verified
+            ),
+            (
+                "a lower serial, the earlier document's signers not known (a folder synced before they were kept): a replay",
+                document(serial: 2, signedBy: [rotated]), [rotated.publicKey], .init(serial: 25, release: releaseA), .refused("lower than the 25")
             ),
             (
                 "the same serial naming another release", document(release: releaseB), [key.publicKey], .init(serial: 10, release: releaseA),

@@ -158,6 +158,39 @@ struct StaticExportTests {
         }
     }
 
+    @Test(
+        "depot export without the server's key refuses; --unsigned exports unsigned, but never over a signed folder, which keeps its signed documents"
+    )
+    func exportWithoutKey() async throws {
+        try await Stage.with { stage in
+            try stage.writeTree("v1", edit: 1)
+            try await stage.serving { origin in try await stage.publish("v1", to: origin) }
+            // The cron job that lost its key variable.
+            let keyless = ["DEPOT_PUBLISH_TOKENS": DepotCLI.token]
+            let refused = try await DepotProcess.run(["export", "--data", "data", "--to", "export"], environment: keyless, in: stage.root)
+            #expect(refused.status == 1)
+            #expect(refused.log.contains("no signing key") && refused.log.contains("--unsigned"), "\(refused.log)")
+            #expect(!FileManager.default.fileExists(atPath: stage.path("export/channels/stable")))
+
+            #expect(try await stage.export(to: "export").status == 0)
+            let signed = try Data(contentsOf: stage.root.appendingPathComponent("export/channels/stable"))
+            #expect(try !JSONDecoder().decode(ChannelDocument.self, from: signed).signatures.isEmpty)
+            let over = try await DepotProcess.run(["export", "--data", "data", "--to", "export", "--unsigned"], environment: keyless, in: stage.root)
+            #expect(over.status == 1)
+            #expect(over.log.contains("is signed in the folder"), "\(over.log)")
+            #expect(try Data(contentsOf: stage.root.appendingPathComponent("export/channels/stable")) == signed)
+
+            let unsigned = try await DepotProcess.run(
+                ["export", "--data", "data", "--to", "fresh", "--unsigned"],
+                environment: keyless,
+                in: stage.root
+            )
+            #expect(unsigned.status == 0, "\(unsigned.log)")
+            let document = try Data(contentsOf: stage.root.appendingPathComponent("fresh/channels/stable"))
+            #expect(try JSONDecoder().decode(ChannelDocument.self, from: document).signatures.isEmpty)
+        }
+    }
+
     @Test("depot export --prune removes from the folder what retention removed from the store")
     func prune() async throws {
         try await Stage.with { stage in

@@ -67,7 +67,7 @@ public final class StaticExport: Sendable {
             let channels = current()
             var outcome = Outcome()
             try await folder.blocking { [roots] folder in
-                for root in roots { try folder.place("roots/\(root.document.version).json", bytes: root.bytes) }
+                for root in roots { try folder.place(try .root(root.document.version), bytes: root.bytes) }
             }
             let source = StoreExportSource(catalog: catalog, store: store)
             for id in Set(channels.flatMap(\.releases)).sorted() {
@@ -105,19 +105,16 @@ public final class StaticExport: Sendable {
             let patches = try await catalog.storedPatches()
             let blobs = try await catalog.referencedBlobs()
             return try await folder.blocking { folder in
-                var removed = 0
-                func remove(_ folderName: String, unless keep: (String) -> Bool) {
-                    for name in folder.list(folderName) where !keep(name) {
-                        folder.remove("\(folderName)/\(name)")
-                        removed += 1
+                folder.sweep { object in
+                    let address = object.address ?? ""
+                    return switch object.kind {
+                    case .release: releases.contains(address)
+                    case .page, .pack: pages.contains(address)
+                    case .delta: patches.contains("\(object.base ?? "")/\(address)")
+                    case .blob, .gzip, .blockIndex, .blockPack: blobs.contains(address)
+                    default: true
                     }
                 }
-                remove("releases") { releases.contains($0) }
-                remove("pages") { pages.contains($0) }
-                remove("packs") { pages.contains($0) }
-                for source in folder.list("deltas") { remove("deltas/\(source)") { patches.contains("\(source)/\($0)") } }
-                remove("blobs") { blobs.contains(String($0.prefix(64))) }
-                return removed
             }
         }
     }

@@ -22,26 +22,30 @@ struct StoreExportSource: ExportSource {
     }
 
     func placeFiles(of page: ReleasePage, sha256: String, in folder: ExportFolder) async throws {
-        var files: [(path: String, source: FilePath)] = []
+        var files: [(object: TreeObject, source: FilePath)] = []
         for entry in page.entries {
-            files.append(("blobs/\(entry.sha256)", store.path(forSHA256: entry.sha256)))
-            if entry.gzip != nil { files.append(("blobs/\(entry.sha256).gz", store.gzipPath(forSHA256: entry.sha256))) }
-            if entry.blocks != nil, !folder.contains("blobs/\(entry.sha256).zblocks"), let index = try await catalog.blockIndex(of: entry.sha256) {
-                files.append(("blobs/\(entry.sha256).blocks", store.path(forSHA256: index.indexSHA256)))
-                files.append(("blobs/\(entry.sha256).zblocks", store.path(forSHA256: index.packedSHA256)))
-            }
-            for patch in entry.patches ?? [] {
-                files.append(("deltas/\(patch.from)/\(entry.sha256)", store.path(forSHA256: patch.sha256)))
+            let index = entry.blocks == nil ? nil : try await catalog.blockIndex(of: entry.sha256)
+            for named in try entry.objects() {
+                let source: FilePath? =
+                    switch named.object.kind {
+                    case .blob, .delta: named.sha256.map(store.path(forSHA256:))
+                    case .gzip: store.gzipPath(forSHA256: entry.sha256)
+                    case .blockIndex: index.map { store.path(forSHA256: $0.indexSHA256) }
+                    case .blockPack: index.map { store.path(forSHA256: $0.packedSHA256) }
+                    default: nil
+                    }
+                if let source { files.append((named.object, source)) }
             }
         }
+        let packObject = try TreeObject.pack(ofPage: sha256)
         var pack: [UInt8]?
-        if !page.packMembers.isEmpty, !folder.contains("packs/\(sha256)") {
+        if !page.packMembers.isEmpty, !folder.contains(packObject) {
             pack = try await PublishedContent.packBytes(of: page, store: store)
             guard pack != nil else { throw StoreError(.invalidInput, "A file of the page \(sha256) is not stored") }
         }
         try await folder.blocking { [files, pack] folder in
-            for file in files { try folder.place(file.path, from: file.source) }
-            if let pack { try folder.place("packs/\(sha256)", bytes: pack) }
+            for file in files { try folder.place(file.object, from: file.source) }
+            if let pack { try folder.place(packObject, bytes: pack) }
         }
     }
 }

@@ -33,7 +33,7 @@ public struct ChannelSigner: Sendable {
 
     /// A signer without roots: every key signs (none: documents are unsigned).
     public init(keys: [Curve25519.Signing.PrivateKey] = [], validity: Duration = .seconds(604_800)) {
-        self.keys = keys
+        self.keys = Self.distinct(keys)
         self.roots = []
         self.validity = validity
     }
@@ -45,6 +45,7 @@ public struct ChannelSigner: Sendable {
     public init(keys: [Curve25519.Signing.PrivateKey], roots: [Root], validity: Duration = .seconds(604_800), now: HTTPDate = .now()) throws {
         self.validity = validity
         self.roots = roots
+        let keys = Self.distinct(keys)
         guard !roots.isEmpty else {
             self.keys = keys
             return
@@ -65,6 +66,13 @@ public struct ChannelSigner: Sendable {
                     + "channels.signingKeyFile(s) hold \(self.keys.count) of them"
             )
         }
+    }
+
+    /// `keys` with each key once: a key file listed twice signs once, and counts once toward a
+    /// threshold (clients count distinct keys, so two signatures of one key would fall short).
+    static func distinct(_ keys: [Curve25519.Signing.PrivateKey]) -> [Curve25519.Signing.PrivateKey] {
+        var seen = Set<String>()
+        return keys.filter { seen.insert(keyID(of: $0.publicKey)).inserted }
     }
 
     /// The newest root, under which documents are signed.

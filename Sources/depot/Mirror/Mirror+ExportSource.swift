@@ -14,17 +14,18 @@ extension Mirror: ExportSource {
     /// The release `id`, from the folder when it holds it, else from the source; `nil` when the
     /// source answers 404.
     func releaseDocument(_ id: String) async throws -> [UInt8]? {
-        if let held = folder.read("releases/\(id)") { return held }
-        guard let bytes = try await source.document("releases/\(id)") else { return nil }
-        try Self.check(bytes, path: "releases/\(id)", sha256: id)
+        let object = try TreeObject.release(id)
+        if let held = folder.read(object) { return held }
+        guard let bytes = try await source.document(object) else { return nil }
+        try Self.check(bytes, object: object, sha256: id)
         return bytes
     }
 
     func pageDocument(_ sha256: String) async throws -> [UInt8] {
         if let checked = checkedPages.take(sha256) { return checked }
-        let path = "pages/\(sha256)"
-        guard let bytes = try await source.document(path) else { throw MirrorError("the source has no \(path)") }
-        try Self.check(bytes, path: path, sha256: sha256)
+        let object = try TreeObject.page(sha256)
+        guard let bytes = try await source.document(object) else { throw MirrorError("the source has no \(object)") }
+        try Self.check(bytes, object: object, sha256: sha256)
         checkedPages.keep(sha256, bytes)
         return bytes
     }
@@ -32,13 +33,13 @@ extension Mirror: ExportSource {
     /// The patch, kept only when it makes exactly `targetBytes` from the base (the folder's, or
     /// one fetched and checked, not placed: what the folder holds has everything below it).
     func documentPatch(of kind: ExportDocumentKind, from base: String, to target: String, targetBytes: [UInt8]) async throws -> [UInt8]? {
-        let basePath = "\(kind.rawValue)/\(base)"
-        var baseBytes = folder.read(basePath)
-        if baseBytes == nil, let fetched = try await source.document(basePath), Hex.string(SHA256.hash(data: fetched)) == base {
+        let baseObject = try kind == .release ? TreeObject.release(base) : TreeObject.page(base)
+        var baseBytes = folder.read(baseObject)
+        if baseBytes == nil, let fetched = try await source.document(baseObject), Hex.string(SHA256.hash(data: fetched)) == base {
             baseBytes = fetched
         }
-        let path = "deltas/\(base)/\(target)"
-        guard let baseBytes, !folder.contains(path), let patch = try await source.document(path) else { return nil }
+        let object = try TreeObject.delta(from: base, to: target)
+        guard let baseBytes, !folder.contains(object), let patch = try await source.document(object) else { return nil }
         guard let made = try? DeltaPatch.apply(Data(patch), to: Data(baseBytes), maximumSize: targetBytes.count), made == Data(targetBytes) else {
             return nil
         }
@@ -46,52 +47,44 @@ extension Mirror: ExportSource {
     }
 
     func placeFiles(of page: ReleasePage, sha256: String, in folder: ExportFolder) async throws {
-        for entry in page.entries { try await mirrorEntry(entry) }
-        guard !page.packMembers.isEmpty, !folder.contains("packs/\(sha256)") else { return }
-        guard let pack = page.pack(reading: { folder.read("blobs/\($0.entry.sha256)" + ($0.isGzip ? ".gz" : "")) }) else {
+        for entry in page.entries {
+            for object in try entry.objects() { try await mirror(object, of: entry) }
+        }
+        let pack = try TreeObject.pack(ofPage: sha256)
+        guard !page.packMembers.isEmpty, !folder.contains(pack) else { return }
+        guard let bytes = page.pack(reading: { member in (try? member.object).flatMap(folder.read) }) else {
             throw MirrorError("a file of the page \(sha256) is missing from the folder")
         }
-        try folder.place("packs/\(sha256)", bytes: pack)
+        try folder.place(pack, bytes: bytes)
     }
 
-    private static func check(_ bytes: [UInt8], path: String, sha256: String) throws {
-        guard Hex.string(SHA256.hash(data: bytes)) == sha256 else { throw MirrorError("\(path) does not have the SHA-256 its name says") }
+    private static func check(_ bytes: [UInt8], object: TreeObject, sha256: String) throws {
+        guard Hex.string(SHA256.hash(data: bytes)) == sha256 else { throw MirrorError("\(object) does not have the SHA-256 its name says") }
     }
 
-    /// An entry's file, gzip variant, block index and block pack, and the patches it lists.
-    private func mirrorEntry(_ entry: ReleaseEntry) async throws {
-        try await mirrorFile("blobs/\(entry.sha256)", sha256: entry.sha256, size: entry.size, required: true)
-        if let gzip = entry.gzip { try await mirrorFile("blobs/\(entry.sha256).gz", sha256: gzip.sha256, size: gzip.size, required: true) }
-        if let blocks = entry.blocks, !folder.contains("blobs/\(entry.sha256).zblocks") {
-            try await mirrorFile("blobs/\(entry.sha256).blocks", sha256: blocks.sha256, size: blocks.size, required: true)
-            try await mirrorBlockPack(of: entry)
-        }
-        for patch in entry.patches ?? [] {
-            // A source without a listed patch costs its clients a larger download, nothing more.
-            try await mirrorFile("deltas/\(patch.from)/\(entry.sha256)", sha256: patch.sha256, size: patch.size, required: false)
-        }
-    }
-
-    private func mirrorFile(_ path: String, sha256: String, size: Int64, required: Bool) async throws {
-        guard !folder.contains(path) else { return }
-        guard let file = try await source.file(path, sha256: sha256, size: size) else {
-            if required { throw MirrorError("the source has no \(path)") }
+    /// One object an entry names: a file checked against the SHA-256 and size the entry lists,
+    /// or the block pack, checked against the block index. A source without a listed patch
+    /// costs its clients a larger download, nothing more.
+    private func mirror(_ named: ReleaseEntry.Object, of entry: ReleaseEntry) async throws {
+        guard !folder.contains(named.object) else { return }
+        guard let sha256 = named.sha256, let size = named.size else { return try await mirrorBlockPack(of: entry, at: named.object) }
+        guard let file = try await source.file(named.object, sha256: sha256, size: size) else {
+            if named.required { throw MirrorError("the source has no \(named.object)") }
             return
         }
-        try folder.place(path, from: FilePath(file.path))
+        try folder.place(named.object, from: FilePath(file.path))
         try FileManager.default.removeItem(at: file)
     }
 
     /// `/blobs/{sha256}.zblocks`, which no release lists by hash: each block must unpack to the
     /// block the verified index lists.
-    private func mirrorBlockPack(of entry: ReleaseEntry) async throws {
-        let path = "blobs/\(entry.sha256).zblocks"
-        guard let indexBytes = folder.read("blobs/\(entry.sha256).blocks"), let index = try? BlockIndex(decoding: indexBytes) else {
+    private func mirrorBlockPack(of entry: ReleaseEntry, at object: TreeObject) async throws {
+        guard let indexBytes = folder.read(try .blockIndex(of: entry.sha256)), let index = try? BlockIndex(decoding: indexBytes) else {
             throw MirrorError("the block index of \(entry.path) cannot be read")
         }
         let offsets = index.packedOffsets()
-        guard let packed = try await source.document(path) else { throw MirrorError("the source has no \(path)") }
-        guard Int64(packed.count) == offsets[offsets.count - 1] else { throw MirrorError("\(path) does not have its index's length") }
+        guard let packed = try await source.document(object) else { throw MirrorError("the source has no \(object)") }
+        guard Int64(packed.count) == offsets[offsets.count - 1] else { throw MirrorError("\(object) does not have its index's length") }
         let inflater = try GzipInflater(bufferSize: index.blockSize, framing: .raw)
         do {
             for block in index.blocks.indices {
@@ -101,9 +94,9 @@ extension Mirror: ExportSource {
                 }
             }
         } catch {
-            throw MirrorError("\(path) does not match its block index: \(error)")
+            throw MirrorError("\(object) does not match its block index: \(error)")
         }
-        try folder.place(path, bytes: packed)
+        try folder.place(object, bytes: packed)
     }
 }
 

@@ -34,12 +34,13 @@ struct Mirror: Sendable {
     func run(channels: [String]) async throws -> [Mirrored] {
         var documents: [(name: String, bytes: [UInt8], document: ChannelDocument)] = []
         for channel in channels {
-            guard let bytes = try await source.document("channels/\(channel)") else { throw MirrorError("the source has no channel \(channel)") }
+            let object = try TreeObject.channel(channel)
+            guard let bytes = try await source.document(object) else { throw MirrorError("the source has no channel \(channel)") }
             guard let document = try? JSONDecoder().decode(ChannelDocument.self, from: Data(bytes)) else {
                 throw MirrorError("the source's channel \(channel) is not a channel document")
             }
-            let trust = try await trust(for: document)
-            let held = folder.read("channels/\(channel)").flatMap { try? JSONDecoder().decode(ChannelDocument.self, from: Data($0)) }
+            let (trust, roots) = try await trust(for: document)
+            let held = folder.read(object).flatMap { try? JSONDecoder().decode(ChannelDocument.self, from: Data($0)) }
             do {
                 _ = try ChannelCheck.check(
                     document,
@@ -51,6 +52,8 @@ struct Mirror: Sendable {
             } catch {
                 throw MirrorError("the source's channel \(channel) is refused: \(error.message)")
             }
+            // Only a document that passed places anything: its roots first.
+            for (version, rootBytes) in roots { try folder.place(try .root(version), bytes: rootBytes) }
             for release in document.namedReleases { _ = try await folder.write(release: release, withParent: true, from: self) }
             documents.append((channel, bytes, document))
         }
@@ -61,36 +64,52 @@ struct Mirror: Sendable {
 
     // MARK: - Roots
 
-    /// The trust a document is checked under: under a root, the newest root it names, reached
-    /// by verifying the source's chain from `roots/1.json` (which must hold the trusted root),
-    /// each root placed in the folder.
-    private func trust(for document: ChannelDocument) async throws -> ChannelCheck.Trust {
-        guard let version = document.root else { return trust }
-        var chain: [RootDocument] = []
-        for number in 1...max(1, version) {
-            let path = "roots/\(number).json"
-            var held = folder.read(path)
-            if held == nil { held = try await source.document(path) }
-            guard let bytes = held else {
-                throw MirrorError("the channel document names root \(version), but the source has no \(path)")
+    /// The most roots a source is followed through without a trusted root to anchor them.
+    static let maximumUnanchoredRoots: Int64 = 1000
+
+    /// The trust a document is checked under, and the roots 1 to the one it names, to place
+    /// once it has passed (a client that holds an older root walks them). Under a trusted
+    /// root: the source's roots up to it must lead exactly to it, and those after it must each
+    /// follow (``DepotClient/RootWalk``), so what is fetched is bounded by the genuine chain.
+    /// Under keys, or none: the chain must hold together from a well-formed root 1.
+    private func trust(for document: ChannelDocument) async throws -> (ChannelCheck.Trust, [(Int64, [UInt8])]) {
+        guard let version = document.root, version >= 1 else { return (trust, []) }
+        var roots: [(Int64, [UInt8])] = []
+        let keep = { (root: RootDocument, bytes: [UInt8]) in roots.append((root.version, bytes)) }
+        do {
+            guard let firstBytes = try await rootBytes(try .root(1)),
+                let first = try? JSONDecoder().decode(RootDocument.self, from: Data(firstBytes))
+            else {
+                throw MirrorError("the channel document names root \(version), but the source has no valid \(try TreeObject.root(1).url)")
             }
-            do {
-                let root = try JSONDecoder().decode(RootDocument.self, from: Data(bytes))
-                if let last = chain.last { try last.checkNext(root) } else { try root.checkFirst() }
-                chain.append(root)
-            } catch let problem as RootDocument.Problem {
-                throw MirrorError("\(path) is refused: \(problem.message)")
-            } catch {
-                throw MirrorError("\(path) is not a root document")
+            try first.checkFirst()
+            keep(first, firstBytes)
+            switch trust {
+            case .root(let shipped):
+                let reached = try await RootWalk.walk(from: first, to: shipped.version, fetch: rootBytes, verified: keep)
+                guard reached == shipped else { throw MirrorError("the source's roots do not descend from the trusted root") }
+                let newest = try await RootWalk.walk(from: shipped, to: version, fetch: rootBytes, verified: keep)
+                return (.root(newest), roots)
+            case .keys, .none:
+                guard version <= Self.maximumUnanchoredRoots else {
+                    throw MirrorError(
+                        "the channel document names root \(version); without --trusted-root at most \(Self.maximumUnanchoredRoots) are followed"
+                    )
+                }
+                _ = try await RootWalk.walk(from: first, to: version, fetch: rootBytes, verified: keep)
+                return (trust, roots)
             }
-            try folder.place(path, bytes: bytes)
+        } catch let failure as RootWalk.Failure {
+            throw MirrorError("the source's roots are refused: \(failure.message)")
+        } catch let problem as RootDocument.Problem {
+            throw MirrorError("the source's roots are refused: \(problem.message)")
         }
-        switch trust {
-        case .root(let shipped):
-            guard chain.contains(shipped) else { throw MirrorError("the source's roots do not descend from the trusted root") }
-            return .root(chain[chain.count - 1])
-        case .keys, .none:
-            return trust
-        }
+    }
+
+    /// The root `object`, as the folder holds it, else as the source serves it (at most
+    /// ``DepotClient/RootWalk/maximumRootBytes``).
+    private func rootBytes(_ object: TreeObject) async throws -> [UInt8]? {
+        if let held = folder.read(object) { return held }
+        return try await source.document(object, maximumBytes: RootWalk.maximumRootBytes)
     }
 }

@@ -1,0 +1,173 @@
+import Crypto
+import DepotManifest
+import DepotSigning
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// `depot mirror` against a source that lies: names that climb out of the folder, and a chain
+/// of forged roots. The source is a folder `depot serve` serves as it is (`public/evil`).
+@Suite("depot mirror against a hostile source")
+struct HostileMirrorSourceTests {
+    /// An IMF-fixdate a day from now.
+    static var tomorrow: String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: Date().addingTimeInterval(86_400))
+    }
+
+    /// Writes into `public/{source}` a channel `stable` whose one release has one page listing
+    /// `entry`; the channel document is `sign`ed as it likes. Returns the release's id.
+    @discardableResult
+    static func writeSource(
+        _ source: String,
+        in root: URL,
+        entries: [ReleaseEntry],
+        channelRoot: Int64? = nil,
+        sign: (inout ChannelDocument) throws -> Void = { _ in }
+    ) throws -> String {
+        let page = try JSONEncoder().encode(ReleasePage(entries: entries))
+        let pageID = Fixture.sha256(page)
+        let release = try JSONEncoder().encode(
+            ReleaseDocument(number: 1, parent: nil, createdAt: "", files: Int64(entries.count), bytes: 0, pageBits: 0, pages: [pageID])
+        )
+        let releaseID = Fixture.sha256(release)
+        var document = ChannelDocument(channel: "stable", release: releaseID, number: 1, serial: 1, expires: tomorrow, root: channelRoot)
+        try sign(&document)
+        try root.write(page, to: "public/\(source)/pages/\(pageID)")
+        try root.write(release, to: "public/\(source)/releases/\(releaseID)")
+        try root.write(try JSONEncoder().encode(document), to: "public/\(source)/channels/stable")
+        return releaseID
+    }
+
+    /// Waits until the server serves the channel of `source` (it rescans its public folder
+    /// every 2 s).
+    static func waitUntilServed(_ source: String) async throws {
+        let served = try await poll(every: .milliseconds(100), for: .seconds(120)) { () async throws -> Bool? in
+            let curl = try await runCurl(["-o", "/dev/null", "-w", "%{http_code}", "\(source)/channels/stable"])
+            return curl.standardOutput == Data("200".utf8) ? true : nil
+        }
+        try #require(served == true, "\(source) is not served")
+    }
+
+    static func entry(sha256: String, gzip: String? = nil) -> ReleaseEntry {
+        ReleaseEntry(
+            path: "a.bin",
+            version: 1,
+            size: 1,
+            sha256: sha256,
+            md5: String(repeating: "0", count: 32),
+            contentType: "application/octet-stream",
+            lastModified: "",
+            gzip: gzip.map { .init(size: 5, sha256: $0) },
+            patches: nil
+        )
+    }
+
+    @Test("a page whose names climb out of the folder is refused; the files it names are untouched, nothing is written outside")
+    func namesOutsideTheFolder() async throws {
+        try await DepotCLI.withServer { root, server in
+            let victim = try root.write(Data("precious\n".utf8), to: "victim")
+            let cases: [(String, ReleaseEntry)] = [
+                ("gzip", Self.entry(sha256: Fixture.sha256(Data("x".utf8)), gzip: "../../victim")),
+                ("blob", Self.entry(sha256: "../../victim")),
+            ]
+            for (name, entry) in cases {
+                try Self.writeSource(name, in: root, entries: [entry])
+                try await Self.waitUntilServed("\(server)/\(name)")
+                let result = try await DepotCLI.run(
+                    ["mirror", "--from", "\(server)/\(name)", "--to", "out-\(name)", "--without-signature-checks"],
+                    token: nil,
+                    in: root
+                )
+                #expect(result.status == 1, "\(name): \(result.output)")
+                #expect(result.errors.contains("is not 64 lower-case hex digits"), "\(name): \(result.errors)")
+                #expect(try String(contentsOf: victim, encoding: .utf8) == "precious\n")
+                let written = try Fixture.files(below: root.appendingPathComponent("out-\(name)")).filter { !$0.hasPrefix(".") }
+                #expect(written.isEmpty, "\(name): \(written)")
+            }
+            // Beside the server's, the source's and the runs' own files, only the victim.
+            let others = try Fixture.files(below: root).filter { path in !["public/", "out-", "data/", "run-", "."].contains { path.hasPrefix($0) } }
+            #expect(others == ["victim"])
+        }
+    }
+
+    @Test("without a trust flag the mirror refuses to run, unless told it runs without signature checks")
+    func trustRequired() async throws {
+        try await withTemporaryDirectory { root in
+            let result = try await DepotCLI.run(["mirror", "--from", "http://127.0.0.1:9", "--to", "out"], token: nil, in: root)
+            #expect(result.status != 0)
+            #expect(result.errors.contains("--without-signature-checks"), "\(result.errors)")
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("out").path))
+        }
+    }
+
+    /// A root signed by `signers`, naming `rootKey` and `channelKey`.
+    static func root(
+        _ version: Int64,
+        rootKey: Curve25519.Signing.PrivateKey,
+        channelKey: Curve25519.Signing.PrivateKey,
+        signers: [Curve25519.Signing.PrivateKey]
+    ) throws -> Data {
+        let keys = [rootKey.publicKey, channelKey.publicKey].map { (Ed25519.keyID(of: $0), $0.rawRepresentation.base64EncodedString()) }
+        var document = RootDocument(
+            version: version,
+            expires: tomorrow,
+            keys: Dictionary(keys) { first, _ in first },
+            root: .init(keyIDs: [Ed25519.keyID(of: rootKey.publicKey)], threshold: 1),
+            channels: .init(keyIDs: [Ed25519.keyID(of: channelKey.publicKey)], threshold: 1)
+        )
+        document.signatures = try signers.map { try Ed25519.sign(document.signedText, with: $0) }
+        return try JSONEncoder().encode(document)
+    }
+
+    @Test("a source that serves its own chain of roots is refused before any root is placed; the genuine source is mirrored after")
+    func forgedRoots() async throws {
+        try await DepotCLI.withServer { root, server in
+            let rootKey = Curve25519.Signing.PrivateKey()
+            let channelKey = Curve25519.Signing.PrivateKey()
+            let genuine = try Self.root(1, rootKey: rootKey, channelKey: channelKey, signers: [rootKey])
+            try root.write(genuine, to: "app-root.json")
+            let entry = Self.entry(sha256: Fixture.sha256(Data("x".utf8)))
+
+            // The forger's chain 1–4, each root signed by its own key (and so by the one before).
+            let forgerRoot = Curve25519.Signing.PrivateKey()
+            let forgerChannel = Curve25519.Signing.PrivateKey()
+            for version in Int64(1)...4 {
+                try root.write(
+                    try Self.root(version, rootKey: forgerRoot, channelKey: forgerChannel, signers: [forgerRoot]),
+                    to: "public/evil/roots/\(version).json"
+                )
+            }
+            try Self.writeSource("evil", in: root, entries: [entry], channelRoot: 4) { document in
+                document.signatures = [try Ed25519.sign(document.signedText, with: forgerChannel)]
+            }
+            try await Self.waitUntilServed("\(server)/evil")
+            let refused = try await DepotCLI.run(
+                ["mirror", "--from", "\(server)/evil", "--to", "out", "--trusted-root", "app-root.json"],
+                token: nil,
+                in: root
+            )
+            #expect(refused.status == 1)
+            #expect(refused.errors.contains("do not descend from the trusted root"), "\(refused.errors)")
+            #expect(try Fixture.files(below: root.appendingPathComponent("out")).filter { !$0.hasPrefix(".") } == [])
+
+            // The genuine source: root 1, a document its channel key signed, the file.
+            try root.write(genuine, to: "public/good/roots/1.json")
+            try root.write(Data("x".utf8), to: "public/good/blobs/\(entry.sha256)")
+            try Self.writeSource("good", in: root, entries: [entry], channelRoot: 1) { document in
+                document.signatures = [try Ed25519.sign(document.signedText, with: channelKey)]
+            }
+            try await Self.waitUntilServed("\(server)/good")
+            let mirrored = try await DepotCLI.run(
+                ["mirror", "--from", "\(server)/good", "--to", "out", "--trusted-root", "app-root.json"],
+                token: nil,
+                in: root
+            )
+            #expect(mirrored.status == 0, "\(mirrored.errors)")
+            #expect(try Data(contentsOf: root.appendingPathComponent("out/roots/1.json")) == genuine)
+        }
+    }
+}
