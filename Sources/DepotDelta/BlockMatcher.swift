@@ -2,31 +2,67 @@
 /// any offset: zsync's search. The weak checksum rolls over every offset not covered by a
 /// match; a bit table of the index's weak checksums rules out most offsets with one load, and
 /// a weak match is confirmed by the strong checksum.
+///
+/// Its cost is bounded by the local copy's size, whatever the index holds: blocks are looked up
+/// by their checksums, not walked; each block is first tried where it was (one strong check a
+/// block, the common case of bytes changed in place); and a weak checksum whose strong check
+/// fails ``maximumMisses`` times is given up, so an index whose blocks all share the weak
+/// checksum of a common window (a hostile one, or many blocks of zeros) cannot make the walk
+/// hash every offset.
 public enum BlockMatcher {
+    /// How often a weak checksum may match where no block's bytes are before it is no longer
+    /// looked for.
+    public static let maximumMisses = 64
+
+    /// What a match cost: how many strong checksums it computed.
+    public struct Statistics: Sendable, Equatable {
+        public var strongChecks = 0
+    }
+
     /// For each block of `index`, an offset of `local` where its bytes are, or nil.
     public static func match(_ index: BlockIndex, in local: UnsafeRawBufferPointer) -> [Int?] {
+        var statistics = Statistics()
+        return match(index, in: local, statistics: &statistics)
+    }
+
+    /// ``match(_:in:)``, counting its work in `statistics`.
+    public static func match(_ index: BlockIndex, in local: UnsafeRawBufferPointer, statistics: inout Statistics) -> [Int?] {
         var found = [Int?](repeating: nil, count: index.blocks.count)
         let blockSize = index.blockSize
         let fullBlocks = index.blocks.indices.filter { index.length(ofBlock: $0) == blockSize }
-        var byWeak: [UInt32: [Int]] = [:]
-        for block in fullBlocks { byWeak[index.blocks[block].weak, default: []].append(block) }
+        // Blocks by weak, then strong checksum: a lookup, however many blocks share a weak one.
+        var byWeak: [UInt32: [UInt64: [Int]]] = [:]
+        for block in fullBlocks { byWeak[index.blocks[block].weak, default: [:]][index.blocks[block].strong, default: []].append(block) }
+        var misses: [UInt32: Int] = [:]
         // 2²⁰ bits (128 KiB): about 5% of offsets reach the dictionary with 50,000 blocks.
         let filterBits = 20
         var filter = [UInt64](repeating: 0, count: 1 << (filterBits - 6))
         func slot(_ weak: UInt32) -> Int { Int((weak ^ (weak >> 20)) & (1 << filterBits - 1)) }
         for weak in byWeak.keys { filter[slot(weak) >> 6] |= 1 << UInt64(slot(weak) & 63) }
 
-        /// Marks every block with these bytes as found at `offset`; whether any was.
+        func strong(at offset: Int) -> UInt64 {
+            statistics.strongChecks += 1
+            return BlockIndex.strongChecksum(UnsafeRawBufferPointer(rebasing: local[offset..<offset + blockSize]))
+        }
+
+        // Each block where it was first: one strong check a block whose weak checksum matches.
+        for block in fullBlocks where (block + 1) * blockSize <= local.count {
+            let offset = block * blockSize
+            let weak = RollingChecksum(UnsafeRawBufferPointer(rebasing: local[offset..<offset + blockSize])).value
+            if weak == index.blocks[block].weak, strong(at: offset) == index.blocks[block].strong { found[block] = offset }
+        }
+
+        /// Marks every block with these bytes as found at `offset`; whether there are any (found
+        /// earlier or now: a match to skip over either way).
         func confirm(_ weak: UInt32, at offset: Int) -> Bool {
-            guard let candidates = byWeak[weak] else { return false }
-            let strong = BlockIndex.strongChecksum(UnsafeRawBufferPointer(rebasing: local[offset..<offset + blockSize]))
-            var matched = false
-            for block in candidates where found[block] == nil && index.blocks[block].strong == strong {
-                found[block] = offset
-                matched = true
+            guard let byStrong = byWeak[weak] else { return false }
+            guard let blocks = byStrong[strong(at: offset)] else {
+                misses[weak, default: 0] += 1
+                if misses[weak]! >= maximumMisses { byWeak[weak] = nil }
+                return false
             }
-            // Blocks with these bytes found earlier still make this a match to skip over.
-            return matched || candidates.contains { index.blocks[$0].strong == strong }
+            for block in blocks where found[block] == nil { found[block] = offset }
+            return true
         }
 
         if local.count >= blockSize, !byWeak.isEmpty {

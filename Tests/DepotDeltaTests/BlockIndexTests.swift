@@ -1,3 +1,4 @@
+import DepotTestFixtures
 import Testing
 
 @testable import DepotDelta
@@ -94,5 +95,39 @@ struct BlockIndexTests {
     ])
     func refusesWhatIsNoIndex(bytes: [UInt8]) {
         #expect(throws: VCDIFFError.self) { try BlockIndex(decoding: bytes) }
+    }
+
+    /// 4,096 blocks of 512 bytes, all with the weak checksum of 512 zero bytes and strong
+    /// checksums no bytes have: a hostile index for a local copy of zeros.
+    static func sharedWeakIndex() -> BlockIndex {
+        let zeros = [UInt8](repeating: 0, count: 512)
+        let weak = zeros.withUnsafeBytes { RollingChecksum($0).value }
+        let zeroStrong = zeros.withUnsafeBytes { BlockIndex.strongChecksum($0) }
+        let blocks = (0..<4096).map { BlockIndex.Block(weak: weak, strong: zeroStrong &+ UInt64($0) &+ 1, packedLength: 0) }
+        return BlockIndex(blockSize: 512, contentSize: 4096 * 512, blocks: blocks)
+    }
+
+    @Test("blocks that all share the weak checksum of a common window cost strong checks bounded by the local copy's blocks, not its offsets")
+    func sharedWeakChecksum() {
+        let local = [UInt8](repeating: 0, count: 2 << 20)
+        var statistics = BlockMatcher.Statistics()
+        let found = local.withUnsafeBytes { BlockMatcher.match(Self.sharedWeakIndex(), in: $0, statistics: &statistics) }
+        #expect(found.allSatisfy { $0 == nil })
+        // One a block where it was, then the misses before the weak checksum is given up; with
+        // every candidate tried at every offset it was 2 million.
+        #expect(statistics.strongChecks <= local.count / 512 + BlockMatcher.maximumMisses, "\(statistics.strongChecks)")
+    }
+
+    @Test("a copy mostly of zeros against an honest index: its blocks of zeros found, shifted ones too, in bounded work")
+    func mostlyZeros() throws {
+        var content = [UInt8](repeating: 0, count: 1 << 20)
+        content.replaceSubrange(0..<4096, with: Array(Fixture.pseudoRandom(count: 4096, seed: 5)))
+        let (index, _) = try Self.make(content, blockSize: 1024)
+        // The local copy: the same, shifted by 100 bytes.
+        let local = [UInt8](repeating: 7, count: 100) + content
+        var statistics = BlockMatcher.Statistics()
+        let found = local.withUnsafeBytes { BlockMatcher.match(index, in: $0, statistics: &statistics) }
+        #expect(found.allSatisfy { $0 != nil }, "every block is in the local copy")
+        #expect(statistics.strongChecks <= local.count / 1024 * 2 + BlockMatcher.maximumMisses, "\(statistics.strongChecks)")
     }
 }
