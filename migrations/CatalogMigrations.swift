@@ -15,5 +15,6 @@ public enum CatalogMigrations {
         ("0006_document_deltas", String(decoding: PackageResources._006_document_deltas_sql, as: UTF8.self)),
         ("0007_block_indexes", String(decoding: PackageResources._007_block_indexes_sql, as: UTF8.self)),
         ("0008_rollouts", String(decoding: PackageResources._008_rollouts_sql, as: UTF8.self)),
+        ("0009_gate_reports", String(decoding: PackageResources._009_gate_reports_sql, as: UTF8.self)),
     ]
 }

@@ -18,6 +18,9 @@ public struct ReportBatch: Codable, Sendable, Equatable {
         public var kind: String
         /// Why, for `failed`: a short text, at most ``maximumReasonBytes`` (logged, not stored).
         public var reason: String?
+        /// The channel the install follows: its report counts toward that channel's rollout
+        /// only. Clients that do not say count only where one live rollout has the release.
+        public var channel: String?
 
         /// What a report can say.
         public enum Kind: String, Sendable, CaseIterable {
@@ -43,11 +46,12 @@ public struct ReportBatch: Codable, Sendable, Equatable {
             return String(text[..<end])
         }
 
-        public init(release: String, install: String, kind: String, reason: String? = nil) {
+        public init(release: String, install: String, kind: String, reason: String? = nil, channel: String? = nil) {
             self.release = release
             self.install = install
             self.kind = kind
             self.reason = reason
+            self.channel = channel
         }
     }
 }

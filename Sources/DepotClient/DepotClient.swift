@@ -75,6 +75,10 @@ public struct DepotClient: Sendable {
         /// The app's version: a release whose `minimumClientVersion` is higher is not taken, but
         /// the newest earlier one this version can use. `nil`: every release is taken.
         public var clientVersion: ClientVersion?
+        /// Where reports go: the origin, whose gates count them. `nil`: the last of the servers
+        /// (the origin after its mirrors, as the README lists them). Reports go nowhere else: a
+        /// mirror counts nothing, and one that answered 202 and dropped them would lose them.
+        public var reportServer: URL?
 
         public init(
             channel: String = ChannelName.default,
@@ -89,7 +93,8 @@ public struct DepotClient: Sendable {
             maximumDocumentBytes: Int = 16 << 20,
             parallelDownloads: Int = 4,
             sendsReports: Bool = false,
-            clientVersion: ClientVersion? = nil
+            clientVersion: ClientVersion? = nil,
+            reportServer: URL? = nil
         ) {
             self.channel = channel
             self.trustedKeys = trustedKeys
@@ -104,6 +109,7 @@ public struct DepotClient: Sendable {
             self.parallelDownloads = parallelDownloads
             self.sendsReports = sendsReports
             self.clientVersion = clientVersion
+            self.reportServer = reportServer
         }
     }
 
@@ -348,7 +354,7 @@ public struct DepotClient: Sendable {
     /// Queues `report` about `release` and sends the queue, when reports are on.
     private func send(_ report: HealthReport, about release: String, session: TransferSession) async throws {
         guard configuration.sendsReports else { return }
-        try reportQueue.add(report, release: release, install: try InstallID.load(orCreateAt: installIDFile))
+        try reportQueue.add(report, release: release, channel: configuration.channel, install: try InstallID.load(orCreateAt: installIDFile))
         await sendReports(session: session)
     }
 

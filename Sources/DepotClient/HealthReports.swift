@@ -33,15 +33,15 @@ struct ReportQueue {
     var file: URL { folder.appendingPathComponent("reports.json") }
     var lockFile: URL { folder.appendingPathComponent("reports.lock") }
 
-    /// Adds `report` about `release` from `install` to the queue.
-    func add(_ report: HealthReport, release: String, install: InstallID) throws {
+    /// Adds `report` about `release` of `channel` from `install` to the queue.
+    func add(_ report: HealthReport, release: String, channel: String, install: InstallID) throws {
         let (kind, reason): (Report.Kind, String?) =
             switch report {
             case .applied: (.applied, nil)
             case .failed(let reason): (.failed, Report.reason(cutting: reason))
             case .healthy: (.healthy, nil)
             }
-        let pending = Report(release: release, install: install.reportHash(release: release), kind: kind.rawValue, reason: reason)
+        let pending = Report(release: release, install: install.reportHash(release: release), kind: kind.rawValue, reason: reason, channel: channel)
         try withLock { queue in queue = Array((queue + [pending]).suffix(Self.capacity)) }
     }
 
@@ -91,7 +91,7 @@ extension DepotClient {
     /// call or sync. Never throws for the network: only for a folder that cannot be written.
     public func report(_ report: HealthReport) async throws {
         guard configuration.sendsReports, let release = currentRelease else { return }
-        try reportQueue.add(report, release: release.id, install: try InstallID.load(orCreateAt: installIDFile))
+        try reportQueue.add(report, release: release.id, channel: release.channel, install: try InstallID.load(orCreateAt: installIDFile))
         await sendReports()
     }
 
@@ -103,33 +103,30 @@ extension DepotClient {
         await sendReports(session: session)
     }
 
-    /// Sends the waiting reports over `session` to the first of ``servers`` that takes them (a
-    /// static mirror takes none: it answers 404 or 405, and the next server, the origin, is
-    /// asked); failures leave them waiting.
+    /// Where reports go: ``Configuration/reportServer``, or the last of ``servers``.
+    var reportServer: URL { configuration.reportServer ?? servers[servers.count - 1] }
+
+    /// Sends the waiting reports over `session` to ``reportServer``, the origin that counts
+    /// them; they are forgotten only once it took them (202), and wait for the next time
+    /// otherwise. No mirror is asked: a mirror counts nothing, and one that answered 202 and
+    /// dropped them would make them vanish.
     func sendReports(session: TransferSession) async {
         guard configuration.sendsReports else { return }
+        let origin = reportServer
         try? await reportQueue.flush { reports in
-            let body = try APIJSON.encoder.encode(ReportBatch(reports: reports))
-            var answers: [String] = []
-            for server in servers {
-                var request = URLRequest(url: server.appendingPathComponent("v1/reports"))
-                request.httpMethod = "POST"
-                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-                request.httpBody = body
-                do {
-                    let (response, _) = try await BoundedFetch.run(
-                        request,
-                        session: session,
-                        maximumBytes: 64 * 1024,
-                        deadline: configuration.documentTimeout
-                    )
-                    if response.statusCode == 202 { return }
-                    answers.append("\(server.absoluteString): \(response.statusCode)")
-                } catch {
-                    answers.append("\(server.absoluteString): \(error)")
-                }
+            var request = URLRequest(url: origin.appendingPathComponent("v1/reports"))
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try APIJSON.encoder.encode(ReportBatch(reports: reports))
+            let (response, _) = try await BoundedFetch.run(
+                request,
+                session: session,
+                maximumBytes: 64 * 1024,
+                deadline: configuration.documentTimeout
+            )
+            guard response.statusCode == 202 else {
+                throw SyncError(.server, "\(origin.absoluteString) did not take the reports (\(response.statusCode))")
             }
-            throw SyncError(.server, "no server took the reports (\(answers.joined(separator: "; ")))")
         }
     }
 }

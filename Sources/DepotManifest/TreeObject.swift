@@ -149,3 +149,34 @@ public struct TreeObject: Hashable, Sendable, CustomStringConvertible {
         return "\"" + shown.joined() + (name.unicodeScalars.count > 80 ? "…" : "") + "\""
     }
 }
+
+extension TreeObject.Kind {
+    /// The folder of the tree this kind of object lives in (`blobs` for a file and its
+    /// variants); `nil` for `manifest.json`, at the root.
+    public var folder: String? {
+        switch self {
+        case .channel: "channels"
+        case .manifest: nil
+        case .release: "releases"
+        case .page: "pages"
+        case .pack: "packs"
+        case .blob, .gzip, .blockIndex, .blockPack: "blobs"
+        case .delta: "deltas"
+        case .root: "roots"
+        }
+    }
+
+    /// The route a server registers for this kind of object, its name a parameter:
+    /// `/channels/:name`, `/releases/:id`, `/pages/:sha256`, `/packs/:sha256`, `/blobs/:name` (a
+    /// file and its variants), `/deltas/:from/:to`, `/roots/:name`, `/manifest.json`. A handler
+    /// makes the object back from the parameters (``TreeObject/init(path:)``).
+    public var route: String {
+        switch self {
+        case .manifest: "/manifest.json"
+        case .release: "/releases/:id"
+        case .page, .pack: "/\(folder!)/:sha256"
+        case .delta: "/deltas/:from/:to"
+        case .channel, .blob, .gzip, .blockIndex, .blockPack, .root: "/\(folder!)/:name"
+        }
+    }
+}

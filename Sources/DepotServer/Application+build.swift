@@ -15,12 +15,13 @@ public func buildApplication(configuration: ServerConfiguration, logger: Logger)
 }
 
 /// ``buildApplication(configuration:logger:)`` for the package's tests: `requestCounter` counts
-/// every answered request by raw path. Never in production, where a map keyed by whatever paths
-/// clients send would only grow.
+/// every answered request by raw path (never in production, where a map keyed by whatever paths
+/// clients send would only grow); `routes` gets the router's routes.
 package func buildApplication(
     configuration: ServerConfiguration,
     logger: Logger,
-    requestCounter: RequestCounter?
+    requestCounter: RequestCounter?,
+    routes: RouteList? = nil
 ) async throws -> some ApplicationProtocol {
     // The traffic ring is kept only for the dashboard: no other answer pays for it.
     let traffic = configuration.dashboard.enabled ? TrafficHistory() : nil
@@ -76,9 +77,10 @@ package func buildApplication(
         resolver: resolver,
         maximumDeltaBases: configuration.publish.deltas.maximumBaseTags,
         patches: patches,
-        files: PublishController(publisher: publisher, uploads: uploads, authenticator: publishers),
-        releases: ReleaseController(publisher: publisher, uploads: uploads, authenticator: publishers),
-        rollouts: RolloutController(publisher: publisher, authenticator: publishers),
+        publishers: publishers,
+        files: PublishController(publisher: publisher, uploads: uploads),
+        releases: ReleaseController(publisher: publisher, uploads: uploads),
+        rollouts: RolloutController(publisher: publisher),
         reports: ReportsController(intake: reports, trustedProxies: configuration.trustedProxies),
         documents: ReleaseDocumentsController(content: content, catalog: catalog, responder: responder),
         health: HealthController(catalog: catalog, store: store, logger: logger),
@@ -96,6 +98,7 @@ package func buildApplication(
         },
         responder: responder
     )
+    routes?.record(router.routes.map { "\($0.method) \($0.path)" })
     let openFiles = OpenFileCaches(capacity: configuration.openFilesPerEventLoop, idleTime: configuration.openFileIdleTime, logger: logger)
     let direct = DirectAnswerConfiguration(
         source: ResourceDirectAnswers(resolver: resolver, routedSegments: router.routedSegments, responder: responder, recorder: recorder),
@@ -162,6 +165,7 @@ func buildRouter(
     resolver: ContentResolver,
     maximumDeltaBases: Int,
     patches: PatchMaker,
+    publishers: BearerAuthenticator,
     files: PublishController,
     releases: ReleaseController,
     rollouts: RolloutController,
@@ -182,9 +186,14 @@ func buildRouter(
         maximumDeltaBases: maximumDeltaBases,
         patches: patches
     ).addRoutes(to: router)
-    files.addRoutes(to: router)
-    releases.addRoutes(to: router)
-    rollouts.addRoutes(to: router)
+    // Every route of the /v1 group needs a publish token, checked by the group's middleware
+    // before any handler. Outside it: content and documents (public), POST /v1/reports (open to
+    // installs, rate-limited), the health probes, /metrics (its own token and addresses) and the
+    // dashboard (its own roles); a table in RouteAuthorizationTests states each.
+    let publishing = router.group("v1").add(middleware: PublishAuthorization(authenticator: publishers))
+    files.addRoutes(to: publishing, refusingOthersIn: router)
+    releases.addRoutes(to: publishing)
+    rollouts.addRoutes(to: publishing)
     reports.addRoutes(to: router)
     documents.addRoutes(to: router)
     health.addRoutes(to: router)

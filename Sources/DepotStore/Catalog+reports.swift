@@ -2,106 +2,153 @@ import DepotHTTP
 import Foundation
 import GRDB
 
-/// Installs' reports about releases, aggregated as they arrive (docs/releases.md, "Rollouts"):
-/// per release and minute, how many installs first reported each kind then. No event is kept,
-/// only one row per install and release saying which kinds it reported, so a report repeated a
-/// thousand times counts once.
+/// Installs' reports, counted toward live rollouts' gates as they arrive (docs/releases.md,
+/// "Rollouts"): one row an install and counting period of a rollout (its step's start), saying
+/// which kinds it reported and from which network. No event is kept, so a report repeated a
+/// thousand times counts once; and what one network can store or weigh is bounded.
 extension Catalog {
-    /// One report: an install (the SHA-256 of its id and the release, 32 bytes) about a release.
+    /// One report: an install (the SHA-256 of its id and the release, 32 bytes) about a release,
+    /// from a network, received at a time.
     public struct Report: Sendable, Hashable {
         public enum Kind: Int, Sendable, Hashable, CaseIterable {
             case applied = 1
             case failed = 2
             case healthy = 4
-
-            var column: String {
-                switch self {
-                case .applied: "applied"
-                case .failed: "failed"
-                case .healthy: "healthy"
-                }
-            }
         }
 
         public let release: String
         public let install: [UInt8]
         public let kind: Kind
+        /// The channel the install follows; `nil` from clients that do not say (counted only
+        /// when one live rollout has the release).
+        public let channel: String?
+        /// The network it came from (``ReportNetwork``).
+        public let network: [UInt8]
+        /// When the server took it, in seconds since 1970: it counts only toward a period that
+        /// had begun by then.
+        public let receivedAt: Int64
 
-        public init(release: String, install: [UInt8], kind: Kind) {
+        public init(release: String, install: [UInt8], kind: Kind, channel: String? = nil, network: [UInt8] = [], receivedAt: Int64 = 0) {
             self.release = release
             self.install = install
             self.kind = kind
+            self.channel = channel
+            self.network = network
+            self.receivedAt = receivedAt
         }
     }
 
-    /// Counts `reports` in one transaction, each install once per release and kind, at the
-    /// minute of `now`. Reports about releases the catalog does not have are dropped. Returns
-    /// how many were counted (the others were repeats or unknown).
-    public func record(_ reports: [Report], now: HTTPDate) async throws -> Int {
+    /// What the catalog keeps of reports, at most.
+    public struct ReportLimits: Sendable, Equatable {
+        /// Installs one network counts toward one period of a rollout; more are not kept.
+        public var installsPerNetwork: Int
+        /// Installs one period of a rollout keeps; more are not kept.
+        public var installsPerPeriod: Int
+
+        public init(installsPerNetwork: Int, installsPerPeriod: Int) {
+            self.installsPerNetwork = installsPerNetwork
+            self.installsPerPeriod = installsPerPeriod
+        }
+    }
+
+    /// Counts `reports` in one transaction, toward the live rollout each names (its release, and
+    /// its channel when it says one) and that rollout's current period, each install once per
+    /// period and kind, within `limits`. A report about no live rollout, received before its
+    /// period began, or past a limit counts nothing. Returns how many counted.
+    public func record(_ reports: [Report], limits: ReportLimits, now: HTTPDate) async throws -> Int {
         guard !reports.isEmpty else { return 0 }
         let minute = now.secondsSince1970 / 60
         return try await database.write { db in
-            var known: [String: Bool] = [:]
-            // Counted in memory, written once per release and kind.
-            var counts: [String: [Report.Kind: Int]] = [:]
-            // One statement a report: the row is made, or gains the kind's bit, only when it
-            // lacks it; a change means the report counts.
-            let mark = try db.cachedStatement(
-                sql: """
-                    INSERT INTO report_install (release, install, kinds) VALUES (?, ?, ?)
-                    ON CONFLICT(release, install) DO UPDATE SET kinds = kinds | excluded.kinds WHERE kinds & excluded.kinds = 0
-                    """
-            )
-            for report in reports {
-                let exists =
-                    try known[report.release]
-                    ?? {
-                        let exists =
-                            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM release WHERE id = ?)", arguments: [report.release]) ?? false
-                        known[report.release] = exists
-                        return exists
-                    }()
-                guard exists else { continue }
-                try mark.execute(arguments: [report.release, Data(report.install), report.kind.rawValue])
-                if db.changesCount > 0 { counts[report.release, default: [:]][report.kind, default: 0] += 1 }
-            }
-            for (release, kinds) in counts {
-                for (kind, count) in kinds {
-                    let column = kind.column
-                    try db.execute(
-                        sql: """
-                            INSERT INTO report_count (release, minute, \(column)) VALUES (?, ?, ?)
-                            ON CONFLICT(release, minute) DO UPDATE SET \(column) = \(column) + excluded.\(column)
-                            """,
-                        arguments: [release, minute, count]
+            let live = try Row.fetchAll(db, sql: "SELECT id, channel, release, step_started_at FROM rollout WHERE ended_at IS NULL")
+                .map {
+                    (
+                        id: $0["id"] as Int64, channel: $0["channel"] as String, release: $0["release"] as String,
+                        period: $0["step_started_at"] as Int64
                     )
                 }
+            var stored: [String: Int] = [:]
+            func count(_ sql: String, _ arguments: StatementArguments, key: String) throws -> Int {
+                if let known = stored[key] { return known }
+                let value = try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
+                stored[key] = value
+                return value
             }
-            return counts.values.reduce(0) { $0 + $1.values.reduce(0, +) }
-        }
-    }
-
-    /// The installs that reported about `release` from the minute of `since` on.
-    public func reportCounts(release: String, since: Int64) async throws -> ReportCounts {
-        try await database.read { db in
-            let row = try Row.fetchOne(
-                db,
-                sql:
-                    "SELECT SUM(applied) AS applied, SUM(failed) AS failed, SUM(healthy) AS healthy FROM report_count WHERE release = ? AND minute >= ?",
-                arguments: [release, since / 60]
+            let mark = try db.cachedStatement(
+                sql: """
+                    INSERT INTO rollout_report (rollout, period, install, network, kinds, minute) VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(rollout, period, install) DO UPDATE SET kinds = kinds | excluded.kinds WHERE kinds & excluded.kinds = 0
+                    """
             )
-            return ReportCounts(applied: row?["applied"] ?? 0, failed: row?["failed"] ?? 0, healthy: row?["healthy"] ?? 0)
+            var counted = 0
+            for report in reports {
+                let candidates = live.filter { $0.release == report.release && (report.channel == nil || $0.channel == report.channel) }
+                guard candidates.count == 1, let rollout = candidates.first, report.receivedAt >= rollout.period else { continue }
+                let exists =
+                    try Bool.fetchOne(
+                        db,
+                        sql: "SELECT EXISTS (SELECT 1 FROM rollout_report WHERE rollout = ? AND period = ? AND install = ?)",
+                        arguments: [rollout.id, rollout.period, Data(report.install)]
+                    ) ?? false
+                if !exists {
+                    let periodKey = "\(rollout.id) \(rollout.period)"
+                    let networkKey = periodKey + " " + Hex.string(report.network)
+                    let inPeriod = try count(
+                        "SELECT COUNT(*) FROM rollout_report WHERE rollout = ? AND period = ?",
+                        [rollout.id, rollout.period],
+                        key: periodKey
+                    )
+                    let inNetwork = try count(
+                        "SELECT COUNT(*) FROM rollout_report WHERE rollout = ? AND period = ? AND network = ?",
+                        [rollout.id, rollout.period, Data(report.network)],
+                        key: networkKey
+                    )
+                    guard inPeriod < limits.installsPerPeriod, inNetwork < limits.installsPerNetwork else { continue }
+                    stored[periodKey] = inPeriod + 1
+                    stored[networkKey] = inNetwork + 1
+                }
+                try mark.execute(arguments: [rollout.id, rollout.period, Data(report.install), Data(report.network), report.kind.rawValue, minute])
+                if db.changesCount > 0 { counted += 1 }
+            }
+            return counted
         }
     }
 
-    /// Per minute, from the minute of `since` on, what installs reported about `release`:
-    /// adoption and failures over time.
-    public func reportHistory(release: String, since: Int64) async throws -> [(minute: Int64, counts: ReportCounts)] {
+    /// What installs reported in the current period of `rollout`: the counts, and how many
+    /// networks they came from.
+    public func gateEvidence(of rollout: Rollout) async throws -> GateEvidence {
+        try await database.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT SUM(kinds & 1 != 0) AS applied, SUM(kinds & 2 != 0) AS failed, SUM(kinds & 4 != 0) AS healthy
+                    FROM rollout_report WHERE rollout = ? AND period = ? GROUP BY network
+                    """,
+                arguments: [rollout.id, rollout.stepStartedAt]
+            )
+            var evidence = GateEvidence()
+            for row in rows {
+                let network = ReportCounts(applied: row["applied"] ?? 0, failed: row["failed"] ?? 0, healthy: row["healthy"] ?? 0)
+                evidence.counts.applied += network.applied
+                evidence.counts.failed += network.failed
+                evidence.counts.healthy += network.healthy
+                if network.outcomes > 0 { evidence.networks += 1 }
+                if network.failed > 0 { evidence.failingNetworks += 1 }
+            }
+            return evidence
+        }
+    }
+
+    /// Per minute, over every period of `rollout`, what installs reported (each install counted
+    /// in the minute of its first report of a period): adoption and failures over time.
+    public func reportHistory(of rollout: Rollout) async throws -> [(minute: Int64, counts: ReportCounts)] {
         try await database.read { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT minute, applied, failed, healthy FROM report_count WHERE release = ? AND minute >= ? ORDER BY minute",
-                arguments: [release, since / 60]
+                sql: """
+                    SELECT minute, SUM(kinds & 1 != 0) AS applied, SUM(kinds & 2 != 0) AS failed, SUM(kinds & 4 != 0) AS healthy
+                    FROM rollout_report WHERE rollout = ? GROUP BY minute ORDER BY minute
+                    """,
+                arguments: [rollout.id]
             ).map { ($0["minute"], ReportCounts(applied: $0["applied"], failed: $0["failed"], healthy: $0["healthy"])) }
         }
     }

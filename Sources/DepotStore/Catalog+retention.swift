@@ -9,7 +9,8 @@ import GRDB
 /// finish.
 extension Catalog {
     /// Retires the releases retention no longer keeps, and removes those retired before
-    /// `cutoff` with the pages only they listed. A promote brings a retired release back.
+    /// `cutoff` with the pages only they listed, and the reports of rollouts ended before it. A
+    /// promote brings a retired release back.
     /// Returns how many releases were removed.
     ///
     /// Periodic work: finding the pages still listed reads the kept release documents, O(kept
@@ -30,10 +31,13 @@ extension Catalog {
                 arguments: [cutoff.secondsSince1970]
             )
             let removed = db.changesCount
+            // The reports of rollouts that ended before the cutoff: no gate weighs them again.
+            try db.execute(
+                sql: "DELETE FROM rollout_report WHERE rollout IN (SELECT id FROM rollout WHERE ended_at < ?)",
+                arguments: [cutoff.secondsSince1970]
+            )
             if removed > 0 {
                 try Self.removeUnlistedPages(in: db)
-                try db.execute(sql: "DELETE FROM report_count WHERE release NOT IN (SELECT id FROM release)")
-                try db.execute(sql: "DELETE FROM report_install WHERE release NOT IN (SELECT id FROM release)")
                 try db.execute(
                     sql: """
                         DELETE FROM document_delta

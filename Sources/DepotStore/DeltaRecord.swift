@@ -1,3 +1,4 @@
+import DepotManifest
 import GRDB
 
 /// A stored patch: the gzip-compressed VCDIFF that turns the content `fromSHA256` into the
@@ -17,8 +18,8 @@ public struct DeltaRecord: Hashable, Sendable {
         self.size = size
     }
 
-    /// `/deltas/{from}/{to}`: the immutable URL of the patch.
-    public var url: String { "/deltas/\(fromSHA256)/\(toSHA256)" }
+    /// `/deltas/{from}/{to}`: the immutable URL of the patch (``DepotManifest/TreeObject/delta(from:to:)``).
+    public var url: String { (try? TreeObject.delta(from: fromSHA256, to: toSHA256))?.url ?? "" }
 
     /// The stored patches to each of `targets`, by target, each target's ordered by source: one
     /// query for a page's entries, not one per entry.

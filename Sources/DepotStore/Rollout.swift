@@ -146,6 +146,22 @@ public struct ReportCounts: Sendable, Hashable, Codable {
     public var failureRate: Double { outcomes == 0 ? 0 : Double(failed) / Double(outcomes) }
 }
 
+/// What a gate weighs: the reports of a rollout's current period, and how many networks sent
+/// them (``Catalog/gateEvidence(of:)``).
+public struct GateEvidence: Sendable, Hashable {
+    public var counts = ReportCounts()
+    /// Networks whose installs reported an outcome (applied or failed).
+    public var networks = 0
+    /// Networks whose installs reported a failure.
+    public var failingNetworks = 0
+
+    public init(counts: ReportCounts = ReportCounts(), networks: Int = 0, failingNetworks: Int = 0) {
+        self.counts = counts
+        self.networks = networks
+        self.failingNetworks = failingNetworks
+    }
+}
+
 /// The gate of a running rollout: pure, so every case is a row of a table.
 public enum RolloutGate {
     public enum Decision: Sendable, Equatable {
@@ -157,20 +173,30 @@ public enum RolloutGate {
         case wait(reason: String)
     }
 
-    /// The decision for a step that began at `stepStartedAt`, at `now`, from `counts` of the
-    /// reports since it began. A failure rate over the limit halts as soon as there are
-    /// `minReports` reports, before the step's time is up: a bad release must not wait for the
-    /// schedule. A step advances once its time is up with enough reports at or below the limit.
-    public static func decide(plan: RolloutPlan, stepStartedAt: Int64, now: Int64, counts: ReportCounts) -> Decision {
+    /// The decision for a step that began at `stepStartedAt`, at `now`, from `evidence`: the
+    /// reports received since it began. A failure rate over the limit halts as soon as there
+    /// are `minReports` reports, failures among them from at least `minNetworks` networks,
+    /// before the step's time is up: a bad release must not wait for the schedule. A step
+    /// advances once its time is up with enough reports at or below the limit, from at least
+    /// `minNetworks` networks (when it needs reports at all). So one network, whatever installs
+    /// it invents, can neither halt nor advance a rollout.
+    public static func decide(plan: RolloutPlan, stepStartedAt: Int64, now: Int64, evidence: GateEvidence, minNetworks: Int = 1) -> Decision {
+        let counts = evidence.counts
         let rate = "\(counts.failed) of \(counts.outcomes) reports failed (\(percent(counts.failureRate)), limit \(percent(plan.maxFailureRate)))"
-        if counts.outcomes >= max(1, plan.minReports), counts.failureRate > plan.maxFailureRate {
-            return .halt(reason: "the gate failed: \(rate)")
+        if counts.outcomes >= max(1, plan.minReports), counts.failureRate > plan.maxFailureRate, evidence.failingNetworks >= minNetworks {
+            return .halt(reason: "the gate failed: \(rate), from \(evidence.failingNetworks) networks")
         }
         guard now >= stepStartedAt + plan.everySeconds else {
             return .wait(reason: "the step lasts until \(stepStartedAt + plan.everySeconds)")
         }
+        guard counts.outcomes < max(1, plan.minReports) || counts.failureRate <= plan.maxFailureRate else {
+            return .wait(reason: "\(rate), from \(evidence.failingNetworks) of the \(minNetworks) networks a halt needs")
+        }
         guard counts.outcomes >= plan.minReports else {
             return .wait(reason: "\(counts.outcomes) of the \(plan.minReports) reports needed")
+        }
+        guard plan.minReports == 0 || evidence.networks >= minNetworks else {
+            return .wait(reason: "reports from \(evidence.networks) of the \(minNetworks) networks needed")
         }
         return .advance(reason: "the gate held: \(rate)")
     }

@@ -13,6 +13,8 @@ public struct LiveServer: Sendable {
     public let dataDirectory: URL
     /// Every request it has answered.
     package let requests: RequestCounter
+    /// The router's routes, as `METHOD /path`.
+    package let routes: RouteList
 
     /// The publish token of servers started with ``withPublishing(configuration:prepare:_:)``.
     public static let token = "test-token-5f1c"
@@ -54,9 +56,12 @@ public struct LiveServer: Sendable {
         configuration.publicDirectory = publicDirectory.path
         configuration.dataDirectory = dataDirectory.path
         let requests = RequestCounter()
-        let app = try await buildApplication(configuration: configuration, logger: quietLogger, requestCounter: requests)
+        let routes = RouteList()
+        let app = try await buildApplication(configuration: configuration, logger: quietLogger, requestCounter: requests, routes: routes)
         return try await app.test(.live) { client in
-            try await body(LiveServer(port: client.port!, publicDirectory: publicDirectory, dataDirectory: dataDirectory, requests: requests))
+            try await body(
+                LiveServer(port: client.port!, publicDirectory: publicDirectory, dataDirectory: dataDirectory, requests: requests, routes: routes)
+            )
         }
     }
 

@@ -33,7 +33,8 @@ extension Depot {
             try await reportingFailures {
                 let baseURL = try server.baseURL()
                 let listing = try await withHTTPClient { client in
-                    guard let channel = try await get("/channels/\(channel)", baseURL: baseURL, client: client, as: ChannelDocument.self) else {
+                    guard let channel = try await get(try TreeObject.channel(channel).url, baseURL: baseURL, client: client, as: ChannelDocument.self)
+                    else {
                         return Listing(channel: nil, release: nil, files: [])
                     }
                     guard let release = try await get(channel.url, baseURL: baseURL, client: client, as: ReleaseDocument.self) else {
@@ -41,7 +42,7 @@ extension Depot {
                     }
                     var files: [ReleaseEntry] = []
                     for page in release.pages {
-                        guard let page = try await get("/pages/\(page)", baseURL: baseURL, client: client, as: ReleasePage.self) else {
+                        guard let page = try await get(try TreeObject.page(page).url, baseURL: baseURL, client: client, as: ReleasePage.self) else {
                             throw CommandFailure("the server has no page \(page)")
                         }
                         files += page.entries

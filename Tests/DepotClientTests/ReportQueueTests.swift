@@ -14,12 +14,12 @@ struct ReportQueueTests {
             let queue = ReportQueue(folder: folder)
             let install = InstallID.random()
             let release = { (n: Int) in String(format: "%064x", n) }
-            for n in 0..<ReportQueue.capacity { try queue.add(.applied, release: release(n), install: install) }
+            for n in 0..<ReportQueue.capacity { try queue.add(.applied, release: release(n), channel: "stable", install: install) }
             var sent: [ReportQueue.Report] = []
             try await queue.flush { reports in
                 sent = reports
                 // The app reports while the sync's request is on its way.
-                for n in 1000..<1003 { try queue.add(.failed(reason: "crash \(n)"), release: release(n), install: install) }
+                for n in 1000..<1003 { try queue.add(.failed(reason: "crash \(n)"), release: release(n), channel: "stable", install: install) }
             }
             #expect(sent.count == ReportQueue.capacity)
             var left: [ReportQueue.Report] = []

@@ -50,6 +50,11 @@ struct RolloutFleetTests {
         configuration.channels = ChannelSigner(keys: [key])
         configuration.rollouts = RolloutConfiguration(tickInterval: .milliseconds(50), clock: { clock.now })
         configuration.reports.perAddressPerSecond = 1_000_000
+        // The whole fleet reports from 127.0.0.1, one network: here it stands for many (the
+        // network rules have tests of their own, with forwarded addresses).
+        configuration.reports.installsPerNetwork = 1_000_000
+        configuration.reports.installsPerStep = 1_000_000
+        configuration.reports.gateNetworks = 1
         return configuration
     }
 
@@ -402,6 +407,84 @@ struct RolloutFleetTests {
             info = try await Self.waitFor(server, "one counted report") { $0.reports.applied == 1 }
             #expect(info.reports == ReportTotals(applied: 1, failed: 0, healthy: 0))
             #expect(info.state == "running" && info.percent == 10)
+        }
+    }
+
+    /// Posts `reports` as from `address`, through the server's trusted proxy (127.0.0.1).
+    static func report(_ server: LiveServer, _ reports: [ReportBatch.Report], from address: String) async throws {
+        for start in stride(from: 0, to: reports.count, by: 100) {
+            let body = Array(try JSONEncoder().encode(ReportBatch(reports: Array(reports[start..<min(start + 100, reports.count)]))))
+            let reply = try await RawHTTPConnection.with(port: server.port) { connection in
+                try await connection.request("POST", "/v1/reports", headers: [("X-Forwarded-For", address)], body: body)
+            }
+            #expect(reply.status == 202, "\(reply.bodyText)")
+        }
+    }
+
+    /// `count` failed reports about `release` from new installs, on `channel`.
+    static func failures(_ count: Int, release: String, channel: String? = nil) -> [ReportBatch.Report] {
+        (0..<count).map { _ in
+            let install = InstallID.random()
+            return ReportBatch.Report(release: release, install: install.reportHash(release: release), kind: "failed", channel: channel)
+        }
+    }
+
+    @Test("one address inventing 200 failing installs moves no rollout; failures from three networks roll it back")
+    func forgedFailures() async throws {
+        let clock = TestClock()
+        var configuration = ServerConfiguration()
+        configuration.publish.tokens = [LiveServer.token]
+        configuration.channels = ChannelSigner(keys: [Self.key])
+        configuration.rollouts = RolloutConfiguration(tickInterval: .milliseconds(50), clock: { clock.now })
+        configuration.trustedProxies = ["127.0.0.1"]
+        try await withTemporaryDirectory { root in
+            try await LiveServer.withDataDirectory(root.appendingPathComponent("data"), configuration: configuration) { server in
+                let (_, two) = try await Self.twoReleases(server)
+                _ = try await Self.startRollout(server, minReports: 3)
+                // The attack as found: two requests of 100 invented failing installs, one address.
+                try await Self.report(server, Self.failures(200, release: two), from: "203.0.113.7")
+                // Counted (5 of them: one network's share), and weighed by ticks, moving nothing.
+                let counted = try await Self.waitFor(server, "the network's share counted") { $0.reports.failed == 5 }
+                #expect(counted.state == "running", "\(counted.reason)")
+                clock.advance(by: 3600)
+                try await Task.sleep(for: .milliseconds(300))
+                let held = try await Self.rollout(server)
+                #expect(held.state == "running" && held.percent == 10, "\(held.reason)")
+                // Installs of two more networks fail too: the gate's three networks.
+                try await Self.report(server, Self.failures(2, release: two), from: "198.51.100.20")
+                try await Self.report(server, Self.failures(2, release: two), from: "2001:db8:1:2::9")
+                let rolledBack = try await Self.waitFor(server, "rolled back") { $0.state == "rolled-back" }
+                #expect(rolledBack.reason.contains("from 3 networks"), "\(rolledBack.reason)")
+            }
+        }
+    }
+
+    @Test("two channels rolling out one release: one channel's failures do not roll back the other")
+    func failuresStayInTheirChannel() async throws {
+        let clock = TestClock()
+        var configuration = Self.configuration(clock)
+        configuration.trustedProxies = ["127.0.0.1"]
+        try await withTemporaryDirectory { root in
+            try await LiveServer.withDataDirectory(root.appendingPathComponent("data"), configuration: configuration) { server in
+                let (_, two) = try await Self.twoReleases(server)
+                _ = try await Self.startRollout(server, minReports: 3)
+                #expect(try await Self.send(server, "POST", "/v1/channels/edge/promote", json: ["release": "1"]).status == 200)
+                let request = RolloutRequest(
+                    release: "2",
+                    steps: [10, 50, 100],
+                    everySeconds: 3600,
+                    maxFailureRate: 0.02,
+                    minReports: 3,
+                    autoRollback: true
+                )
+                #expect(try await Self.send(server, "POST", "/v1/channels/edge/rollout", json: request).status == 201)
+                try await Self.report(server, Self.failures(10, release: two, channel: "stable"), from: "203.0.113.7")
+                _ = try await Self.waitFor(server, "stable rolled back") { $0.state == "rolled-back" }
+                clock.advance(by: 1)
+                try await Task.sleep(for: .milliseconds(300))
+                let edge = try await Self.send(server, "GET", "/v1/channels/edge/rollout").decoded(RolloutInfo.self)
+                #expect(edge.state == "running" && edge.reports.failed == 0, "\(edge.reason)")
+            }
         }
     }
 }

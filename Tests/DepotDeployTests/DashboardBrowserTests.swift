@@ -33,6 +33,8 @@ struct DashboardBrowserTests {
                     "DEPOT_DASHBOARD_ALLOWED_ADDRESSES": "192.0.2.1",
                     // The rollout's gate is weighed every 0.2 s, so its halt shows at once.
                     "DEPOT_ROLLOUTS_TICK_SECONDS": "0.2",
+                    // The browser's reports come from one address: here it stands for many.
+                    "DEPOT_REPORTS_GATE_NETWORKS": "1", "DEPOT_REPORTS_INSTALLS_PER_NETWORK": "1000",
                 ],
                 in: root
             ) { server in

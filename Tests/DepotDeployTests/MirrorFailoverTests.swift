@@ -1,4 +1,6 @@
+import DepotAPI
 import DepotClient
+import DepotServer
 import DepotTestSupport
 import Foundation
 import Synchronization
@@ -115,7 +117,7 @@ struct MirrorFailoverTests {
         }
     }
 
-    @Test("health reports pass the static mirror, which takes none, and reach the origin")
+    @Test("health reports go past the static mirror, which is not asked, to the origin, the last server")
     func reportsReachTheOrigin() async throws {
         try await Stage.with { stage in
             try stage.writeTree("v1", edit: 0)
@@ -130,10 +132,31 @@ struct MirrorFailoverTests {
                     )
                     let report = try await client.sync()
                     #expect(report.server == mirror.url("/"), "the mirror served the release")
-                    #expect(mirror.requests.contains { $0.method == "POST" && $0.path == "/v1/reports" && $0.status == 404 })
+                    #expect(!mirror.requests.contains { $0.path == "/v1/reports" }, "the mirror is not asked")
                     let queue = stage.root.appendingPathComponent("client/.depot/reports.json")
                     let waiting = FileManager.default.contents(atPath: queue.path).map { String(decoding: $0, as: UTF8.self) } ?? ""
                     #expect(!waiting.contains("applied"), "the origin took the report: \(waiting)")
+                }
+            }
+        }
+    }
+
+    @Test("reports go to the origin only: a first server that answers 202 to everything, and keeps nothing, loses none of them")
+    func reportsOnlyToTheOrigin() async throws {
+        try await LiveServer.withPublishing { server in
+            let published = try await RawHTTPConnection.with(port: server.port) {
+                try await $0.request("PUT", "/v1/files/a.txt", headers: [("Authorization", "Bearer \(LiveServer.token)")], body: Array("a\n".utf8))
+            }
+            #expect(published.status == 201)
+            try await BrokenServer.with(.status(202)) { mirror in
+                try await withTemporaryDirectory { folder in
+                    let servers = try [mirror.url("/"), server.url("/")].map { try #require(URL(string: $0)) }
+                    let report = try await DepotClient(servers: servers, directory: folder, configuration: .init(sendsReports: true)).sync()
+                    #expect(report.release?.number == 1)
+                    // The applied report reached the origin, and only then left the queue.
+                    #expect(server.requests.snapshot.keys.contains { $0.path == "/v1/reports" })
+                    let queue = try Data(contentsOf: folder.appendingPathComponent(".depot/reports.json"))
+                    #expect(try JSONDecoder().decode([ReportBatch.Report].self, from: queue).isEmpty)
                 }
             }
         }

@@ -21,24 +21,40 @@ struct RolloutCatalogTests {
         try! RolloutPlan(steps: steps, everySeconds: every, maxFailureRate: rate, minReports: minReports, autoRollback: autoRollback)
     }
 
-    static let gateCases: [(name: String, plan: RolloutPlan, elapsed: Int64, counts: ReportCounts, expected: String)] = [
-        ("time up, enough reports, none failed", plan(), 60, .init(applied: 200), "advance"),
-        ("time up, failure rate at the limit", plan(), 60, .init(applied: 196, failed: 4), "advance"),
-        ("time up, failure rate over the limit", plan(), 60, .init(applied: 195, failed: 5), "halt"),
-        ("time up, too few reports", plan(), 60, .init(applied: 199), "wait"),
-        ("time not up, enough good reports", plan(), 59, .init(applied: 1000), "wait"),
-        ("time not up, 30% failed of enough: halts at once", plan(), 1, .init(applied: 140, failed: 60), "halt"),
-        ("time not up, 30% failed of too few: waits for evidence", plan(), 1, .init(applied: 14, failed: 6), "wait"),
-        ("healthy reports weigh nothing", plan(), 60, .init(applied: 10, healthy: 500), "wait"),
-        ("no minimum: advances on time with no report", plan(minReports: 0), 60, .init(), "advance"),
-        ("no minimum: one failure of one halts", plan(minReports: 0), 1, .init(failed: 1), "halt"),
-        ("a zero limit: any failure halts", plan(rate: 0, minReports: 10), 60, .init(applied: 99, failed: 1), "halt"),
+    /// Evidence from `networks` networks (failures, when there are any, from all of them).
+    static func evidence(_ counts: ReportCounts, networks: Int = 3, failing: Int? = nil) -> GateEvidence {
+        GateEvidence(counts: counts, networks: networks, failingNetworks: failing ?? (counts.failed > 0 ? networks : 0))
+    }
+
+    static let gateCases: [(name: String, plan: RolloutPlan, elapsed: Int64, evidence: GateEvidence, expected: String)] = [
+        ("time up, enough reports, none failed", plan(), 60, evidence(.init(applied: 200)), "advance"),
+        ("time up, failure rate at the limit", plan(), 60, evidence(.init(applied: 196, failed: 4)), "advance"),
+        ("time up, failure rate over the limit", plan(), 60, evidence(.init(applied: 195, failed: 5)), "halt"),
+        ("time up, too few reports", plan(), 60, evidence(.init(applied: 199)), "wait"),
+        ("time not up, enough good reports", plan(), 59, evidence(.init(applied: 1000)), "wait"),
+        ("time not up, 30% failed of enough: halts at once", plan(), 1, evidence(.init(applied: 140, failed: 60)), "halt"),
+        ("time not up, 30% failed of too few: waits for evidence", plan(), 1, evidence(.init(applied: 14, failed: 6)), "wait"),
+        ("healthy reports weigh nothing", plan(), 60, evidence(.init(applied: 10, healthy: 500)), "wait"),
+        ("no minimum: advances on time with no report", plan(minReports: 0), 60, evidence(.init(), networks: 0), "advance"),
+        ("no minimum: one failure from each of 3 networks halts", plan(minReports: 0), 1, evidence(.init(failed: 3)), "halt"),
+        ("a zero limit: any failure halts", plan(rate: 0, minReports: 10), 60, evidence(.init(applied: 99, failed: 1)), "halt"),
+        // One network (an address, or a /24 of them) cannot move a rollout, whatever it invents.
+        ("all failures from one network: no halt", plan(), 1, evidence(.init(failed: 5000), networks: 1), "wait"),
+        ("all failures from two networks of the three needed: no halt", plan(), 60, evidence(.init(applied: 500, failed: 500), failing: 2), "wait"),
+        ("enough reports, all from one network: no advance", plan(), 60, evidence(.init(applied: 5000), networks: 1), "wait"),
+        // Failures over the limit from too few networks neither halt nor let the step advance:
+        // the step waits, its reason says so, and a person decides.
+        ("no minimum, one network's failure: no halt, no advance", plan(minReports: 0), 60, evidence(.init(failed: 1), networks: 1), "wait"),
+        (
+            "failures over the limit from one network, good reports from three: waits", plan(), 60,
+            evidence(.init(applied: 195, failed: 5), failing: 1), "wait"
+        ),
     ]
 
     @Test("the gate advances, waits or halts", arguments: 0..<gateCases.count)
     func gate(index: Int) {
         let row = Self.gateCases[index]
-        let decision = RolloutGate.decide(plan: row.plan, stepStartedAt: 1000, now: 1000 + row.elapsed, counts: row.counts)
+        let decision = RolloutGate.decide(plan: row.plan, stepStartedAt: 1000, now: 1000 + row.elapsed, evidence: row.evidence, minNetworks: 3)
         let name: String =
             switch decision {
             case .advance: "advance"
@@ -174,22 +190,81 @@ struct RolloutCatalogTests {
         }
     }
 
-    @Test("reports count each install once per release and kind; unknown releases are dropped")
+    static let limits = Catalog.ReportLimits(installsPerNetwork: 5, installsPerPeriod: 100)
+
+    static func install(_ n: Int) -> [UInt8] { [UInt8](repeating: UInt8(n % 256), count: 31) + [UInt8(n / 256)] }
+
+    @Test("reports count toward the live rollout of their release, each install once per kind; other releases count nothing")
     func reports() async throws {
-        try await Self.withTwoReleases { catalog, _, two, _ in
-            let install = { (n: UInt8) in [UInt8](repeating: n, count: 32) }
-            var reports = (0..<1000).map { _ in Catalog.Report(release: two.id, install: install(1), kind: .applied) }
+        try await Self.withTwoReleases { catalog, one, two, _ in
+            _ = try await catalog.startRollout(two.id, to: "stable", plan: Self.plan(), salt: "s", now: Self.now)
+            let started = Self.now.secondsSince1970
+            let at = { (network: UInt8) in [UInt8]([4, 10, 0, network]) }
+            var reports = (0..<1000).map { _ in
+                Catalog.Report(release: two.id, install: Self.install(1), kind: .applied, network: at(1), receivedAt: started)
+            }
             reports += [
-                .init(release: two.id, install: install(1), kind: .healthy),
-                .init(release: two.id, install: install(2), kind: .failed),
-                .init(release: two.id, install: install(2), kind: .failed),
-                .init(release: String(repeating: "0", count: 64), install: install(3), kind: .failed),
+                .init(release: two.id, install: Self.install(1), kind: .healthy, network: at(1), receivedAt: started),
+                .init(release: two.id, install: Self.install(2), kind: .failed, network: at(2), receivedAt: started),
+                .init(release: two.id, install: Self.install(2), kind: .failed, network: at(2), receivedAt: started),
+                .init(release: one.id, install: Self.install(3), kind: .failed, network: at(3), receivedAt: started),
+                .init(release: String(repeating: "0", count: 64), install: Self.install(3), kind: .failed, network: at(3), receivedAt: started),
             ]
-            #expect(try await catalog.record(reports, now: Self.now) == 3)
-            #expect(try await catalog.record(reports, now: Self.now) == 0, "sent again, nothing counts twice")
-            let counts = try await catalog.reportCounts(release: two.id, since: Self.now.secondsSince1970)
-            #expect(counts == ReportCounts(applied: 1, failed: 1, healthy: 1))
-            #expect(try await catalog.reportCounts(release: two.id, since: Self.now.secondsSince1970 + 60) == ReportCounts())
+            #expect(try await catalog.record(reports, limits: Self.limits, now: Self.now) == 3)
+            #expect(try await catalog.record(reports, limits: Self.limits, now: Self.now) == 0, "sent again, nothing counts twice")
+            let rollout = try #require(try await catalog.rollout(of: "stable"))
+            #expect(
+                try await catalog.gateEvidence(of: rollout)
+                    == GateEvidence(counts: .init(applied: 1, failed: 1, healthy: 1), networks: 2, failingNetworks: 1)
+            )
+        }
+    }
+
+    @Test("what one network stores and weighs is bounded: 5 installs a network, 100 a step, however many it invents")
+    func networkLimits() async throws {
+        try await Self.withTwoReleases { catalog, _, two, _ in
+            _ = try await catalog.startRollout(two.id, to: "stable", plan: Self.plan(), salt: "s", now: Self.now)
+            let flood = (0..<10_000).map { n in
+                Catalog.Report(
+                    release: two.id,
+                    install: Self.install(n),
+                    kind: .failed,
+                    network: [4, 10, 0, 1],
+                    receivedAt: Self.now.secondsSince1970
+                )
+            }
+            #expect(try await catalog.record(flood, limits: Self.limits, now: Self.now) == 5)
+            let rollout = try #require(try await catalog.rollout(of: "stable"))
+            #expect(try await catalog.gateEvidence(of: rollout) == GateEvidence(counts: .init(failed: 5), networks: 1, failingNetworks: 1))
+            // From 1,000 networks: the step keeps 100 installs.
+            let spread = (0..<1000).map { n in
+                Catalog.Report(
+                    release: two.id,
+                    install: Self.install(20_000 + n),
+                    kind: .applied,
+                    network: [4, 10, UInt8(n / 256), UInt8(n % 256)],
+                    receivedAt: Self.now.secondsSince1970
+                )
+            }
+            #expect(try await catalog.record(spread, limits: Self.limits, now: Self.now) == 95)
+            #expect(
+                try await catalog.gateEvidence(of: rollout) == GateEvidence(counts: .init(applied: 95, failed: 5), networks: 96, failingNetworks: 1)
+            )
+        }
+    }
+
+    @Test("a report received before its rollout's step began counts toward no step")
+    func reportBeforeStep() async throws {
+        try await Self.withTwoReleases { catalog, _, two, _ in
+            _ = try await catalog.startRollout(two.id, to: "stable", plan: Self.plan(), salt: "s", now: Self.now)
+            let early = Catalog.Report(
+                release: two.id,
+                install: Self.install(1),
+                kind: .failed,
+                network: [4, 1, 1, 1],
+                receivedAt: Self.now.secondsSince1970 - 1
+            )
+            #expect(try await catalog.record([early], limits: Self.limits, now: Self.now) == 0)
         }
     }
 }

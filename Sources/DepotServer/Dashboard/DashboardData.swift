@@ -102,8 +102,8 @@ struct DashboardData: Sendable {
             rollouts.append(
                 RolloutView(
                     rollout,
-                    sinceStep: try await catalog.reportCounts(release: rollout.release, since: rollout.stepStartedAt),
-                    history: try await catalog.reportHistory(release: rollout.release, since: rollout.startedAt)
+                    sinceStep: try await catalog.gateEvidence(of: rollout).counts,
+                    history: try await catalog.reportHistory(of: rollout)
                 )
             )
         }

@@ -15,16 +15,17 @@ import Hummingbird
 struct PublishController: Sendable {
     let publisher: Publisher
     let uploads: UploadReceiver
-    let authenticator: BearerAuthenticator
 
     static let prefix = "/v1/files"
 
-    func addRoutes(to router: Router<DepotRequestContext>) {
-        router.put("/v1/files/**", use: publish)
-        router.delete("/v1/files/**", use: unpublish)
+    /// The publishing routes in `publishing` (the `/v1` group, behind the publish token), and
+    /// the answer to other methods (405, no token needed) in `router`.
+    func addRoutes(to publishing: RouterGroup<DepotRequestContext>, refusingOthersIn router: Router<DepotRequestContext>) {
+        publishing.put("files/**", use: publish)
+        publishing.delete("files/**", use: unpublish)
         // No path at all: the handlers answer 400.
-        router.put("/v1/files", use: publish)
-        router.delete("/v1/files", use: unpublish)
+        publishing.put("files", use: publish)
+        publishing.delete("files", use: unpublish)
         for method in [HTTPRequest.Method.get, .head, .post, .patch, .options] {
             router.on("/v1/files/**", method: method) { _, _ -> Response in
                 throw HTTPError(.methodNotAllowed, headers: [.allow: "PUT, DELETE"], message: "Only PUT and DELETE are allowed here")
@@ -33,7 +34,6 @@ struct PublishController: Sendable {
     }
 
     @Sendable func publish(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        try authenticator.authorize(request)
         let path = try LogicalPath.parse(request.uri.path, prefix: Self.prefix, maxLength: publisher.configuration.maxPathLength)
         let blob: BlobRecord
         switch try await uploads.receive(request, context: context, label: path) {
@@ -53,7 +53,6 @@ struct PublishController: Sendable {
     }
 
     @Sendable func unpublish(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        try authenticator.authorize(request)
         let path = try LogicalPath.parse(request.uri.path, prefix: Self.prefix, maxLength: publisher.configuration.maxPathLength)
         guard try await publisher.unpublish(path: path, logger: context.logger) else {
             throw HTTPError(.notFound, message: "\(path) is not published")

@@ -61,13 +61,19 @@ extension Publisher {
     }
 
     /// One tick of the scheduler at `now`: each running rollout's gate, on the reports since its
-    /// step began, and its decision carried out. Returns the moves made.
+    /// step began (from at least `minNetworks` networks, ``ReportConfiguration/gateNetworks``),
+    /// and its decision carried out. Returns the moves made.
     @discardableResult
-    func tickRollouts(now: HTTPDate, logger: Logger) async throws -> [Catalog.RolloutMove] {
+    func tickRollouts(now: HTTPDate, minNetworks: Int, logger: Logger) async throws -> [Catalog.RolloutMove] {
         var moves: [Catalog.RolloutMove] = []
         for rollout in try await catalog.runningRollouts() {
-            let counts = try await catalog.reportCounts(release: rollout.release, since: rollout.stepStartedAt)
-            let decision = RolloutGate.decide(plan: rollout.plan, stepStartedAt: rollout.stepStartedAt, now: now.secondsSince1970, counts: counts)
+            let decision = RolloutGate.decide(
+                plan: rollout.plan,
+                stepStartedAt: rollout.stepStartedAt,
+                now: now.secondsSince1970,
+                evidence: try await catalog.gateEvidence(of: rollout),
+                minNetworks: minNetworks
+            )
             // Most ticks wait: no write transaction for them.
             if case .wait = decision { continue }
             guard
@@ -92,7 +98,7 @@ extension Publisher {
     }
 
     private func info(_ rollout: Rollout) async throws -> RolloutInfo {
-        let counts = try await catalog.reportCounts(release: rollout.release, since: rollout.stepStartedAt)
+        let counts = try await catalog.gateEvidence(of: rollout).counts
         return RolloutInfo(
             channel: rollout.channel,
             release: rollout.release,

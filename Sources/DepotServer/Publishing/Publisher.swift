@@ -240,7 +240,7 @@ extension ReleaseInfo {
         self.init(
             id: release.id,
             number: release.number,
-            url: "/releases/\(release.id)",
+            url: TreeObject.url(ofRelease: release.id),
             channel: release.channel,
             createdAt: HTTPDate(secondsSince1970: release.createdAt).imfFixdate,
             files: release.files,

@@ -25,24 +25,23 @@ import NIOCore
 struct ReleaseController: Sendable {
     let publisher: Publisher
     let uploads: UploadReceiver
-    let authenticator: BearerAuthenticator
 
     private var configuration: PublishConfiguration { publisher.configuration }
 
-    func addRoutes(to router: Router<DepotRequestContext>) {
-        router.head("/v1/blobs/:sha256", use: hasBlob)
-        router.put("/v1/blobs/:sha256", use: uploadBlob)
-        router.post("/v1/blobs/missing", use: missingBlobs)
-        router.post("/v1/blobs", use: uploadBatch)
-        router.post("/v1/releases", use: commit)
-        router.get("/v1/releases", use: list)
-        router.get("/v1/channels", use: channels)
-        router.post("/v1/channels/:name/promote", use: promote)
-        router.post("/v1/channels/:name/rollback", use: rollback)
+    /// Its routes, in the `/v1` group (behind the publish token).
+    func addRoutes(to publishing: RouterGroup<DepotRequestContext>) {
+        publishing.head("blobs/:sha256", use: hasBlob)
+        publishing.put("blobs/:sha256", use: uploadBlob)
+        publishing.post("blobs/missing", use: missingBlobs)
+        publishing.post("blobs", use: uploadBatch)
+        publishing.post("releases", use: commit)
+        publishing.get("releases", use: list)
+        publishing.get("channels", use: channels)
+        publishing.post("channels/:name/promote", use: promote)
+        publishing.post("channels/:name/rollback", use: rollback)
     }
 
     @Sendable func hasBlob(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        try authenticator.authorize(request)
         let sha256 = try Self.sha256(context)
         return Response(status: try await publisher.storedBlob(sha256) == nil ? .notFound : .ok)
     }
@@ -51,7 +50,6 @@ struct ReleaseController: Sendable {
     /// in the order asked, as `{"missing": [...]}`. One request tells a publisher what to upload
     /// of a folder of any size.
     @Sendable func missingBlobs(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        try authenticator.authorize(request)
         let body = try await request.body.collect(upTo: configuration.maxCommitBytes)
         guard let asked = try? APIJSON.decode(MissingBlobsRequest.self, from: body.readableBytesView) else {
             throw HTTPError(.badRequest, message: #"The body must be {"sha256": ["<lower-case hex SHA-256>", ...]}"#)
@@ -69,7 +67,6 @@ struct ReleaseController: Sendable {
     }
 
     @Sendable func uploadBlob(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        try authenticator.authorize(request)
         let sha256 = try Self.sha256(context)
         if let record = try await publisher.storedBlob(sha256) {
             // Not reading a body that is on its way: the connection cannot carry another request.
@@ -93,7 +90,6 @@ struct ReleaseController: Sendable {
     /// `POST /v1/blobs` with a batch of small blobs (``BlobBatch``): stored all or none, with one
     /// group commit; 201 with `{"stored": n}`.
     @Sendable func uploadBatch(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        try authenticator.authorize(request)
         let blobs: [BlobRecord]
         switch try await uploads.receiveBatch(request, context: context) {
         case .stored(let stored): blobs = stored
@@ -116,7 +112,6 @@ struct ReleaseController: Sendable {
 
     /// The commit; returns the response and how many files the request listed.
     private func commitRelease(_ request: Request, context: DepotRequestContext) async throws -> (Response, Int) {
-        try authenticator.authorize(request)
         let body = try await request.body.collect(upTo: configuration.maxCommitBytes)
         let commit: CommitRequest
         do {
@@ -129,18 +124,15 @@ struct ReleaseController: Sendable {
     }
 
     @Sendable func list(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        try authenticator.authorize(request)
         let limit = request.uri.queryParameters.get("limit").flatMap(Int.init) ?? 100
         return try Response.json(try await publisher.releases(limit: max(1, min(limit, 10_000))))
     }
 
     @Sendable func channels(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        try authenticator.authorize(request)
-        return try Response.json(try await publisher.channels())
+        try Response.json(try await publisher.channels())
     }
 
     @Sendable func promote(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        try authenticator.authorize(request)
         let body = try await request.body.collect(upTo: 64 * 1024)
         guard let promote = try? APIJSON.decode(PromoteRequest.self, from: body.readableBytesView) else {
             throw HTTPError(.badRequest, message: #"The body must be {"release": "<number or id>"}"#)
@@ -150,7 +142,6 @@ struct ReleaseController: Sendable {
     }
 
     @Sendable func rollback(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        try authenticator.authorize(request)
         let channel = context.parameters.get("name") ?? ""
         return try Response.json(try await publisher.move(channel, .rollback, logger: context.logger))
     }

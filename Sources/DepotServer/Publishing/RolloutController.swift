@@ -12,16 +12,15 @@ import Hummingbird
 /// - `POST /v1/channels/{name}/rollout/{pause|resume|halt|rollback}`.
 struct RolloutController: Sendable {
     let publisher: Publisher
-    let authenticator: BearerAuthenticator
 
-    func addRoutes(to router: Router<DepotRequestContext>) {
-        router.post("/v1/channels/:name/rollout", use: start)
-        router.get("/v1/channels/:name/rollout", use: status)
-        router.post("/v1/channels/:name/rollout/:action", use: change)
+    /// Its routes, in the `/v1` group (behind the publish token).
+    func addRoutes(to publishing: RouterGroup<DepotRequestContext>) {
+        publishing.post("channels/:name/rollout", use: start)
+        publishing.get("channels/:name/rollout", use: status)
+        publishing.post("channels/:name/rollout/:action", use: change)
     }
 
     @Sendable func start(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        try authenticator.authorize(request)
         let body = try await request.body.collect(upTo: 64 * 1024)
         let start: RolloutRequest
         do {
@@ -37,12 +36,10 @@ struct RolloutController: Sendable {
     }
 
     @Sendable func status(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        try authenticator.authorize(request)
-        return try Response.json(try await publisher.rollout(of: try channel(context)))
+        try Response.json(try await publisher.rollout(of: try channel(context)))
     }
 
     @Sendable func change(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        try authenticator.authorize(request)
         let action = context.parameters.get("action") ?? ""
         return try Response.json(try await publisher.changeRollout(of: try channel(context), action, logger: context.logger))
     }

@@ -4,7 +4,7 @@ import ServiceLifecycle
 
 /// Drives running rollouts: every ``RolloutConfiguration/tickInterval`` it counts the reports
 /// taken, then weighs each running rollout's
-/// gate on the reports since its step began and carries out the decision (``Publisher/tickRollouts(now:logger:)``).
+/// gate on the reports since its step began and carries out the decision (``Publisher/tickRollouts(now:minNetworks:logger:)``).
 /// Its state is the catalog's, so a restart goes on where the last tick left it.
 struct RolloutScheduler: Service {
     let publisher: Publisher
@@ -17,7 +17,7 @@ struct RolloutScheduler: Service {
         await runPeriodically(every: configuration.tickInterval, logger: logger, failure: "A rollout tick failed") {
             let now = configuration.clock()
             try await reports.flush(now: now)
-            try await publisher.tickRollouts(now: now, logger: logger)
+            try await publisher.tickRollouts(now: now, minNetworks: reports.configuration.gateNetworks, logger: logger)
         }
     }
 }

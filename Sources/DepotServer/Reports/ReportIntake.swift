@@ -23,6 +23,9 @@ final class ReportIntake: Sendable {
         self.clock = clock
     }
 
+    /// The time now, by the clock reports are judged by.
+    func now() -> HTTPDate { clock() }
+
     /// Whether `address` may make another request this second; counts it.
     func admits(_ address: String) -> Bool {
         let now = clock().secondsSince1970
@@ -52,6 +55,6 @@ final class ReportIntake: Sendable {
             defer { pending = [] }
             return pending
         }
-        return try await catalog.record(batch, now: now)
+        return try await catalog.record(batch, limits: configuration.limits, now: now)
     }
 }

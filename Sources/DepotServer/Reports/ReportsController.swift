@@ -40,19 +40,22 @@ struct ReportsController: Sendable {
         guard batch.reports.count <= configuration.maxPerRequest else {
             throw HTTPError(.contentTooLarge, message: "At most \(configuration.maxPerRequest) reports a request (reports.maxPerRequest)")
         }
+        let network = ReportNetwork.of(address)
+        let now = intake.now().secondsSince1970
         let reports = try batch.reports.enumerated().map { index, report in
-            guard let parsed = Self.parse(report) else {
+            guard let parsed = Self.parse(report, network: network, receivedAt: now) else {
                 throw HTTPError(
                     .badRequest,
                     message:
                         "Report \(index + 1) is not a report: release and install are lower-case hex SHA-256, kind applied, failed or healthy, "
-                        + "reason at most \(ReportBatch.Report.maximumReasonBytes) bytes"
+                        + "channel a channel name, reason at most \(ReportBatch.Report.maximumReasonBytes) bytes"
                 )
             }
             return parsed
         }
+        // At debug: anyone can send these, and a forger must not fill the log.
         for report in batch.reports where report.kind == ReportBatch.Report.Kind.failed.rawValue {
-            context.logger.info(
+            context.logger.debug(
                 "Install reported a failure",
                 metadata: ["release": "\(report.release.prefix(12))", "reason": "\(report.reason ?? "")"]
             )
@@ -68,11 +71,13 @@ struct ReportsController: Sendable {
         message: "Too many reports waiting to be counted (reports.maxPending)"
     )
 
-    /// The catalog's report for `report`, or `nil` when it is malformed.
-    static func parse(_ report: ReportBatch.Report) -> Catalog.Report? {
+    /// The catalog's report for `report`, from `network` at `receivedAt`, or `nil` when it is
+    /// malformed.
+    static func parse(_ report: ReportBatch.Report, network: [UInt8], receivedAt: Int64) -> Catalog.Report? {
         guard ContentAddress.isSHA256(report.release), ContentAddress.isSHA256(report.install),
             let kind = ReportBatch.Report.Kind(rawValue: report.kind),
-            (report.reason?.utf8.count ?? 0) <= ReportBatch.Report.maximumReasonBytes, let install = Hex.bytes(report.install)
+            (report.reason?.utf8.count ?? 0) <= ReportBatch.Report.maximumReasonBytes, let install = Hex.bytes(report.install),
+            report.channel.map({ ChannelName.problem($0) == nil }) ?? true
         else { return nil }
         let counted: Catalog.Report.Kind =
             switch kind {
@@ -80,6 +85,13 @@ struct ReportsController: Sendable {
             case .failed: .failed
             case .healthy: .healthy
             }
-        return Catalog.Report(release: report.release, install: install, kind: counted)
+        return Catalog.Report(
+            release: report.release,
+            install: install,
+            kind: counted,
+            channel: report.channel,
+            network: network,
+            receivedAt: receivedAt
+        )
     }
 }

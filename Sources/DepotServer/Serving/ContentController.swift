@@ -36,7 +36,7 @@ struct ContentController: Sendable {
             for route in ContentTarget.Route.allCases {
                 router.on(route.path, method: method) { request, _ in try await serve(request, route: route) }
             }
-            router.on("/deltas/:from/:to", method: method, use: delta)
+            router.on(RouterPath(TreeObject.Kind.delta.route), method: method, use: delta)
         }
     }
 

@@ -29,9 +29,9 @@ enum ContentTarget: Hashable, Sendable {
 
         var path: RouterPath {
             switch self {
-            case .manifest: "/manifest.json"
+            case .manifest: RouterPath(TreeObject.Kind.manifest.route)
             case .files: "/files/**"
-            case .blob: "/blobs/:name"
+            case .blob: RouterPath(TreeObject.Kind.blob.route)
             }
         }
 
@@ -54,13 +54,14 @@ enum ContentTarget: Hashable, Sendable {
     init?(route: Route, path: String) throws {
         switch route {
         case .manifest:
-            guard path == "/manifest.json" else { return nil }
+            guard path == TreeObject.manifest.url else { return nil }
             self = .channel(ChannelName.default)
         case .files:
             self = .file(try LogicalPath.parse(path, prefix: "/files", maxLength: .max))
         case .blob:
-            guard path.hasPrefix("/blobs/") else { return nil }
-            let name = path.dropFirst("/blobs/".count)
+            let prefix = "/" + TreeObject.Kind.blob.folder! + "/"
+            guard path.hasPrefix(prefix) else { return nil }
+            let name = path.dropFirst(prefix.count)
             guard !name.isEmpty, !name.contains("/") else { return nil }
             let sidecar = Self.blobSidecars.first { name.hasSuffix($0.suffix) }
             self = sidecar.map { $0.target(String(name.dropLast($0.suffix.count))) } ?? .blob(String(name))

@@ -15,11 +15,11 @@ struct ReleaseDocumentsController: Sendable {
 
     func addRoutes(to router: Router<DepotRequestContext>) {
         for method in [HTTPRequest.Method.get, .head] + ContentController.otherMethods {
-            router.on("/channels/:name", method: method, use: channel)
-            router.on("/releases/:id", method: method, use: release)
-            router.on("/pages/:sha256", method: method, use: page)
-            router.on("/packs/:sha256", method: method, use: pack)
-            router.on("/roots/:name", method: method, use: root)
+            router.on(RouterPath(TreeObject.Kind.channel.route), method: method, use: channel)
+            router.on(RouterPath(TreeObject.Kind.release.route), method: method, use: release)
+            router.on(RouterPath(TreeObject.Kind.page.route), method: method, use: page)
+            router.on(RouterPath(TreeObject.Kind.pack.route), method: method, use: pack)
+            router.on(RouterPath(TreeObject.Kind.root.route), method: method, use: root)
         }
     }
 
