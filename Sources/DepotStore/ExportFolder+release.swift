@@ -44,7 +44,7 @@ extension ExportFolder {
     /// ``DepotManifest/ReleaseDocument/problem``, ``DepotManifest/ReleasePage/problem``): the
     /// same rules a client applies, whoever the source is.
     public func write(release id: String, withParent: Bool, from source: some ExportSource) async throws -> Int {
-        guard !contains(try Self.object { try .release(id) }) else { return 0 }
+        guard try !contains(try Self.object { try .release(id) }) else { return 0 }
         guard let bytes = try await source.releaseDocument(id) else { throw StoreError(.invalidInput, "The source has no release \(id)") }
         return try await write(release: id, bytes: bytes, withParent: withParent, from: source)
     }
@@ -60,7 +60,7 @@ extension ExportFolder {
         var parent: ReleaseDocument?
         if let parentID = release.parent, let parentBytes = try await source.releaseDocument(parentID) {
             parent = try? JSONDecoder().decode(ReleaseDocument.self, from: Data(parentBytes))
-            if withParent, !contains(try Self.object { try .release(parentID) }) {
+            if withParent, try !contains(try Self.object { try .release(parentID) }) {
                 do {
                     written += try await write(release: parentID, bytes: parentBytes, withParent: false, from: source)
                 } catch {

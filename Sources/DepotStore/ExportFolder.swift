@@ -23,11 +23,13 @@ import Darwin
 ///   barrier, so it never names an object that a crash could lose.
 ///
 /// One writer at a time (its callers serialize), on threads that may block: its calls are the
-/// store's synchronous POSIX ones (`System.swift`), because `_NIOFileSystem` offers no `link(2)`
-/// nor a `rename(2)` that replaces.
+/// store's synchronous POSIX ones, through a descriptor of the folder (``ContainedFolder``), so
+/// no link planted inside it is ever followed: not by the sweep, the clean-up of `.partial/`,
+/// the lock, nor a placement.
 public final class ExportFolder: Sendable {
     /// The folder's path.
     public let root: FilePath
+    private let folder: ContainedFolder
 
     private struct State {
         /// How many files were placed or replaced.
@@ -47,22 +49,30 @@ public final class ExportFolder: Sendable {
     /// Where temporary files are made: under the root, so renames are atomic; a dot folder, so
     /// the shipped nginx site never serves it.
     public static let partialFolder = ".partial"
+    static let lockFile = ".lock"
 
     /// Opens (and makes, when missing) the folder at `root`, and removes what an interrupted
-    /// writer left in `.partial/`. Throws when another writer has it open.
+    /// writer left in `.partial/`. Throws when another writer has it open, or when `.lock` or
+    /// `.partial` is not what Depot made there (a link).
     public init(root: FilePath) throws {
         self.root = root
-        try Self.makeFolders(root.string)
-        let lockPath = root.string + "/.lock"
-        lockDescriptor = lockPath.withCString { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o644) }
-        guard lockDescriptor >= 0 else { throw SystemCallError("Cannot open \(lockPath)") }
+        folder = try ContainedFolder(root: root)
+        if try folder.status(of: Self.lockFile) == nil { close(try folder.create(Self.lockFile)) }
+        lockDescriptor = try folder.withParent(of: Self.lockFile) { parent, name in openat(parent, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC) }
+        guard lockDescriptor >= 0 else { throw SystemCallError("Cannot open \(root)/\(Self.lockFile)") }
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(lockDescriptor)
             throw StoreError(.invalidInput, "Another export is writing \(root)")
         }
-        let partial = root.string + "/" + Self.partialFolder
-        for name in Self.names(in: partial) { _ = (partial + "/" + name).withCString(unlink) }
-        try Self.makeFolders(partial)
+        do {
+            if try folder.status(of: Self.partialFolder, kind: S_IFDIR) != nil {
+                for name in try folder.names(in: Self.partialFolder) { try folder.remove("\(Self.partialFolder)/\(name)") }
+            }
+        } catch {
+            flock(lockDescriptor, LOCK_UN)
+            close(lockDescriptor)
+            throw error
+        }
     }
 
     /// `LOCK_UN` before `close`: a child forked while the folder was open (until it runs `exec`)
@@ -72,29 +82,21 @@ public final class ExportFolder: Sendable {
         close(lockDescriptor)
     }
 
-    /// Whether the folder holds `object`.
-    public func contains(_ object: TreeObject) -> Bool {
-        contains(object.path)
-    }
-
-    private func contains(_ path: String) -> Bool {
-        absolute(path).withCString { access($0, F_OK) == 0 }
+    /// Whether the folder holds `object` (a link in its place is refused).
+    public func contains(_ object: TreeObject) throws -> Bool {
+        try folder.contains(object.path)
     }
 
     /// The bytes of `object`, or `nil` when the folder does not hold it.
-    public func read(_ object: TreeObject) -> [UInt8]? {
-        read(object.path)
-    }
-
-    private func read(_ path: String) -> [UInt8]? {
-        try? BlockingFileReader.contents(of: absolute(path), maximumSize: .max)
+    public func read(_ object: TreeObject) throws -> [UInt8]? {
+        try folder.read(object.path)
     }
 
     /// Places the immutable `object`, whose bytes are `bytes`, unless the folder holds it
     /// already. Returns whether it wrote. Durable after the next ``barrier()``.
     @discardableResult
     public func place(_ object: TreeObject, bytes: [UInt8]) throws -> Bool {
-        guard !contains(object) else { return false }
+        guard try !contains(object) else { return false }
         try install(try temporaryFile(with: bytes), at: object.path)
         return true
     }
@@ -106,15 +108,13 @@ public final class ExportFolder: Sendable {
     @discardableResult
     public func place(_ object: TreeObject, from source: FilePath) throws -> Bool {
         let path = object.path
-        guard !contains(path) else { return false }
-        try makeParent(of: path)
-        let linked = source.string.withCString { from in absolute(path).withCString { link(from, $0) } } == 0
-        if linked || errno == EEXIST {
+        guard try !contains(object) else { return false }
+        if try folder.link(source, at: path) {
             state.withLock { state in
                 state.touched.insert(parent(of: path))
-                state.written += linked ? 1 : 0
+                state.written += 1
             }
-            return linked
+            return true
         }
         try install(try temporaryFile(copying: source.string), at: path)
         return true
@@ -127,7 +127,7 @@ public final class ExportFolder: Sendable {
             defer { state.touched = [] }
             return state.touched
         }
-        for folder in touched.sorted() { try SystemSynchronize(FilePath(absolute(folder))) }
+        for path in touched.sorted() { try folder.synchronize(folder: path) }
     }
 
     /// Replaces the document `object` with `bytes` atomically and durably: after a crash it
@@ -135,7 +135,7 @@ public final class ExportFolder: Sendable {
     /// `bytes` already.
     @discardableResult
     private func replace(_ object: TreeObject, with bytes: [UInt8]) throws -> Bool {
-        guard read(object) != bytes else { return false }
+        guard try read(object) != bytes else { return false }
         try install(try temporaryFile(with: bytes), at: object.path)
         try barrier()
         return true
@@ -153,7 +153,7 @@ public final class ExportFolder: Sendable {
         func signed(_ bytes: [UInt8]?) -> Bool {
             bytes.flatMap { try? JSONDecoder().decode(ChannelDocument.self, from: Data($0)) }.map { !$0.signatures.isEmpty } ?? false
         }
-        if signed(read(object)), !signed(bytes) {
+        if signed(try read(object)), !signed(bytes) {
             throw StoreError(.invalidInput, "The channel \(name) is signed in the folder; an unsigned document does not replace it")
         }
         try replace(object, with: bytes)
@@ -167,15 +167,15 @@ public final class ExportFolder: Sendable {
     /// Removes every file of the object folders that is not an object `keep` keeps (a name
     /// that is no object's goes too): release documents, then pages and packs, then patches,
     /// then files, so that what stays has everything below it. Returns how many it removed.
-    public func sweep(keeping keep: (TreeObject) -> Bool) -> Int {
+    public func sweep(keeping keep: (TreeObject) -> Bool) throws -> Int {
         var removed = 0
         for top in Self.sweptFolders {
             let paths =
                 top == "deltas"
-                ? Self.names(in: absolute(top)).flatMap { base in Self.names(in: absolute("\(top)/\(base)")).map { "\(top)/\(base)/\($0)" } }
-                : Self.names(in: absolute(top)).map { "\(top)/\($0)" }
+                ? try folder.names(in: top).flatMap { base in try folder.names(in: "\(top)/\(base)").map { "\(top)/\(base)/\($0)" } }
+                : try folder.names(in: top).map { "\(top)/\($0)" }
             for path in paths where !((try? TreeObject(path: path)).map(keep) ?? false) {
-                _ = absolute(path).withCString(unlink)
+                try folder.remove(path)
                 removed += 1
             }
         }
@@ -184,19 +184,12 @@ public final class ExportFolder: Sendable {
 
     // MARK: - Files
 
-    private func absolute(_ path: String) -> String { root.string + "/" + path }
-
     private func parent(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "" }
         return String(path[..<slash])
     }
 
-    private func makeParent(of path: String) throws {
-        let folder = parent(of: path)
-        if !folder.isEmpty, !contains(folder) { try Self.makeFolders(absolute(folder)) }
-    }
-
-    /// A new file in `.partial/` holding `bytes`, synchronized.
+    /// A new file in `.partial/` holding `bytes`, synchronized; its path in the folder.
     private func temporaryFile(with bytes: [UInt8]) throws -> String {
         try temporaryFile { writer in try bytes.withUnsafeBytes { try writer.write($0) } }
     }
@@ -219,8 +212,8 @@ public final class ExportFolder: Sendable {
             state.temporaryCount += 1
             return state.temporaryCount
         }
-        let path = absolute("\(Self.partialFolder)/\(getpid())-\(number)")
-        let writer = try BlockingFileWriter(creating: path, mode: 0o644)
+        let path = "\(Self.partialFolder)/\(getpid())-\(number)"
+        let writer = BlockingFileWriter(descriptor: try folder.create(path), path: "\(root)/\(path)")
         try fill(writer)
         try writer.synchronize()
         return path
@@ -228,31 +221,10 @@ public final class ExportFolder: Sendable {
 
     /// Renames the temporary file `temporary` to `path`, replacing what is there.
     private func install(_ temporary: String, at path: String) throws {
-        try makeParent(of: path)
-        try SystemRename(FilePath(temporary), to: FilePath(absolute(path)))
+        try folder.rename(temporary, to: path)
         state.withLock { state in
             state.touched.insert(parent(of: path))
             state.written += 1
         }
-    }
-
-    /// `mkdir -p`, each new folder made durable in its parent.
-    private static func makeFolders(_ path: String) throws {
-        guard path.withCString({ access($0, F_OK) }) != 0 else { return }
-        let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if !parent.isEmpty { try makeFolders(parent) }
-        guard path.withCString({ mkdir($0, 0o755) }) == 0 || errno == EEXIST else { throw SystemCallError("Cannot make the folder \(path)") }
-        if !parent.isEmpty { try SystemSynchronize(FilePath(parent)) }
-    }
-
-    private static func names(in path: String) -> [String] {
-        guard let folder = opendir(path) else { return [] }
-        defer { closedir(folder) }
-        var names: [String] = []
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if !name.hasPrefix(".") { names.append(name) }
-        }
-        return names
     }
 }

@@ -161,6 +161,12 @@ struct BlockingFileWriter: ~Copyable {
         guard descriptor >= 0 else { throw SystemCallError("Cannot create \(path)") }
     }
 
+    /// The file open as `descriptor` (which it then owns), named `path` in messages.
+    init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
     deinit { close(descriptor) }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {

@@ -170,4 +170,32 @@ struct HostileMirrorSourceTests {
             #expect(try Data(contentsOf: root.appendingPathComponent("out/roots/1.json")) == genuine)
         }
     }
+
+    @Test("a link planted in the mirror's .mirror folder, or for .mirror itself: refused, the file it points to untouched")
+    func plantedLinks() async throws {
+        try await DepotCLI.withServer { root, server in
+            let entry = Self.entry(sha256: Fixture.sha256(Data("x".utf8)))
+            try root.write(Data("x".utf8), to: "public/good/blobs/\(entry.sha256)")
+            try Self.writeSource("good", in: root, entries: [entry])
+            try await Self.waitUntilServed("\(server)/good")
+            let victim = try root.write(Data("precious\n".utf8), to: "victims/keep")
+            for (destination, link) in [("one", ".mirror/\(entry.sha256)"), ("two", ".mirror")] {
+                let planted = root.appendingPathComponent("\(destination)/\(link)")
+                try FileManager.default.createDirectory(at: planted.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createSymbolicLink(
+                    at: planted,
+                    withDestinationURL: link == ".mirror" ? victim.deletingLastPathComponent() : victim
+                )
+                let result = try await DepotCLI.run(
+                    ["mirror", "--from", "\(server)/good", "--to", destination, "--without-signature-checks"],
+                    token: nil,
+                    in: root
+                )
+                #expect(result.status == 1, "\(destination): \(result.output)")
+                #expect(result.errors.contains("(a link?)"), "\(destination): \(result.errors)")
+                #expect(try Data(contentsOf: victim) == Data("precious\n".utf8))
+                #expect(try FileManager.default.contentsOfDirectory(atPath: victim.deletingLastPathComponent().path) == ["keep"])
+            }
+        }
+    }
 }

@@ -72,8 +72,8 @@ struct ExportWriteTests {
 
         func placeFiles(of page: ReleasePage, sha256: String, in folder: ExportFolder) async throws {
             let removes = state.withLock { state in
-                let held = ["one", "two"].filter { folder.contains(try! .release(ExportWriteTests.id($0))) }
-                state.placements.append((sha256, folder.contains(try! .page(sha256)), held))
+                let held = ["one", "two"].filter { (try? folder.contains(try! .release(ExportWriteTests.id($0)))) == true }
+                state.placements.append((sha256, (try? folder.contains(try! .page(sha256))) == true, held))
                 guard state.removesOneAt == sha256 else { return false }
                 state.releases[ExportWriteTests.id("one")] = nil
                 return true
@@ -97,7 +97,7 @@ struct ExportWriteTests {
                 .release(Self.id("one")), .release(Self.id("two")), .page(Self.id("p1a")), .page(Self.id("p2a")), .page(Self.id("p2b")),
                 .blob(Self.id("p2a")), .delta(from: Self.id("one"), to: Self.id("two")), .delta(from: Self.id("p1a"), to: Self.id("p2a")),
             ]
-            for object in objects { #expect(folder.contains(object), "\(object)") }
+            for object in objects { #expect(try folder.contains(object), "\(object)") }
             #expect(try await folder.write(release: Self.id("two"), withParent: true, from: source) == 0, "held: one look, nothing written")
         }
     }

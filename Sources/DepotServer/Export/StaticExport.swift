@@ -105,7 +105,7 @@ public final class StaticExport: Sendable {
             let patches = try await catalog.storedPatches()
             let blobs = try await catalog.referencedBlobs()
             return try await folder.blocking { folder in
-                folder.sweep { object in
+                try folder.sweep { object in
                     let address = object.address ?? ""
                     return switch object.kind {
                     case .release: releases.contains(address)

@@ -39,7 +39,7 @@ struct StoreExportSource: ExportSource {
         }
         let packObject = try TreeObject.pack(ofPage: sha256)
         var pack: [UInt8]?
-        if !page.packMembers.isEmpty, !folder.contains(packObject) {
+        if !page.packMembers.isEmpty, try !folder.contains(packObject) {
             pack = try await PublishedContent.packBytes(of: page, store: store)
             guard pack != nil else { throw StoreError(.invalidInput, "A file of the page \(sha256) is not stored") }
         }

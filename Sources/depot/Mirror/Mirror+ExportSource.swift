@@ -15,7 +15,7 @@ extension Mirror: ExportSource {
     /// source answers 404.
     func releaseDocument(_ id: String) async throws -> [UInt8]? {
         let object = try TreeObject.release(id)
-        if let held = folder.read(object) { return held }
+        if let held = try folder.read(object) { return held }
         guard let bytes = try await source.document(object) else { return nil }
         try Self.check(bytes, object: object, sha256: id)
         return bytes
@@ -34,12 +34,12 @@ extension Mirror: ExportSource {
     /// one fetched and checked, not placed: what the folder holds has everything below it).
     func documentPatch(of kind: ExportDocumentKind, from base: String, to target: String, targetBytes: [UInt8]) async throws -> [UInt8]? {
         let baseObject = try kind == .release ? TreeObject.release(base) : TreeObject.page(base)
-        var baseBytes = folder.read(baseObject)
+        var baseBytes = try folder.read(baseObject)
         if baseBytes == nil, let fetched = try await source.document(baseObject), Hex.string(SHA256.hash(data: fetched)) == base {
             baseBytes = fetched
         }
         let object = try TreeObject.delta(from: base, to: target)
-        guard let baseBytes, !folder.contains(object), let patch = try await source.document(object) else { return nil }
+        guard let baseBytes, try !folder.contains(object), let patch = try await source.document(object) else { return nil }
         guard let made = try? DeltaPatch.apply(Data(patch), to: Data(baseBytes), maximumSize: targetBytes.count), made == Data(targetBytes) else {
             return nil
         }
@@ -51,8 +51,8 @@ extension Mirror: ExportSource {
             for object in try entry.objects() { try await mirror(object, of: entry) }
         }
         let pack = try TreeObject.pack(ofPage: sha256)
-        guard !page.packMembers.isEmpty, !folder.contains(pack) else { return }
-        guard let bytes = page.pack(reading: { member in (try? member.object).flatMap(folder.read) }) else {
+        guard !page.packMembers.isEmpty, try !folder.contains(pack) else { return }
+        guard let bytes = try page.pack(reading: { member in try folder.read(try member.object) }) else {
             throw MirrorError("a file of the page \(sha256) is missing from the folder")
         }
         try folder.place(pack, bytes: bytes)
@@ -66,7 +66,7 @@ extension Mirror: ExportSource {
     /// or the block pack, checked against the block index. A source without a listed patch
     /// costs its clients a larger download, nothing more.
     private func mirror(_ named: ReleaseEntry.Object, of entry: ReleaseEntry) async throws {
-        guard !folder.contains(named.object) else { return }
+        guard try !folder.contains(named.object) else { return }
         guard let sha256 = named.sha256, let size = named.size else { return try await mirrorBlockPack(of: entry, at: named.object) }
         guard let file = try await source.file(named.object, sha256: sha256, size: size) else {
             if named.required { throw MirrorError("the source has no \(named.object)") }
@@ -79,7 +79,7 @@ extension Mirror: ExportSource {
     /// `/blobs/{sha256}.zblocks`, which no release lists by hash: each block must unpack to the
     /// block the verified index lists.
     private func mirrorBlockPack(of entry: ReleaseEntry, at object: TreeObject) async throws {
-        guard let indexBytes = folder.read(try .blockIndex(of: entry.sha256)), let index = try? BlockIndex(decoding: indexBytes) else {
+        guard let indexBytes = try folder.read(try .blockIndex(of: entry.sha256)), let index = try? BlockIndex(decoding: indexBytes) else {
             throw MirrorError("the block index of \(entry.path) cannot be read")
         }
         let offsets = index.packedOffsets()

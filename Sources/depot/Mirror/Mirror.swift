@@ -40,7 +40,7 @@ struct Mirror: Sendable {
                 throw MirrorError("the source's channel \(channel) is not a channel document")
             }
             let (trust, roots) = try await trust(for: document)
-            let held = folder.read(object).flatMap { try? JSONDecoder().decode(ChannelDocument.self, from: Data($0)) }
+            let held = try folder.read(object).flatMap { try? JSONDecoder().decode(ChannelDocument.self, from: Data($0)) }
             do {
                 _ = try ChannelCheck.check(
                     document,
@@ -109,7 +109,7 @@ struct Mirror: Sendable {
     /// The root `object`, as the folder holds it, else as the source serves it (at most
     /// ``DepotClient/RootWalk/maximumRootBytes``).
     private func rootBytes(_ object: TreeObject) async throws -> [UInt8]? {
-        if let held = folder.read(object) { return held }
+        if let held = try folder.read(object) { return held }
         return try await source.document(object, maximumBytes: RootWalk.maximumRootBytes)
     }
 }

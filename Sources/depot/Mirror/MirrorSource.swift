@@ -42,6 +42,7 @@ struct MirrorSource {
         guard ContentAddress.isSHA256(sha256), size >= 0 else { throw MirrorError("\(object) is listed with an invalid SHA-256 or size") }
         let partial = partialFolder.appendingPathComponent(sha256)
         let tagFile = partial.appendingPathExtension("etag")
+        try Self.refuseLinks(partialFolder, partial, tagFile)
         let resumed = try await download(object, to: partial, tagFile: tagFile, size: size)
         guard let resumed else { return nil }
         if try check(partial, sha256: sha256, size: size) { return partial }
@@ -53,6 +54,19 @@ struct MirrorSource {
         try? FileManager.default.removeItem(at: partial)
         try? FileManager.default.removeItem(at: tagFile)
         throw MirrorError("\(base)\(object.url) does not have the SHA-256 and size the release lists")
+    }
+
+    /// Refuses to go on when one of `entries` is a link (or `.mirror` no folder): whoever else
+    /// can write the destination could otherwise make the mirror rewrite a file outside it.
+    /// Checked before each download; an entry the mirror did not make is removed by hand.
+    static func refuseLinks(_ folder: URL, _ entries: URL...) throws {
+        var status = stat()
+        guard lstat(folder.path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+            throw MirrorError("\(folder.path) is not a folder the mirror made (a link?): remove it")
+        }
+        for entry in entries where lstat(entry.path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG {
+            throw MirrorError("\(entry.path) is not a file the mirror made (a link?): remove it")
+        }
     }
 
     /// Whether the file at `partial` has `sha256` and `size`; the tag kept for resuming goes
