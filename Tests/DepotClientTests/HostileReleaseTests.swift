@@ -1,3 +1,4 @@
+import Crypto
 import DepotClient
 import DepotManifest
 import DepotServer
@@ -127,6 +128,42 @@ struct HostileReleaseTests {
                 #expect(report.files.map(\.outcome) == [.full], "\(report.files)")
                 #expect(try Data(contentsOf: folder.appendingPathComponent("a.bin")) == second)
                 #expect(!server.requests.snapshot.keys.contains { $0.path.hasSuffix(".blocks") }, "the index was not asked for")
+            }
+        }
+    }
+
+    @Test(
+        "a leaked key's serial 25 pins a client only while it trusts that key: trusting only the new key, serial 2 is taken; trusting both, it is a replay"
+    )
+    func leakedKeySerialFloor() async throws {
+        let leaked = Curve25519.Signing.PrivateKey()
+        let replacement = Curve25519.Signing.PrivateKey()
+        var forged = FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob)])
+        forged.serial = 25
+        forged.key = leaked
+        var genuine = FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob), FakeRelease.entry("b.bin", Data("b".utf8))])
+        genuine.number = 2
+        genuine.serial = 2
+        genuine.key = replacement
+        let prepare: (URL) throws -> Void = { [forged, genuine] folder in
+            try forged.write(to: folder.appendingPathComponent("forged"), blobs: [Self.blob])
+            try genuine.write(to: folder.appendingPathComponent("genuine"), blobs: [Self.blob, Data("b".utf8)])
+        }
+        try await LiveServer.with(prepare: prepare) { server in
+            try await withTemporaryDirectory { root in
+                let folder = root.appendingPathComponent("sync")
+                let sync = { (source: String, keys: [Curve25519.Signing.PrivateKey]) in
+                    try await DepotClient(
+                        server: URL(string: server.url("/\(source)/"))!,
+                        directory: folder,
+                        configuration: .init(trustedKeys: keys.map { $0.publicKey.rawRepresentation.base64EncodedString() })
+                    ).sync()
+                }
+                let pinned = try await sync("forged", [leaked])
+                #expect(pinned.release?.number == 1)
+                await #expect { try await sync("genuine", [leaked, replacement]) } throws: { "\($0)".contains("lower than the 25") }
+                let recovered = try await sync("genuine", [replacement])
+                #expect(recovered.release?.number == 2, "the app now trusts only the new key")
             }
         }
     }
