@@ -162,19 +162,7 @@ final class ContainedFolder: Sendable {
 
     /// The names in the folder `path`, dot names excepted; none when it is missing.
     func names(in path: String) throws -> [String] {
-        let folder: Int32
-        do {
-            folder =
-                try path.isEmpty
-                ? dup(descriptor) : withParent(of: path) { parent, name in openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-        } catch is Absent {
-            return []
-        }
-        guard folder >= 0 else {
-            if errno == ENOENT { return [] }
-            if errno == ELOOP || errno == ENOTDIR { throw refused(path) }
-            throw SystemCallError("Cannot open \(root)/\(path)")
-        }
+        guard let folder = try openFolder(path) else { return [] }
         guard let stream = fdopendir(folder) else {
             close(folder)
             throw SystemCallError("Cannot list \(root)/\(path)")
@@ -190,12 +178,28 @@ final class ContainedFolder: Sendable {
 
     /// `fsync(2)` of the folder `path` ("" for the root).
     func synchronize(folder path: String) throws {
-        let folder =
-            try path.isEmpty
-            ? dup(descriptor) : withParent(of: path) { parent, name in openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
-        guard folder >= 0 else { throw errno == ELOOP || errno == ENOTDIR ? refused(path) : SystemCallError("Cannot open \(root)/\(path)") }
+        guard let folder = try openFolder(path) else { throw StoreError(.io, "Cannot open \(root)/\(path): it is missing") }
         defer { close(folder) }
         guard fsync(folder) == 0 else { throw SystemCallError("Cannot sync \(root)/\(path)") }
+    }
+
+    /// A descriptor of the folder `path` ("" for the root), which the caller closes; `nil` when
+    /// it, or a folder on the way, is missing. A link or a file in its place is refused.
+    private func openFolder(_ path: String) throws -> Int32? {
+        let folder: Int32
+        do {
+            folder =
+                try path.isEmpty
+                ? dup(descriptor) : withParent(of: path) { parent, name in openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        } catch is Absent {
+            return nil
+        }
+        guard folder >= 0 else {
+            if errno == ENOENT { return nil }
+            if errno == ELOOP || errno == ENOTDIR { throw refused(path) }
+            throw SystemCallError("Cannot open \(root)/\(path)")
+        }
+        return folder
     }
 
     /// `mkdir -p` of the root, each new folder made durable in its parent.
