@@ -13,4 +13,9 @@ public struct ConnectionClock: Sendable {
 
     /// The system's monotonic clock (NIO's uptime).
     public static let system = ConnectionClock { .nanoseconds(Int64(NIODeadline.now().uptimeNanoseconds)) }
+
+    /// A clock that never moves: no deadline ever passes. A server under test runs on it unless
+    /// the test gives a clock of its own, so that a loaded machine's slowness never closes a
+    /// connection a test is using.
+    public static let stopped = ConnectionClock { .zero }
 }

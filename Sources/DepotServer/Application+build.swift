@@ -121,7 +121,7 @@ package func buildApplication(
     let channel = DepotHTTP1Channel.Configuration(
         decoderLimits: decoderLimits,
         limits: configuration.connectionLimits,
-        clock: configuration.connectionClock,
+        clock: configuration.connectionClock ?? .system,
         connections: openConnections,
         direct: configuration.directResponses ? direct : nil,
         accessLog: accessLog,

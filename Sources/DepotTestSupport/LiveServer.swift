@@ -1,3 +1,4 @@
+import DepotConnection
 import DepotServer
 import Foundation
 import HummingbirdTesting
@@ -43,7 +44,8 @@ public struct LiveServer: Sendable {
         }
     }
 
-    /// Runs the application on 127.0.0.1 and a free port with these folders for `body`.
+    /// Runs the application on 127.0.0.1 and a free port with these folders for `body`. Its
+    /// connection deadlines are judged by the configuration's clock, or by one that never moves.
     static func run<Result: Sendable>(
         _ configuration: ServerConfiguration,
         publicDirectory: URL,
@@ -55,6 +57,9 @@ public struct LiveServer: Sendable {
         configuration.port = 0
         configuration.publicDirectory = publicDirectory.path
         configuration.dataDirectory = dataDirectory.path
+        // Deadlines are the subject of the tests that give a clock (ConnectionLimitsTests); for
+        // every other test, a deadline that passed because the machine was slow is noise.
+        configuration.connectionClock = configuration.connectionClock ?? .stopped
         let requests = RequestCounter()
         let routes = RouteList()
         let app = try await buildApplication(configuration: configuration, logger: quietLogger, requestCounter: requests, routes: routes)

@@ -30,8 +30,9 @@ public struct ServerConfiguration: Sendable {
     public var headerLimits: HeaderLimits
     /// Timeouts and the cap on open connections.
     public var connectionLimits: ConnectionLimits
-    /// The time ``connectionLimits`` are judged by: the system's, or a test's.
-    public var connectionClock: ConnectionClock = .system
+    /// The time ``connectionLimits`` are judged by: a test's, or (nil) the system's monotonic
+    /// clock.
+    public var connectionClock: ConnectionClock?
     /// Addresses of reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
     public var trustedProxies: Set<String>
     /// Who may read `/metrics` without a token.
