@@ -86,6 +86,10 @@ let package = Package(
             dependencies: ["CZlib", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
+        // The folders Depot writes (the export folder, the client's sync folder), touched only
+        // through descriptors so that no link planted inside is followed, and their locks.
+        // POSIX only, so the client builds for iOS and macOS with it.
+        .target(name: "DepotFiles", swiftSettings: swiftSettings),
         // The thin client: Foundation, zlib (through DepotDelta) and swift-crypto only, so it also
         // builds for iOS and macOS.
         .target(
@@ -94,6 +98,7 @@ let package = Package(
                 .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
                 "DepotAPI",
                 "DepotDelta",
+                "DepotFiles",
                 "DepotHTTP",
                 "DepotManifest",
                 "DepotSigning",
@@ -109,6 +114,7 @@ let package = Package(
                 "CLinuxCalls",
                 "CLzma",
                 "DepotDelta",
+                "DepotFiles",
                 "DepotHTTP",
                 "DepotManifest",
                 "DepotMigrations",
@@ -261,6 +267,11 @@ let package = Package(
         ),
         // The client's decisions, tested without building the server.
         .testTarget(
+            name: "DepotFilesTests",
+            dependencies: ["DepotFiles", "DepotTestFixtures"],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
             name: "DepotClientUnitTests",
             dependencies: ["DepotAPI", "DepotClient", "DepotManifest", "DepotTestFixtures", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: testSwiftSettings
@@ -270,6 +281,7 @@ let package = Package(
             dependencies: [
                 "DepotAPI",
                 "DepotClient",
+                "DepotFiles",
                 "DepotHTTP",
                 "DepotManifest",
                 "DepotSigning",
@@ -294,6 +306,7 @@ let package = Package(
             name: "DepotStoreTests",
             dependencies: [
                 "DepotDelta",
+                "DepotFiles",
                 "DepotHTTP",
                 "DepotManifest",
                 "DepotStore",

@@ -35,11 +35,9 @@ struct BlobDownload {
 
     /// Downloads; returns how it went and how many bytes crossed the network.
     func run(session: TransferSession, progress: @escaping @Sendable (Int64) -> Void) async throws -> (Outcome, Int64) {
-        let fileManager = FileManager.default
-        if !fileManager.fileExists(atPath: partialFile.path) {
-            try Durability.write(Data(), to: partialFile)
-        }
-        let existing = (try? fileManager.attributesOfItem(atPath: partialFile.path)[.size] as? Int64) ?? 0
+        let handle = try Durability.open(partialFile, truncating: false)
+        defer { try? handle.close() }
+        let existing = Int64(try handle.seekToEnd())
         if existing == expectedLength { return (.alreadyComplete, 0) }
         var request = URLRequest(url: url)
         // Never answer from a local HTTP cache: documents and blobs are validated by Depot itself.
@@ -50,8 +48,6 @@ struct BlobDownload {
             request.setValue("bytes=\(resumeFrom)-", forHTTPHeaderField: "Range")
             request.setValue(sent ?? entityTag, forHTTPHeaderField: "If-Range")
         }
-        let handle = try FileHandle(forWritingTo: partialFile)
-        defer { try? handle.close() }
         let receiver = DownloadReceiver(
             handle: handle,
             resumeFrom: resumeFrom,
@@ -113,7 +109,7 @@ final class DownloadReceiver: DataTaskDelegate, @unchecked Sendable {
             try handle.truncate(atOffset: 0)
             // Kept for a resume; a weak ETag cannot be used by If-Range (RFC 9110 §13.1.5).
             if let tag = response.value(forHTTPHeaderField: "ETag"), tag.hasPrefix("\"") {
-                try Data(tag.utf8).write(to: entityTagFile)
+                try Durability.write(Data(tag.utf8), to: entityTagFile)
             } else {
                 try? FileManager.default.removeItem(at: entityTagFile)
             }

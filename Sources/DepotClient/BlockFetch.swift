@@ -68,7 +68,6 @@ struct BlockFetch {
         let expected = Int64(data.count) + runs.reduce(0) { $0 + offsets[$1.upperBound + 1] - offsets[$1.lowerBound] }
         guard expected < budget else { throw NotWorthIt(expected: expected, budget: budget) }
 
-        try Durability.write(Data(), to: output)
         let file = try OutputFile(output)
         try file.truncate(to: entry.size)
         for (block, offset) in found.enumerated() {
@@ -190,8 +189,7 @@ private final class OutputFile: Sendable {
     private let handle: Mutex<FileHandle>
 
     init(_ url: URL) throws {
-        guard let handle = try? FileHandle(forWritingTo: url) else { throw SyncError(.io, "cannot open \(url.path)") }
-        self.handle = Mutex(handle)
+        self.handle = Mutex(try Durability.open(url, truncating: true))
     }
 
     deinit {

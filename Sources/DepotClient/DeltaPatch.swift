@@ -16,9 +16,7 @@ public enum DeltaPatch {
         } catch {
             throw SyncError(.io, "cannot read the delta or its base: \(error.localizedDescription)")
         }
-        try Durability.write(Data(), to: output)
-        guard let handle = try? FileHandle(forUpdating: output)
-        else { throw SyncError(.io, "cannot create \(output.path)") }
+        let handle = try Durability.open(output, truncating: true)
         defer { try? handle.close() }
         var target = FileOutput(handle: handle)
         try refusingBadPatches {

@@ -1,4 +1,5 @@
 import Crypto
+import DepotFiles
 import DepotHTTP
 import DepotManifest
 import Foundation
@@ -129,6 +130,8 @@ public struct DepotClient: Sendable {
     /// `directory.path`, worked out once: a sync builds a local path per file, and a URL's
     /// `path` decodes the URL again each time it is asked.
     let directoryPath: String
+    /// The folder, as every write to it goes (``SyncFolder``).
+    let folder: SyncFolder
     public let configuration: Configuration
     /// Called at each step of a switch (tests crash a switch there by throwing); `nil` in use.
     var switchFault: (@Sendable (SwitchStep) throws -> Void)?
@@ -147,14 +150,13 @@ public struct DepotClient: Sendable {
         self.server = servers[0]
         self.directory = directory
         self.directoryPath = directory.path
+        self.folder = SyncFolder(path: directory.path)
         self.configuration = configuration
     }
 
     var stateFile: URL { directory.appendingPathComponent(".depot/state.json") }
-    var partialFolder: URL { directory.appendingPathComponent(".depot/partial") }
-    /// Verified files waiting for the switch, named by their SHA-256 (``StagingFolder``).
-    var stagingFolder: URL { directory.appendingPathComponent(".depot/staging") }
-    var cache: ReleaseCache { ReleaseCache(folder: directory.appendingPathComponent(".depot")) }
+    var partialFolder: URL { directory.appendingPathComponent(StagingFolder.partialPath) }
+    var cache: ReleaseCache { ReleaseCache(folder: folder) }
 
     var sessionConfiguration: URLSessionConfiguration {
         let configuration = URLSessionConfiguration.ephemeral
@@ -174,11 +176,7 @@ public struct DepotClient: Sendable {
     /// - Throws: ``SyncError`` when the channel or the release cannot be fetched or believed,
     ///   or the folder is unusable, or another sync of the folder is running.
     public func sync(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SyncReport {
-        for folder in [partialFolder, stagingFolder] {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        }
-        try cache.create()
-        guard let syncLock = try FileLock.acquire(directory.appendingPathComponent(".depot/sync.lock"), exclusive: true, wait: false) else {
+        guard let syncLock = try folder.with({ try FileLock.acquire(".depot/sync.lock", in: $0, exclusive: true, wait: false) }) else {
             throw SyncError(.io, "another sync of \(directory.path) is running")
         }
         defer { syncLock.unlock() }
@@ -301,7 +299,9 @@ public struct DepotClient: Sendable {
         report.documentBytes += pageBytes
         decoded.merge(fetched) { cached, _ in cached }
         func page(_ sha256: String) throws -> ReleasePage {
-            guard let page = decoded[sha256] else { throw SyncError(.io, "the page \(sha256) is missing from \(cache.pagesFolder.path)") }
+            guard let page = decoded[sha256] else {
+                throw SyncError(.io, "the page \(sha256) is missing from \(self.directoryPath)/\(ReleaseCache.pages)")
+            }
             return page
         }
         let afterPages = try pages.after.map { (sha256: $0, page: try page($0)) }
@@ -324,7 +324,7 @@ public struct DepotClient: Sendable {
         let directoryPath = directoryPath
         var stager = FileStager(
             server: server,
-            stagingFolder: stagingFolder,
+            staging: StagingFolder(try folder.open()),
             partialFolder: partialFolder,
             localURL: { try DepotClient.localURL(for: $0, in: directoryPath) },
             parallelDownloads: configuration.parallelDownloads,
@@ -345,8 +345,11 @@ public struct DepotClient: Sendable {
         report.files += plan.removals.map { .init(path: $0.path, outcome: .removed, bytesTransferred: 0, size: $0.size) }
         report.release = next
         cache.forget(releasesOtherThan: side.release, pages: Set(pages.before), keeping: release)
-        try? FileManager.default.removeItem(at: stagingFolder)
-        removeStalePartials()
+        // What is left staged or partly downloaded is of no use once switched.
+        try folder.with { folder in
+            try folder.removeContents(of: StagingFolder.path)
+            try folder.removeContents(of: StagingFolder.partialPath)
+        }
         try await send(.applied, about: side.release, session: session)
         return report
     }
@@ -399,11 +402,4 @@ public struct DepotClient: Sendable {
         return decoded.relativePath
     }
 
-    /// Deletes partial downloads: after a switch, none is of any use.
-    func removeStalePartials() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: partialFolder.path)) ?? []
-        for name in names {
-            try? FileManager.default.removeItem(at: partialFolder.appendingPathComponent(name))
-        }
-    }
 }

@@ -14,14 +14,14 @@ enum Durability {
     /// elsewhere each file and each distinct folder is fsynced.
     static func synchronize(_ files: @autoclosure () throws -> [URL], in folder: URL) throws {
         #if canImport(CLinuxCalls)
-        let descriptor = open(folder.path, O_RDONLY)
+        let descriptor = Foundation.open(folder.path, O_RDONLY)
         guard descriptor >= 0 else { throw SyncError(.io, "cannot open \(folder.path): errno \(errno)") }
         defer { close(descriptor) }
         guard syncfs(descriptor) == 0 else { throw SyncError(.io, "cannot sync \(folder.path): errno \(errno)") }
         #else
         let files = try files()
         for url in files + Set(files.map { $0.deletingLastPathComponent() }) {
-            let descriptor = open(url.path, O_RDONLY)
+            let descriptor = Foundation.open(url.path, O_RDONLY)
             guard descriptor >= 0 else { continue }
             defer { close(descriptor) }
             guard fsync(descriptor) == 0 else { throw SyncError(.io, "cannot sync \(url.path): errno \(errno)") }
@@ -32,7 +32,7 @@ enum Durability {
     /// Makes the entries of `folder` (files created, renamed or removed in it) durable: one
     /// `fsync(2)` of the folder.
     static func synchronizeFolder(_ folder: URL) throws {
-        let descriptor = open(folder.path, O_RDONLY)
+        let descriptor = Foundation.open(folder.path, O_RDONLY)
         guard descriptor >= 0 else { throw SyncError(.io, "cannot open \(folder.path): errno \(errno)") }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw SyncError(.io, "cannot sync \(folder.path): errno \(errno)") }
@@ -48,8 +48,8 @@ enum Durability {
     ///   - synchronized: Whether the file is fsynced before it is closed, for the few writes
     ///     that must be durable on their own (``AtomicFile``).
     static func write(_ data: Data, to url: URL, modified: Int64? = nil, synchronized: Bool = false) throws {
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard descriptor >= 0 else { throw SyncError(.io, "cannot write \(url.path): errno \(errno)") }
+        let descriptor = Foundation.open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw openFailure(url) }
         defer { close(descriptor) }
         try data.withUnsafeBytes { buffer in
             var offset = 0
@@ -66,6 +66,22 @@ enum Durability {
             guard futimens(descriptor, &times) == 0 else { throw SyncError(.io, "cannot set the time of \(url.path): errno \(errno)") }
         }
         if synchronized, fsync(descriptor) != 0 { throw SyncError(.io, "cannot sync \(url.path): errno \(errno)") }
+    }
+
+    /// Opens the file at `url` for reading and writing, made when missing and emptied when
+    /// `truncating`. Like every file the client writes, never through a link: one planted at a
+    /// partial or staged file's name is refused, not followed (its target is not rewritten).
+    static func open(_ url: URL, truncating: Bool) throws -> FileHandle {
+        let descriptor = Foundation.open(url.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | (truncating ? O_TRUNC : 0), 0o644)
+        guard descriptor >= 0 else { throw openFailure(url) }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
+    /// Why `open(2)` of `url` just failed.
+    private static func openFailure(_ url: URL) -> SyncError {
+        errno == ELOOP
+            ? SyncError(.io, "\(url.path) is not a file Depot made (a link?): remove it")
+            : SyncError(.io, "cannot write \(url.path): errno \(errno)")
     }
 
     /// `rename(2)`, without making it durable: see ``synchronize(_:in:)``.

@@ -16,7 +16,7 @@ import FoundationNetworking
 struct FileStager: Sendable {
     /// The server the release's URLs are below.
     let server: URL
-    let stagingFolder: URL
+    let staging: StagingFolder
     let partialFolder: URL
     /// The folder's file for a release path (``DepotClient/localURL(for:)``).
     let localURL: @Sendable (String) throws -> URL
@@ -52,8 +52,7 @@ struct FileStager: Sendable {
     /// (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``), not staged yet: the
     /// ones the pages' packs may bring.
     private func packable(_ fetches: [ReleasePlan.Fetch]) -> Set<String> {
-        let staging = StagingFolder(stagingFolder)
-        return Set(
+        Set(
             fetches.filter { fetch in
                 let staged = staging.file(fetch.entry.sha256)
                 guard !FileManager.default.fileExists(atPath: staged.path), let local = try? localURL(fetch.entry.path) else { return false }
@@ -71,7 +70,6 @@ struct FileStager: Sendable {
     /// them by path. A pack request that fails stages nothing, and its files are fetched on
     /// their own.
     private func stageFromPacks(_ wanted: Set<String>) async -> [String: SyncReport.File] {
-        let staging = StagingFolder(stagingFolder)
         let runs = PackFetch.runs(pages: pages, wanted: wanted)
         let packs = PackFetch(server: server, session: session)
         // Fetched a few at a time; staged one at a time, here: files created in one folder from
@@ -99,7 +97,14 @@ struct FileStager: Sendable {
     func stage(_ fetch: ReleasePlan.Fetch) async -> SyncReport.File {
         let entry = fetch.entry
         var file = SyncReport.File(path: entry.path, outcome: .staged, bytesTransferred: 0, size: entry.size)
-        let staged = StagingFolder(stagingFolder).fileToWrite(entry.sha256)
+        let staged: URL
+        do {
+            staged = try staging.fileToWrite(entry.sha256)
+        } catch {
+            file.outcome = .failed
+            file.error = "\(error)"
+            return file
+        }
         // Staged by a sync that stopped before its switch, maybe before its writes were durable:
         // checked again, and downloaded again unless intact.
         var stagedIntact = false

@@ -1,5 +1,6 @@
 import Crypto
 import DepotAPI
+import DepotFiles
 import DepotHTTP
 import Foundation
 
@@ -28,10 +29,9 @@ struct ReportQueue {
     typealias Report = ReportBatch.Report
 
     static let capacity = 100
-    let folder: URL
-
-    var file: URL { folder.appendingPathComponent("reports.json") }
-    var lockFile: URL { folder.appendingPathComponent("reports.lock") }
+    static let file = ".depot/reports.json"
+    static let lock = ".depot/reports.lock"
+    let folder: SyncFolder
 
     /// Adds `report` about `release` of `channel` from `install` to the queue.
     func add(_ report: HealthReport, release: String, channel: String, install: InstallID) throws {
@@ -62,13 +62,15 @@ struct ReportQueue {
     /// Runs `body` on the queue under an exclusive lock (the app and a sync may both add), and
     /// saves what it leaves.
     private func withLock<T>(_ body: (inout [Report]) throws -> T) throws -> T {
-        let lock = try FileLock.acquire(lockFile, exclusive: true)
-        defer { lock?.unlock() }
-        var queue = (try? JSONDecoder().decode([Report].self, from: Data(contentsOf: file))) ?? []
-        let before = queue
-        let result = try body(&queue)
-        if queue != before { try AtomicFile.write(try APIJSON.encoder.encode(queue), to: file, durable: false) }
-        return result
+        try folder.with { folder in
+            let lock = try FileLock.acquire(Self.lock, in: folder, exclusive: true)
+            defer { lock?.unlock() }
+            var queue = (try? folder.read(Self.file).flatMap { try JSONDecoder().decode([Report].self, from: Data($0)) }) ?? []
+            let before = queue
+            let result = try body(&queue)
+            if queue != before { try folder.replace(Self.file, with: Array(try APIJSON.encoder.encode(queue)), durable: false) }
+            return result
+        }
     }
 }
 
@@ -82,7 +84,7 @@ extension InstallID {
 }
 
 extension DepotClient {
-    var reportQueue: ReportQueue { ReportQueue(folder: directory.appendingPathComponent(".depot")) }
+    var reportQueue: ReportQueue { ReportQueue(folder: folder) }
     var installIDFile: URL { directory.appendingPathComponent(".depot/install-id") }
 
     /// Tells the server `report` about the release the folder holds, when

@@ -89,8 +89,9 @@ struct PackFetch {
             let from = Int(member.offset - start)
             let to = from + Int(member.length)
             guard from >= 0, to <= data.count else { break }
-            let target = staging.fileToWrite(member.entry.sha256)
-            guard (try? StagedContent.stage(data[from..<to], gzip: member.isGzip, entry: member.entry, to: target)) != nil else { continue }
+            guard let target = try? staging.fileToWrite(member.entry.sha256),
+                (try? StagedContent.stage(data[from..<to], gzip: member.isGzip, entry: member.entry, to: target)) != nil
+            else { continue }
             staged.append(SyncReport.File(path: member.entry.path, outcome: .packed, bytesTransferred: member.length, size: member.entry.size))
         }
         // Bytes that staged nothing (a member that did not check out, a whole pack) count too.

@@ -1,21 +1,18 @@
 import Crypto
+import DepotFiles
 import DepotHTTP
 import DepotManifest
 import Foundation
 
 /// The release documents a sync folder holds, in `.depot/releases/{id}` and `.depot/pages/{sha256}`:
 /// the release the folder is at, and the pages of the one being fetched. Content-addressed, so a
-/// page shared by two releases is kept once, and what is read back is checked again.
+/// page shared by two releases is kept once, and what is read back is checked again. Read,
+/// written and forgotten through the sync folder's descriptor (``SyncFolder``).
 struct ReleaseCache {
-    let folder: URL
+    static let releases = ".depot/releases"
+    static let pages = ".depot/pages"
 
-    var releasesFolder: URL { folder.appendingPathComponent("releases") }
-    var pagesFolder: URL { folder.appendingPathComponent("pages") }
-
-    func create() throws {
-        try FileManager.default.createDirectory(at: releasesFolder, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: pagesFolder, withIntermediateDirectories: true)
-    }
+    let folder: SyncFolder
 
     /// The release document `id`, when held and intact.
     func release(_ id: String) -> ReleaseDocument? {
@@ -28,39 +25,34 @@ struct ReleaseCache {
     }
 
     /// The bytes of the release document `id`, when held and intact: the base of a patch.
-    func releaseBytes(_ id: String) -> Data? { read(releasesFolder.appendingPathComponent(id), sha256: id) }
+    func releaseBytes(_ id: String) -> Data? { read(Self.releases + "/" + id, sha256: id) }
 
     /// The bytes of the page `sha256`, when held and intact: the base of a patch.
-    func pageBytes(_ sha256: String) -> Data? { read(pagesFolder.appendingPathComponent(sha256), sha256: sha256) }
+    func pageBytes(_ sha256: String) -> Data? { read(Self.pages + "/" + sha256, sha256: sha256) }
 
-    /// Keeps bytes already checked to have the SHA-256 `id`. Not fsynced: what a crash loses
-    /// or damages fails its check on reading and is fetched again; the switch makes the cache
-    /// durable with the staged files.
+    /// Keeps bytes already checked to have the SHA-256 `id`. Not fsynced (nor is each page:
+    /// 256 pages of a first sync): what a crash loses or damages fails its check on reading and
+    /// is fetched again; the switch makes the cache durable with the staged files.
     func storeRelease(_ bytes: Data, id: String) throws {
-        try AtomicFile.write(bytes, to: releasesFolder.appendingPathComponent(id), durable: false)
+        try folder.with { try $0.replace(Self.releases + "/" + id, with: Array(bytes), durable: false) }
     }
 
-    /// Not with `Data.write(options: .atomic)`, which fsyncs each file (256 pages of a first
-    /// sync).
     func storePage(_ bytes: Data, sha256: String) throws {
-        try AtomicFile.write(bytes, to: pagesFolder.appendingPathComponent(sha256), durable: false)
+        try folder.with { try $0.replace(Self.pages + "/" + sha256, with: Array(bytes), durable: false) }
     }
 
     /// Forgets release documents other than `id`, and the pages `release` does not list among
     /// `candidates` (the pages that changed): O(change), not O(catalog).
     func forget(releasesOtherThan id: String, pages candidates: Set<String>, keeping release: ReleaseDocument) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: releasesFolder.path)) ?? []
-        for name in names where name != id {
-            try? FileManager.default.removeItem(at: releasesFolder.appendingPathComponent(name))
-        }
-        let kept = Set(release.pages)
-        for page in candidates where !kept.contains(page) {
-            try? FileManager.default.removeItem(at: pagesFolder.appendingPathComponent(page))
+        try? folder.with { folder in
+            for name in try folder.names(in: Self.releases) where name != id { try? folder.remove(Self.releases + "/" + name) }
+            let kept = Set(release.pages)
+            for page in candidates where !kept.contains(page) { try? folder.remove(Self.pages + "/" + page) }
         }
     }
 
-    private func read(_ url: URL, sha256: String) -> Data? {
-        guard let data = try? Data(contentsOf: url), Hex.string(SHA256.hash(data: data)) == sha256 else { return nil }
-        return data
+    private func read(_ path: String, sha256: String) -> Data? {
+        guard let bytes = try? folder.with({ try $0.read(path) }), Hex.string(SHA256.hash(data: bytes)) == sha256 else { return nil }
+        return Data(bytes)
     }
 }

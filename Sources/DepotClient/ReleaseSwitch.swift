@@ -1,3 +1,4 @@
+import DepotFiles
 import Foundation
 
 /// Switching a sync folder from one release to the next, so that an app never sees files of two
@@ -49,15 +50,14 @@ enum SwitchStep: Equatable, Sendable {
 
 extension DepotClient {
     var journalFile: URL { directory.appendingPathComponent(".depot/switch.json") }
-    var readLockFile: URL { directory.appendingPathComponent(".depot/read.lock") }
+    static let readLock = ".depot/read.lock"
 
     /// Runs `body` while no sync is switching releases: the folder then holds exactly the
     /// release passed (`nil` before the first sync). A switch a killed sync left half done is
     /// finished first.
     public func withCurrentRelease<T>(_ body: (HeldRelease?) throws -> T) throws -> T {
-        try FileManager.default.createDirectory(at: directory.appendingPathComponent(".depot"), withIntermediateDirectories: true)
         try finishInterruptedSwitch()
-        let lock = try FileLock.acquire(readLockFile, exclusive: false)
+        let lock = try folder.with { try FileLock.acquire(Self.readLock, in: $0, exclusive: false) }
         defer { lock?.unlock() }
         return try body(SyncState.load(from: stateFile).release)
     }
@@ -67,35 +67,42 @@ extension DepotClient {
 
     /// Checks that `journal` can be carried out without failing half-way, creating the folders
     /// its moves need: a path whose folder is a file that stays, or that is a folder with files
-    /// that stay, is refused now, before the commit point.
+    /// that stay, is refused now, before the commit point; so is a link on a move's way (which
+    /// the moves, through the folder's descriptor, would refuse half-way).
     func prepare(_ journal: ReleaseJournal) throws {
         let removed = Set(journal.removals)
         var folders = Set<String>()
-        for move in journal.moves {
-            let local = try localURL(for: move.path)
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: local.path, isDirectory: &isFolder), isFolder.boolValue {
-                let inside = (FileManager.default.enumerator(atPath: local.path)?.allObjects as? [String]) ?? []
-                let staying = inside.filter { name in
-                    var nested: ObjCBool = false
-                    _ = FileManager.default.fileExists(atPath: local.appendingPathComponent(name).path, isDirectory: &nested)
-                    return !nested.boolValue && !removed.contains(move.path + "/" + name)
+        try folder.with { folder in
+            for move in journal.moves {
+                let local = try localURL(for: move.path)
+                if try folder.kind(of: move.path) == S_IFDIR {
+                    let inside = (FileManager.default.enumerator(atPath: local.path)?.allObjects as? [String]) ?? []
+                    let staying = inside.filter { name in
+                        var nested: ObjCBool = false
+                        _ = FileManager.default.fileExists(atPath: local.appendingPathComponent(name).path, isDirectory: &nested)
+                        return !nested.boolValue && !removed.contains(move.path + "/" + name)
+                    }
+                    if !staying.isEmpty { throw SyncError(.io, "cannot replace the folder \(move.path) with a file: it holds other files") }
                 }
-                if !staying.isEmpty { throw SyncError(.io, "cannot replace the folder \(move.path) with a file: it holds other files") }
-            }
-            let segments = move.path.split(separator: "/").dropLast()
-            // Each folder is checked and made once, however many files go into it.
-            guard folders.insert(segments.joined(separator: "/")).inserted else { continue }
-            var prefix = ""
-            for segment in segments {
-                prefix += prefix.isEmpty ? String(segment) : "/" + segment
-                let folder = try localURL(for: prefix)
-                if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isFolder), !isFolder.boolValue, !removed.contains(prefix) {
+                let segments = move.path.split(separator: "/").dropLast()
+                // Each folder is checked and made once, however many files go into it.
+                guard folders.insert(segments.joined(separator: "/")).inserted else { continue }
+                var prefix = ""
+                for segment in segments {
+                    prefix += prefix.isEmpty ? String(segment) : "/" + segment
+                    // What the removals take away first (a file, or a link in its place) is no obstacle.
+                    guard let kind = try folder.kind(of: prefix), kind != S_IFDIR, !removed.contains(prefix) else { continue }
+                    guard kind == S_IFREG else {
+                        throw SyncError(
+                            .io,
+                            "cannot create the folder of \(move.path): \(directoryPath)/\(prefix) is not a folder Depot made (a link?): remove it"
+                        )
+                    }
                     throw SyncError(.io, "cannot create the folder of \(move.path): \(prefix) is a file")
                 }
-            }
-            if !segments.isEmpty, !removed.contains(where: { move.path.hasPrefix($0 + "/") }) {
-                try FileManager.default.createDirectory(at: local.deletingLastPathComponent(), withIntermediateDirectories: true)
+                if !segments.isEmpty, !removed.contains(where: { move.path.hasPrefix($0 + "/") }) {
+                    try folder.makeFolder(segments.joined(separator: "/"))
+                }
             }
         }
     }
@@ -104,64 +111,63 @@ extension DepotClient {
     /// made durable first, in one go.
     func switchRelease(_ journal: ReleaseJournal) throws {
         try prepare(journal)
-        let staging = StagingFolder(stagingFolder)
+        let staging = StagingFolder(try folder.open())
         try Durability.synchronize(Set(journal.moves.map(\.staged)).map { staging.journaled($0) }, in: directory)
         // Locked before the journal exists: no reader can carry it out meanwhile, so it is
         // carried out from memory, not read back (100,000 moves are megabytes of JSON).
-        let lock = try FileLock.acquire(readLockFile, exclusive: true)
+        let lock = try folder.with { try FileLock.acquire(Self.readLock, in: $0, exclusive: true) }
         defer { lock?.unlock() }
         try write(journal)
-        try carryOut(journal)
+        try carryOut(journal, staging: staging)
     }
 
     /// Carries out the journal a switch left, if any: idempotent, so a kill at any point of it
     /// is finished by the next call.
     func finishInterruptedSwitch() throws {
+        let staging = StagingFolder(try folder.open())
         guard FileManager.default.fileExists(atPath: journalFile.path) else { return }
-        let lock = try FileLock.acquire(readLockFile, exclusive: true)
+        let lock = try folder.with { try FileLock.acquire(Self.readLock, in: $0, exclusive: true) }
         defer { lock?.unlock() }
         guard let data = try? Data(contentsOf: journalFile) else { return }
-        try carryOut(try JSONDecoder().decode(ReleaseJournal.self, from: data))
+        try carryOut(try JSONDecoder().decode(ReleaseJournal.self, from: data), staging: staging)
     }
 
-    /// Carries out `journal`, which is written, under the exclusive read lock.
-    private func carryOut(_ journal: ReleaseJournal) throws {
+    /// Carries out `journal`, which is written, under the exclusive read lock. Every removal
+    /// and rename goes through the folder's descriptor: a link planted on the way is refused,
+    /// never followed.
+    private func carryOut(_ journal: ReleaseJournal, staging: StagingFolder) throws {
         var journal = journal
+        let folder = staging.folder
         try switchFault?(.journalWritten)
         if journal.removalsDone != true, !journal.removals.isEmpty {
             let removed = try journal.removals.map { try localURL(for: $0) }
-            for local in removed {
-                try? FileManager.default.removeItem(at: local)
-                removeEmptyFolders(above: local)
+            // A removal a link on the way refuses has nothing of the folder's to remove.
+            for path in journal.removals {
+                try? folder.remove(path)
+                try? removeEmptyFolders(above: path, in: folder)
             }
             try Durability.synchronize(removed, in: directory)
             journal.removalsDone = true
             try write(journal)
         }
         try switchFault?(.removalsDone)
-        // Each folder made once: the removals may have taken empty ones away.
-        var folders = Set<String>()
-        let staging = StagingFolder(stagingFolder)
         let locals = try journal.moves.map { try localURL(for: $0.path) }
-        for (index, (move, local)) in zip(journal.moves, locals).enumerated() {
-            let folder = local.deletingLastPathComponent()
-            if folders.insert(folder.path).inserted {
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            }
+        for (index, move) in journal.moves.enumerated() {
             if move.copy {
                 let staged = staging.journaled(move.staged)
                 // Already moved by an earlier attempt: a rename is the last use of its staged file.
                 guard FileManager.default.fileExists(atPath: staged.path) else { continue }
-                let copy = stagingFolder.appendingPathComponent(UUID().uuidString)
-                try FileManager.default.copyItem(at: staged, to: copy)
+                let copy = staging.temporaryPath()
+                let copyURL = URL(fileURLWithPath: folder.root + "/" + copy, isDirectory: false)
+                try FileManager.default.copyItem(at: staged, to: copyURL)
                 if let modified = move.modified {
                     try? FileManager.default.setAttributes(
                         [.modificationDate: Date(timeIntervalSince1970: TimeInterval(modified))],
-                        ofItemAtPath: copy.path
+                        ofItemAtPath: copyURL.path
                     )
                 }
-                try Durability.rename(copy, to: local)
-            } else if try !staging.move(move.staged, to: local) {
+                _ = try folderCall { try folder.rename(copy, to: move.path) }
+            } else if try !staging.move(move.staged, to: move.path) {
                 continue
             }
             try switchFault?(.moved(index + 1))
@@ -182,14 +188,12 @@ extension DepotClient {
         try AtomicFile.write(try encoder.encode(journal), to: journalFile)
     }
 
-    /// Removes the folders a removal left empty, up to the sync folder.
-    private func removeEmptyFolders(above file: URL) {
-        var folder = file.deletingLastPathComponent()
-        while folder.standardizedFileURL.path.count > directory.standardizedFileURL.path.count,
-            (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true
-        {
-            try? FileManager.default.removeItem(at: folder)
-            folder = folder.deletingLastPathComponent()
+    /// Removes the folders a removal of `path` left empty, up to the sync folder.
+    private func removeEmptyFolders(above path: String, in folder: ContainedFolder) throws {
+        var parent = path
+        while let slash = parent.lastIndex(of: "/") {
+            parent = String(parent[..<slash])
+            guard try folder.removeEmptyFolder(parent) else { return }
         }
     }
 }

@@ -35,10 +35,9 @@ public enum StagedContent {
     /// the entry. Throws ``SyncError`` `.corrupt` on any mismatch. Not fsynced: staged files are
     /// made durable together before the switch (``Durability``).
     static func verifyAndStage(_ partial: URL, gzip: Bool, entry: ReleaseEntry, to staged: URL) throws {
-        try Durability.write(Data(), to: staged)
         let input = try FileHandle(forReadingFrom: partial)
         defer { try? input.close() }
-        let output = try FileHandle(forWritingTo: staged)
+        let output = try Durability.open(staged, truncating: true)
         defer { try? output.close() }
         func next() throws -> Data? { try input.read(upToCount: 256 * 1024) }
         try decodeChecked(gzip: gzip, entry: entry, chunks: next) { try output.write(contentsOf: $0) }

@@ -1,3 +1,4 @@
+import DepotFiles
 import DepotManifest
 import Foundation
 import Synchronization
@@ -40,8 +41,8 @@ public final class ExportFolder: Sendable {
     }
 
     private let state = Mutex(State())
-    /// `.lock`, held (`flock(2)`) while the folder is open: one writer a folder.
-    private let lockDescriptor: Int32
+    /// `.lock`, held while the folder is open: one writer a folder.
+    private let lock: FileLock
 
     /// How many files were placed or replaced since the folder was opened.
     public var written: Int { state.withLock { $0.written } }
@@ -56,30 +57,14 @@ public final class ExportFolder: Sendable {
     /// `.partial` is not what Depot made there (a link).
     public init(root: FilePath) throws {
         self.root = root
-        folder = try ContainedFolder(root: root)
-        if try folder.status(of: Self.lockFile) == nil { close(try folder.create(Self.lockFile)) }
-        lockDescriptor = try folder.withParent(of: Self.lockFile) { parent, name in openat(parent, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC) }
-        guard lockDescriptor >= 0 else { throw SystemCallError("Cannot open \(root)/\(Self.lockFile)") }
-        guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(lockDescriptor)
-            throw StoreError(.invalidInput, "Another export is writing \(root)")
+        folder = try ContainedFolder(root: root.string)
+        guard let lock = try FileLock.acquire(Self.lockFile, in: folder, exclusive: true, wait: false) else {
+            throw FolderError(.locked, "Another export is writing \(root)")
         }
-        do {
-            if try folder.status(of: Self.partialFolder, kind: S_IFDIR) != nil {
-                for name in try folder.names(in: Self.partialFolder) { try folder.remove("\(Self.partialFolder)/\(name)") }
-            }
-        } catch {
-            flock(lockDescriptor, LOCK_UN)
-            close(lockDescriptor)
-            throw error
+        self.lock = lock
+        if try folder.status(of: Self.partialFolder, kind: S_IFDIR) != nil {
+            for name in try folder.names(in: Self.partialFolder) { try folder.remove("\(Self.partialFolder)/\(name)") }
         }
-    }
-
-    /// `LOCK_UN` before `close`: a child forked while the folder was open (until it runs `exec`)
-    /// shares the open file description and would otherwise keep the lock.
-    deinit {
-        flock(lockDescriptor, LOCK_UN)
-        close(lockDescriptor)
     }
 
     /// Whether the folder holds `object` (a link in its place is refused).
@@ -109,7 +94,7 @@ public final class ExportFolder: Sendable {
     public func place(_ object: TreeObject, from source: FilePath) throws -> Bool {
         let path = object.path
         guard try !contains(object) else { return false }
-        if try folder.link(source, at: path) {
+        if try folder.link(source.string, at: path) {
             state.withLock { state in
                 state.touched.insert(parent(of: path))
                 state.written += 1

@@ -30,7 +30,7 @@ struct ReleaseSwitchTests {
     /// and `d` new with one content.
     static func prepare(_ folder: URL) throws -> ReleaseJournal {
         let client = Self.client(folder)
-        try FileManager.default.createDirectory(at: client.stagingFolder, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: client.directory.appendingPathComponent(StagingFolder.path), withIntermediateDirectories: true)
         _ = try folder.write(Data("a1".utf8), to: "a")
         _ = try folder.write(Data("old".utf8), to: "old")
         try Self.held(1).save(to: client.stateFile)
@@ -75,16 +75,24 @@ struct ReleaseSwitchTests {
             // What a sync killed after `steps` steps left: the journal, and that many steps done.
             try AtomicFile.write(try JSONEncoder().encode(journal), to: client.journalFile)
             if steps >= 1 { try FileManager.default.removeItem(at: folder.appendingPathComponent("old")) }
-            if steps >= 2 { try Durability.rename(client.stagingFolder.appendingPathComponent("sha-a2"), to: folder.appendingPathComponent("a")) }
+            if steps >= 2 {
+                try Durability.rename(
+                    client.directory.appendingPathComponent(StagingFolder.path).appendingPathComponent("sha-a2"),
+                    to: folder.appendingPathComponent("a")
+                )
+            }
             if steps >= 3 {
                 try FileManager.default.createDirectory(at: folder.appendingPathComponent("b"), withIntermediateDirectories: true)
                 try FileManager.default.copyItem(
-                    at: client.stagingFolder.appendingPathComponent("sha-same"),
+                    at: client.directory.appendingPathComponent(StagingFolder.path).appendingPathComponent("sha-same"),
                     to: folder.appendingPathComponent("b/c")
                 )
             }
             if steps >= 4 {
-                try Durability.rename(client.stagingFolder.appendingPathComponent("sha-same"), to: folder.appendingPathComponent("d"))
+                try Durability.rename(
+                    client.directory.appendingPathComponent(StagingFolder.path).appendingPathComponent("sha-same"),
+                    to: folder.appendingPathComponent("d")
+                )
             }
             #expect(client.currentRelease?.number == 1, "the state is saved last")
             let seen = try client.withCurrentRelease { $0?.number }

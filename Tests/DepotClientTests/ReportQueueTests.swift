@@ -11,7 +11,7 @@ struct ReportQueueTests {
     @Test("a flush forgets only what it sent, when reports added meanwhile pushed the oldest out of a full queue")
     func flushWhileAdding() async throws {
         try await withTemporaryDirectory { folder in
-            let queue = ReportQueue(folder: folder)
+            let queue = ReportQueue(folder: SyncFolder(path: folder.path))
             let install = InstallID.random()
             let release = { (n: Int) in String(format: "%064x", n) }
             for n in 0..<ReportQueue.capacity { try queue.add(.applied, release: release(n), channel: "stable", install: install) }

@@ -59,7 +59,10 @@ struct SwitchCrashTests {
         /// Writes release 1 and release 2's staged files into `folder`.
         func prepare(_ folder: URL) throws {
             let client = ReleaseSwitchTests.client(folder)
-            try FileManager.default.createDirectory(at: client.stagingFolder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: client.directory.appendingPathComponent(StagingFolder.path),
+                withIntermediateDirectories: true
+            )
             for (path, content) in before { _ = try folder.write(Data(content.utf8), to: path) }
             try ReleaseSwitchTests.held(1).save(to: client.stateFile)
             for move in journal.moves {

@@ -1,3 +1,4 @@
+import DepotFiles
 import DepotManifest
 import DepotStore
 import DepotTestFixtures
@@ -34,7 +35,7 @@ struct ExportFolderLinkTests {
             try await Self.withFolders { export, victim in
                 let target = name == ".partial" ? victim : victim.appendingPathComponent("made")
                 try Self.link(name, in: export, to: target)
-                #expect(throws: StoreError.self, "\(name)") { try ExportFolder(root: FilePath(export.path)) }
+                #expect(throws: FolderError.self, "\(name)") { try ExportFolder(root: FilePath(export.path)) }
             }
         }
     }
@@ -46,8 +47,8 @@ struct ExportFolderLinkTests {
             try await Self.withFolders { export, victim in
                 try Self.link(name, in: export, to: victim)
                 let folder = try ExportFolder(root: FilePath(export.path))
-                #expect(throws: StoreError.self, "\(name)") { try folder.place(object, bytes: Array("content".utf8)) }
-                #expect(throws: StoreError.self, "\(name)") { try folder.sweep { _ in false } }
+                #expect(throws: FolderError.self, "\(name)") { try folder.place(object, bytes: Array("content".utf8)) }
+                #expect(throws: FolderError.self, "\(name)") { try folder.sweep { _ in false } }
             }
         }
     }
@@ -58,8 +59,8 @@ struct ExportFolderLinkTests {
         try await Self.withFolders { export, victim in
             try Self.link("blobs/\(sha)", in: export, to: victim.appendingPathComponent("keep"))
             let folder = try ExportFolder(root: FilePath(export.path))
-            #expect(throws: StoreError.self) { try folder.read(.blob(sha)) }
-            #expect(throws: StoreError.self) { try folder.place(.blob(sha), bytes: Array("content".utf8)) }
+            #expect(throws: FolderError.self) { try folder.read(.blob(sha)) }
+            #expect(throws: FolderError.self) { try folder.place(.blob(sha), bytes: Array("content".utf8)) }
             // The sweep removes the link itself, never what it points to.
             #expect(try folder.sweep { _ in false } == 1)
             #expect(!FileManager.default.fileExists(atPath: export.appendingPathComponent("blobs/\(sha)").path))

@@ -1,3 +1,4 @@
+import DepotFiles
 import DepotStore
 import DepotTestFixtures
 import Foundation
@@ -13,7 +14,7 @@ struct ExportFolderLockTests {
         try await withTemporaryDirectory { folder in
             let root = FilePath(folder.path)
             var first: ExportFolder? = try ExportFolder(root: root)
-            #expect(throws: StoreError.self) { try ExportFolder(root: root) }
+            #expect(throws: FolderError.self) { try ExportFolder(root: root) }
             try await ChildProcess.with("sleep", ["60"], input: try Self.descriptor(of: folder.appendingPathComponent(".lock"))) { _ in
                 withExtendedLifetime(first) {}
                 first = nil

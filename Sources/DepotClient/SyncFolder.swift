@@ -1,0 +1,55 @@
+import DepotFiles
+import Foundation
+import Synchronization
+
+/// The sync folder as the client touches it: through a descriptor of it
+/// (``DepotFiles/ContainedFolder``), so that a link another process of the app's container
+/// planted there (in place of `.depot/partial`, `.depot/releases`, a partial file, or a folder
+/// of the release such as `img`) is refused with one line, never followed: nothing outside the
+/// folder is written or removed.
+///
+/// Opened on first use and kept; shared by the copies of a ``DepotClient``.
+final class SyncFolder: Sendable {
+    /// Depot's own folders in the sync folder, made (and checked) when it is opened.
+    static let ownFolders = [".depot", ".depot/partial", ".depot/staging", ".depot/releases", ".depot/pages"]
+
+    let path: String
+    private let opened = Mutex<ContainedFolder?>(nil)
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// The folder, with ``ownFolders`` made when missing; any of them that is not a folder (a
+    /// link) is refused.
+    func open() throws -> ContainedFolder {
+        try opened.withLock { opened in
+            if let opened { return opened }
+            let folder = try folderCall {
+                // New folders are not made durable one by one: the switch makes every write
+                // durable at once (``Durability``).
+                let folder = try ContainedFolder(root: path, synchronizesNewFolders: false)
+                for own in Self.ownFolders { try folder.makeFolder(own) }
+                return folder
+            }
+            opened = folder
+            return folder
+        }
+    }
+
+    /// Runs `body` with the folder, telling a failure to touch it as a ``SyncError`` of code
+    /// `io`.
+    func with<Result>(_ body: (ContainedFolder) throws -> Result) throws -> Result {
+        let folder = try open()
+        return try folderCall { try body(folder) }
+    }
+}
+
+/// Runs `body`, telling a failure to touch the sync folder as a ``SyncError`` of code `io`.
+func folderCall<Result>(_ body: () throws -> Result) throws -> Result {
+    do {
+        return try body()
+    } catch let error as FolderError {
+        throw SyncError(.io, error.message)
+    }
+}

@@ -1,0 +1,93 @@
+import DepotServer
+import DepotTestSupport
+import Foundation
+import Testing
+
+@testable import DepotClient
+
+/// Issue 40, defect 16: links planted in the sync folder (by another process of the app's
+/// container) at every place a sync creates, writes, renames or removes something. Each is
+/// refused with one line, nothing outside the folder is written or removed, and once the link
+/// is gone the next sync succeeds.
+@Suite("Links planted in the sync folder")
+struct SyncFolderLinkTests {
+    /// Large enough for a partial file (not fetched into memory); random, so no gzip variant.
+    static let database = Fixture.pseudoRandom(count: 3_000_000, seed: 61)
+    static let image = Data("a logo".utf8)
+    static let databaseSHA = Fixture.sha256(database)
+
+    /// A place in the sync folder, and what plants the link there: the link's path, relative to
+    /// the folder, and whether its target (outside the folder) is a folder or a file.
+    struct Place: CustomStringConvertible, Sendable {
+        let link: String
+        let targetIsFolder: Bool
+        var description: String { link }
+    }
+
+    static let places: [Place] = [
+        Place(link: ".depot", targetIsFolder: true),
+        Place(link: ".depot/partial", targetIsFolder: true),
+        Place(link: ".depot/staging", targetIsFolder: true),
+        Place(link: ".depot/staging/\(databaseSHA.prefix(2))", targetIsFolder: true),
+        Place(link: ".depot/releases", targetIsFolder: true),
+        Place(link: ".depot/pages", targetIsFolder: true),
+        Place(link: ".depot/partial/\(databaseSHA).partial", targetIsFolder: false),
+        Place(link: ".depot/partial/\(databaseSHA).partial.etag", targetIsFolder: false),
+        Place(link: ".depot/sync.lock", targetIsFolder: false),
+        Place(link: ".depot/read.lock", targetIsFolder: false),
+        Place(link: "img", targetIsFolder: true),
+    ]
+
+    @Test("a link at each place a sync touches is refused; what it points to is untouched", arguments: places)
+    func planted(_ place: Place) async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("db.bin", Self.database), ("img/logo.png", Self.image)])
+            try await withTemporaryDirectory { root in
+                let folder = root.appendingPathComponent("sync")
+                let outside = root.appendingPathComponent("outside")
+                // What the link points to: a folder holding one file, or a file.
+                let kept = Data("not Depot's".utf8)
+                if place.targetIsFolder {
+                    try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+                    try kept.write(to: outside.appendingPathComponent("keep.txt"))
+                } else {
+                    try kept.write(to: outside)
+                }
+                let link = folder.appendingPathComponent(place.link)
+                try FileManager.default.createDirectory(at: link.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createSymbolicLink(at: link, withDestinationURL: outside)
+
+                let client = SyncTests.client(server, folder)
+                let refusal: String
+                do {
+                    let report = try await client.sync()
+                    let failed = report.files.filter { $0.outcome == .failed }
+                    refusal = failed.map { $0.error ?? "" }.joined(separator: "; ")
+                    #expect(!failed.isEmpty, "the sync went through a link: \(report.files)")
+                } catch let error as SyncError {
+                    #expect(error.code == .io)
+                    refusal = error.message
+                }
+                #expect(refusal.contains("a link?"), "\(refusal)")
+                #expect(!refusal.contains("\n"))
+
+                // Nothing outside was written, made or removed.
+                if place.targetIsFolder {
+                    let names = try FileManager.default.contentsOfDirectory(atPath: outside.path)
+                    #expect(names == ["keep.txt"], "written into the link's target")
+                    #expect(try Data(contentsOf: outside.appendingPathComponent("keep.txt")) == kept)
+                } else {
+                    #expect(try Data(contentsOf: outside) == kept, "the link's target was rewritten")
+                }
+                #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("db.bin").path), "a release applied in part")
+
+                // Once the link is gone, the folder syncs.
+                try FileManager.default.removeItem(at: link)
+                let report = try await client.sync()
+                #expect(report.failedCount == 0, "\(report.files)")
+                #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.database)
+                #expect(try Data(contentsOf: folder.appendingPathComponent("img/logo.png")) == Self.image)
+            }
+        }
+    }
+}
