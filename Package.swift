@@ -209,6 +209,7 @@ let package = Package(
                 "DepotServer",
                 "DepotClient",
                 "DepotDelta",
+                "DepotFiles",
                 "DepotHTTP",
                 "DepotManifest",
                 "DepotSigning",

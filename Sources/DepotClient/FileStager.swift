@@ -202,28 +202,26 @@ struct FileStager: Sendable {
             } else {
                 try blobDownload(try entry.blobURL, sha256: entry.sha256, size: entry.size, partialName: "\(entry.sha256).partial")
             }
-        var (outcome, transferred) = try await run(download, for: entry.path)
         let verified = staged.appendingPathExtension("verifying")
-        do {
-            try StagedContent.verifyAndStage(download.partialFile, gzip: useGzip, entry: entry, to: verified)
-        } catch {
-            // A download that does not match the release is worthless. One that resumed may owe
-            // that to its start (another server's wrong bytes under the right ETag): it is fetched
-            // again whole, here, once; otherwise a source that poisons partial files would fail
-            // the file on every server, at every sync.
-            download.discard()
-            try? FileManager.default.removeItem(at: verified)
-            guard outcome == .resumed else { throw error }
-            let again = try await run(download, for: entry.path)
-            (outcome, transferred) = (again.0, transferred + again.1)
-            do {
-                try StagedContent.verifyAndStage(download.partialFile, gzip: useGzip, entry: entry, to: verified)
-            } catch {
-                download.discard()
-                try? FileManager.default.removeItem(at: verified)
-                throw error
+        // A download that does not match the release is worthless. One that resumed (or was
+        // complete already) may owe that to its start, another server's wrong bytes under the
+        // right ETag: it is fetched again whole, here, once; otherwise a source that poisons
+        // partial files would fail the file on every server, at every sync.
+        let attempts = try await PartialFile.fetchChecked(
+            download.partialFile,
+            attempt: { try await run(download, for: entry.path) },
+            resumed: { $0.0 != .full },
+            check: {
+                do {
+                    try StagedContent.verifyAndStage(download.partialFile, gzip: useGzip, entry: entry, to: verified)
+                } catch {
+                    try? FileManager.default.removeItem(at: verified)
+                    throw error
+                }
             }
-        }
+        )
+        let outcome = attempts[attempts.count - 1].0
+        let transferred = attempts.reduce(0) { $0 + $1.1 }
         try StagedContent.setModificationDate(of: verified, to: entry)
         try Durability.rename(verified, to: staged)
         download.discard()

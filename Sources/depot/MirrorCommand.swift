@@ -1,5 +1,6 @@
 import ArgumentParser
 import DepotClient
+import DepotFiles
 import DepotManifest
 import DepotStore
 import Foundation
@@ -80,6 +81,10 @@ extension Depot {
                         return try await mirror.run(channels: channels.isEmpty ? [ChannelName.default] : channels)
                     } catch let error as MirrorError {
                         throw CommandFailure(error.message)
+                    } catch let error as SyncError {
+                        throw CommandFailure(error.message)
+                    } catch let error as FolderError {
+                        throw CommandFailure("cannot write \(to): \(error.message)")
                     } catch let error as StoreError where error.code == .invalidInput {
                         throw CommandFailure("the source's content is refused: \(error.message)")
                     } catch let error as StoreError {

@@ -198,4 +198,39 @@ struct HostileMirrorSourceTests {
             }
         }
     }
+
+    /// Issue 40, defect 6, for the mirror: a first source sent 1,000 wrong bytes under the
+    /// origin's ETag and closed. The mirror resumes the partial file from the origin with
+    /// `If-Range`, the whole fails its hash, and it is fetched again whole, once, through the
+    /// download the client uses (`PartialFile.fetchChecked`).
+    @Test("a partial file poisoned under the source's own ETag is fetched again whole, and the run succeeds")
+    func poisonedPartial() async throws {
+        try await DepotCLI.withServer { root, server in
+            let content = Fixture.pseudoRandom(count: 3_000_000, seed: 67)
+            let sha256 = Fixture.sha256(content)
+            var entry = Self.entry(sha256: sha256)
+            entry.size = Int64(content.count)
+            try root.write(content, to: "public/good/blobs/\(sha256)")
+            try Self.writeSource("good", in: root, entries: [entry])
+            try await Self.waitUntilServed("\(server)/good")
+            let head = try await runCurl(["-sI", "\(server)/good/blobs/\(sha256)"])
+            let tag = try #require(
+                String(decoding: head.standardOutput, as: UTF8.self).split(separator: "\r\n")
+                    .first { $0.lowercased().hasPrefix("etag:") }
+                    .map { $0.dropFirst(5).trimmingCharacters(in: .whitespaces) }
+            )
+            #expect(tag.hasPrefix("\""), "a strong ETag to resume under: \(tag)")
+            try root.write(Data(repeating: 0xEE, count: 1000), to: "dest/.mirror/\(sha256)")
+            try root.write(Data(tag.utf8), to: "dest/.mirror/\(sha256).etag")
+
+            let result = try await DepotCLI.run(
+                ["mirror", "--from", "\(server)/good", "--to", "dest", "--without-signature-checks"],
+                token: nil,
+                in: root
+            )
+            #expect(result.status == 0, "\(result.errors)")
+            #expect(try Data(contentsOf: root.appendingPathComponent("dest/blobs/\(sha256)")) == content)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("dest/.mirror").path).isEmpty)
+        }
+    }
 }
