@@ -183,38 +183,27 @@ public struct DepotClient: Sendable {
         try finishInterruptedSwitch()
         // Reports an earlier call could not send go first: a sync is when a server is reachable.
         await sendReports()
-        var failovers: [SyncReport.Failover] = []
         /// What earlier servers of this sync fetched and verified, by path.
         var fetched: [String: SyncReport.File] = [:]
-        for (index, candidate) in servers.enumerated() {
+        let (result, failovers) = try await Failover.run(servers, name: \.absoluteString) { candidate, isLast in
             var attempt = self
             attempt.server = candidate
-            let isLast = index == servers.count - 1
-            do {
-                var report = try await attempt.syncFromServer(progress: progress, reportsFailure: isLast)
-                report.files = report.files.map { file in
-                    if file.outcome == .staged, let earlier = fetched[file.path] { return earlier }
-                    var file = file
-                    if file.outcome.isFetched { file.server = candidate.absoluteString }
-                    return file
-                }
-                report.server = candidate.absoluteString
-                if report.failedCount > 0, !isLast {
-                    let failure = report.files.first { $0.outcome == .failed }
-                    failovers.append(.init(server: candidate.absoluteString, error: "\(failure?.path ?? ""): \(failure?.error ?? "failed")"))
-                    for file in report.files where file.outcome.isFetched { fetched[file.path] = file }
-                    continue
-                }
-                report.failovers = failovers
-                return report
-            } catch let error as SyncError where error.code.isServerFault {
-                failovers.append(.init(server: candidate.absoluteString, error: error.message))
-                guard isLast else { continue }
-                guard failovers.count > 1 else { throw error }
-                throw SyncError(error.code, "every server failed: " + failovers.map { "\($0.server): \($0.error)" }.joined(separator: "; "))
+            var report = try await attempt.syncFromServer(progress: progress, reportsFailure: isLast)
+            report.files = report.files.map { file in
+                if file.outcome == .staged, let earlier = fetched[file.path] { return earlier }
+                var file = file
+                if file.outcome.isFetched { file.server = candidate.absoluteString }
+                return file
             }
+            report.server = candidate.absoluteString
+            guard report.failedCount > 0 else { return .done(report) }
+            for file in report.files where file.outcome.isFetched { fetched[file.path] = file }
+            let failure = report.files.first { $0.outcome == .failed }
+            return .poor(report, reason: "\(failure?.path ?? ""): \(failure?.error ?? "failed")")
         }
-        preconditionFailure("the last server returns or throws")
+        var report = result
+        report.failovers = failovers
+        return report
     }
 
     /// One sync from ``server``, in a folder already locked and with no switch left half-done.

@@ -79,17 +79,15 @@ extension Catalog {
                     ON CONFLICT(rollout, period, install) DO UPDATE SET kinds = kinds | excluded.kinds WHERE kinds & excluded.kinds = 0
                     """
             )
+            // Compiled once for the batch: a primary-key look-up each report.
+            let known = try db.cachedStatement(
+                sql: "SELECT EXISTS (SELECT 1 FROM rollout_report WHERE rollout = ? AND period = ? AND install = ?)"
+            )
             var counted = 0
             for report in reports {
                 let candidates = live.filter { $0.release == report.release && (report.channel == nil || $0.channel == report.channel) }
                 guard candidates.count == 1, let rollout = candidates.first, report.receivedAt >= rollout.period else { continue }
-                let exists =
-                    try Bool.fetchOne(
-                        db,
-                        sql: "SELECT EXISTS (SELECT 1 FROM rollout_report WHERE rollout = ? AND period = ? AND install = ?)",
-                        arguments: [rollout.id, rollout.period, Data(report.install)]
-                    ) ?? false
-                if !exists {
+                if try !(Bool.fetchOne(known, arguments: [rollout.id, rollout.period, Data(report.install)]) ?? false) {
                     let periodKey = "\(rollout.id) \(rollout.period)"
                     let networkKey = periodKey + " " + Hex.string(report.network)
                     let inPeriod = try count(

@@ -22,8 +22,13 @@ extension Depot {
                 """
         )
 
-        @Option(help: "The source: a Depot origin or a static mirror, e.g. https://depot.example.com.")
-        var from: String
+        @Option(
+            help: """
+                A source: a Depot origin or a static mirror, e.g. https://depot.example.com. Repeatable: the sources \
+                are tried in order, each run going on from what an earlier one placed, as clients fail over.
+                """
+        )
+        var from: [String] = []
 
         @Option(help: "The folder to write into (made when missing).")
         var to: String
@@ -37,6 +42,7 @@ extension Depot {
         var withoutSignatureChecks = false
 
         func validate() throws {
+            if from.isEmpty { throw ValidationError("give the source with --from") }
             if let bad = channels.first(where: { ChannelName.problem($0) != nil }) {
                 throw ValidationError("--channel \(bad): \(ChannelName.problem(bad)!)")
             }
@@ -54,7 +60,7 @@ extension Depot {
 
         func run() async throws {
             try await reportingFailures {
-                let base = try ServerOptions.baseURL(of: from)
+                let bases = try from.map { try ServerOptions.baseURL(of: $0) }
                 let root = try trustOptions.rootDocument()
                 let trust: ChannelCheck.Trust
                 do throws(SyncError) {
@@ -70,17 +76,23 @@ extension Depot {
                 }
                 let partial = URL(fileURLWithPath: to).appendingPathComponent(".mirror")
                 try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
-                let mirrored = try await withHTTPClient { client in
-                    let mirror = Mirror(
-                        source: MirrorSource(base: base, client: client, partialFolder: partial),
-                        folder: folder,
-                        trust: trust,
-                        now: Int64(Date().timeIntervalSince1970)
-                    )
+                let (mirrored, failovers) = try await withHTTPClient { client in
                     do {
-                        return try await mirror.run(channels: channels.isEmpty ? [ChannelName.default] : channels)
-                    } catch let error as MirrorError {
-                        throw CommandFailure(error.message)
+                        // The client's rule (Failover): a source that fails, or whose content
+                        // fails a check, hands over to the next; what it placed stays.
+                        return try await Failover.run(bases, name: \.self) { base, _ in
+                            let mirror = Mirror(
+                                source: MirrorSource(base: base, client: client, partialFolder: partial),
+                                folder: folder,
+                                trust: trust,
+                                now: Int64(Date().timeIntervalSince1970)
+                            )
+                            do {
+                                return .done(try await mirror.run(channels: channels.isEmpty ? [ChannelName.default] : channels))
+                            } catch let error as MirrorError {
+                                throw SyncError(.server, error.message)
+                            }
+                        }
                     } catch let error as SyncError {
                         throw CommandFailure(error.message)
                     } catch let error as FolderError {
@@ -90,6 +102,9 @@ extension Depot {
                     } catch let error as StoreError {
                         throw CommandFailure("cannot write \(to): \(error)")
                     }
+                }
+                for failover in failovers {
+                    FileHandle.standardError.write(Data("\(failover.server) failed, the next source was tried: \(failover.error)\n".utf8))
                 }
                 for channel in mirrored {
                     print("Mirrored \(channel.channel): release \(channel.document.number), serial \(channel.document.serial)")

@@ -233,4 +233,38 @@ struct HostileMirrorSourceTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("dest/.mirror").path).isEmpty)
         }
     }
+
+    /// The mirror fails over as the client does (`Failover`): a first source whose file has the
+    /// wrong bytes hands over to the next, which completes the folder.
+    @Test("a source whose file fails its check hands over to the next --from; the folder is complete, and the failover said")
+    func failover() async throws {
+        try await DepotCLI.withServer { root, server in
+            let content = Data("the real bytes\n".utf8)
+            var entry = Self.entry(sha256: Fixture.sha256(content))
+            entry.size = Int64(content.count)
+            try root.write(Data("the wrong bytes".utf8), to: "public/bad/blobs/\(entry.sha256)")
+            try root.write(content, to: "public/good/blobs/\(entry.sha256)")
+            try Self.writeSource("bad", in: root, entries: [entry])
+            try Self.writeSource("good", in: root, entries: [entry])
+            try await Self.waitUntilServed("\(server)/bad")
+            try await Self.waitUntilServed("\(server)/good")
+            let result = try await DepotCLI.run(
+                ["mirror", "--from", "\(server)/bad", "--from", "\(server)/good", "--to", "dest", "--without-signature-checks"],
+                token: nil,
+                in: root
+            )
+            #expect(result.status == 0, "\(result.errors)")
+            #expect(result.output.contains("\(server)/bad failed, the next source was tried"), "\(result.output)")
+            #expect(try Data(contentsOf: root.appendingPathComponent("dest/blobs/\(entry.sha256)")) == content)
+
+            // One source alone that fails is the run's failure, told in one line.
+            let alone = try await DepotCLI.run(
+                ["mirror", "--from", "\(server)/bad", "--to", "alone", "--without-signature-checks"],
+                token: nil,
+                in: root
+            )
+            #expect(alone.status == 1)
+            #expect(alone.errors.contains("does not have the SHA-256"), "\(alone.errors)")
+        }
+    }
 }

@@ -25,7 +25,7 @@ struct Mirror: Sendable {
     let checkedPages = CheckedPages()
 
     /// What one channel became.
-    struct Mirrored {
+    struct Mirrored: Sendable {
         let channel: String
         let document: ChannelDocument
     }
