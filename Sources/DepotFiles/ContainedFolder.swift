@@ -50,7 +50,7 @@ public final class ContainedFolder: Sendable {
 
     /// Runs `body` with a descriptor of the folder holding `path`'s last name, and that name.
     /// With `creating`, missing folders on the way are made (each made durable in its parent).
-    public func withParent<Result>(of path: String, creating: Bool = false, _ body: (Int32, String) throws -> Result) throws -> Result {
+    private func withParent<Result>(of path: String, creating: Bool = false, _ body: (Int32, String) throws -> Result) throws -> Result {
         var components = path.split(separator: "/").map(String.init)
         guard let name = components.popLast(), !components.contains(where: { $0 == "." || $0 == ".." }), name != ".", name != ".." else {
             throw FolderError(.refused, "\(path) is not a path below \(root)")
@@ -336,7 +336,7 @@ public final class ContainedFolder: Sendable {
 
     /// A descriptor of the folder `path` ("" for the root), which the caller closes; `nil` when
     /// it, or a folder on the way, is missing. A link or a file in its place is refused.
-    public func openFolder(_ path: String) throws -> Int32? {
+    private func openFolder(_ path: String) throws -> Int32? {
         let folder: Int32
         do {
             folder =
