@@ -8,7 +8,8 @@ import Synchronization
 /// of the release such as `img`) is refused with one line, never followed: nothing outside the
 /// folder is written or removed.
 ///
-/// Opened on first use and kept; shared by the copies of a ``DepotClient``.
+/// Opened on first use and kept while its path names it; shared by the copies of a
+/// ``DepotClient``.
 final class SyncFolder: Sendable {
     /// Depot's own folders in the sync folder, made (and checked) when it is opened.
     static let ownFolders = [".depot", ".depot/partial", ".depot/staging", ".depot/releases", ".depot/pages"]
@@ -24,7 +25,9 @@ final class SyncFolder: Sendable {
     /// link) is refused.
     func open() throws -> ContainedFolder {
         try opened.withLock { opened in
-            if let opened { return opened }
+            // Kept while the path names it: an app that removes its folder and syncs again gets
+            // a new one.
+            if let opened, opened.isAtRoot { return opened }
             let folder = try folderCall {
                 // New folders are not made durable one by one: the switch makes every write
                 // durable at once (``Durability``).

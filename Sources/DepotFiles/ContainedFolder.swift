@@ -40,6 +40,13 @@ public final class ContainedFolder: Sendable {
 
     deinit { close(descriptor) }
 
+    /// Whether the root's path still names the folder opened: not removed, nor replaced, since.
+    public var isAtRoot: Bool {
+        var opened = stat()
+        var named = stat()
+        return fstat(descriptor, &opened) == 0 && stat(root, &named) == 0 && opened.st_dev == named.st_dev && opened.st_ino == named.st_ino
+    }
+
     /// A folder on the way to a path is missing (and was not to be made).
     private struct Absent: Error {}
 

@@ -90,4 +90,21 @@ struct SyncFolderLinkTests {
             }
         }
     }
+
+    /// The folder is held by a descriptor: one removed and made again between two syncs of one
+    /// client must be opened again, not written through the descriptor of the removed one.
+    @Test("a sync folder removed between two syncs of one client is made again and synced whole")
+    func removedBetweenSyncs() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("img/logo.png", Self.image)])
+            try await withTemporaryDirectory { root in
+                let folder = root.appendingPathComponent("sync")
+                let client = SyncTests.client(server, folder)
+                #expect(try await client.sync().failedCount == 0)
+                try FileManager.default.removeItem(at: folder)
+                #expect(try await client.sync().failedCount == 0)
+                #expect(try Data(contentsOf: folder.appendingPathComponent("img/logo.png")) == Self.image)
+            }
+        }
+    }
 }
