@@ -334,8 +334,9 @@ public struct DepotClient: Sendable {
         report.files += plan.removals.map { .init(path: $0.path, outcome: .removed, bytesTransferred: 0, size: $0.size) }
         report.release = next
         cache.forget(releasesOtherThan: side.release, pages: Set(pages.before), keeping: release)
-        // What is left staged or partly downloaded is of no use once switched.
-        try folder.with { folder in
+        // What is left staged or partly downloaded is of no use once switched; a clean-up that
+        // fails does not fail a sync whose release is in place (the next one cleans up again).
+        try? folder.with { folder in
             try folder.removeContents(of: StagingFolder.path)
             try folder.removeContents(of: StagingFolder.partialPath)
         }
