@@ -274,7 +274,10 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotClientUnitTests",
-            dependencies: ["DepotAPI", "DepotClient", "DepotManifest", "DepotTestFixtures", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "DepotAPI", "DepotClient", "DepotDelta", "DepotManifest", "DepotSigning", "DepotTestFixtures",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

@@ -229,27 +229,31 @@ public struct DepotClient: Sendable {
         // client on a document past its expiry, nor on one signed by a key no longer trusted.
         let revalidates: Bool
         if case .none = trust { revalidates = held != nil } else { revalidates = held != nil && state.channel != nil }
-        let poll = try await fetchChannel(etag: revalidates ? state.channelETag : nil, session: session)
-        var report = SyncReport(channelNotModified: true, documentBytes: poll.bytes, release: state.release, files: [])
+        let source = SessionSource(server: server, session: session, deadline: configuration.documentTimeout)
+        let reader = TreeReader(source: source, maximumDocumentBytes: configuration.maximumDocumentBytes)
+        let checked = try await reader.checkedChannel(
+            configuration.channel,
+            ifNoneMatch: revalidates ? state.channelETag : nil,
+            trust: trust,
+            fromFirstRoot: false,
+            now: now,
+            lastAccepted: held.map { .init(serial: $0.serial, release: $0.id, root: $0.root, signers: $0.signers.map(Set.init)) }
+        )
+        var report = SyncReport(channelNotModified: checked == nil, documentBytes: source.received.total, release: state.release, files: [])
         report.unchangedCount = Int(held?.files ?? 0)
-        guard let (document, etag) = poll.document else {
+        guard let checked else {
             if let document = state.channel {
                 report.signature = try ChannelCheck.check(document, channel: configuration.channel, trust: trust, now: now, lastAccepted: nil)
                 report.rollout = try rolloutSide(of: document, holding: held?.id)
             }
             return report
         }
-        report.channelNotModified = false
-        if case .root(let root) = trust, let version = document.root, version > root.version {
-            trust = .root(try await walk(from: root, to: version, session: session))
-        }
-        report.signature = try ChannelCheck.check(
-            document,
-            channel: configuration.channel,
-            trust: trust,
-            now: now,
-            lastAccepted: held.map { .init(serial: $0.serial, release: $0.id, root: $0.root, signers: $0.signers.map(Set.init)) }
-        )
+        // The newest root walked is kept, for the next sync.
+        if let newest = checked.roots.last { try AtomicFile.write(Data(newest.bytes), to: rootFile) }
+        let document = checked.document
+        let entityTag = checked.entityTag
+        trust = checked.trust
+        report.signature = checked.signature
         state.channel = document
         let side = try rolloutSide(of: document, holding: held?.id)
         report.rollout = side
@@ -264,15 +268,15 @@ public struct DepotClient: Sendable {
                 files: held.files,
                 signature: report.signature
             )
-            state.channelETag = etag
+            state.channelETag = entityTag
             state.release = next
             try state.save(to: stateFile)
             report.release = next
+            report.documentBytes = source.received.total
             return report
         }
 
-        let (release, releaseBytes) = try await fetchRelease(side.release, base: held?.id, session: session)
-        report.documentBytes += releaseBytes
+        let release = try await fetchRelease(side.release, base: held?.id, reader: reader)
         let before = held.flatMap { cache.release($0.id) }
         let pages = ReleasePlan.changedPages(from: before, to: release)
         // Pages of either release not held intact (a crash can lose unsynced ones) are fetched.
@@ -280,12 +284,8 @@ public struct DepotClient: Sendable {
         let needed = Set(pages.before + pages.after)
         var decoded = [String: ReleasePage]()
         for sha256 in needed { decoded[sha256] = cache.page(sha256) }
-        let (pageBytes, fetched) = try await fetchPages(
-            needed.filter { decoded[$0] == nil },
-            bases: release.pageBases(from: before),
-            session: session
-        )
-        report.documentBytes += pageBytes
+        let fetched = try await fetchPages(needed.filter { decoded[$0] == nil }, bases: release.pageBases(from: before), reader: reader)
+        report.documentBytes = source.received.total
         decoded.merge(fetched) { cached, _ in cached }
         func page(_ sha256: String) throws -> ReleasePage {
             guard let page = decoded[sha256] else {
@@ -328,7 +328,7 @@ public struct DepotClient: Sendable {
             return report
         }
 
-        state.channelETag = etag
+        state.channelETag = entityTag
         state.release = next
         try switchRelease(ReleaseJournal(state: state, moves: plan.moves, removals: plan.removals.map(\.path)))
         report.files += plan.removals.map { .init(path: $0.path, outcome: .removed, bytesTransferred: 0, size: $0.size) }

@@ -81,8 +81,9 @@ extension Depot {
                         // The client's rule (Failover): a source that fails, or whose content
                         // fails a check, hands over to the next; what it placed stays.
                         return try await Failover.run(bases, name: \.self) { base, _ in
+                            let source = MirrorSource(base: base, client: client, partialFolder: partial)
                             let mirror = Mirror(
-                                source: MirrorSource(base: base, client: client, partialFolder: partial),
+                                reader: TreeReader(source: source, maximumDocumentBytes: MirrorSource.maximumDocumentBytes),
                                 folder: folder,
                                 trust: trust,
                                 now: Int64(Date().timeIntervalSince1970)

@@ -16,16 +16,12 @@ extension Mirror: ExportSource {
     func releaseDocument(_ id: String) async throws -> [UInt8]? {
         let object = try TreeObject.release(id)
         if let held = try folder.read(object) { return held }
-        guard let bytes = try await source.document(object) else { return nil }
-        try Self.check(bytes, object: object, sha256: id)
-        return bytes
+        return try await reader.release(id)?.1
     }
 
     func pageDocument(_ sha256: String) async throws -> [UInt8] {
         if let checked = checkedPages.take(sha256) { return checked }
-        let object = try TreeObject.page(sha256)
-        guard let bytes = try await source.document(object) else { throw MirrorError("the source has no \(object)") }
-        try Self.check(bytes, object: object, sha256: sha256)
+        let (_, bytes) = try await reader.page(sha256)
         checkedPages.keep(sha256, bytes)
         return bytes
     }
@@ -34,16 +30,11 @@ extension Mirror: ExportSource {
     /// one fetched and checked, not placed: what the folder holds has everything below it).
     func documentPatch(of kind: ExportDocumentKind, from base: String, to target: String, targetBytes: [UInt8]) async throws -> [UInt8]? {
         let baseObject = try kind == .release ? TreeObject.release(base) : TreeObject.page(base)
+        guard try !folder.contains(try TreeObject.delta(from: base, to: target)) else { return nil }
         var baseBytes = try folder.read(baseObject)
-        if baseBytes == nil, let fetched = try await source.document(baseObject), Hex.string(SHA256.hash(data: fetched)) == base {
-            baseBytes = fetched
-        }
-        let object = try TreeObject.delta(from: base, to: target)
-        guard let baseBytes, try !folder.contains(object), let patch = try await source.document(object) else { return nil }
-        guard let made = try? DeltaPatch.apply(Data(patch), to: Data(baseBytes), maximumSize: targetBytes.count), made == Data(targetBytes) else {
-            return nil
-        }
-        return patch
+        if baseBytes == nil { baseBytes = try? await reader.document(baseObject, sha256: base) }
+        guard let baseBytes else { return nil }
+        return await reader.patch(from: (base, baseBytes), to: target)?.patch
     }
 
     func placeFiles(of page: ReleasePage, sha256: String, in folder: ExportFolder) async throws {
@@ -58,17 +49,13 @@ extension Mirror: ExportSource {
         try folder.place(pack, bytes: bytes)
     }
 
-    private static func check(_ bytes: [UInt8], object: TreeObject, sha256: String) throws {
-        guard Hex.string(SHA256.hash(data: bytes)) == sha256 else { throw MirrorError("\(object) does not have the SHA-256 its name says") }
-    }
-
     /// One object an entry names: a file checked against the SHA-256 and size the entry lists,
     /// or the block pack, checked against the block index. A source without a listed patch
     /// costs its clients a larger download, nothing more.
     private func mirror(_ named: ReleaseEntry.Object, of entry: ReleaseEntry) async throws {
         guard try !folder.contains(named.object) else { return }
         guard let sha256 = named.sha256, let size = named.size else { return try await mirrorBlockPack(of: entry, at: named.object) }
-        guard let file = try await source.file(named.object, sha256: sha256, size: size) else {
+        guard let file = try await reader.source.file(named.object, sha256: sha256, size: size) else {
             if named.required { throw MirrorError("the source has no \(named.object)") }
             return
         }
@@ -83,7 +70,8 @@ extension Mirror: ExportSource {
             throw MirrorError("the block index of \(entry.path) cannot be read")
         }
         let offsets = index.packedOffsets()
-        guard let packed = try await source.document(object) else { throw MirrorError("the source has no \(object)") }
+        guard case .found(let packed, _) = try await reader.source.fetch(object, maximumBytes: MirrorSource.maximumDocumentBytes, ifNoneMatch: nil)
+        else { throw MirrorError("the source has no \(object)") }
         guard Int64(packed.count) == offsets[offsets.count - 1] else { throw MirrorError("\(object) does not have its index's length") }
         let inflater = try GzipInflater(bufferSize: index.blockSize, framing: .raw)
         do {

@@ -7,10 +7,10 @@ import NIOHTTP1
 
 /// What `depot mirror` reads from: a Depot origin, or a static mirror of one, over HTTP.
 ///
-/// Documents come into memory, bounded. Files are downloaded into `partialFolder` (kept between
+/// Documents come into memory, bounded, through ``DepotClient/TreeReader``. Files are downloaded into `partialFolder` (kept between
 /// runs) by Depot's one resumable download (``DepotClient/PartialFile``), then checked against
 /// the SHA-256 and size the release lists before the caller places them.
-struct MirrorSource {
+struct MirrorSource: TreeSource {
     /// The source's base URL, without a trailing slash.
     let base: String
     let client: HTTPClient
@@ -19,16 +19,25 @@ struct MirrorSource {
     /// The largest document accepted.
     static let maximumDocumentBytes = 64 << 20
 
-    /// The document `object`, or `nil` when the source answers 404; one larger than
-    /// `maximumBytes` is refused.
-    func document(_ object: TreeObject, maximumBytes: Int = Self.maximumDocumentBytes) async throws -> [UInt8]? {
-        let response = try await get(object)
-        if response.status == .notFound { return nil }
-        guard response.status == .ok else { throw MirrorError("\(base)\(object.url) answered \(response.status.code)") }
-        do {
-            return Array(try await response.body.collect(upTo: maximumBytes).readableBytesView)
-        } catch is NIOTooManyBytesError {
-            throw MirrorError("\(base)\(object.url) is larger than the \(maximumBytes) bytes a document may have")
+    var name: String { base }
+
+    func fetch(_ object: TreeObject, maximumBytes: Int, ifNoneMatch: String?) async throws -> TreeAnswer {
+        var headers = HTTPHeaders()
+        if let ifNoneMatch { headers.add(name: "If-None-Match", value: ifNoneMatch) }
+        let response = try await get(object, headers: headers)
+        switch response.status {
+        case .ok:
+            do {
+                let body = try await response.body.collect(upTo: maximumBytes)
+                return .found(Array(body.readableBytesView), entityTag: response.headers.first(name: "ETag"))
+            } catch is NIOTooManyBytesError {
+                throw SyncError(.corrupt, "\(base)\(object.url) is larger than the limit of \(maximumBytes) bytes")
+            } catch {
+                throw SyncError(.network, "\(base)\(object.url) broke off: \(error)")
+            }
+        case .notModified: return .notModified
+        case .notFound: return .missing
+        default: return .status(Int(response.status.code))
         }
     }
 
@@ -93,7 +102,13 @@ struct MirrorSource {
             contentRange: response.headers.first(name: "Content-Range"),
             entityTag: response.headers.first(name: "ETag")
         )
-        for try await chunk in response.body { try partial.append(chunk.readableBytesView) }
+        do {
+            for try await chunk in response.body { try partial.append(chunk.readableBytesView) }
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.network, "\(base)\(object.url) broke off after \(partial.received) bytes: \(error)")
+        }
         return partial.resumed
     }
 
@@ -103,7 +118,7 @@ struct MirrorSource {
         do {
             return try await client.execute(request, timeout: .seconds(600))
         } catch {
-            throw MirrorError(describeConnectionError(error, server: base))
+            throw SyncError(.network, describeConnectionError(error, server: base))
         }
     }
 }
