@@ -154,7 +154,7 @@ public struct DepotClient: Sendable {
         self.configuration = configuration
     }
 
-    var stateFile: URL { directory.appendingPathComponent(".depot/state.json") }
+    var stateFile: URL { directory.appendingPathComponent(OwnFile.state.rawValue) }
     var partialFolder: URL { directory.appendingPathComponent(StagingFolder.partialPath) }
     var cache: ReleaseCache { ReleaseCache(folder: folder) }
 
@@ -210,7 +210,7 @@ public struct DepotClient: Sendable {
     /// `reportsFailure`: whether a failed file is reported to the rollout gate (not when
     /// another server is left to try).
     private func syncFromServer(progress: (@Sendable (Progress) -> Void)?, reportsFailure: Bool) async throws -> SyncReport {
-        var state = SyncState.load(from: stateFile)
+        var state = SyncState.load(from: folder)
         let held = state.release?.channel == configuration.channel ? state.release : nil
         let session = TransferSession(
             configuration: sessionConfiguration,
@@ -249,7 +249,7 @@ public struct DepotClient: Sendable {
             return report
         }
         // The newest root walked is kept, for the next sync.
-        if let newest = checked.roots.last { try AtomicFile.write(Data(newest.bytes), to: rootFile) }
+        if let newest = checked.roots.last { try folder.replace(.root, with: newest.bytes) }
         let document = checked.document
         let entityTag = checked.entityTag
         trust = checked.trust
@@ -270,7 +270,7 @@ public struct DepotClient: Sendable {
             )
             state.channelETag = entityTag
             state.release = next
-            try state.save(to: stateFile)
+            try state.save(in: folder)
             report.release = next
             report.documentBytes = source.received.total
             return report
@@ -347,14 +347,14 @@ public struct DepotClient: Sendable {
     /// Queues `report` about `release` and sends the queue, when reports are on.
     private func send(_ report: HealthReport, about release: String, session: TransferSession) async throws {
         guard configuration.sendsReports else { return }
-        try reportQueue.add(report, release: release, channel: configuration.channel, install: try InstallID.load(orCreateAt: installIDFile))
+        try reportQueue.add(report, release: release, channel: configuration.channel, install: try installID())
         await sendReports(session: session)
     }
 
     /// Which release of the channel document last followed this install follows, and why
     /// (``RolloutSide``); `nil` before the first sync.
     public func rolloutSide() throws -> RolloutSide? {
-        let state = SyncState.load(from: stateFile)
+        let state = SyncState.load(from: folder)
         return try state.channel.map { try rolloutSide(of: $0, holding: state.release?.id) }
     }
 
@@ -363,7 +363,7 @@ public struct DepotClient: Sendable {
     func rolloutSide(of document: ChannelDocument, holding: String?) throws -> RolloutSide {
         let version = configuration.clientVersion
         guard document.rollout != nil else { return try RolloutSide.decide(document, bucket: { _ in 0 }, holding: holding, clientVersion: version) }
-        let install = try InstallID.load(orCreateAt: installIDFile)
+        let install = try installID()
         return try RolloutSide.decide(document, bucket: install.bucket(salt:), holding: holding, clientVersion: version)
     }
 

@@ -45,8 +45,8 @@ enum Durability {
     /// - Parameters:
     ///   - modified: Seconds since 1970 to give the file as its modification (and access) time,
     ///     through the open descriptor: no second lookup of the path.
-    ///   - synchronized: Whether the file is fsynced before it is closed, for the few writes
-    ///     that must be durable on their own (``AtomicFile``).
+    ///   - synchronized: Whether the file is fsynced before it is closed, for a write that
+    ///     must be durable on its own.
     static func write(_ data: Data, to url: URL, modified: Int64? = nil, synchronized: Bool = false) throws {
         let descriptor = Foundation.open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw openFailure(url) }

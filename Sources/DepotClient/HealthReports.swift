@@ -85,7 +85,10 @@ extension InstallID {
 
 extension DepotClient {
     var reportQueue: ReportQueue { ReportQueue(folder: folder) }
-    var installIDFile: URL { directory.appendingPathComponent(".depot/install-id") }
+
+    /// The id this install reports under and draws its rollout buckets with, made (and kept in
+    /// `.depot/`) on first use. It is never sent: reports carry a hash of it per release.
+    public func installID() throws -> InstallID { try InstallID.load(orCreateIn: folder) }
 
     /// Tells the server `report` about the release the folder holds, when
     /// ``Configuration/sendsReports`` is on (otherwise does nothing). The report is kept in
@@ -93,7 +96,7 @@ extension DepotClient {
     /// call or sync. Never throws for the network: only for a folder that cannot be written.
     public func report(_ report: HealthReport) async throws {
         guard configuration.sendsReports, let release = currentRelease else { return }
-        try reportQueue.add(report, release: release.id, channel: release.channel, install: try InstallID.load(orCreateAt: installIDFile))
+        try reportQueue.add(report, release: release.id, channel: release.channel, install: try installID())
         await sendReports()
     }
 

@@ -49,7 +49,7 @@ enum SwitchStep: Equatable, Sendable {
 }
 
 extension DepotClient {
-    var journalFile: URL { directory.appendingPathComponent(".depot/switch.json") }
+    var journalFile: URL { directory.appendingPathComponent(OwnFile.journal.rawValue) }
     static let readLock = ".depot/read.lock"
 
     /// Runs `body` while no sync is switching releases: the folder then holds exactly the
@@ -59,11 +59,11 @@ extension DepotClient {
         try finishInterruptedSwitch()
         let lock = try folder.with { try FileLock.acquire(Self.readLock, in: $0, exclusive: false) }
         defer { lock?.unlock() }
-        return try body(SyncState.load(from: stateFile).release)
+        return try body(SyncState.load(from: folder).release)
     }
 
     /// The release the folder holds, as its state file says.
-    public var currentRelease: HeldRelease? { SyncState.load(from: stateFile).release }
+    public var currentRelease: HeldRelease? { SyncState.load(from: folder).release }
 
     /// Checks that `journal` can be carried out without failing half-way, creating the folders
     /// its moves need: a path whose folder is a file that stays, or that is a folder with files
@@ -125,11 +125,11 @@ extension DepotClient {
     /// is finished by the next call.
     func finishInterruptedSwitch() throws {
         let staging = StagingFolder(try folder.open())
-        guard FileManager.default.fileExists(atPath: journalFile.path) else { return }
+        guard try folder.with({ try $0.contains(OwnFile.journal.rawValue) }) else { return }
         let lock = try folder.with { try FileLock.acquire(Self.readLock, in: $0, exclusive: true) }
         defer { lock?.unlock() }
-        guard let data = try? Data(contentsOf: journalFile) else { return }
-        try carryOut(try JSONDecoder().decode(ReleaseJournal.self, from: data), staging: staging)
+        guard let bytes = folder.read(.journal) else { return }
+        try carryOut(try JSONDecoder().decode(ReleaseJournal.self, from: Data(bytes)), staging: staging)
     }
 
     /// Carries out `journal`, which is written, under the exclusive read lock. Every removal
@@ -174,18 +174,16 @@ extension DepotClient {
         }
         // The renames, durable together before the state says they are done.
         try Durability.synchronize(locals, in: directory)
-        try journal.state.save(to: stateFile)
+        try journal.state.save(in: self.folder)
         try switchFault?(.stateSaved)
-        try FileManager.default.removeItem(at: journalFile)
-        // Durable too: a journal a power cut brings back would be carried out again.
-        try Durability.synchronizeFolder(journalFile.deletingLastPathComponent())
+        try self.folder.remove(.journal)
     }
 
     /// Writes `journal` atomically and durably.
     private func write(_ journal: ReleaseJournal) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        try AtomicFile.write(try encoder.encode(journal), to: journalFile)
+        try folder.replace(.journal, with: Array(try encoder.encode(journal)))
     }
 
     /// Removes the folders a removal of `path` left empty, up to the sync folder.

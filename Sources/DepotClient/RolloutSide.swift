@@ -127,14 +127,16 @@ public struct InstallID: Sendable, Equatable {
         return InstallID(Hex.string((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }))!
     }
 
-    /// The id kept in `file`, made and saved durably first when there is none (or it is
+    /// The id `folder` keeps, made and saved durably first when there is none (or it is
     /// unreadable).
-    public static func load(orCreateAt file: URL) throws -> InstallID {
-        if let text = try? String(contentsOf: file, encoding: .utf8), let id = InstallID(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+    static func load(orCreateIn folder: SyncFolder) throws -> InstallID {
+        if let bytes = folder.read(.installID),
+            let id = InstallID(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        {
             return id
         }
         let id = random()
-        try AtomicFile.write(Data((id.value + "\n").utf8), to: file)
+        try folder.replace(.installID, with: Array((id.value + "\n").utf8))
         return id
     }
 

@@ -56,3 +56,38 @@ func folderCall<Result>(_ body: () throws -> Result) throws -> Result {
         throw SyncError(.io, error.message)
     }
 }
+
+/// The client's own small files in `.depot/`, each read whole and replaced atomically and
+/// durably through the folder's descriptor (``DepotFiles/ContainedFolder/replace(_:with:durable:)``):
+/// a link planted in place of one is replaced, never followed, and never read through.
+enum OwnFile: String, CaseIterable {
+    /// What the client remembers between syncs (``SyncState``).
+    case state = ".depot/state.json"
+    /// A switch under way (``ReleaseJournal``).
+    case journal = ".depot/switch.json"
+    /// The newest root a sync verified.
+    case root = ".depot/root.json"
+    /// The id the install reports under (``InstallID``).
+    case installID = ".depot/install-id"
+}
+
+extension SyncFolder {
+    /// The bytes of `file`; `nil` when there is none, or it cannot be read (a link in its
+    /// place, or a folder that cannot be opened).
+    func read(_ file: OwnFile) -> [UInt8]? {
+        (try? with { try $0.read(file.rawValue) }) ?? nil
+    }
+
+    /// Replaces `file` with `bytes`, durably.
+    func replace(_ file: OwnFile, with bytes: [UInt8]) throws {
+        try with { try $0.replace(file.rawValue, with: bytes, durable: true) }
+    }
+
+    /// Removes `file`, durably: a removal a power cut undoes could carry a journal out again.
+    func remove(_ file: OwnFile) throws {
+        try with { folder in
+            try folder.remove(file.rawValue)
+            try folder.synchronize(folder: ".depot")
+        }
+    }
+}

@@ -33,35 +33,18 @@ struct SyncState: Codable, Equatable {
     var channel: ChannelDocument?
     var release: HeldRelease?
 
-    static func load(from url: URL) -> SyncState {
-        guard let data = try? Data(contentsOf: url), let state = try? JSONDecoder().decode(SyncState.self, from: data) else {
+    /// The state `folder` keeps; a fresh one when there is none, or it cannot be read.
+    static func load(from folder: SyncFolder) -> SyncState {
+        guard let bytes = folder.read(.state), let state = try? JSONDecoder().decode(SyncState.self, from: Data(bytes)) else {
             return SyncState()
         }
         return state
     }
 
-    func save(to url: URL) throws {
+    /// Replaces the state `folder` keeps, durably.
+    func save(in folder: SyncFolder) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        try AtomicFile.write(try encoder.encode(self), to: url)
-    }
-}
-
-/// Replacing a file so that a reader sees the old content or the new, never a part.
-enum AtomicFile {
-    /// Writes `data` beside `url` and renames it over `url`. When `durable`, the new file is
-    /// fsynced before the rename and the folder after it, so that a crash too leaves the old
-    /// content or the new; otherwise a crash may leave either, or a damaged file (which callers
-    /// check, as the release cache does by hash).
-    static func write(_ data: Data, to url: URL, durable: Bool = true) throws {
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        do {
-            try Durability.write(data, to: temporary, synchronized: durable)
-            try Durability.rename(temporary, to: url)
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
-        if durable { try Durability.synchronizeFolder(url.deletingLastPathComponent()) }
+        try folder.replace(.state, with: Array(try encoder.encode(self)))
     }
 }

@@ -33,7 +33,7 @@ struct ReleaseSwitchTests {
         try FileManager.default.createDirectory(at: client.directory.appendingPathComponent(StagingFolder.path), withIntermediateDirectories: true)
         _ = try folder.write(Data("a1".utf8), to: "a")
         _ = try folder.write(Data("old".utf8), to: "old")
-        try Self.held(1).save(to: client.stateFile)
+        try Self.held(1).save(in: client.folder)
         _ = try folder.write(Data("a2".utf8), to: ".depot/staging/sha-a2")
         _ = try folder.write(Data("same".utf8), to: ".depot/staging/sha-same")
         return ReleaseJournal(
@@ -73,7 +73,7 @@ struct ReleaseSwitchTests {
             let journal = try Self.prepare(folder)
             let client = Self.client(folder)
             // What a sync killed after `steps` steps left: the journal, and that many steps done.
-            try AtomicFile.write(try JSONEncoder().encode(journal), to: client.journalFile)
+            try client.folder.replace(.journal, with: Array(try JSONEncoder().encode(journal)))
             if steps >= 1 { try FileManager.default.removeItem(at: folder.appendingPathComponent("old")) }
             if steps >= 2 {
                 try Durability.rename(

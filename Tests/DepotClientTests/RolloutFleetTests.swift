@@ -180,7 +180,7 @@ struct RolloutFleetTests {
                             configuration: .init(trustedKeys: [Self.key.publicKey.rawRepresentation.base64EncodedString()])
                         )
                         let report = try await client.sync()
-                        let install = try InstallID.load(orCreateAt: folder.appendingPathComponent(".depot/install-id"))
+                        let install = try client.installID()
                         let expected = install.bucket(salt: try #require(try await Self.document(server).rollout).salt) < 10
                         #expect(report.rollout?.side == (expected ? .rolledOut : .outside), "\(report.rollout?.reason ?? "")")
                         #expect(try String(contentsOf: folder.appendingPathComponent("a.txt"), encoding: .utf8) == (expected ? "two\n" : "one\n"))
@@ -276,7 +276,7 @@ struct RolloutFleetTests {
                 #expect(String(decoding: queued, as: UTF8.self).contains("could not open"))
                 #expect(
                     !String(decoding: queued, as: UTF8.self).contains(
-                        try InstallID.load(orCreateAt: folder.appendingPathComponent(".depot/install-id")).value
+                        try client.installID().value
                     )
                 )
                 _ = try await client.sync()

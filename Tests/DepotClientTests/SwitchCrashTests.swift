@@ -64,7 +64,7 @@ struct SwitchCrashTests {
                 withIntermediateDirectories: true
             )
             for (path, content) in before { _ = try folder.write(Data(content.utf8), to: path) }
-            try ReleaseSwitchTests.held(1).save(to: client.stateFile)
+            try ReleaseSwitchTests.held(1).save(in: client.folder)
             for move in journal.moves {
                 let content = after[move.path]!
                 _ = try folder.write(Data(content.utf8), to: ".depot/staging/\(move.staged)")

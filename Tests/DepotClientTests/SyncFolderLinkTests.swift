@@ -91,6 +91,47 @@ struct SyncFolderLinkTests {
         }
     }
 
+    /// Depot's own small files in `.depot/` are replaced whole, never written in place: a link in
+    /// place of one is replaced by the file, its target neither read as Depot's nor written. A
+    /// link for the switch's journal is refused, as a switch may be under way.
+    @Test("a link in place of one of Depot's own files is replaced (the journal's refused), not written through", arguments: OwnFile.allCases)
+    func ownFile(_ file: OwnFile) async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("img/logo.png", Self.image)])
+            try await withTemporaryDirectory { root in
+                let folder = root.appendingPathComponent("sync")
+                let outside = root.appendingPathComponent("outside")
+                let kept = Data("not Depot's".utf8)
+                try kept.write(to: outside)
+                let link = folder.appendingPathComponent(file.rawValue)
+                try FileManager.default.createDirectory(at: link.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createSymbolicLink(at: link, withDestinationURL: outside)
+
+                let client = SyncTests.client(server, folder)
+                if file == .journal {
+                    // A switch may be under way: it is not guessed at, it is refused, in one line.
+                    let error = await #expect(throws: SyncError.self) { try await client.sync() }
+                    #expect(error?.code == .io && error?.message.contains("a link?") == true, "\(String(describing: error))")
+                    #expect(try Data(contentsOf: outside) == kept, "the link's target was written")
+                    try FileManager.default.removeItem(at: link)
+                }
+                let report = try await client.sync()
+                #expect(report.failedCount == 0, "\(report.files)")
+                // What each file is written by: a sync (state, journal), a rollout (install id),
+                // a root walk (root).
+                switch file {
+                case .installID: _ = try client.installID()
+                case .root: try client.folder.replace(.root, with: Array("{}".utf8))
+                case .state, .journal: break
+                }
+                #expect(try Data(contentsOf: outside) == kept, "the link's target was written")
+                let kind = try? FileManager.default.attributesOfItem(atPath: link.path)[.type] as? FileAttributeType
+                #expect(kind != .typeSymbolicLink, "the link is still there")
+                #expect(try Data(contentsOf: folder.appendingPathComponent("img/logo.png")) == Self.image)
+            }
+        }
+    }
+
     /// The folder is held by a descriptor: one removed and made again between two syncs of one
     /// client must be opened again, not written through the descriptor of the removed one.
     @Test("a sync folder removed between two syncs of one client is made again and synced whole")

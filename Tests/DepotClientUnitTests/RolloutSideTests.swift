@@ -137,14 +137,14 @@ struct RolloutSideTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("install-id")
-        let first = try InstallID.load(orCreateAt: file)
-        #expect(try InstallID.load(orCreateAt: file) == first)
+        let client = DepotClient(server: URL(string: "http://127.0.0.1:9/")!, directory: folder)
+        let first = try client.installID()
+        #expect(try client.installID() == first)
         #expect(InstallID.random() != first)
-        try Data("not an id".utf8).write(to: file)
-        let second = try InstallID.load(orCreateAt: file)
+        try Data("not an id".utf8).write(to: folder.appendingPathComponent(".depot/install-id"))
+        let second = try client.installID()
         #expect(second != first)
-        #expect(try InstallID.load(orCreateAt: file) == second)
+        #expect(try client.installID() == second)
         for bad in ["", "0123", String(repeating: "g", count: 32), String(repeating: "A", count: 32)] { #expect(InstallID(bad) == nil) }
     }
 }
