@@ -237,6 +237,8 @@ let package = Package(
             dependencies: [
                 .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
                 "DepotDelta",
+                "DepotManifest",
+                "DepotSigning",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Subprocess", package: "swift-subprocess"),

@@ -1,3 +1,4 @@
+import DepotFiles
 import Foundation
 
 #if canImport(CLinuxCalls)
@@ -45,27 +46,16 @@ enum Durability {
     /// - Parameters:
     ///   - modified: Seconds since 1970 to give the file as its modification (and access) time,
     ///     through the open descriptor: no second lookup of the path.
-    ///   - synchronized: Whether the file is fsynced before it is closed, for a write that
-    ///     must be durable on its own.
-    static func write(_ data: Data, to url: URL, modified: Int64? = nil, synchronized: Bool = false) throws {
+    static func write(_ data: Data, to url: URL, modified: Int64? = nil) throws {
         let descriptor = Foundation.open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw openFailure(url) }
         defer { close(descriptor) }
-        try data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { throw SyncError(.io, "cannot write \(url.path): errno \(errno)") }
-                offset += written
-            }
-        }
+        guard data.withUnsafeBytes({ writeAll(descriptor, $0) }) else { throw SyncError(.io, "cannot write \(url.path): errno \(errno)") }
         if let modified {
             let time = timespec(tv_sec: Int(modified), tv_nsec: 0)
             var times = [time, time]
             guard futimens(descriptor, &times) == 0 else { throw SyncError(.io, "cannot set the time of \(url.path): errno \(errno)") }
         }
-        if synchronized, fsync(descriptor) != 0 { throw SyncError(.io, "cannot sync \(url.path): errno \(errno)") }
     }
 
     /// Opens the file at `url` for reading and writing, made when missing and emptied when

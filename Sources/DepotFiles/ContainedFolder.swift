@@ -219,15 +219,7 @@ public final class ContainedFolder: Sendable {
         let file = try create(temporary)
         do {
             defer { close(file) }
-            try bytes.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = write(file, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0, errno == EINTR { continue }
-                    guard written > 0 else { throw FolderError.system("Cannot write \(root)/\(temporary)") }
-                    offset += written
-                }
-            }
+            guard bytes.withUnsafeBytes({ writeAll(file, $0) }) else { throw FolderError.system("Cannot write \(root)/\(temporary)") }
             if durable, fsync(file) != 0 { throw FolderError.system("Cannot sync \(root)/\(temporary)") }
             try rename(temporary, to: path)
         } catch {

@@ -111,16 +111,7 @@ struct HostileMirrorSourceTests {
         channelKey: Curve25519.Signing.PrivateKey,
         signers: [Curve25519.Signing.PrivateKey]
     ) throws -> Data {
-        let keys = [rootKey.publicKey, channelKey.publicKey].map { (Ed25519.keyID(of: $0), $0.rawRepresentation.base64EncodedString()) }
-        var document = RootDocument(
-            version: version,
-            expires: tomorrow,
-            keys: Dictionary(keys) { first, _ in first },
-            root: .init(keyIDs: [Ed25519.keyID(of: rootKey.publicKey)], threshold: 1),
-            channels: .init(keyIDs: [Ed25519.keyID(of: channelKey.publicKey)], threshold: 1)
-        )
-        document.signatures = try signers.map { try Ed25519.sign(document.signedText, with: $0) }
-        return try JSONEncoder().encode(document)
+        try JSONEncoder().encode(Fixture.root(version: version, expires: tomorrow, rootKey: rootKey, channelKeys: [channelKey], signers: signers))
     }
 
     @Test("a source that serves its own chain of roots is refused before any root is placed; the genuine source is mirrored after")

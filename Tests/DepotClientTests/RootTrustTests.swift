@@ -22,16 +22,13 @@ struct RootTrustTests {
 
     /// Root `version` with the three channel keys, 2 of which must sign, signed by the root key.
     static func root(version: Int64 = 1, expires: Int64 = now + 86_400) -> RootDocument {
-        let keys = ([rootKey] + channelKeys).map { $0.publicKey }
-        var root = RootDocument(
+        Fixture.root(
             version: version,
             expires: HTTPDate(secondsSince1970: expires).imfFixdate,
-            keys: Dictionary(uniqueKeysWithValues: keys.map { (Ed25519.keyID(of: $0), $0.rawRepresentation.base64EncodedString()) }),
-            root: .init(keyIDs: [Ed25519.keyID(of: rootKey.publicKey)], threshold: 1),
-            channels: .init(keyIDs: channelKeys.map { Ed25519.keyID(of: $0.publicKey) }, threshold: 2)
+            rootKey: rootKey,
+            channelKeys: channelKeys,
+            threshold: 2
         )
-        root.signatures = [try! Ed25519.sign(root.signedText, with: rootKey)]
-        return root
     }
 
     static func document(root: Int64? = 1, serial: Int64 = 10, signedBy keys: [Curve25519.Signing.PrivateKey]) -> ChannelDocument {

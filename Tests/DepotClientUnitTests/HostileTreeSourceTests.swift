@@ -2,6 +2,7 @@ import Crypto
 import DepotDelta
 import DepotManifest
 import DepotSigning
+import DepotTestFixtures
 import Foundation
 import Synchronization
 import Testing
@@ -46,23 +47,14 @@ struct HostileTreeSourceTests {
     static func json(_ value: some Encodable) -> [UInt8] { Array(try! JSONEncoder().encode(value)) }
     static func sha256(_ bytes: [UInt8]) -> String { SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() }
 
-    /// A root naming `rootKey` and `channelKey` (and `extraKeys`), signed by `signers`.
+    /// A root naming `rootKey` and `channelKey`, signed by `signers`.
     static func root(
         _ version: Int64,
         rootKey: Curve25519.Signing.PrivateKey = rootKey,
         channelKey: Curve25519.Signing.PrivateKey = channelKey,
         signers: [Curve25519.Signing.PrivateKey]? = nil
     ) -> RootDocument {
-        let keys = [rootKey.publicKey, channelKey.publicKey].map { (Ed25519.keyID(of: $0), $0.rawRepresentation.base64EncodedString()) }
-        var root = RootDocument(
-            version: version,
-            expires: expires,
-            keys: Dictionary(keys) { first, _ in first },
-            root: .init(keyIDs: [Ed25519.keyID(of: rootKey.publicKey)], threshold: 1),
-            channels: .init(keyIDs: [Ed25519.keyID(of: channelKey.publicKey)], threshold: 1)
-        )
-        root.signatures = (signers ?? [rootKey]).map { try! Ed25519.sign(root.signedText, with: $0) }
-        return root
+        Fixture.root(version: version, expires: expires, rootKey: rootKey, channelKeys: [channelKey], signers: signers)
     }
 
     /// An origin's tree, honest until a row changes it: roots 1 and 2, a channel document under

@@ -39,8 +39,9 @@ struct Mirror: Sendable {
             let object = try TreeObject.channel(channel)
             let held = try folder.read(object).flatMap { try? JSONDecoder().decode(ChannelDocument.self, from: Data($0)) }
             // From root 1: a client that holds an older root walks the roots placed here.
-            guard
-                let checked = try await reader.checkedChannel(
+            let checked: TreeReader<MirrorSource>.CheckedChannel?
+            do {
+                checked = try await reader.checkedChannel(
                     channel,
                     trust: trust,
                     fromFirstRoot: true,
@@ -48,7 +49,10 @@ struct Mirror: Sendable {
                     now: now,
                     lastAccepted: held.map { .init(serial: $0.serial, release: $0.release, root: $0.root) }
                 )
-            else { throw MirrorError("the source answered 304 to a request without If-None-Match") }
+            } catch let error as SyncError {
+                throw SyncError(error.code, "the source's channel \(channel) is refused: \(error.message)")
+            }
+            guard let checked else { throw MirrorError("the source answered 304 to a request without If-None-Match") }
             let (document, bytes) = (checked.document, checked.bytes)
             // Only a document that passed places anything: its roots first.
             for root in checked.roots { try folder.place(try .root(root.document.version), bytes: root.bytes) }
