@@ -66,13 +66,15 @@ extension DepotClient {
     public var currentRelease: HeldRelease? { SyncState.load(from: folder).release }
 
     /// Checks that `journal` can be carried out without failing half-way, creating the folders
-    /// its moves need: a path whose folder is a file that stays, or that is a folder with files
+    /// its moves need: a file SQLite has open (``SQLiteSidecar``) is refused now, before the
+    /// commit point, and so is a path whose folder is a file that stays, or that is a folder with files
     /// that stay, is refused now, before the commit point; so is a link on a move's way (which
     /// the moves, through the folder's descriptor, would refuse half-way).
     func prepare(_ journal: ReleaseJournal) throws {
         let removed = Set(journal.removals)
         var folders = Set<String>()
         try folder.with { folder in
+            try SQLiteSidecar.refuseInUse(journal.moves.map(\.path) + journal.removals, released: Set(journal.moves.map(\.path)), in: folder)
             for move in journal.moves {
                 let local = try localURL(for: move.path)
                 if try folder.kind(of: move.path) == S_IFDIR {

@@ -18,11 +18,15 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
         /// No release the channel offers can be used by this app's version
         /// (``DepotClient/Configuration/clientVersion``).
         public static let incompatible = Code(name: "incompatible")
+        /// A file the switch would replace or remove is in use: SQLite keeps a connection's
+        /// files beside it (``SQLiteSidecar``). Nothing was changed; what was downloaded is kept,
+        /// and the next sync once the app has closed the database applies it.
+        public static let inUse = Code(name: "in-use")
 
         /// Whether the fault may be the server's, so that another server may do better
         /// (``DepotClient/servers``): not for the folder's own failures, nor for an app no
         /// release suits.
-        var isServerFault: Bool { ![.io, .incompatible].contains(self) }
+        var isServerFault: Bool { ![.io, .incompatible, .inUse].contains(self) }
     }
 
     public let code: Code
