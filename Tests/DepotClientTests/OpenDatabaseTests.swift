@@ -64,6 +64,7 @@ struct OpenDatabaseTests {
                 try app.close()
                 let report = try await client.sync()
                 #expect(report.release?.number == 2)
+                #expect(report.files.map(\.outcome) == [.staged], "the download was kept: \(report.files)")
                 #expect(try Self.releases(at: path) == ["release 2": 5000])
             }
         }
