@@ -176,6 +176,13 @@ public struct DepotClient: Sendable {
     /// - Throws: ``SyncError`` when the channel or the release cannot be fetched or believed,
     ///   or the folder is unusable, or another sync of the folder is running.
     public func sync(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SyncReport {
+        try await run(to: .apply, progress: progress).report
+    }
+
+    /// Runs the sync's steps up to `goal` (``SyncGoal``), on each server in turn (``Failover``),
+    /// under the folder's sync lock, once an interrupted switch is finished and waiting reports
+    /// are sent; returns the report and, for `.check`, the plan.
+    func run(to goal: SyncGoal, progress: (@Sendable (Progress) -> Void)?) async throws -> (report: SyncReport, plan: UpdatePlan?) {
         guard let syncLock = try folder.with({ try FileLock.acquire(".depot/sync.lock", in: $0, exclusive: true, wait: false) }) else {
             throw SyncError(.io, "another sync of \(directory.path) is running")
         }
@@ -185,10 +192,12 @@ public struct DepotClient: Sendable {
         await sendReports()
         /// What earlier servers of this sync fetched and verified, by path.
         var fetched: [String: SyncReport.File] = [:]
+        var plan: UpdatePlan?
         let (result, failovers) = try await Failover.run(servers, name: \.absoluteString) { candidate, isLast in
             var attempt = self
             attempt.server = candidate
-            var report = try await attempt.syncFromServer(progress: progress, reportsFailure: isLast)
+            var (report, checked) = try await attempt.syncFromServer(to: goal, progress: progress, reportsFailure: isLast)
+            plan = checked
             report.files = report.files.map { file in
                 if file.outcome == .staged, let earlier = fetched[file.path] { return earlier }
                 var file = file
@@ -203,13 +212,19 @@ public struct DepotClient: Sendable {
         }
         var report = result
         report.failovers = failovers
-        return report
+        return (report, plan)
     }
 
-    /// One sync from ``server``, in a folder already locked and with no switch left half-done.
+    /// One sync from ``server`` up to `goal`, in a folder already locked and with no switch left
+    /// half-done: the named steps poll (``TreeReader/checkedChannel``), plan (``ReleasePlan``),
+    /// stage (``FileStager``), switch (``switchRelease(_:)``) and report.
     /// `reportsFailure`: whether a failed file is reported to the rollout gate (not when
     /// another server is left to try).
-    private func syncFromServer(progress: (@Sendable (Progress) -> Void)?, reportsFailure: Bool) async throws -> SyncReport {
+    private func syncFromServer(
+        to goal: SyncGoal,
+        progress: (@Sendable (Progress) -> Void)?,
+        reportsFailure: Bool
+    ) async throws -> (SyncReport, UpdatePlan?) {
         var state = SyncState.load(from: folder)
         let held = state.release?.channel == configuration.channel ? state.release : nil
         let session = TransferSession(
@@ -246,7 +261,7 @@ public struct DepotClient: Sendable {
                 report.signature = try ChannelCheck.check(document, channel: configuration.channel, trust: trust, now: now, lastAccepted: nil)
                 report.rollout = try rolloutSide(of: document, holding: held?.id)
             }
-            return report
+            return (report, .upToDate(held, rollout: report.rollout))
         }
         // The newest root walked is kept, for the next sync.
         if let newest = checked.roots.last { try folder.replace(.root, with: newest.bytes) }
@@ -268,12 +283,14 @@ public struct DepotClient: Sendable {
                 files: held.files,
                 signature: report.signature
             )
+            report.release = next
+            report.documentBytes = source.received.total
+            // A check changes nothing; the other steps keep the document that named the release.
+            guard goal != .check else { return (report, .upToDate(next, rollout: side)) }
             state.channelETag = entityTag
             state.release = next
             try state.save(in: folder)
-            report.release = next
-            report.documentBytes = source.received.total
-            return report
+            return (report, nil)
         }
 
         let release = try await fetchRelease(side.release, base: held?.id, reader: reader)
@@ -310,6 +327,13 @@ public struct DepotClient: Sendable {
             files: release.files,
             signature: report.signature
         )
+        if goal == .check {
+            let directoryPath = directoryPath
+            let update = try UpdatePlan(plan, release: next, rollout: side, document: document, staging: StagingFolder(try folder.open())) {
+                try DepotClient.localURL(for: $0, in: directoryPath)
+            }
+            return (report, update)
+        }
         let directoryPath = directoryPath
         var stager = FileStager(
             server: server,
@@ -325,23 +349,27 @@ public struct DepotClient: Sendable {
         guard report.failedCount == 0 else {
             let reason = report.files.first { $0.outcome == .failed }.map { "\($0.path): \($0.error ?? "failed")" } ?? "failed"
             if reportsFailure { try await send(.failed(reason: reason), about: side.release, session: session) }
-            return report
+            return (report, nil)
         }
 
         state.channelETag = entityTag
         state.release = next
-        try switchRelease(ReleaseJournal(state: state, moves: plan.moves, removals: plan.removals.map(\.path)))
+        let staged = StagedRelease(
+            base: held?.id,
+            journal: ReleaseJournal(state: state, moves: plan.moves, removals: plan.removals.map(\.path)),
+            pagesBefore: pages.before
+        )
+        guard goal == .apply else {
+            // Downloaded only: kept for ``apply()``, which needs no network.
+            try folder.replace(.staged, with: try staged.encoded())
+            report.release = held
+            return (report, nil)
+        }
+        try switchRelease(to: staged)
         report.files += plan.removals.map { .init(path: $0.path, outcome: .removed, bytesTransferred: 0, size: $0.size) }
         report.release = next
-        cache.forget(releasesOtherThan: side.release, pages: Set(pages.before), keeping: release)
-        // What is left staged or partly downloaded is of no use once switched; a clean-up that
-        // fails does not fail a sync whose release is in place (the next one cleans up again).
-        try? folder.with { folder in
-            try folder.removeContents(of: StagingFolder.path)
-            try folder.removeContents(of: StagingFolder.partialPath)
-        }
         try await send(.applied, about: side.release, session: session)
-        return report
+        return (report, nil)
     }
 
     /// Queues `report` about `release` and sends the queue, when reports are on.

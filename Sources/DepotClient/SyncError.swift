@@ -22,11 +22,13 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
         /// files beside it (``SQLiteSidecar``). Nothing was changed; what was downloaded is kept,
         /// and the next sync once the app has closed the database applies it.
         public static let inUse = Code(name: "in-use")
+        /// ``DepotClient/apply()`` found no release staged for the release the folder holds.
+        public static let notStaged = Code(name: "not-staged")
 
         /// Whether the fault may be the server's, so that another server may do better
         /// (``DepotClient/servers``): not for the folder's own failures, nor for an app no
         /// release suits.
-        var isServerFault: Bool { ![.io, .incompatible, .inUse].contains(self) }
+        var isServerFault: Bool { ![.io, .incompatible, .inUse, .notStaged].contains(self) }
     }
 
     public let code: Code

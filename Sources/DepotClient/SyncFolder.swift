@@ -69,6 +69,8 @@ enum OwnFile: String, CaseIterable {
     case root = ".depot/root.json"
     /// The id the install reports under (``InstallID``).
     case installID = ".depot/install-id"
+    /// A release downloaded for ``DepotClient/apply()`` (``StagedRelease``).
+    case staged = ".depot/staged.json"
 }
 
 extension SyncFolder {

@@ -62,7 +62,20 @@ extension Depot {
         @Option(help: "The app's version (as 2.3.1): a release needing a newer one is not taken, but the newest earlier one it can use.")
         var clientVersion: String?
 
+        @Flag(help: "Only check: print the release, the files that change, the bytes to transfer and the space needed; change nothing.")
+        var check = false
+
+        @Flag(help: "Download and verify the release, but do not switch the folder to it (see --apply).")
+        var downloadOnly = false
+
+        @Flag(help: "Switch the folder to the release --download-only staged: no network.")
+        var apply = false
+
         func validate() throws {
+            if [check, downloadOnly, apply].filter({ $0 }).count > 1 { throw ValidationError("give one of --check, --download-only and --apply") }
+            if watch != nil, check || downloadOnly || apply {
+                throw ValidationError("--watch syncs whole: not with --check, --download-only or --apply")
+            }
             if let watch, watch <= 0 { throw ValidationError("--watch takes a positive number of seconds") }
             guard (1...64).contains(parallel) else { throw ValidationError("--parallel takes 1 to 64") }
             guard minimumRate >= 0 else { throw ValidationError("--minimum-rate takes 0 or more bytes a second") }
@@ -105,10 +118,20 @@ extension Depot {
         }
 
         func syncOnce(_ client: DepotClient) async throws {
+            if check { return try await printCheck(client) }
+            if apply {
+                do {
+                    let release = try client.apply()
+                    writeLine("applied release \(release.number) of \(release.channel)")
+                } catch let error as SyncError {
+                    throw CommandFailure(error.message)
+                }
+                return
+            }
             let bars = ProgressBars(isEnabled: !json && isatty(STDERR_FILENO) == 1)
             let report: SyncReport
             do {
-                report = try await client.sync { bars.update($0) }
+                report = try await downloadOnly ? client.download { bars.update($0) } : client.sync { bars.update($0) }
             } catch let error as SyncError {
                 bars.finish()
                 throw CommandFailure(error.message)
@@ -123,9 +146,35 @@ extension Depot {
                     FileHandle.standardError.write(Data("failed \(file.path): \(file.error ?? "")\n".utf8))
                 }
                 writeLine(Self.summary(report))
+                if downloadOnly, report.failedCount == 0, !report.files.isEmpty { writeLine("staged: depot sync --apply switches to it") }
             }
             if report.failedCount > 0 {
                 throw CommandFailure("\(report.failedCount) file\(report.failedCount == 1 ? "" : "s") could not be synced")
+            }
+        }
+
+        /// `--check`: what a sync would do, as a line (or the plan as JSON).
+        func printCheck(_ client: DepotClient) async throws {
+            let plan: UpdatePlan
+            do {
+                plan = try await client.check()
+            } catch let error as SyncError {
+                throw CommandFailure(error.message)
+            }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                return writeLine(String(decoding: try encoder.encode(plan), as: UTF8.self))
+            }
+            let release = plan.release.map { "release \($0.number) of \($0.channel)" } ?? "no release"
+            guard !plan.isUpToDate else { return writeLine("up to date: \(release)") }
+            let bound = plan.files.contains(where: \.isBound) ? "at most " : ""
+            writeLine(
+                "\(release)\(plan.critical ? " (critical)" : ""): \(plan.files.count) to fetch, \(plan.removals.count) to remove; "
+                    + "\(bound)\(ByteCountText(plan.expectedBytes)) to transfer, \(ByteCountText(plan.requiredBytes)) of space needed"
+            )
+            for file in plan.files {
+                writeLine("  \(file.path): \(file.way.rawValue), \(file.isBound ? "at most " : "")\(ByteCountText(file.expectedBytes))")
             }
         }
 

@@ -29,6 +29,38 @@ struct SyncCommandTests {
         }
     }
 
+    @Test("--check prints the plan and changes nothing; --download-only stages unseen; --apply switches; a second --apply has nothing")
+    func steps() async throws {
+        try await DepotCLI.withServer { root, server in
+            try root.write(Data("one\n".utf8), to: "site/a.txt")
+            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            #expect(try await DepotCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root).status == 0)
+            try root.write(Data("two\n".utf8), to: "site/a.txt")
+            try root.write(Fixture.noise, to: "site/b.bin")
+            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            let sync = ["sync", "--server", server, "--dir", "out"]
+            let a = root.appendingPathComponent("out/a.txt")
+
+            let check = try await DepotCLI.run(sync + ["--check"], token: nil, in: root)
+            #expect(check.status == 0, "\(check.errors)")
+            #expect(check.output.contains("release 2 of stable: 2 to fetch, 0 to remove; "), "\(check.output)")
+            #expect(check.output.contains("  b.bin: full, "), "\(check.output)")
+            let downloaded = try await DepotCLI.run(sync + ["--download-only"], token: nil, in: root)
+            #expect(downloaded.status == 0, "\(downloaded.errors)")
+            #expect(downloaded.output.contains("staged: depot sync --apply switches to it"))
+            #expect(try Data(contentsOf: a) == Data("one\n".utf8), "a download changed the folder")
+
+            let applied = try await DepotCLI.run(sync + ["--apply"], token: nil, in: root)
+            #expect(applied.status == 0 && applied.output.contains("applied release 2 of stable"), "\(applied.errors)")
+            #expect(try Data(contentsOf: a) == Data("two\n".utf8))
+            #expect(try Data(contentsOf: root.appendingPathComponent("out/b.bin")) == Fixture.noise)
+            let again = try await DepotCLI.run(sync + ["--apply"], token: nil, in: root)
+            #expect(again.status == 1 && again.errors.contains("no release is staged"), "\(again.errors)")
+            let upToDate = try await DepotCLI.run(sync + ["--check"], token: nil, in: root)
+            #expect(upToDate.output.contains("up to date: release 2 of stable"), "\(upToDate.output)")
+        }
+    }
+
     @Test("a progress bar per file on a terminal, none when piped")
     func progressBar() async throws {
         try await DepotCLI.withServer { root, server in

@@ -1,0 +1,65 @@
+import DepotFiles
+import Foundation
+
+/// The sync's steps for an app that decides when each happens: ``check()`` (what an update
+/// would cost), ``download()`` (stage it, unseen) and ``apply()`` (switch, in a moment, with no
+/// network). ``sync(progress:)`` runs the three as one; they are the same steps, not a second
+/// path.
+extension DepotClient {
+    /// Fetches and verifies the documents only, and says what a sync would do: the release,
+    /// the files that change and how each would come, the bytes expected and the space needed
+    /// (``UpdatePlan``). Changes nothing the app can see; documents are cached for the download.
+    public func check() async throws -> UpdatePlan {
+        guard let plan = try await run(to: .check, progress: nil).plan else {
+            throw SyncError(.server, "no server answered the check")
+        }
+        return plan
+    }
+
+    /// Downloads and verifies every file of the release the channel points to into
+    /// `.depot/staging/`, resumable as a sync is, and keeps the switch for ``apply()``: the
+    /// folder the app reads is not touched. The report's release is the one still held.
+    public func download(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SyncReport {
+        try await run(to: .download, progress: progress).report
+    }
+
+    /// Switches the folder to the release ``download()`` staged: renames only, no network, in
+    /// the switch's crash-safe order. Returns the release now held.
+    ///
+    /// - Throws: ``SyncError`` `.notStaged` when no release is staged, when the folder has moved
+    ///   on from the release it was downloaded over (another sync applied one), or when a staged
+    ///   file is gone: nothing is changed, and a download is needed. `.inUse` when SQLite has a
+    ///   file open that the switch would replace (``SQLiteSidecar``).
+    @discardableResult
+    public func apply() throws -> HeldRelease {
+        guard let syncLock = try folder.with({ try FileLock.acquire(".depot/sync.lock", in: $0, exclusive: true, wait: false) }) else {
+            throw SyncError(.io, "a sync of \(directory.path) is running")
+        }
+        defer { syncLock.unlock() }
+        try finishInterruptedSwitch()
+        guard let bytes = folder.read(.staged), let staged = try? JSONDecoder().decode(StagedRelease.self, from: Data(bytes)),
+            let release = staged.journal.state.release
+        else {
+            throw SyncError(.notStaged, "no release is staged in \(directory.path): download first")
+        }
+        let held = SyncState.load(from: folder).release
+        guard held?.id == staged.base else {
+            try? folder.remove(.staged)
+            throw SyncError(
+                .notStaged,
+                "release \(release.number) was downloaded over \(staged.base == nil ? "an empty folder" : "another release") than the folder holds now: download again"
+            )
+        }
+        let staging = StagingFolder(try folder.open())
+        if let missing = staged.journal.moves.first(where: { !FileManager.default.fileExists(atPath: staging.journaled($0.staged).path) }) {
+            try? folder.remove(.staged)
+            throw SyncError(.notStaged, "\(missing.path) of release \(release.number) is no longer staged: download again")
+        }
+        try switchRelease(to: staged)
+        if configuration.sendsReports {
+            // Sent by the next sync or report: applying needs no network.
+            try reportQueue.add(.applied, release: release.id, channel: release.channel, install: try installID())
+        }
+        return release
+    }
+}

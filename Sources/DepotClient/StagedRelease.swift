@@ -1,0 +1,43 @@
+import DepotFiles
+import Foundation
+
+/// How far a sync goes: ``DepotClient/check()`` stops after the plan,
+/// ``DepotClient/download()`` after staging, ``DepotClient/sync(progress:)`` switches too.
+enum SyncGoal: Equatable {
+    case check, download, apply
+}
+
+/// A release downloaded and verified in `.depot/staging/`, waiting for
+/// ``DepotClient/apply()``: the switch's journal, and the release it was planned from.
+struct StagedRelease: Codable, Equatable {
+    /// The release the folder held when it was planned: applied over any other, its removals
+    /// and moves would be wrong.
+    var base: String?
+    var journal: ReleaseJournal
+    /// The pages of the release it replaces that changed: dropped from the cache once applied.
+    var pagesBefore: [String]
+
+    func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return Array(try encoder.encode(self))
+    }
+}
+
+extension DepotClient {
+    /// Switches to `staged` (``switchRelease(_:)``), then forgets what the release it replaced
+    /// needed: its staged record, its cached documents, what is left staged or partly
+    /// downloaded. A clean-up that fails does not fail a switch whose release is in place (the
+    /// next one cleans up again).
+    func switchRelease(to staged: StagedRelease) throws {
+        try switchRelease(staged.journal)
+        try? folder.remove(.staged)
+        if let id = staged.journal.state.release?.id, let release = cache.release(id) {
+            cache.forget(releasesOtherThan: id, pages: Set(staged.pagesBefore), keeping: release)
+        }
+        try? folder.with { folder in
+            try folder.removeContents(of: StagingFolder.path)
+            try folder.removeContents(of: StagingFolder.partialPath)
+        }
+    }
+}

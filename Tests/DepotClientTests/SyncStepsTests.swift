@@ -1,0 +1,111 @@
+import DepotServer
+import DepotTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import DepotClient
+
+/// Issue 41: the sync's steps for an app that decides when each happens. `check()` says what
+/// an update costs and changes nothing; `download()` stages it unseen; `apply()` switches with no
+/// network, and refuses when nothing whole is staged for the release the folder holds.
+@Suite("check, download, apply")
+struct SyncStepsTests {
+    static let large = Fixture.pseudoRandom(count: 3_000_000, seed: 71)  // streamed, whole
+    static let text = Data((Fixture.text + Fixture.text + Fixture.text))  // gzip
+
+    static func contents(_ folder: URL, _ path: String) -> Data? { SyncTests.contents(folder, path) }
+
+    @Test("check says what a download then transfers; download changes nothing the app sees; apply switches; a second apply has nothing to apply")
+    func threeSteps() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
+            try await withTemporaryDirectory { folder in
+                let client = SyncTests.client(server, folder)
+                _ = try await client.sync()
+                try await SyncTests.publish(server, [("big.bin", Self.large), ("doc.txt", Self.text)])
+
+                let plan = try await client.check()
+                #expect(!plan.isUpToDate && plan.release?.number == 3)
+                #expect(plan.files.map(\.path) == ["big.bin", "doc.txt"])
+                #expect(plan.files.map(\.way) == [.full, .gzip])
+                #expect(plan.requiredBytes == Int64(Self.large.count + Self.text.count))
+                #expect(client.currentRelease?.number == 1 && Self.contents(folder, "big.bin") == nil)
+
+                let downloaded = try await client.download()
+                #expect(downloaded.failedCount == 0)
+                #expect(client.currentRelease?.number == 1 && Self.contents(folder, "big.bin") == nil, "downloading changed the folder")
+                // What check expected is what came, within 5 %.
+                let transferred = downloaded.files.reduce(0) { $0 + $1.bytesTransferred }
+                #expect(
+                    abs(Double(transferred - plan.expectedBytes)) <= Double(plan.expectedBytes) * 0.05,
+                    "\(transferred) against \(plan.expectedBytes)"
+                )
+
+                let applied = try client.apply()
+                #expect(applied.number == 3 && client.currentRelease?.number == 3)
+                #expect(Self.contents(folder, "big.bin") == Self.large && Self.contents(folder, "doc.txt") == Self.text)
+                let again = #expect(throws: SyncError.self) { try client.apply() }
+                #expect(again?.code == .notStaged)
+                #expect(try await client.check().isUpToDate)
+            }
+        }
+    }
+
+    @Test("a download cut off mid-way leaves nothing to apply, and the folder as it was; the next download resumes and applies")
+    func cutDownload() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
+            try await withTemporaryDirectory { folder in
+                let client = SyncTests.client(server, folder)
+                _ = try await client.sync()
+                try await SyncTests.publish(server, [("big.bin", Self.large)])
+
+                // Cancelled from its progress, once the first bytes have arrived.
+                let running = Mutex<Task<SyncReport, any Error>?>(nil)
+                let download = Task {
+                    try await client.download { progress in
+                        if progress.bytesReceived > 0 { running.withLock { $0?.cancel() } }
+                    }
+                }
+                running.withLock { $0 = download }
+                let report = try? await download.value
+                #expect(report.map { $0.failedCount > 0 } ?? true, "the cut download reported success")
+
+                let refused = #expect(throws: SyncError.self) { try client.apply() }
+                #expect(refused?.code == .notStaged, "\(String(describing: refused))")
+                #expect(client.currentRelease?.number == 1 && Self.contents(folder, "big.bin") == nil)
+                #expect(Self.contents(folder, "a.txt") == Data("one\n".utf8))
+
+                let resumed = try await client.download()
+                #expect(resumed.failedCount == 0)
+                #expect(try client.apply().number == 2)
+                #expect(Self.contents(folder, "big.bin") == Self.large)
+            }
+        }
+    }
+
+    @Test("apply refuses a release downloaded over another release than the folder holds now, and changes nothing")
+    func movedOn() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
+            try await withTemporaryDirectory { folder in
+                let client = SyncTests.client(server, folder)
+                _ = try await client.sync()
+                try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8))])
+                _ = try await client.download()
+                // The record of what is staged, as if planned over another release.
+                var staged = try JSONDecoder().decode(StagedRelease.self, from: Data(try #require(client.folder.read(.staged))))
+                staged.base = String(repeating: "e", count: 64)
+                try client.folder.replace(.staged, with: try staged.encoded())
+
+                let refused = #expect(throws: SyncError.self) { try client.apply() }
+                #expect(refused?.code == .notStaged && refused?.message.contains("download again") == true)
+                #expect(client.currentRelease?.number == 1 && Self.contents(folder, "a.txt") == Data("one\n".utf8))
+                // A sync after it goes the whole way.
+                #expect(try await client.sync().release?.number == 2)
+                #expect(Self.contents(folder, "a.txt") == Data("two\n".utf8))
+            }
+        }
+    }
+}
