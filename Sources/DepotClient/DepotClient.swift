@@ -80,6 +80,19 @@ public struct DepotClient: Sendable {
         /// (the origin after its mirrors, as the README lists them). Reports go nowhere else: a
         /// mirror counts nothing, and one that answered 202 and dropped them would lose them.
         public var reportServer: URL?
+        /// The most bytes a download may be expected to transfer (``UpdatePlan/expectedBytes``,
+        /// documents aside): a release that would cost more is not downloaded, and the sync fails
+        /// with ``SyncError`` `.overBudget`, which says what it needed. `nil`: no limit.
+        public var maximumTransferBytes: Int64?
+        /// The budget of a critical release, which the app should apply at once; `nil`:
+        /// ``maximumTransferBytes``.
+        public var criticalMaximumTransferBytes: Int64?
+        /// Whether downloads may use an expensive network (cellular, a personal hotspot), on the
+        /// platforms that tell (URLSession's `allowsExpensiveNetworkAccess`).
+        public var allowsExpensiveNetworkAccess = true
+        /// Whether downloads may use a network in Low Data Mode, on the platforms that tell
+        /// (URLSession's `allowsConstrainedNetworkAccess`).
+        public var allowsConstrainedNetworkAccess = true
 
         public init(
             channel: String = ChannelName.default,
@@ -164,6 +177,10 @@ public struct DepotClient: Sendable {
         configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         configuration.timeoutIntervalForRequest = self.configuration.requestTimeout
         configuration.httpMaximumConnectionsPerHost = max(1, self.configuration.parallelDownloads)
+        #if canImport(Darwin)
+        configuration.allowsExpensiveNetworkAccess = self.configuration.allowsExpensiveNetworkAccess
+        configuration.allowsConstrainedNetworkAccess = self.configuration.allowsConstrainedNetworkAccess
+        #endif
         return configuration
     }
 
@@ -327,14 +344,17 @@ public struct DepotClient: Sendable {
             files: release.files,
             signature: report.signature
         )
-        if goal == .check {
-            let directoryPath = directoryPath
+        let directoryPath = directoryPath
+        let budget = side.critical ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
+        if goal == .check || budget != nil {
             let update = try UpdatePlan(plan, release: next, rollout: side, document: document, staging: StagingFolder(try folder.open())) {
                 try DepotClient.localURL(for: $0, in: directoryPath)
             }
-            return (report, update)
+            if goal == .check { return (report, update) }
+            if let budget, update.expectedBytes > budget {
+                throw SyncError.overBudget(expected: update.expectedBytes, budget: budget, release: next.number)
+            }
         }
-        let directoryPath = directoryPath
         var stager = FileStager(
             server: server,
             staging: StagingFolder(try folder.open()),

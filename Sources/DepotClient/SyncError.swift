@@ -24,19 +24,32 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
         public static let inUse = Code(name: "in-use")
         /// ``DepotClient/apply()`` found no release staged for the release the folder holds.
         public static let notStaged = Code(name: "not-staged")
+        /// The release would transfer more than the budget
+        /// (``DepotClient/Configuration/maximumTransferBytes``); nothing was downloaded but the
+        /// documents. ``SyncError/expectedBytes`` says how much it needs.
+        public static let overBudget = Code(name: "over-budget")
 
         /// Whether the fault may be the server's, so that another server may do better
         /// (``DepotClient/servers``): not for the folder's own failures, nor for an app no
         /// release suits.
-        var isServerFault: Bool { ![.io, .incompatible, .inUse, .notStaged].contains(self) }
+        var isServerFault: Bool { ![.io, .incompatible, .inUse, .notStaged, .overBudget].contains(self) }
     }
 
     public let code: Code
     public let message: String
+    /// For `.overBudget`: the bytes the download was expected to transfer.
+    public private(set) var expectedBytes: Int64?
 
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+    }
+
+    /// A release `release` that would transfer `expected` bytes, over `budget`.
+    static func overBudget(expected: Int64, budget: Int64, release: Int64) -> SyncError {
+        var error = SyncError(.overBudget, "release \(release) would transfer \(expected) bytes, over the budget of \(budget)")
+        error.expectedBytes = expected
+        return error
     }
 
     public var description: String { message }

@@ -1,3 +1,6 @@
+import Crypto
+import DepotAPI
+import DepotHTTP
 import DepotServer
 import DepotTestSupport
 import Foundation
@@ -80,6 +83,56 @@ struct SyncStepsTests {
                 let resumed = try await client.download()
                 #expect(resumed.failedCount == 0)
                 #expect(try client.apply().number == 2)
+                #expect(Self.contents(folder, "big.bin") == Self.large)
+            }
+        }
+    }
+
+    /// Files under `path` in `folder`.
+    static func files(_ folder: URL, _ path: String) -> [String] {
+        let root = folder.appendingPathComponent(path)
+        return (FileManager.default.subpaths(atPath: root.path) ?? []).filter { name in
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: root.appendingPathComponent(name).path, isDirectory: &isFolder) && !isFolder.boolValue
+        }
+    }
+
+    @Test("a release over maximumTransferBytes is not downloaded, and the error says what it needs; a critical one has its own budget")
+    func budget() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
+            try await withTemporaryDirectory { folder in
+                var configuration = DepotClient.Configuration()
+                configuration.maximumTransferBytes = 1_000_000
+                let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration)
+                _ = try await client.sync()
+                try await SyncTests.publish(server, [("big.bin", Self.large)])
+
+                for step in ["sync", "download"] {
+                    let error = await #expect(throws: SyncError.self, "\(step)") {
+                        _ = step == "sync" ? try await client.sync() : try await client.download()
+                    }
+                    #expect(error?.code == .overBudget && error?.expectedBytes == Int64(Self.large.count), "\(String(describing: error))")
+                }
+                // Nothing beyond the documents: no partial file, nothing staged, the folder as it was.
+                #expect(Self.files(folder, ".depot/partial") == [] && Self.files(folder, ".depot/staging") == [])
+                #expect(client.currentRelease?.number == 1 && Self.contents(folder, "big.bin") == nil)
+                #expect(try await client.check().expectedBytes == Int64(Self.large.count))
+
+                // The same file in a critical release: over the budget, within the critical one.
+                let note = Array("critical\n".utf8)
+                #expect([200, 201].contains(try await RolloutFleetTests.send(server, "PUT", "/v1/blobs/\(Hex.string(SHA256.hash(data: note)))", body: note).status))
+                let files: [CommitRequest.File] = [
+                    .init(path: "a.txt", sha256: Hex.string(SHA256.hash(data: Data("one\n".utf8)))),
+                    .init(path: "big.bin", sha256: Hex.string(SHA256.hash(data: Self.large))),
+                    .init(path: "note.txt", sha256: Hex.string(SHA256.hash(data: note))),
+                ]
+                let commit = try await RolloutFleetTests.send(server, "POST", "/v1/releases", json: CommitRequest(files: files, critical: true))
+                #expect(commit.status == 201, "\(commit.bodyText)")
+                #expect(await (try? client.sync()) == nil, "no critical budget: the general one holds")
+                configuration.criticalMaximumTransferBytes = 4_000_000
+                let critical = try await DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration).sync()
+                #expect(critical.rollout?.critical == true && critical.release?.number == 3)
                 #expect(Self.contents(folder, "big.bin") == Self.large)
             }
         }
