@@ -345,7 +345,8 @@ public struct DepotClient: Sendable {
             signature: report.signature
         )
         let directoryPath = directoryPath
-        let budget = side.critical ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
+        let budget =
+            side.critical ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
         if goal == .check || budget != nil {
             let update = try UpdatePlan(plan, release: next, rollout: side, document: document, staging: StagingFolder(try folder.open())) {
                 try DepotClient.localURL(for: $0, in: directoryPath)

@@ -121,7 +121,11 @@ struct SyncStepsTests {
 
                 // The same file in a critical release: over the budget, within the critical one.
                 let note = Array("critical\n".utf8)
-                #expect([200, 201].contains(try await RolloutFleetTests.send(server, "PUT", "/v1/blobs/\(Hex.string(SHA256.hash(data: note)))", body: note).status))
+                #expect(
+                    [200, 201].contains(
+                        try await RolloutFleetTests.send(server, "PUT", "/v1/blobs/\(Hex.string(SHA256.hash(data: note)))", body: note).status
+                    )
+                )
                 let files: [CommitRequest.File] = [
                     .init(path: "a.txt", sha256: Hex.string(SHA256.hash(data: Data("one\n".utf8)))),
                     .init(path: "big.bin", sha256: Hex.string(SHA256.hash(data: Self.large))),
