@@ -45,28 +45,9 @@ struct BlockFetch {
     ///   not fetched and ``NotWorthIt`` is thrown.
     /// - Throws: ``SyncError`` `.corrupt` for an index or block that does not match the release.
     func rebuild(_ entry: ReleaseEntry, from local: URL, to output: URL, budget: Int64, received: ByteCounter) async throws {
-        guard let listed = entry.blocks, let indexURL = try entry.blockIndexURL else { throw SyncError(.corrupt, "\(entry.path) has no block index") }
-        // The size comes from the release: an index that alone costs the budget is not fetched
-        // (nor held in memory), whatever size a server lists.
-        guard listed.size >= 0, listed.size < budget else { throw NotWorthIt(expected: max(listed.size, 0), budget: budget) }
-        let (data, multipleRanges) = try await fetchIndex(try OriginPolicy.url(indexURL, below: server), length: Int(listed.size), received: received)
-        guard data.count == listed.size, Hex.string(SHA256.hash(data: data)) == listed.sha256 else {
-            throw SyncError(.corrupt, "the block index of \(entry.path) does not match the release")
-        }
-        let index: BlockIndex
-        do {
-            index = try BlockIndex(decoding: Array(data))
-        } catch {
-            throw SyncError(.corrupt, "the block index of \(entry.path) cannot be read: \(error)")
-        }
-        guard index.contentSize == entry.size else { throw SyncError(.corrupt, "the block index of \(entry.path) is for another size") }
-
-        let copy = (try? Data(contentsOf: local, options: .alwaysMapped)) ?? Data()
-        let found = copy.withUnsafeBytes { BlockMatcher.match(index, in: $0) }
-        let offsets = index.packedOffsets()
-        let runs = Self.missingRuns(found).flatMap { Self.split($0, offsets: offsets, maximumBytes: bytesPerRequest) }
-        let expected = Int64(data.count) + runs.reduce(0) { $0 + offsets[$1.upperBound + 1] - offsets[$1.lowerBound] }
-        guard expected < budget else { throw NotWorthIt(expected: expected, budget: budget) }
+        let matched = try await match(entry, from: local, budget: budget, received: received)
+        let (index, copy, found, runs, offsets) = (matched.index, matched.copy, matched.found, matched.runs, matched.offsets)
+        let multipleRanges = matched.multipleRanges
 
         let file = try OutputFile(output)
         try file.truncate(to: entry.size)
@@ -111,6 +92,48 @@ struct BlockFetch {
         _ = try await mapConcurrently(groups, width: multipleRanges ? min(2, width) : 1) { group in
             try await fetchRuns(group, together: multipleRanges)
         }
+    }
+
+    /// What a rebuild of `entry` from `local` finds: the verified index, the local copy, where
+    /// the copy holds each block, the runs of blocks it lacks and their packed offsets, and
+    /// what the rebuild transfers (index included).
+    struct Matched {
+        let index: BlockIndex
+        let copy: Data
+        let found: [Int?]
+        let runs: [ClosedRange<Int>]
+        let offsets: [Int64]
+        let multipleRanges: Bool
+        let expected: Int64
+    }
+
+    /// Fetches and checks `entry`'s block index and matches `local` against it: what
+    /// ``rebuild(_:from:to:budget:received:)`` fetches, and what ``DepotClient/check()``
+    /// expects it to. Throws ``NotWorthIt`` past `budget`.
+    func match(_ entry: ReleaseEntry, from local: URL, budget: Int64, received: ByteCounter) async throws -> Matched {
+        guard let listed = entry.blocks, let indexURL = try entry.blockIndexURL else { throw SyncError(.corrupt, "\(entry.path) has no block index") }
+        // The size comes from the release: an index that alone costs the budget is not fetched
+        // (nor held in memory), whatever size a server lists.
+        guard listed.size >= 0, listed.size < budget else { throw NotWorthIt(expected: max(listed.size, 0), budget: budget) }
+        let (data, multipleRanges) = try await fetchIndex(try OriginPolicy.url(indexURL, below: server), length: Int(listed.size), received: received)
+        guard data.count == listed.size, Hex.string(SHA256.hash(data: data)) == listed.sha256 else {
+            throw SyncError(.corrupt, "the block index of \(entry.path) does not match the release")
+        }
+        let index: BlockIndex
+        do {
+            index = try BlockIndex(decoding: Array(data))
+        } catch {
+            throw SyncError(.corrupt, "the block index of \(entry.path) cannot be read: \(error)")
+        }
+        guard index.contentSize == entry.size else { throw SyncError(.corrupt, "the block index of \(entry.path) is for another size") }
+
+        let copy = (try? Data(contentsOf: local, options: .alwaysMapped)) ?? Data()
+        let found = copy.withUnsafeBytes { BlockMatcher.match(index, in: $0) }
+        let offsets = index.packedOffsets()
+        let runs = Self.missingRuns(found).flatMap { Self.split($0, offsets: offsets, maximumBytes: bytesPerRequest) }
+        let expected = Int64(data.count) + runs.reduce(0) { $0 + offsets[$1.upperBound + 1] - offsets[$1.lowerBound] }
+        guard expected < budget else { throw NotWorthIt(expected: expected, budget: budget) }
+        return Matched(index: index, copy: copy, found: found, runs: runs, offsets: offsets, multipleRanges: multipleRanges, expected: expected)
     }
 
     /// Fetches the block index at `url` (`length` bytes) as two ranges: a 206 with both says the

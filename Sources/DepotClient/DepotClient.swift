@@ -348,9 +348,16 @@ public struct DepotClient: Sendable {
         let budget =
             side.critical ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
         if goal == .check || budget != nil {
-            let update = try UpdatePlan(plan, release: next, rollout: side, document: document, staging: StagingFolder(try folder.open())) {
-                try DepotClient.localURL(for: $0, in: directoryPath)
-            }
+            let blocks = BlockFetch(server: server, session: session, width: configuration.parallelDownloads)
+            let update = try await UpdatePlan(
+                plan,
+                release: next,
+                rollout: side,
+                document: document,
+                staging: StagingFolder(try folder.open()),
+                localURL: { try DepotClient.localURL(for: $0, in: directoryPath) },
+                blocks: { entry, local, budget in try await blocks.match(entry, from: local, budget: budget, received: ByteCounter()).expected }
+            )
             if goal == .check { return (report, update) }
             if let budget, update.expectedBytes > budget {
                 throw SyncError.overBudget(expected: update.expectedBytes, budget: budget, release: next.number)

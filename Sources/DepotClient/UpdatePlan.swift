@@ -26,9 +26,9 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
         /// The way the download would try first (``SyncReport/Outcome``: `.delta`, `.blocks`,
         /// `.gzip`, `.full`, or `.staged` when an earlier download staged it).
         public var way: SyncReport.Outcome
-        /// The bytes that way transfers: the listed patch, or the gzip variant or the file
-        /// whole. For a patch the server makes on request, or blocks (which the local copy
-        /// decides), the whole download is the bound: ``isBound``.
+        /// The bytes that way transfers: the listed patch, the blocks the local copy lacks (with
+        /// the block index), or the gzip variant or the file whole. For a patch the server makes
+        /// on request the whole download is the bound: ``isBound``.
         public var expectedBytes: Int64
         /// Whether ``expectedBytes`` is an upper bound rather than the size listed.
         public var isBound: Bool
@@ -60,32 +60,48 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
         self.removals = removals
     }
 
-    /// The plan of a sync to `release`, whose way for each file is the first of its actions
-    /// (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``), judged as the stager
-    /// judges it: what is staged intact, and what the folder holds at the path.
+    /// The plan of a sync to `release`: for each file, the way the stager would take
+    /// (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``), judged as it judges
+    /// it: what is staged intact, what the folder holds at the path, and for blocks what the
+    /// local copy holds of them (`blocks`: the bytes a rebuild of an entry from a local file
+    /// transfers within a budget, index included; it throws when the blocks are not worth their
+    /// bytes, and the next way is taken, as the stager takes it).
     init(
         _ plan: ReleasePlan,
         release: HeldRelease,
         rollout side: RolloutSide,
         document: ChannelDocument,
         staging: StagingFolder,
-        localURL: (String) throws -> URL
-    ) throws {
-        let files = try plan.fetches.map { fetch -> File in
+        localURL: (String) throws -> URL,
+        blocks: (ReleaseEntry, URL, _ budget: Int64) async throws -> Int64
+    ) async throws {
+        var files: [File] = []
+        for fetch in plan.fetches {
             let entry = fetch.entry
-            let staged = staging.file(entry.sha256)
-            let stagedIntact = (try? StagedContent.digest(of: staged)).map { $0.0 == entry.sha256 && $0.1 == entry.size } ?? false
-            let local = FileStager.localCopy(at: try localURL(entry.path), held: fetch.held)
-            let action = fetch.actions(stagedIntact: stagedIntact, local: local, inMemoryLimit: FileStager.inMemoryLimit)[0]
-            let (way, bytes, isBound): (SyncReport.Outcome, Int64, Bool) =
+            let stagedIntact = (try? StagedContent.digest(of: staging.file(entry.sha256))).map { $0.0 == entry.sha256 && $0.1 == entry.size } ?? false
+            let local = try localURL(entry.path)
+            let actions = fetch.actions(
+                stagedIntact: stagedIntact,
+                local: FileStager.localCopy(at: local, held: fetch.held),
+                inMemoryLimit: FileStager.inMemoryLimit
+            )
+            var chosen: (way: SyncReport.Outcome, bytes: Int64, isBound: Bool)?
+            for action in actions where chosen == nil {
                 switch action {
-                case .alreadyStaged: (.staged, 0, false)
-                case .patch(let patch): (.delta, patch.size, false)
-                case .requestedPatch: (.delta, entry.wholeLength, true)
-                case .blocks: (.blocks, entry.wholeLength, true)
-                case .download(let gzip), .stream(let gzip): (gzip ? .gzip : .full, entry.wholeLength, false)
+                case .alreadyStaged: chosen = (.staged, 0, false)
+                case .patch(let patch): chosen = (.delta, patch.size, false)
+                case .requestedPatch: chosen = (.delta, entry.wholeLength, true)
+                case .blocks(let restoring):
+                    if let patch = restoring, let held = fetch.held {
+                        if let bytes = try? await blocks(held, local, entry.wholeLength - patch.size) { chosen = (.blocks, bytes + patch.size, false) }
+                    } else if let bytes = try? await blocks(entry, local, entry.wholeLength) {
+                        chosen = (.blocks, bytes, false)
+                    }
+                case .download(let gzip), .stream(let gzip): chosen = (gzip ? .gzip : .full, entry.wholeLength, false)
                 }
-            return File(path: entry.path, size: entry.size, way: way, expectedBytes: bytes, isBound: isBound)
+            }
+            let (way, bytes, isBound) = chosen ?? (.full, entry.size, false)
+            files.append(File(path: entry.path, size: entry.size, way: way, expectedBytes: bytes, isBound: isBound))
         }
         let minimum: String?
         if side.release == document.release {
