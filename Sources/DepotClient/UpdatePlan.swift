@@ -93,7 +93,9 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
                 case .requestedPatch: chosen = (.delta, entry.wholeLength, true)
                 case .blocks(let restoring):
                     if let patch = restoring, let held = fetch.held {
-                        if let bytes = try? await blocks(held, local, entry.wholeLength - patch.size) { chosen = (.blocks, bytes + patch.size, false) }
+                        if let bytes = try? await blocks(held, local, entry.wholeLength - patch.size) {
+                            chosen = (.blocks, bytes + patch.size, false)
+                        }
                     } else if let bytes = try? await blocks(entry, local, entry.wholeLength) {
                         chosen = (.blocks, bytes, false)
                     }
