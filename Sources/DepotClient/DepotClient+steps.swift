@@ -10,7 +10,7 @@ extension DepotClient {
     /// the files that change and how each would come, the bytes expected and the space needed
     /// (``UpdatePlan``). Changes nothing the app can see; documents are cached for the download.
     public func check() async throws -> UpdatePlan {
-        guard let plan = try await run(to: .check, progress: nil).plan else {
+        guard let plan = try await run(to: .check, progress: ProgressSink()).plan else {
             throw SyncError(.server, "no server answered the check")
         }
         return plan
@@ -20,7 +20,28 @@ extension DepotClient {
     /// `.depot/staging/`, resumable as a sync is, and keeps the switch for ``apply()``: the
     /// folder the app reads is not touched. The report's release is the one still held.
     public func download(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SyncReport {
-        try await run(to: .download, progress: progress).report
+        try await run(to: .download, progress: ProgressSink(file: progress)).report
+    }
+
+    /// ``download(progress:)``, its progress as an `AsyncSequence`: the first element, before
+    /// the first byte, says what the whole is expected to transfer; `progress` is finished when
+    /// the download ends. For example:
+    ///
+    /// ```swift
+    /// let (updates, progress) = AsyncStream.makeStream(of: SyncProgress.self)
+    /// async let report = client.download(progress: progress)
+    /// for await update in updates { show(update.bytesDone, of: update.bytesExpected) }
+    /// ```
+    public func download(progress: AsyncStream<SyncProgress>.Continuation) async throws -> SyncReport {
+        defer { progress.finish() }
+        return try await run(to: .download, progress: ProgressSink(overall: { progress.yield($0) })).report
+    }
+
+    /// ``sync(progress:)``, its progress as an `AsyncSequence`, as
+    /// ``download(progress:)-(AsyncStream<SyncProgress>.Continuation)`` gives it.
+    public func sync(progress: AsyncStream<SyncProgress>.Continuation) async throws -> SyncReport {
+        defer { progress.finish() }
+        return try await run(to: .apply, progress: ProgressSink(overall: { progress.yield($0) })).report
     }
 
     /// Switches the folder to the release ``download()`` staged: renames only, no network, in

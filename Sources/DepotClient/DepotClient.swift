@@ -193,13 +193,13 @@ public struct DepotClient: Sendable {
     /// - Throws: ``SyncError`` when the channel or the release cannot be fetched or believed,
     ///   or the folder is unusable, or another sync of the folder is running.
     public func sync(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SyncReport {
-        try await run(to: .apply, progress: progress).report
+        try await run(to: .apply, progress: ProgressSink(file: progress)).report
     }
 
     /// Runs the sync's steps up to `goal` (``SyncGoal``), on each server in turn (``Failover``),
     /// under the folder's sync lock, once an interrupted switch is finished and waiting reports
     /// are sent; returns the report and, for `.check`, the plan.
-    func run(to goal: SyncGoal, progress: (@Sendable (Progress) -> Void)?) async throws -> (report: SyncReport, plan: UpdatePlan?) {
+    func run(to goal: SyncGoal, progress: ProgressSink) async throws -> (report: SyncReport, plan: UpdatePlan?) {
         guard let syncLock = try folder.with({ try FileLock.acquire(".depot/sync.lock", in: $0, exclusive: true, wait: false) }) else {
             throw SyncError(.io, "another sync of \(directory.path) is running")
         }
@@ -239,7 +239,7 @@ public struct DepotClient: Sendable {
     /// another server is left to try).
     private func syncFromServer(
         to goal: SyncGoal,
-        progress: (@Sendable (Progress) -> Void)?,
+        progress: ProgressSink,
         reportsFailure: Bool
     ) async throws -> (SyncReport, UpdatePlan?) {
         var state = SyncState.load(from: folder)
@@ -347,7 +347,8 @@ public struct DepotClient: Sendable {
         let directoryPath = directoryPath
         let budget =
             side.critical ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
-        if goal == .check || budget != nil {
+        var fileProgress = progress.file
+        if goal == .check || budget != nil || progress.overall != nil {
             let blocks = BlockFetch(server: server, session: session, width: configuration.parallelDownloads)
             let update = try await UpdatePlan(
                 plan,
@@ -362,6 +363,7 @@ public struct DepotClient: Sendable {
             if let budget, update.expectedBytes > budget {
                 throw SyncError.overBudget(expected: update.expectedBytes, budget: budget, release: next.number)
             }
+            fileProgress = progress.starting(expected: update.expectedBytes)
         }
         var stager = FileStager(
             server: server,
@@ -370,7 +372,7 @@ public struct DepotClient: Sendable {
             localURL: { try DepotClient.localURL(for: $0, in: directoryPath) },
             parallelDownloads: configuration.parallelDownloads,
             session: session,
-            progress: progress
+            progress: fileProgress
         )
         stager.pages = afterPages
         report.files = await stager.stage(plan.fetches)

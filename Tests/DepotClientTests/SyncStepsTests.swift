@@ -55,6 +55,31 @@ struct SyncStepsTests {
         }
     }
 
+    @Test("progress as an AsyncSequence: the whole is known before the first byte, the bytes done grow to what came, the files in flight are the release's")
+    func progressSequence() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
+            try await withTemporaryDirectory { folder in
+                let client = SyncTests.client(server, folder)
+                _ = try await client.sync()
+                try await SyncTests.publish(server, [("big.bin", Self.large), ("doc.txt", Self.text)])
+                let expected = try await client.check().expectedBytes
+
+                let (updates, progress) = AsyncStream.makeStream(of: SyncProgress.self)
+                async let download = client.download(progress: progress)
+                var seen: [SyncProgress] = []
+                for await update in updates { seen.append(update) }
+                let report = try await download
+
+                #expect(seen.first == SyncProgress(bytesDone: 0, bytesExpected: expected, file: nil))
+                #expect(seen.allSatisfy { $0.bytesExpected == expected })
+                #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.bytesDone <= $1.bytesDone }, "bytes done went back")
+                #expect(Set(seen.compactMap(\.file)) == ["big.bin", "doc.txt"])
+                #expect(seen.last?.bytesDone == report.files.reduce(0) { $0 + $1.bytesTransferred })
+            }
+        }
+    }
+
     @Test("a download cut off mid-way leaves nothing to apply, and the folder as it was; the next download resumes and applies")
     func cutDownload() async throws {
         try await LiveServer.withPublishing { server in
