@@ -55,7 +55,9 @@ struct SyncStepsTests {
         }
     }
 
-    @Test("progress as an AsyncSequence: the whole is known before the first byte, the bytes done grow to what came, the files in flight are the release's")
+    @Test(
+        "progress as an AsyncSequence: the whole is known before the first byte, the bytes done grow to what came, the files in flight are the release's"
+    )
     func progressSequence() async throws {
         try await LiveServer.withPublishing { server in
             try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
