@@ -19,39 +19,49 @@ struct SyncStepsTests {
 
     static func contents(_ folder: URL, _ path: String) -> Data? { SyncTests.contents(folder, path) }
 
-    @Test("check says what a download then transfers; download changes nothing the app sees; apply switches; a second apply has nothing to apply")
-    func threeSteps() async throws {
+    /// A server whose release 1 (`a.txt`) a client of a fresh folder, configured so, has synced.
+    static func withReleaseOne(
+        configuration: DepotClient.Configuration = .init(),
+        _ body: @Sendable (LiveServer, URL, DepotClient) async throws -> Void
+    ) async throws {
         try await LiveServer.withPublishing { server in
             try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
-                let client = SyncTests.client(server, folder)
+                let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration)
                 _ = try await client.sync()
-                try await SyncTests.publish(server, [("big.bin", Self.large), ("doc.txt", Self.text)])
-
-                let plan = try await client.check()
-                #expect(!plan.isUpToDate && plan.release?.number == 3)
-                #expect(plan.files.map(\.path) == ["big.bin", "doc.txt"])
-                #expect(plan.files.map(\.way) == [.full, .gzip])
-                #expect(plan.requiredBytes == Int64(Self.large.count + Self.text.count))
-                #expect(client.currentRelease?.number == 1 && Self.contents(folder, "big.bin") == nil)
-
-                let downloaded = try await client.download()
-                #expect(downloaded.failedCount == 0)
-                #expect(client.currentRelease?.number == 1 && Self.contents(folder, "big.bin") == nil, "downloading changed the folder")
-                // What check expected is what came, within 5 %.
-                let transferred = downloaded.files.reduce(0) { $0 + $1.bytesTransferred }
-                #expect(
-                    abs(Double(transferred - plan.expectedBytes)) <= Double(plan.expectedBytes) * 0.05,
-                    "\(transferred) against \(plan.expectedBytes)"
-                )
-
-                let applied = try client.apply()
-                #expect(applied.number == 3 && client.currentRelease?.number == 3)
-                #expect(Self.contents(folder, "big.bin") == Self.large && Self.contents(folder, "doc.txt") == Self.text)
-                let again = #expect(throws: SyncError.self) { try client.apply() }
-                #expect(again?.code == .notStaged)
-                #expect(try await client.check().isUpToDate)
+                try await body(server, folder, client)
             }
+        }
+    }
+
+    @Test("check says what a download then transfers; download changes nothing the app sees; apply switches; a second apply has nothing to apply")
+    func threeSteps() async throws {
+        try await Self.withReleaseOne { server, folder, client in
+            try await SyncTests.publish(server, [("big.bin", Self.large), ("doc.txt", Self.text)])
+
+            let plan = try await client.check()
+            #expect(!plan.isUpToDate && plan.release?.number == 3)
+            #expect(plan.files.map(\.path) == ["big.bin", "doc.txt"])
+            #expect(plan.files.map(\.way) == [.full, .gzip])
+            #expect(plan.requiredBytes == Int64(Self.large.count + Self.text.count))
+            #expect(client.currentRelease?.number == 1 && Self.contents(folder, "big.bin") == nil)
+
+            let downloaded = try await client.download()
+            #expect(downloaded.failedCount == 0)
+            #expect(client.currentRelease?.number == 1 && Self.contents(folder, "big.bin") == nil, "downloading changed the folder")
+            // What check expected is what came, within 5 %.
+            let transferred = downloaded.files.reduce(0) { $0 + $1.bytesTransferred }
+            #expect(
+                abs(Double(transferred - plan.expectedBytes)) <= Double(plan.expectedBytes) * 0.05,
+                "\(transferred) against \(plan.expectedBytes)"
+            )
+
+            let applied = try client.apply()
+            #expect(applied.number == 3 && client.currentRelease?.number == 3)
+            #expect(Self.contents(folder, "big.bin") == Self.large && Self.contents(folder, "doc.txt") == Self.text)
+            let again = #expect(throws: SyncError.self) { try client.apply() }
+            #expect(again?.code == .notStaged)
+            #expect(try await client.check().isUpToDate)
         }
     }
 
@@ -59,59 +69,49 @@ struct SyncStepsTests {
         "progress as an AsyncSequence: the whole is known before the first byte, the bytes done grow to what came, the files in flight are the release's"
     )
     func progressSequence() async throws {
-        try await LiveServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
-            try await withTemporaryDirectory { folder in
-                let client = SyncTests.client(server, folder)
-                _ = try await client.sync()
-                try await SyncTests.publish(server, [("big.bin", Self.large), ("doc.txt", Self.text)])
-                let expected = try await client.check().expectedBytes
+        try await Self.withReleaseOne { server, folder, client in
+            try await SyncTests.publish(server, [("big.bin", Self.large), ("doc.txt", Self.text)])
+            let expected = try await client.check().expectedBytes
 
-                let (updates, progress) = AsyncStream.makeStream(of: SyncProgress.self)
-                async let download = client.download(progress: progress)
-                var seen: [SyncProgress] = []
-                for await update in updates { seen.append(update) }
-                let report = try await download
+            let (updates, progress) = AsyncStream.makeStream(of: SyncProgress.self)
+            async let download = client.download(progress: progress)
+            var seen: [SyncProgress] = []
+            for await update in updates { seen.append(update) }
+            let report = try await download
 
-                #expect(seen.first == SyncProgress(bytesDone: 0, bytesExpected: expected, file: nil))
-                #expect(seen.allSatisfy { $0.bytesExpected == expected })
-                #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.bytesDone <= $1.bytesDone }, "bytes done went back")
-                #expect(Set(seen.compactMap(\.file)) == ["big.bin", "doc.txt"])
-                #expect(seen.last?.bytesDone == report.files.reduce(0) { $0 + $1.bytesTransferred })
-            }
+            #expect(seen.first == SyncProgress(bytesDone: 0, bytesExpected: expected, file: nil))
+            #expect(seen.allSatisfy { $0.bytesExpected == expected })
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.bytesDone <= $1.bytesDone }, "bytes done went back")
+            #expect(Set(seen.compactMap(\.file)) == ["big.bin", "doc.txt"])
+            #expect(seen.last?.bytesDone == report.files.reduce(0) { $0 + $1.bytesTransferred })
         }
     }
 
     @Test("a download cut off mid-way leaves nothing to apply, and the folder as it was; the next download resumes and applies")
     func cutDownload() async throws {
-        try await LiveServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
-            try await withTemporaryDirectory { folder in
-                let client = SyncTests.client(server, folder)
-                _ = try await client.sync()
-                try await SyncTests.publish(server, [("big.bin", Self.large)])
+        try await Self.withReleaseOne { server, folder, client in
+            try await SyncTests.publish(server, [("big.bin", Self.large)])
 
-                // Cancelled from its progress, once the first bytes have arrived.
-                let running = Mutex<Task<SyncReport, any Error>?>(nil)
-                let download = Task {
-                    try await client.download { progress in
-                        if progress.bytesReceived > 0 { running.withLock { $0?.cancel() } }
-                    }
+            // Cancelled from its progress, once the first bytes have arrived.
+            let running = Mutex<Task<SyncReport, any Error>?>(nil)
+            let download = Task {
+                try await client.download { progress in
+                    if progress.bytesReceived > 0 { running.withLock { $0?.cancel() } }
                 }
-                running.withLock { $0 = download }
-                let report = try? await download.value
-                #expect(report.map { $0.failedCount > 0 } ?? true, "the cut download reported success")
-
-                let refused = #expect(throws: SyncError.self) { try client.apply() }
-                #expect(refused?.code == .notStaged, "\(String(describing: refused))")
-                #expect(client.currentRelease?.number == 1 && Self.contents(folder, "big.bin") == nil)
-                #expect(Self.contents(folder, "a.txt") == Data("one\n".utf8))
-
-                let resumed = try await client.download()
-                #expect(resumed.failedCount == 0)
-                #expect(try client.apply().number == 2)
-                #expect(Self.contents(folder, "big.bin") == Self.large)
             }
+            running.withLock { $0 = download }
+            let report = try? await download.value
+            #expect(report.map { $0.failedCount > 0 } ?? true, "the cut download reported success")
+
+            let refused = #expect(throws: SyncError.self) { try client.apply() }
+            #expect(refused?.code == .notStaged, "\(String(describing: refused))")
+            #expect(client.currentRelease?.number == 1 && Self.contents(folder, "big.bin") == nil)
+            #expect(Self.contents(folder, "a.txt") == Data("one\n".utf8))
+
+            let resumed = try await client.download()
+            #expect(resumed.failedCount == 0)
+            #expect(try client.apply().number == 2)
+            #expect(Self.contents(folder, "big.bin") == Self.large)
         }
     }
 
@@ -126,70 +126,61 @@ struct SyncStepsTests {
 
     @Test("a release over maximumTransferBytes is not downloaded, and the error says what it needs; a critical one has its own budget")
     func budget() async throws {
-        try await LiveServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
-            try await withTemporaryDirectory { folder in
-                var configuration = DepotClient.Configuration()
-                configuration.maximumTransferBytes = 1_000_000
-                let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration)
-                _ = try await client.sync()
-                try await SyncTests.publish(server, [("big.bin", Self.large)])
+        var configuration = DepotClient.Configuration()
+        configuration.maximumTransferBytes = 1_000_000
+        try await Self.withReleaseOne(configuration: configuration) { server, folder, client in
+            try await SyncTests.publish(server, [("big.bin", Self.large)])
 
-                for step in ["sync", "download"] {
-                    let error = await #expect(throws: SyncError.self, "\(step)") {
-                        _ = step == "sync" ? try await client.sync() : try await client.download()
-                    }
-                    #expect(error?.code == .overBudget && error?.expectedBytes == Int64(Self.large.count), "\(String(describing: error))")
+            for step in ["sync", "download"] {
+                let error = await #expect(throws: SyncError.self, "\(step)") {
+                    _ = step == "sync" ? try await client.sync() : try await client.download()
                 }
-                // Nothing beyond the documents: no partial file, nothing staged, the folder as it was.
-                #expect(Self.files(folder, ".depot/partial") == [] && Self.files(folder, ".depot/staging") == [])
-                #expect(client.currentRelease?.number == 1 && Self.contents(folder, "big.bin") == nil)
-                #expect(try await client.check().expectedBytes == Int64(Self.large.count))
-
-                // The same file in a critical release: over the budget, within the critical one.
-                let note = Array("critical\n".utf8)
-                #expect(
-                    [200, 201].contains(
-                        try await RolloutFleetTests.send(server, "PUT", "/v1/blobs/\(Hex.string(SHA256.hash(data: note)))", body: note).status
-                    )
-                )
-                let files: [CommitRequest.File] = [
-                    .init(path: "a.txt", sha256: Hex.string(SHA256.hash(data: Data("one\n".utf8)))),
-                    .init(path: "big.bin", sha256: Hex.string(SHA256.hash(data: Self.large))),
-                    .init(path: "note.txt", sha256: Hex.string(SHA256.hash(data: note))),
-                ]
-                let commit = try await RolloutFleetTests.send(server, "POST", "/v1/releases", json: CommitRequest(files: files, critical: true))
-                #expect(commit.status == 201, "\(commit.bodyText)")
-                #expect(await (try? client.sync()) == nil, "no critical budget: the general one holds")
-                configuration.criticalMaximumTransferBytes = 4_000_000
-                let critical = try await DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration).sync()
-                #expect(critical.rollout?.critical == true && critical.release?.number == 3)
-                #expect(Self.contents(folder, "big.bin") == Self.large)
+                #expect(error?.code == .overBudget && error?.expectedBytes == Int64(Self.large.count), "\(String(describing: error))")
             }
+            // Nothing beyond the documents: no partial file, nothing staged, the folder as it was.
+            #expect(Self.files(folder, ".depot/partial") == [] && Self.files(folder, ".depot/staging") == [])
+            #expect(client.currentRelease?.number == 1 && Self.contents(folder, "big.bin") == nil)
+            #expect(try await client.check().expectedBytes == Int64(Self.large.count))
+
+            // The same file in a critical release: over the budget, within the critical one.
+            let note = Array("critical\n".utf8)
+            #expect(
+                [200, 201].contains(
+                    try await RolloutFleetTests.send(server, "PUT", "/v1/blobs/\(Hex.string(SHA256.hash(data: note)))", body: note).status
+                )
+            )
+            let files: [CommitRequest.File] = [
+                .init(path: "a.txt", sha256: Hex.string(SHA256.hash(data: Data("one\n".utf8)))),
+                .init(path: "big.bin", sha256: Hex.string(SHA256.hash(data: Self.large))),
+                .init(path: "note.txt", sha256: Hex.string(SHA256.hash(data: note))),
+            ]
+            let commit = try await RolloutFleetTests.send(server, "POST", "/v1/releases", json: CommitRequest(files: files, critical: true))
+            #expect(commit.status == 201, "\(commit.bodyText)")
+            #expect(await (try? client.sync()) == nil, "no critical budget: the general one holds")
+            var withCritical = client.configuration
+            withCritical.criticalMaximumTransferBytes = 4_000_000
+            let critical = try await DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: withCritical).sync()
+            #expect(critical.rollout?.critical == true && critical.release?.number == 3)
+            #expect(Self.contents(folder, "big.bin") == Self.large)
         }
     }
 
     @Test("apply refuses a release downloaded over another release than the folder holds now, and changes nothing")
     func movedOn() async throws {
-        try await LiveServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
-            try await withTemporaryDirectory { folder in
-                let client = SyncTests.client(server, folder)
-                _ = try await client.sync()
-                try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8))])
-                _ = try await client.download()
-                // The record of what is staged, as if planned over another release.
-                var staged = try JSONDecoder().decode(StagedRelease.self, from: Data(try #require(client.folder.read(.staged))))
-                staged.base = String(repeating: "e", count: 64)
-                try client.folder.replace(.staged, with: try staged.encoded())
+        try await Self.withReleaseOne { server, folder, client in
+            try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8))])
+            _ = try await client.download()
+            // The record of what is staged, as if planned over another release.
+            var staged = try JSONDecoder().decode(StagedRelease.self, from: Data(try #require(client.folder.read(.staged))))
+            staged.base = String(repeating: "e", count: 64)
+            try client.folder.replace(.staged, with: try staged.encoded())
 
-                let refused = #expect(throws: SyncError.self) { try client.apply() }
-                #expect(refused?.code == .notStaged && refused?.message.contains("download again") == true)
-                #expect(client.currentRelease?.number == 1 && Self.contents(folder, "a.txt") == Data("one\n".utf8))
-                // A sync after it goes the whole way.
-                #expect(try await client.sync().release?.number == 2)
-                #expect(Self.contents(folder, "a.txt") == Data("two\n".utf8))
-            }
+            let refused = #expect(throws: SyncError.self) { try client.apply() }
+            #expect(refused?.code == .notStaged && refused?.message.contains("download again") == true)
+            #expect(client.currentRelease?.number == 1 && Self.contents(folder, "a.txt") == Data("one\n".utf8))
+            // A sync after it goes the whole way.
+            #expect(try await client.sync().release?.number == 2)
+            #expect(Self.contents(folder, "a.txt") == Data("two\n".utf8))
         }
     }
 }
