@@ -63,6 +63,10 @@ extension DepotClient {
         else {
             throw SyncError(.notStaged, "no release is staged in \(directory.path): download first")
         }
+        if let problem = staged.journal.problem {
+            try? folder.remove(.staged)
+            throw SyncError(.notStaged, "the record of the staged release is damaged (\(problem)): download again")
+        }
         let held = SyncState.load(from: folder).release
         guard held?.id == staged.base else {
             try? folder.remove(.staged)

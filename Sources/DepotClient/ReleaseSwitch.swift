@@ -1,4 +1,5 @@
 import DepotFiles
+import DepotManifest
 import Foundation
 
 /// Switching a sync folder from one release to the next, so that an app never sees files of two
@@ -23,6 +24,13 @@ struct ReleaseJournal: Codable, Equatable {
     var removals: [String]
     /// Set, durably, once every removal is done: from then on they are never run again.
     var removalsDone: Bool?
+
+    /// Why this journal cannot be carried out as it is, or `nil`: every move must name a staged
+    /// file by its SHA-256, so that a journal another process of the container wrote cannot
+    /// reach a file outside the staging folder.
+    var problem: String? {
+        moves.first { !ContentAddress.isSHA256($0.staged) }.map { "a move of \($0.path) names no staged file (\($0.staged))" }
+    }
 
     struct Move: Codable, Equatable {
         /// The file's name in `.depot/staging/`.
@@ -138,6 +146,7 @@ extension DepotClient {
     /// and rename goes through the folder's descriptor: a link planted on the way is refused,
     /// never followed.
     private func carryOut(_ journal: ReleaseJournal, staging: StagingFolder) throws {
+        if let problem = journal.problem { throw SyncError(.corrupt, "the switch journal is damaged: \(problem)") }
         var journal = journal
         let folder = staging.folder
         try switchFault?(.journalWritten)

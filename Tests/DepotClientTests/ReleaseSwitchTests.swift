@@ -8,6 +8,9 @@ import Testing
 /// next when a sync is killed half-way.
 @Suite("Release switch")
 struct ReleaseSwitchTests {
+    /// A staged file's name for `label`: a SHA-256, as a journal must name one.
+    static func sha(_ label: String) -> String { Fixture.sha256(Data(label.utf8)) }
+
     static func client(_ folder: URL) -> DepotClient {
         DepotClient(server: URL(string: "http://127.0.0.1:9/")!, directory: folder)
     }
@@ -34,14 +37,14 @@ struct ReleaseSwitchTests {
         _ = try folder.write(Data("a1".utf8), to: "a")
         _ = try folder.write(Data("old".utf8), to: "old")
         try Self.held(1).save(in: client.folder)
-        _ = try folder.write(Data("a2".utf8), to: ".depot/staging/sha-a2")
-        _ = try folder.write(Data("same".utf8), to: ".depot/staging/sha-same")
+        _ = try folder.write(Data("a2".utf8), to: ".depot/staging/" + ReleaseSwitchTests.sha("a2"))
+        _ = try folder.write(Data("same".utf8), to: ".depot/staging/" + ReleaseSwitchTests.sha("same"))
         return ReleaseJournal(
             state: Self.held(2),
             moves: [
-                .init(staged: "sha-a2", path: "a", copy: false, modified: 1_700_000_000),
-                .init(staged: "sha-same", path: "b/c", copy: true, modified: nil),
-                .init(staged: "sha-same", path: "d", copy: false, modified: nil),
+                .init(staged: ReleaseSwitchTests.sha("a2"), path: "a", copy: false, modified: 1_700_000_000),
+                .init(staged: ReleaseSwitchTests.sha("same"), path: "b/c", copy: true, modified: nil),
+                .init(staged: ReleaseSwitchTests.sha("same"), path: "d", copy: false, modified: nil),
             ],
             removals: ["old"]
         )
@@ -77,20 +80,20 @@ struct ReleaseSwitchTests {
             if steps >= 1 { try FileManager.default.removeItem(at: folder.appendingPathComponent("old")) }
             if steps >= 2 {
                 try Durability.rename(
-                    client.directory.appendingPathComponent(StagingFolder.path).appendingPathComponent("sha-a2"),
+                    client.directory.appendingPathComponent(StagingFolder.path).appendingPathComponent(ReleaseSwitchTests.sha("a2")),
                     to: folder.appendingPathComponent("a")
                 )
             }
             if steps >= 3 {
                 try FileManager.default.createDirectory(at: folder.appendingPathComponent("b"), withIntermediateDirectories: true)
                 try FileManager.default.copyItem(
-                    at: client.directory.appendingPathComponent(StagingFolder.path).appendingPathComponent("sha-same"),
+                    at: client.directory.appendingPathComponent(StagingFolder.path).appendingPathComponent(ReleaseSwitchTests.sha("same")),
                     to: folder.appendingPathComponent("b/c")
                 )
             }
             if steps >= 4 {
                 try Durability.rename(
-                    client.directory.appendingPathComponent(StagingFolder.path).appendingPathComponent("sha-same"),
+                    client.directory.appendingPathComponent(StagingFolder.path).appendingPathComponent(ReleaseSwitchTests.sha("same")),
                     to: folder.appendingPathComponent("d")
                 )
             }

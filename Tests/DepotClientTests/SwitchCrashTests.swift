@@ -22,7 +22,7 @@ struct SwitchCrashTests {
             after: ["a/b": "b2", "keep": "k"],
             journal: ReleaseJournal(
                 state: ReleaseSwitchTests.held(2),
-                moves: [.init(staged: "sha-b2", path: "a/b", copy: false, modified: nil)],
+                moves: [.init(staged: ReleaseSwitchTests.sha("b2"), path: "a/b", copy: false, modified: nil)],
                 removals: ["a"]
             )
         )
@@ -35,7 +35,7 @@ struct SwitchCrashTests {
             after: ["Readme.txt": "new text", "keep": "k"],
             journal: ReleaseJournal(
                 state: ReleaseSwitchTests.held(2),
-                moves: [.init(staged: "sha-new-text", path: "Readme.txt", copy: false, modified: nil)],
+                moves: [.init(staged: ReleaseSwitchTests.sha("new-text"), path: "Readme.txt", copy: false, modified: nil)],
                 removals: ["Readme.txt"]
             )
         )
@@ -48,9 +48,9 @@ struct SwitchCrashTests {
             journal: ReleaseJournal(
                 state: ReleaseSwitchTests.held(2),
                 moves: [
-                    .init(staged: "sha-a2", path: "a", copy: false, modified: 1_700_000_000),
-                    .init(staged: "sha-same", path: "b/c", copy: true, modified: nil),
-                    .init(staged: "sha-same", path: "d", copy: false, modified: nil),
+                    .init(staged: ReleaseSwitchTests.sha("a2"), path: "a", copy: false, modified: 1_700_000_000),
+                    .init(staged: ReleaseSwitchTests.sha("same"), path: "b/c", copy: true, modified: nil),
+                    .init(staged: ReleaseSwitchTests.sha("same"), path: "d", copy: false, modified: nil),
                 ],
                 removals: ["old"]
             )

@@ -165,6 +165,24 @@ struct SyncStepsTests {
         }
     }
 
+    @Test("a record of the staged release that names a file outside the staging folder is refused; nothing outside is read in")
+    func forgedRecord() async throws {
+        try await Self.withReleaseOne { server, folder, client in
+            try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8))])
+            _ = try await client.download()
+            let secret = folder.deletingLastPathComponent().appendingPathComponent("secret-\(UUID().uuidString)")
+            try Data("not Depot's".utf8).write(to: secret)
+            defer { try? FileManager.default.removeItem(at: secret) }
+            var staged = try JSONDecoder().decode(StagedRelease.self, from: Data(try #require(client.folder.read(.staged))))
+            staged.journal.moves = [.init(staged: "../../../" + secret.lastPathComponent, path: "stolen.txt", copy: true, modified: nil)]
+            try client.folder.replace(.staged, with: try staged.encoded())
+
+            let refused = #expect(throws: SyncError.self) { try client.apply() }
+            #expect(refused?.code == .notStaged && refused?.message.contains("damaged") == true, "\(String(describing: refused))")
+            #expect(Self.contents(folder, "stolen.txt") == nil && client.currentRelease?.number == 1)
+        }
+    }
+
     @Test("apply refuses a release downloaded over another release than the folder holds now, and changes nothing")
     func movedOn() async throws {
         try await Self.withReleaseOne { server, folder, client in
