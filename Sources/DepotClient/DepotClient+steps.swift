@@ -11,7 +11,7 @@ extension DepotClient {
     /// (``UpdatePlan``). Changes nothing the app can see; documents are cached for the download.
     public func check() async throws -> UpdatePlan {
         guard let plan = try await run(to: .check, progress: ProgressSink()).plan else {
-            throw SyncError(.server, "no server answered the check")
+            preconditionFailure("every path of a check returns its plan")
         }
         return plan
     }
@@ -45,7 +45,9 @@ extension DepotClient {
     }
 
     /// Switches the folder to the release ``download()`` staged: renames only, no network, in
-    /// the switch's crash-safe order. Returns the release now held.
+    /// the switch's crash-safe order. Returns the release now held. With no network it cannot
+    /// know that the channel has rolled back since: the next ``check()``, ``download()`` or
+    /// sync that learns it drops the staged release.
     ///
     /// - Throws: ``SyncError`` `.notStaged` when no release is staged, when the folder has moved
     ///   on from the release it was downloaded over (another sync applied one), or when a staged
@@ -53,9 +55,7 @@ extension DepotClient {
     ///   file open that the switch would replace (``SQLiteSidecar``).
     @discardableResult
     public func apply() throws -> HeldRelease {
-        guard let syncLock = try folder.with({ try FileLock.acquire(".depot/sync.lock", in: $0, exclusive: true, wait: false) }) else {
-            throw SyncError(.io, "a sync of \(directory.path) is running")
-        }
+        let syncLock = try lockForSync()
         defer { syncLock.unlock() }
         try finishInterruptedSwitch()
         guard let bytes = folder.read(.staged), let staged = try? JSONDecoder().decode(StagedRelease.self, from: Data(bytes)),
@@ -86,5 +86,17 @@ extension DepotClient {
             try reportQueue.add(.applied, release: release.id, channel: release.channel, install: try installID())
         }
         return release
+    }
+}
+
+extension DepotClient {
+    /// The folder's sync lock, taken exclusively: one sync, download, check or apply at a time.
+    ///
+    /// - Throws: ``SyncError`` `.io` when another holds it.
+    func lockForSync() throws -> FileLock {
+        guard let lock = try folder.with({ try FileLock.acquire(".depot/sync.lock", in: $0, exclusive: true, wait: false) }) else {
+            throw SyncError(.io, "another sync of \(directory.path) is running")
+        }
+        return lock
     }
 }

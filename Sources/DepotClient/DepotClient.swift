@@ -200,9 +200,7 @@ public struct DepotClient: Sendable {
     /// under the folder's sync lock, once an interrupted switch is finished and waiting reports
     /// are sent; returns the report and, for `.check`, the plan.
     func run(to goal: SyncGoal, progress: ProgressSink) async throws -> (report: SyncReport, plan: UpdatePlan?) {
-        guard let syncLock = try folder.with({ try FileLock.acquire(".depot/sync.lock", in: $0, exclusive: true, wait: false) }) else {
-            throw SyncError(.io, "another sync of \(directory.path) is running")
-        }
+        let syncLock = try lockForSync()
         defer { syncLock.unlock() }
         try finishInterruptedSwitch()
         // Reports an earlier call could not send go first: a sync is when a server is reachable.
@@ -289,6 +287,13 @@ public struct DepotClient: Sendable {
         state.channel = document
         let side = try rolloutSide(of: document, holding: held?.id)
         report.rollout = side
+        // A download staged for another release than the channel now names (it rolled back, or
+        // moved on) is not to be applied.
+        if goal != .check, let bytes = folder.read(.staged),
+            (try? JSONDecoder().decode(StagedRelease.self, from: Data(bytes)))?.journal.state.release?.id != side.release
+        {
+            try folder.remove(.staged)
+        }
         if let held, side.release == held.id {
             let next = HeldRelease(
                 id: held.id,

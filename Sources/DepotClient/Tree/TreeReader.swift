@@ -16,8 +16,8 @@ public struct TreeReader<Source: TreeSource>: Sendable {
     /// The largest channel document accepted.
     public static var maximumChannelBytes: Int { 64 * 1024 }
 
-    /// The most roots followed from root 1 without a trusted root to anchor them
-    /// (``trust(for:under:fromFirstRoot:held:verified:)``).
+    /// The most roots a mirror follows from root 1 without a trusted root to anchor them
+    /// (``checkedChannel(_:ifNoneMatch:trust:fromFirstRoot:held:now:lastAccepted:)``).
     public static var maximumUnanchoredRoots: Int64 { 1000 }
 
     public let source: Source
