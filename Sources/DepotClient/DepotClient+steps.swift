@@ -8,7 +8,8 @@ import Foundation
 extension DepotClient {
     /// Fetches and verifies the documents only, and says what a sync would do: the release,
     /// the files that change and how each would come, the bytes expected and the space needed
-    /// (``UpdatePlan``). Changes nothing the app can see; documents are cached for the download.
+    /// (``UpdatePlan``). Changes nothing the app can see; documents are cached for the download,
+    /// and a release staged for another than the channel now names is dropped.
     public func check() async throws -> UpdatePlan {
         guard let plan = try await run(to: .check, progress: ProgressSink()).plan else {
             preconditionFailure("every path of a check returns its plan")

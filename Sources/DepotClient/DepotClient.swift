@@ -288,8 +288,8 @@ public struct DepotClient: Sendable {
         let side = try rolloutSide(of: document, holding: held?.id)
         report.rollout = side
         // A download staged for another release than the channel now names (it rolled back, or
-        // moved on) is not to be applied.
-        if goal != .check, let bytes = folder.read(.staged),
+        // moved on) is not to be applied: any step that learns it, a check too, drops it.
+        if let bytes = folder.read(.staged),
             (try? JSONDecoder().decode(StagedRelease.self, from: Data(bytes)))?.journal.state.release?.id != side.release
         {
             try folder.remove(.staged)
