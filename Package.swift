@@ -26,6 +26,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "depot", targets: ["depot"]),
+        .executable(name: "depot-catalog-example", targets: ["CatalogExample"]),
         .library(name: "DepotHTTP", targets: ["DepotHTTP"]),
         .library(name: "DepotStore", targets: ["DepotStore"]),
         .library(name: "DepotClient", targets: ["DepotClient"]),
@@ -230,6 +231,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // An app as Depot's users write one: its SQLite catalog open, releases applied between
+        // two queries (README, "Check, download, apply").
+        .executableTarget(
+            name: "CatalogExample",
+            dependencies: [
+                "DepotClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Test content, digests and temporary folders: no server, so the pure modules' tests
         // do not build one.
         .target(
@@ -329,8 +341,9 @@ let package = Package(
         .testTarget(
             name: "DepotCLITests",
             dependencies: [
-                "depot", "DepotAPI", "DepotClient", "DepotManifest", "DepotPublisher", "DepotSigning", "DepotTestSupport",
+                "CatalogExample", "depot", "DepotAPI", "DepotClient", "DepotManifest", "DepotPublisher", "DepotSigning", "DepotTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: testSwiftSettings
         ),

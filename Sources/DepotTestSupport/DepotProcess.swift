@@ -55,8 +55,8 @@ public struct DepotProcess: Sendable {
     }
 
     /// Starts a program with its output going to a log file in `directory`, for the length of
-    /// `body`.
-    static func launch<Result: Sendable>(
+    /// `body`: another of the package's executables, or a tool.
+    public static func launch<Result: Sendable>(
         _ executable: String,
         _ arguments: [String],
         environment: [String: String]?,

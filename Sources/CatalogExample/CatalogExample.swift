@@ -1,0 +1,109 @@
+import ArgumentParser
+import DepotClient
+import Foundation
+import GRDB
+import Synchronization
+
+/// An app as Depot's users write one, small enough to read: it keeps its SQLite catalog open
+/// (WAL mode, the system SQLite through GRDB) and queries it without pause, while a background
+/// task checks for a new release and downloads it; between two queries, once a download is
+/// staged, it closes the catalog, applies the release (renames only, in a moment) and opens the
+/// catalog again.
+///
+/// The catalog it expects: a table `item(id, body)` whose every `body` starts with the release
+/// it is of (`release 7, …`). Each query checks that every row is of the release the folder
+/// holds: one row of another release is a mix, and the program stops with exit status 1.
+@main
+struct CatalogExample: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "depot-catalog-example",
+        abstract: "Query a synced SQLite catalog without pause, and apply each new release between two queries."
+    )
+
+    @Option(help: "The Depot server.")
+    var server: String
+
+    @Option(help: "The folder to keep in step.")
+    var dir: String
+
+    @Option(help: "The catalog's path in the release.")
+    var catalog = "catalog.sqlite"
+
+    @Option(help: "Stop once this release is applied.")
+    var until: Int64
+
+    @Option(help: "Seconds between two checks for a new release.")
+    var every: Double = 60
+
+    @Option(help: "Bytes a second a transfer must average (DepotClient.Configuration.minimumTransferRate).")
+    var minimumRate = 1024
+
+    func run() async throws {
+        guard let url = URL(string: server.hasSuffix("/") ? server : server + "/") else { throw ValidationError("invalid --server") }
+        let folder = URL(fileURLWithPath: dir)
+        let client = DepotClient(server: url, directory: folder, configuration: .init(minimumTransferRate: minimumRate))
+        if client.currentRelease == nil { _ = try await client.sync() }
+        let path = folder.appendingPathComponent(catalog).path
+        let (until, every) = (until, every)
+        let staged = Flag()
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // In the background: check, and download what is new; then wait for the app to apply.
+            group.addTask {
+                while !Task.isCancelled {
+                    guard !staged.isSet, !(try await client.check().isUpToDate) else {
+                        try await Task.sleep(for: .milliseconds(Int64(every * 1000)))
+                        continue
+                    }
+                    let report = try await client.download()
+                    if report.failedCount == 0 { staged.set(true) }
+                }
+            }
+            // The app: queries without pause, and applies between two of them.
+            group.addTask {
+                var database = try DatabaseQueue(path: path)
+                var queries = 0
+                while true {
+                    try Self.query(database, holding: client.currentRelease?.number ?? 0)
+                    queries += 1
+                    guard staged.isSet else { continue }
+                    try database.close()
+                    let release = try client.apply()
+                    staged.set(false)
+                    database = try DatabaseQueue(path: path)
+                    try Self.query(database, holding: release.number)
+                    // Written at once, not when a buffer fills: whoever watches the app sees it now.
+                    FileHandle.standardOutput.write(
+                        Data("applied release \(release.number) after \(queries) queries: every row of release \(release.number)\n".utf8)
+                    )
+                    if release.number >= until { return }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Runs the app's query, and refuses a catalog any row of which is of another release than
+    /// `release`.
+    static func query(_ database: DatabaseQueue, holding release: Int64) throws {
+        let releases = try database.read { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT substr(body, 1, instr(body, ',') - 1) FROM item")
+        }
+        guard releases == ["release \(release)"] else {
+            throw Mix(description: "a mix: the catalog of release \(release) holds rows of \(releases.joined(separator: ", "))")
+        }
+    }
+}
+
+/// A query saw rows of two releases, or of another release than the folder holds.
+struct Mix: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Whether a download is staged, between the background task and the app's.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set(_ new: Bool) { value.withLock { $0 = new } }
+}

@@ -1,0 +1,67 @@
+import DepotTestSupport
+import Foundation
+import GRDB
+import Testing
+
+/// Issue 41: the example app (`depot-catalog-example`) against the real server and real SQLite
+/// files. It keeps its catalog open in WAL mode and queries it without pause; each release
+/// published is checked for, downloaded in the background and applied between two queries.
+@Suite("The example app")
+struct CatalogExampleTests {
+    static var executable: URL { DepotProcess.executable.deletingLastPathComponent().appendingPathComponent("depot-catalog-example") }
+
+    /// A catalog of 2,000 rows, each naming release `release`, in WAL mode.
+    static func catalog(_ release: Int) throws -> Data {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let queue = try DatabaseQueue(path: path)
+        _ = try queue.writeWithoutTransaction { try String.fetchOne($0, sql: "PRAGMA journal_mode = WAL") }
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+            for id in 1...2000 { try db.execute(sql: "INSERT INTO item VALUES (?, ?)", arguments: [id, "release \(release), item \(id)"]) }
+        }
+        try queue.close()
+        return try Data(contentsOf: URL(fileURLWithPath: path))
+    }
+
+    @Test("20 releases, each applied between two queries of an app that holds its catalog open: never a mix, every reopen the release applied")
+    func twentyReleases() async throws {
+        try await DepotCLI.withServer { root, server in
+            func publish(_ release: Int) async throws {
+                try root.write(try Self.catalog(release), to: "site/catalog.sqlite")
+                let result = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
+                #expect(result.status == 0, "\(result.errors)")
+            }
+            try await publish(1)
+            try await DepotProcess.launch(
+                Self.executable.path,
+                // Checks every 20 ms; no minimum rate: the test's server shares a loaded machine.
+                ["--server", server, "--dir", "out", "--until", "21", "--every", "0.02", "--minimum-rate", "0"],
+                environment: nil,
+                in: root
+            ) { app in
+                for release in 2...21 {
+                    try await publish(release)
+                    // The app applies each before the next is published (a bound that only guards a hang).
+                    let applied = try await poll(for: .seconds(120)) { app.log.contains("applied release \(release) ") ? true : nil }
+                    try #require(applied != nil, "release \(release) was not applied: \(app.log)")
+                }
+                #expect(try await app.waitForExit(timeout: .seconds(120)) == 0, "\(app.log)")
+                let lines = app.log.split(separator: "\n").filter { $0.hasPrefix("applied release ") }
+                #expect(lines.count == 20, "\(app.log)")
+                // Queries ran between every two applies.
+                let queries = lines.compactMap { $0.split(separator: " ").dropFirst(4).first.flatMap { Int($0) } }
+                #expect(queries.count == 20 && zip(queries, queries.dropFirst()).allSatisfy { $0 < $1 }, "\(lines)")
+                #expect(!app.log.contains("mix"), "\(app.log)")
+            }
+            // What the app left: release 21 exactly, no log of a closed connection, nothing staged.
+            let queue = try DatabaseQueue(path: root.appendingPathComponent("out/catalog.sqlite").path)
+            let releases = try await queue.read { try String.fetchAll($0, sql: "SELECT DISTINCT substr(body, 1, 10) FROM item") }
+            try queue.close()
+            #expect(releases == ["release 21"])
+            let names = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("out").path)
+            #expect(Set(names) == [".depot", "catalog.sqlite"], "\(names)")
+            #expect(try FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent("out/.depot/staging").path).isEmpty)
+        }
+    }
+}
