@@ -361,6 +361,7 @@ public struct DepotClient: Sendable {
                 rollout: side,
                 document: document,
                 staging: StagingFolder(try folder.open()),
+                partialFolder: partialFolder,
                 localURL: { try DepotClient.localURL(for: $0, in: directoryPath) },
                 blocks: { entry, local, budget in try await blocks.match(entry, from: local, budget: budget, received: ByteCounter()).expected }
             )

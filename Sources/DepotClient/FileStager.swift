@@ -198,9 +198,9 @@ struct FileStager: Sendable {
     func stream(_ entry: ReleaseEntry, gzip useGzip: Bool, to staged: URL) async throws -> (SyncReport.Outcome, Int64) {
         let download =
             if useGzip, let gzip = entry.gzip, let url = try entry.gzipURL {
-                try blobDownload(url, sha256: gzip.sha256, size: gzip.size, partialName: "\(gzip.sha256).gz.partial")
+                try blobDownload(url, sha256: gzip.sha256, size: gzip.size, partialName: Self.partialName(of: entry, gzip: true))
             } else {
-                try blobDownload(try entry.blobURL, sha256: entry.sha256, size: entry.size, partialName: "\(entry.sha256).partial")
+                try blobDownload(try entry.blobURL, sha256: entry.sha256, size: entry.size, partialName: Self.partialName(of: entry, gzip: false))
             }
         let verified = staged.appendingPathExtension("verifying")
         // A download that does not match the release is worthless. One that resumed (or was
@@ -309,6 +309,13 @@ struct FileStager: Sendable {
     }
 
     /// A resumable download of the immutable URL `url`, whose bytes have this SHA-256 and size.
+    /// The name in `.depot/partial/` of `entry`'s download under way: its gzip variant's, or
+    /// its own.
+    static func partialName(of entry: ReleaseEntry, gzip: Bool) -> String {
+        if gzip, let variant = entry.gzip { return "\(variant.sha256).gz.partial" }
+        return "\(entry.sha256).partial"
+    }
+
     func blobDownload(_ url: String, sha256: String, size: Int64, partialName: String) throws -> BlobDownload {
         BlobDownload(
             url: try OriginPolicy.url(url, below: server),

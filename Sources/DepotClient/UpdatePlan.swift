@@ -62,7 +62,8 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
 
     /// The plan of a sync to `release`: for each file, the way the stager would take
     /// (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``), judged as it judges
-    /// it: what is staged intact, what the folder holds at the path, and for blocks what the
+    /// it: what is staged intact, what a download under way holds already (in `partialFolder`),
+    /// what the folder holds at the path, and for blocks what the
     /// local copy holds of them (`blocks`: the bytes a rebuild of an entry from a local file
     /// transfers within a budget, index included; it throws when the blocks are not worth their
     /// bytes, and the next way is taken, as the stager takes it).
@@ -72,6 +73,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
         rollout side: RolloutSide,
         document: ChannelDocument,
         staging: StagingFolder,
+        partialFolder: URL,
         localURL: (String) throws -> URL,
         blocks: (ReleaseEntry, URL, _ budget: Int64) async throws -> Int64
     ) async throws {
@@ -99,7 +101,13 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
                     } else if let bytes = try? await blocks(entry, local, entry.wholeLength) {
                         chosen = (.blocks, bytes, false)
                     }
-                case .download(let gzip), .stream(let gzip): chosen = (gzip ? .gzip : .full, entry.wholeLength, false)
+                case .download(let gzip): chosen = (gzip ? .gzip : .full, entry.wholeLength, false)
+                case .stream(let gzip):
+                    // A download an earlier one began resumes: only the rest comes (nothing, when
+                    // it holds the whole length: it is checked, and fetched again only if wrong).
+                    let partial = partialFolder.appendingPathComponent(FileStager.partialName(of: entry, gzip: gzip))
+                    let held = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int64) ?? 0
+                    chosen = (gzip ? .gzip : .full, held <= entry.wholeLength ? entry.wholeLength - held : entry.wholeLength, false)
                 }
             }
             let (way, bytes, isBound) = chosen ?? (.full, entry.size, false)
