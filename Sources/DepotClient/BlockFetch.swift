@@ -38,14 +38,12 @@ struct BlockFetch {
         var description: String { "the blocks would cost \(expected) bytes, the file itself \(budget)" }
     }
 
-    /// Writes `entry`'s content at `output` from `local` and the blocks it lacks; counts what
-    /// it receives in `received`.
+    /// Writes `entry`'s content at `output` from the local copy `matched` found blocks in
+    /// (``match(_:from:budget:received:)``) and the blocks it lacks; counts what it receives in
+    /// `received`.
     ///
-    /// - Parameter budget: What the file costs another way: past it (index included), blocks are
-    ///   not fetched and ``NotWorthIt`` is thrown.
-    /// - Throws: ``SyncError`` `.corrupt` for an index or block that does not match the release.
-    func rebuild(_ entry: ReleaseEntry, from local: URL, to output: URL, budget: Int64, received: ByteCounter) async throws {
-        let matched = try await match(entry, from: local, budget: budget, received: received)
+    /// - Throws: ``SyncError`` `.corrupt` for a block that does not match the index.
+    func rebuild(_ entry: ReleaseEntry, from matched: Matched, to output: URL, received: ByteCounter) async throws {
         let (index, copy, found, runs, offsets) = (matched.index, matched.copy, matched.found, matched.runs, matched.offsets)
         let multipleRanges = matched.multipleRanges
 
@@ -104,12 +102,19 @@ struct BlockFetch {
         let runs: [ClosedRange<Int>]
         let offsets: [Int64]
         let multipleRanges: Bool
+        /// The block index's length.
+        let indexBytes: Int64
+        /// What the rebuild transfers, the index included.
         let expected: Int64
     }
 
     /// Fetches and checks `entry`'s block index and matches `local` against it: what
-    /// ``rebuild(_:from:to:budget:received:)`` fetches, and what ``DepotClient/check()``
-    /// expects it to. Throws ``NotWorthIt`` past `budget`.
+    /// ``rebuild(_:from:to:received:)`` fetches, and what ``DepotClient/check()`` expects it
+    /// to.
+    ///
+    /// - Parameter budget: What the file costs another way: past it (index included), blocks are
+    ///   not fetched and ``NotWorthIt`` is thrown.
+    /// - Throws: ``SyncError`` `.corrupt` for an index that does not match the release.
     func match(_ entry: ReleaseEntry, from local: URL, budget: Int64, received: ByteCounter) async throws -> Matched {
         guard let listed = entry.blocks, let indexURL = try entry.blockIndexURL else { throw SyncError(.corrupt, "\(entry.path) has no block index") }
         // The size comes from the release: an index that alone costs the budget is not fetched
@@ -133,7 +138,16 @@ struct BlockFetch {
         let runs = Self.missingRuns(found).flatMap { Self.split($0, offsets: offsets, maximumBytes: bytesPerRequest) }
         let expected = Int64(data.count) + runs.reduce(0) { $0 + offsets[$1.upperBound + 1] - offsets[$1.lowerBound] }
         guard expected < budget else { throw NotWorthIt(expected: expected, budget: budget) }
-        return Matched(index: index, copy: copy, found: found, runs: runs, offsets: offsets, multipleRanges: multipleRanges, expected: expected)
+        return Matched(
+            index: index,
+            copy: copy,
+            found: found,
+            runs: runs,
+            offsets: offsets,
+            multipleRanges: multipleRanges,
+            indexBytes: Int64(data.count),
+            expected: expected
+        )
     }
 
     /// Fetches the block index at `url` (`length` bytes) as two ranges: a 206 with both says the

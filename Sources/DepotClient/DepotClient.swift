@@ -353,6 +353,7 @@ public struct DepotClient: Sendable {
         let budget =
             side.critical ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
         var fileProgress = progress.file
+        let localCopies = LocalCopies()
         if goal == .check || budget != nil || progress.overall != nil {
             let blocks = BlockFetch(server: server, session: session, width: configuration.parallelDownloads)
             let update = try await UpdatePlan(
@@ -363,7 +364,12 @@ public struct DepotClient: Sendable {
                 staging: StagingFolder(try folder.open()),
                 partialFolder: partialFolder,
                 localURL: { try DepotClient.localURL(for: $0, in: directoryPath) },
-                blocks: { entry, local, budget in try await blocks.match(entry, from: local, budget: budget, received: ByteCounter()).expected }
+                localCopies: localCopies,
+                blocks: { entry, local, budget in
+                    try await localCopies.match(entry, at: local) {
+                        try await blocks.match(entry, from: local, budget: budget, received: ByteCounter())
+                    }.matched.expected
+                }
             )
             if goal == .check { return (report, update) }
             if let budget, update.expectedBytes > budget {
@@ -381,6 +387,7 @@ public struct DepotClient: Sendable {
             progress: fileProgress
         )
         stager.pages = afterPages
+        stager.localCopies = localCopies
         report.files = await stager.stage(plan.fetches)
         guard report.failedCount == 0 else {
             let reason = report.files.first { $0.outcome == .failed }.map { "\($0.path): \($0.error ?? "failed")" } ?? "failed"

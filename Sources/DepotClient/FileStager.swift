@@ -24,6 +24,8 @@ struct FileStager: Sendable {
     let parallelDownloads: Int
     let session: TransferSession
     let progress: (@Sendable (DepotClient.Progress) -> Void)?
+    /// What this sync learnt of the local copies, shared with its plan (``UpdatePlan``).
+    var localCopies = LocalCopies()
     /// The new release's pages the fetches come from, by SHA-256: their packs carry the small
     /// files (``PackFetch``).
     var pages: [(sha256: String, page: ReleasePage)] = []
@@ -58,7 +60,7 @@ struct FileStager: Sendable {
                 guard !FileManager.default.fileExists(atPath: staged.path), let local = try? localURL(fetch.entry.path) else { return false }
                 let actions = fetch.actions(
                     stagedIntact: false,
-                    local: Self.localCopy(at: local, held: fetch.held),
+                    local: localCopies.copy(at: local, held: fetch.held),
                     inMemoryLimit: Self.inMemoryLimit
                 )
                 return actions == [.download(gzip: fetch.entry.downloadsGzip)]
@@ -119,7 +121,7 @@ struct FileStager: Sendable {
             let local = try localURL(entry.path)
             let actions = fetch.actions(
                 stagedIntact: stagedIntact,
-                local: Self.localCopy(at: local, held: fetch.held),
+                local: localCopies.copy(at: local, held: fetch.held),
                 inMemoryLimit: Self.inMemoryLimit
             )
             for (number, action) in actions.enumerated() {
@@ -138,14 +140,6 @@ struct FileStager: Sendable {
             file.error = "\(error)"
         }
         return file
-    }
-
-    /// What the folder holds at `local`: the content `held` lists when its size and SHA-256
-    /// match (a patch applies to nothing else), else other bytes, or nothing.
-    static func localCopy(at local: URL, held: ReleaseEntry?) -> ReleasePlan.Fetch.LocalCopy {
-        guard let size = try? FileManager.default.attributesOfItem(atPath: local.path)[.size] as? Int64 else { return .none }
-        guard let held, size == held.size, let (sha256, _) = try? StagedContent.digest(of: local), sha256 == held.sha256 else { return .other }
-        return .held
     }
 
     /// Carries out one action, counting what it receives in `received`; returns the outcome.
@@ -172,13 +166,22 @@ struct FileStager: Sendable {
             defer { try? FileManager.default.removeItem(at: rebuilt) }
             let blocks = BlockFetch(server: server, session: session, width: parallelDownloads)
             if let patch = restoring, let held = fetch.held {
-                try await blocks.rebuild(held, from: local, to: rebuilt, budget: entry.wholeLength - patch.size, received: received)
+                let matched = try await localCopies.match(held, at: local) {
+                    try await blocks.match(held, from: local, budget: entry.wholeLength - patch.size, received: received)
+                }
+                if !matched.isNew { _ = received.add(matched.matched.indexBytes) }
+                try await blocks.rebuild(held, from: matched.matched, to: rebuilt, received: received)
                 guard let (sha256, _) = try? StagedContent.digest(of: rebuilt), sha256 == held.sha256 else {
                     throw SyncError(.corrupt, "the blocks did not rebuild the version held of \(entry.path)")
                 }
                 try await fetchPatch(patch, for: entry, base: rebuilt, to: staged, received: received)
             } else {
-                try await blocks.rebuild(entry, from: local, to: rebuilt, budget: entry.wholeLength, received: received)
+                let matched = try await localCopies.match(entry, at: local) {
+                    try await blocks.match(entry, from: local, budget: entry.wholeLength, received: received)
+                }
+                // The plan fetched the index: it is this file's cost all the same.
+                if !matched.isNew { _ = received.add(matched.matched.indexBytes) }
+                try await blocks.rebuild(entry, from: matched.matched, to: rebuilt, received: received)
                 try stageChecked(rebuilt, entry: entry, to: staged)
             }
             return .blocks

@@ -75,6 +75,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
         staging: StagingFolder,
         partialFolder: URL,
         localURL: (String) throws -> URL,
+        localCopies: LocalCopies,
         blocks: (ReleaseEntry, URL, _ budget: Int64) async throws -> Int64
     ) async throws {
         var files: [File] = []
@@ -84,7 +85,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
             let local = try localURL(entry.path)
             let actions = fetch.actions(
                 stagedIntact: stagedIntact,
-                local: FileStager.localCopy(at: local, held: fetch.held),
+                local: localCopies.copy(at: local, held: fetch.held),
                 inMemoryLimit: FileStager.inMemoryLimit
             )
             var chosen: (way: SyncReport.Outcome, bytes: Int64, isBound: Bool)?

@@ -203,6 +203,34 @@ struct SyncStepsTests {
         }
     }
 
+    @Test("with a budget, the plan and the download share what they learn of a changed local copy: its block index is fetched once")
+    func planSharedWithDownload() async throws {
+        var configuration = ServerConfiguration()
+        configuration.publish.deltas.blockIndexMinimumBytes = 65_536
+        let one = Fixture.pseudoRandom(count: 1_000_000, seed: 73)
+        let two = one.prefix(400_000) + Data(repeating: 0x55, count: 1_000) + one.dropFirst(401_000)
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            try await SyncTests.publish(server, [("data.bin", one)])
+            try await withTemporaryDirectory { folder in
+                var budgeted = DepotClient.Configuration()
+                budgeted.maximumTransferBytes = 10_000_000
+                let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: budgeted)
+                _ = try await client.sync()
+                // The app writes to its copy: no patch applies to it, blocks do.
+                var edited = one
+                edited.replaceSubrange(700_000..<701_000, with: Data(repeating: 0x77, count: 1_000))
+                try edited.write(to: folder.appendingPathComponent("data.bin"))
+                try await SyncTests.publish(server, [("data.bin", two)])
+
+                let indexes = server.requests.total(pathPrefix: "/blobs/", pathSuffix: ".blocks")
+                let report = try await client.sync()
+                #expect(report.files.map(\.outcome) == [.blocks], "\(report.files)")
+                #expect(server.requests.total(pathPrefix: "/blobs/", pathSuffix: ".blocks") - indexes == 1, "the index was fetched twice")
+                #expect(Self.contents(folder, "data.bin") == two)
+            }
+        }
+    }
+
     @Test("apply refuses a release downloaded over another release than the folder holds now, and changes nothing")
     func movedOn() async throws {
         try await Self.withReleaseOne { server, folder, client in
