@@ -267,6 +267,7 @@ let package = Package(
                 "DepotHTTP",
                 "DepotServer",
                 "DepotTestFixtures",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -10,25 +10,11 @@ import Testing
 struct CatalogExampleTests {
     static var executable: URL { DepotProcess.executable.deletingLastPathComponent().appendingPathComponent("depot-catalog-example") }
 
-    /// A catalog of 2,000 rows, each naming release `release`, in WAL mode.
-    static func catalog(_ release: Int) throws -> Data {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString).sqlite").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let queue = try DatabaseQueue(path: path)
-        _ = try queue.writeWithoutTransaction { try String.fetchOne($0, sql: "PRAGMA journal_mode = WAL") }
-        try queue.write { db in
-            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
-            for id in 1...2000 { try db.execute(sql: "INSERT INTO item VALUES (?, ?)", arguments: [id, "release \(release), item \(id)"]) }
-        }
-        try queue.close()
-        return try Data(contentsOf: URL(fileURLWithPath: path))
-    }
-
     @Test("20 releases, each applied between two queries of an app that holds its catalog open: never a mix, every reopen the release applied")
     func twentyReleases() async throws {
         try await DepotCLI.withServer { root, server in
             func publish(_ release: Int) async throws {
-                try root.write(try Self.catalog(release), to: "site/catalog.sqlite")
+                try root.write(try Fixture.catalog(release: release, rows: 2000), to: "site/catalog.sqlite")
                 let result = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
                 #expect(result.status == 0, "\(result.errors)")
             }

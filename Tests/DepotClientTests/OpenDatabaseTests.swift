@@ -12,21 +12,6 @@ import Testing
 /// never places a file beside `-wal`, `-shm` or `-journal` files that belong to another.
 @Suite("An app's open database")
 struct OpenDatabaseTests {
-    /// A catalog of 5,000 rows, each naming the release it is of, in WAL mode.
-    static func catalog(_ release: Int) throws -> Data {
-        try withTemporaryDirectorySync { folder in
-            let path = folder.appendingPathComponent("catalog.sqlite").path
-            let queue = try DatabaseQueue(path: path)
-            _ = try queue.writeWithoutTransaction { try String.fetchOne($0, sql: "PRAGMA journal_mode = WAL") }
-            try queue.write { db in
-                try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
-                for id in 1...5000 { try db.execute(sql: "INSERT INTO item VALUES (?, ?)", arguments: [id, "release \(release), item \(id)"]) }
-            }
-            try queue.close()
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        }
-    }
-
     /// How many rows of the catalog at `path` are of each release, read by a new connection.
     static func releases(at path: String) throws -> [String: Int] {
         let queue = try DatabaseQueue(path: path)
@@ -39,7 +24,7 @@ struct OpenDatabaseTests {
 
     @Test("a sync to release 2 while the app holds release 1 open in WAL mode, with writes: refused, nothing changed; once closed, release 2 exactly")
     func openInWALMode() async throws {
-        let (one, two) = (try Self.catalog(1), try Self.catalog(2))
+        let (one, two) = (try Fixture.catalog(release: 1, rows: 5000), try Fixture.catalog(release: 2, rows: 5000))
         try await LiveServer.withPublishing { server in
             try await SyncTests.publish(server, [("db/catalog.sqlite", one)])
             try await withTemporaryDirectory { folder in
