@@ -180,3 +180,43 @@ extension ResumeTests {
         }
     }
 }
+
+extension ResumeTests {
+    @Test("killing depot sync --download-only mid-download: --apply refuses and changes nothing; the next download resumes, and --apply switches")
+    func killedDownloadThenApply() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("db.bin", Self.first)])
+            try await FaultyRelay.with(upstreamPort: server.port) { relay in
+                try await withTemporaryDirectory { folder in
+                    let arguments = ["sync", "--server", "http://127.0.0.1:\(relay.port)", "--dir", "synced"]
+                    #expect(try await DepotProcess.run(arguments, in: folder).status == 0)
+                    let synced = folder.appendingPathComponent("synced")
+                    try await SyncTests.publish(server, [("db.bin", Self.second)])
+
+                    relay.slowDownBlobResponses(by: .milliseconds(20))
+                    try await DepotProcess.with(arguments + ["--download-only"], in: folder) { depot in
+                        var partial = Self.partials(synced).first.map(Self.size) ?? 0
+                        for _ in 0..<12_000 where partial < 200_000 {
+                            try await Task.sleep(for: .milliseconds(10))
+                            partial = Self.partials(synced).first.map(Self.size) ?? 0
+                        }
+                        #expect(partial >= 200_000, "the download was under way")
+                        depot.kill()
+                        _ = try await depot.waitForExit()
+                    }
+                    let refused = try await DepotProcess.run(arguments + ["--apply"], in: folder)
+                    #expect(refused.status == 1 && refused.log.contains("no release is staged"), "\(refused.log)")
+                    #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.first, "the old file, whole")
+
+                    relay.slowDownBlobResponses(by: nil)
+                    let again = try await DepotProcess.run(arguments + ["--download-only", "--json"], in: folder)
+                    #expect(again.status == 0 && again.log.contains("\"outcome\":\"resumed\""), "\(again.log)")
+                    #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.first, "a download changed the folder")
+                    let applied = try await DepotProcess.run(arguments + ["--apply"], in: folder)
+                    #expect(applied.status == 0, "\(applied.log)")
+                    #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.second)
+                }
+            }
+        }
+    }
+}
