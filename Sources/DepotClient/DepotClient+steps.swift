@@ -46,7 +46,8 @@ extension DepotClient {
     }
 
     /// Switches the folder to the release ``download()`` staged: renames only, no network, in
-    /// the switch's crash-safe order. Returns the release now held. With no network it cannot
+    /// the switch's crash-safe order. Returns the release now held; called again after a crash
+    /// cut it short, it finishes it and returns the same. With no network it cannot
     /// know that the channel has rolled back since: the next ``check()``, ``download()`` or
     /// sync that learns it drops the staged release.
     ///
@@ -69,6 +70,11 @@ extension DepotClient {
             throw SyncError(.notStaged, "the record of the staged release is damaged (\(problem)): download again")
         }
         let held = SyncState.load(from: folder).release
+        // Applied already, by an apply a crash cut short (finished above): done.
+        if held?.id == release.id {
+            try? folder.remove(.staged)
+            return release
+        }
         guard held?.id == staged.base else {
             try? folder.remove(.staged)
             throw SyncError(
