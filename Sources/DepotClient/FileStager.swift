@@ -109,14 +109,8 @@ struct FileStager: Sendable {
         }
         // Staged by a sync that stopped before its switch, maybe before its writes were durable:
         // checked again, and downloaded again unless intact.
-        var stagedIntact = false
-        if FileManager.default.fileExists(atPath: staged.path) {
-            if let (sha256, size) = try? StagedContent.digest(of: staged), sha256 == entry.sha256, size == entry.size {
-                stagedIntact = true
-            } else {
-                try? FileManager.default.removeItem(at: staged)
-            }
-        }
+        let stagedIntact = StagedContent.isIntact(staged, for: entry)
+        if !stagedIntact { try? FileManager.default.removeItem(at: staged) }
         do {
             let local = try localURL(entry.path)
             let actions = fetch.actions(
@@ -142,6 +136,18 @@ struct FileStager: Sendable {
         return file
     }
 
+    /// Rebuilds `entry`'s content at `output` from the blocks `local` holds and those it lacks
+    /// (``BlockFetch``), within `budget`: matched once a sync (``LocalCopies``), and a block
+    /// index the plan fetched is this file's cost all the same.
+    private func rebuild(_ entry: ReleaseEntry, from local: URL, budget: Int64, to output: URL, received: ByteCounter) async throws {
+        let blocks = BlockFetch(server: server, session: session, width: parallelDownloads)
+        let (matched, isNew) = try await localCopies.match(entry, at: local) {
+            try await blocks.match(entry, from: local, budget: budget, received: received)
+        }
+        if !isNew { _ = received.add(matched.indexBytes) }
+        try await blocks.rebuild(entry, from: matched, to: output, received: received)
+    }
+
     /// Carries out one action, counting what it receives in `received`; returns the outcome.
     private func run(
         _ action: ReleasePlan.Fetch.Action,
@@ -164,24 +170,14 @@ struct FileStager: Sendable {
         case .blocks(let restoring):
             let rebuilt = staged.appendingPathExtension("blocks")
             defer { try? FileManager.default.removeItem(at: rebuilt) }
-            let blocks = BlockFetch(server: server, session: session, width: parallelDownloads)
             if let patch = restoring, let held = fetch.held {
-                let matched = try await localCopies.match(held, at: local) {
-                    try await blocks.match(held, from: local, budget: entry.wholeLength - patch.size, received: received)
-                }
-                if !matched.isNew { _ = received.add(matched.matched.indexBytes) }
-                try await blocks.rebuild(held, from: matched.matched, to: rebuilt, received: received)
+                try await rebuild(held, from: local, budget: entry.wholeLength - patch.size, to: rebuilt, received: received)
                 guard let (sha256, _) = try? StagedContent.digest(of: rebuilt), sha256 == held.sha256 else {
                     throw SyncError(.corrupt, "the blocks did not rebuild the version held of \(entry.path)")
                 }
                 try await fetchPatch(patch, for: entry, base: rebuilt, to: staged, received: received)
             } else {
-                let matched = try await localCopies.match(entry, at: local) {
-                    try await blocks.match(entry, from: local, budget: entry.wholeLength, received: received)
-                }
-                // The plan fetched the index: it is this file's cost all the same.
-                if !matched.isNew { _ = received.add(matched.matched.indexBytes) }
-                try await blocks.rebuild(entry, from: matched.matched, to: rebuilt, received: received)
+                try await rebuild(entry, from: local, budget: entry.wholeLength, to: rebuilt, received: received)
                 try stageChecked(rebuilt, entry: entry, to: staged)
             }
             return .blocks
@@ -311,7 +307,6 @@ struct FileStager: Sendable {
         try Durability.rename(verified, to: staged)
     }
 
-    /// A resumable download of the immutable URL `url`, whose bytes have this SHA-256 and size.
     /// The name in `.depot/partial/` of `entry`'s download under way: its gzip variant's, or
     /// its own.
     static func partialName(of entry: ReleaseEntry, gzip: Bool) -> String {
@@ -319,6 +314,7 @@ struct FileStager: Sendable {
         return "\(entry.sha256).partial"
     }
 
+    /// A resumable download of the immutable URL `url`, whose bytes have this SHA-256 and size.
     func blobDownload(_ url: String, sha256: String, size: Int64, partialName: String) throws -> BlobDownload {
         BlobDownload(
             url: try OriginPolicy.url(url, below: server),

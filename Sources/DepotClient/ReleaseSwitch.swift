@@ -74,10 +74,10 @@ extension DepotClient {
     public var currentRelease: HeldRelease? { SyncState.load(from: folder).release }
 
     /// Checks that `journal` can be carried out without failing half-way, creating the folders
-    /// its moves need: a file SQLite has open (``SQLiteSidecar``) is refused now, before the
-    /// commit point, and so is a path whose folder is a file that stays, or that is a folder with files
-    /// that stay, is refused now, before the commit point; so is a link on a move's way (which
-    /// the moves, through the folder's descriptor, would refuse half-way).
+    /// its moves need. Refused now, before the commit point: a file SQLite has open
+    /// (``SQLiteSidecar``); a path whose folder is a file that stays, or that is a folder with
+    /// files that stay; a link on a move's way (which the moves, through the folder's
+    /// descriptor, would refuse half-way).
     func prepare(_ journal: ReleaseJournal) throws {
         let removed = Set(journal.removals)
         var folders = Set<String>()

@@ -21,6 +21,14 @@ public enum StagedContent {
         return (Hex.string(hasher.finalize()), size)
     }
 
+    /// Whether the file at `staged` holds `entry`'s content whole: what a sync that stopped
+    /// before its switch staged, maybe before its writes were durable, is checked so before it
+    /// is used (by the stager) or counted as done (by the plan).
+    static func isIntact(_ staged: URL, for entry: ReleaseEntry) -> Bool {
+        guard let (sha256, size) = try? digest(of: staged) else { return false }
+        return sha256 == entry.sha256 && size == entry.size
+    }
+
     /// Gives a staged file the entry's `Last-Modified` as its modification time.
     static func setModificationDate(of staged: URL, to entry: ReleaseEntry) throws {
         if let modified = entry.modifiedSeconds {

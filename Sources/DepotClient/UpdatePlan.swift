@@ -81,7 +81,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
         var files: [File] = []
         for fetch in plan.fetches {
             let entry = fetch.entry
-            let stagedIntact = (try? StagedContent.digest(of: staging.file(entry.sha256))).map { $0.0 == entry.sha256 && $0.1 == entry.size } ?? false
+            let stagedIntact = StagedContent.isIntact(staging.file(entry.sha256), for: entry)
             let local = try localURL(entry.path)
             let actions = fetch.actions(
                 stagedIntact: stagedIntact,

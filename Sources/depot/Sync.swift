@@ -138,9 +138,7 @@ extension Depot {
             }
             bars.finish()
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                writeLine(String(decoding: try encoder.encode(report), as: UTF8.self))
+                try writeJSON(report)
             } else {
                 for file in report.files where file.outcome == .failed {
                     FileHandle.standardError.write(Data("failed \(file.path): \(file.error ?? "")\n".utf8))
@@ -162,9 +160,7 @@ extension Depot {
                 throw CommandFailure(error.message)
             }
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                return writeLine(String(decoding: try encoder.encode(plan), as: UTF8.self))
+                return try writeJSON(plan)
             }
             let release = plan.release.map { "release \($0.number) of \($0.channel)" } ?? "no release"
             guard !plan.isUpToDate else { return writeLine("up to date: \(release)") }
@@ -176,6 +172,13 @@ extension Depot {
             for file in plan.files {
                 writeLine("  \(file.path): \(file.way.rawValue), \(file.isBound ? "at most " : "")\(ByteCountText(file.expectedBytes))")
             }
+        }
+
+        /// `--json`: `value` as one line of JSON, keys sorted.
+        func writeJSON(_ value: some Encodable) throws {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            writeLine(String(decoding: try encoder.encode(value), as: UTF8.self))
         }
 
         /// Writes a line to standard output at once: with --watch the process runs on, and each

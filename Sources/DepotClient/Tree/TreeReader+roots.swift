@@ -29,8 +29,8 @@ extension TreeReader {
             switch try await source.fetch(object, maximumBytes: RootWalk.maximumRootBytes, ifNoneMatch: nil) {
             case .found(let bytes, _): return bytes
             case .missing: return nil
-            case .notModified: throw SyncError(.server, "\(object.url) answered 304 to a request without If-None-Match")
             case .status(let status): throw SyncError(.server, "the channel document names root \(version), but \(object.url) answered \(status)")
+            case .notModified: throw TreeAnswer.notModified.refusal(of: object)
             }
         }
         do {

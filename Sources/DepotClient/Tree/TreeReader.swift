@@ -50,10 +50,8 @@ public struct TreeReader<Source: TreeSource>: Sendable {
             return .document(document, bytes: bytes, entityTag: entityTag)
         case .missing:
             throw SyncError(.server, "the channel \(channel) has no release (\(object.url) answered 404)")
-        case .notModified:
-            throw SyncError(.server, "\(object.url) answered 304 to a request without If-None-Match")
-        case .status(let status):
-            throw SyncError(.server, "\(object.url) answered \(status)")
+        case let answer:
+            throw answer.refusal(of: object)
         }
     }
 
@@ -72,10 +70,8 @@ public struct TreeReader<Source: TreeSource>: Sendable {
             return bytes
         case .missing:
             return nil
-        case .notModified:
-            throw SyncError(.server, "\(object.url) answered 304 to a request without If-None-Match")
-        case .status(let status):
-            throw SyncError(.server, "\(object.url) answered \(status)")
+        case let answer:
+            throw answer.refusal(of: object)
         }
     }
 

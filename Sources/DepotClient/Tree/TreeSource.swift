@@ -24,4 +24,15 @@ public enum TreeAnswer: Sendable, Equatable {
     case missing
     /// Any other status.
     case status(Int)
+
+    /// Why this answer to a `GET` of `object` is not taken: a 304 to a request without
+    /// `If-None-Match`, or a status other than 200 and 404 (``SyncError`` `.server`).
+    public func refusal(of object: TreeObject) -> SyncError {
+        switch self {
+        case .notModified: SyncError(.server, "\(object.url) answered 304 to a request without If-None-Match")
+        case .status(let status): SyncError(.server, "\(object.url) answered \(status)")
+        case .found: SyncError(.server, "\(object.url) answered 200")
+        case .missing: SyncError(.server, "\(object.url) answered 404")
+        }
+    }
 }

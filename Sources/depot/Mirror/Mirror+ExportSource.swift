@@ -70,8 +70,12 @@ extension Mirror: ExportSource {
             throw MirrorError("the block index of \(entry.path) cannot be read")
         }
         let offsets = index.packedOffsets()
-        guard case .found(let packed, _) = try await reader.source.fetch(object, maximumBytes: MirrorSource.maximumDocumentBytes, ifNoneMatch: nil)
-        else { throw MirrorError("the source has no \(object)") }
+        let packed: [UInt8]
+        switch try await reader.source.fetch(object, maximumBytes: MirrorSource.maximumDocumentBytes, ifNoneMatch: nil) {
+        case .found(let bytes, _): packed = bytes
+        case .missing: throw MirrorError("the source has no \(object)")
+        case let answer: throw answer.refusal(of: object)
+        }
         guard Int64(packed.count) == offsets[offsets.count - 1] else { throw MirrorError("\(object) does not have its index's length") }
         let inflater = try GzipInflater(bufferSize: index.blockSize, framing: .raw)
         do {

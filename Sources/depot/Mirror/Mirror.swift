@@ -9,8 +9,8 @@ import Foundation
 ///
 /// Nothing becomes visible unchecked, and what is checked is checked as the client does, by the
 /// same code (``DepotClient/TreeReader``): each channel document must be signed as the trust
-/// given says (walking the source's roots from root 1), no older than the one the folder holds, and unexpired;
-/// every document and file must have the SHA-256 its name or release gives; a block pack must
+/// given says (walking the source's roots from root 1), no older than the one the folder
+/// holds, and unexpired; every document and file must have the SHA-256 its name or release gives; a block pack must
 /// unpack to its verified index; a document patch must make exactly its target. The writes
 /// follow the export's order (``DepotStore/ExportFolder/write(release:withParent:from:)``, then
 /// channel documents, each replaced atomically), so a copy killed at any point leaves a

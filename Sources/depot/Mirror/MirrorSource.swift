@@ -7,9 +7,10 @@ import NIOHTTP1
 
 /// What `depot mirror` reads from: a Depot origin, or a static mirror of one, over HTTP.
 ///
-/// Documents come into memory, bounded, through ``DepotClient/TreeReader``. Files are downloaded into `partialFolder` (kept between
-/// runs) by Depot's one resumable download (``DepotClient/PartialFile``), then checked against
-/// the SHA-256 and size the release lists before the caller places them.
+/// Documents come into memory, bounded, through ``DepotClient/TreeReader``. Files are
+/// downloaded into `partialFolder` (kept between runs) by Depot's one resumable download
+/// (``DepotClient/PartialFile``), then checked against the SHA-256 and size the release lists
+/// before the caller places them.
 struct MirrorSource: TreeSource {
     /// The source's base URL, without a trailing slash.
     let base: String
