@@ -121,20 +121,25 @@ struct ResumeTests {
         }
     }
 
-    @Test("killing depot sync mid-download never leaves a truncated file; the next sync resumes")
-    func killedClient() async throws {
+    /// Release 1 synced into `synced` by `depot sync` through a relay; release 2 published;
+    /// `depot sync` with `extra` arguments killed once 200,000 bytes of release 2's file are
+    /// down (the relay slowed meanwhile). `body` goes on from there, with the relay at full
+    /// speed and the sync's arguments.
+    static func withDownloadKilled(
+        extra: [String],
+        _ body: @Sendable (_ folder: URL, _ synced: URL, _ arguments: [String]) async throws -> Void
+    ) async throws {
         try await LiveServer.withPublishing { server in
             try await SyncTests.publish(server, [("db.bin", Self.first)])
             try await FaultyRelay.with(upstreamPort: server.port) { relay in
                 try await withTemporaryDirectory { folder in
-                    let serverURL = "http://127.0.0.1:\(relay.port)"
-                    let arguments = ["sync", "--server", serverURL, "--dir", "synced"]
+                    let arguments = ["sync", "--server", "http://127.0.0.1:\(relay.port)", "--dir", "synced"]
                     #expect(try await DepotProcess.run(arguments, in: folder).status == 0)
                     let synced = folder.appendingPathComponent("synced")
                     try await SyncTests.publish(server, [("db.bin", Self.second)])
 
                     relay.slowDownBlobResponses(by: .milliseconds(20))
-                    try await DepotProcess.with(arguments, in: folder) { depot in
+                    try await DepotProcess.with(arguments + extra, in: folder) { depot in
                         var partial = Self.partials(synced).first.map(Self.size) ?? 0
                         for _ in 0..<12_000 where partial < 200_000 {
                             try await Task.sleep(for: .milliseconds(10))
@@ -144,15 +149,21 @@ struct ResumeTests {
                         depot.kill()
                         _ = try await depot.waitForExit()
                     }
-                    #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.first, "the old file, whole")
-
                     relay.slowDownBlobResponses(by: nil)
-                    let again = try await DepotProcess.run(arguments + ["--json"], in: folder)
-                    #expect(again.status == 0)
-                    #expect(again.log.contains("\"outcome\":\"resumed\""))
-                    #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.second)
+                    try await body(folder, synced, arguments)
                 }
             }
+        }
+    }
+
+    @Test("killing depot sync mid-download never leaves a truncated file; the next sync resumes")
+    func killedClient() async throws {
+        try await Self.withDownloadKilled(extra: []) { folder, synced, arguments in
+            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.first, "the old file, whole")
+            let again = try await DepotProcess.run(arguments + ["--json"], in: folder)
+            #expect(again.status == 0)
+            #expect(again.log.contains("\"outcome\":\"resumed\""))
+            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.second)
         }
     }
 }
@@ -184,39 +195,17 @@ extension ResumeTests {
 extension ResumeTests {
     @Test("killing depot sync --download-only mid-download: --apply refuses and changes nothing; the next download resumes, and --apply switches")
     func killedDownloadThenApply() async throws {
-        try await LiveServer.withPublishing { server in
-            try await SyncTests.publish(server, [("db.bin", Self.first)])
-            try await FaultyRelay.with(upstreamPort: server.port) { relay in
-                try await withTemporaryDirectory { folder in
-                    let arguments = ["sync", "--server", "http://127.0.0.1:\(relay.port)", "--dir", "synced"]
-                    #expect(try await DepotProcess.run(arguments, in: folder).status == 0)
-                    let synced = folder.appendingPathComponent("synced")
-                    try await SyncTests.publish(server, [("db.bin", Self.second)])
+        try await Self.withDownloadKilled(extra: ["--download-only"]) { folder, synced, arguments in
+            let refused = try await DepotProcess.run(arguments + ["--apply"], in: folder)
+            #expect(refused.status == 1 && refused.log.contains("no release is staged"), "\(refused.log)")
+            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.first, "the old file, whole")
 
-                    relay.slowDownBlobResponses(by: .milliseconds(20))
-                    try await DepotProcess.with(arguments + ["--download-only"], in: folder) { depot in
-                        var partial = Self.partials(synced).first.map(Self.size) ?? 0
-                        for _ in 0..<12_000 where partial < 200_000 {
-                            try await Task.sleep(for: .milliseconds(10))
-                            partial = Self.partials(synced).first.map(Self.size) ?? 0
-                        }
-                        #expect(partial >= 200_000, "the download was under way")
-                        depot.kill()
-                        _ = try await depot.waitForExit()
-                    }
-                    let refused = try await DepotProcess.run(arguments + ["--apply"], in: folder)
-                    #expect(refused.status == 1 && refused.log.contains("no release is staged"), "\(refused.log)")
-                    #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.first, "the old file, whole")
-
-                    relay.slowDownBlobResponses(by: nil)
-                    let again = try await DepotProcess.run(arguments + ["--download-only", "--json"], in: folder)
-                    #expect(again.status == 0 && again.log.contains("\"outcome\":\"resumed\""), "\(again.log)")
-                    #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.first, "a download changed the folder")
-                    let applied = try await DepotProcess.run(arguments + ["--apply"], in: folder)
-                    #expect(applied.status == 0, "\(applied.log)")
-                    #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.second)
-                }
-            }
+            let again = try await DepotProcess.run(arguments + ["--download-only", "--json"], in: folder)
+            #expect(again.status == 0 && again.log.contains("\"outcome\":\"resumed\""), "\(again.log)")
+            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.first, "a download changed the folder")
+            let applied = try await DepotProcess.run(arguments + ["--apply"], in: folder)
+            #expect(applied.status == 0, "\(applied.log)")
+            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.second)
         }
     }
 }
