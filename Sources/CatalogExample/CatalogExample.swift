@@ -7,8 +7,11 @@ import Synchronization
 /// An app as Depot's users write one, small enough to read: it keeps its SQLite catalog open
 /// (WAL mode, the system SQLite through GRDB) and queries it without pause, while a background
 /// task checks for a new release and downloads it; between two queries, once a download is
-/// staged, it closes the catalog, applies the release (renames only, in a moment) and opens the
-/// catalog again.
+/// staged, it applies the release (renames only, in a moment) and opens the catalog again.
+/// - With release folders (`--layout release-folders`), the catalog stays open across the
+///   apply: the app opens the new release's catalog, then closes the old one, whose folder goes.
+/// - In place (the default), it closes the catalog before the apply: a switch never replaces a
+///   database SQLite has open.
 ///
 /// The catalog it expects: a table `item(id, body)` whose every `body` starts with the release
 /// it is of (`release 7, …`). Each query checks that every row is of the release the folder
@@ -38,13 +41,17 @@ struct CatalogExample: AsyncParsableCommand {
     @Option(help: "Bytes a second a transfer must average (DepotClient.Configuration.minimumTransferRate).")
     var minimumRate = 1024
 
+    @Option(help: "How the folder holds its release: in-place or release-folders.")
+    var layout = FolderLayout.inPlace
+
     func run() async throws {
         guard let url = URL(string: server.hasSuffix("/") ? server : server + "/") else { throw ValidationError("invalid --server") }
         let folder = URL(fileURLWithPath: dir)
-        let client = DepotClient(server: url, directory: folder, configuration: .init(minimumTransferRate: minimumRate))
+        var configuration = DepotClient.Configuration(minimumTransferRate: minimumRate)
+        configuration.layout = layout
+        let client = DepotClient(server: url, directory: folder, configuration: configuration)
         if client.currentRelease == nil { _ = try await client.sync() }
-        let path = folder.appendingPathComponent(catalog).path
-        let (until, every) = (until, every)
+        let (until, every, catalog, layout) = (until, every, catalog, layout)
         let staged = Flag()
 
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -61,16 +68,28 @@ struct CatalogExample: AsyncParsableCommand {
             }
             // The app: queries without pause, and applies between two of them.
             group.addTask {
-                var database = try DatabaseQueue(path: path)
+                // The release held open: its files stay as they are until it is closed.
+                var open = try Self.open(client)
+                var database = try DatabaseQueue(path: open.url(for: catalog).path)
                 var queries = 0
                 while true {
-                    try Self.query(database, holding: client.currentRelease?.number ?? 0)
+                    try Self.query(database, holding: open.release.number)
                     queries += 1
                     guard staged.isSet else { continue }
-                    try database.close()
+                    if layout == .inPlace {
+                        try database.close()
+                        open.close()
+                    }
                     let release = try client.apply()
                     staged.set(false)
-                    database = try DatabaseQueue(path: path)
+                    let (old, oldOpen) = (database, open)
+                    open = try Self.open(client)
+                    database = try DatabaseQueue(path: open.url(for: catalog).path)
+                    if layout == .releaseFolders {
+                        // The old release's catalog was open across the apply; its folder goes now.
+                        try old.close()
+                        oldOpen.close()
+                    }
                     try Self.query(database, holding: release.number)
                     // Written at once, not when a buffer fills: whoever watches the app sees it now.
                     FileHandle.standardOutput.write(
@@ -82,6 +101,12 @@ struct CatalogExample: AsyncParsableCommand {
             try await group.next()
             group.cancelAll()
         }
+    }
+
+    /// The release the folder holds, open.
+    static func open(_ client: DepotClient) throws -> OpenRelease {
+        guard let open = try client.openCurrentRelease() else { throw Mix(description: "the folder holds no release") }
+        return open
     }
 
     /// Runs the app's query, and refuses a catalog any row of which is of another release than
@@ -107,3 +132,5 @@ final class Flag: Sendable {
     var isSet: Bool { value.withLock { $0 } }
     func set(_ new: Bool) { value.withLock { $0 = new } }
 }
+
+extension FolderLayout: ExpressibleByArgument {}

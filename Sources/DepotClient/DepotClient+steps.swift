@@ -83,6 +83,10 @@ extension DepotClient {
             )
         }
         let staging = StagingFolder(try folder.open())
+        if let tree = staged.journal.tree, try !ReleaseTrees(folder: staging.folder).contains(tree) {
+            try? folder.remove(.staged)
+            throw SyncError(.notStaged, "the folder of release \(release.number) is no longer staged: download again")
+        }
         if let missing = staged.journal.moves.first(where: { !FileManager.default.fileExists(atPath: staging.journaled($0.staged).path) }) {
             try? folder.remove(.staged)
             throw SyncError(.notStaged, "\(missing.path) of release \(release.number) is no longer staged: download again")
@@ -97,11 +101,13 @@ extension DepotClient {
 }
 
 extension DepotClient {
+    static let syncLock = ".depot/sync.lock"
+
     /// The folder's sync lock, taken exclusively: one sync, download, check or apply at a time.
     ///
     /// - Throws: ``SyncError`` `.io` when another holds it.
     func lockForSync() throws -> FileLock {
-        guard let lock = try folder.with({ try FileLock.acquire(".depot/sync.lock", in: $0, exclusive: true, wait: false) }) else {
+        guard let lock = try folder.with({ try FileLock.acquire(Self.syncLock, in: $0, exclusive: true, wait: false) }) else {
             throw SyncError(.io, "another sync of \(directory.path) is running")
         }
         return lock

@@ -93,6 +93,10 @@ public struct DepotClient: Sendable {
         /// Whether downloads may use a network in Low Data Mode, on the platforms that tell
         /// (URLSession's `allowsConstrainedNetworkAccess`).
         public var allowsConstrainedNetworkAccess = true
+        /// How the folder holds its release: in place, or a folder per release behind the link
+        /// `current`, for an app that keeps a database open across updates (``FolderLayout``).
+        /// A folder keeps the layout it was first synced in.
+        public var layout = FolderLayout.inPlace
 
         public init(
             channel: String = ChannelName.default,
@@ -203,6 +207,7 @@ public struct DepotClient: Sendable {
         let syncLock = try lockForSync()
         defer { syncLock.unlock() }
         try finishInterruptedSwitch()
+        collectTrees()
         // Reports an earlier call could not send go first: a sync is when a server is reachable.
         await sendReports()
         /// What earlier servers of this sync fetched and verified, by path.
@@ -242,6 +247,7 @@ public struct DepotClient: Sendable {
     ) async throws -> (SyncReport, UpdatePlan?) {
         var state = SyncState.load(from: folder)
         let held = state.release?.channel == configuration.channel ? state.release : nil
+        let tree = try heldTree(of: state.release)
         let session = TransferSession(
             configuration: sessionConfiguration,
             limits: TransferLimits(
@@ -320,7 +326,8 @@ public struct DepotClient: Sendable {
         let pages = ReleasePlan.changedPages(from: before, to: release)
         // Pages of either release not held intact (a crash can lose unsynced ones) are fetched.
         // Each is decoded once: the plan compares them, the stager reads their packs.
-        let needed = Set(pages.before + pages.after)
+        // A new tree is made of every file of the release: its every page is needed.
+        let needed = Set(pages.before + (configuration.layout == .releaseFolders ? release.pages : pages.after))
         var decoded = [String: ReleasePage]()
         for sha256 in needed { decoded[sha256] = cache.page(sha256) }
         let fetched = try await fetchPages(needed.filter { decoded[$0] == nil }, bases: release.pageBases(from: before), reader: reader)
@@ -333,11 +340,19 @@ public struct DepotClient: Sendable {
             return page
         }
         let afterPages = try pages.after.map { (sha256: $0, page: try page($0)) }
-        let plan = try ReleasePlan(
+        var plan = try ReleasePlan(
             before: try pages.before.map { try page($0) },
             after: afterPages.map(\.page),
             removesDeletedFiles: configuration.removesDeletedFiles
         )
+        // With release folders, every file the release keeps is carried over from the tree held:
+        // one the app changed there is fetched instead (``ReleaseTrees``).
+        let allEntries = configuration.layout == .releaseFolders ? try release.pages.flatMap { try page($0).entries } : []
+        if let tree, held != nil {
+            let fetching = Set(plan.fetches.map(\.entry.path))
+            let altered = ReleaseTrees(folder: try folder.open()).altered(allEntries.lazy.filter { !fetching.contains($0.path) }, in: tree)
+            plan.fetches = (plan.fetches + altered.map { ReleasePlan.Fetch(entry: $0, held: nil) }).sorted { $0.entry.path < $1.entry.path }
+        }
         report.unchangedCount = Int(release.files) - plan.fetches.count
         let next = HeldRelease(
             id: side.release,
@@ -349,7 +364,7 @@ public struct DepotClient: Sendable {
             files: release.files,
             signature: report.signature
         )
-        let directoryPath = directoryPath
+        let contentPath = contentPath(tree: tree)
         let budget =
             side.critical ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
         var fileProgress = progress.file
@@ -363,7 +378,7 @@ public struct DepotClient: Sendable {
                 document: document,
                 staging: StagingFolder(try folder.open()),
                 partialFolder: partialFolder,
-                localURL: { try DepotClient.localURL(for: $0, in: directoryPath) },
+                localURL: { try DepotClient.localURL(for: $0, in: contentPath) },
                 localCopies: localCopies,
                 blocks: { entry, local, budget in
                     try await localCopies.match(entry, at: local) {
@@ -381,7 +396,7 @@ public struct DepotClient: Sendable {
             server: server,
             staging: StagingFolder(try folder.open()),
             partialFolder: partialFolder,
-            localURL: { try DepotClient.localURL(for: $0, in: directoryPath) },
+            localURL: { try DepotClient.localURL(for: $0, in: contentPath) },
             parallelDownloads: configuration.parallelDownloads,
             session: session,
             progress: fileProgress
@@ -397,11 +412,14 @@ public struct DepotClient: Sendable {
 
         state.channelETag = entityTag
         state.release = next
-        let staged = StagedRelease(
-            base: held?.id,
-            journal: ReleaseJournal(state: state, moves: plan.moves, removals: plan.removals.map(\.path)),
-            pagesBefore: pages.before
-        )
+        var journal = ReleaseJournal(state: state, moves: plan.moves, removals: plan.removals.map(\.path))
+        var built: (name: String, lock: FileLock)?
+        defer { built?.lock.unlock() }
+        if configuration.layout == .releaseFolders {
+            built = try buildTree(of: next, entries: allEntries, plan: plan, held: held == nil ? nil : tree)
+            journal = ReleaseJournal(state: state, moves: [], removals: [], tree: built?.name)
+        }
+        let staged = StagedRelease(base: held?.id, journal: journal, pagesBefore: pages.before)
         guard goal == .apply else {
             // Downloaded only: kept for ``apply()``, which needs no network.
             try folder.replace(.staged, with: try staged.encoded())

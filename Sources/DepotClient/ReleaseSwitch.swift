@@ -24,12 +24,17 @@ struct ReleaseJournal: Codable, Equatable {
     var removals: [String]
     /// Set, durably, once every removal is done: from then on they are never run again.
     var removalsDone: Bool?
+    /// With release folders (``FolderLayout/releaseFolders``): the tree the `current` link is
+    /// to name, whole and durable before the journal is written; the journal has no moves nor
+    /// removals then.
+    var tree: String?
 
     /// Why this journal cannot be carried out as it is, or `nil`: every move must name a staged
     /// file by its SHA-256, so that a journal another process of the container wrote cannot
     /// reach a file outside the staging folder.
     var problem: String? {
-        moves.first { !ContentAddress.isSHA256($0.staged) }.map { "a move of \($0.path) names no staged file (\($0.staged))" }
+        if let tree, !ReleaseTrees.isName(tree) { return "it names no release folder (\(tree))" }
+        return moves.first { !ContentAddress.isSHA256($0.staged) }.map { "a move of \($0.path) names no staged file (\($0.staged))" }
     }
 
     struct Move: Codable, Equatable {
@@ -50,7 +55,8 @@ enum SwitchStep: Equatable, Sendable {
     case journalWritten
     /// The removals are done, and the journal says so.
     case removalsDone
-    /// The first `n` moves are done.
+    /// The first `n` moves are done; with release folders, `moved(1)`: the link names the new
+    /// tree.
     case moved(Int)
     /// The new state is saved; the journal is still there.
     case stateSaved
@@ -79,6 +85,8 @@ extension DepotClient {
     /// files that stay; a link on a move's way (which the moves, through the folder's
     /// descriptor, would refuse half-way).
     func prepare(_ journal: ReleaseJournal) throws {
+        // A tree is whole before its journal is written, and replaces no file.
+        guard journal.tree == nil else { return }
         let removed = Set(journal.removals)
         var folders = Set<String>()
         try folder.with { folder in
@@ -150,6 +158,14 @@ extension DepotClient {
         var journal = journal
         let folder = staging.folder
         try switchFault?(.journalWritten)
+        if let tree = journal.tree {
+            try ReleaseTrees(folder: folder).point(at: tree)
+            try switchFault?(.moved(1))
+            try journal.state.save(in: self.folder)
+            try switchFault?(.stateSaved)
+            try self.folder.remove(.journal)
+            return
+        }
         if journal.removalsDone != true, !journal.removals.isEmpty {
             let removed = try journal.removals.map { try localURL(for: $0) }
             // A removal a link on the way refuses has nothing of the folder's to remove.

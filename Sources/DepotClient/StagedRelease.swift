@@ -32,6 +32,7 @@ extension DepotClient {
     func switchRelease(to staged: StagedRelease) throws {
         try switchRelease(staged.journal)
         try? folder.remove(.staged)
+        collectTrees()
         if let id = staged.journal.state.release?.id, let release = cache.release(id) {
             cache.forget(releasesOtherThan: id, pages: Set(staged.pagesBefore), keeping: release)
         }

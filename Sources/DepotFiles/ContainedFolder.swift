@@ -264,6 +264,44 @@ public final class ContainedFolder: Sendable {
         }
     }
 
+    /// Makes `path` a symbolic link to `target` (relative to `path`'s folder), replacing
+    /// whatever link or file is there atomically: the link is made under a temporary name, then
+    /// renamed over `path`, so a reader finds the old link or the new, never none. Not durable:
+    /// the caller synchronizes the folder.
+    public func replaceSymbolicLink(_ path: String, with target: String) throws {
+        let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let temporary = (parent.isEmpty ? "" : parent + "/") + ".\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
+        try withParent(of: temporary, creating: true) { folder, name in
+            guard symlinkat(target, folder, name) == 0 else { throw FolderError.system("Cannot make the link \(root)/\(temporary)") }
+        }
+        do {
+            try rename(temporary, to: path)
+        } catch {
+            try? remove(temporary)
+            throw error
+        }
+    }
+
+    /// The target of the symbolic link at `path`, not followed; `nil` when nothing is there.
+    /// Another kind of entry there is refused.
+    public func symbolicLinkTarget(_ path: String) throws -> String? {
+        do {
+            return try withParent(of: path) { folder, name in
+                var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+                let count = readlinkat(folder, name, &buffer, buffer.count - 1)
+                guard count >= 0 else {
+                    if errno == ENOENT { return nil }
+                    if errno == EINVAL { throw FolderError(.refused, "\(root)/\(path) is not a link Depot made: remove it") }
+                    throw FolderError.system("Cannot read the link \(root)/\(path)")
+                }
+                return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+        } catch is Absent {
+            return nil
+        }
+    }
+
     /// Removes the file at `path`, if any: the entry itself, a link included, never what a link
     /// points to.
     public func remove(_ path: String) throws {

@@ -1,3 +1,4 @@
+import DepotClient
 import DepotTestSupport
 import Foundation
 import GRDB
@@ -10,8 +11,17 @@ import Testing
 struct CatalogExampleTests {
     static var executable: URL { DepotProcess.executable.deletingLastPathComponent().appendingPathComponent("depot-catalog-example") }
 
-    @Test("20 releases, each applied between two queries of an app that holds its catalog open: never a mix, every reopen the release applied")
-    func twentyReleases() async throws {
+    /// The release folders of the folder `out`, lock files aside.
+    static func trees(_ root: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("out/.depot/trees").path)) ?? [])
+            .filter { !$0.hasSuffix(".lock") }
+    }
+
+    @Test(
+        "20 releases, each applied between two queries of an app that holds its catalog open: never a mix, every reopen the release applied, no old release folder left once closed",
+        arguments: FolderLayout.allCases
+    )
+    func twentyReleases(layout: FolderLayout) async throws {
         try await DepotCLI.withServer { root, server in
             func publish(_ release: Int) async throws {
                 try root.write(try Fixture.catalog(release: release, rows: 2000), to: "site/catalog.sqlite")
@@ -22,7 +32,7 @@ struct CatalogExampleTests {
             try await DepotProcess.launch(
                 Self.executable.path,
                 // Checks every 20 ms; no minimum rate: the test's server shares a loaded machine.
-                ["--server", server, "--dir", "out", "--until", "21", "--every", "0.02", "--minimum-rate", "0"],
+                ["--server", server, "--dir", "out", "--until", "21", "--every", "0.02", "--minimum-rate", "0", "--layout", layout.rawValue],
                 environment: nil,
                 in: root
             ) { app in
@@ -31,6 +41,9 @@ struct CatalogExampleTests {
                     // The app applies each before the next is published (a bound that only guards a hang).
                     let applied = try await poll(for: .seconds(120)) { app.log.contains("applied release \(release) ") ? true : nil }
                     try #require(applied != nil, "release \(release) was not applied: \(app.log)")
+                    // The app closed the old release's catalog: its folder is gone (nothing new is
+                    // published yet, so nothing is being downloaded).
+                    if layout == .releaseFolders { #expect(Self.trees(root).count == 1, "\(Self.trees(root))") }
                 }
                 #expect(try await app.waitForExit(timeout: .seconds(120)) == 0, "\(app.log)")
                 let lines = app.log.split(separator: "\n").filter { $0.hasPrefix("applied release ") }
@@ -41,12 +54,14 @@ struct CatalogExampleTests {
                 #expect(!app.log.contains("mix"), "\(app.log)")
             }
             // What the app left: release 21 exactly, no log of a closed connection, nothing staged.
-            let queue = try DatabaseQueue(path: root.appendingPathComponent("out/catalog.sqlite").path)
+            let content = layout == .inPlace ? "out" : "out/current"
+            let queue = try DatabaseQueue(path: root.appendingPathComponent(content + "/catalog.sqlite").path)
             let releases = try await queue.read { try String.fetchAll($0, sql: "SELECT DISTINCT substr(body, 1, 10) FROM item") }
             try queue.close()
             #expect(releases == ["release 21"])
-            let names = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("out").path)
-            #expect(Set(names) == [".depot", "catalog.sqlite"], "\(names)")
+            let names = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(content).path)
+            #expect(Set(names).subtracting([".depot"]) == ["catalog.sqlite"], "\(names)")
+            if layout == .releaseFolders { #expect(Self.trees(root).count == 1, "\(Self.trees(root))") }
             #expect(try FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent("out/.depot/staging").path).isEmpty)
         }
     }

@@ -1,0 +1,109 @@
+import DepotFiles
+import DepotManifest
+import Foundation
+
+/// Reading the release a folder holds, in either layout (``FolderLayout``).
+extension DepotClient {
+    /// Opens the release the folder holds for reading, or returns `nil` before the first sync.
+    /// Its files stay as they are until the result is closed: with
+    /// ``FolderLayout/releaseFolders``, in the release's own folder while switches go on; in
+    /// place, by holding the switch off (``withCurrentRelease(_:)``). A switch a killed sync
+    /// left half done is finished first.
+    ///
+    /// ```swift
+    /// let open = try client.openCurrentRelease()!
+    /// let catalog = try DatabaseQueue(path: open.url(for: "catalog.sqlite").path)
+    /// // … queries; client.apply() when a download is staged; then:
+    /// try catalog.close()
+    /// open.close()  // the old release's folder goes
+    /// ```
+    public func openCurrentRelease() throws -> OpenRelease? {
+        try finishInterruptedSwitch()
+        // The folder's read lock, shared: no switch runs while the tree and state are read.
+        guard let readLock = try folder.with({ try FileLock.acquire(Self.readLock, in: $0, exclusive: false) }) else { return nil }
+        guard let release = SyncState.load(from: folder).release else {
+            readLock.unlock()
+            return nil
+        }
+        guard configuration.layout == .releaseFolders else {
+            return OpenRelease(release: release, directory: directory, lock: readLock) {}
+        }
+        defer { readLock.unlock() }
+        let folder = try folder.open()
+        guard let tree = try ReleaseTrees(folder: folder).current() else { throw Self.notReleaseFolders(release, in: directoryPath) }
+        guard let lock = try folderCall({ try FileLock.acquire(ReleaseTrees.lockPath(tree), in: folder, exclusive: false) }) else {
+            throw SyncError(.io, "cannot lock the release folder \(tree)")
+        }
+        let client = self
+        return OpenRelease(
+            release: release,
+            directory: URL(fileURLWithPath: directoryPath + "/" + ReleaseTrees.treePath(tree), isDirectory: true),
+            lock: lock
+        ) { client.collectTrees() }
+    }
+
+    /// With release folders, removes the trees that are neither current nor staged nor named
+    /// by a switch under way, and that nobody holds (``ReleaseTrees/collect(keeping:)``).
+    func collectTrees() {
+        guard configuration.layout == .releaseFolders, let folder = try? folder.open() else { return }
+        let trees = ReleaseTrees(folder: folder)
+        trees.collect {
+            // Read in the order a release goes through them (staged, then a journal, then the
+            // link), so a tree moving along meanwhile is found in one of them.
+            var keeping = Set<String>()
+            if let bytes = self.folder.read(.staged), let staged = try? JSONDecoder().decode(StagedRelease.self, from: Data(bytes)),
+                let tree = staged.journal.tree
+            {
+                keeping.insert(tree)
+            }
+            if let bytes = self.folder.read(.journal), let journal = try? JSONDecoder().decode(ReleaseJournal.self, from: Data(bytes)),
+                let tree = journal.tree
+            {
+                keeping.insert(tree)
+            }
+            if let current = try? trees.current() { keeping.insert(current) }
+            return keeping
+        }
+    }
+
+    /// The tree the folder holds its release in, with release folders; `nil` in place or before
+    /// the first sync.
+    ///
+    /// - Throws: ``SyncError`` `.io` when the folder holds a release but no tree: it was synced
+    ///   in place.
+    func heldTree(of held: HeldRelease?) throws -> String? {
+        guard configuration.layout == .releaseFolders else { return nil }
+        let tree = try ReleaseTrees(folder: try folder.open()).current()
+        if let held, tree == nil { throw Self.notReleaseFolders(held, in: directoryPath) }
+        return tree
+    }
+
+    /// The folder of the files a sync compares and builds on: the sync folder in place, the
+    /// tree held with release folders (a name no tree has before the first sync).
+    func contentPath(tree: String?) -> String {
+        guard configuration.layout == .releaseFolders else { return directoryPath }
+        return directoryPath + "/" + ReleaseTrees.treePath(tree ?? "none")
+    }
+
+    private static func notReleaseFolders(_ release: HeldRelease, in path: String) -> SyncError {
+        SyncError(.io, "\(path) holds release \(release.number) in place, not in release folders: sync into a new folder")
+    }
+}
+
+extension DepotClient {
+    /// Makes the tree of `release` (``ReleaseTrees/build(_:entries:fetched:held:staging:)``):
+    /// every file of `entries`, those `plan` fetched from staging and the others from the tree
+    /// `held`; durable before it is named in a journal. Returns its name, and its lock, held
+    /// exclusively until the tree is staged or applied: a collection meanwhile leaves it.
+    func buildTree(of release: HeldRelease, entries: [ReleaseEntry], plan: ReleasePlan, held: String?) throws -> (name: String, lock: FileLock) {
+        let staging = StagingFolder(try folder.open())
+        let name = ReleaseTrees.newName(number: release.number)
+        guard let lock = try folderCall({ try FileLock.acquire(ReleaseTrees.lockPath(name), in: staging.folder, exclusive: true) }) else {
+            throw SyncError(.io, "cannot lock the release folder \(name)")
+        }
+        let fetched = Set(plan.fetches.map(\.entry.path))
+        let made = try ReleaseTrees(folder: staging.folder).build(name, entries: entries, fetched: fetched, held: held, staging: staging)
+        try Durability.synchronize(made, in: directory)
+        return (name, lock)
+    }
+}

@@ -1,0 +1,179 @@
+import Crypto
+import DepotFiles
+import DepotHTTP
+import DepotManifest
+import Foundation
+
+#if canImport(CLinuxCalls)
+import CLinuxCalls
+#endif
+
+/// The release folders of ``FolderLayout/releaseFolders``: each release a folder of its own,
+/// `.depot/trees/{tree}/`, and `current`, a relative link in the sync folder, naming the one
+/// held, as OSTree's deployments and Capistrano's `current` do. A tree is named by its release's
+/// number and a random part (`12-9f3a1c2e0b4d5a6c`): a release the channel rolls back to gets a
+/// new tree, never the old one an app may still hold open.
+///
+/// What a tree holds, the rule the tests hold it to: exactly the publisher's bytes of its
+/// release when it is made, and afterwards only what the app itself writes to it.
+/// - A file that a release changes comes from staging, verified.
+/// - A file that does not change comes from the tree held: a hard link, read-only (its
+///   permission bits, shared by every tree), so a release costs only what changed.
+/// - A SQLite database (a file that starts with SQLite's 16-byte header) is a copy in every
+///   tree, writable: what the app writes to release 12's catalog stays in release 12's tree,
+///   beside its own `-wal` and `-shm`. The copy of an unchanged database is checked against its
+///   SHA-256 as it is made.
+/// - A file of the tree held whose size or modification time is no longer what the release
+///   gave it (the app wrote to it) is not carried over: the plan fetches it
+///   (``altered(_:in:)``), from the blocks the changed copy still has.
+///
+/// Each tree has a lock file beside it, `.depot/trees/{tree}.lock`, which a reader holds shared
+/// (``OpenRelease``) and the sync making it exclusively until it is staged or applied; a tree
+/// that is neither the current one nor staged is removed once its lock can be taken
+/// exclusively (``collect(keeping:)``): never while a reader holds it.
+struct ReleaseTrees {
+    static let path = ".depot/trees"
+    /// The link naming the tree held, in the sync folder.
+    static let link = "current"
+    /// SQLite's file header: "SQLite format 3" and a NUL.
+    static let databaseHeader = Array("SQLite format 3\0".utf8)
+
+    let folder: ContainedFolder
+
+    /// A new tree's name for release `number`.
+    static func newName(number: Int64) -> String {
+        "\(number)-" + (0..<8).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+
+    /// Whether `name` is a tree's name: a journal or a link that names anything else is refused.
+    static func isName(_ name: String) -> Bool {
+        let parts = name.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let number = parts.first, !number.isEmpty, number.count <= 19, number.allSatisfy(\.isASCII),
+            number.allSatisfy(\.isNumber)
+        else { return false }
+        return parts[1].count == 16 && parts[1].allSatisfy { $0.isHexDigit && !$0.isUppercase }
+    }
+
+    static func treePath(_ name: String) -> String { path + "/" + name }
+    static func lockPath(_ name: String) -> String { path + "/" + name + ".lock" }
+
+    /// The tree the link names; `nil` when there is no link (no release yet).
+    ///
+    /// - Throws: ``SyncError`` `.io` when `current` is not a link to a tree.
+    func current() throws -> String? {
+        guard let target = try folderCall({ try folder.symbolicLinkTarget(Self.link) }) else { return nil }
+        let prefix = Self.path + "/"
+        let name = String(target.dropFirst(prefix.count))
+        guard target.hasPrefix(prefix), Self.isName(name) else {
+            throw SyncError(.io, "\(folder.root)/\(Self.link) names \(target), not a release folder Depot made: remove it")
+        }
+        return name
+    }
+
+    /// Whether the tree `name` is there.
+    func contains(_ name: String) throws -> Bool {
+        try folderCall { try folder.kind(of: Self.treePath(name)) == S_IFDIR }
+    }
+
+    /// Points the link at the tree `name`, atomically and durably.
+    func point(at name: String) throws {
+        try folderCall {
+            try folder.replaceSymbolicLink(Self.link, with: Self.treePath(name))
+            try folder.synchronize(folder: "")
+        }
+    }
+
+    /// The entries of `unchanged` (files a release keeps as they were) whose file in the tree
+    /// `held` is not as the release made it: missing, or of another size or modification time.
+    /// One `stat` each: the tree is made of them anyway.
+    func altered(_ unchanged: some Sequence<ReleaseEntry>, in held: String) -> [ReleaseEntry] {
+        unchanged.filter { entry in
+            guard let status = try? folder.status(of: Self.treePath(held) + "/" + entry.path) else { return true }
+            return Int64(status.st_size) != entry.size || entry.modifiedSeconds.map { $0 != modificationSeconds(status) } ?? false
+        }
+    }
+
+    /// Makes the tree `name` of `entries` (every file of the release): a file of `fetched` from
+    /// its staged content, any other from the tree `held`; a database copied, any other file
+    /// linked, read-only. Returns the files made, to make durable.
+    ///
+    /// - Throws: ``SyncError`` `.corrupt` when an unchanged database's copy is not the release's
+    ///   (the app wrote to it while it was copied): the next sync fetches it.
+    func build(_ name: String, entries: [ReleaseEntry], fetched: Set<String>, held: String?, staging: StagingFolder) throws -> [URL] {
+        let tree = Self.treePath(name)
+        try folderCall { try folder.makeFolder(tree) }
+        return try entries.map { entry in
+            let destination = tree + "/" + entry.path
+            let fromStaging = fetched.contains(entry.path)
+            guard fromStaging || held != nil else { throw SyncError(.io, "\(entry.path) is neither staged nor held") }
+            let source = fromStaging ? staging.journaled(entry.sha256).path : folder.root + "/" + Self.treePath(held!) + "/" + entry.path
+            if try Self.isDatabase(at: source) {
+                try copy(source, to: destination, entry: entry, verified: !fromStaging)
+            } else {
+                // Read-only, for every tree the file is linked into: an app that writes to it
+                // changes it in them all, so none is written.
+                guard chmod(source, 0o444) == 0 || !fromStaging else { throw SyncError(.io, "cannot make \(source) read-only: errno \(errno)") }
+                if try !folderCall({ try folder.link(source, at: destination) }) {
+                    try copy(source, to: destination, entry: entry, verified: true)
+                }
+            }
+            return URL(fileURLWithPath: folder.root + "/" + destination, isDirectory: false)
+        }
+    }
+
+    /// Copies `source` to `destination` in the folder, with the entry's modification time; with
+    /// `verified`, checks the copy's SHA-256 and size against the entry.
+    private func copy(_ source: String, to destination: String, entry: ReleaseEntry, verified: Bool) throws {
+        guard let input = FileHandle(forReadingAtPath: source) else { throw SyncError(.io, "cannot open \(source)") }
+        defer { try? input.close() }
+        let output = try folderCall { try folder.create(destination) }
+        defer { close(output) }
+        var hasher = SHA256()
+        var size: Int64 = 0
+        while let chunk = try input.read(upToCount: 256 * 1024), !chunk.isEmpty {
+            if verified { hasher.update(data: chunk) }
+            size += Int64(chunk.count)
+            guard chunk.withUnsafeBytes({ writeAll(output, $0) }) else { throw SyncError(.io, "cannot write \(folder.root)/\(destination)") }
+        }
+        if verified, size != entry.size || Hex.string(hasher.finalize()) != entry.sha256 {
+            throw SyncError(.corrupt, "\(entry.path) changed while it was copied to the new release: sync again")
+        }
+        if let modified = entry.modifiedSeconds {
+            let times = [timespec(tv_sec: Int(modified), tv_nsec: 0), timespec(tv_sec: Int(modified), tv_nsec: 0)]
+            guard futimens(output, times) == 0 else { throw SyncError(.io, "cannot set the time of \(folder.root)/\(destination)") }
+        }
+    }
+
+    /// Whether the file at `path` starts with SQLite's header.
+    static func isDatabase(at path: String) throws -> Bool {
+        guard let file = FileHandle(forReadingAtPath: path) else { throw SyncError(.io, "cannot open \(path)") }
+        defer { try? file.close() }
+        return try file.read(upToCount: databaseHeader.count).map(Array.init) == databaseHeader
+    }
+
+    /// Removes every tree but those `keeping` names, and the lock files of trees gone, each once
+    /// its lock can be taken exclusively: a tree a reader holds, or a sync is making, stays.
+    /// `keeping` is asked again under each lock: a tree staged or applied meanwhile stays too. A
+    /// failure leaves the tree for the next collection.
+    func collect(keeping: () -> Set<String>) {
+        guard let names = try? folder.names(in: Self.path) else { return }
+        let trees = Set(names.map { $0.hasSuffix(".lock") ? String($0.dropLast(5)) : $0 }).filter(Self.isName)
+        for name in trees.subtracting(keeping()) {
+            guard let lock = try? FileLock.acquire(Self.lockPath(name), in: folder, exclusive: true, wait: false) else { continue }
+            defer { lock.unlock() }
+            guard !keeping().contains(name) else { continue }
+            try? folder.removeContents(of: Self.treePath(name))
+            try? folder.removeEmptyFolder(Self.treePath(name))
+            try? folder.remove(Self.lockPath(name))
+        }
+    }
+}
+
+/// A file's modification time, in whole seconds since 1970.
+func modificationSeconds(_ status: stat) -> Int64 {
+    #if canImport(Darwin)
+    Int64(status.st_mtimespec.tv_sec)
+    #else
+    Int64(status.st_mtim.tv_sec)
+    #endif
+}
