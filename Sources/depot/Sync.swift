@@ -53,6 +53,9 @@ extension Depot {
         @Flag(help: "Keep local files that left the release.")
         var keepDeleted = false
 
+        @Option(help: "How the folder holds its release: in-place, or release-folders (a folder per release behind the link DIR/current).")
+        var layout = FolderLayout.inPlace
+
         @Flag(help: "Print the report as JSON.")
         var json = false
 
@@ -76,6 +79,9 @@ extension Depot {
             if watch != nil, check || downloadOnly || apply {
                 throw ValidationError("--watch syncs whole: not with --check, --download-only or --apply")
             }
+            if keepDeleted, layout == .releaseFolders {
+                throw ValidationError("--keep-deleted keeps files in place: not with --layout release-folders")
+            }
             if let watch, watch <= 0 { throw ValidationError("--watch takes a positive number of seconds") }
             guard (1...64).contains(parallel) else { throw ValidationError("--parallel takes 1 to 64") }
             guard minimumRate >= 0 else { throw ValidationError("--minimum-rate takes 0 or more bytes a second") }
@@ -93,22 +99,20 @@ extension Depot {
                     guard let url = URL(string: text + "/") else { throw CommandFailure("invalid server \(text)") }
                     return url
                 }
-                let client = DepotClient(
-                    servers: servers,
-                    directory: URL(fileURLWithPath: dir),
-                    configuration: .init(
-                        channel: channel,
-                        trustedKeys: trust.trustedKeys,
-                        trustedRoot: try trust.rootDocument(),
-                        removesDeletedFiles: !keepDeleted,
-                        minimumTransferRate: minimumRate,
-                        transferRateWindow: rateWindow,
-                        documentTimeout: documentTimeout,
-                        parallelDownloads: parallel,
-                        sendsReports: reports,
-                        clientVersion: clientVersion.flatMap(ClientVersion.init)
-                    )
+                var configuration = DepotClient.Configuration(
+                    channel: channel,
+                    trustedKeys: trust.trustedKeys,
+                    trustedRoot: try trust.rootDocument(),
+                    removesDeletedFiles: !keepDeleted,
+                    minimumTransferRate: minimumRate,
+                    transferRateWindow: rateWindow,
+                    documentTimeout: documentTimeout,
+                    parallelDownloads: parallel,
+                    sendsReports: reports,
+                    clientVersion: clientVersion.flatMap(ClientVersion.init)
                 )
+                configuration.layout = layout
+                let client = DepotClient(servers: servers, directory: URL(fileURLWithPath: dir), configuration: configuration)
                 while true {
                     try await syncOnce(client)
                     guard let watch else { return }
@@ -247,3 +251,5 @@ final class ProgressBars: Sendable {
         current.withLock { $0?.bar }?.finish()
     }
 }
+
+extension FolderLayout: ExpressibleByArgument {}

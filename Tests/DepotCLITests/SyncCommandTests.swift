@@ -1,3 +1,4 @@
+import DepotClient
 import DepotTestSupport
 import Foundation
 import Testing
@@ -29,17 +30,22 @@ struct SyncCommandTests {
         }
     }
 
-    @Test("--check prints the plan and changes nothing; --download-only stages unseen; --apply switches; a second --apply has nothing")
-    func steps() async throws {
+    @Test(
+        "--check prints the plan and changes nothing; --download-only stages unseen; --apply switches; a second --apply has nothing",
+        arguments: FolderLayout.allCases
+    )
+    func steps(layout: FolderLayout) async throws {
         try await DepotCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "site/a.txt")
             #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
-            #expect(try await DepotCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root).status == 0)
+            let sync = ["sync", "--server", server, "--dir", "out", "--layout", layout.rawValue]
+            #expect(try await DepotCLI.run(sync, token: nil, in: root).status == 0)
             try root.write(Data("two\n".utf8), to: "site/a.txt")
             try root.write(Fixture.noise, to: "site/b.bin")
             #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
-            let sync = ["sync", "--server", server, "--dir", "out"]
-            let a = root.appendingPathComponent("out/a.txt")
+            // Read where the app reads: with release folders, through the link to the current one.
+            let content = layout == .inPlace ? "out/" : "out/current/"
+            let a = root.appendingPathComponent(content + "a.txt")
 
             let check = try await DepotCLI.run(sync + ["--check"], token: nil, in: root)
             #expect(check.status == 0, "\(check.errors)")
@@ -53,7 +59,7 @@ struct SyncCommandTests {
             let applied = try await DepotCLI.run(sync + ["--apply"], token: nil, in: root)
             #expect(applied.status == 0 && applied.output.contains("applied release 2 of stable"), "\(applied.errors)")
             #expect(try Data(contentsOf: a) == Data("two\n".utf8))
-            #expect(try Data(contentsOf: root.appendingPathComponent("out/b.bin")) == Fixture.noise)
+            #expect(try Data(contentsOf: root.appendingPathComponent(content + "b.bin")) == Fixture.noise)
             let again = try await DepotCLI.run(sync + ["--apply"], token: nil, in: root)
             #expect(again.status == 1 && again.errors.contains("no release is staged"), "\(again.errors)")
             let upToDate = try await DepotCLI.run(sync + ["--check"], token: nil, in: root)
