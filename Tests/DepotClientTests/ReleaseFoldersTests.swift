@@ -76,9 +76,14 @@ struct ReleaseFoldersTests {
                 _ = try await client.sync()
                 let held = try #require(try client.openCurrentRelease())
                 // The app writes to its database, checkpointed into the file itself.
-                let app = try DatabaseQueue(path: try held.url(for: "catalog.sqlite").path)
+                let catalogURL = try held.url(for: "catalog.sqlite")
+                let published = try #require(try FileManager.default.attributesOfItem(atPath: catalogURL.path)[.modificationDate] as? Date)
+                let app = try DatabaseQueue(path: catalogURL.path)
                 try await app.write { try $0.execute(sql: "UPDATE item SET body = 'the app''s own' WHERE id <= 100") }
                 try await app.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+                // Its modification time put back as the release gave it (a write within the second,
+                // on a file system of whole seconds): the database's SHA-256 still tells.
+                try FileManager.default.setAttributes([.modificationDate: published], ofItemAtPath: catalogURL.path)
                 // Files other than databases are shared with the next release, and read-only.
                 let logoURL = try held.url(for: "img/logo.png")
                 #expect(try FileManager.default.attributesOfItem(atPath: logoURL.path)[.posixPermissions] as? Int == 0o444)
@@ -186,6 +191,69 @@ struct ReleaseFoldersTests {
                 #expect(journal.problem?.contains("names no release folder") == true)
                 journal.tree = ReleaseTrees.newName(number: 3)
                 #expect(journal.problem == nil)
+            }
+        }
+    }
+
+    @Test(
+        "a rollback to the release an app still holds open gets a folder of its own: the app's copy, with its writes, is neither reused nor removed under it"
+    )
+    func rollbackWhileHeld() async throws {
+        let (one, two) = (try Fixture.catalog(release: 1, rows: 1000), try Fixture.catalog(release: 2, rows: 1000))
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("catalog.sqlite", one)])
+            try await withTemporaryDirectory { folder in
+                let client = Self.client(server, folder)
+                _ = try await client.sync()
+                let held = try #require(try client.openCurrentRelease())
+                let app = try DatabaseQueue(path: try held.url(for: "catalog.sqlite").path)
+                try await app.write { try $0.execute(sql: "UPDATE item SET body = 'edited' WHERE id = 1") }
+                try await SyncTests.publish(server, [("catalog.sqlite", two)])
+                #expect(try await client.sync().release?.number == 2)
+                let rollback = try await RolloutFleetTests.send(server, "POST", "/v1/channels/stable/rollback")
+                #expect(rollback.status == 200, "\(rollback.bodyText)")
+                #expect(try await client.sync().release?.number == 1)
+
+                let current = try #require(try client.openCurrentRelease())
+                #expect(current.release.number == 1 && current.directory != held.directory)
+                #expect(try OpenDatabaseTests.releases(at: current.url(for: "catalog.sqlite").path) == ["release 1": 1000])
+                #expect(try await app.read { try String.fetchOne($0, sql: "SELECT body FROM item WHERE id = 1") } == "edited")
+                // Release 2's folder, held by nobody, went at the apply; the app's goes when it lets go.
+                #expect(Self.trees(folder).count == 2)
+                try app.close()
+                held.close()
+                #expect(Self.trees(folder) == [current.directory.lastPathComponent])
+                current.close()
+            }
+        }
+    }
+
+    @Test("a link planted in place of the folder of releases, or of a release's lock, is refused with one line; nothing outside is written")
+    func plantedTreesFolder() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
+            try await withTemporaryDirectory { folder in
+                try await withTemporaryDirectory { outside in
+                    let client = Self.client(server, folder)
+                    try FileManager.default.createDirectory(at: folder.appendingPathComponent(".depot"), withIntermediateDirectories: true)
+                    let trees = folder.appendingPathComponent(ReleaseTrees.path).path
+                    try FileManager.default.createSymbolicLink(atPath: trees, withDestinationPath: outside.path)
+                    let error = await #expect(throws: SyncError.self) { try await client.sync() }
+                    #expect(error?.message.contains("not a folder or file Depot made") == true, "\(String(describing: error))")
+                    #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
+
+                    // A lock planted as a link to a file outside: opening the release refuses it.
+                    try FileManager.default.removeItem(atPath: trees)
+                    _ = try await client.sync()
+                    let tree = try #require(Self.trees(folder).first)
+                    let lock = folder.appendingPathComponent(ReleaseTrees.lockPath(tree)).path
+                    try? FileManager.default.removeItem(atPath: lock)
+                    let target = outside.appendingPathComponent("target")
+                    try Data("keep\n".utf8).write(to: target)
+                    try FileManager.default.createSymbolicLink(atPath: lock, withDestinationPath: target.path)
+                    #expect(throws: SyncError.self) { try client.openCurrentRelease() }
+                    #expect(try Data(contentsOf: target) == Data("keep\n".utf8))
+                }
             }
         }
     }

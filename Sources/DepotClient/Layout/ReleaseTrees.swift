@@ -23,9 +23,9 @@ import CLinuxCalls
 ///   tree, writable: what the app writes to release 12's catalog stays in release 12's tree,
 ///   beside its own `-wal` and `-shm`. The copy of an unchanged database is checked against its
 ///   SHA-256 as it is made.
-/// - A file of the tree held whose size or modification time is no longer what the release
-///   gave it (the app wrote to it) is not carried over: the plan fetches it
-///   (``altered(_:in:)``), from the blocks the changed copy still has.
+/// - A file of the tree held whose size, modification time or (a database's) SHA-256 is no
+///   longer what the release gave it (the app wrote to it) is not carried over: the plan
+///   fetches it (``altered(_:in:)``), from the blocks the changed copy still has.
 ///
 /// Each tree has a lock file beside it, `.depot/trees/{tree}.lock`, which a reader holds shared
 /// (``OpenRelease``) and the sync making it exclusively until it is staged or applied; a tree
@@ -84,12 +84,22 @@ struct ReleaseTrees {
     }
 
     /// The entries of `unchanged` (files a release keeps as they were) whose file in the tree
-    /// `held` is not as the release made it: missing, or of another size or modification time.
-    /// One `stat` each: the tree is made of them anyway.
+    /// `held` is not as the release made it: missing, or of another size or modification time
+    /// (the release's, to the second, with no fraction: a write leaves one). One `stat` each: the
+    /// tree is made of them anyway. A database, which the app may write to, is also checked by
+    /// its SHA-256: a write within the second on a file system of whole seconds leaves no trace
+    /// in its status.
     func altered(_ unchanged: some Sequence<ReleaseEntry>, in held: String) -> [ReleaseEntry] {
         unchanged.filter { entry in
-            guard let status = try? folder.status(of: Self.treePath(held) + "/" + entry.path) else { return true }
-            return Int64(status.st_size) != entry.size || entry.modifiedSeconds.map { $0 != modificationSeconds(status) } ?? false
+            let path = Self.treePath(held) + "/" + entry.path
+            guard let status = try? folder.status(of: path) else { return true }
+            let time = modificationTime(status)
+            if Int64(status.st_size) != entry.size || entry.modifiedSeconds.map({ $0 != Int64(time.tv_sec) || time.tv_nsec != 0 }) ?? false {
+                return true
+            }
+            // Linked files are read-only; a writable one is a database's copy.
+            guard status.st_mode & 0o222 != 0 else { return false }
+            return !StagedContent.isIntact(URL(fileURLWithPath: folder.root + "/" + path, isDirectory: false), for: entry)
         }
     }
 
@@ -169,11 +179,11 @@ struct ReleaseTrees {
     }
 }
 
-/// A file's modification time, in whole seconds since 1970.
-func modificationSeconds(_ status: stat) -> Int64 {
+/// A file's modification time.
+func modificationTime(_ status: stat) -> timespec {
     #if canImport(Darwin)
-    Int64(status.st_mtimespec.tv_sec)
+    status.st_mtimespec
     #else
-    Int64(status.st_mtim.tv_sec)
+    status.st_mtim
     #endif
 }
