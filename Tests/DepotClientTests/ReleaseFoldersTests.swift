@@ -120,33 +120,25 @@ struct ReleaseFoldersTests {
 
     @Test("an apply cut short at any step: the link always names a whole release; a reader finishes it, release 2 whole", arguments: applyCrashPoints)
     func applyCrash(at point: SwitchStep) async throws {
-        try await LiveServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8)), ("old.txt", Data("old\n".utf8))])
-            try await withTemporaryDirectory { folder in
-                let client = Self.client(server, folder)
-                _ = try await client.sync()
-                let removal = try await RolloutFleetTests.send(server, "DELETE", "/v1/files/old.txt")
-                #expect([200, 204].contains(removal.status), "\(removal.bodyText)")
-                try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8)), ("b.txt", Data("new\n".utf8))])
-                let next = try #require(try await client.check().release?.number)
-                _ = try await client.download()
+        var configuration = DepotClient.Configuration()
+        configuration.layout = .releaseFolders
+        try await SyncStepsTests.withNextDownloaded(configuration: configuration) { folder, client, next in
 
-                var crashing = client
-                crashing.switchFault = { step in if step == point { throw CancellationError() } }
-                #expect(throws: CancellationError.self) { try crashing.apply() }
-                // Whatever the link names now is one release whole, read through the link itself.
-                let linked = { (path: String) in SyncTests.contents(folder, "current/" + path).map { String(decoding: $0, as: UTF8.self) } }
-                let seen = [linked("a.txt"), linked("b.txt"), linked("old.txt")]
-                #expect(seen == ["one\n", nil, "old\n"] || seen == ["two\n", "new\n", nil], "\(seen)")
+            var crashing = client
+            crashing.switchFault = { step in if step == point { throw CancellationError() } }
+            #expect(throws: CancellationError.self) { try crashing.apply() }
+            // Whatever the link names now is one release whole, read through the link itself.
+            let linked = { (path: String) in SyncTests.contents(folder, "current/" + path).map { String(decoding: $0, as: UTF8.self) } }
+            let seen = [linked("a.txt"), linked("b.txt"), linked("old.txt")]
+            #expect(seen == ["one\n", nil, "old\n"] || seen == ["two\n", "new\n", nil], "\(seen)")
 
-                let open = try #require(try client.openCurrentRelease())
-                defer { open.close() }
-                let read = try ["a.txt", "b.txt", "old.txt"].map { try? Data(contentsOf: open.url(for: $0)) }
-                #expect(open.release.number == next)
-                #expect(read == [Data("two\n".utf8), Data("new\n".utf8), nil], "\(read)")
-                #expect(try client.apply().number == next)
-                #expect(client.folder.read(.staged) == nil)
-            }
+            let open = try #require(try client.openCurrentRelease())
+            defer { open.close() }
+            let read = try ["a.txt", "b.txt", "old.txt"].map { try? Data(contentsOf: open.url(for: $0)) }
+            #expect(open.release.number == next)
+            #expect(read == [Data("two\n".utf8), Data("new\n".utf8), nil], "\(read)")
+            #expect(try client.apply().number == next)
+            #expect(client.folder.read(.staged) == nil)
         }
     }
 

@@ -234,33 +234,42 @@ struct SyncStepsTests {
     /// Where an apply is cut short, as by a power cut.
     static let applyCrashPoints: [SwitchStep] = [.journalWritten, .removalsDone, .moved(1), .moved(2), .stateSaved]
 
-    @Test(
-        "an apply cut short at any step: a reader finishes it, release 2 whole; apply again returns it and drops the record",
-        arguments: applyCrashPoints
-    )
-    func applyCrash(at point: SwitchStep) async throws {
+    /// A client of a fresh folder, configured so, that synced a release of `a.txt` and `old.txt`
+    /// and downloaded the next, whose number it passes: a.txt changed, b.txt new, old.txt gone.
+    static func withNextDownloaded(
+        configuration: DepotClient.Configuration = .init(),
+        _ body: @Sendable (URL, DepotClient, Int64) async throws -> Void
+    ) async throws {
         try await LiveServer.withPublishing { server in
             try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8)), ("old.txt", Data("old\n".utf8))])
             try await withTemporaryDirectory { folder in
-                let client = SyncTests.client(server, folder)
+                let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration)
                 _ = try await client.sync()
-                // The next release: a.txt changed, b.txt new, old.txt gone.
                 let removal = try await RolloutFleetTests.send(server, "DELETE", "/v1/files/old.txt")
                 #expect([200, 204].contains(removal.status), "\(removal.bodyText)")
                 try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8)), ("b.txt", Data("new\n".utf8))])
                 let next = try #require(try await client.check().release?.number)
                 _ = try await client.download()
-
-                var crashing = client
-                crashing.switchFault = { step in if step == point { throw CancellationError() } }
-                #expect(throws: CancellationError.self) { try crashing.apply() }
-                // A reader finishes the switch its journal commits to: it reads the next release whole.
-                let text = { (path: String) in Self.contents(folder, path).map { String(decoding: $0, as: UTF8.self) } }
-                let read = try client.withCurrentRelease { release in (release?.number, text("a.txt"), text("b.txt"), text("old.txt")) }
-                #expect(read.0 == next && read.1 == "two\n" && read.2 == "new\n" && read.3 == nil, "\(read)")
-                #expect(try client.apply().number == next)
-                #expect(client.folder.read(.staged) == nil)
+                try await body(folder, client, next)
             }
+        }
+    }
+
+    @Test(
+        "an apply cut short at any step: a reader finishes it, release 2 whole; apply again returns it and drops the record",
+        arguments: applyCrashPoints
+    )
+    func applyCrash(at point: SwitchStep) async throws {
+        try await Self.withNextDownloaded { folder, client, next in
+            var crashing = client
+            crashing.switchFault = { step in if step == point { throw CancellationError() } }
+            #expect(throws: CancellationError.self) { try crashing.apply() }
+            // A reader finishes the switch its journal commits to: it reads the next release whole.
+            let text = { (path: String) in Self.contents(folder, path).map { String(decoding: $0, as: UTF8.self) } }
+            let read = try client.withCurrentRelease { release in (release?.number, text("a.txt"), text("b.txt"), text("old.txt")) }
+            #expect(read.0 == next && read.1 == "two\n" && read.2 == "new\n" && read.3 == nil, "\(read)")
+            #expect(try client.apply().number == next)
+            #expect(client.folder.read(.staged) == nil)
         }
     }
 
