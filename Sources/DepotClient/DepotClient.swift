@@ -348,10 +348,11 @@ public struct DepotClient: Sendable {
         // With release folders, every file the release keeps is carried over from the tree held:
         // one the app changed there is fetched instead (``ReleaseTrees``).
         let allEntries = configuration.layout == .releaseFolders ? try release.pages.flatMap { try page($0).entries } : []
+        var carried = ReleaseTrees.Carried()
         if let tree, held != nil {
             let fetching = Set(plan.fetches.map(\.entry.path))
-            let altered = ReleaseTrees(folder: try folder.open()).altered(allEntries.lazy.filter { !fetching.contains($0.path) }, in: tree)
-            plan.fetches = (plan.fetches + altered.map { ReleasePlan.Fetch(entry: $0, held: nil) }).sorted { $0.entry.path < $1.entry.path }
+            carried = ReleaseTrees(folder: try folder.open()).altered(allEntries.lazy.filter { !fetching.contains($0.path) }, in: tree)
+            plan.fetches = (plan.fetches + carried.altered.map { ReleasePlan.Fetch(entry: $0, held: nil) }).sorted { $0.entry.path < $1.entry.path }
         }
         report.unchangedCount = Int(release.files) - plan.fetches.count
         let next = HeldRelease(
@@ -371,7 +372,7 @@ public struct DepotClient: Sendable {
         let localCopies = LocalCopies()
         if goal == .check || budget != nil || progress.overall != nil {
             let blocks = BlockFetch(server: server, session: session, width: configuration.parallelDownloads)
-            let update = try await UpdatePlan(
+            var update = try await UpdatePlan(
                 plan,
                 release: next,
                 rollout: side,
@@ -386,6 +387,7 @@ public struct DepotClient: Sendable {
                     }.matched.expected
                 }
             )
+            update.copiedBytes = carried.copiedBytes
             if goal == .check { return (report, update) }
             if let budget, update.expectedBytes > budget {
                 throw SyncError.overBudget(expected: update.expectedBytes, budget: budget, release: next.number)

@@ -34,10 +34,15 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
         public var isBound: Bool
     }
 
+    /// With release folders (``FolderLayout/releaseFolders``), the bytes of the unchanged
+    /// databases copied into the new release's folder (other unchanged files are linked).
+    public var copiedBytes: Int64 = 0
+
     /// The bytes the download is expected to transfer, documents aside.
     public var expectedBytes: Int64 { files.reduce(0) { $0 + $1.expectedBytes } }
-    /// The local space the download needs: each changed file is staged whole before the switch.
-    public var requiredBytes: Int64 { files.filter { $0.way != .staged }.reduce(0) { $0 + $1.size } }
+    /// The local space the download needs: each changed file is staged whole before the switch,
+    /// and with release folders each unchanged database is copied (``copiedBytes``).
+    public var requiredBytes: Int64 { files.filter { $0.way != .staged }.reduce(0) { $0 + $1.size } + copiedBytes }
 
     /// Up to date at `held`.
     static func upToDate(_ held: HeldRelease?, rollout: RolloutSide?) -> UpdatePlan {

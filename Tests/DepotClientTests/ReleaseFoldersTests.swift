@@ -67,10 +67,13 @@ struct ReleaseFoldersTests {
         "no release folder holds bytes but the publisher's and the app's own: a database the app wrote, or a linked file it changed, is fetched again for the next release"
     )
     func publisherBytesOnly() async throws {
-        let catalog = try Fixture.catalog(release: 1, rows: 2000)
+        let (catalog, other) = (try Fixture.catalog(release: 1, rows: 2000), try Fixture.catalog(release: 9, rows: 10))
         let (logo, notes) = (Data(repeating: 7, count: 100_000), Data("notes 1\n".utf8))
         try await LiveServer.withPublishing { server in
-            try await SyncTests.publish(server, [("catalog.sqlite", catalog), ("img/logo.png", logo), ("notes.txt", notes)])
+            try await SyncTests.publish(
+                server,
+                [("catalog.sqlite", catalog), ("other.sqlite", other), ("img/logo.png", logo), ("notes.txt", notes)]
+            )
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
                 _ = try await client.sync()
@@ -93,6 +96,10 @@ struct ReleaseFoldersTests {
 
                 // Release 2 changes none of the three files: only a new one.
                 try await SyncTests.publish(server, [("new.txt", Data("new\n".utf8))])
+                // The database the app did not write to is copied, as the plan says.
+                let plan = try await client.check()
+                #expect(plan.copiedBytes == Int64(other.count), "\(plan)")
+                #expect(plan.requiredBytes == plan.files.reduce(0) { $0 + $1.size } + Int64(other.count))
                 let report = try await client.sync()
                 #expect(report.release?.number ?? 0 > held.release.number)
                 #expect(Set(report.files.map(\.path)) == ["catalog.sqlite", "notes.txt", "new.txt"], "\(report.files)")
@@ -101,11 +108,13 @@ struct ReleaseFoldersTests {
                 #expect(try Self.sha256(next.url(for: "catalog.sqlite")) == Hex.string(SHA256.hash(data: catalog)))
                 #expect(try Data(contentsOf: next.url(for: "notes.txt")) == notes)
                 #expect(try Data(contentsOf: next.url(for: "img/logo.png")) == logo)
+                #expect(try Data(contentsOf: next.url(for: "other.sqlite")) == other)
                 // The unchanged logo is one file in both releases: a release costs what changed.
-                let inodes = try [logoURL, next.url(for: "img/logo.png")].map {
+                // The unchanged database is a copy of its own.
+                let inodes = try [logoURL, next.url(for: "img/logo.png"), held.url(for: "other.sqlite"), next.url(for: "other.sqlite")].map {
                     try FileManager.default.attributesOfItem(atPath: $0.path)[.systemFileNumber] as? Int
                 }
-                #expect(inodes[0] == inodes[1])
+                #expect(inodes[0] == inodes[1] && inodes[2] != inodes[3])
                 // Release 1 keeps what the app wrote to it.
                 #expect(try await app.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item WHERE body = 'the app''s own'") } == 100)
                 #expect(try Data(contentsOf: held.url(for: "notes.txt")) == Data("the app's notes\n".utf8))

@@ -83,24 +83,40 @@ struct ReleaseTrees {
         }
     }
 
-    /// The entries of `unchanged` (files a release keeps as they were) whose file in the tree
-    /// `held` is not as the release made it: missing, or of another size or modification time
-    /// (the release's, to the second, with no fraction: a write leaves one). One `stat` each: the
-    /// tree is made of them anyway. A database, which the app may write to, is also checked by
-    /// its SHA-256: a write within the second on a file system of whole seconds leaves no trace
-    /// in its status.
-    func altered(_ unchanged: some Sequence<ReleaseEntry>, in held: String) -> [ReleaseEntry] {
-        unchanged.filter { entry in
+    /// What the tree `held` gives the next release of the files it keeps (``altered(_:in:)``).
+    struct Carried {
+        /// The files not as the release made them: fetched instead.
+        var altered: [ReleaseEntry] = []
+        /// The bytes of the databases among the others, which are copied (the rest are linked).
+        var copiedBytes: Int64 = 0
+    }
+
+    /// Which entries of `unchanged` (files a release keeps as they were) have a file in the tree
+    /// `held` that is not as the release made it: missing, or of another size or modification
+    /// time (the release's, to the second, with no fraction: a write leaves one). One `stat`
+    /// each: the tree is made of them anyway. A database, which the app may write to (the only
+    /// files of a tree not read-only), is also checked by its SHA-256: a write within the
+    /// second on a file system of whole seconds leaves no trace in its status.
+    func altered(_ unchanged: some Sequence<ReleaseEntry>, in held: String) -> Carried {
+        var carried = Carried()
+        for entry in unchanged {
             let path = Self.treePath(held) + "/" + entry.path
-            guard let status = try? folder.status(of: path) else { return true }
+            guard let status = try? folder.status(of: path) else {
+                carried.altered.append(entry)
+                continue
+            }
             let time = modificationTime(status)
             if Int64(status.st_size) != entry.size || entry.modifiedSeconds.map({ $0 != Int64(time.tv_sec) || time.tv_nsec != 0 }) ?? false {
-                return true
+                carried.altered.append(entry)
+            } else if status.st_mode & 0o222 != 0 {
+                if StagedContent.isIntact(URL(fileURLWithPath: folder.root + "/" + path, isDirectory: false), for: entry) {
+                    carried.copiedBytes += entry.size
+                } else {
+                    carried.altered.append(entry)
+                }
             }
-            // Linked files are read-only; a writable one is a database's copy.
-            guard status.st_mode & 0o222 != 0 else { return false }
-            return !StagedContent.isIntact(URL(fileURLWithPath: folder.root + "/" + path, isDirectory: false), for: entry)
         }
+        return carried
     }
 
     /// Makes the tree `name` of `entries` (every file of the release): a file of `fetched` from
