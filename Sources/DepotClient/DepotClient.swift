@@ -140,9 +140,8 @@ public struct DepotClient: Sendable {
 
     /// The servers, in the order they are tried.
     public let servers: [URL]
-    /// The server being read from: the first of ``servers``, within a sync the one it failed
-    /// over to.
-    public private(set) var server: URL
+    /// The first of ``servers``.
+    public var server: URL { servers[0] }
     public let directory: URL
     /// `directory.path`, worked out once: a sync builds a local path per file, and a URL's
     /// `path` decodes the URL again each time it is asked.
@@ -164,7 +163,6 @@ public struct DepotClient: Sendable {
     public init(servers: [URL], directory: URL, configuration: Configuration = Configuration()) {
         precondition(!servers.isEmpty, "a DepotClient needs a server")
         self.servers = servers
-        self.server = servers[0]
         self.directory = directory
         self.directoryPath = directory.path
         self.folder = SyncFolder(path: directory.path)
@@ -214,9 +212,8 @@ public struct DepotClient: Sendable {
         var fetched: [String: SyncReport.File] = [:]
         var plan: UpdatePlan?
         let (result, failovers) = try await Failover.run(servers, name: \.absoluteString) { candidate, isLast in
-            var attempt = self
-            attempt.server = candidate
-            var (report, checked) = try await attempt.syncFromServer(to: goal, progress: progress, reportsFailure: isLast)
+            let attempt = SyncAttempt(client: self, server: candidate, goal: goal, progress: progress, reportsFailure: isLast)
+            var (report, checked) = try await attempt.run()
             plan = checked
             report.files = report.files.map { file in
                 if file.outcome == .staged, let earlier = fetched[file.path] { return earlier }
@@ -233,213 +230,6 @@ public struct DepotClient: Sendable {
         var report = result
         report.failovers = failovers
         return (report, plan)
-    }
-
-    /// One sync from ``server`` up to `goal`, in a folder already locked and with no switch left
-    /// half-done: the named steps poll (``TreeReader/checkedChannel``), plan (``ReleasePlan``),
-    /// stage (``FileStager``), switch (``switchRelease(_:)``) and report.
-    /// `reportsFailure`: whether a failed file is reported to the rollout gate (not when
-    /// another server is left to try).
-    private func syncFromServer(
-        to goal: SyncGoal,
-        progress: ProgressSink,
-        reportsFailure: Bool
-    ) async throws -> (SyncReport, UpdatePlan?) {
-        var state = SyncState.load(from: folder)
-        let held = state.release?.channel == configuration.channel ? state.release : nil
-        let tree = try heldTree(of: state.release)
-        let session = TransferSession(
-            configuration: sessionConfiguration,
-            limits: TransferLimits(
-                minimumBytesPerSecond: configuration.minimumTransferRate,
-                window: configuration.transferRateWindow,
-                clock: configuration.transferClock
-            )
-        )
-        defer { session.finish() }
-
-        var trust = try trust()
-        let now = now()
-        // A 304 answers for the document held, so one is asked for only when that document is
-        // held to be checked again: a cache or mirror that answers 304 forever cannot keep the
-        // client on a document past its expiry, nor on one signed by a key no longer trusted.
-        let revalidates: Bool
-        if case .none = trust { revalidates = held != nil } else { revalidates = held != nil && state.channel != nil }
-        let source = SessionSource(server: server, session: session, deadline: configuration.documentTimeout)
-        let reader = TreeReader(source: source, maximumDocumentBytes: configuration.maximumDocumentBytes)
-        let checked = try await reader.checkedChannel(
-            configuration.channel,
-            ifNoneMatch: revalidates ? state.channelETag : nil,
-            trust: trust,
-            fromFirstRoot: false,
-            now: now,
-            lastAccepted: held.map { .init(serial: $0.serial, release: $0.id, root: $0.root, signers: $0.signers.map(Set.init)) }
-        )
-        var report = SyncReport(channelNotModified: checked == nil, documentBytes: source.received.total, release: state.release, files: [])
-        report.unchangedCount = Int(held?.files ?? 0)
-        guard let checked else {
-            if let document = state.channel {
-                report.signature = try ChannelCheck.check(document, channel: configuration.channel, trust: trust, now: now, lastAccepted: nil)
-                report.rollout = try rolloutSide(of: document, holding: held?.id)
-            }
-            return (report, .upToDate(held, rollout: report.rollout))
-        }
-        // The newest root walked is kept, for the next sync.
-        if let newest = checked.roots.last { try folder.replace(.root, with: newest.bytes) }
-        let document = checked.document
-        let entityTag = checked.entityTag
-        trust = checked.trust
-        report.signature = checked.signature
-        state.channel = document
-        let side = try rolloutSide(of: document, holding: held?.id)
-        report.rollout = side
-        // A download staged for another release than the channel now names (it rolled back, or
-        // moved on) is not to be applied: any step that learns it, a check too, drops it.
-        if let bytes = folder.read(.staged),
-            (try? JSONDecoder().decode(StagedRelease.self, from: Data(bytes)))?.journal.state.release?.id != side.release
-        {
-            try folder.remove(.staged)
-        }
-        if let held, side.release == held.id {
-            let next = HeldRelease(
-                id: held.id,
-                number: side.number,
-                channel: held.channel,
-                serial: document.serial,
-                root: document.root,
-                signers: ChannelCheck.signers(of: document, under: trust).map { $0.sorted() },
-                files: held.files,
-                signature: report.signature
-            )
-            report.release = next
-            report.documentBytes = source.received.total
-            // A check changes nothing; the other steps keep the document that named the release.
-            guard goal != .check else { return (report, .upToDate(next, rollout: side)) }
-            state.channelETag = entityTag
-            state.release = next
-            try state.save(in: folder)
-            return (report, nil)
-        }
-
-        let release = try await fetchRelease(side.release, base: held?.id, reader: reader)
-        let before = held.flatMap { cache.release($0.id) }
-        let pages = ReleasePlan.changedPages(from: before, to: release)
-        // Pages of either release not held intact (a crash can lose unsynced ones) are fetched.
-        // Each is decoded once: the plan compares them, the stager reads their packs.
-        // A new tree is made of every file of the release: its every page is needed.
-        let needed = Set(pages.before + (configuration.layout == .releaseFolders ? release.pages : pages.after))
-        var decoded = [String: ReleasePage]()
-        for sha256 in needed { decoded[sha256] = cache.page(sha256) }
-        let fetched = try await fetchPages(needed.filter { decoded[$0] == nil }, bases: release.pageBases(from: before), reader: reader)
-        report.documentBytes = source.received.total
-        decoded.merge(fetched) { cached, _ in cached }
-        func page(_ sha256: String) throws -> ReleasePage {
-            guard let page = decoded[sha256] else {
-                throw SyncError(.io, "the page \(sha256) is missing from \(self.directoryPath)/\(ReleaseCache.pages)")
-            }
-            return page
-        }
-        let afterPages = try pages.after.map { (sha256: $0, page: try page($0)) }
-        var plan = try ReleasePlan(
-            before: try pages.before.map { try page($0) },
-            after: afterPages.map(\.page),
-            removesDeletedFiles: configuration.removesDeletedFiles
-        )
-        // With release folders, every file the release keeps is carried over from the tree held:
-        // one the app changed there is fetched instead (``ReleaseTrees``).
-        let allEntries = configuration.layout == .releaseFolders ? try release.pages.flatMap { try page($0).entries } : []
-        var carried = ReleaseTrees.Carried()
-        if let tree, held != nil {
-            let fetching = Set(plan.fetches.map(\.entry.path))
-            carried = ReleaseTrees(folder: try folder.open()).altered(allEntries.lazy.filter { !fetching.contains($0.path) }, in: tree)
-            plan.fetches = (plan.fetches + carried.altered.map { ReleasePlan.Fetch(entry: $0, held: nil) }).sorted { $0.entry.path < $1.entry.path }
-        }
-        report.unchangedCount = Int(release.files) - plan.fetches.count
-        let next = HeldRelease(
-            id: side.release,
-            number: side.number,
-            channel: document.channel,
-            serial: document.serial,
-            root: document.root,
-            signers: ChannelCheck.signers(of: document, under: trust).map { $0.sorted() },
-            files: release.files,
-            signature: report.signature
-        )
-        let contentPath = contentPath(tree: tree)
-        let budget =
-            side.critical ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
-        var fileProgress = progress.file
-        let localCopies = LocalCopies()
-        if goal == .check || budget != nil || progress.overall != nil {
-            let blocks = BlockFetch(server: server, session: session, width: configuration.parallelDownloads)
-            var update = try await UpdatePlan(
-                plan,
-                release: next,
-                rollout: side,
-                document: document,
-                staging: StagingFolder(try folder.open()),
-                partialFolder: partialFolder,
-                localURL: { try DepotClient.localURL(for: $0, in: contentPath) },
-                localCopies: localCopies,
-                blocks: { entry, local, budget in
-                    try await localCopies.match(entry, at: local) {
-                        try await blocks.match(entry, from: local, budget: budget, received: ByteCounter())
-                    }.matched.expected
-                }
-            )
-            update.copiedBytes = carried.copiedBytes
-            if goal == .check { return (report, update) }
-            if let budget, update.expectedBytes > budget {
-                throw SyncError.overBudget(expected: update.expectedBytes, budget: budget, release: next.number)
-            }
-            fileProgress = progress.starting(expected: update.expectedBytes)
-        }
-        var stager = FileStager(
-            server: server,
-            staging: StagingFolder(try folder.open()),
-            partialFolder: partialFolder,
-            localURL: { try DepotClient.localURL(for: $0, in: contentPath) },
-            parallelDownloads: configuration.parallelDownloads,
-            session: session,
-            progress: fileProgress
-        )
-        stager.pages = afterPages
-        stager.localCopies = localCopies
-        report.files = await stager.stage(plan.fetches)
-        guard report.failedCount == 0 else {
-            let reason = report.files.first { $0.outcome == .failed }.map { "\($0.path): \($0.error ?? "failed")" } ?? "failed"
-            if reportsFailure { try await send(.failed(reason: reason), about: side.release, session: session) }
-            return (report, nil)
-        }
-
-        state.channelETag = entityTag
-        state.release = next
-        var journal = ReleaseJournal(state: state, moves: plan.moves, removals: plan.removals.map(\.path))
-        var built: (name: String, lock: FileLock)?
-        defer { built?.lock.unlock() }
-        if configuration.layout == .releaseFolders {
-            built = try buildTree(of: next, entries: allEntries, plan: plan, held: held == nil ? nil : tree)
-            journal = ReleaseJournal(state: state, moves: [], removals: [], tree: built?.name)
-        }
-        let staged = StagedRelease(base: held?.id, journal: journal, pagesBefore: pages.before)
-        guard goal == .apply else {
-            // Downloaded only: kept for ``apply()``, which needs no network.
-            try folder.replace(.staged, with: try staged.encoded())
-            report.release = held
-            return (report, nil)
-        }
-        try switchRelease(to: staged)
-        report.files += plan.removals.map { .init(path: $0.path, outcome: .removed, bytesTransferred: 0, size: $0.size) }
-        report.release = next
-        try await send(.applied, about: side.release, session: session)
-        return (report, nil)
-    }
-
-    /// Queues `report` about `release` and sends the queue, when reports are on.
-    private func send(_ report: HealthReport, about release: String, session: TransferSession) async throws {
-        guard configuration.sendsReports else { return }
-        try reportQueue.add(report, release: release, channel: configuration.channel, install: try installID())
-        await sendReports(session: session)
     }
 
     /// Which release of the channel document last followed this install follows, and why

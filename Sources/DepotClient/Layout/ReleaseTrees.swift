@@ -189,7 +189,7 @@ struct ReleaseTrees {
             defer { lock.unlock() }
             guard !keeping().contains(name) else { continue }
             try? folder.removeContents(of: Self.treePath(name))
-            try? folder.removeEmptyFolder(Self.treePath(name))
+            _ = try? folder.removeEmptyFolder(Self.treePath(name))
             try? folder.remove(Self.lockPath(name))
         }
     }

@@ -1,0 +1,118 @@
+import DepotManifest
+import Foundation
+
+/// The documents a new release's plan compares (``SyncAttempt/documents(of:from:)``).
+struct ReleaseDocuments {
+    let release: ReleaseDocument
+    /// The pages of the release held and of the new one that differ, by SHA-256.
+    let changed: (before: [String], after: [String])
+    /// Every page needed, decoded once: the changed ones and, with release folders, every page
+    /// of the new release (its tree is made of all its files).
+    let pages: [String: ReleasePage]
+
+    func page(_ sha256: String) throws -> ReleasePage {
+        guard let page = pages[sha256] else { throw SyncError(.io, "the page \(sha256) is missing from \(ReleaseCache.pages)") }
+        return page
+    }
+}
+
+/// What a sync fetches and from what (``SyncAttempt/plan(_:of:from:)``).
+struct PlannedSync {
+    var plan: ReleasePlan
+    /// The release the folder would hold.
+    let next: HeldRelease
+    /// The new release's changed pages: their packs carry its small files.
+    let afterPages: [(sha256: String, page: ReleasePage)]
+    /// The changed pages of the release held: forgotten once the new one is applied.
+    let pagesBefore: [String]
+    /// With release folders, every entry of the new release, and what the tree held gives it.
+    let entries: [ReleaseEntry]
+    let carried: ReleaseTrees.Carried
+    /// The folder of the files held (``DepotClient/contentPath(tree:)``).
+    let contentPath: String
+    /// What the plan and the stager learn of the local copies, shared.
+    let localCopies = LocalCopies()
+}
+
+extension SyncAttempt {
+    /// The release document, and the pages to compare: each from the folder's cache when held
+    /// intact (a crash can lose unsynced ones), else fetched, as a patch from the page held when
+    /// it can.
+    func documents(of channel: NewChannel, from start: SyncStart) async throws -> ReleaseDocuments {
+        let release = try await client.fetchRelease(channel.side.release, base: start.held?.id, reader: reader)
+        let before = start.held.flatMap { client.cache.release($0.id) }
+        let changed = ReleasePlan.changedPages(from: before, to: release)
+        let needed = Set(changed.before + (client.configuration.layout == .releaseFolders ? release.pages : changed.after))
+        var pages = [String: ReleasePage]()
+        for sha256 in needed { pages[sha256] = client.cache.page(sha256) }
+        let fetched = try await client.fetchPages(needed.filter { pages[$0] == nil }, bases: release.pageBases(from: before), reader: reader)
+        pages.merge(fetched) { cached, _ in cached }
+        return ReleaseDocuments(release: release, changed: changed, pages: pages)
+    }
+
+    /// Compares the changed pages (``ReleasePlan``). With release folders, every file the release
+    /// keeps is carried over from the tree held, and one the app changed there is fetched
+    /// instead (``ReleaseTrees/altered(_:in:)``).
+    func plan(_ documents: ReleaseDocuments, of channel: NewChannel, from start: SyncStart) throws -> PlannedSync {
+        let configuration = client.configuration
+        let afterPages = try documents.changed.after.map { (sha256: $0, page: try documents.page($0)) }
+        var plan = try ReleasePlan(
+            before: try documents.changed.before.map { try documents.page($0) },
+            after: afterPages.map(\.page),
+            removesDeletedFiles: configuration.removesDeletedFiles
+        )
+        let entries = configuration.layout == .releaseFolders ? try documents.release.pages.flatMap { try documents.page($0).entries } : []
+        var carried = ReleaseTrees.Carried()
+        if let tree = start.tree, start.held != nil {
+            let fetching = Set(plan.fetches.map(\.entry.path))
+            carried = ReleaseTrees(folder: try client.folder.open()).altered(entries.lazy.filter { !fetching.contains($0.path) }, in: tree)
+            plan.fetches = (plan.fetches + carried.altered.map { ReleasePlan.Fetch(entry: $0, held: nil) }).sorted { $0.entry.path < $1.entry.path }
+        }
+        var next = channel.next
+        next.files = documents.release.files
+        return PlannedSync(
+            plan: plan,
+            next: next,
+            afterPages: afterPages,
+            pagesBefore: documents.changed.before,
+            entries: entries,
+            carried: carried,
+            contentPath: client.contentPath(tree: start.tree)
+        )
+    }
+
+    /// What the fetches are expected to transfer and the space they need (``UpdatePlan``), for a
+    /// check, a budget or a progress stream (else `nil`: nothing is read ahead).
+    ///
+    /// - Throws: ``SyncError`` `.overBudget` when a download or sync would transfer more than
+    ///   the budget.
+    func estimate(_ planned: PlannedSync, of channel: NewChannel) async throws -> UpdatePlan? {
+        let configuration = client.configuration
+        let budget =
+            channel.side.critical
+            ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
+        guard goal == .check || budget != nil || progress.overall != nil else { return nil }
+        let blocks = BlockFetch(server: server, session: session, width: configuration.parallelDownloads)
+        let (contentPath, localCopies) = (planned.contentPath, planned.localCopies)
+        var update = try await UpdatePlan(
+            planned.plan,
+            release: planned.next,
+            rollout: channel.side,
+            document: channel.document,
+            staging: StagingFolder(try client.folder.open()),
+            partialFolder: client.partialFolder,
+            localURL: { try DepotClient.localURL(for: $0, in: contentPath) },
+            localCopies: localCopies,
+            blocks: { entry, local, budget in
+                try await localCopies.match(entry, at: local) {
+                    try await blocks.match(entry, from: local, budget: budget, received: ByteCounter())
+                }.matched.expected
+            }
+        )
+        update.copiedBytes = planned.carried.copiedBytes
+        if goal != .check, let budget, update.expectedBytes > budget {
+            throw SyncError.overBudget(expected: update.expectedBytes, budget: budget, release: planned.next.number)
+        }
+        return update
+    }
+}

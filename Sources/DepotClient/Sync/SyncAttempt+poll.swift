@@ -1,0 +1,108 @@
+import DepotManifest
+import Foundation
+
+/// What a poll of the channel found (``SyncAttempt/poll(_:)``).
+enum Poll {
+    /// A 304: the document held answers, checked again against what is trusted now.
+    case notModified(SyncReport)
+    /// A new document that names the release held: the state to keep, with the document.
+    case sameRelease(SyncReport, SyncState)
+    /// A new document that names another release.
+    case newRelease(NewChannel)
+}
+
+/// A verified channel document naming a release the folder does not hold, and this install's
+/// side of it.
+struct NewChannel {
+    let document: ChannelDocument
+    let entityTag: String?
+    /// What signs documents, after the roots the document named were walked.
+    let trust: ChannelCheck.Trust
+    let side: RolloutSide
+    /// The report so far: the signature, the rollout side.
+    let report: SyncReport
+    /// The release the folder would hold.
+    let next: HeldRelease
+}
+
+extension SyncAttempt {
+    /// Polls the channel with `If-None-Match` when the document held may answer for it, and
+    /// checks what comes (``TreeReader/checkedChannel``): signature, expiry, serial. Keeps the
+    /// newest root walked; drops a staged download the channel no longer names.
+    func poll(_ start: SyncStart) async throws -> Poll {
+        let (configuration, held) = (client.configuration, start.held)
+        let trust = try client.trust()
+        let now = client.now()
+        // A 304 answers for the document held, so one is asked for only when that document is
+        // held to be checked again: a cache or mirror that answers 304 forever cannot keep the
+        // client on a document past its expiry, nor on one signed by a key no longer trusted.
+        let revalidates: Bool
+        if case .none = trust { revalidates = held != nil } else { revalidates = held != nil && start.state.channel != nil }
+        let checked = try await reader.checkedChannel(
+            configuration.channel,
+            ifNoneMatch: revalidates ? start.state.channelETag : nil,
+            trust: trust,
+            fromFirstRoot: false,
+            now: now,
+            lastAccepted: held.map { .init(serial: $0.serial, release: $0.id, root: $0.root, signers: $0.signers.map(Set.init)) }
+        )
+        var report = SyncReport(channelNotModified: checked == nil, documentBytes: source.received.total, release: start.state.release, files: [])
+        report.unchangedCount = Int(held?.files ?? 0)
+        guard let checked else {
+            if let document = start.state.channel {
+                report.signature = try ChannelCheck.check(document, channel: configuration.channel, trust: trust, now: now, lastAccepted: nil)
+                report.rollout = try client.rolloutSide(of: document, holding: held?.id)
+            }
+            return .notModified(report)
+        }
+        // The newest root walked is kept, for the next sync.
+        if let newest = checked.roots.last { try client.folder.replace(.root, with: newest.bytes) }
+        let document = checked.document
+        report.signature = checked.signature
+        let side = try client.rolloutSide(of: document, holding: held?.id)
+        report.rollout = side
+        try client.dropStaged(unless: side.release)
+        let release = HeldRelease(
+            id: side.release,
+            number: side.number,
+            channel: document.channel,
+            serial: document.serial,
+            root: document.root,
+            signers: ChannelCheck.signers(of: document, under: checked.trust).map { $0.sorted() },
+            files: held?.id == side.release ? held!.files : 0,
+            signature: checked.signature
+        )
+        guard let held, side.release == held.id else {
+            return .newRelease(
+                NewChannel(document: document, entityTag: checked.entityTag, trust: checked.trust, side: side, report: report, next: release)
+            )
+        }
+        report.release = release
+        report.documentBytes = source.received.total
+        var state = start.state
+        state.channel = document
+        state.channelETag = checked.entityTag
+        state.release = release
+        return .sameRelease(report, state)
+    }
+
+    /// The same release under a new document: a check changes nothing; the other steps keep the
+    /// document that named the release (`state`).
+    func keep(_ report: SyncReport, state: SyncState) throws -> (SyncReport, UpdatePlan?) {
+        guard goal != .check else { return (report, .upToDate(report.release, rollout: report.rollout)) }
+        try state.save(in: client.folder)
+        return (report, nil)
+    }
+}
+
+extension DepotClient {
+    /// Drops a download staged for another release than `release`: the channel rolled back, or
+    /// moved on, and it is not to be applied. Any step that learns it, a check too, drops it.
+    func dropStaged(unless release: String) throws {
+        if let bytes = folder.read(.staged),
+            (try? JSONDecoder().decode(StagedRelease.self, from: Data(bytes)))?.journal.state.release?.id != release
+        {
+            try folder.remove(.staged)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import DepotFiles
+import DepotManifest
+import Foundation
+
+extension SyncAttempt {
+    /// Fetches and verifies every file of the plan into `.depot/staging/` (``FileStager``); a
+    /// file that fails is reported as failed and the others go on.
+    func stage(_ planned: PlannedSync, progress: (@Sendable (DepotClient.Progress) -> Void)?) async throws -> [SyncReport.File] {
+        let contentPath = planned.contentPath
+        var stager = FileStager(
+            server: server,
+            staging: StagingFolder(try client.folder.open()),
+            partialFolder: client.partialFolder,
+            localURL: { try DepotClient.localURL(for: $0, in: contentPath) },
+            parallelDownloads: client.configuration.parallelDownloads,
+            session: session,
+            progress: progress
+        )
+        stager.pages = planned.afterPages
+        stager.localCopies = planned.localCopies
+        return await stager.stage(planned.plan.fetches)
+    }
+
+    /// With every file staged: switches the folder to the release (``DepotClient/switchRelease(to:)``)
+    /// and reports it applied, or, for a download, records the switch for
+    /// ``DepotClient/apply()`` and changes nothing the app sees. With release folders the new
+    /// release's tree is made first. Returns the report with the release the folder holds.
+    func switchOrKeep(_ planned: PlannedSync, of channel: NewChannel, from start: SyncStart, report: SyncReport) async throws -> SyncReport {
+        var report = report
+        var state = start.state
+        state.channel = channel.document
+        state.channelETag = channel.entityTag
+        state.release = planned.next
+        var journal = ReleaseJournal(state: state, moves: planned.plan.moves, removals: planned.plan.removals.map(\.path))
+        var built: (name: String, lock: FileLock)?
+        defer { built?.lock.unlock() }
+        if client.configuration.layout == .releaseFolders {
+            built = try client.buildTree(of: planned.next, entries: planned.entries, plan: planned.plan, held: start.held == nil ? nil : start.tree)
+            journal = ReleaseJournal(state: state, moves: [], removals: [], tree: built?.name)
+        }
+        let staged = StagedRelease(base: start.held?.id, journal: journal, pagesBefore: planned.pagesBefore)
+        guard goal == .apply else {
+            // Downloaded only: kept for ``DepotClient/apply()``, which needs no network.
+            try client.folder.replace(.staged, with: try staged.encoded())
+            report.release = start.held
+            return report
+        }
+        try client.switchRelease(to: staged)
+        report.files += planned.plan.removals.map { .init(path: $0.path, outcome: .removed, bytesTransferred: 0, size: $0.size) }
+        report.release = planned.next
+        try await self.report(.applied, about: channel.side.release)
+        return report
+    }
+}

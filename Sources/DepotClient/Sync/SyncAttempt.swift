@@ -1,0 +1,100 @@
+import DepotManifest
+import Foundation
+
+/// One sync from one server, up to a goal (``SyncGoal``), in a folder already locked and with
+/// no switch left half done. ``run()`` reads as its named steps, each a function with a typed
+/// result, each driven alone by `SyncAttemptTests`:
+/// 1. ``poll(_:)``: the channel, checked against what is trusted (``Poll``);
+/// 2. ``documents(of:from:)``: the release document and the pages to compare
+///    (``ReleaseDocuments``);
+/// 3. ``plan(_:of:from:)``: what to fetch, and from what (``PlannedSync``);
+/// 4. ``estimate(_:of:)``: what the fetches would transfer, against the budget (``UpdatePlan``);
+/// 5. ``stage(_:progress:)``: every file fetched and verified into staging;
+/// 6. ``switchOrKeep(_:of:from:)``: the switch, or the staged record ``DepotClient/apply()``
+///    takes;
+/// 7. the health reports of the rollout gate (``report(_:about:)``).
+///
+/// The failover (``DepotClient/run(to:progress:)``) makes one per server.
+struct SyncAttempt {
+    let client: DepotClient
+    let server: URL
+    let goal: SyncGoal
+    let progress: ProgressSink
+    /// Whether a failed file is reported to the rollout gate (not when another server is left
+    /// to try).
+    let reportsFailure: Bool
+    let session: TransferSession
+    /// The documents' source, which counts their bytes.
+    let source: SessionSource
+    let reader: TreeReader<SessionSource>
+
+    init(client: DepotClient, server: URL, goal: SyncGoal, progress: ProgressSink = ProgressSink(), reportsFailure: Bool = true) {
+        self.client = client
+        self.server = server
+        self.goal = goal
+        self.progress = progress
+        self.reportsFailure = reportsFailure
+        let configuration = client.configuration
+        session = TransferSession(
+            configuration: client.sessionConfiguration,
+            limits: TransferLimits(
+                minimumBytesPerSecond: configuration.minimumTransferRate,
+                window: configuration.transferRateWindow,
+                clock: configuration.transferClock
+            )
+        )
+        source = SessionSource(server: server, session: session, deadline: configuration.documentTimeout)
+        reader = TreeReader(source: source, maximumDocumentBytes: configuration.maximumDocumentBytes)
+    }
+
+    /// Runs the steps up to the goal; returns the report and, for a check, the plan.
+    func run() async throws -> (SyncReport, UpdatePlan?) {
+        defer { session.finish() }
+        let start = try SyncStart(client)
+        let channel: NewChannel
+        switch try await poll(start) {
+        case .notModified(let report):
+            return (report, .upToDate(start.held, rollout: report.rollout))
+        case .sameRelease(let report, let state):
+            return try keep(report, state: state)
+        case .newRelease(let new):
+            channel = new
+        }
+        var report = channel.report
+        let documents = try await documents(of: channel, from: start)
+        report.documentBytes = source.received.total
+        let planned = try plan(documents, of: channel, from: start)
+        report.unchangedCount = Int(documents.release.files) - planned.plan.fetches.count
+        let estimate = try await estimate(planned, of: channel)
+        if goal == .check, let estimate { return (report, estimate) }
+        report.files = try await stage(planned, progress: estimate.map { progress.starting(expected: $0.expectedBytes) } ?? progress.file)
+        if let failure = report.files.first(where: { $0.outcome == .failed }) {
+            if reportsFailure { try await self.report(.failed(reason: "\(failure.path): \(failure.error ?? "failed")"), about: channel.side.release) }
+            return (report, nil)
+        }
+        return (try await switchOrKeep(planned, of: channel, from: start, report: report), nil)
+    }
+
+    /// Sends `report` about `release` to the rollout gate, with the queue of reports waiting,
+    /// when reports are on.
+    func report(_ report: HealthReport, about release: String) async throws {
+        guard client.configuration.sendsReports else { return }
+        try client.reportQueue.add(report, release: release, channel: client.configuration.channel, install: try client.installID())
+        await client.sendReports(session: session)
+    }
+}
+
+/// What the folder holds as a sync starts.
+struct SyncStart {
+    var state: SyncState
+    /// The release held, if of the channel followed.
+    let held: HeldRelease?
+    /// With release folders, the tree the link names.
+    let tree: String?
+
+    init(_ client: DepotClient) throws {
+        state = SyncState.load(from: client.folder)
+        held = state.release?.channel == client.configuration.channel ? state.release : nil
+        tree = try client.heldTree(of: state.release)
+    }
+}
