@@ -1,0 +1,178 @@
+import DepotConnection
+import DepotStore
+import Hummingbird
+import Logging
+import NIOHTTP1
+import ServiceLifecycle
+import _NIOFileSystem
+
+/// What a server is made of, opened once by ``buildApplication(configuration:logger:)`` and
+/// wired by room: the store and catalog (``init(configuration:logger:)``), the routes
+/// (``router(recorder:)``), the connection layer (``channel(routedSegments:recorder:)``) and the
+/// background services (``services()``).
+struct ServerParts {
+    let configuration: ServerConfiguration
+    let logger: Logger
+    let metrics: DepotMetrics
+    /// The traffic ring, kept only for the dashboard: no other answer pays for it.
+    let traffic: TrafficHistory?
+    let store: BlobStore
+    let catalog: Catalog
+    let site: PublicSite
+    /// Whether the public folder must be scanned again at start.
+    let publicSiteNeedsScan: Bool
+    let content: PublishedContent
+    let patches: PatchMaker
+    let publisher: Publisher
+    let reports: ReportIntake
+    let publishers: BearerAuthenticator
+    let resolver: ContentResolver
+    let responder: ResourceResponder
+
+    /// Opens the store and the catalog, scans the public folder once and builds the channel
+    /// documents. Nothing listens yet.
+    init(configuration: ServerConfiguration, logger: Logger) async throws {
+        self.configuration = configuration
+        self.logger = logger
+        traffic = configuration.dashboard.enabled ? TrafficHistory() : nil
+        metrics = DepotMetrics(traffic: traffic)
+        let store = try await BlobStore.open(dataDirectory: FilePath(configuration.dataDirectory), configuration: configuration.store, logger: logger)
+        let catalog = try Catalog(path: FilePath(configuration.dataDirectory).appending("catalog.sqlite").string, logger: logger)
+        (self.store, self.catalog) = (store, catalog)
+        site = PublicSite(
+            directory: try PublicDirectory(path: configuration.publicDirectory, store: store),
+            store: store,
+            catalog: catalog,
+            cacheControl: configuration.publicCacheControl,
+            memoryBudget: configuration.memoryCacheBytes
+        )
+        publicSiteNeedsScan = try await site.start(logger: logger)
+        content = PublishedContent(
+            catalog: catalog,
+            store: store,
+            cachePolicy: configuration.cachePolicy,
+            memoryBudget: configuration.memoryCacheBytes,
+            cacheEntries: configuration.resourceCacheEntries,
+            signer: configuration.channels,
+            export: try configuration.exportDirectory.map { directory in
+                try StaticExport(directory: FilePath(directory), catalog: catalog, store: store, roots: configuration.channels.roots, logger: logger)
+            }
+        )
+        try await content.reloadChannels()
+        patches = PatchMaker(catalog: catalog, store: store, configuration: configuration.publish.deltas, metrics: metrics, logger: logger)
+        responder = ResourceResponder(rangeLimits: configuration.rangeLimits)
+        var publisher = Publisher(
+            catalog: catalog,
+            store: store,
+            content: content,
+            metrics: metrics,
+            configuration: configuration.publish,
+            patches: patches
+        )
+        publisher.now = configuration.rollouts.clock
+        self.publisher = publisher
+        reports = ReportIntake(catalog: catalog, configuration: configuration.reports, clock: configuration.rollouts.clock)
+        publishers = BearerAuthenticator(tokens: configuration.publish.tokens, acceptsBasic: configuration.dashboard.enabled)
+        resolver = ContentResolver(content: content, site: site)
+    }
+
+    /// The routes and their controllers (``buildRouter(recorder:metrics:sendsRequestIDs:resolver:maximumDeltaBases:patches:publishers:files:releases:rollouts:reports:documents:health:dashboard:responder:)``).
+    func router(recorder: ResponseRecorder) throws -> Router<DepotRequestContext> {
+        let uploads = UploadReceiver(store: store, configuration: configuration.publish)
+        return buildRouter(
+            recorder: recorder,
+            metrics: MetricsController(
+                metrics: metrics,
+                allowedAddresses: configuration.metricsAllowedAddresses,
+                trustedProxies: configuration.trustedProxies,
+                token: configuration.metricsToken
+            ),
+            sendsRequestIDs: configuration.logsRequests,
+            resolver: resolver,
+            maximumDeltaBases: configuration.publish.deltas.maximumBaseTags,
+            patches: patches,
+            publishers: publishers,
+            files: PublishController(publisher: publisher, uploads: uploads),
+            releases: ReleaseController(publisher: publisher, uploads: uploads),
+            rollouts: RolloutController(publisher: publisher),
+            reports: ReportsController(intake: reports, trustedProxies: configuration.trustedProxies),
+            documents: ReleaseDocumentsController(content: content, catalog: catalog, responder: responder),
+            health: HealthController(catalog: catalog, store: store, logger: logger),
+            dashboard: try traffic.map { traffic in
+                DashboardController(
+                    data: DashboardData(catalog: catalog, traffic: traffic, signer: configuration.channels),
+                    access: DashboardAccess(
+                        publishers: publishers,
+                        readers: BearerAuthenticator(tokens: configuration.dashboard.readTokens),
+                        allowedAddresses: configuration.dashboard.allowedAddresses,
+                        trustedProxies: configuration.trustedProxies
+                    ),
+                    pages: try DashboardPage()
+                )
+            },
+            responder: responder
+        )
+    }
+
+    /// The connection layer's configuration (header limits, connection limits, direct answers,
+    /// the access log), and the open-file caches and access log, services of their own.
+    func channel(
+        routedSegments: Set<Substring>,
+        recorder: ResponseRecorder
+    ) throws -> (channel: DepotHTTP1Channel.Configuration, openFiles: OpenFileCaches, accessLog: AccessLog?) {
+        let openFiles = OpenFileCaches(capacity: configuration.openFilesPerEventLoop, idleTime: configuration.openFileIdleTime, logger: logger)
+        let direct = DirectAnswerConfiguration(
+            source: ResourceDirectAnswers(resolver: resolver, routedSegments: routedSegments, responder: responder, recorder: recorder),
+            serverName: configuration.serverName,
+            openFiles: openFiles,
+            requestID: { RequestID().description }
+        )
+        let accessLog =
+            try configuration.logsRequests
+            ? AccessLog(
+                writer: AccessLogWriter(configuration: configuration.accessLog, dropped: metrics.recordAccessLogDropped, logger: logger),
+                format: configuration.accessLog.format,
+                trustedProxies: configuration.trustedProxies
+            ) : nil
+        var decoderLimits = NIOHTTPDecoderLimitConfiguration()
+        decoderLimits.maxHeaderFieldSize = configuration.headerLimits.maxFieldBytes
+        decoderLimits.maxHeaderListSize = configuration.headerLimits.maxListBytes
+        decoderLimits.maxHeaderFieldCount = configuration.headerLimits.maxFieldCount
+        let channel = DepotHTTP1Channel.Configuration(
+            decoderLimits: decoderLimits,
+            limits: configuration.connectionLimits,
+            clock: configuration.connectionClock ?? .system,
+            connections: OpenConnections(maximum: configuration.connectionLimits.maxConnections),
+            direct: configuration.directResponses ? direct : nil,
+            accessLog: accessLog,
+            logger: logger
+        )
+        return (channel, openFiles, accessLog)
+    }
+
+    /// The background services: the public folder's rescans, blob collection, patch making,
+    /// channel refreshes, the rollout scheduler and the report flushes.
+    func services() -> [any Service] {
+        var services: [any Service] = []
+        if configuration.publicRescanInterval != nil || publicSiteNeedsScan {
+            let interval = configuration.publicRescanInterval
+            services.append(PublicSiteRescanService(site: site, interval: interval, refreshesFirst: publicSiteNeedsScan, logger: logger))
+        }
+        services.append(
+            BlobCollectionService(
+                catalog: catalog,
+                store: store,
+                content: content,
+                site: site,
+                configuration: configuration.publish,
+                metrics: metrics,
+                logger: logger
+            )
+        )
+        services.append(patches)
+        services.append(ChannelRefreshService(content: content, signer: configuration.channels, logger: logger))
+        services.append(RolloutScheduler(publisher: publisher, reports: reports, configuration: configuration.rollouts, logger: logger))
+        services.append(ReportFlushService(intake: reports, clock: configuration.rollouts.clock, logger: logger))
+        return services
+    }
+}
