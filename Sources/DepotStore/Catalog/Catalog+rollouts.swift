@@ -160,28 +160,7 @@ extension Catalog {
                 return (.halted, [])
             case .advance(let reason):
                 let next = rollout.plan.steps[min(step + 1, rollout.plan.steps.count - 1)]
-                guard next < 100 else {
-                    guard let target = try ReleaseSummary.fetch(id: rollout.release, in: db) else {
-                        throw CatalogError("The release of the rollout of \(rollout.channel) is no longer kept", code: .gone)
-                    }
-                    let detail = "completed: \(reason)"
-                    try db.execute(
-                        sql: "UPDATE rollout SET state = 'completed', step = ?, percent = 100, ended_at = ?, reason = ? WHERE id = ?",
-                        arguments: [rollout.plan.steps.count - 1, at, detail, id]
-                    )
-                    try db.execute(sql: "DELETE FROM rollout_file WHERE rollout = ?", arguments: [id])
-                    let moved = try Self.move(
-                        rollout.channel,
-                        to: target,
-                        kind: "promote",
-                        restores: nil,
-                        detail: "rollout " + detail,
-                        now: at,
-                        in: db
-                    )
-                    let diff = moved.diff
-                    return (.completed, diff.added.map(\.path) + diff.changed.map(\.after.path) + diff.removed.map(\.path))
-                }
+                guard next < 100 else { return (.completed, try Self.complete(rollout, reason: reason, now: at, in: db)) }
                 let detail = "\(rollout.percent)% → \(next)%: \(reason)"
                 try db.execute(
                     sql: "UPDATE rollout SET step = step + 1, percent = ?, step_started_at = ?, reason = ? WHERE id = ?",
@@ -191,6 +170,22 @@ extension Catalog {
                 return (.advanced(next), [])
             }
         }
+    }
+
+    /// Completes `rollout`: the channel moves to its release. Returns the paths whose live
+    /// version changed.
+    private static func complete(_ rollout: Rollout, reason: String, now: Int64, in db: Database) throws -> [String] {
+        guard let target = try ReleaseSummary.fetch(id: rollout.release, in: db) else {
+            throw CatalogError("The release of the rollout of \(rollout.channel) is no longer kept", code: .gone)
+        }
+        let detail = "completed: \(reason)"
+        try db.execute(
+            sql: "UPDATE rollout SET state = 'completed', step = ?, percent = 100, ended_at = ?, reason = ? WHERE id = ?",
+            arguments: [rollout.plan.steps.count - 1, now, detail, rollout.id]
+        )
+        try db.execute(sql: "DELETE FROM rollout_file WHERE rollout = ?", arguments: [rollout.id])
+        let diff = try move(rollout.channel, to: target, kind: "promote", restores: nil, detail: "rollout " + detail, now: now, in: db).diff
+        return diff.added.map(\.path) + diff.changed.map(\.after.path) + diff.removed.map(\.path)
     }
 
     /// Rolls the live rollout of `channel` back: every install goes to the release it replaced.
