@@ -48,44 +48,7 @@ public struct RolloutSide: Sendable, Codable, Equatable {
         clientVersion: ClientVersion? = nil
     ) throws(SyncError) -> RolloutSide {
         let base = (release: document.release, number: document.number, minimum: document.minimumClientVersion)
-        var side: RolloutSide
-        var minimum = document.minimumClientVersion
-        if let rollout = document.rollout {
-            let bucket = bucket(rollout.salt)
-            let taken = holding == rollout.release || bucket < rollout.percent
-            let reason =
-                holding == rollout.release
-                ? "holds release \(rollout.number) already: a rollout never moves an install back"
-                : "bucket \(bucket) is \(taken ? "below" : "not below") \(rollout.percent)%"
-            side =
-                taken
-                ? RolloutSide(
-                    side: .rolledOut,
-                    release: rollout.release,
-                    number: rollout.number,
-                    critical: rollout.critical ?? false,
-                    bucket: bucket,
-                    reason: reason
-                )
-                : RolloutSide(
-                    side: .outside,
-                    release: base.release,
-                    number: base.number,
-                    critical: document.critical ?? false,
-                    bucket: bucket,
-                    reason: reason
-                )
-            if taken { minimum = rollout.minimumClientVersion }
-        } else {
-            side = RolloutSide(
-                side: .noRollout,
-                release: base.release,
-                number: base.number,
-                critical: document.critical ?? false,
-                bucket: nil,
-                reason: "no rollout"
-            )
-        }
+        let (side, minimum) = chosen(document, bucket: bucket, holding: holding)
         guard let clientVersion, let needed = minimum.flatMap(ClientVersion.init), clientVersion < needed else { return side }
         // Too new for this app: the release the rollout replaces, then the fallbacks.
         let earlier =
@@ -106,6 +69,48 @@ public struct RolloutSide: Sendable, Codable, Equatable {
             reason:
                 "release \(side.number) needs app version \(needed) or later, this is \(clientVersion): release \(usable.number), the newest it can use"
         )
+    }
+
+    /// The side `document` gives an install whose bucket for a rollout's salt is `bucket` and
+    /// that holds `holding`, whatever its app version; and the app version that side needs.
+    private static func chosen(_ document: ChannelDocument, bucket: (String) -> Int, holding: String?) -> (RolloutSide, String?) {
+        guard let rollout = document.rollout else {
+            let side = RolloutSide(
+                side: .noRollout,
+                release: document.release,
+                number: document.number,
+                critical: document.critical ?? false,
+                bucket: nil,
+                reason: "no rollout"
+            )
+            return (side, document.minimumClientVersion)
+        }
+        let bucket = bucket(rollout.salt)
+        let taken = holding == rollout.release || bucket < rollout.percent
+        let reason =
+            holding == rollout.release
+            ? "holds release \(rollout.number) already: a rollout never moves an install back"
+            : "bucket \(bucket) is \(taken ? "below" : "not below") \(rollout.percent)%"
+        guard taken else {
+            let side = RolloutSide(
+                side: .outside,
+                release: document.release,
+                number: document.number,
+                critical: document.critical ?? false,
+                bucket: bucket,
+                reason: reason
+            )
+            return (side, document.minimumClientVersion)
+        }
+        let side = RolloutSide(
+            side: .rolledOut,
+            release: rollout.release,
+            number: rollout.number,
+            critical: rollout.critical ?? false,
+            bucket: bucket,
+            reason: reason
+        )
+        return (side, rollout.minimumClientVersion)
     }
 }
 

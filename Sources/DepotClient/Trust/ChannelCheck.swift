@@ -96,6 +96,19 @@ public enum ChannelCheck {
         now: Int64,
         lastAccepted: Accepted?
     ) throws(SyncError) -> SignatureStatus {
+        try checkShape(document, channel: channel)
+        guard try checkSignatures(document, trust: trust, now: now) else { return .notChecked }
+        let today = HTTPDate(secondsSince1970: now)
+        guard let expires = HTTPDate(parsing: document.expires, now: today), expires.secondsSince1970 > now else {
+            throw SyncError(.untrusted, "the channel document expired (\(document.expires))")
+        }
+        if let lastAccepted, floorApplies(lastAccepted, under: trust) { try checkFloor(document, lastAccepted: lastAccepted) }
+        return .verified
+    }
+
+    /// The document's own form: its channel, the releases it names, its client versions, its
+    /// rollout.
+    private static func checkShape(_ document: ChannelDocument, channel: String) throws(SyncError) {
         guard document.channel == channel else {
             throw SyncError(.corrupt, "the channel document is for \(document.channel), not \(channel)")
         }
@@ -119,10 +132,14 @@ public enum ChannelCheck {
                 throw SyncError(.corrupt, "the channel document's rollout has a percentage outside 0–100 or no salt")
             }
         }
+    }
+
+    /// Checks the signatures `trust` asks for; `false` when it asks for none.
+    private static func checkSignatures(_ document: ChannelDocument, trust: Trust, now: Int64) throws(SyncError) -> Bool {
         let today = HTTPDate(secondsSince1970: now)
         switch trust {
         case .none:
-            return .notChecked
+            return false
         case .keys:
             guard signers(of: document, under: trust)?.isEmpty == false else {
                 throw SyncError(.untrusted, "the channel document is not signed by a trusted key")
@@ -149,33 +166,33 @@ public enum ChannelCheck {
                 throw SyncError(.untrusted, error.message)
             }
         }
-        guard let expires = HTTPDate(parsing: document.expires, now: today), expires.secondsSince1970 > now else {
-            throw SyncError(.untrusted, "the channel document expired (\(document.expires))")
+        return true
+    }
+
+    /// The floor an accepted document sets: no older root, and under the same root no lower
+    /// serial, nor the same serial naming another release.
+    private static func checkFloor(_ document: ChannelDocument, lastAccepted: Accepted) throws(SyncError) {
+        let (before, after) = (lastAccepted.root ?? 0, document.root ?? 0)
+        guard after >= before else {
+            throw SyncError(
+                .untrusted,
+                "the channel document is signed under root \(after), older than the root \(before) accepted before: a replay"
+            )
         }
-        if let lastAccepted, floorApplies(lastAccepted, under: trust) {
-            let (before, after) = (lastAccepted.root ?? 0, document.root ?? 0)
-            guard after >= before else {
+        if after == before {
+            guard document.serial >= lastAccepted.serial else {
                 throw SyncError(
                     .untrusted,
-                    "the channel document is signed under root \(after), older than the root \(before) accepted before: a replay"
+                    "the channel document's serial \(document.serial) is lower than the \(lastAccepted.serial) accepted before: a replay"
                 )
             }
-            if after == before {
-                guard document.serial >= lastAccepted.serial else {
-                    throw SyncError(
-                        .untrusted,
-                        "the channel document's serial \(document.serial) is lower than the \(lastAccepted.serial) accepted before: a replay"
-                    )
-                }
-                // The release held may be the one a rollout or a fallback of that document gave
-                // the install.
-                let named = [document.release, document.rollout?.release] + (document.fallbacks ?? []).map(\.release)
-                guard document.serial > lastAccepted.serial || named.contains(lastAccepted.release) else {
-                    throw SyncError(.untrusted, "the channel document's serial \(document.serial) names another release than before")
-                }
+            // The release held may be the one a rollout or a fallback of that document gave
+            // the install.
+            let named = [document.release, document.rollout?.release] + (document.fallbacks ?? []).map(\.release)
+            guard document.serial > lastAccepted.serial || named.contains(lastAccepted.release) else {
+                throw SyncError(.untrusted, "the channel document's serial \(document.serial) names another release than before")
             }
         }
-        return .verified
     }
 
     /// Under trusted keys, the ids of those whose signatures of `document` verify; `nil` under
