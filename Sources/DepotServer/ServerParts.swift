@@ -22,6 +22,8 @@ struct ServerParts {
     /// Whether the public folder must be scanned again at start.
     let publicSiteNeedsScan: Bool
     let content: PublishedContent
+    /// The folder kept in step with the channels, if any (`export.directory`).
+    let export: StaticExport?
     let patches: PatchMaker
     let publisher: Publisher
     let reports: ReportIntake
@@ -53,12 +55,12 @@ struct ServerParts {
             cachePolicy: configuration.cachePolicy,
             memoryBudget: configuration.memoryCacheBytes,
             cacheEntries: configuration.resourceCacheEntries,
-            signer: configuration.channels,
-            export: try configuration.exportDirectory.map { directory in
-                try StaticExport(directory: FilePath(directory), catalog: catalog, store: store, roots: configuration.channels.roots, logger: logger)
-            }
+            signer: configuration.channels
         )
-        try await content.reloadChannels()
+        export = try configuration.exportDirectory.map { directory in
+            try StaticExport(directory: FilePath(directory), catalog: catalog, store: store, roots: configuration.channels.roots, logger: logger)
+        }
+        try await content.documents.reload()
         patches = PatchMaker(catalog: catalog, store: store, configuration: configuration.publish.deltas, metrics: metrics, logger: logger)
         responder = ResourceResponder(rangeLimits: configuration.rangeLimits)
         var publisher = Publisher(
@@ -151,7 +153,7 @@ struct ServerParts {
     }
 
     /// The background services: the public folder's rescans, blob collection, patch making,
-    /// channel refreshes, the rollout scheduler and the report flushes.
+    /// channel refreshes, the export, the rollout scheduler and the report flushes.
     func services() -> [any Service] {
         var services: [any Service] = []
         if configuration.publicRescanInterval != nil || publicSiteNeedsScan {
@@ -163,6 +165,7 @@ struct ServerParts {
                 catalog: catalog,
                 store: store,
                 content: content,
+                export: export,
                 site: site,
                 configuration: configuration.publish,
                 metrics: metrics,
@@ -170,7 +173,10 @@ struct ServerParts {
             )
         )
         services.append(patches)
-        services.append(ChannelRefreshService(content: content, signer: configuration.channels, logger: logger))
+        services.append(ChannelRefreshService(documents: content.documents, logger: logger))
+        if let export {
+            services.append(ExportFollower(documents: content.documents, export: export, beforeExport: configuration.beforeExport))
+        }
         services.append(RolloutScheduler(publisher: publisher, reports: reports, configuration: configuration.rollouts, logger: logger))
         services.append(ReportFlushService(intake: reports, clock: configuration.rollouts.clock, logger: logger))
         return services

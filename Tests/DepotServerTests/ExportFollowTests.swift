@@ -4,6 +4,7 @@ import DepotManifest
 import DepotServer
 import DepotTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// `export.directory`: a folder the server keeps in step with what it publishes.
@@ -15,6 +16,17 @@ struct ExportFollowTests {
     static func documents(_ connection: inout RawHTTPConnection, export: URL) async throws -> (served: Data, exported: Data?) {
         let served = Data(try await connection.request("GET", "/channels/stable").body)
         return (served, FileManager.default.contents(atPath: export.appendingPathComponent("channels/stable").path))
+    }
+
+    /// The documents once the export has caught up with the origin: it follows the channel
+    /// documents at its own pace (``ExportFollower``). The bound only guards a hang.
+    static func caughtUp(_ connection: inout RawHTTPConnection, export: URL) async throws -> (served: Data, exported: Data?) {
+        var documents = try await Self.documents(&connection, export: export)
+        for _ in 0..<2_400 where documents.exported != documents.served {
+            try await Task.sleep(for: .milliseconds(25))
+            documents = try await Self.documents(&connection, export: export)
+        }
+        return documents
     }
 
     static func releaseID(_ document: Data) throws -> String {
@@ -37,8 +49,8 @@ struct ExportFollowTests {
                     var releases: [String] = []
                     for version in versions {
                         #expect(try await PublishingTests.publish(&connection, "db.sqlite", version).status == 201)
-                        let (served, exported) = try await Self.documents(&connection, export: export)
-                        #expect(exported == served, "the publish's answer came after the export")
+                        let (served, exported) = try await Self.caughtUp(&connection, export: export)
+                        #expect(exported == served, "the export did not catch up")
                         let id = try Self.releaseID(served)
                         releases.append(id)
                         #expect(FileManager.default.fileExists(atPath: export.appendingPathComponent("releases/\(id)").path))
@@ -48,7 +60,7 @@ struct ExportFollowTests {
                     }
                     let rollback = try await connection.request("POST", "/v1/channels/stable/rollback", headers: [Self.auth])
                     #expect(rollback.status == 200)
-                    let (served, exported) = try await Self.documents(&connection, export: export)
+                    let (served, exported) = try await Self.caughtUp(&connection, export: export)
                     #expect(exported == served)
                     #expect(try Self.releaseID(served) == releases[1])
 
@@ -77,6 +89,35 @@ struct ExportFollowTests {
         }
     }
 
+    @Test("a publish answers once the catalog and the served documents have the release, not after the export; the export then catches up")
+    func publishDoesNotWaitForExport() async throws {
+        try await withTemporaryDirectory { root in
+            let export = root.appendingPathComponent("export")
+            let held = Mutex(true)
+            var configuration = ServerConfiguration()
+            configuration.exportDirectory = export.path
+            // The export is held back, as by a slow disk's fsyncs, until the test lets it go.
+            configuration.beforeExport = {
+                while held.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
+            }
+            try await LiveServer.withPublishing(configuration: configuration) { server in
+                try await RawHTTPConnection.with(port: server.port) { connection in
+                    let version = Data("one\n".utf8)
+                    #expect(try await PublishingTests.publish(&connection, "a.txt", version).status == 201)
+                    let (served, exported) = try await Self.documents(&connection, export: export)
+                    #expect(try Self.releaseID(served).count == 64, "the origin serves the new release at once")
+                    #expect(exported == nil, "the export ran before the publish answered")
+                    #expect(!FileManager.default.fileExists(atPath: export.appendingPathComponent("blobs/\(Fixture.sha256(version))").path))
+
+                    held.withLock { $0 = false }
+                    let caught = try await Self.caughtUp(&connection, export: export)
+                    #expect(caught.exported == caught.served)
+                    #expect(FileManager.default.contents(atPath: export.appendingPathComponent("blobs/\(Fixture.sha256(version))").path) == version)
+                }
+            }
+        }
+    }
+
     @Test("the folder's channel documents are signed again before they expire, with no change")
     func resigns() async throws {
         try await withTemporaryDirectory { root in
@@ -86,6 +127,7 @@ struct ExportFollowTests {
             try await LiveServer.withPublishing(configuration: configuration) { server in
                 try await RawHTTPConnection.with(port: server.port) { connection in
                     #expect(try await PublishingTests.publish(&connection, "a.txt", Data("a\n".utf8)).status == 201)
+                    _ = try await Self.caughtUp(&connection, export: export)
                     let path = export.appendingPathComponent("channels/stable").path
                     let first = try JSONDecoder().decode(ChannelDocument.self, from: try #require(FileManager.default.contents(atPath: path)))
                     var later = first

@@ -119,21 +119,21 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
             let (way, bytes, isBound) = chosen ?? (.full, entry.size, false)
             files.append(File(path: entry.path, size: entry.size, way: way, expectedBytes: bytes, isBound: isBound))
         }
-        let minimum: String?
-        if side.release == document.release {
-            minimum = document.minimumClientVersion
-        } else if side.release == document.rollout?.release {
-            minimum = document.rollout?.minimumClientVersion
-        } else {
-            minimum = document.fallbacks?.first { $0.release == side.release }?.minimumClientVersion
-        }
         self.init(
             release: release,
             isUpToDate: false,
             critical: side.critical,
-            minimumClientVersion: minimum,
+            minimumClientVersion: Self.minimumClientVersion(of: side, in: document),
             files: files,
             removals: plan.removals.map(\.path)
         )
+    }
+
+    /// The app version the release of `side` needs, as `document` says: its own release's, its
+    /// rollout's or a fallback's.
+    private static func minimumClientVersion(of side: RolloutSide, in document: ChannelDocument) -> String? {
+        if side.release == document.release { return document.minimumClientVersion }
+        if side.release == document.rollout?.release { return document.rollout?.minimumClientVersion }
+        return document.fallbacks?.first { $0.release == side.release }?.minimumClientVersion
     }
 }

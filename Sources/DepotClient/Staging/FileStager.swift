@@ -251,62 +251,6 @@ struct FileStager: Sendable {
         return (gzip ? .gzip : .full, Int64(data.count))
     }
 
-    /// Downloads `patch` (resumable like any blob), checks its SHA-256, applies it to the file
-    /// at `base`, checks the result and leaves it at `staged`.
-    func fetchPatch(_ patch: ReleaseEntry.Patch, for entry: ReleaseEntry, base: URL, to staged: URL, received: ByteCounter) async throws {
-        let download = try blobDownload(
-            try entry.patchURL(patch),
-            sha256: patch.sha256,
-            size: patch.size,
-            partialName: "\(patch.sha256).delta.partial"
-        )
-        defer { download.discard() }
-        let (_, transferred) = try await run(download, for: entry.path)
-        _ = received.add(transferred)
-        let bytes = try Data(contentsOf: download.partialFile)
-        guard Hex.string(SHA256.hash(data: bytes)) == patch.sha256 else {
-            throw SyncError(.corrupt, "the patch for \(entry.path) does not match the release")
-        }
-        try apply(download.partialFile, to: base, for: entry, staged: staged)
-    }
-
-    /// Fetches the patch from `held` that the server makes when first asked
-    /// (`/deltas/{held}/{new}`), applies it to the file at `base`, checks the result and leaves
-    /// it at `staged`. The release lists no such patch, so only the result is checked, and the
-    /// patch may be no larger than the whole file's download.
-    func fetchRequestedPatch(from held: ReleaseEntry, for entry: ReleaseEntry, base: URL, to staged: URL, received: ByteCounter) async throws {
-        let path = try TreeObject.delta(from: held.sha256, to: entry.sha256).url
-        var request = URLRequest(url: try OriginPolicy.url(path, below: server))
-        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        let fetch = BoundedFetch(maximumBytes: Int(entry.wholeLength))
-        defer { _ = received.add(fetch.bytesReceived) }
-        let (response, data) = try await fetch.fetch(request, session: session, deadline: nil)
-        guard response.statusCode == 200 else { throw SyncError(.server, "\(path) answered \(response.statusCode)") }
-        let patch = partialFolder.appendingPathComponent("\(held.sha256)-\(entry.sha256).delta")
-        defer { try? FileManager.default.removeItem(at: patch) }
-        try Durability.write(data, to: patch)
-        try apply(patch, to: base, for: entry, staged: staged)
-    }
-
-    /// Applies the patch at `patch` to `base`, checks the result against `entry` and leaves it
-    /// at `staged`.
-    private func apply(_ patch: URL, to base: URL, for entry: ReleaseEntry, staged: URL) throws {
-        let patched = staged.appendingPathExtension("patched")
-        defer { try? FileManager.default.removeItem(at: patched) }
-        try DeltaPatch.apply(base: base, patch: patch, output: patched, maximumSize: Int(entry.size))
-        try stageChecked(patched, entry: entry, to: staged)
-    }
-
-    /// Checks the file at `file` against `entry` (size and SHA-256) and leaves it at `staged`
-    /// with the entry's modification time.
-    private func stageChecked(_ file: URL, entry: ReleaseEntry, to staged: URL) throws {
-        let verified = staged.appendingPathExtension("verifying")
-        defer { try? FileManager.default.removeItem(at: verified) }
-        try StagedContent.verifyAndStage(file, gzip: false, entry: entry, to: verified)
-        try StagedContent.setModificationDate(of: verified, to: entry)
-        try Durability.rename(verified, to: staged)
-    }
-
     /// The name in `.depot/partial/` of `entry`'s download under way: its gzip variant's, or
     /// its own.
     static func partialName(of entry: ReleaseEntry, gzip: Bool) -> String {

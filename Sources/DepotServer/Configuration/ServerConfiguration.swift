@@ -75,6 +75,9 @@ public struct ServerConfiguration: Sendable {
     /// A folder the server keeps in step with what it publishes, as plain files any static web
     /// server or object store serves (``StaticExport``); `nil` keeps none.
     public var exportDirectory: String?
+    /// Awaited before each export to ``exportDirectory``: for tests that hold the export back
+    /// (``ExportFollower``).
+    package var beforeExport: (@Sendable () async -> Void)?
     /// `Cache-Control` for files of the public folder.
     public var publicCacheControl: CacheControlPolicy
     /// Limits on `Range` requests.

@@ -20,9 +20,10 @@ public func exportPublishedTree(
     let store = BlobStore.reading(dataDirectory: data)
     let catalog = try Catalog(path: catalogPath, logger: logger)
     let content = PublishedContent(catalog: catalog, store: store, cachePolicy: configuration.cachePolicy, signer: configuration.channels)
-    try await content.reloadChannels()
+    try await content.documents.reload()
     let export = try StaticExport(directory: FilePath(directory), catalog: catalog, store: store, roots: configuration.channels.roots, logger: logger)
-    var outcome = try await export.export(content.exportedChannels)
+    let channels = content.documents.exported
+    var outcome = try await export.export { channels }
     if prunes { outcome.removed = try await export.sweep() }
     return outcome
 }

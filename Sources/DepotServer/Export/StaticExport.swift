@@ -7,8 +7,8 @@ import _NIOFileSystem
 /// Writes what the server publishes into an ``ExportFolder``: plain files at the paths Depot
 /// serves, which nginx, an object store or a CDN serves with no Depot behind it
 /// (docs/architecture.md, "Scaling out"). `depot export` runs it once; with
-/// `export.directory` set, the server runs it after every change of a channel and every
-/// re-signing (``PublishedContent/reloadChannels(now:)``), and its collection removes from the
+/// `export.directory` set, the server runs it for every new set of channel documents, a change
+/// of a channel or a re-signing (``ExportFollower``), and its collection removes from the
 /// folder what retention removed from the store (``sweep()``).
 ///
 /// Incremental, and O(change): a release whose document is in the folder is skipped with one

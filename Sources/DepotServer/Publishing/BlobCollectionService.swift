@@ -11,6 +11,8 @@ struct BlobCollectionService: Service {
     let catalog: Catalog
     let store: BlobStore
     let content: PublishedContent
+    /// The export folder, swept of what retention removed.
+    let export: StaticExport?
     let site: PublicSite
     let configuration: PublishConfiguration
     let metrics: DepotMetrics
@@ -29,7 +31,7 @@ struct BlobCollectionService: Service {
         let releases = try await catalog.collectReleases(keeping: configuration.keepReleases, now: now, before: cutoff)
         let removed = try await catalog.removeRetired(before: cutoff, sparingHeldBy: store)
         if removed > 0 || releases > 0 { content.removedRetiredVersions() }
-        let unexported = try await content.export?.sweep() ?? 0
+        let unexported = try await export?.sweep() ?? 0
         let deleted = try await store.removeBlobs(olderThan: cutoff) {
             site.blobHashes.union(try await catalog.referencedBlobs())
         }

@@ -70,23 +70,7 @@ struct Publisher: Sendable {
         // variant, so what a record says of the files stays true until the commit is done.
         let held = try await store.holdIfStored(Set(listed.map(\.sha256).filter(ContentAddress.isSHA256)))
         defer { for sha256 in held { store.release(sha256) } }
-        let records = try await catalog.blobRecords(held)
-        var files: [Catalog.ReleaseFile] = []
-        var missing: [String] = []
-        for file in listed {
-            let path = try LogicalPath.check(file.path, maxLength: configuration.maxPathLength)
-            guard let blob = records[file.sha256] else {
-                missing.append(file.path)
-                continue
-            }
-            files.append(.init(path: path, blob: blob, contentType: file.contentType ?? MediaType.forPath(path)))
-        }
-        guard missing.isEmpty else {
-            throw HTTPError(
-                .unprocessableContent,
-                message: "The server lacks the content of \(missing.count) file(s), upload them first: \(missing.prefix(5).joined(separator: ", "))"
-            )
-        }
+        let files = try releaseFiles(listed, records: try await catalog.blobRecords(held))
         let deletions = try (request.delete ?? []).map { try LogicalPath.check($0, maxLength: configuration.maxPathLength) }
         if let minimum = request.minimumClientVersion, ClientVersion(minimum) == nil {
             throw HTTPError(
@@ -126,6 +110,30 @@ struct Publisher: Sendable {
             unchanged: outcome.unchanged,
             removed: outcome.removed
         )
+    }
+
+    /// The release files of a commit's list, from the records of the blobs held.
+    ///
+    /// - Throws: `HTTPError` 422 when the server lacks the content of a listed file, 400 for a
+    ///   path that is not a logical path.
+    private func releaseFiles(_ listed: [CommitRequest.File], records: [String: BlobRecord]) throws -> [Catalog.ReleaseFile] {
+        var files: [Catalog.ReleaseFile] = []
+        var missing: [String] = []
+        for file in listed {
+            let path = try LogicalPath.check(file.path, maxLength: configuration.maxPathLength)
+            guard let blob = records[file.sha256] else {
+                missing.append(file.path)
+                continue
+            }
+            files.append(.init(path: path, blob: blob, contentType: file.contentType ?? MediaType.forPath(path)))
+        }
+        guard missing.isEmpty else {
+            throw HTTPError(
+                .unprocessableContent,
+                message: "The server lacks the content of \(missing.count) file(s), upload them first: \(missing.prefix(5).joined(separator: ", "))"
+            )
+        }
+        return files
     }
 
     /// The newest `limit` releases, newest first.

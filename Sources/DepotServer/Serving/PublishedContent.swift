@@ -38,14 +38,9 @@ public final class PublishedContent: Sendable {
     let catalog: Catalog
     let store: BlobStore
     let cachePolicy: CachePolicy
-    /// Signs channel documents.
-    let signer: ChannelSigner
+    /// The channel documents, made and signed (``ChannelDocuments``).
+    let documents: ChannelDocuments
     private let cache: Mutex<ResourceCache>
-    /// Each channel's signed document, with the serial and expiry it was made for, and as the
-    /// export writes it.
-    private let channelDocuments = Mutex<[String: (serial: Int64, expires: Int64, resource: Resource, exported: StaticExport.Channel)]>([:])
-    /// The folder kept in step with the channels, if any (`export.directory`).
-    let export: StaticExport?
 
     /// - Parameters:
     ///   - memoryBudget: Bytes of small files (≤ ``SmallFiles/maximumFileBytes``) the cache holds
@@ -57,76 +52,17 @@ public final class PublishedContent: Sendable {
         cachePolicy: CachePolicy,
         memoryBudget: Int = 0,
         cacheEntries: Int = 8192,
-        signer: ChannelSigner = ChannelSigner(),
-        export: StaticExport? = nil
+        signer: ChannelSigner = ChannelSigner()
     ) {
-        self.export = export
         self.catalog = catalog
         self.store = store
         self.cachePolicy = cachePolicy
-        self.signer = signer
+        self.documents = ChannelDocuments(catalog: catalog, signer: signer, cacheControl: cachePolicy.channels)
         self.cache = Mutex(ResourceCache(maximumEntries: cacheEntries, maximumBytes: memoryBudget))
     }
 
     /// `/channels/{name}`: the signed document of a channel.
-    public func channel(named name: String) -> Resource? { channelDocuments.withLock { $0[name]?.resource } }
-
-    /// Reads where each channel points and makes its document, signed and valid until
-    /// ``ChannelSigner`` says. A document replaces the current one only when it is for a newer
-    /// serial or a later expiry, so overlapping reloads never go back. Then brings the export
-    /// folder, if any, in step.
-    public func reloadChannels(now: HTTPDate = .now()) async throws {
-        let expires = signer.expiry(now: now.secondsSince1970)
-        for channel in try await catalog.channels() {
-            let release = channel.release
-            let fallbacks = try await catalog.fallbacks(of: channel)
-            let document = try signer.sign(
-                ChannelDocument(
-                    channel: channel.name,
-                    release: release.id,
-                    number: release.number,
-                    serial: channel.serial,
-                    expires: HTTPDate(secondsSince1970: expires).imfFixdate,
-                    critical: release.critical ? true : nil,
-                    minimumClientVersion: release.minimumClientVersion,
-                    rollout: channel.rollout.map { rollout in
-                        ChannelDocument.Rollout(
-                            release: rollout.release,
-                            number: rollout.releaseNumber ?? 0,
-                            percent: rollout.percent,
-                            salt: rollout.salt,
-                            critical: rollout.releaseCritical ? true : nil,
-                            minimumClientVersion: rollout.releaseMinimumClientVersion
-                        )
-                    },
-                    fallbacks: fallbacks.isEmpty
-                        ? nil : fallbacks.map { .init(release: $0.id, number: $0.number, minimumClientVersion: $0.minimumClientVersion) }
-                )
-            )
-            let bytes = Array(try APIJSON.encoder.encode(document)) + [UInt8(ascii: "\n")]
-            let exported = StaticExport.Channel(
-                name: channel.name,
-                releases: document.namedReleases,
-                document: bytes
-            )
-            let resource = try Self.jsonResource(
-                bytes,
-                lastModified: HTTPDate(secondsSince1970: channel.updatedAt),
-                lastModifiedIsStrong: false,
-                cacheControl: cachePolicy.channels
-            )
-            channelDocuments.withLock { documents in
-                if let current = documents[channel.name], (current.serial, current.expires) >= (channel.serial, expires) { return }
-                documents[channel.name] = (channel.serial, expires, resource, exported)
-            }
-        }
-        if let export { await export.follow(exportedChannels) }
-    }
-
-    /// Every channel as the export writes it: the documents served now.
-    @Sendable func exportedChannels() -> [StaticExport.Channel] {
-        channelDocuments.withLock { $0.values.map(\.exported) }.sorted { $0.name < $1.name }
-    }
+    public func channel(named name: String) -> Resource? { documents.document(named: name)?.resource }
 
     /// The resource `key` names, if it is cached: what ``DirectResponder`` serves.
     func cached(_ key: ResourceCache.Key) -> Resource? { cache.withLock { $0.entry(for: key)?.resource } }
@@ -290,7 +226,7 @@ public final class PublishedContent: Sendable {
                 cache.remove(paths.lazy.flatMap { path in ["", ".md5", ".sha256"].map { ResourceCache.Key.file(path + $0) } })
             }
         }
-        try await reloadChannels()
+        try await documents.reload()
     }
 
     /// After retired versions or releases were removed: drops the blobs and patches, which may

@@ -28,7 +28,7 @@ struct ReleaseDocumentsController: Sendable {
     @Sendable func root(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let name = context.parameters.get("name") ?? ""
         guard name.hasSuffix(".json"), let version = Int64(name.dropLast(".json".count)), version >= 1,
-            let root = content.signer.roots.first(where: { $0.document.version == version })
+            let root = content.documents.signer.roots.first(where: { $0.document.version == version })
         else { throw HTTPError(.notFound, message: "No root \(name)") }
         let resource = try PublishedContent.jsonResource(
             root.bytes,
