@@ -32,7 +32,7 @@ final class PatchMaker: Service {
     let configuration: DeltaConfiguration
     let metrics: DepotMetrics
     let logger: Logger
-    private let encoder = NIOThreadPool(numberOfThreads: 1)
+    let encoder = NIOThreadPool(numberOfThreads: 1)
     /// Patches of documents, made after each release: never behind a large file's patch.
     private let documentEncoder = NIOThreadPool(numberOfThreads: 1)
 
@@ -237,67 +237,5 @@ final class PatchMaker: Service {
         try await catalog.recordDelta(from: source.sha256, to: target.sha256, blob: blob, now: .now())
         metadata["size"] = "\(blob.size)"
         logger.info("Patch made", metadata: metadata)
-    }
-
-    /// Makes the block index of an uploaded blob before a commit names it, so that the commit
-    /// does not wait for it: the upload of one large file overlaps the batches of small ones.
-    /// Failures are logged; the commit tries again.
-    ///
-    /// - Parameter index: The index made as the blob arrived, if it was; the caller removes its
-    ///   file.
-    func prepareUpload(_ content: BlobRecord, index: BlockIndexTap? = nil) async {
-        do {
-            try await makeBlockIndex(of: content, tapped: index)
-        } catch {
-            logger.error("Making a block index failed", metadata: ["sha256": "\(content.sha256)", "error": "\(error)"])
-        }
-    }
-
-    /// Makes and records the block index of `content` when it is large enough and has none:
-    /// from `tapped` when it was made as the content arrived, else from the stored file.
-    private func makeBlockIndex(of content: BlobRecord, tapped: BlockIndexTap? = nil) async throws {
-        guard configuration.indexesBlocks(ofSize: content.size), try await catalog.blockIndex(of: content.sha256) == nil else { return }
-        let started = ContinuousClock.now
-        let index: [UInt8]
-        let packedPath: FilePath
-        if let tapped {
-            index = try tapped.finish()
-            packedPath = FilePath(tapped.packedPath)
-        } else {
-            let contentPath = store.path(forSHA256: content.sha256).string
-            packedPath = store.temporaryPath(extension: "zblocks")
-            let blockSize = configuration.blockSize
-            index = try await encoder.runIfActive {
-                try BlockIndexMaker.make(content: contentPath, packedPath: packedPath.string, blockSize: blockSize)
-            }
-        }
-        defer { if tapped == nil { _ = try? FileManager.default.removeItem(atPath: packedPath.string) } }
-        let packed = try await store.ingest(contentsOf: packedPath, compresses: false)
-        defer { store.release(packed.sha256) }
-        let indexBlob = try await store.ingest(
-            AsyncStream {
-                $0.yield(ByteBuffer(bytes: index))
-                $0.finish()
-            },
-            compresses: false
-        )
-        defer { store.release(indexBlob.sha256) }
-        try await catalog.recordBlockIndex(
-            BlockIndexRecord(
-                sha256: content.sha256,
-                indexSHA256: indexBlob.sha256,
-                indexSize: indexBlob.size,
-                packedSHA256: packed.sha256,
-                packedSize: packed.size
-            ),
-            now: .now()
-        )
-        logger.info(
-            "Block index made",
-            metadata: [
-                "sha256": "\(content.sha256)", "index": "\(indexBlob.size)", "packed": "\(packed.size)",
-                "duration": "\(ContinuousClock.now - started)", "whileReceived": "\(tapped != nil)",
-            ]
-        )
     }
 }

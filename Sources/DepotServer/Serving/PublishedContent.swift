@@ -265,40 +265,4 @@ public final class PublishedContent: Sendable {
         guard resource.identity.length + (resource.gzip?.length ?? 0) <= min(Int64(budget), SmallFiles.maximumFileBytes) else { return resource }
         return await SmallFiles.inMemory(resource, fileSystem: .shared)
     }
-
-    /// A JSON document served from memory, with a gzip variant when compressing saves a tenth.
-    static func jsonResource(_ document: [UInt8], lastModified: HTTPDate, lastModifiedIsStrong: Bool, cacheControl: String?) throws -> Resource {
-        let compressed = ByteBuffer(bytes: try document.withUnsafeBytes { try Gzip.compress($0) })
-        let gzip =
-            compressed.readableBytes * 10 <= document.count * 9
-            ? Resource.Variant(
-                storage: .bytes(compressed),
-                length: Int64(compressed.readableBytes),
-                sha256: Hex.string(SHA256.hash(data: Data(compressed.readableBytesView)))
-            ) : nil
-        return Resource(
-            identity: .init(
-                storage: .bytes(ByteBuffer(bytes: document)),
-                length: Int64(document.count),
-                sha256: Hex.string(SHA256.hash(data: document))
-            ),
-            gzip: gzip,
-            contentType: "application/json",
-            lastModified: lastModified,
-            lastModifiedIsStrong: lastModifiedIsStrong,
-            cacheControl: cacheControl
-        )
-    }
-
-    static func inMemory(_ bytes: [UInt8], contentType: String, lastModified: HTTPDate, lastModifiedIsStrong: Bool, cacheControl: String?) -> Resource
-    {
-        Resource(
-            identity: .init(storage: .bytes(ByteBuffer(bytes: bytes)), length: Int64(bytes.count), sha256: Hex.string(SHA256.hash(data: bytes))),
-            gzip: nil,
-            contentType: contentType,
-            lastModified: lastModified,
-            lastModifiedIsStrong: lastModifiedIsStrong,
-            cacheControl: cacheControl
-        )
-    }
 }
