@@ -92,28 +92,28 @@ extension Depot {
 
         struct Pause: RolloutChange {
             static let configuration = CommandConfiguration(abstract: "Hold the rollout at its percentage.")
-            static let action = "pause"
+            static let action = RolloutAction.pause
             @Option(help: "The channel.") var channel = "stable"
             @OptionGroup var options: Release.Options
         }
 
         struct Resume: RolloutChange {
             static let configuration = CommandConfiguration(abstract: "Go on with a paused or halted rollout: its step starts again now.")
-            static let action = "resume"
+            static let action = RolloutAction.resume
             @Option(help: "The channel.") var channel = "stable"
             @OptionGroup var options: Release.Options
         }
 
         struct Halt: RolloutChange {
             static let configuration = CommandConfiguration(abstract: "Stop the rollout at its percentage, as a failed gate does.")
-            static let action = "halt"
+            static let action = RolloutAction.halt
             @Option(help: "The channel.") var channel = "stable"
             @OptionGroup var options: Release.Options
         }
 
         struct Rollback: RolloutChange {
             static let configuration = CommandConfiguration(abstract: "End the rollout: every install goes to the release it replaced.")
-            static let action = "rollback"
+            static let action = RolloutAction.rollback
             @Option(help: "The channel.") var channel = "stable"
             @OptionGroup var options: Release.Options
         }
@@ -122,7 +122,7 @@ extension Depot {
 
 /// `depot rollout pause|resume|halt|rollback`: one `POST /v1/channels/{channel}/rollout/{action}`.
 protocol RolloutChange: AsyncParsableCommand {
-    static var action: String { get }
+    static var action: RolloutAction { get }
     var channel: String { get }
     var options: Depot.Release.Options { get }
 }
@@ -130,7 +130,7 @@ protocol RolloutChange: AsyncParsableCommand {
 extension RolloutChange {
     func run() async throws {
         try await reportingFailures {
-            try await sendRollout(.POST, "/v1/channels/\(channel)/rollout/\(Self.action)", body: nil, options: options)
+            try await sendRollout(.POST, "/v1/channels/\(channel)/rollout/\(Self.action.rawValue)", body: nil, options: options)
         }
     }
 }

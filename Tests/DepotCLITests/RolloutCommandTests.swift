@@ -57,6 +57,16 @@ struct RolloutCommandTests {
                     "\(arguments): \(refused.errors)"
                 )
             }
+            // An action the API does not name: 404, and the ones it does.
+            let unknown = try await DepotProcess.run(
+                "/usr/bin/curl",
+                [
+                    "-s", "-w", " %{http_code}", "-X", "POST", "-H", "Authorization: Bearer \(DepotCLI.token)",
+                    server + "/v1/channels/stable/rollout/explode",
+                ],
+                in: root
+            )
+            #expect(unknown.hasSuffix(" 404") && unknown.contains("pause, resume, halt, rollback"), "\(unknown)")
         }
     }
 

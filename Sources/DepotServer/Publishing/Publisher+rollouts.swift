@@ -43,20 +43,22 @@ extension Publisher {
     }
 
     /// Pauses, resumes, halts or rolls back the live rollout of `channel`.
-    func changeRollout(of channel: String, _ action: String, logger: Logger) async throws -> RolloutInfo {
+    func changeRollout(of channel: String, _ action: RolloutAction, logger: Logger) async throws -> RolloutInfo {
         let rollout = try await change(channel: channel, newContent: []) {
             let now = now()
             let rollout: Rollout =
                 switch action {
-                case "pause": try await catalog.changeRollout(of: channel, .pause, now: now)
-                case "resume": try await catalog.changeRollout(of: channel, .resume, now: now)
-                case "halt": try await catalog.changeRollout(of: channel, .halt, now: now)
-                case "rollback": try await catalog.rollBackRollout(of: channel, now: now)
-                default: throw CatalogError("A rollout can be paused, resumed, halted or rolled back, not \(action)d", code: .notFound)
+                case .pause: try await catalog.changeRollout(of: channel, .pause, now: now)
+                case .resume: try await catalog.changeRollout(of: channel, .resume, now: now)
+                case .halt: try await catalog.changeRollout(of: channel, .halt, now: now)
+                case .rollback: try await catalog.rollBackRollout(of: channel, now: now)
                 }
             return (rollout, [String]())
         }
-        logger.info("Rollout \(action)", metadata: ["channel": "\(channel)", "state": "\(rollout.state.rawValue)", "percent": "\(rollout.percent)"])
+        logger.info(
+            "Rollout \(action.rawValue)",
+            metadata: ["channel": "\(channel)", "state": "\(rollout.state.rawValue)", "percent": "\(rollout.percent)"]
+        )
         return try await info(rollout)
     }
 

@@ -40,7 +40,12 @@ struct RolloutController: Sendable {
     }
 
     @Sendable func change(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        let action = context.parameters.get("action") ?? ""
+        let action: RolloutAction
+        do {
+            action = try RolloutAction(pathComponent: context.parameters.get("action") ?? "")
+        } catch {
+            throw HTTPError(.notFound, message: error.description)
+        }
         return try Response.json(try await publisher.changeRollout(of: try channel(context), action, logger: context.logger))
     }
 
