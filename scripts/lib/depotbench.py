@@ -1,4 +1,5 @@
-"""What Depot's benchmarks share: the build users deploy, free ports, waiting for a server,
+"""What Depot's benchmarks share: the build users deploy, starting `depot serve` (DepotServe),
+free ports, waiting for a server,
 /proc readers, and a relay that counts the bytes on the wire. Each benchmark does `sys.path.insert(0, <scripts>/lib)` and imports this."""
 
 import os, re, socket, subprocess, threading, time
@@ -33,6 +34,61 @@ def wait_for(port, timeout=60):
         except OSError:
             time.sleep(0.05)
     raise SystemExit(f"nothing listens on {port}")
+
+
+class DepotServe:
+    """`depot serve` as every benchmark starts it, in `work` with `public` and `data` folders
+    there, the access log off unless `settings` turns it on, `settings` added to the environment.
+    On a free port read from its "listening on" line (`--port 0`), or on `port` when given, then
+    with any `log_level` (below info, the line is not printed). `prefix` goes before the binary
+    (`taskset -c 0`); `output`, a path, gets what the server prints. Stop it with `stop()`, or use
+    it as a context manager."""
+
+    def __init__(self, work, public="public", data="data", settings=None, binary=DEPOT, prefix=(), port=None, log_level=None,
+                 output=None):
+        os.makedirs(os.path.join(work, public), exist_ok=True)
+        arguments = [*prefix, binary, "serve", "--port", str(port or 0), "--public", public, "--data", data]
+        if log_level:
+            arguments += ["--log-level", log_level]
+        self.process = subprocess.Popen(arguments, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        env={**os.environ, "DEPOT_LOG_REQUESTS": "false", **(settings or {})})
+        sink = open(output, "w") if output else None
+        self.lines = []
+        self.port = port
+
+        def take(line):
+            self.lines.append(line)
+            if sink:
+                sink.write(line)
+                sink.flush()
+        if port is None:
+            for line in self.process.stdout:
+                take(line)
+                match = re.search(r"listening on [0-9.]+:([0-9]+)", line)
+                if match:
+                    self.port = int(match.group(1))
+                    break
+            if self.port is None:
+                raise SystemExit("depot serve did not start: " + "".join(self.lines[-5:]))
+        threading.Thread(target=lambda: [take(line) for line in self.process.stdout], daemon=True).start()
+        if port is not None:
+            wait_for(port)
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self):
+        return self.process.pid
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=60)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.stop()
 
 
 def children(pid):
