@@ -59,6 +59,8 @@ let package = Package(
         // The publisher API's requests and replies (`/v1/…`), as the server writes them and the
         // CLI, the dashboard and tests read them: Codable types and the JSON coding, no I/O.
         .target(name: "DepotAPI", swiftSettings: swiftSettings),
+        // The rules of staged rollouts, pure: the plan, the reports a gate weighs, the gate.
+        .target(name: "DepotPolicy", swiftSettings: swiftSettings),
         // The catalog's numbered SQL migrations, embedded in the binary.
         .target(
             name: "DepotMigrations",
@@ -112,6 +114,7 @@ let package = Package(
         .target(
             name: "DepotStore",
             dependencies: [
+                "DepotPolicy",
                 "CLinuxCalls",
                 "CLzma",
                 "DepotDelta",
@@ -153,6 +156,7 @@ let package = Package(
         .target(
             name: "DepotServer",
             dependencies: [
+                "DepotPolicy",
                 "DepotConnection",
                 "DepotAPI",
                 .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
@@ -325,6 +329,7 @@ let package = Package(
         .testTarget(
             name: "DepotStoreTests",
             dependencies: [
+                "DepotPolicy",
                 "DepotDelta",
                 "DepotFiles",
                 "DepotHTTP",
@@ -346,6 +351,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
+            name: "DepotPolicyTests",
+            dependencies: ["DepotPolicy"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

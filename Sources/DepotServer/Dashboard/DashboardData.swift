@@ -1,6 +1,7 @@
 import Crypto
 import DepotHTTP
 import DepotManifest
+import DepotPolicy
 import DepotStore
 
 /// What the dashboard shows, read from the catalog and Depot's own counters: one model that the

@@ -1,4 +1,5 @@
 import DepotHTTP
+import DepotPolicy
 import DepotStore
 import Foundation
 import Mustache

@@ -1,4 +1,5 @@
 import DepotHTTP
+import DepotPolicy
 import DepotStore
 
 /// A channel's newest rollout as the dashboard shows it: where it stands, each step, the gate's

@@ -1,6 +1,7 @@
 import DepotAPI
 import DepotConnection
 import DepotHTTP
+import DepotPolicy
 import DepotStore
 import Foundation
 import Hummingbird

@@ -1,4 +1,5 @@
 import DepotHTTP
+import DepotPolicy
 import Foundation
 import GRDB
 

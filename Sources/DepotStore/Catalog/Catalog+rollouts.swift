@@ -1,5 +1,6 @@
 import DepotHTTP
 import DepotManifest
+import DepotPolicy
 import GRDB
 
 /// Staged rollouts (docs/releases.md, "Rollouts"). Every change of a rollout is one transaction
