@@ -59,8 +59,9 @@ let package = Package(
         // The publisher API's requests and replies (`/v1/…`), as the server writes them and the
         // CLI, the dashboard and tests read them: Codable types and the JSON coding, no I/O.
         .target(name: "DepotAPI", swiftSettings: swiftSettings),
-        // The rules of staged rollouts, pure: the plan, the reports a gate weighs, the gate.
-        .target(name: "DepotPolicy", swiftSettings: swiftSettings),
+        // Pure rules: a rollout's plan and gate, an install's side of a rollout, and what a
+        // sync fetches from which copy (ReleasePlan).
+        .target(name: "DepotPolicy", dependencies: ["DepotManifest"], swiftSettings: swiftSettings),
         // The catalog's numbered SQL migrations, embedded in the binary.
         .target(
             name: "DepotMigrations",
@@ -98,6 +99,7 @@ let package = Package(
         .target(
             name: "DepotClient",
             dependencies: [
+                "DepotPolicy",
                 .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
                 "DepotAPI",
                 "DepotDelta",
@@ -209,6 +211,7 @@ let package = Package(
         .executableTarget(
             name: "depot",
             dependencies: [
+                "DepotPolicy",
                 "DepotAPI",
                 "DepotPublisher",
                 "DepotServer",
@@ -294,6 +297,7 @@ let package = Package(
         .testTarget(
             name: "DepotClientUnitTests",
             dependencies: [
+                "DepotPolicy",
                 "DepotAPI", "DepotClient", "DepotDelta", "DepotManifest", "DepotSigning", "DepotTestFixtures",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -355,7 +359,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotPolicyTests",
-            dependencies: ["DepotPolicy"],
+            dependencies: ["DepotPolicy", "DepotManifest"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

@@ -2,6 +2,7 @@ import Crypto
 import DepotFiles
 import DepotHTTP
 import DepotManifest
+import DepotPolicy
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -243,9 +244,12 @@ public struct DepotClient: Sendable {
     /// needs it.
     func rolloutSide(of document: ChannelDocument, holding: String?) throws -> RolloutSide {
         let version = configuration.clientVersion
-        guard document.rollout != nil else { return try RolloutSide.decide(document, bucket: { _ in 0 }, holding: holding, clientVersion: version) }
-        let install = try installID()
-        return try RolloutSide.decide(document, bucket: install.bucket(salt:), holding: holding, clientVersion: version)
+        let install = document.rollout == nil ? nil : try installID()
+        do {
+            return try RolloutSide.decide(document, bucket: { salt in install?.bucket(salt: salt) ?? 0 }, holding: holding, clientVersion: version)
+        } catch {
+            throw SyncError(error)
+        }
     }
 
     /// The local file for a release path; refuses paths that would leave the folder.

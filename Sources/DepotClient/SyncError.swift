@@ -1,3 +1,5 @@
+import DepotPolicy
+
 /// Why a sync, or one file of it, failed.
 public struct SyncError: Error, CustomStringConvertible, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
@@ -53,4 +55,11 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { message }
+}
+
+extension SyncError {
+    /// A rule's refusal (``DepotPolicy/PolicyError``), as a sync reports it.
+    init(_ error: PolicyError) {
+        self.init(error.code == .incompatible ? .incompatible : .corrupt, error.message)
+    }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DepotClient
 import DepotManifest
+import DepotPolicy
 import DepotServer
 import Foundation
 import Synchronization

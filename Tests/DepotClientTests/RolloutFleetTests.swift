@@ -3,6 +3,7 @@ import DepotAPI
 import DepotClient
 import DepotHTTP
 import DepotManifest
+import DepotPolicy
 import DepotServer
 import DepotTestSupport
 import Foundation

@@ -1,6 +1,7 @@
 import Crypto
 import DepotAPI
 import DepotHTTP
+import DepotPolicy
 import DepotServer
 import DepotTestSupport
 import Foundation

@@ -1,6 +1,7 @@
 import DepotAPI
 import DepotClient
 import DepotManifest
+import DepotPolicy
 import DepotServer
 import DepotTestSupport
 import Foundation

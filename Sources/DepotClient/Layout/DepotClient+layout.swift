@@ -1,5 +1,6 @@
 import DepotFiles
 import DepotManifest
+import DepotPolicy
 import Foundation
 
 /// Reading the release a folder holds, in either layout (``FolderLayout``).

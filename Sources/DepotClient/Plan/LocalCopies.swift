@@ -1,4 +1,5 @@
 import DepotManifest
+import DepotPolicy
 import Foundation
 import Synchronization
 

@@ -1,4 +1,5 @@
 import DepotManifest
+import DepotPolicy
 import Foundation
 
 /// What a sync would do, from its documents alone (``DepotClient/check()``): the release it

@@ -1,3 +1,4 @@
+import DepotPolicy
 /// What a sync did.
 public struct SyncReport: Sendable, Codable, Equatable {
     /// What happened to one file.

@@ -2,6 +2,7 @@ import Crypto
 import DepotDelta
 import DepotHTTP
 import DepotManifest
+import DepotPolicy
 import Foundation
 
 #if canImport(FoundationNetworking)

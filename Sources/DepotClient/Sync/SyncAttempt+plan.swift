@@ -1,4 +1,5 @@
 import DepotManifest
+import DepotPolicy
 import Foundation
 
 /// The documents a new release's plan compares (``SyncAttempt/documents(of:from:)``).
@@ -56,11 +57,13 @@ extension SyncAttempt {
     func plan(_ documents: ReleaseDocuments, of channel: NewChannel, from start: SyncStart) throws -> PlannedSync {
         let configuration = client.configuration
         let afterPages = try documents.changed.after.map { (sha256: $0, page: try documents.page($0)) }
-        var plan = try ReleasePlan(
-            before: try documents.changed.before.map { try documents.page($0) },
-            after: afterPages.map(\.page),
-            removesDeletedFiles: configuration.removesDeletedFiles
-        )
+        let before = try documents.changed.before.map { try documents.page($0) }
+        var plan: ReleasePlan
+        do {
+            plan = try ReleasePlan(before: before, after: afterPages.map(\.page), removesDeletedFiles: configuration.removesDeletedFiles)
+        } catch {
+            throw SyncError(error)
+        }
         let entries = configuration.layout == .releaseFolders ? try documents.release.pages.flatMap { try documents.page($0).entries } : []
         var carried = ReleaseTrees.Carried()
         if let tree = start.tree, start.held != nil {

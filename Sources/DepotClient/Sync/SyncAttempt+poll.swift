@@ -1,4 +1,5 @@
 import DepotManifest
+import DepotPolicy
 import Foundation
 
 /// What a poll of the channel found (``SyncAttempt/poll(_:)``).

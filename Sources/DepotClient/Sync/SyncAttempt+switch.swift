@@ -1,5 +1,6 @@
 import DepotFiles
 import DepotManifest
+import DepotPolicy
 import Foundation
 
 extension SyncAttempt {

@@ -1,4 +1,5 @@
 import DepotManifest
+import DepotPolicy
 import Foundation
 
 /// One sync from one server, up to a goal (``SyncGoal``), in a folder already locked and with

@@ -1,23 +1,26 @@
-import DepotHTTP
 import DepotManifest
-import Foundation
 
 /// What a sync does to go from one release to another, decided from their documents alone:
 /// which pages to compare, which files to fetch (and from which patch), which to remove, and
 /// the renames of the switch. Pure, so it is tested as a table.
-struct ReleasePlan: Equatable {
+package struct ReleasePlan: Equatable {
     /// A file to fetch: its new entry, and the entry the folder holds for its path, if any.
-    struct Fetch: Equatable {
-        let entry: ReleaseEntry
-        let held: ReleaseEntry?
+    package struct Fetch: Equatable {
+        package let entry: ReleaseEntry
+        package let held: ReleaseEntry?
+
+        package init(entry: ReleaseEntry, held: ReleaseEntry?) {
+            self.entry = entry
+            self.held = held
+        }
 
         /// The listed patch from the content held, if any.
-        var patch: ReleaseEntry.Patch? {
+        package var patch: ReleaseEntry.Patch? {
             held.flatMap { held in entry.patches?.first { $0.from == held.sha256 } }
         }
 
         /// What the folder holds at the entry's path.
-        enum LocalCopy: Equatable {
+        package enum LocalCopy: Equatable {
             /// No file.
             case none
             /// The content the release held lists (its SHA-256 checked).
@@ -28,7 +31,7 @@ struct ReleasePlan: Equatable {
         }
 
         /// A way to fetch a file into staging.
-        enum Action: Equatable {
+        package enum Action: Equatable {
             /// Staged intact by a sync that stopped before its switch: nothing to fetch.
             case alreadyStaged
             /// Made from the held file by this patch, listed by the release.
@@ -54,7 +57,7 @@ struct ReleasePlan: Equatable {
         /// worth its bytes (``BlockFetch/NotWorthIt``), and the next is tried; the last, the
         /// whole file, always works. The smaller variant is downloaded; files of at most
         /// `inMemoryLimit` bytes to download go through memory.
-        func actions(stagedIntact: Bool, local: LocalCopy, inMemoryLimit: Int64) -> [Action] {
+        package func actions(stagedIntact: Bool, local: LocalCopy, inMemoryLimit: Int64) -> [Action] {
             if stagedIntact { return [.alreadyStaged] }
             var actions: [Action] = []
             switch local {
@@ -79,12 +82,12 @@ struct ReleasePlan: Equatable {
         }
     }
 
-    var fetches: [Fetch] = []
-    var removals: [ReleaseEntry] = []
+    package var fetches: [Fetch] = []
+    package var removals: [ReleaseEntry] = []
 
     /// The pages to compare: those whose hash differs at the same index, or every page when the
     /// two releases are paged differently (or there is no release before).
-    static func changedPages(from before: ReleaseDocument?, to after: ReleaseDocument) -> (before: [String], after: [String]) {
+    package static func changedPages(from before: ReleaseDocument?, to after: ReleaseDocument) -> (before: [String], after: [String]) {
         guard let before else { return ([], after.pages) }
         guard before.pages.count == after.pages.count else { return (before.pages, after.pages) }
         let differing = zip(before.pages, after.pages).filter { $0 != $1 }
@@ -93,15 +96,15 @@ struct ReleasePlan: Equatable {
 
     /// Compares the entries of the changed pages.
     ///
-    /// - Throws: ``SyncError`` `.corrupt` when two paths of the new release would be one file on
+    /// - Throws: ``PolicyError`` `.corrupt` when two paths of the new release would be one file on
     ///   a case- or normalization-insensitive file system; such paths share a page, so the
     ///   changed pages are enough to find them.
-    init(before: [ReleasePage], after: [ReleasePage], removesDeletedFiles: Bool) throws {
+    package init(before: [ReleasePage], after: [ReleasePage], removesDeletedFiles: Bool) throws(PolicyError) {
         var held: [String: ReleaseEntry] = [:]
         for page in before { for entry in page.entries { held[entry.path] = entry } }
         let entries = after.flatMap(\.entries)
         if let collision = PortablePath.collisions(in: entries.map(\.path)).first {
-            throw SyncError(.corrupt, "the release lists \(collision.path) beside \(collision.with): one file on some file systems")
+            throw PolicyError(.corrupt, "the release lists \(collision.path) beside \(collision.with): one file on some file systems")
         }
         for entry in entries {
             let previous = held.removeValue(forKey: entry.path)
@@ -111,23 +114,5 @@ struct ReleasePlan: Equatable {
         }
         if removesDeletedFiles { removals = held.values.sorted { $0.path < $1.path } }
         fetches.sort { $0.entry.path < $1.entry.path }
-    }
-
-    /// The renames of the switch, from `.depot/staging/{sha256}`: content that several paths
-    /// share is copied for all but its last path, which takes the staged file itself.
-    var moves: [ReleaseJournal.Move] {
-        var remaining = Dictionary(fetches.map { ($0.entry.sha256, 1) }, uniquingKeysWith: +)
-        return fetches.map { fetch in
-            let sha256 = fetch.entry.sha256
-            remaining[sha256, default: 1] -= 1
-            return ReleaseJournal.Move(staged: sha256, path: fetch.entry.path, copy: remaining[sha256]! > 0, modified: fetch.entry.modifiedSeconds)
-        }
-    }
-}
-
-extension ReleaseEntry {
-    /// `lastModified` in seconds since 1970, when it parses.
-    var modifiedSeconds: Int64? {
-        HTTPDate(parsing: lastModified, now: HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970)))?.secondsSince1970
     }
 }

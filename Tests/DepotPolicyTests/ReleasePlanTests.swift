@@ -1,8 +1,6 @@
 import DepotManifest
-import Foundation
+import DepotPolicy
 import Testing
-
-@testable import DepotClient
 
 /// What a sync does between two releases, decided from their documents alone.
 @Suite("Release plans")
@@ -121,19 +119,9 @@ struct ReleasePlanTests {
         ("a gzip variant no smaller is not used", 1000, false, .none, nil, (false, false), [.stream(gzip: false)]),
     ]
 
-    @Test("content shared by several paths is copied for all but the last, which takes the staged file")
-    func sharedContent() throws {
-        let after = [ReleasePage(entries: [Self.entry("a", "s"), Self.entry("b", "s"), Self.entry("c", "t")])]
-        let moves = try ReleasePlan(before: [], after: after, removesDeletedFiles: true).moves
-        #expect(moves.map(\.path) == ["a", "b", "c"])
-        #expect(moves.map(\.copy) == [true, false, false])
-        #expect(moves.map(\.staged) == [String(repeating: "s", count: 64), String(repeating: "s", count: 64), String(repeating: "t", count: 64)])
-        #expect(moves[0].modified == 1_700_000_000)
-    }
-
     @Test("paths that would be one file on some file systems refuse the whole release")
     func collisions() {
-        #expect(throws: SyncError.self) {
+        #expect(throws: PolicyError.self) {
             try ReleasePlan(
                 before: [],
                 after: [ReleasePage(entries: [Self.entry("A.txt", "a"), Self.entry("a.txt", "b")])],
