@@ -113,6 +113,18 @@ let package = Package(
         ),
         // The catalog and its releases, the content-addressed blob store, hashing and gzip
         // variants, patches, the scanned `public/` folder.
+        // The folder of plain files an export and a mirror write: durable placements, atomic
+        // replacements, the one order a release is written in.
+        .target(
+            name: "DepotExport",
+            dependencies: [
+                "DepotFiles",
+                "DepotManifest",
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "DepotStore",
             dependencies: [
@@ -158,6 +170,7 @@ let package = Package(
         .target(
             name: "DepotServer",
             dependencies: [
+                "DepotExport",
                 "DepotPolicy",
                 "DepotConnection",
                 "DepotAPI",
@@ -211,6 +224,7 @@ let package = Package(
         .executableTarget(
             name: "depot",
             dependencies: [
+                "DepotExport",
                 "DepotPolicy",
                 "DepotAPI",
                 "DepotPublisher",
@@ -354,6 +368,14 @@ let package = Package(
                 "CatalogExample", "depot", "DepotAPI", "DepotClient", "DepotManifest", "DepotPublisher", "DepotSigning", "DepotTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
+            name: "DepotExportTests",
+            dependencies: [
+                "DepotExport", "DepotFiles", "DepotManifest", "DepotTestFixtures",
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
             swiftSettings: testSwiftSettings
         ),

@@ -31,7 +31,7 @@ public struct FolderError: Error, CustomStringConvertible, Sendable {
     public var description: String { message }
 
     /// The failure of a system call just made, from `errno`: `message` and the error.
-    static func system(_ message: String) -> FolderError {
+    package static func system(_ message: String) -> FolderError {
         let number = errno
         if number == ENOSPC || number == EDQUOT { return FolderError(.noSpace, "\(message): no space left") }
         return FolderError(.io, "\(message): \(String(cString: strerror(number))) (errno \(number))")

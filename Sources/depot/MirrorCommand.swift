@@ -1,8 +1,8 @@
 import ArgumentParser
 import DepotClient
+import DepotExport
 import DepotFiles
 import DepotManifest
-import DepotStore
 import Foundation
 import _NIOFileSystem
 
@@ -98,10 +98,8 @@ extension Depot {
                         throw CommandFailure(error.message)
                     } catch let error as FolderError {
                         throw CommandFailure("cannot write \(to): \(error.message)")
-                    } catch let error as StoreError where error.code == .invalidInput {
+                    } catch let error as ExportError {
                         throw CommandFailure("the source's content is refused: \(error.message)")
-                    } catch let error as StoreError {
-                        throw CommandFailure("cannot write \(to): \(error)")
                     }
                 }
                 for failover in failovers {

@@ -1,3 +1,4 @@
+import DepotExport
 import DepotManifest
 import DepotStore
 import Foundation
@@ -13,7 +14,7 @@ import _NIOFileSystem
 ///
 /// Incremental, and O(change): a release whose document is in the folder is skipped with one
 /// look, and of a new release only the pages not in the folder are read. That holds because of
-/// the order of the writes (``DepotStore/ExportFolder/write(release:withParent:from:)``, the
+/// the order of the writes (``DepotExport/ExportFolder/write(release:withParent:from:)``, the
 /// one `depot mirror` follows too), then each channel document, replaced atomically.
 public final class StaticExport: Sendable {
     /// A channel as the export writes it.

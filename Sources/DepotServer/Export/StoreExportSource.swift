@@ -1,8 +1,9 @@
+import DepotExport
 import DepotManifest
 import DepotStore
 import _NIOFileSystem
 
-/// The store as an ``DepotStore/ExportSource``: documents from the catalog, files from the
+/// The store as an ``DepotExport/ExportSource``: documents from the catalog, files from the
 /// blob store, placed as hard links where the folder is on the same file system.
 struct StoreExportSource: ExportSource {
     let catalog: Catalog

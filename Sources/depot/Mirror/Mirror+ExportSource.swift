@@ -1,14 +1,14 @@
 import Crypto
 import DepotClient
 import DepotDelta
+import DepotExport
 import DepotHTTP
 import DepotManifest
-import DepotStore
 import Foundation
 import Synchronization
 import _NIOFileSystem
 
-/// The source as an ``DepotStore/ExportSource``: every document and file checked against the
+/// The source as an ``DepotExport/ExportSource``: every document and file checked against the
 /// SHA-256 its name or release gives before the folder gets it.
 extension Mirror: ExportSource {
     /// The release `id`, from the folder when it holds it, else from the source; `nil` when the

@@ -1,18 +1,18 @@
 import DepotClient
+import DepotExport
 import DepotManifest
 import DepotSigning
-import DepotStore
 import Foundation
 
 /// `depot mirror`: copies what channels' releases need from a source (``MirrorSource``) into an
-/// export folder (``DepotStore/ExportFolder``), laid out as the origin serves it.
+/// export folder (``DepotExport/ExportFolder``), laid out as the origin serves it.
 ///
 /// Nothing becomes visible unchecked, and what is checked is checked as the client does, by the
 /// same code (``DepotClient/TreeReader``): each channel document must be signed as the trust
 /// given says (walking the source's roots from root 1), no older than the one the folder
 /// holds, and unexpired; every document and file must have the SHA-256 its name or release gives; a block pack must
 /// unpack to its verified index; a document patch must make exactly its target. The writes
-/// follow the export's order (``DepotStore/ExportFolder/write(release:withParent:from:)``, then
+/// follow the export's order (``DepotExport/ExportFolder/write(release:withParent:from:)``, then
 /// channel documents, each replaced atomically), so a copy killed at any point leaves a
 /// consistent folder, and the next run goes on from what is there: placed objects are not
 /// fetched again, and a file cut short resumes.

@@ -1,5 +1,5 @@
+import DepotExport
 import DepotFiles
-import DepotStore
 import DepotTestFixtures
 import Foundation
 import Testing

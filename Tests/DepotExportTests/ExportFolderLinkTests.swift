@@ -1,6 +1,6 @@
+import DepotExport
 import DepotFiles
 import DepotManifest
-import DepotStore
 import DepotTestFixtures
 import Foundation
 import Testing

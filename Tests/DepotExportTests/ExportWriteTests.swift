@@ -1,5 +1,5 @@
+import DepotExport
 import DepotManifest
-import DepotStore
 import DepotTestFixtures
 import Foundation
 import Synchronization
@@ -78,7 +78,7 @@ struct ExportWriteTests {
                 state.releases[ExportWriteTests.id("one")] = nil
                 return true
             }
-            if removes { throw StoreError(.io, "no such file: blobs/\(sha256)") }
+            if removes { throw ExportError("no such file: blobs/\(sha256)") }
             try folder.place(try .blob(sha256), bytes: Array(sha256.utf8))
         }
     }
@@ -118,7 +118,7 @@ struct ExportWriteTests {
         try await withTemporaryDirectory { root in
             let folder = try ExportFolder(root: FilePath(root.path))
             let source = try Source(removesOneAt: "p2a")
-            await #expect(throws: StoreError.self) { try await folder.write(release: Self.id("two"), withParent: true, from: source) }
+            await #expect(throws: ExportError.self) { try await folder.write(release: Self.id("two"), withParent: true, from: source) }
             #expect(try !folder.contains(.release(Self.id("two"))) && !folder.contains(.page(Self.id("p2a"))))
         }
     }
@@ -184,7 +184,7 @@ struct HostileExportSourceTests {
         try await withTemporaryDirectory { root in
             let folder = try ExportFolder(root: FilePath(root.appendingPathComponent("export").path))
             let source = try Source(damage: damage)
-            await #expect(throws: StoreError.self, "\(what)") { try await folder.write(release: source.id, withParent: true, from: source) }
+            await #expect(throws: ExportError.self, "\(what)") { try await folder.write(release: source.id, withParent: true, from: source) }
             #expect(!source.placed.withLock { $0 }, "\(what): files placed")
             #expect(try Fixture.files(below: root) == ["export/.lock"], "\(what): something was written")
         }

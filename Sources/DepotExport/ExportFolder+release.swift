@@ -45,7 +45,7 @@ extension ExportFolder {
     /// same rules a client applies, whoever the source is.
     public func write(release id: String, withParent: Bool, from source: some ExportSource) async throws -> Int {
         guard try !contains(try Self.object { try .release(id) }) else { return 0 }
-        guard let bytes = try await source.releaseDocument(id) else { throw StoreError(.invalidInput, "The source has no release \(id)") }
+        guard let bytes = try await source.releaseDocument(id) else { throw ExportError("The source has no release \(id)") }
         return try await write(release: id, bytes: bytes, withParent: withParent, from: source)
     }
 
@@ -53,9 +53,9 @@ extension ExportFolder {
     /// `bytes` the source gave: a parent's is asked for once, for its patches and to write it.
     private func write(release id: String, bytes: [UInt8], withParent: Bool, from source: some ExportSource) async throws -> Int {
         guard let release = try? JSONDecoder().decode(ReleaseDocument.self, from: Data(bytes)) else {
-            throw StoreError(.invalidInput, "The release \(id) is not a release document")
+            throw ExportError("The release \(id) is not a release document")
         }
-        if let problem = release.problem { throw StoreError(.invalidInput, "The release \(id) is refused: \(problem)") }
+        if let problem = release.problem { throw ExportError("The release \(id) is refused: \(problem)") }
         var written = 0
         var parent: ReleaseDocument?
         if let parentID = release.parent, let parentBytes = try await source.releaseDocument(parentID) {
@@ -82,9 +82,9 @@ extension ExportFolder {
         for sha256 in missing {
             let pageBytes = try await source.pageDocument(sha256)
             guard let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(pageBytes)) else {
-                throw StoreError(.invalidInput, "The page \(sha256) is not a release page")
+                throw ExportError("The page \(sha256) is not a release page")
             }
-            if let problem = page.problem { throw StoreError(.invalidInput, "The page \(sha256) is refused: \(problem)") }
+            if let problem = page.problem { throw ExportError("The page \(sha256) is refused: \(problem)") }
             try await source.placeFiles(of: page, sha256: sha256, in: self)
             if let base = bases[sha256], let patch = try await source.documentPatch(of: .page, from: base, to: sha256, targetBytes: pageBytes) {
                 let object = try Self.object { try .delta(from: base, to: sha256) }
@@ -107,12 +107,12 @@ extension ExportFolder {
         return written + 1
     }
 
-    /// The object `make` names, or a ``StoreError`` that says why the name is refused.
+    /// The object `make` names, or a ``ExportError`` that says why the name is refused.
     static func object(_ make: () throws -> TreeObject) throws -> TreeObject {
         do {
             return try make()
         } catch let problem as TreeObject.Problem {
-            throw StoreError(.invalidInput, "A document names an object that cannot be: \(problem.message)")
+            throw ExportError("A document names an object that cannot be: \(problem.message)")
         }
     }
 

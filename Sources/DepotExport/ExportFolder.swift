@@ -139,7 +139,7 @@ public final class ExportFolder: Sendable {
             bytes.flatMap { try? JSONDecoder().decode(ChannelDocument.self, from: Data($0)) }.map { !$0.signatures.isEmpty } ?? false
         }
         if signed(try read(object)), !signed(bytes) {
-            throw StoreError(.invalidInput, "The channel \(name) is signed in the folder; an unsigned document does not replace it")
+            throw ExportError("The channel \(name) is signed in the folder; an unsigned document does not replace it")
         }
         try replace(object, with: bytes)
         if name == ChannelName.default { try replace(.manifest, with: bytes) }
@@ -176,31 +176,42 @@ public final class ExportFolder: Sendable {
 
     /// A new file in `.partial/` holding `bytes`, synchronized; its path in the folder.
     private func temporaryFile(with bytes: [UInt8]) throws -> String {
-        try temporaryFile { writer in try bytes.withUnsafeBytes { try writer.write($0) } }
+        try temporaryFile { descriptor, path in
+            guard bytes.withUnsafeBytes({ writeAll(descriptor, $0) }) else { throw FolderError.system("Cannot write \(root)/\(path)") }
+        }
     }
 
     /// A new file in `.partial/` holding a copy of the file at `source`, synchronized.
     private func temporaryFile(copying source: String) throws -> String {
-        try temporaryFile { writer in
-            let reader = try BlockingFileReader(path: source)
+        try temporaryFile { descriptor, path in
+            let input = open(source, O_RDONLY | O_CLOEXEC)
+            guard input >= 0 else { throw FolderError.system("Cannot open \(source)") }
+            defer { close(input) }
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
             defer { buffer.deallocate() }
-            while case let count = try reader.read(into: buffer), count > 0 {
-                try writer.write(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            while true {
+                let count = systemRead(input, buffer.baseAddress!, buffer.count)
+                if count < 0, errno == EINTR { continue }
+                guard count >= 0 else { throw FolderError.system("Cannot read \(source)") }
+                if count == 0 { return }
+                guard writeAll(descriptor, UnsafeRawBufferPointer(rebasing: buffer[..<count])) else {
+                    throw FolderError.system("Cannot write \(root)/\(path)")
+                }
             }
         }
     }
 
-    /// A new file in `.partial/` with what `fill` writes, synchronized.
-    private func temporaryFile(_ fill: (borrowing BlockingFileWriter) throws -> Void) throws -> String {
+    /// A new file in `.partial/` with what `fill` writes to its descriptor, synchronized.
+    private func temporaryFile(_ fill: (Int32, String) throws -> Void) throws -> String {
         let number = state.withLock { state in
             state.temporaryCount += 1
             return state.temporaryCount
         }
         let path = "\(Self.partialFolder)/\(getpid())-\(number)"
-        let writer = BlockingFileWriter(descriptor: try folder.create(path), path: "\(root)/\(path)")
-        try fill(writer)
-        try writer.synchronize()
+        let descriptor = try folder.create(path)
+        defer { close(descriptor) }
+        try fill(descriptor, path)
+        guard fsync(descriptor) == 0 else { throw FolderError.system("Cannot sync \(root)/\(path)") }
         return path
     }
 
@@ -212,4 +223,10 @@ public final class ExportFolder: Sendable {
             state.written += 1
         }
     }
+}
+
+/// `read(2)`, under a name the folder's own methods do not shadow.
+@inline(__always)
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }
