@@ -129,6 +129,19 @@ struct RolloutFleetTests {
     }
 
     /// Waits (real time: the scheduler's ticks) until the rollout satisfies `done`.
+    /// The channel document once it shows a move a tick made: the catalog says the move once
+    /// the tick's transaction commits, and the documents follow once the tick has made the
+    /// new release's document patches. The bound only guards a hang.
+    static func document(_ server: LiveServer, once moved: (ChannelDocument) -> Bool) async throws -> ChannelDocument {
+        let shown = try await poll(every: .milliseconds(20), for: .seconds(120)) { () async throws -> ChannelDocument? in
+            let document = try await document(server)
+            return moved(document) ? document : nil
+        }
+        if let shown { return shown }
+        Issue.record("the channel document never showed the move")
+        return try await document(server)
+    }
+
     static func waitFor(_ server: LiveServer, _ what: String, _ done: (RolloutInfo) -> Bool) async throws -> RolloutInfo {
         let reached = try await poll(every: .milliseconds(20), for: .seconds(120)) { () async throws -> RolloutInfo? in
             let info = try await rollout(server)
@@ -199,7 +212,7 @@ struct RolloutFleetTests {
                 try await Self.report(server, rolledOut, release: two) { _ in "applied" }
                 let fifty = try await Self.waitFor(server, "50%") { $0.percent == 50 }
                 #expect(fifty.reason.contains("the gate held"))
-                (_, movedBack) = try fleet.poll(try await Self.document(server))
+                (_, movedBack) = try fleet.poll(try await Self.document(server, once: { $0.rollout?.percent == 50 }))
                 #expect(movedBack == 0)
                 #expect((0.46...0.54).contains(fleet.share(on: two)), "\(fleet.share(on: two)) of the fleet at 50%")
                 return (two, fleet)
@@ -219,7 +232,7 @@ struct RolloutFleetTests {
                 clock.advance(by: 3600)
                 let done = try await Self.waitFor(server, "completion") { $0.state == "completed" }
                 #expect(done.percent == 100)
-                let document = try await Self.document(server)
+                let document = try await Self.document(server, once: { $0.rollout == nil })
                 #expect(document.rollout == nil && document.release == two)
                 let (_, movedBack) = try fleet.poll(document)
                 #expect(movedBack == 0 && fleet.share(on: two) == 1)
@@ -239,7 +252,7 @@ struct RolloutFleetTests {
             try await Self.report(server, rolledOut, release: two) { $0 % 10 < 3 ? "failed" : "applied" }
             let ended = try await Self.waitFor(server, "a rollback") { $0.state == "rolled-back" }
             #expect(ended.percent == 10 && ended.reason.contains("the gate failed"), "\(ended.reason)")
-            let document = try await Self.document(server)
+            let document = try await Self.document(server, once: { $0.rollout == nil })
             #expect(document.rollout == nil && document.release == one)
             _ = try fleet.poll(document)
             #expect(fleet.share(on: one) == 1, "every install goes back to release 1")
