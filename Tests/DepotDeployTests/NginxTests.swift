@@ -165,7 +165,7 @@ struct NginxTests {
     }
 
     @Test(
-        "500 installs polling through nginx during a rollout that moves from 10% to 50% cost Depot about one channel request a second, and land on their sides; reports pass uncached"
+        "500 installs polling through nginx during a rollout that moves from 10% to 50% reach Depot for under 2% of their polls (nginx answers the rest), and land on their sides; reports pass uncached"
     )
     func rolloutThroughNginx() async throws {
         // The rollout's time is the test's: it moves to 50% when the test says, and no further.
@@ -222,6 +222,7 @@ struct NginxTests {
                                             "/channels/stable",
                                             headers: [("If-None-Match", installs[index].etag)]
                                         )
+                                        target.polls.withLock { $0 += 1 }
                                         if reply.status == 200 {
                                             installs[index].document = try reply.decoded(ChannelDocument.self)
                                             installs[index].etag = reply.header("ETag") ?? ""
@@ -245,9 +246,12 @@ struct NginxTests {
                     }
                     return try await group.reduce(into: []) { $0 += $1 }
                 }
-                let elapsed = Double((ContinuousClock.now - started).components.seconds) + 1
+                // Nginx answers the polls from its cache, one request a second reaching Depot at
+                // most (and one per cache lock); judged as a share of the polls, not by the clock:
+                // a loaded machine polls less often and answers more slowly alike.
                 let origin = server.requests.total(pathPrefix: "/channels/") - before
-                #expect(Double(origin) <= elapsed * 1.5 + 2, "\(origin) channel requests reached Depot in about \(elapsed) s")
+                let answered = target.polls.withLock { $0 }
+                #expect(origin * 50 <= answered, "\(origin) of \(answered) channel polls reached Depot: over 2%")
 
                 let document = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/channels/stable") }
                     .decoded(ChannelDocument.self)
@@ -281,8 +285,11 @@ struct NginxTests {
     }
 
     /// A serial the tasks of a test share.
+    /// What the installs of ``rolloutThroughNginx()`` share: the serial of the 50% document,
+    /// and how many polls they made.
     final class TargetSerial: Sendable {
         let serial = Mutex<Int64>(.max)
+        let polls = Mutex(0)
     }
 
     @Test("a second fetch of a blob is served from nginx's cache without reaching Depot")
