@@ -227,19 +227,24 @@ struct DirectResponderTests {
                 // 400 requests in one write, each for 16 MiB: the first fills the socket.
                 let request = Array("GET /zeros.bin HTTP/1.1\r\nHost: depot\r\n\r\n".utf8)
                 try await connection.sendRaw(Array(repeating: request, count: 400).flatMap { $0 })
-                try await Task.sleep(for: .milliseconds(500))
                 // The file being sent is open (so the count sees the server's files), and no more.
-                let during = Self.openFiles(under: folders)
-                #expect(during > before && during < before + 10)
+                // Waited for, not slept on: the bound only guards a hang.
+                let during = try await poll(every: .milliseconds(20), for: .seconds(60)) { () -> Int? in
+                    let open = Self.openFiles(under: folders)
+                    return open > before ? open : nil
+                }
+                #expect(during.map { $0 < before + 10 } == true, "\(String(describing: during)) open files, \(before) before")
                 // And the answers all come, in full, once read.
                 for _ in 0..<3 {
                     let response = try await connection.readResponse()
                     #expect(response.status == 200 && response.body.count == 16 << 20)
                 }
+                // 397 answers still wait: none of them holds a file open.
+                #expect(Self.openFiles(under: folders) < before + 10)
             }
-            // The connection is gone: every file is closed again.
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(Self.openFiles(under: folders) <= before)
+            // The connection is gone: every file is closed again, once the server has seen it go.
+            let closed = try await poll(every: .milliseconds(20), for: .seconds(60)) { Self.openFiles(under: folders) <= before ? true : nil }
+            #expect(closed == true, "\(Self.openFiles(under: folders)) files open, \(before) before")
         }
     }
 
