@@ -60,8 +60,7 @@ extension DepotClient {
         let syncLock = try lockForSync()
         defer { syncLock.unlock() }
         try finishInterruptedSwitch()
-        guard let bytes = folder.read(.staged), let staged = try? JSONDecoder().decode(StagedRelease.self, from: Data(bytes)),
-            let release = staged.journal.state.release
+        guard let staged = folder.decoded(.staged, as: StagedRelease.self), let release = staged.journal.state.release
         else {
             throw SyncError(.notStaged, "no release is staged in \(directory.path): download first")
         }

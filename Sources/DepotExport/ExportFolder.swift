@@ -183,22 +183,7 @@ public final class ExportFolder: Sendable {
 
     /// A new file in `.partial/` holding a copy of the file at `source`, synchronized.
     private func temporaryFile(copying source: String) throws -> String {
-        try temporaryFile { descriptor, path in
-            let input = open(source, O_RDONLY | O_CLOEXEC)
-            guard input >= 0 else { throw FolderError.system("Cannot open \(source)") }
-            defer { close(input) }
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-            defer { buffer.deallocate() }
-            while true {
-                let count = systemRead(input, buffer.baseAddress!, buffer.count)
-                if count < 0, errno == EINTR { continue }
-                guard count >= 0 else { throw FolderError.system("Cannot read \(source)") }
-                if count == 0 { return }
-                guard writeAll(descriptor, UnsafeRawBufferPointer(rebasing: buffer[..<count])) else {
-                    throw FolderError.system("Cannot write \(root)/\(path)")
-                }
-            }
-        }
+        try temporaryFile { descriptor, path in try copyFile(from: source, to: descriptor, named: "\(root)/\(path)") }
     }
 
     /// A new file in `.partial/` with what `fill` writes to its descriptor, synchronized.
@@ -223,10 +208,4 @@ public final class ExportFolder: Sendable {
             state.written += 1
         }
     }
-}
-
-/// `read(2)`, under a name the folder's own methods do not shadow.
-@inline(__always)
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    read(descriptor, buffer, count)
 }

@@ -19,3 +19,31 @@ public func writeAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bo
     }
     return true
 }
+
+/// Copies the file at `source` (opened by its path, as the caller gave it) to `descriptor`, a
+/// chunk at a time, passing each chunk to `observe` as it goes (a hash of what is copied): the
+/// one copy loop of the folders Depot writes. Not synchronized.
+///
+/// - Throws: ``FolderError`` when `source` cannot be opened or read, or `destination` (its name
+///   in messages) written.
+public func copyFile(
+    from source: String,
+    to descriptor: Int32,
+    named destination: String,
+    observe: (UnsafeRawBufferPointer) -> Void = { _ in }
+) throws {
+    let input = open(source, O_RDONLY | O_CLOEXEC)
+    guard input >= 0 else { throw FolderError.system("Cannot open \(source)") }
+    defer { close(input) }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { buffer.deallocate() }
+    while true {
+        let count = read(input, buffer.baseAddress!, buffer.count)
+        if count < 0, errno == EINTR { continue }
+        guard count >= 0 else { throw FolderError.system("Cannot read \(source)") }
+        if count == 0 { return }
+        let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+        observe(chunk)
+        guard writeAll(descriptor, chunk) else { throw FolderError.system("Cannot write \(destination)") }
+    }
+}

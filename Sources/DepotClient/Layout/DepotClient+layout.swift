@@ -51,19 +51,10 @@ extension DepotClient {
         trees.collect {
             // Read in the order a release goes through them (staged, then a journal, then the
             // link), so a tree moving along meanwhile is found in one of them.
-            var keeping = Set<String>()
-            if let bytes = self.folder.read(.staged), let staged = try? JSONDecoder().decode(StagedRelease.self, from: Data(bytes)),
-                let tree = staged.journal.tree
-            {
-                keeping.insert(tree)
-            }
-            if let bytes = self.folder.read(.journal), let journal = try? JSONDecoder().decode(ReleaseJournal.self, from: Data(bytes)),
-                let tree = journal.tree
-            {
-                keeping.insert(tree)
-            }
-            if let current = try? trees.current() { keeping.insert(current) }
-            return keeping
+            let staged = self.folder.decoded(.staged, as: StagedRelease.self)?.journal.tree
+            let switching = self.folder.decoded(.journal, as: ReleaseJournal.self)?.tree
+            let current = try? trees.current()
+            return Set([staged, switching, current].compactMap { $0 })
         }
     }
 

@@ -150,16 +150,16 @@ struct ReleaseTrees {
     /// Copies `source` to `destination` in the folder, with the entry's modification time; with
     /// `verified`, checks the copy's SHA-256 and size against the entry.
     private func copy(_ source: String, to destination: String, entry: ReleaseEntry, verified: Bool) throws {
-        guard let input = FileHandle(forReadingAtPath: source) else { throw SyncError(.io, "cannot open \(source)") }
-        defer { try? input.close() }
         let output = try folderCall { try folder.create(destination) }
         defer { close(output) }
         var hasher = SHA256()
         var size: Int64 = 0
-        while let chunk = try input.read(upToCount: 256 * 1024), !chunk.isEmpty {
-            if verified { hasher.update(data: chunk) }
-            size += Int64(chunk.count)
-            guard chunk.withUnsafeBytes({ writeAll(output, $0) }) else { throw SyncError(.io, "cannot write \(folder.root)/\(destination)") }
+        try folderCall {
+            try copyFile(from: source, to: output, named: "\(folder.root)/\(destination)") { chunk in
+                guard verified else { return }
+                hasher.update(bufferPointer: chunk)
+                size += Int64(chunk.count)
+            }
         }
         if verified, size != entry.size || Hex.string(hasher.finalize()) != entry.sha256 {
             throw SyncError(.corrupt, "\(entry.path) changed while it was copied to the new release: sync again")

@@ -80,6 +80,11 @@ extension SyncFolder {
         (try? with { try $0.read(file.rawValue) }) ?? nil
     }
 
+    /// `file` decoded from its JSON; `nil` when there is none, or it cannot be read or decoded.
+    func decoded<Value: Decodable>(_ file: OwnFile, as type: Value.Type) -> Value? {
+        read(file).flatMap { try? JSONDecoder().decode(type, from: Data($0)) }
+    }
+
     /// Replaces `file` with `bytes`, durably.
     func replace(_ file: OwnFile, with bytes: [UInt8]) throws {
         try with { try $0.replace(file.rawValue, with: bytes, durable: true) }

@@ -35,10 +35,7 @@ struct SyncState: Codable, Equatable {
 
     /// The state `folder` keeps; a fresh one when there is none, or it cannot be read.
     static func load(from folder: SyncFolder) -> SyncState {
-        guard let bytes = folder.read(.state), let state = try? JSONDecoder().decode(SyncState.self, from: Data(bytes)) else {
-            return SyncState()
-        }
-        return state
+        folder.decoded(.state, as: SyncState.self) ?? SyncState()
     }
 
     /// Replaces the state `folder` keeps, durably.

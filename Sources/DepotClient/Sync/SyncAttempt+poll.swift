@@ -17,8 +17,6 @@ enum Poll {
 struct NewChannel {
     let document: ChannelDocument
     let entityTag: String?
-    /// What signs documents, after the roots the document named were walked.
-    let trust: ChannelCheck.Trust
     let side: RolloutSide
     /// The report so far: the signature, the rollout side.
     let report: SyncReport
@@ -75,7 +73,7 @@ extension SyncAttempt {
         )
         guard let held, side.release == held.id else {
             return .newRelease(
-                NewChannel(document: document, entityTag: checked.entityTag, trust: checked.trust, side: side, report: report, next: release)
+                NewChannel(document: document, entityTag: checked.entityTag, side: side, report: report, next: release)
             )
         }
         report.release = release
@@ -100,10 +98,10 @@ extension DepotClient {
     /// Drops a download staged for another release than `release`: the channel rolled back, or
     /// moved on, and it is not to be applied. Any step that learns it, a check too, drops it.
     func dropStaged(unless release: String) throws {
-        if let bytes = folder.read(.staged),
+        // Read once: only a record there, a damaged one too, is removed (a removal is made durable).
+        guard let bytes = folder.read(.staged),
             (try? JSONDecoder().decode(StagedRelease.self, from: Data(bytes)))?.journal.state.release?.id != release
-        {
-            try folder.remove(.staged)
-        }
+        else { return }
+        try folder.remove(.staged)
     }
 }
