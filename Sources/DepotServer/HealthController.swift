@@ -3,12 +3,14 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// `/healthz`: the process answers. `/readyz`: it can do its work, meaning the catalog answers a
-/// read and the store can create a file. 503 otherwise, saying which part failed but nothing of
+/// `/healthz`: the process answers. `/readyz`: it can do its work, meaning the public folder is
+/// served (``PublicSite/isScanned``), the catalog answers a read and the store can create a
+/// file. 503 otherwise, saying which part failed but nothing of
 /// the error itself (paths, SQL): the route is public, and the details go to the log.
 struct HealthController: Sendable {
     let catalog: Catalog
     let store: BlobStore
+    let site: PublicSite
     let logger: Logger
 
     func addRoutes(to router: Router<DepotRequestContext>) {
@@ -17,6 +19,7 @@ struct HealthController: Sendable {
     }
 
     func ready() async throws -> Response {
+        guard site.isScanned else { throw PublicSite.beingScanned }
         do {
             _ = try await catalog.referencedBlobs()
         } catch {

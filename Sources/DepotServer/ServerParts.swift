@@ -19,8 +19,6 @@ struct ServerParts {
     let store: BlobStore
     let catalog: Catalog
     let site: PublicSite
-    /// Whether the public folder must be scanned again at start.
-    let publicSiteNeedsScan: Bool
     let content: PublishedContent
     /// The folder kept in step with the channels, if any (`export.directory`).
     let export: StaticExport?
@@ -31,7 +29,7 @@ struct ServerParts {
     let resolver: ContentResolver
     let responder: ResourceResponder
 
-    /// Opens the store and the catalog, scans the public folder once and builds the channel
+    /// Opens the store and the catalog, serves the public folder's record, if any, and builds the channel
     /// documents. Nothing listens yet.
     init(configuration: ServerConfiguration, logger: Logger) async throws {
         self.configuration = configuration
@@ -48,7 +46,7 @@ struct ServerParts {
             cacheControl: configuration.publicCacheControl,
             memoryBudget: configuration.memoryCacheBytes
         )
-        publicSiteNeedsScan = try await site.start(logger: logger)
+        try await site.start(logger: logger)
         content = PublishedContent(
             catalog: catalog,
             store: store,
@@ -99,7 +97,7 @@ struct ServerParts {
             rollouts: RolloutController(publisher: publisher),
             reports: ReportsController(intake: reports, trustedProxies: configuration.trustedProxies),
             documents: ReleaseDocumentsController(content: content, catalog: catalog, responder: responder),
-            health: HealthController(catalog: catalog, store: store, logger: logger),
+            health: HealthController(catalog: catalog, store: store, site: site, logger: logger),
             dashboard: try traffic.map { traffic in
                 DashboardController(
                     data: DashboardData(catalog: catalog, traffic: traffic, signer: configuration.channels),
@@ -156,10 +154,14 @@ struct ServerParts {
     /// channel refreshes, the export, the rollout scheduler and the report flushes.
     func services() -> [any Service] {
         var services: [any Service] = []
-        if configuration.publicRescanInterval != nil || publicSiteNeedsScan {
-            let interval = configuration.publicRescanInterval
-            services.append(PublicSiteRescanService(site: site, interval: interval, refreshesFirst: publicSiteNeedsScan, logger: logger))
-        }
+        services.append(
+            PublicSiteRescanService(
+                site: site,
+                interval: configuration.publicRescanInterval,
+                beforeFirstScan: configuration.beforePublicScan,
+                logger: logger
+            )
+        )
         services.append(
             BlobCollectionService(
                 catalog: catalog,

@@ -76,8 +76,9 @@ public struct DepotProcess: Sendable {
 
     public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
-    /// Waits for the "listening on" log line and returns the port; throws if the process ends
-    /// first, or has not listened within `timeout` (a guard against a hung start).
+    /// Waits for the "listening on" log line, then for the public folder to be served (a first
+    /// start scans it after listening), and returns the port; throws if the process ends first,
+    /// or has not listened within `timeout` (a guard against a hung start).
     public func waitForPort(timeout: Duration = .seconds(120)) async throws -> Int {
         let port = try await poll(for: timeout) { () throws -> Int? in
             let log = log
@@ -88,6 +89,7 @@ public struct DepotProcess: Sendable {
             return nil
         }
         guard let port else { throw DepotProcessError.timedOut(log: log) }
+        try await RawHTTPConnection.with(port: port) { try await $0.waitForPublicFolder(timeout: timeout) }
         return port
     }
 

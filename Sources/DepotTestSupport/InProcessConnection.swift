@@ -25,6 +25,7 @@ public struct InProcessConnection: TestHTTPConnection {
             let app = try await buildApplication(configuration: configuration, logger: LiveServer.quietLogger)
             return try await app.test(.router) { client in
                 var connection = InProcessConnection(client: client)
+                try await connection.waitForPublicFolder()
                 return try await body(&connection)
             }
         }

@@ -44,7 +44,8 @@ public struct LiveServer: Sendable {
         }
     }
 
-    /// Runs the application on 127.0.0.1 and a free port with these folders for `body`. Its
+    /// Runs the application on 127.0.0.1 and a free port with these folders for `body`, once it
+    /// serves its public folder (unless the configuration holds that scan back). Its
     /// connection deadlines are judged by the configuration's clock, or by one that never moves.
     static func run<Result: Sendable>(
         _ configuration: ServerConfiguration,
@@ -63,8 +64,13 @@ public struct LiveServer: Sendable {
         let requests = RequestCounter()
         let routes = RouteList()
         let app = try await buildApplication(configuration: configuration, logger: quietLogger, requestCounter: requests, routes: routes)
+        // A test that holds the first scan back waits for it itself.
+        let waitsForScan = configuration.beforePublicScan == nil
         return try await app.test(.live) { client in
-            try await body(
+            if waitsForScan {
+                try await RawHTTPConnection.with(port: client.port!) { try await $0.waitForPublicFolder() }
+            }
+            return try await body(
                 LiveServer(port: client.port!, publicDirectory: publicDirectory, dataDirectory: dataDirectory, requests: requests, routes: routes)
             )
         }

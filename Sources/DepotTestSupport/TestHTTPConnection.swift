@@ -7,3 +7,18 @@ public protocol TestHTTPConnection: ~Copyable {
 }
 
 extension RawHTTPConnection: TestHTTPConnection {}
+
+extension TestHTTPConnection where Self: ~Copyable {
+    /// Waits until the server serves its public folder: `/readyz` no longer answers the 503 of a
+    /// folder being scanned (a first start scans it after listening). Any other answer ends the
+    /// wait, so a test of an unready store still sees its 503. The bound only guards a hang.
+    public mutating func waitForPublicFolder(timeout: Duration = .seconds(120)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let response = try await request("GET", "/readyz", headers: [], body: nil)
+            guard response.status == 503, response.bodyText.contains("being scanned") else { return }
+            guard ContinuousClock.now < deadline else { throw DepotProcessError.timedOut(log: "the public folder was never scanned") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}

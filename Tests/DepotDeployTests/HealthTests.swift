@@ -1,5 +1,7 @@
 import DepotTestSupport
+import DepotServer
 import Foundation
+import Synchronization
 import Testing
 
 /// Liveness and readiness, as a load balancer or systemd would probe them.
@@ -33,6 +35,38 @@ struct HealthTests {
                 // Nothing internal: no path, no errno text.
                 #expect(!ready.bodyText.contains(server.dataDirectory.path))
                 #expect(try await connection.request("GET", "/healthz").status == 200)
+            }
+        }
+    }
+
+    @Test(
+        "a first start listens before it has scanned public/: /healthz is 200, /readyz and the folder's files are 503 with Retry-After until the scan is done"
+    )
+    func listensBeforeTheScan() async throws {
+        let held = Mutex(true)
+        var configuration = ServerConfiguration()
+        // The scan is held back, as by a folder of many gigabytes, until the test lets it go.
+        configuration.beforePublicScan = {
+            while held.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
+        }
+        let prepare = { (folder: URL) in
+            for index in 0..<500 { _ = try folder.write(Data("file \(index)\n".utf8), to: "files-\(index / 100)/\(index).txt") }
+        }
+        try await LiveServer.with(configuration: configuration, prepare: prepare) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                #expect(try await connection.request("GET", "/healthz").status == 200)
+                for path in ["/readyz", "/files-0/7.txt", "/not-there.txt"] {
+                    let response = try await connection.request("GET", path)
+                    #expect(response.status == 503, "\(path)")
+                    #expect(response.header("Retry-After") == "5", "\(path)")
+                    #expect(response.bodyText.contains("The public folder is being scanned"), "\(path)")
+                }
+                held.withLock { $0 = false }
+                try await connection.waitForPublicFolder()
+                #expect(try await connection.request("GET", "/readyz").status == 200)
+                let file = try await connection.request("GET", "/files-4/499.txt")
+                #expect(file.status == 200 && file.bodyText == "file 499\n")
+                #expect(try await connection.request("GET", "/not-there.txt").status == 404)
             }
         }
     }

@@ -72,18 +72,23 @@ struct PublicRestartTests {
         }
     }
 
-    @Test("a start from the record serves every recorded file before reading the folder; its scan reads only the changed one")
+    @Test("a first start serves nothing before its scan; a start from the record serves every recorded file before reading the folder, and its scan reads only the changed one")
     func startServesTheRecord() async throws {
         try await Self.withFolder(["a.txt": Data("a\n".utf8), "c.txt": Fixture.text]) { folder, site, store, catalog in
             let logger = Logger(label: "test")
 
-            // A first start has no record: it is the full scan, and nothing follows it.
-            #expect(try await Self.site(folder, store: store, catalog: catalog).start(logger: logger) == false)
+            // A first start has no record: it serves nothing until its scan, the full one.
+            let first = try Self.site(folder, store: store, catalog: catalog)
+            try await first.start(logger: logger)
+            #expect(!first.isScanned && first.resource(at: "a.txt") == nil)
+            #expect(try await first.refresh(logger: logger) == .init(changed: 2, read: 2))
+            #expect(first.isScanned && first.resource(at: "a.txt") != nil)
 
             _ = try site.write(Data("A\n".utf8), to: "a.txt", modified: Date(timeIntervalSince1970: 1_750_000_000))
             _ = try site.write(Data("new\n".utf8), to: "n.txt")
             let restarted = try Self.site(folder, store: store, catalog: catalog)
-            #expect(try await restarted.start(logger: logger) == true)
+            try await restarted.start(logger: logger)
+            #expect(restarted.isScanned)
             // Served as recorded: the old a.txt, no n.txt yet, exactly as between two rescans.
             #expect(restarted.resource(at: "a.txt")?.identity.entityTag.opaqueTag == Fixture.sha256(Data("a\n".utf8)))
             #expect(restarted.resource(at: "c.txt") != nil && restarted.resource(at: "n.txt") == nil)
@@ -98,14 +103,17 @@ struct PublicRestartTests {
         try await Self.withFolder(["a.txt": Data("a\n".utf8)]) { folder, site, store, catalog in
             let logger = Logger(label: "test")
             let first = try Self.site(folder, store: store, catalog: catalog)
-            _ = try await first.start(logger: logger)
+            try await first.start(logger: logger)
+            try await first.refresh(logger: logger)
             let firstRoot = try PublicDirectory(path: site.path, store: store).root.string
             #expect(try await catalog.publicFiles(folder: firstRoot).count == 1)
             let other = folder.appendingPathComponent("other")
             _ = try other.write(Data("b\n".utf8), to: "public/b.txt")
             let second = try Self.site(other, store: store, catalog: catalog)
-            #expect(try await second.start(logger: logger) == false, "no record of this folder: a full scan")
+            try await second.start(logger: logger)
+            #expect(!second.isScanned, "no record of this folder: served once scanned")
             #expect(try await catalog.publicFiles(folder: firstRoot).isEmpty)
+            try await second.refresh(logger: logger)
             let secondRoot = try PublicDirectory(path: other.appendingPathComponent("public").path, store: store).root.string
             #expect(try await catalog.publicFiles(folder: secondRoot).keys.sorted() == ["b.txt"])
         }

@@ -2,7 +2,7 @@
 free ports, waiting for a server,
 /proc readers, and a relay that counts the bytes on the wire. Each benchmark does `sys.path.insert(0, <scripts>/lib)` and imports this."""
 
-import os, re, socket, subprocess, threading, time
+import os, re, socket, subprocess, threading, time, urllib.error, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEPOT = os.path.join(ROOT, ".build", "release", "depot")
@@ -74,6 +74,21 @@ class DepotServe:
         if port is not None:
             wait_for(port)
         self.url = f"http://127.0.0.1:{self.port}"
+        self.wait_for_public_folder()
+
+    def wait_for_public_folder(self):
+        """Waits until `/readyz` no longer answers the 503 of a public folder being scanned: a
+        first start scans it after listening."""
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + "/readyz", timeout=5):
+                    return
+            except urllib.error.HTTPError as error:
+                if error.code != 503 or b"being scanned" not in error.read():
+                    return
+            if self.process.poll() is not None:
+                raise SystemExit("depot serve exited: " + "".join(self.lines[-5:]))
+            time.sleep(0.02)
 
     @property
     def pid(self):

@@ -78,6 +78,9 @@ public struct ServerConfiguration: Sendable {
     /// Awaited before each export to ``exportDirectory``: for tests that hold the export back
     /// (``ExportFollower``).
     package var beforeExport: (@Sendable () async -> Void)?
+    /// Awaited before the first scan of ``publicDirectory``: for tests that hold it back
+    /// (``PublicSiteRescanService``).
+    package var beforePublicScan: (@Sendable () async -> Void)?
     /// `Cache-Control` for files of the public folder.
     public var publicCacheControl: CacheControlPolicy
     /// Limits on `Range` requests.

@@ -5,7 +5,9 @@ import Hummingbird
 /// Serves the public folder for every request the router has no route for.
 ///
 /// The router runs first, so API routes always win; a request for which it has no route is
-/// looked up in the ``PublicSite`` (``ContentTarget/init(publicPath:)``).
+/// looked up in the ``PublicSite`` (``ContentTarget/init(publicPath:)``). Until the folder's
+/// first scan is done (``PublicSite/isScanned``), a path it does not serve yet is answered 503
+/// with `Retry-After`, not 404: the file may be there.
 struct PublicFilesMiddleware<Context: RequestContext>: RouterMiddleware {
     let resolver: ContentResolver
     let responder: ResourceResponder
@@ -24,7 +26,10 @@ struct PublicFilesMiddleware<Context: RequestContext>: RouterMiddleware {
 
     private func servePublic(_ request: Request) throws -> Response {
         let target = try ContentTarget(publicPath: request.uri.path)
-        guard let resource = resolver.cached(target) else { throw HTTPError(.notFound, message: target.notFoundMessage) }
+        guard let resource = resolver.cached(target) else {
+            guard resolver.site.isScanned else { throw PublicSite.beingScanned }
+            throw HTTPError(.notFound, message: target.notFoundMessage)
+        }
         return try responder.respond(to: request, resource: resource, now: .now())
     }
 }

@@ -61,21 +61,30 @@ public final class PublicSite: Sendable {
         }
     }
 
-    /// Serves the public folder at a start. When the catalog has a record of it, the recorded
-    /// files are served at once, without reading the folder, and `true` says that a
-    /// ``refresh(logger:)`` must follow (the rescan service runs it first): it reads only the
-    /// files whose identity changed, and until then they are served as recorded, as between two
-    /// rescans. Without a record (a first start), it is that full scan.
-    public func start(logger: Logger) async throws -> Bool {
+    /// Serves the public folder at a start, without reading it: when the catalog has a record of
+    /// it, the recorded files are served at once, as between two rescans. A ``refresh(logger:)``
+    /// must follow (the rescan service runs it first): it reads only the files whose identity
+    /// changed. Without a record (a first start) nothing is served until that refresh, which is
+    /// then the full scan: ``isScanned`` says which.
+    public func start(logger: Logger) async throws {
         try await catalog?.forgetPublicFiles(except: directory.root.string)
         let recorded = try await recordedFiles()
         guard !recorded.isEmpty else {
-            try await refresh(logger: logger)
-            return false
+            logger.info("Public folder not recorded: served once scanned")
+            return
         }
         await publish(recorded)
         logger.info("Public folder served as recorded", metadata: ["files": "\(recorded.count)"])
-        return true
+    }
+
+    /// Whether the folder is served: from the record of an earlier scan, or from a scan. Until
+    /// then a public path is answered 503, not 404, and `/readyz` says the folder is being
+    /// scanned.
+    public var isScanned: Bool { state.withLock { $0.published } }
+
+    /// The answer while the folder is not yet served: 503, and a retry in a few seconds.
+    static var beingScanned: HTTPError {
+        HTTPError(.serviceUnavailable, headers: [.retryAfter: "5"], message: "The public folder is being scanned")
     }
 
     /// Scans the folder, reads what is new or changed, records it in the catalog, and publishes
@@ -136,21 +145,21 @@ public final class PublicSite: Sendable {
     }
 }
 
-/// Scans the public folder once after a start from the record (``PublicSite/start(logger:)``),
-/// then rescans the public folder at an interval, if one is set, until graceful shutdown.
+/// Scans the public folder once after a start (``PublicSite/start(logger:)``), then rescans it
+/// at an interval, if one is set, until graceful shutdown.
 struct PublicSiteRescanService: Service {
     let site: PublicSite
     let interval: Duration?
-    let refreshesFirst: Bool
+    /// Awaited before the first scan: for tests that hold it back.
+    var beforeFirstScan: (@Sendable () async -> Void)?
     let logger: Logger
 
     func run() async throws {
-        if refreshesFirst {
-            do {
-                try await site.refresh(logger: logger)
-            } catch {
-                logger.error("Scanning the public folder failed", metadata: ["error": "\(error)"])
-            }
+        await beforeFirstScan?()
+        do {
+            try await site.refresh(logger: logger)
+        } catch {
+            logger.error("Scanning the public folder failed", metadata: ["error": "\(error)"])
         }
         guard let interval else { return }
         await runPeriodically(every: interval, logger: logger, failure: "Rescanning the public folder failed") {
