@@ -213,13 +213,21 @@ public final class ContainedFolder: Sendable {
     /// too leaves the old bytes or the new; otherwise a crash may leave either, or a damaged
     /// file, for a caller that checks what it reads back.
     public func replace(_ path: String, with bytes: [UInt8], durable: Bool) throws {
+        try replace(path, durable: durable) { write in try write(bytes) }
+    }
+
+    /// ``replace(_:with:durable:)`` with the bytes `produce` passes to its `write`, one part at
+    /// a time: a file of many megabytes is never whole in memory.
+    public func replace(_ path: String, durable: Bool, writing produce: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
         let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
         let name = path.split(separator: "/").last.map(String.init) ?? path
         let temporary = (parent.isEmpty ? "" : parent + "/") + ".\(name).\(UInt64.random(in: 0...UInt64.max)).tmp"
         let file = try create(temporary)
         do {
             defer { close(file) }
-            guard bytes.withUnsafeBytes({ writeAll(file, $0) }) else { throw FolderError.system("Cannot write \(root)/\(temporary)") }
+            try produce { bytes in
+                guard bytes.withUnsafeBytes({ writeAll(file, $0) }) else { throw FolderError.system("Cannot write \(root)/\(temporary)") }
+            }
             if durable, fsync(file) != 0 { throw FolderError.system("Cannot sync \(root)/\(temporary)") }
             try rename(temporary, to: path)
         } catch {

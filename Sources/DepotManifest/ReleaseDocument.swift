@@ -52,87 +52,11 @@ public struct ReleasePage: Codable, Hashable, Sendable {
     public init(entries: [ReleaseEntry]) {
         self.entries = entries
     }
-}
 
-/// One file of a release. Its bytes are at `/blobs/{sha256}`, its gzip variant (when listed) at
-/// `/blobs/{sha256}.gz`, and each patch at `/deltas/{from}/{sha256}`.
-public struct ReleaseEntry: Codable, Hashable, Sendable {
-    public var path: String
-    /// The path's version number: each publish of new content adds one.
-    public var version: Int64
-    public var size: Int64
-    /// Lower-case hex SHA-256 and MD5 of the content.
-    public var sha256: String
-    public var md5: String
-    public var contentType: String
-    /// When this content was published (IMF-fixdate): the `Last-Modified` of `/files/{path}`.
-    public var lastModified: String
-    public var gzip: Variant?
-    /// Patches to this content from earlier contents of the path, when any is worth keeping.
-    public var patches: [Patch]?
-    /// The block index of this content (`/blobs/{sha256}.blocks`: its size and SHA-256), when
-    /// it is large enough to have one: a copy that is no published version fetches only the
-    /// blocks it lacks, from `/blobs/{sha256}.zblocks`.
-    public var blocks: Variant?
-
-    public init(
-        path: String,
-        version: Int64,
-        size: Int64,
-        sha256: String,
-        md5: String,
-        contentType: String,
-        lastModified: String,
-        gzip: Variant?,
-        patches: [Patch]?,
-        blocks: Variant? = nil
-    ) {
-        self.path = path
-        self.version = version
-        self.size = size
-        self.sha256 = sha256
-        self.md5 = md5
-        self.contentType = contentType
-        self.lastModified = lastModified
-        self.gzip = gzip
-        self.patches = patches
-        self.blocks = blocks
+    /// Decodes the entries, each content type and publish time held once for the page.
+    public init(from decoder: any Decoder) throws {
+        entries = try decoder.container(keyedBy: CodingKeys.self).decode([ReleaseEntry].self, forKey: .entries)
+        var seen = Set<String>()
+        for index in entries.indices { entries[index].share(&seen) }
     }
-
-    /// A stored form of the content: size and lower-case hex SHA-256 of its bytes.
-    public struct Variant: Codable, Hashable, Sendable {
-        public var size: Int64
-        public var sha256: String
-
-        public init(size: Int64, sha256: String) {
-            self.size = size
-            self.sha256 = sha256
-        }
-    }
-
-    /// A gzip-compressed VCDIFF (RFC 3284) from the content `from` to this entry's.
-    public struct Patch: Codable, Hashable, Sendable {
-        /// Lower-case hex SHA-256 of the content the patch applies to.
-        public var from: String
-        public var size: Int64
-        /// Lower-case hex SHA-256 of the patch's bytes.
-        public var sha256: String
-
-        public init(from: String, size: Int64, sha256: String) {
-            self.from = from
-            self.size = size
-            self.sha256 = sha256
-        }
-    }
-
-    /// `/blobs/{sha256}` (``TreeObject/blob(_:)``).
-    public var blobURL: String { get throws(TreeObject.Problem) { try TreeObject.blob(sha256).url } }
-    /// `/blobs/{sha256}.gz`, when the entry lists a gzip variant.
-    public var gzipURL: String? { get throws(TreeObject.Problem) { gzip == nil ? nil : try TreeObject.gzip(of: sha256).url } }
-    /// `/blobs/{sha256}.blocks`, when the entry lists a block index.
-    public var blockIndexURL: String? { get throws(TreeObject.Problem) { blocks == nil ? nil : try TreeObject.blockIndex(of: sha256).url } }
-    /// `/blobs/{sha256}.zblocks`: the blocks of the block index, each deflated on its own.
-    public var packedBlocksURL: String { get throws(TreeObject.Problem) { try TreeObject.blockPack(of: sha256).url } }
-    /// `/deltas/{from}/{sha256}`.
-    public func patchURL(_ patch: Patch) throws(TreeObject.Problem) -> String { try TreeObject.delta(from: patch.from, to: sha256).url }
 }

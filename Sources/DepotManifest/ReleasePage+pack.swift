@@ -29,14 +29,15 @@ extension ReleasePage {
     }
 
     /// What the page's pack holds, in order: the whole download of each entry of at most
-    /// ``packMemberMaximumBytes``, one after the other, nothing between. The pack is a function
+    /// ``packMemberMaximumBytes``, one after the other, nothing between. An empty file has no
+    /// bytes to lay out, and is no member: no request is made for it. The pack is a function
     /// of the page alone, so it is as immutable as the page, and a client knows where each file
     /// lies in it, and can ask for a range, without any index. The one rule the server (which
     /// makes packs) and the client (which reads them) both follow.
     public var packMembers: [PackMember] {
         var members: [PackMember] = []
         var offset: Int64 = 0
-        for entry in entries where entry.wholeLength <= Self.packMemberMaximumBytes {
+        for entry in entries where entry.wholeLength > 0 && entry.wholeLength <= Self.packMemberMaximumBytes {
             members.append(PackMember(entry: entry, offset: offset, length: entry.wholeLength, isGzip: entry.downloadsGzip))
             offset += entry.wholeLength
         }

@@ -34,6 +34,9 @@ package struct ReleasePlan: Equatable {
         package enum Action: Equatable {
             /// Staged intact by a sync that stopped before its switch: nothing to fetch.
             case alreadyStaged
+            /// Written empty: a file of no bytes needs no request (its SHA-256 is checked all the
+            /// same).
+            case empty
             /// Made from the held file by this patch, listed by the release.
             case patch(ReleaseEntry.Patch)
             /// Made from the held file by the patch the server makes when asked
@@ -59,6 +62,7 @@ package struct ReleasePlan: Equatable {
         /// `inMemoryLimit` bytes to download go through memory.
         package func actions(stagedIntact: Bool, local: LocalCopy, inMemoryLimit: Int64) -> [Action] {
             if stagedIntact { return [.alreadyStaged] }
+            if entry.size == 0 { return [.empty] }
             var actions: [Action] = []
             switch local {
             case .held:
@@ -108,7 +112,7 @@ package struct ReleasePlan: Equatable {
         }
         for entry in entries {
             let previous = held.removeValue(forKey: entry.path)
-            if previous?.sha256 != entry.sha256 || previous?.size != entry.size {
+            if previous.map(entry.hasContent(of:)) != true {
                 fetches.append(Fetch(entry: entry, held: previous))
             }
         }

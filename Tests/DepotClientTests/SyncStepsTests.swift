@@ -182,7 +182,7 @@ struct SyncStepsTests {
             defer { try? FileManager.default.removeItem(at: secret) }
             var staged = try JSONDecoder().decode(StagedRelease.self, from: Data(try #require(client.folder.read(.staged))))
             staged.journal.moves = [.init(staged: "../../../" + secret.lastPathComponent, path: "stolen.txt", copy: true, modified: nil)]
-            try client.folder.replace(.staged, with: try staged.encoded())
+            try client.folder.replace(.staged) { try staged.encode(into: &$0) }
 
             let refused = #expect(throws: SyncError.self) { try client.apply() }
             #expect(refused?.code == .notStaged && refused?.message.contains("damaged") == true, "\(String(describing: refused))")
@@ -282,7 +282,7 @@ struct SyncStepsTests {
             // The record of what is staged, as if planned over another release.
             var staged = try JSONDecoder().decode(StagedRelease.self, from: Data(try #require(client.folder.read(.staged))))
             staged.base = String(repeating: "e", count: 64)
-            try client.folder.replace(.staged, with: try staged.encoded())
+            try client.folder.replace(.staged) { try staged.encode(into: &$0) }
 
             let refused = #expect(throws: SyncError.self) { try client.apply() }
             #expect(refused?.code == .notStaged && refused?.message.contains("download again") == true)

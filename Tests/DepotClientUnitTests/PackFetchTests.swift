@@ -20,13 +20,15 @@ struct PackFetchTests {
         )
     }
 
-    @Test("a pack lays out each small entry's whole download, gzip when smaller, nothing for large ones")
+    @Test("a pack lays out each small entry's whole download, gzip when smaller, nothing for large or empty ones")
     func members() {
         let page = ReleasePage(entries: [
             Self.entry("a", size: 100),
+            Self.entry("empty", size: 0),
             Self.entry("b", size: 1_000, gzip: 300),
             Self.entry("big", size: 1 << 20, gzip: 200 << 10),
             Self.entry("c", size: 50, gzip: 70),
+            Self.entry("empty too", size: 0),
         ])
         let members = page.packMembers
         #expect(members.map(\.entry.path) == ["a", "b", "c"])

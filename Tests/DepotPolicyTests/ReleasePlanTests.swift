@@ -87,6 +87,15 @@ struct ReleasePlanTests {
         #expect(actions == expected, "\(why)")
     }
 
+    @Test("an empty file is written, not fetched, whatever the folder holds; staged already, it is kept")
+    func emptyFile() {
+        let entry = Self.entry("f", "0", size: 0)
+        for local in [ReleasePlan.Fetch.LocalCopy.held, .other, .none] {
+            #expect(ReleasePlan.Fetch(entry: entry, held: nil).actions(stagedIntact: false, local: local, inMemoryLimit: 500) == [.empty])
+        }
+        #expect(ReleasePlan.Fetch(entry: entry, held: nil).actions(stagedIntact: true, local: .none, inMemoryLimit: 500) == [.alreadyStaged])
+    }
+
     static let patch = ReleaseEntry.Patch(from: String(repeating: "a", count: 64), size: 40, sha256: String(repeating: "9", count: 64))
     static let otherPatch = ReleaseEntry.Patch(from: String(repeating: "e", count: 64), size: 40, sha256: String(repeating: "8", count: 64))
 

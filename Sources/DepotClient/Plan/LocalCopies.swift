@@ -17,16 +17,11 @@ final class LocalCopies: Sendable {
     func copy(at local: URL, held: ReleaseEntry?) -> ReleasePlan.Fetch.LocalCopy {
         let key = local.path + "\n" + (held?.sha256 ?? "")
         if let known = copies.withLock({ $0[key] }) { return known }
+        guard let size = try? FileManager.default.attributesOfItem(atPath: local.path)[.size] as? Int64 else { return .none }
+        guard let held, size == held.size else { return .other }
+        // Only what took reading the file is kept: a sync of 100,000 new files keeps nothing.
         let copy: ReleasePlan.Fetch.LocalCopy
-        if let size = try? FileManager.default.attributesOfItem(atPath: local.path)[.size] as? Int64 {
-            if let held, size == held.size, let (sha256, _) = try? StagedContent.digest(of: local), sha256 == held.sha256 {
-                copy = .held
-            } else {
-                copy = .other
-            }
-        } else {
-            copy = .none
-        }
+        if let (sha256, _) = try? StagedContent.digest(of: local), sha256 == held.sha256 { copy = .held } else { copy = .other }
         copies.withLock { $0[key] = copy }
         return copy
     }

@@ -7,11 +7,11 @@ extension ReleasePlan {
     /// The renames of the switch, from `.depot/staging/{sha256}`: content that several paths
     /// share is copied for all but its last path, which takes the staged file itself.
     var moves: [ReleaseJournal.Move] {
-        var remaining = Dictionary(fetches.map { ($0.entry.sha256, 1) }, uniquingKeysWith: +)
+        var remaining = Dictionary(fetches.lazy.map { ($0.entry.digest, 1) }, uniquingKeysWith: +)
         return fetches.map { fetch in
-            let sha256 = fetch.entry.sha256
-            remaining[sha256, default: 1] -= 1
-            return ReleaseJournal.Move(staged: sha256, path: fetch.entry.path, copy: remaining[sha256]! > 0, modified: fetch.entry.modifiedSeconds)
+            let digest = fetch.entry.digest
+            remaining[digest, default: 1] -= 1
+            return ReleaseJournal.Move(staged: digest, path: fetch.entry.path, copy: remaining[digest]! > 0, modified: fetch.entry.modifiedSeconds)
         }
     }
 }

@@ -98,6 +98,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
             for action in actions where chosen == nil {
                 switch action {
                 case .alreadyStaged: chosen = (.staged, 0, false)
+                case .empty: chosen = (.full, 0, false)
                 case .patch(let patch): chosen = (.delta, patch.size, false)
                 case .requestedPatch: chosen = (.delta, entry.wholeLength, true)
                 case .blocks(let restoring):

@@ -31,70 +31,6 @@ struct FileStager: Sendable {
     /// files (``PackFetch``).
     var pages: [(sha256: String, page: ReleasePage)] = []
 
-    /// Fetches and verifies every file of `fetches` into `.depot/staging/{sha256}`, a few at a
-    /// time; a file that fails is reported as failed and the others go on. Small files whose
-    /// only way is a whole download come a page at a time, from the pages' packs; what a pack
-    /// did not bring is fetched on its own.
-    func stage(_ fetches: [ReleasePlan.Fetch]) async -> [SyncReport.File] {
-        let wanted = packable(fetches)
-        // The files no pack carries go meanwhile: a large file downloads while the packs do.
-        async let alone = stageEach(fetches.filter { !wanted.contains($0.entry.path) })
-        let packed = await stageFromPacks(wanted)
-        let missed = await stageEach(fetches.filter { wanted.contains($0.entry.path) && packed[$0.entry.path] == nil })
-        let fetched = await alone + missed
-        let byPath = Dictionary(fetched.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first }).merging(packed) { $1 }
-        return fetches.compactMap { byPath[$0.entry.path] }
-    }
-
-    /// Each of `fetches` on its own, a few at a time.
-    private func stageEach(_ fetches: [ReleasePlan.Fetch]) async -> [SyncReport.File] {
-        (try? await mapConcurrently(fetches, width: parallelDownloads) { fetch in await stage(fetch) }) ?? []
-    }
-
-    /// The paths of `fetches` that a whole download is the only way to fetch
-    /// (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``), not staged yet: the
-    /// ones the pages' packs may bring.
-    private func packable(_ fetches: [ReleasePlan.Fetch]) -> Set<String> {
-        Set(
-            fetches.filter { fetch in
-                let staged = staging.file(fetch.entry.sha256)
-                guard !FileManager.default.fileExists(atPath: staged.path), let local = try? localURL(fetch.entry.path) else { return false }
-                let actions = fetch.actions(
-                    stagedIntact: false,
-                    local: localCopies.copy(at: local, held: fetch.held),
-                    inMemoryLimit: Self.inMemoryLimit
-                )
-                return actions == [.download(gzip: fetch.entry.downloadsGzip)]
-            }.map(\.entry.path)
-        )
-    }
-
-    /// Stages from the pages' packs the files of `wanted` (``packable(_:)``) they carry; returns
-    /// them by path. A pack request that fails stages nothing, and its files are fetched on
-    /// their own.
-    private func stageFromPacks(_ wanted: Set<String>) async -> [String: SyncReport.File] {
-        let runs = PackFetch.runs(pages: pages, wanted: wanted)
-        let packs = PackFetch(server: server, session: session)
-        // Fetched a few at a time; staged one at a time, here: files created in one folder from
-        // several threads at once contend for it in the kernel (ext4 spins on the folder's lock).
-        var staged: [String: SyncReport.File] = [:]
-        await withTaskGroup(of: (PackFetch.Run, PackFetch.Answer?).self) { group in
-            var next = 0
-            func addRun() {
-                let run = runs[next]
-                next += 1
-                group.addTask { (run, try? await packs.fetch(run)) }
-            }
-            for _ in 0..<min(max(1, parallelDownloads), runs.count) { addRun() }
-            while let (run, answer) = await group.next() {
-                if next < runs.count { addRun() }
-                guard let answer else { continue }
-                for file in PackFetch.stage(run, from: answer, staging: staging) { staged[file.path] = file }
-            }
-        }
-        return staged
-    }
-
     /// One file: tries each of ``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``
     /// in turn until one stages it, counting the bytes of every try.
     func stage(_ fetch: ReleasePlan.Fetch) async -> SyncReport.File {
@@ -161,6 +97,9 @@ struct FileStager: Sendable {
         switch action {
         case .alreadyStaged:
             return .staged
+        case .empty:
+            try StagedContent.stage(Data(), gzip: false, entry: entry, to: staged)
+            return .full
         case .patch(let patch):
             try await fetchPatch(patch, for: entry, base: local, to: staged, received: received)
             return .delta

@@ -38,13 +38,33 @@ struct ReleaseJournal: Codable, Equatable {
     }
 
     struct Move: Codable, Equatable {
-        /// The file's name in `.depot/staging/`.
-        var staged: String
+        /// The file's name in `.depot/staging/`: its SHA-256, held as bytes.
+        var staged: String {
+            get { digest.text }
+            set { digest = CompactHex(newValue) }
+        }
+        private var digest: CompactHex
         var path: String
         /// Copy instead of rename: the staged file serves a later move too.
         var copy: Bool
         /// Seconds since 1970: the file's `Last-Modified`.
         var modified: Int64?
+
+        init(staged: CompactHex, path: String, copy: Bool, modified: Int64?) {
+            self.digest = staged
+            self.path = path
+            self.copy = copy
+            self.modified = modified
+        }
+
+        init(staged: String, path: String, copy: Bool, modified: Int64?) {
+            self.init(staged: CompactHex(staged), path: path, copy: copy, modified: modified)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case digest = "staged"
+            case path, copy, modified
+        }
     }
 }
 
@@ -166,19 +186,21 @@ extension DepotClient {
             try self.folder.remove(.journal)
             return
         }
+        // Every path is checked before anything is done; their URLs are made only where the
+        // platform syncs file by file (``Durability/synchronize(_:in:)``).
+        for path in journal.removals { _ = try localURL(for: path) }
+        for move in journal.moves { _ = try localURL(for: move.path) }
         if journal.removalsDone != true, !journal.removals.isEmpty {
-            let removed = try journal.removals.map { try localURL(for: $0) }
             // A removal a link on the way refuses has nothing of the folder's to remove.
             for path in journal.removals {
                 try? folder.remove(path)
                 try? removeEmptyFolders(above: path, in: folder)
             }
-            try Durability.synchronize(removed, in: directory)
+            try Durability.synchronize(try journal.removals.map { try localURL(for: $0) }, in: directory)
             journal.removalsDone = true
             try write(journal)
         }
         try switchFault?(.removalsDone)
-        let locals = try journal.moves.map { try localURL(for: $0.path) }
         for (index, move) in journal.moves.enumerated() {
             if move.copy {
                 let staged = staging.journaled(move.staged)
@@ -200,17 +222,15 @@ extension DepotClient {
             try switchFault?(.moved(index + 1))
         }
         // The renames, durable together before the state says they are done.
-        try Durability.synchronize(locals, in: directory)
+        try Durability.synchronize(try journal.moves.map { try localURL(for: $0.path) }, in: directory)
         try journal.state.save(in: self.folder)
         try switchFault?(.stateSaved)
         try self.folder.remove(.journal)
     }
 
-    /// Writes `journal` atomically and durably.
+    /// Writes `journal` atomically and durably, a part at a time (``JSONStream``).
     private func write(_ journal: ReleaseJournal) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        try folder.replace(.journal, with: Array(try encoder.encode(journal)))
+        try folder.replace(.journal) { try journal.encode(into: &$0) }
     }
 
     /// Removes the folders a removal of `path` left empty, up to the sync folder.

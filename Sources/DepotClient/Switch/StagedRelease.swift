@@ -17,10 +17,15 @@ struct StagedRelease: Codable, Equatable {
     /// The pages of the release it replaces that changed: dropped from the cache once applied.
     var pagesBefore: [String]
 
-    func encoded() throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return Array(try encoder.encode(self))
+    /// Writes the record as JSON, its journal a part at a time (``ReleaseJournal/encode(into:)``).
+    func encode(into stream: inout JSONStream) throws {
+        stream.raw("{")
+        if let base { try stream.key("base", base) }
+        stream.raw("\"journal\":")
+        try journal.encode(into: &stream)
+        stream.raw(",")
+        try stream.key("pagesBefore", pagesBefore, last: true)
+        stream.raw("}")
     }
 }
 

@@ -90,6 +90,20 @@ extension SyncFolder {
         try with { try $0.replace(file.rawValue, with: bytes, durable: true) }
     }
 
+    /// Replaces `file`, durably, with the JSON `produce` writes to a ``JSONStream``: a part at a
+    /// time, never whole in memory.
+    func replace(_ file: OwnFile, producing produce: (inout JSONStream) throws -> Void) throws {
+        try with { folder in
+            try folder.replace(file.rawValue, durable: true) { write in
+                try withoutActuallyEscaping(write) { write in
+                    var stream = JSONStream(write: write)
+                    try produce(&stream)
+                    try stream.flush()
+                }
+            }
+        }
+    }
+
     /// Removes `file`, durably: a removal a power cut undoes could carry a journal out again.
     func remove(_ file: OwnFile) throws {
         try with { folder in

@@ -42,7 +42,7 @@ extension SyncAttempt {
         let staged = StagedRelease(base: start.held?.id, journal: journal, pagesBefore: planned.pagesBefore)
         guard goal == .apply else {
             // Downloaded only: kept for ``DepotClient/apply()``, which needs no network.
-            try client.folder.replace(.staged, with: try staged.encoded())
+            try client.folder.replace(.staged) { try staged.encode(into: &$0) }
             report.release = start.held
             return report
         }

@@ -1,0 +1,92 @@
+import DepotManifest
+import DepotPolicy
+import Foundation
+
+extension FileStager {
+    /// Fetches and verifies every file of `fetches` into `.depot/staging/{sha256}`, a few at a
+    /// time; a file that fails is reported as failed and the others go on. Small files whose
+    /// only way is a whole download come a page at a time, from the pages' packs; what a pack
+    /// did not bring is fetched on its own. Returns a file for each fetch, in path order.
+    func stage(_ fetches: [ReleasePlan.Fetch]) async -> [SyncReport.File] {
+        // In path order already (``ReleasePlan``): each file finds its place by a binary search.
+        let fetches =
+            zip(fetches, fetches.dropFirst()).allSatisfy { $0.entry.path < $1.entry.path }
+            ? fetches : fetches.sorted { $0.entry.path < $1.entry.path }
+        // A content at several paths is staged once, by its first fetch: two at once would
+        // write the same staged file. The others find it staged.
+        var contents = Set<CompactHex>()
+        let isFirst = fetches.map { contents.insert($0.entry.digest).inserted }
+        contents = []
+        var files = await stageOnce(fetches.indices.filter { isFirst[$0] }.map { fetches[$0] })
+        files += await stageEach(fetches.indices.filter { !isFirst[$0] }.map { fetches[$0] })
+        var placed = [SyncReport.File?](repeating: nil, count: fetches.count)
+        for file in files {
+            var (low, high) = (0, fetches.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if fetches[middle].entry.path < file.path { low = middle + 1 } else { high = middle }
+            }
+            if low < fetches.count, fetches[low].entry.path == file.path, placed[low] == nil { placed[low] = file }
+        }
+        return placed.compactMap { $0 }
+    }
+
+    /// ``stage(_:)`` of fetches of distinct contents.
+    private func stageOnce(_ fetches: [ReleasePlan.Fetch]) async -> [SyncReport.File] {
+        let wanted = packable(fetches)
+        // The files no pack carries go meanwhile: a large file downloads while the packs do.
+        async let alone = stageEach(fetches.filter { !wanted.contains($0.entry.path) })
+        let packed = await stageFromPacks(wanted)
+        let brought = Set(packed.map(\.path))
+        let missed = await stageEach(fetches.filter { wanted.contains($0.entry.path) && !brought.contains($0.entry.path) })
+        return await alone + missed + packed
+    }
+
+    /// Each of `fetches` on its own, a few at a time.
+    private func stageEach(_ fetches: [ReleasePlan.Fetch]) async -> [SyncReport.File] {
+        (try? await mapConcurrently(fetches, width: parallelDownloads) { fetch in await stage(fetch) }) ?? []
+    }
+
+    /// The paths of `fetches` that a whole download is the only way to fetch
+    /// (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``), not staged yet: the
+    /// ones the pages' packs may bring.
+    private func packable(_ fetches: [ReleasePlan.Fetch]) -> Set<String> {
+        Set(
+            fetches.filter { fetch in
+                let staged = staging.file(fetch.entry.sha256)
+                guard !FileManager.default.fileExists(atPath: staged.path), let local = try? localURL(fetch.entry.path) else { return false }
+                let actions = fetch.actions(
+                    stagedIntact: false,
+                    local: localCopies.copy(at: local, held: fetch.held),
+                    inMemoryLimit: Self.inMemoryLimit
+                )
+                return actions == [.download(gzip: fetch.entry.downloadsGzip)]
+            }.map(\.entry.path)
+        )
+    }
+
+    /// Stages from the pages' packs the files of `wanted` (``packable(_:)``) they carry; returns
+    /// them. A pack request that fails stages nothing, and its files are fetched on their own.
+    private func stageFromPacks(_ wanted: Set<String>) async -> [SyncReport.File] {
+        let runs = PackFetch.runs(pages: pages, wanted: wanted)
+        let packs = PackFetch(server: server, session: session)
+        // Fetched a few at a time; staged one at a time, here: files created in one folder from
+        // several threads at once contend for it in the kernel (ext4 spins on the folder's lock).
+        var staged: [SyncReport.File] = []
+        await withTaskGroup(of: (PackFetch.Run, PackFetch.Answer?).self) { group in
+            var next = 0
+            func addRun() {
+                let run = runs[next]
+                next += 1
+                group.addTask { (run, try? await packs.fetch(run)) }
+            }
+            for _ in 0..<min(max(1, parallelDownloads), runs.count) { addRun() }
+            while let (run, answer) = await group.next() {
+                if next < runs.count { addRun() }
+                guard let answer else { continue }
+                staged += PackFetch.stage(run, from: answer, staging: staging)
+            }
+        }
+        return staged
+    }
+}
