@@ -1,5 +1,5 @@
-import DepotTestSupport
 import DepotServer
+import DepotTestSupport
 import Foundation
 import Synchronization
 import Testing

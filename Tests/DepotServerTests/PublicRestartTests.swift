@@ -72,7 +72,9 @@ struct PublicRestartTests {
         }
     }
 
-    @Test("a first start serves nothing before its scan; a start from the record serves every recorded file before reading the folder, and its scan reads only the changed one")
+    @Test(
+        "a first start serves nothing before its scan; a start from the record serves every recorded file before reading the folder, and its scan reads only the changed one"
+    )
     func startServesTheRecord() async throws {
         try await Self.withFolder(["a.txt": Data("a\n".utf8), "c.txt": Fixture.text]) { folder, site, store, catalog in
             let logger = Logger(label: "test")
