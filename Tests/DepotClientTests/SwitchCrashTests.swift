@@ -14,6 +14,8 @@ struct SwitchCrashTests {
         var before: [String: String]
         var after: [String: String]
         var journal: ReleaseJournal
+        /// The moves the journal keeps once the folders the release adds are staged whole.
+        var movesKept: Int
 
         /// Release 1 holds `a`; release 2 holds `a/b` and removes `a`.
         static let fileBecomesFolder = Change(
@@ -24,7 +26,8 @@ struct SwitchCrashTests {
                 state: ReleaseSwitchTests.held(2),
                 moves: [.init(staged: ReleaseSwitchTests.sha("b2"), path: "a/b", copy: false, modified: nil)],
                 removals: ["a"]
-            )
+            ),
+            movesKept: 1
         )
 
         /// `Readme.txt` → `README.txt` on a case-insensitive volume, where both names are one
@@ -37,7 +40,8 @@ struct SwitchCrashTests {
                 state: ReleaseSwitchTests.held(2),
                 moves: [.init(staged: ReleaseSwitchTests.sha("new-text"), path: "Readme.txt", copy: false, modified: nil)],
                 removals: ["Readme.txt"]
-            )
+            ),
+            movesKept: 1
         )
 
         /// A changed file, a removal, and one content at two new paths (a copy and a rename).
@@ -53,7 +57,26 @@ struct SwitchCrashTests {
                     .init(staged: ReleaseSwitchTests.sha("same"), path: "d", copy: false, modified: nil),
                 ],
                 removals: ["old"]
-            )
+            ),
+            // `b` is a new folder: `b/c` is staged in it, as a copy, since `d` takes the file.
+            movesKept: 2
+        )
+
+        /// A folder release 1 does not have, moved into place whole, beside a file moved alone.
+        static let newFolder = Change(
+            description: "new folder",
+            before: ["keep": "k"],
+            after: ["keep": "k", "c": "C", "new/b": "B", "new/x/a": "A"],
+            journal: ReleaseJournal(
+                state: ReleaseSwitchTests.held(2),
+                moves: [
+                    .init(staged: ReleaseSwitchTests.sha("C"), path: "c", copy: false, modified: nil),
+                    .init(staged: ReleaseSwitchTests.sha("B"), path: "new/b", copy: false, modified: nil),
+                    .init(staged: ReleaseSwitchTests.sha("A"), path: "new/x/a", copy: false, modified: 1_700_000_000),
+                ],
+                removals: []
+            ),
+            movesKept: 1
         )
 
         /// Writes release 1 and release 2's staged files into `folder`.
@@ -87,7 +110,8 @@ struct SwitchCrashTests {
     }
 
     static let points: [CrashPoint] = [
-        .at(.journalWritten), .at(.removalsDone), .at(.moved(1)), .at(.moved(2)), .at(.moved(3)), .at(.stateSaved), .journalRemovalLost,
+        .at(.foldersStaged), .at(.journalWritten), .at(.removalsDone), .at(.foldersMoved), .at(.moved(1)), .at(.moved(2)), .at(.moved(3)),
+        .at(.stateSaved), .journalRemovalLost,
     ]
 
     struct Crash: Error {}
@@ -105,15 +129,18 @@ struct SwitchCrashTests {
     }
 
     @Test(
-        "a crash at any step of a switch, then a reader: the folder holds release 2 whole",
-        arguments: [Change.fileBecomesFolder, .caseOnlyRename, .mixed],
+        "a crash at any step of a switch, then a reader: the folder holds release 2 whole (release 1, before the journal)",
+        arguments: [Change.fileBecomesFolder, .caseOnlyRename, .mixed, .newFolder],
         points
     )
     func crash(change: Change, at point: CrashPoint) throws {
-        if case .at(.moved(let count)) = point, count > change.journal.moves.count { return }
+        if case .at(.moved(let count)) = point, count > change.movesKept { return }
+        // Only a switch that stages a folder whole moves one.
+        if case .at(.foldersMoved) = point, change.movesKept == change.journal.moves.count { return }
         try withTemporaryDirectorySync { folder in
             try change.prepare(folder)
-            // The journal as a power cut could bring it back: its last version, as the switch saw it.
+            // The journal as a power cut could bring it back: its last version, as the switch saw it
+            // (none before it is written).
             let recorder = SwitchStepRecorder()
             let crashAt: SwitchStep? =
                 switch point {
@@ -123,17 +150,23 @@ struct SwitchCrashTests {
             let journalFile = ReleaseSwitchTests.client(folder).journalFile
             var client = ReleaseSwitchTests.client(folder)
             client.switchFault = { step in
-                recorder.data = try Data(contentsOf: journalFile)
+                recorder.data = (try? Data(contentsOf: journalFile)) ?? recorder.data
                 if step == crashAt { throw Crash() }
             }
             do {
                 try client.switchRelease(change.journal)
                 #expect(crashAt == nil)
             } catch is Crash {
-                #expect(FileManager.default.fileExists(atPath: client.journalFile.path))
+                #expect(FileManager.default.fileExists(atPath: client.journalFile.path) == (crashAt != .foldersStaged))
             }
             var reader = ReleaseSwitchTests.client(folder)
-            reader.switchFault = { _ in recorder.data = try Data(contentsOf: journalFile) }
+            reader.switchFault = { _ in recorder.data = (try? Data(contentsOf: journalFile)) ?? recorder.data }
+            if case .at(.foldersStaged) = point {
+                // Before the commit point: release 1 whole, whatever was staged.
+                #expect(try reader.withCurrentRelease { $0?.number } == 1)
+                #expect(try Self.files(folder) == change.before)
+                return
+            }
             #expect(try reader.withCurrentRelease { $0?.number } == 2)
             #expect(try Self.files(folder) == change.after)
             // A power cut after the switch brings back the journal it had removed: carrying it out

@@ -34,6 +34,37 @@ struct BlobStoreTests {
         }
     }
 
+    @Test("an ingest cancelled mid-content (a server stopping mid-scan) closes and removes its temporary files, and does not crash")
+    func cancelledIngest() async throws {
+        try await withTemporaryDirectory { folder in
+            let store = try await BlobStore.open(dataDirectory: FilePath(folder.path))
+            let (chunks, input) = AsyncStream.makeStream(of: ByteBuffer.self)
+            let (started, began) = AsyncStream.makeStream(of: Void.self)
+            let outcome = await withTaskGroup(of: (any Error)?.self) { group in
+                group.addTask {
+                    do {
+                        _ = try await store.ingest(
+                            chunks.map { chunk in
+                                began.yield()
+                                return chunk
+                            }
+                        )
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+                input.yield(ByteBuffer(bytes: Fixture.text))
+                for await _ in started { break }
+                group.cancelAll()
+                return await group.next() ?? nil
+            }
+            #expect(outcome != nil, "a cancelled ingest stores nothing")
+            let temporary = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("tmp").path)
+            #expect(temporary.filter { $0.hasSuffix(".blob") || $0.hasSuffix(".gz") }.isEmpty, "\(temporary)")
+        }
+    }
+
     @Test(
         "a block index made as the content arrives, in pieces of any size, is the one made from the stored file, byte for byte",
         arguments: [7000, 1 << 20, 3 << 20]

@@ -49,6 +49,36 @@ final class StagingFolder: Sendable {
     /// A new name in the folder, for a copy on its way to the release (``ReleaseJournal``).
     func temporaryPath() -> String { Self.path + "/" + UUID().uuidString }
 
+    /// Where the folders a release adds are staged whole (``DepotClient/stageNewFolders(_:staging:)``).
+    static let foldersPath = path + "/folders"
+
+    /// Every file and folder staged in the new folder `path`.
+    func filesStaged(in path: String) -> [URL] {
+        let root = URL(fileURLWithPath: folder.root + "/" + Self.foldersPath + "/" + path, isDirectory: true)
+        let inside = (FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String]) ?? []
+        return [root] + inside.map { root.appendingPathComponent($0) }
+    }
+
+    /// Puts the content `move` names at `destination`, a path of the sync folder, not durably:
+    /// a copy of the staged file when `move` copies (with the move's time), else the staged file
+    /// itself. `false` when the staged file is gone: a rename is its last use, so it was placed
+    /// before.
+    func place(_ move: ReleaseJournal.Move, at destination: String) throws -> Bool {
+        guard move.copy else { return try self.move(move.staged, to: destination) }
+        let staged = journaled(move.staged)
+        guard FileManager.default.fileExists(atPath: staged.path) else { return false }
+        let copy = temporaryPath()
+        let copyURL = URL(fileURLWithPath: folder.root + "/" + copy, isDirectory: false)
+        try FileManager.default.copyItem(at: staged, to: copyURL)
+        if let modified = move.modified {
+            try? FileManager.default.setAttributes(
+                [.modificationDate: Date(timeIntervalSince1970: TimeInterval(modified))],
+                ofItemAtPath: copyURL.path
+            )
+        }
+        return try folderCall { try folder.rename(copy, to: destination) }
+    }
+
     /// Renames the staged file of `sha256` (see ``journaled(_:)``) to `destination`, a path of
     /// the sync folder, not durably; `false` when it is gone: a rename is the last use of a
     /// staged file, so it was moved before.

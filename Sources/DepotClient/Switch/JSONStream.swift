@@ -63,7 +63,10 @@ extension ReleaseJournal {
     /// Writes the journal as its JSON (the form `Decodable` reads), one move and one removal at a
     /// time.
     func encode(into stream: inout JSONStream) throws {
-        stream.raw("{\"moves\":")
+        stream.raw("{")
+        if let folders { try stream.key("folders", folders) }
+        if let format { try stream.key("format", format) }
+        stream.raw("\"moves\":")
         try stream.array(moves)
         stream.raw(",\"removals\":")
         try stream.array(removals)

@@ -28,11 +28,23 @@ struct ReleaseJournal: Codable, Equatable {
     /// to name, whole and durable before the journal is written; the journal has no moves nor
     /// removals then.
     var tree: String?
+    /// Folders the release adds whole, each staged at `.depot/staging/folders/{path}` with
+    /// every file of it before the journal is written, and moved into place with one rename
+    /// (``DepotClient/stageNewFolders(_:staging:)``), after the removals and before the moves.
+    var folders: [String]?
+    /// The journal's layout: ``currentFormat``; absent in the first one (no ``folders``).
+    var format: Int?
+
+    /// The layout this version writes and reads: 2 added ``folders``.
+    static let currentFormat = 2
 
     /// Why this journal cannot be carried out as it is, or `nil`: every move must name a staged
     /// file by its SHA-256, so that a journal another process of the container wrote cannot
     /// reach a file outside the staging folder.
     var problem: String? {
+        if let format, format > Self.currentFormat {
+            return "it has format \(format), which this version of Depot does not read (it reads \(Self.currentFormat)): update the app"
+        }
         if let tree, !ReleaseTrees.isName(tree) { return "it names no release folder (\(tree))" }
         return moves.first { !ContentAddress.isSHA256($0.staged) }.map { "a move of \($0.path) names no staged file (\($0.staged))" }
     }
@@ -75,6 +87,10 @@ enum SwitchStep: Equatable, Sendable {
     case journalWritten
     /// The removals are done, and the journal says so.
     case removalsDone
+    /// The folders the release adds are staged whole; the journal is not written yet.
+    case foldersStaged
+    /// The folders staged whole are in place.
+    case foldersMoved
     /// The first `n` moves are done; with release folders, `moved(1)`: the link names the new
     /// tree.
     case moved(Int)
@@ -148,9 +164,15 @@ extension DepotClient {
     /// Writes `journal` (the commit point) and carries it out. Everything staged and cached is
     /// made durable first, in one go.
     func switchRelease(_ journal: ReleaseJournal) throws {
-        try prepare(journal)
         let staging = StagingFolder(try folder.open())
-        try Durability.synchronize(Set(journal.moves.map(\.staged)).map { staging.journaled($0) }, in: directory)
+        var journal = try stageNewFolders(journal, staging: staging)
+        journal.format = ReleaseJournal.currentFormat
+        try switchFault?(.foldersStaged)
+        try prepare(journal)
+        try Durability.synchronize(
+            Set(journal.moves.map(\.staged)).map { staging.journaled($0) } + (journal.folders ?? []).flatMap { staging.filesStaged(in: $0) },
+            in: directory
+        )
         // Locked before the journal exists: no reader can carry it out meanwhile, so it is
         // carried out from memory, not read back (100,000 moves are megabytes of JSON).
         let lock = try folder.with { try FileLock.acquire(Self.readLock, in: $0, exclusive: true) }
@@ -188,7 +210,7 @@ extension DepotClient {
         }
         // Every path is checked before anything is done; their URLs are made only where the
         // platform syncs file by file (``Durability/synchronize(_:in:)``).
-        for path in journal.removals { _ = try localURL(for: path) }
+        for path in journal.removals + (journal.folders ?? []) { _ = try localURL(for: path) }
         for move in journal.moves { _ = try localURL(for: move.path) }
         if journal.removalsDone != true, !journal.removals.isEmpty {
             // A removal a link on the way refuses has nothing of the folder's to remove.
@@ -201,28 +223,16 @@ extension DepotClient {
             try write(journal)
         }
         try switchFault?(.removalsDone)
+        // A folder whose staged copy is gone was moved by an earlier attempt.
+        for path in journal.folders ?? [] { _ = try folderCall { try folder.rename(StagingFolder.foldersPath + "/" + path, to: path) } }
+        if journal.folders != nil { try switchFault?(.foldersMoved) }
         for (index, move) in journal.moves.enumerated() {
-            if move.copy {
-                let staged = staging.journaled(move.staged)
-                // Already moved by an earlier attempt: a rename is the last use of its staged file.
-                guard FileManager.default.fileExists(atPath: staged.path) else { continue }
-                let copy = staging.temporaryPath()
-                let copyURL = URL(fileURLWithPath: folder.root + "/" + copy, isDirectory: false)
-                try FileManager.default.copyItem(at: staged, to: copyURL)
-                if let modified = move.modified {
-                    try? FileManager.default.setAttributes(
-                        [.modificationDate: Date(timeIntervalSince1970: TimeInterval(modified))],
-                        ofItemAtPath: copyURL.path
-                    )
-                }
-                _ = try folderCall { try folder.rename(copy, to: move.path) }
-            } else if try !staging.move(move.staged, to: move.path) {
-                continue
-            }
+            // Already moved by an earlier attempt: a rename is the last use of its staged file.
+            guard try staging.place(move, at: move.path) else { continue }
             try switchFault?(.moved(index + 1))
         }
         // The renames, durable together before the state says they are done.
-        try Durability.synchronize(try journal.moves.map { try localURL(for: $0.path) }, in: directory)
+        try Durability.synchronize(try (journal.moves.map(\.path) + (journal.folders ?? [])).map { try localURL(for: $0) }, in: directory)
         try journal.state.save(in: self.folder)
         try switchFault?(.stateSaved)
         try self.folder.remove(.journal)

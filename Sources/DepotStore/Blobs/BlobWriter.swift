@@ -3,6 +3,12 @@ import DepotDelta
 import NIOCore
 import _NIOFileSystem
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One blob being written: two temporary files (content and gzip variant) and their digests.
 /// Owned by one task from `start` to `commit` or `discard`.
 struct BlobWriter {
@@ -185,12 +191,12 @@ struct BlobWriter {
         }
     }
 
-    /// Closes and removes the temporary files.
+    /// Closes and removes the temporary files. Here, not on NIO's thread pool, which a
+    /// cancelled task (a server stopping mid-scan) does not reach: a handle dropped open is a
+    /// crash.
     func discard() async {
-        try? await content.close()
-        try? await gzip.close()
-        _ = try? await store.fileSystem.removeItem(at: contentPath)
-        _ = try? await store.fileSystem.removeItem(at: gzipPath)
+        for handle in [content, gzip] { try? handle.detachUnsafeFileDescriptor().close() }
+        for path in [contentPath, gzipPath] { unlink(path.string) }
     }
 
     private mutating func compress(_ input: ByteBuffer, finish: Bool) async throws {
