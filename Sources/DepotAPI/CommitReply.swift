@@ -1,3 +1,5 @@
+import DepotManifest
+
 /// The reply to `POST /v1/releases`.
 public struct CommitReply: Codable, Sendable, Equatable {
     /// A version the commit made.
@@ -45,5 +47,25 @@ public struct CommitReply: Codable, Sendable, Equatable {
         self.files = files
         self.unchanged = unchanged
         self.removed = removed
+    }
+}
+
+extension CommitReply {
+    /// Writes the reply as its JSON (the form `Decodable` reads), a file at a time: the reply to a
+    /// commit of 100,000 files is megabytes, and `JSONEncoder` would build its whole tree first.
+    public func encode(into stream: inout JSONStream) throws {
+        stream.raw("{")
+        try stream.key("channel", channel)
+        try stream.key("created", created)
+        stream.raw("\"files\":")
+        try stream.array(files)
+        stream.raw(",")
+        if let release { try stream.key("release", release) }
+        stream.raw("\"removed\":")
+        try stream.array(removed)
+        stream.raw(",")
+        try stream.key("serial", serial)
+        try stream.key("unchanged", unchanged, last: true)
+        stream.raw("}")
     }
 }

@@ -12,9 +12,9 @@ struct ClientMemoryTests {
 
     /// What `depot sync` may add to its resident peak for 100,000 entries, over the same command
     /// refused at once (the executable's own pages: 41 MiB for the static build users deploy).
-    /// The product's target is 23 MiB (64 MiB in all); see docs/performance.md for where the
-    /// rest goes.
-    static let growthLimit = 96 << 20
+    /// Measured at 78–93 MiB (181 MiB before issue 43's work); the product's target is 23 MiB
+    /// (64 MiB in all): docs/performance.md says where the rest goes.
+    static let growthLimit = 112 << 20
 
     /// The highest resident size, in bytes, of `depot` with `arguments`, and what it printed.
     static func peak(_ arguments: [String], in root: URL) async throws -> (bytes: Int, log: String) {

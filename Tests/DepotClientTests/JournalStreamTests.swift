@@ -1,3 +1,4 @@
+import DepotManifest
 import DepotTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import DepotAPI
+import DepotManifest
 import Foundation
 import Testing
 
@@ -46,5 +47,26 @@ struct APIRepliesTests {
                 #expect(throws: DecodingError.self, "\(name).\(key)") { try decode(bytes) }
             }
         }
+    }
+
+    @Test("a commit reply written a file at a time is the bytes the encoder writes, with and without a release", arguments: [true, false])
+    func streamedCommitReply(withRelease: Bool) throws {
+        let files = (0..<5_000).map {
+            CommitReply.FileVersion(path: "a/\($0).bin", version: 1, size: Int64($0), sha256: "s\($0)", gzipSize: $0 % 2 == 0 ? nil : 7)
+        }
+        let reply = CommitReply(
+            release: withRelease ? Self.release : nil,
+            created: withRelease,
+            channel: "stable",
+            serial: 3,
+            files: files,
+            unchanged: 2,
+            removed: ["x/y", "z"]
+        )
+        var bytes: [UInt8] = []
+        var stream = JSONStream { bytes += $0 }
+        try reply.encode(into: &stream)
+        try stream.flush()
+        #expect(Data(bytes) == (try APIJSON.encoder.encode(reply)))
     }
 }

@@ -12,15 +12,14 @@ extension FileStager {
         let fetches =
             zip(fetches, fetches.dropFirst()).allSatisfy { $0.entry.path < $1.entry.path }
             ? fetches : fetches.sorted { $0.entry.path < $1.entry.path }
-        // A content at several paths is staged once, by its first fetch: two at once would
-        // write the same staged file. The others find it staged.
-        var contents = Set<CompactHex>()
-        let isFirst = fetches.map { contents.insert($0.entry.digest).inserted }
-        contents = []
-        var files = await stageOnce(fetches.indices.filter { isFirst[$0] }.map { fetches[$0] })
-        files += await stageEach(fetches.indices.filter { !isFirst[$0] }.map { fetches[$0] })
+        let wanted = packable(fetches)
+        // The files no pack carries go meanwhile: a large file downloads while the packs do.
+        async let alone = stageEach(fetches.filter { !wanted.contains($0.entry.path) })
+        let packed = await stageFromPacks(wanted)
+        let brought = Set(packed.map(\.path))
+        let missed = await stageEach(fetches.filter { wanted.contains($0.entry.path) && !brought.contains($0.entry.path) })
         var placed = [SyncReport.File?](repeating: nil, count: fetches.count)
-        for file in files {
+        for file in await alone + missed + packed {
             var (low, high) = (0, fetches.count)
             while low < high {
                 let middle = (low + high) / 2
@@ -31,19 +30,18 @@ extension FileStager {
         return placed.compactMap { $0 }
     }
 
-    /// ``stage(_:)`` of fetches of distinct contents.
-    private func stageOnce(_ fetches: [ReleasePlan.Fetch]) async -> [SyncReport.File] {
-        let wanted = packable(fetches)
-        // The files no pack carries go meanwhile: a large file downloads while the packs do.
-        async let alone = stageEach(fetches.filter { !wanted.contains($0.entry.path) })
-        let packed = await stageFromPacks(wanted)
-        let brought = Set(packed.map(\.path))
-        let missed = await stageEach(fetches.filter { wanted.contains($0.entry.path) && !brought.contains($0.entry.path) })
-        return await alone + missed + packed
+    /// Each of `fetches` on its own, a few at a time. A content at several paths is staged once,
+    /// by its first fetch (two at once would write the same staged file); the others then find
+    /// it staged. (A pack's files are staged one at a time, and need no such care.)
+    private func stageEach(_ fetches: [ReleasePlan.Fetch]) async -> [SyncReport.File] {
+        var contents = Set<CompactHex>()
+        let isFirst = fetches.map { contents.insert($0.entry.digest).inserted }
+        contents = []
+        let firsts = await stageConcurrently(fetches.indices.filter { isFirst[$0] }.map { fetches[$0] })
+        return firsts + (await stageConcurrently(fetches.indices.filter { !isFirst[$0] }.map { fetches[$0] }))
     }
 
-    /// Each of `fetches` on its own, a few at a time.
-    private func stageEach(_ fetches: [ReleasePlan.Fetch]) async -> [SyncReport.File] {
+    private func stageConcurrently(_ fetches: [ReleasePlan.Fetch]) async -> [SyncReport.File] {
         (try? await mapConcurrently(fetches, width: parallelDownloads) { fetch in await stage(fetch) }) ?? []
     }
 

@@ -1,4 +1,5 @@
 import DepotFiles
+import DepotManifest
 import Foundation
 
 /// How far a sync goes: ``DepotClient/check()`` stops after the plan,

@@ -1,4 +1,5 @@
 import DepotFiles
+import DepotManifest
 import Foundation
 import Synchronization
 

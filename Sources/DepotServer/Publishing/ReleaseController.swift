@@ -120,7 +120,7 @@ struct ReleaseController: Sendable {
             throw HTTPError(.badRequest, message: "The release is not the JSON expected: \(error)")
         }
         let reply = try await publisher.commit(commit, logger: context.logger)
-        return (try Response.json(reply, status: reply.created ? .created : .ok), commit.files?.count ?? 0)
+        return (try Response.json(status: reply.created ? .created : .ok) { try reply.encode(into: &$0) }, commit.files?.count ?? 0)
     }
 
     @Sendable func list(_ request: Request, context: DepotRequestContext) async throws -> Response {

@@ -42,20 +42,25 @@ struct BlobWriter {
             do {
                 gzip = try await store.fileSystem.openFile(forWritingAt: gzipPath, options: options)
             } catch {
-                try? await content.close()
-                _ = try? await store.fileSystem.removeItem(at: contentPath)
+                Self.closeNow(content, removing: contentPath)
                 throw error
             }
             let level = Int32(min(9, max(1, store.configuration.gzipLevel)))
-            return BlobWriter(
-                store: store,
-                contentPath: contentPath,
-                gzipPath: gzipPath,
-                content: content,
-                gzip: gzip,
-                compressor: compresses ? try GzipDeflater(level: level) : nil,
-                tap: tap
-            )
+            do {
+                return BlobWriter(
+                    store: store,
+                    contentPath: contentPath,
+                    gzipPath: gzipPath,
+                    content: content,
+                    gzip: gzip,
+                    compressor: compresses ? try GzipDeflater(level: level) : nil,
+                    tap: tap
+                )
+            } catch {
+                Self.closeNow(content, removing: contentPath)
+                Self.closeNow(gzip, removing: gzipPath)
+                throw error
+            }
         } catch {
             throw BlobStore.storeError(error)
         }
@@ -195,8 +200,15 @@ struct BlobWriter {
     /// cancelled task (a server stopping mid-scan) does not reach: a handle dropped open is a
     /// crash.
     func discard() async {
-        for handle in [content, gzip] { try? handle.detachUnsafeFileDescriptor().close() }
-        for path in [contentPath, gzipPath] { unlink(path.string) }
+        Self.closeNow(content, removing: contentPath)
+        Self.closeNow(gzip, removing: gzipPath)
+    }
+
+    /// Closes `handle` on this thread, if it is still open, and removes `path`: what every way
+    /// out of a writer does, cancelled or not.
+    private static func closeNow(_ handle: WriteFileHandle, removing path: FilePath) {
+        try? handle.detachUnsafeFileDescriptor().close()
+        unlink(path.string)
     }
 
     private mutating func compress(_ input: ByteBuffer, finish: Bool) async throws {
