@@ -89,7 +89,7 @@ public struct DepotProcess: Sendable {
             return nil
         }
         guard let port else { throw DepotProcessError.timedOut(log: log) }
-        try await RawHTTPConnection.with(port: port) { try await $0.waitForPublicFolder(timeout: timeout) }
+        try await RawHTTPConnection.with(port: port) { try await $0.waitForPublicFolder() }
         return port
     }
 

@@ -12,7 +12,7 @@ extension TestHTTPConnection where Self: ~Copyable {
     /// Waits until the server serves its public folder: `/readyz` no longer answers the 503 of a
     /// folder being scanned (a first start scans it after listening). Any other answer ends the
     /// wait, so a test of an unready store still sees its 503. The bound only guards a hang.
-    public mutating func waitForPublicFolder(timeout: Duration = .seconds(120)) async throws {
+    public mutating func waitForPublicFolder(timeout: Duration = .seconds(600)) async throws {
         let deadline = ContinuousClock.now + timeout
         while true {
             let response = try await request("GET", "/readyz", headers: [], body: nil)
