@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "DepotManifest", swiftSettings: swiftSettings),
         // The publisher API's requests and replies (`/v1/…`), as the server writes them and the
         // CLI, the dashboard and tests read them: Codable types and the JSON coding, no I/O.
-        .target(name: "DepotAPI", dependencies: ["DepotManifest"], swiftSettings: swiftSettings),
+        .target(name: "DepotAPI", swiftSettings: swiftSettings),
         // Pure rules: a rollout's plan and gate, an install's side of a rollout, and what a
         // sync fetches from which copy (ReleasePlan).
         .target(name: "DepotPolicy", dependencies: ["DepotManifest"], swiftSettings: swiftSettings),

@@ -1,5 +1,3 @@
-import DepotManifest
-
 /// The reply to `POST /v1/releases`.
 public struct CommitReply: Codable, Sendable, Equatable {
     /// A version the commit made.

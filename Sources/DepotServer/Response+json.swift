@@ -1,5 +1,4 @@
 import DepotAPI
-import DepotManifest
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -14,7 +13,7 @@ extension Response {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try APIJSON.encoder.encode(value))))
     }
 
-    /// A JSON response whose body `produce` writes a part at a time (``DepotManifest/JSONStream``):
+    /// A JSON response whose body `produce` writes a part at a time (``DepotAPI/JSONStream``):
     /// for replies of megabytes, which `JSONEncoder` would first build whole as a tree.
     static func json(status: HTTPResponse.Status = .ok, producing produce: (inout JSONStream) throws -> Void) throws -> Response {
         var body = ByteBuffer()

@@ -1,4 +1,4 @@
-import DepotManifest
+import DepotAPI
 import DepotTestSupport
 import Foundation
 import Testing

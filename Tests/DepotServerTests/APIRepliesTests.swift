@@ -1,5 +1,4 @@
 import DepotAPI
-import DepotManifest
 import Foundation
 import Testing
 

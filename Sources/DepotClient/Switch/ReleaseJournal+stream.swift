@@ -1,4 +1,4 @@
-import DepotManifest
+import DepotAPI
 
 extension ReleaseJournal {
     /// Writes the journal as its JSON (the form `Decodable` reads), one move and one removal at a

@@ -1,5 +1,5 @@
+import DepotAPI
 import DepotFiles
-import DepotManifest
 import Foundation
 
 /// How far a sync goes: ``DepotClient/check()`` stops after the plan,

@@ -1,5 +1,5 @@
+import DepotAPI
 import DepotFiles
-import DepotManifest
 import Foundation
 import Synchronization
 
