@@ -1,7 +1,7 @@
 /// A lower-case hex digest (a SHA-256 or an MD5) held as its bytes: 32 bytes inline instead of a
 /// 64-character string on the heap, for the 100,000 entries and moves a sync may hold. Coded as
-/// its text. Text that is no such
-/// digest is kept as it came, so that validation (``ReleaseEntry/problem``) still names it.
+/// its text. Text that is no such digest is kept as it came, so that validation
+/// (``ReleaseEntry/problem``) still names it.
 ///
 /// Written by hand: no listed library holds a digest this way.
 public struct CompactHex: Hashable, Sendable {

@@ -20,10 +20,12 @@ extension DepotClient {
         guard newFolders.contains(where: { $0 != nil }) else { return journal }
         // A content that a move left in the journal needs too stays staged: placed here by a copy.
         let keptContents = Set(zip(journal.moves, newFolders).filter { $1 == nil }.map(\.0.staged))
+        // In the order first met; a set, not a search of the list: a release may add thousands.
         var folders: [String] = []
+        var listed = Set<String>()
         for (move, folder) in zip(journal.moves, newFolders) {
             guard let folder else { continue }
-            if folders.last != folder, !folders.contains(folder) { folders.append(folder) }
+            if listed.insert(folder).inserted { folders.append(folder) }
             var placed = move
             placed.copy = move.copy || keptContents.contains(move.staged)
             guard try staging.place(placed, at: StagingFolder.foldersPath + "/" + move.path) else {
