@@ -19,7 +19,7 @@ struct HealthController: Sendable {
     }
 
     func ready() async throws -> Response {
-        guard site.isScanned else { throw PublicSite.beingScanned }
+        guard site.isScanned else { throw site.notYetServed }
         do {
             _ = try await catalog.referencedBlobs()
         } catch {

@@ -158,6 +158,7 @@ struct ServerParts {
             PublicSiteRescanService(
                 site: site,
                 interval: configuration.publicRescanInterval,
+                retry: configuration.publicScanRetry,
                 beforeFirstScan: configuration.beforePublicScan,
                 logger: logger
             )

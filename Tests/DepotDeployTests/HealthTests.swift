@@ -70,4 +70,47 @@ struct HealthTests {
             }
         }
     }
+
+    @Test(
+        "a first scan that fails is tried again until it succeeds, with rescans off; meanwhile /readyz and the folder's files say it failed, with 503 and Retry-After"
+    )
+    func firstScanFailsThenSucceeds() async throws {
+        let held = Mutex(true)
+        var configuration = ServerConfiguration()
+        configuration.publicRescanInterval = nil
+        configuration.publicScanRetry = .milliseconds(20)
+        configuration.beforePublicScan = {
+            while held.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
+        }
+        let prepare = { (folder: URL) in _ = try folder.write(Data("kept\n".utf8), to: "kept.txt") }
+        try await LiveServer.with(configuration: configuration, prepare: prepare) { server in
+            // The folder is gone when the scan starts (an unmounted disk): the scan fails.
+            let away = server.publicDirectory.deletingLastPathComponent().appendingPathComponent("away-\(UUID().uuidString)")
+            try FileManager.default.moveItem(at: server.publicDirectory, to: away)
+            held.withLock { $0 = false }
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                try await Self.waitForReadyz(connection: &connection) { $0.bodyText.contains("cannot be scanned") }
+                for path in ["/readyz", "/kept.txt"] {
+                    let response = try await connection.request("GET", path)
+                    #expect(response.status == 503, "\(path)")
+                    #expect(response.header("Retry-After") == "5", "\(path)")
+                    #expect(response.bodyText.contains("The public folder cannot be scanned"), "\(path)")
+                    #expect(!response.bodyText.contains(away.path), "\(path)")
+                }
+                try FileManager.default.moveItem(at: away, to: server.publicDirectory)
+                try await Self.waitForReadyz(connection: &connection) { $0.status == 200 }
+                let file = try await connection.request("GET", "/kept.txt")
+                #expect(file.status == 200 && file.bodyText == "kept\n")
+            }
+        }
+    }
+
+    /// Asks `/readyz` until its answer satisfies `done`; the bound only guards a hang.
+    static func waitForReadyz(connection: inout RawHTTPConnection, until done: (RawHTTPResponse) -> Bool) async throws {
+        for _ in 0..<30_000 {
+            if done(try await connection.request("GET", "/readyz")) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("/readyz never gave the awaited answer")
+    }
 }

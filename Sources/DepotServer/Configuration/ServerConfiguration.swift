@@ -81,6 +81,9 @@ public struct ServerConfiguration: Sendable {
     /// Awaited before the first scan of ``publicDirectory``: for tests that hold it back
     /// (``PublicSiteRescanService``).
     package var beforePublicScan: (@Sendable () async -> Void)?
+    /// The wait after a failed first scan of ``publicDirectory`` before the next try; it doubles
+    /// each time, up to a minute. Shorter in tests.
+    package var publicScanRetry: Duration = .seconds(1)
     /// `Cache-Control` for files of the public folder.
     public var publicCacheControl: CacheControlPolicy
     /// Limits on `Range` requests.

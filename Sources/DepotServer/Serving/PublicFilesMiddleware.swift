@@ -27,7 +27,7 @@ struct PublicFilesMiddleware<Context: RequestContext>: RouterMiddleware {
     private func servePublic(_ request: Request) throws -> Response {
         let target = try ContentTarget(publicPath: request.uri.path)
         guard let resource = resolver.cached(target) else {
-            guard resolver.site.isScanned else { throw PublicSite.beingScanned }
+            guard resolver.site.isScanned else { throw resolver.site.notYetServed }
             throw HTTPError(.notFound, message: target.notFoundMessage)
         }
         return try responder.respond(to: request, resource: resource, now: .now())

@@ -17,6 +17,8 @@ public final class PublicSite: Sendable {
     private struct State {
         /// Whether `files` holds a scan or the record: else a refresh starts from the record.
         var published = false
+        /// Whether the last scan failed while nothing was published: `/readyz` says so.
+        var scanFailed = false
         var files: [String: PublicFile] = [:]
         var resources: [String: Resource] = [:]
         var smallFiles = SmallFiles(budget: 0)
@@ -82,9 +84,17 @@ public final class PublicSite: Sendable {
     /// scanned.
     public var isScanned: Bool { state.withLock { $0.published } }
 
-    /// The answer while the folder is not yet served: 503, and a retry in a few seconds.
-    static var beingScanned: HTTPError {
-        HTTPError(.serviceUnavailable, headers: [.retryAfter: "5"], message: "The public folder is being scanned")
+    /// The answer while the folder is not yet served: 503, and a retry in a few seconds. It says
+    /// whether the scan is under way or failed (the cause is in the log: the route is public).
+    var notYetServed: HTTPError {
+        let failed = state.withLock { $0.scanFailed }
+        let message = failed ? "The public folder cannot be scanned; the server's log says why" : "The public folder is being scanned"
+        return HTTPError(.serviceUnavailable, headers: [.retryAfter: "5"], message: message)
+    }
+
+    /// Notes that a scan failed: while nothing is served, ``notYetServed`` says so.
+    func scanFailed() {
+        state.withLock { $0.scanFailed = !$0.published }
     }
 
     /// Scans the folder, reads what is new or changed, records it in the catalog, and publishes
@@ -123,6 +133,7 @@ public final class PublicSite: Sendable {
         }
         state.withLock {
             $0.published = true
+            $0.scanFailed = false
             $0.files = files
             $0.resources = resources
             $0.smallFiles = smallFiles
@@ -145,25 +156,53 @@ public final class PublicSite: Sendable {
     }
 }
 
-/// Scans the public folder once after a start (``PublicSite/start(logger:)``), then rescans it
-/// at an interval, if one is set, until graceful shutdown.
+/// Scans the public folder once after a start (``PublicSite/start(logger:)``), trying again
+/// until that scan succeeds, then rescans it at an interval, if one is set, until graceful
+/// shutdown.
 struct PublicSiteRescanService: Service {
     let site: PublicSite
     let interval: Duration?
+    /// The wait after a failed first scan; it doubles each time, up to a minute.
+    let retry: Duration
     /// Awaited before the first scan: for tests that hold it back.
     var beforeFirstScan: (@Sendable () async -> Void)?
     let logger: Logger
 
     func run() async throws {
         await beforeFirstScan?()
-        do {
-            try await site.refresh(logger: logger)
-        } catch {
-            logger.error("Scanning the public folder failed", metadata: ["error": "\(error)"])
+        guard await scanUntilDone() else { return }
+        guard let interval else {
+            // A service that returns ends the whole group: the server would stop serving.
+            try? await gracefulShutdown()
+            return
         }
-        guard let interval else { return }
         await runPeriodically(every: interval, logger: logger, failure: "Rescanning the public folder failed") {
             try await site.refresh(logger: logger)
+        }
+    }
+
+    /// The first scan, tried until it succeeds (a folder not yet mounted, a catalog locked):
+    /// without it a first start would serve nothing for good. `false` when shutdown came first.
+    private func scanUntilDone() async -> Bool {
+        let (site, logger, retry) = (site, logger, retry)
+        return await cancelWhenGracefulShutdown {
+            var wait = retry
+            while true {
+                do {
+                    try await site.refresh(logger: logger)
+                    return true
+                } catch {
+                    if Task.isCancelled { return false }
+                    site.scanFailed()
+                    logger.error("Scanning the public folder failed; trying again", metadata: ["error": "\(error)", "retryIn": "\(wait)"])
+                }
+                do {
+                    try await Task.sleep(for: wait)
+                } catch {
+                    return false
+                }
+                wait = min(wait * 2, .seconds(60))
+            }
         }
     }
 }
