@@ -124,13 +124,16 @@ public struct BlobBatchWriter: ~Copyable {
         let (sha256, md5) = bytes.withUnsafeBytes { (Hex.string(SHA256.hash(data: $0)), Hex.string(Insecure.MD5.hash(data: $0))) }
         guard sha256 == claimed else { throw BlobBatchMismatch(claimed: claimed, actual: sha256) }
         var compressed: [UInt8] = []
-        if !bytes.isEmpty {
+        let savings = store.configuration.gzipMinimumSavings
+        // Deflate only where a sample says it may save enough (random or compressed content
+        // would cost it ~40 µs a KiB to find nothing).
+        if !bytes.isEmpty, bytes.withUnsafeBytes({ CompressionSample.mayPay($0, minimumSavings: savings) }) {
             compressor.reset()
             try bytes.withUnsafeBytes { input in
                 try compressor.compress(input, finish: true) { compressed.append(contentsOf: $0) }
             }
         }
-        let keepsGzip = !bytes.isEmpty && Double(compressed.count) <= Double(bytes.count) * (1 - store.configuration.gzipMinimumSavings)
+        let keepsGzip = !compressed.isEmpty && Double(compressed.count) <= Double(bytes.count) * (1 - savings)
         // In `tmp/{first two hex digits}/`: thousands of files created in one folder cost ext4
         // several times more than spread over a few hundred (a search of the folder's block
         // group for each inode).
