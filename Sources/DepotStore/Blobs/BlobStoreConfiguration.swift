@@ -4,7 +4,8 @@ public struct BlobStoreConfiguration: Hashable, Sendable {
     public var gzipLevel: Int
     /// The fraction of the size the gzip variant must save to be kept: with 0.05 a variant larger
     /// than 95 % of the original is dropped, so already-compressed content (PNG, JPEG, zip) is
-    /// served as it is.
+    /// served as it is. The small files of an upload batch are deflated only where a sample
+    /// says they may save this share (``CompressionSample``).
     public var gzipMinimumSavings: Double
 
     public init(gzipLevel: Int = 6, gzipMinimumSavings: Double = 0.05) {
