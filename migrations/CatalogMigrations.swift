@@ -16,5 +16,6 @@ public enum CatalogMigrations {
         ("0007_block_indexes", String(decoding: PackageResources._007_block_indexes_sql, as: UTF8.self)),
         ("0008_rollouts", String(decoding: PackageResources._008_rollouts_sql, as: UTF8.self)),
         ("0009_gate_reports", String(decoding: PackageResources._009_gate_reports_sql, as: UTF8.self)),
+        ("0010_audit", String(decoding: PackageResources._010_audit_sql, as: UTF8.self)),
     ]
 }

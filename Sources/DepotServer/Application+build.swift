@@ -43,7 +43,7 @@ func buildRouter(
     resolver: ContentResolver,
     maximumDeltaBases: Int,
     patches: PatchMaker,
-    publishers: BearerAuthenticator,
+    access: ScopedRoutes.Access,
     files: PublishController,
     releases: ReleaseController,
     rollouts: RolloutController,
@@ -64,14 +64,15 @@ func buildRouter(
         maximumDeltaBases: maximumDeltaBases,
         patches: patches
     ).addRoutes(to: router)
-    // Every route of the /v1 group needs a publish token, checked by the group's middleware
-    // before any handler. Outside it: content and documents (public), POST /v1/reports (open to
-    // installs, rate-limited), the health probes, /metrics (its own token and addresses) and the
-    // dashboard (its own roles); a table in RouteAuthorizationTests states each.
-    let publishing = router.group("v1").add(middleware: PublishAuthorization(authenticator: publishers))
+    // Every route of the /v1 group is added through ScopedRoutes, with the scope it needs,
+    // checked before its handler. Outside it: content and documents (public), POST /v1/reports
+    // (open to installs, rate-limited), the health probes, /metrics (its own token and
+    // addresses) and the dashboard (its own roles); a table in RouteAuthorizationTests states each.
+    let publishing = ScopedRoutes(group: router.group("v1"), access: access)
     files.addRoutes(to: publishing, refusingOthersIn: router)
     releases.addRoutes(to: publishing)
     rollouts.addRoutes(to: publishing)
+    AuditController(catalog: access.audit.catalog).addRoutes(to: publishing)
     reports.addRoutes(to: router)
     documents.addRoutes(to: router)
     health.addRoutes(to: router)

@@ -3,21 +3,22 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Checks `Authorization: Bearer <token>` (RFC 6750) against the configured tokens.
+/// Checks `Authorization: Bearer <token>` (RFC 6750) against the configured tokens, and says
+/// which one it is (``AccessToken``: its name and scopes).
 ///
 /// The presented token is every byte after `Bearer` and its separating spaces, compared byte
 /// for byte: nothing is trimmed or normalized, so no Unicode space can stand for a token.
 /// Tokens are compared through their SHA-256, without an early exit, so the time a comparison
 /// takes says nothing about how much of a guess was right. Tokens are never logged.
 struct BearerAuthenticator: Sendable {
-    private let tokenDigests: [[UInt8]]
+    private let tokens: [AccessToken]
     /// Whether a token is also taken as the password of `Basic` credentials, and 401s also
     /// challenge for them: only while the dashboard, whose browsers send them, is on.
     private let acceptsBasic: Bool
 
     /// - Precondition: every token passed ``validate(_:key:)``; the configuration reader checks.
-    init(tokens: [String], acceptsBasic: Bool = false) {
-        tokenDigests = tokens.map { Array(SHA256.hash(data: Array($0.utf8))) }
+    init(tokens: [AccessToken], acceptsBasic: Bool = false) {
+        self.tokens = tokens
         self.acceptsBasic = acceptsBasic
     }
 
@@ -46,7 +47,7 @@ struct BearerAuthenticator: Sendable {
         }
     }
 
-    /// Throws 401 with `WWW-Authenticate: Bearer` unless the request carries a valid token.
+    /// The request's token; throws 401 with `WWW-Authenticate: Bearer` unless it carries a valid one.
     ///
     /// With `acceptsBasic`, the token may also come as the password of `Basic` credentials
     /// (RFC 7617), which a browser sends by itself once its user has typed them: that is how the
@@ -54,9 +55,10 @@ struct BearerAuthenticator: Sendable {
     /// too, so a request with `Basic` credentials and an unsafe method must carry
     /// `X-Requested-With`, which another site's page cannot add without a CORS preflight that
     /// Depot never grants.
-    func authorize(_ request: Request) throws {
-        guard !tokenDigests.isEmpty else {
-            throw unauthorized("Publishing is disabled: no publish token is configured", error: nil)
+    @discardableResult
+    func authenticate(_ request: Request) throws -> AccessToken {
+        guard !tokens.isEmpty else {
+            throw unauthorized("No token is configured: set access.tokens (or publish.tokens) to use this API", error: nil)
         }
         guard let field = request.headers[.authorization] else {
             throw unauthorized("This needs Authorization: Bearer <token>", error: nil)
@@ -64,20 +66,22 @@ struct BearerAuthenticator: Sendable {
         guard let presented = Self.credentials(field), acceptsBasic || !presented.isBasic else {
             throw unauthorized("This needs Authorization: Bearer <token>", error: "invalid_request")
         }
-        guard accepts(presented.token) else { throw unauthorized("The token is not valid", error: "invalid_token") }
+        guard let token = accepts(presented.token) else { throw unauthorized("The token is not valid", error: "invalid_token") }
         if presented.isBasic, ![.get, .head, .options].contains(request.method), request.headers[.xRequestedWith] == nil {
             throw HTTPError(.forbidden, message: "A browser's request must carry X-Requested-With")
         }
+        return token
     }
 
-    /// Whether `token` is one of the configured tokens, compared in constant time.
-    func accepts(_ token: [UInt8]) -> Bool {
+    /// The configured token `token` is, compared in constant time: every configured one is
+    /// compared whole, whichever matches.
+    func accepts(_ token: [UInt8]) -> AccessToken? {
         let digest = Array(SHA256.hash(data: token))
-        var matched = false
-        for expected in tokenDigests {
+        var matched: AccessToken?
+        for expected in tokens {
             var difference: UInt8 = 0
-            for (a, b) in zip(expected, digest) { difference |= a ^ b }
-            matched = matched || difference == 0
+            for (a, b) in zip(expected.digest, digest) { difference |= a ^ b }
+            if difference == 0 { matched = expected }
         }
         return matched
     }

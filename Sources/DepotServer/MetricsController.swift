@@ -17,7 +17,7 @@ struct MetricsController: Sendable {
         self.metrics = metrics
         self.allowedAddresses = allowedAddresses
         self.trustedProxies = trustedProxies
-        self.authenticator = token.map { BearerAuthenticator(tokens: [$0]) }
+        self.authenticator = token.map { BearerAuthenticator(tokens: [AccessToken(name: "metrics-token", token: $0, scopes: AccessScopes())]) }
     }
 
     func addRoutes(to router: Router<DepotRequestContext>) {
@@ -26,7 +26,7 @@ struct MetricsController: Sendable {
 
     func serve(_ request: Request, context: DepotRequestContext) throws -> Response {
         if let authenticator {
-            try authenticator.authorize(request)
+            try authenticator.authenticate(request)
         } else {
             guard let client = request.allowListAddress(context: context, trustedProxies: trustedProxies), allowedAddresses.contains(client) else {
                 throw HTTPError(.forbidden, message: "Metrics are not available to this address")

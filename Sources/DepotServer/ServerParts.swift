@@ -25,7 +25,8 @@ struct ServerParts {
     let patches: PatchMaker
     let publisher: Publisher
     let reports: ReportIntake
-    let publishers: BearerAuthenticator
+    /// The API's tokens, and the audit trail.
+    let access: ScopedRoutes.Access
     let resolver: ContentResolver
     let responder: ResourceResponder
 
@@ -61,22 +62,29 @@ struct ServerParts {
         try await content.documents.reload()
         patches = PatchMaker(catalog: catalog, store: store, configuration: configuration.publish.deltas, metrics: metrics, logger: logger)
         responder = ResourceResponder(rangeLimits: configuration.rangeLimits)
+        var audit = AuditTrail(catalog: catalog, logger: logger)
+        audit.now = configuration.rollouts.clock
+        access = ScopedRoutes.Access(
+            tokens: BearerAuthenticator(tokens: configuration.allTokens, acceptsBasic: configuration.dashboard.enabled),
+            audit: audit,
+            trustedProxies: configuration.trustedProxies
+        )
         var publisher = Publisher(
             catalog: catalog,
             store: store,
             content: content,
             metrics: metrics,
             configuration: configuration.publish,
-            patches: patches
+            patches: patches,
+            audit: audit
         )
         publisher.now = configuration.rollouts.clock
         self.publisher = publisher
         reports = ReportIntake(catalog: catalog, configuration: configuration.reports, clock: configuration.rollouts.clock)
-        publishers = BearerAuthenticator(tokens: configuration.publish.tokens, acceptsBasic: configuration.dashboard.enabled)
         resolver = ContentResolver(content: content, site: site)
     }
 
-    /// The routes and their controllers (``buildRouter(recorder:metrics:sendsRequestIDs:resolver:maximumDeltaBases:patches:publishers:files:releases:rollouts:reports:documents:health:dashboard:responder:)``).
+    /// The routes and their controllers (``buildRouter(recorder:metrics:sendsRequestIDs:resolver:maximumDeltaBases:patches:access:files:releases:rollouts:reports:documents:health:dashboard:responder:)``).
     func router(recorder: ResponseRecorder) throws -> Router<DepotRequestContext> {
         let uploads = UploadReceiver(store: store, configuration: configuration.publish)
         return buildRouter(
@@ -91,7 +99,7 @@ struct ServerParts {
             resolver: resolver,
             maximumDeltaBases: configuration.publish.deltas.maximumBaseTags,
             patches: patches,
-            publishers: publishers,
+            access: access,
             files: PublishController(publisher: publisher, uploads: uploads),
             releases: ReleaseController(publisher: publisher, uploads: uploads),
             rollouts: RolloutController(publisher: publisher),
@@ -102,8 +110,7 @@ struct ServerParts {
                 DashboardController(
                     data: DashboardData(catalog: catalog, traffic: traffic, signer: configuration.channels),
                     access: DashboardAccess(
-                        publishers: publishers,
-                        readers: BearerAuthenticator(tokens: configuration.dashboard.readTokens),
+                        tokens: access.tokens,
                         allowedAddresses: configuration.dashboard.allowedAddresses,
                         trustedProxies: configuration.trustedProxies
                     ),

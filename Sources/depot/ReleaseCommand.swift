@@ -21,7 +21,7 @@ extension Depot {
         struct Options: ParsableArguments {
             @OptionGroup var server: ServerOptions
 
-            @Option(help: "A file holding the publish token (or set DEPOT_TOKEN).")
+            @Option(help: "A file holding the token (or set DEPOT_TOKEN); listing needs the read scope, moving a channel promote.")
             var tokenFile: String?
 
             @Flag(help: "Print the server's JSON reply.")
@@ -49,16 +49,22 @@ extension Depot {
                             try await api.send(.GET, "/v1/channels", client: client)
                         )
                     }
+                    let (releaseList, channelList) = (try releases.decoded(ReleaseList.self), try channels.decoded(ChannelList.self))
                     if options.json {
-                        print(releases.text)
-                        print(channels.text)
+                        // One document: `json.load` and `jq` read one.
+                        print(
+                            String(
+                                decoding: try APIJSON.encoder.encode(Listing(releases: releaseList.releases, channels: channelList.channels)),
+                                as: UTF8.self
+                            )
+                        )
                         return
                     }
                     var pointers: [String: [String]] = [:]
-                    for channel in try channels.decoded(ChannelList.self).channels {
+                    for channel in channelList.channels {
                         pointers[channel.release.id, default: []].append(channel.name)
                     }
-                    for release in try releases.decoded(ReleaseList.self).releases {
+                    for release in releaseList.releases {
                         let channels = pointers[release.id].map { "\t← " + $0.sorted().joined(separator: ", ") } ?? ""
                         print(
                             "\(release.number)\t\(release.id.prefix(12))…\t\(release.files) files\t\(ByteCountText(release.bytes))\t\(release.createdAt)\(channels)"
@@ -66,6 +72,12 @@ extension Depot {
                     }
                 }
             }
+        }
+
+        /// `ls --json`: the releases and the channels, in one document.
+        struct Listing: Encodable {
+            let releases: [ReleaseInfo]
+            let channels: [ChannelInfo]
         }
 
         struct Promote: AsyncParsableCommand {

@@ -7,8 +7,12 @@ import Testing
 @Suite("Dashboard access and traffic")
 struct DashboardAccessTests {
     static let access = DashboardAccess(
-        publishers: BearerAuthenticator(tokens: ["publish-token"]),
-        readers: BearerAuthenticator(tokens: ["read-token"]),
+        tokens: BearerAuthenticator(tokens: [
+            AccessToken(name: "publish-token", token: "publish-token", scopes: .all),
+            AccessToken(name: "reader", token: "read-token", scopes: AccessScopes(read: true)),
+            AccessToken(name: "ci", token: "ci-token", scopes: AccessScopes(publish: .only(["beta"]))),
+            AccessToken(name: "manager", token: "manager-token", scopes: AccessScopes(promote: .only(["stable"]), read: true)),
+        ]),
         allowedAddresses: ["10.0.0.5"],
         trustedProxies: []
     )
@@ -16,24 +20,38 @@ struct DashboardAccessTests {
     static func basic(_ password: String) -> String { "Basic " + Data("anyone:\(password)".utf8).base64EncodedString() }
 
     @Test(
-        "who gets which role",
+        "who gets which role: a token with read reads, and acts as its scopes allow; an allowed address reads",
         arguments: [
-            ("Bearer publish-token", "192.0.2.9", DashboardRole.admin),
-            (basic("publish-token"), "192.0.2.9", .admin),
-            ("bearer read-token", nil, .reader),
-            (basic("read-token"), "192.0.2.9", .reader),
-            (nil, "10.0.0.5", .reader),
+            ("Bearer publish-token", "192.0.2.9", "publish-token admin"),
+            (basic("publish-token"), "192.0.2.9", "publish-token admin"),
+            ("bearer read-token", nil, "reader reader"),
+            (basic("read-token"), "192.0.2.9", "reader reader"),
+            (basic("manager-token"), "192.0.2.9", "manager admin"),
+            (nil, "10.0.0.5", "address reader"),
             (nil, "192.0.2.9", nil),
             (nil, nil, nil),
+            // A token without the read scope does not read the dashboard, even from an allowed address.
+            (basic("ci-token"), "10.0.0.5", nil),
             // Wrong credentials never fall back to the address.
             ("Bearer wrong", "10.0.0.5", nil),
             (basic("wrong"), "10.0.0.5", nil),
             ("Basic not-base64!", "10.0.0.5", nil),
             ("Digest publish-token", "10.0.0.5", nil),
-        ] as [(String?, String?, DashboardRole?)]
+        ] as [(String?, String?, String?)]
     )
-    func roles(authorization: String?, client: String?, role: DashboardRole?) {
-        #expect(Self.access.role(authorization: authorization, client: client) == role)
+    func roles(authorization: String?, client: String?, role: String?) {
+        let found = Self.access.role(authorization: authorization, client: client)
+        #expect(found.map { "\($0.name) \($0.kind)" } == role)
+    }
+
+    @Test("the buttons follow the scopes: a manager of stable may promote stable only, and control no rollout")
+    func buttons() throws {
+        let manager = try #require(Self.access.role(authorization: Self.basic("manager-token"), client: nil))
+        #expect(manager.mayPromote("stable") && !manager.mayPromote("beta"))
+        #expect(!manager.mayControlRollouts("stable"))
+        let all = try #require(Self.access.role(authorization: Self.basic("publish-token"), client: nil))
+        #expect(all.mayPromote("beta") && all.mayControlRollouts("beta"))
+        #expect(!DashboardRole.byAddress.mayPromote("stable") && !DashboardRole.byAddress.acts)
     }
 
     @Test(
@@ -55,7 +73,7 @@ struct DashboardAccessTests {
     @Test("the pages' templates escape every value by scalar, titles and attributes included")
     func templatesEscape() throws {
         let path = "a\"\u{301} onmouseover=x <\u{338}b>'"
-        let page = try DashboardPage().file(DashboardData.File(path: path, versions: []), role: .reader)
+        let page = try DashboardPage().file(DashboardData.File(path: path, versions: []), role: .byAddress)
         #expect(!page.contains("\"\u{301}") && !page.contains("<\u{338}") && !page.contains("'\u{301}"))
         #expect(page.contains("<title>Depot: a&quot;\u{301} onmouseover=x &lt;\u{338}b&gt;&#39;</title>"))
         #expect(page.contains("<h2 id=\"file\">a&quot;\u{301} onmouseover=x &lt;\u{338}b&gt;&#39;</h2>"))

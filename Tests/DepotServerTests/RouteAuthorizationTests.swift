@@ -4,13 +4,13 @@ import Foundation
 import Testing
 
 /// What each route of the server needs, as a table checked against the router itself: a route
-/// added without a row fails here, and every route that needs a publish token is refused without
-/// one, by the `/v1` group's middleware, whatever its handler does.
+/// added without a row fails here, and every route that needs a token is refused without one,
+/// before its handler runs; then, token by token, what each scope may do.
 @Suite("What each route needs")
 struct RouteAuthorizationTests {
     enum Need: Equatable {
-        /// A publish token (the `/v1` group's middleware).
-        case publishToken
+        /// A token, with the scope the route names (``ScopedRoutes``).
+        case token
         /// Nothing: content, documents, the health probes, installs' reports.
         case nothing
         /// Nothing, and the answer is 405: a method the route does not take.
@@ -25,6 +25,7 @@ struct RouteAuthorizationTests {
         "POST /v1/releases", "GET /v1/releases", "GET /v1/channels",
         "POST /v1/channels/{name}/promote", "POST /v1/channels/{name}/rollback",
         "POST /v1/channels/{name}/rollout", "GET /v1/channels/{name}/rollout", "POST /v1/channels/{name}/rollout/{action}",
+        "GET /v1/audit",
     ]
 
     /// What clients read, with GET and HEAD (other methods are refused, 404 or 405, to anyone).
@@ -35,7 +36,7 @@ struct RouteAuthorizationTests {
     ]
 
     static let table: [String: Need] = Dictionary(
-        uniqueKeysWithValues: publishing.map { ($0, Need.publishToken) }
+        uniqueKeysWithValues: publishing.map { ($0, Need.token) }
             + ["POST /v1/reports", "GET /healthz", "GET /readyz"].map { ($0, Need.nothing) }
             + content.flatMap { path in ["GET", "HEAD"].map { ("\($0) \(path)", Need.nothing) } }
             + content.flatMap { path in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"].map { ("\($0) \(path)", Need.nothing) } }
@@ -68,7 +69,7 @@ struct RouteAuthorizationTests {
         }
     }
 
-    @Test("every route that needs a publish token is refused without one, or with a wrong one; the others answer without one")
+    @Test("every route that needs a token is refused without one, or with a wrong one; the others answer without one")
     func enforced() async throws {
         try await LiveServer.withPublishing { server in
             for (route, need) in Self.table.sorted(by: { $0.key < $1.key }) {
@@ -80,7 +81,7 @@ struct RouteAuthorizationTests {
                     try await $0.request(method, path, headers: [("Authorization", "Bearer not-the-token")], body: method == "PUT" ? [0] : [])
                 }
                 switch need {
-                case .publishToken:
+                case .token:
                     #expect(bare.status == 401 && bare.header("WWW-Authenticate")?.hasPrefix("Bearer") == true, "\(route): \(bare.status)")
                     #expect(wrong.status == 401, "\(route) with a wrong token: \(wrong.status)")
                 case .nothing:
@@ -89,6 +90,59 @@ struct RouteAuthorizationTests {
                     #expect(bare.status == 405, "\(route): \(bare.status)")
                 case .ownRules:
                     #expect(bare.status == 403 || bare.status == 401 || bare.status == 200, "\(route): \(bare.status)")
+                }
+            }
+        }
+    }
+
+    /// The tokens of the scope table, and their secrets.
+    static let tokens: [(name: String, secret: String, entry: String)] = [
+        ("ci", "ci-secret", "name=ci publish=beta token=ci-secret"),
+        ("reader", "reader-secret", "name=reader read token=reader-secret"),
+        ("manager", "manager-secret", "name=manager promote=stable rollouts=stable read token=manager-secret"),
+    ]
+
+    /// Requests, each with the tokens allowed it (written by hand, not by the rule under test);
+    /// `publish-token` (an unnamed token of publish.tokens) is allowed all of them.
+    static let scopeRows: [(method: String, path: String, body: String, allowed: Set<String>)] = [
+        ("PUT", "/v1/files/a.txt", "x", []),  // the default channel, stable
+        ("DELETE", "/v1/files/a.txt", "", []),
+        ("HEAD", "/v1/blobs/" + String(repeating: "a", count: 64), "", ["ci"]),
+        ("POST", "/v1/blobs/missing", #"{"sha256": []}"#, ["ci"]),
+        ("POST", "/v1/releases", #"{"channel": "beta", "files": []}"#, ["ci"]),
+        ("POST", "/v1/releases", #"{"channel": "stable", "files": []}"#, []),
+        ("POST", "/v1/releases", #"{"files": []}"#, []),  // no channel: stable
+        ("GET", "/v1/releases", "", ["reader", "manager"]),
+        ("GET", "/v1/channels", "", ["reader", "manager"]),
+        ("GET", "/v1/audit", "", ["reader", "manager"]),
+        ("POST", "/v1/channels/stable/promote", #"{"release": "1"}"#, ["manager"]),
+        ("POST", "/v1/channels/beta/rollback", "", []),
+        ("POST", "/v1/channels/stable/rollback", "", ["manager"]),
+        ("POST", "/v1/channels/stable/rollout", #"{"release": "1"}"#, ["manager"]),
+        ("GET", "/v1/channels/stable/rollout", "", ["reader", "manager"]),
+        ("POST", "/v1/channels/beta/rollout/pause", "", []),
+        ("POST", "/v1/channels/stable/rollout/pause", "", ["manager"]),
+    ]
+
+    @Test("token × request: each scope allows what the table says and nothing more; a refusal is 403 naming the token and the scope")
+    func scopes() async throws {
+        var configuration = ServerConfiguration()
+        configuration.accessTokens = try Self.tokens.enumerated().map { try AccessToken(entry: $0.element.entry, position: $0.offset + 1) }
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            let everyone = Self.tokens.map { ($0.name, $0.secret) } + [("publish-token", LiveServer.token)]
+            for row in Self.scopeRows {
+                for (name, secret) in everyone {
+                    let response = try await RawHTTPConnection.with(port: server.port) {
+                        try await $0.request(row.method, row.path, headers: [("Authorization", "Bearer \(secret)")], body: Array(row.body.utf8))
+                    }
+                    let what = "\(name): \(row.method) \(row.path) \(row.body)"
+                    if name == "publish-token" || row.allowed.contains(name) {
+                        #expect(response.status != 401 && response.status != 403, "\(what) → \(response.status) \(response.bodyText)")
+                    } else {
+                        #expect(response.status == 403, "\(what) → \(response.status)")
+                        // A HEAD answer has no body.
+                        if row.method != "HEAD" { #expect(response.bodyText.contains("The token \(name) may not"), "\(what): \(response.bodyText)") }
+                    }
                 }
             }
         }

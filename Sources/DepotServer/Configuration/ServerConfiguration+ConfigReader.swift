@@ -48,8 +48,9 @@ extension ServerConfiguration {
     /// | `ranges.maxCount` | int | `200` | most ranges in one request before it is served whole |
     /// | `gzip.level` | int | `6` | zlib level of gzip variants, 1–9 |
     /// | `gzip.minimumSavings` | number | `0.05` | fraction a gzip variant must save to be kept |
-    /// | `publish.tokens` | string array, secret | none | bearer tokens that may publish |
-    /// | `publish.tokenFile` | string | none | file with more tokens, one a line |
+    /// | `access.tokens` | string array, secret | none | named tokens and their scopes: `name=ci publish=beta+nightly read token=…` (SECURITY.md) |
+    /// | `publish.tokens` | string array, secret | none | bearer tokens that may do everything (named `publish-token`, `publish-token-2`…) |
+    /// | `publish.tokenFile` | string | none | file with more such tokens, one a line |
     /// | `publish.maxUploadBytes` | int | 4 GiB | largest upload accepted |
     /// | `publish.keepVersions` | int | `5` | versions kept per path |
     /// | `publish.keepReleases` | int | `20` | releases kept besides those a channel points to, newest first; at least 0 |
@@ -146,6 +147,10 @@ extension ServerConfiguration {
             rollouts: try RolloutConfiguration(reader: reader.scoped(to: "rollouts")),
             reports: try ReportConfiguration(reader: reader.scoped(to: "reports"))
         )
+        accessTokens = try reader.stringArray(forKey: "access.tokens", isSecret: true, default: []).enumerated().map {
+            try AccessToken(entry: $0.element, position: $0.offset + 1)
+        }
+        try AccessToken.checkDistinct(allTokens)
     }
 }
 

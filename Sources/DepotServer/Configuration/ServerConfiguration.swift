@@ -66,6 +66,10 @@ public struct ServerConfiguration: Sendable {
     public var openFileIdleTime: Duration
     /// How long in-flight requests may run after SIGTERM or SIGINT before they are cut.
     public var shutdownGracePeriod: Duration
+    /// Named tokens and what each may do (`access.tokens`, ``AccessToken/init(entry:position:)``);
+    /// ``allTokens`` adds the unnamed ones of ``PublishConfiguration/tokens`` and
+    /// ``DashboardConfiguration/readTokens``.
+    public var accessTokens: [AccessToken] = []
     /// The folder served as it is.
     public var publicDirectory: String
     /// Where Depot keeps its data: `catalog.sqlite`, `blobs/`, `tmp/`.

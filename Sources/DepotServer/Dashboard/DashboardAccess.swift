@@ -1,32 +1,59 @@
 import Hummingbird
 
-/// What a dashboard reader may do.
-enum DashboardRole: String, Sendable, Codable {
-    /// Read, and re-point channels (a publish token).
-    case admin
-    /// Read only (a read token, or an allowed address).
-    case reader
+/// Who reads the dashboard, and what its buttons may do: the scopes of the token signed in
+/// (``AccessScopes``), or reading only for an allowed address. The page shows a button only
+/// where the API it calls would take the token; the API checks again (``ScopedRoutes``).
+struct DashboardRole: Sendable, Encodable {
+    /// The token's name, or `address` for a reader by address.
+    let name: String
+    let scopes: AccessScopes
+
+    /// A reader let in by address, without a token.
+    static let byAddress = DashboardRole(name: "address", scopes: AccessScopes(read: true))
+
+    /// Whether the token may change anything at all: the page then says it is signed in to act.
+    var acts: Bool { AccessAction.allCases.contains { $0 != .read && scopes.allows($0, channel: nil) } }
+
+    func mayPromote(_ channel: String) -> Bool { scopes.allows(.promote, channel: channel) }
+
+    func mayControlRollouts(_ channel: String) -> Bool { scopes.allows(.rollouts, channel: channel) }
+
+    /// `admin` when it may act, else `reader` (the page's `data-role`).
+    var kind: String { acts ? "admin" : "reader" }
+
+    private enum CodingKeys: String, CodingKey { case role, token, promote, rollouts, publish }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .role)
+        try container.encode(name, forKey: .token)
+        for (key, channels) in [(CodingKeys.promote, scopes.promote), (.rollouts, scopes.rollouts), (.publish, scopes.publish)] {
+            switch channels {
+            case .none: break
+            case .all: try container.encode("all", forKey: key)
+            case .only(let names): try container.encode(names.sorted(), forKey: key)
+            }
+        }
+    }
 }
 
-/// Who may read the dashboard and its admin API, as `/metrics` decides it: a token, or a client
-/// address on the allow-list (``ForwardedClient/allowListAddress(peer:forwardedFor:forwarded:trustedProxies:)``:
+/// Who may read the dashboard and its admin API, as `/metrics` decides it: a token with the
+/// `read` scope, or a client address on the allow-list (``ForwardedClient/allowListAddress(peer:forwardedFor:forwarded:trustedProxies:)``:
 /// behind a proxy, only one Depot trusts).
 struct DashboardAccess: Sendable {
-    let publishers: BearerAuthenticator
-    let readers: BearerAuthenticator
+    let tokens: BearerAuthenticator
     let allowedAddresses: Set<String>
     let trustedProxies: Set<String>
 
-    /// The role of a request with this `Authorization` field from this client address: a publish
-    /// token makes an admin, a read token a reader; a request without credentials from an
-    /// allowed address reads. `nil`: no access (wrong credentials get no fallback to the
-    /// address, so a browser asks again).
+    /// The role of a request with this `Authorization` field from this client address: a token
+    /// with `read` reads, and acts as its scopes allow; a request without credentials from an
+    /// allowed address reads. `nil`: no access (wrong credentials get no fallback to the address,
+    /// so a browser asks again).
     func role(authorization: String?, client: String?) -> DashboardRole? {
-        guard let authorization else { return client.map(allowedAddresses.contains) == true ? .reader : nil }
-        guard let presented = BearerAuthenticator.credentials(authorization) else { return nil }
-        if publishers.accepts(presented.token) { return .admin }
-        if readers.accepts(presented.token) { return .reader }
-        return nil
+        guard let authorization else { return client.map(allowedAddresses.contains) == true ? .byAddress : nil }
+        guard let presented = BearerAuthenticator.credentials(authorization), let token = tokens.accepts(presented.token), token.scopes.read
+        else { return nil }
+        return DashboardRole(name: token.name, scopes: token.scopes)
     }
 
     /// The request's role; 401 with a `Basic` challenge (so a browser asks for the token) when it
@@ -50,7 +77,7 @@ struct DashboardAccess: Sendable {
         HTTPError(
             .unauthorized,
             headers: [.wwwAuthenticate: "Basic realm=\"\(realm)\", charset=\"UTF-8\"", .cacheControl: "no-store"],
-            message: "The dashboard needs a token: any user name, and a publish or dashboard read token as the password"
+            message: "The dashboard needs a token with the read scope: any user name, and the token as the password"
         )
     }
 }

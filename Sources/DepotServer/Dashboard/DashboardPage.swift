@@ -33,10 +33,10 @@ struct DashboardPage: Sendable {
     }
 
     func overview(_ overview: DashboardData.Overview) -> String {
-        let admin = overview.role == .admin
+        let role = overview.role
         let channels = overview.channels.map { channel in
             [
-                "name": channel.name, "number": channel.release.number, "id": channel.release.id,
+                "mayPromote": role.mayPromote(channel.name), "name": channel.name, "number": channel.release.number, "id": channel.release.id,
                 "shortID": String(channel.release.id.prefix(12)), "since": channel.since,
                 "signed": channel.signedBy != nil, "key": channel.signedBy ?? "",
                 "promotable": overview.releases.filter { $0.id != channel.release.id }.map(\.number),
@@ -52,14 +52,18 @@ struct DashboardPage: Sendable {
         let body = render(
             "overview",
             [
-                "admin": admin, "channels": channels, "hasChannels": !channels.isEmpty, "releases": releases,
+                "anyPromote": overview.channels.contains { role.mayPromote($0.name) }, "channels": channels, "hasChannels": !channels.isEmpty,
+                "releases": releases,
                 "hasReleases": !releases.isEmpty, "numbers": overview.releases.map(\.number),
-                "rollouts": overview.rollouts.map(Self.rollout), "hasRollouts": !overview.rollouts.isEmpty,
+                "rollouts": overview.rollouts.map { Self.rollout($0).merging(["mayControl": role.mayControlRollouts($0.channel)]) { $1 } },
+                "hasRollouts": !overview.rollouts.isEmpty,
                 "standard": Self.standardPlan,
-                "startable": overview.channels.filter { channel in !overview.rollouts.contains { $0.channel == channel.name && $0.isLive } }
-                    .map { channel in
-                        ["channel": channel.name, "releases": overview.releases.filter { $0.id != channel.release.id }.map(\.number)] as [String: Any]
-                    },
+                "startable": overview.channels.filter { channel in
+                    role.mayControlRollouts(channel.name) && !overview.rollouts.contains { $0.channel == channel.name && $0.isLive }
+                }
+                .map { channel in
+                    ["channel": channel.name, "releases": overview.releases.filter { $0.id != channel.release.id }.map(\.number)] as [String: Any]
+                },
             ].merging(Self.traffic(overview.traffic)) { $1 }
         )
         return layout(title: "Depot", role: overview.role, body: body)
@@ -195,7 +199,7 @@ struct DashboardPage: Sendable {
     }
 
     private func layout(title: String, role: DashboardRole, body: String) -> String {
-        render("layout", ["title": title, "role": role.rawValue, "admin": role == .admin, "body": body])
+        render("layout", ["title": title, "role": role.kind, "admin": role.acts, "token": role.name, "body": body])
     }
 
     private func render(_ template: String, _ values: [String: Any]) -> String {

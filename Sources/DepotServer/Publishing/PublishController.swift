@@ -1,11 +1,12 @@
 import DepotAPI
 import DepotHTTP
+import DepotManifest
 import DepotStore
 import HTTPTypes
 import Hummingbird
 
-/// `PUT /v1/files/{path}` publishes, `DELETE /v1/files/{path}` unpublishes; both need a publish
-/// token. An HTTP adapter over ``Publisher``.
+/// `PUT /v1/files/{path}` publishes, `DELETE /v1/files/{path}` unpublishes; both need a token
+/// that may publish to the default channel. An HTTP adapter over ``Publisher``.
 ///
 /// A publish streams the body into the blob store while its SHA-256, MD5 and gzip variant are
 /// computed (``UploadReceiver``), checks any digest the client sent, then ``Publisher`` makes
@@ -18,14 +19,14 @@ struct PublishController: Sendable {
 
     static let prefix = "/v1/files"
 
-    /// The publishing routes in `publishing` (the `/v1` group, behind the publish token), and
+    /// The publishing routes in `publishing` (the `/v1` group, behind the tokens' scopes), and
     /// the answer to other methods (405, no token needed) in `router`.
-    func addRoutes(to publishing: RouterGroup<DepotRequestContext>, refusingOthersIn router: Router<DepotRequestContext>) {
-        publishing.put("files/**", use: publish)
-        publishing.delete("files/**", use: unpublish)
+    func addRoutes(to publishing: ScopedRoutes, refusingOthersIn router: Router<DepotRequestContext>) {
+        publishing.put("files/**", requires: .publish, use: publish)
+        publishing.delete("files/**", requires: .publish, use: unpublish)
         // No path at all: the handlers answer 400.
-        publishing.put("files", use: publish)
-        publishing.delete("files", use: unpublish)
+        publishing.put("files", requires: .publish, use: publish)
+        publishing.delete("files", requires: .publish, use: unpublish)
         for method in [HTTPRequest.Method.get, .head, .post, .patch, .options] {
             router.on("/v1/files/**", method: method) { _, _ -> Response in
                 throw HTTPError(.methodNotAllowed, headers: [.allow: "PUT, DELETE"], message: "Only PUT and DELETE are allowed here")
@@ -33,7 +34,8 @@ struct PublishController: Sendable {
         }
     }
 
-    @Sendable func publish(_ request: Request, context: DepotRequestContext) async throws -> Response {
+    @Sendable func publish(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
+        let permit = try grant.permit(.publish, channel: ChannelName.default)
         let path = try LogicalPath.parse(request.uri.path, prefix: Self.prefix, maxLength: publisher.configuration.maxPathLength)
         let blob: BlobRecord
         switch try await uploads.receive(request, context: context, label: path) {
@@ -45,6 +47,7 @@ struct PublishController: Sendable {
             path: path,
             blob: blob,
             contentType: Self.contentType(of: request, path: path),
+            permit: permit,
             logger: context.logger
         )
         var response = try Response.json(reply, status: reply.unchanged ? .ok : .created)
@@ -52,9 +55,10 @@ struct PublishController: Sendable {
         return response
     }
 
-    @Sendable func unpublish(_ request: Request, context: DepotRequestContext) async throws -> Response {
+    @Sendable func unpublish(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
+        let permit = try grant.permit(.publish, channel: ChannelName.default)
         let path = try LogicalPath.parse(request.uri.path, prefix: Self.prefix, maxLength: publisher.configuration.maxPathLength)
-        guard try await publisher.unpublish(path: path, logger: context.logger) else {
+        guard try await publisher.unpublish(path: path, permit: permit, logger: context.logger) else {
             throw HTTPError(.notFound, message: "\(path) is not published")
         }
         return Response(status: .noContent)

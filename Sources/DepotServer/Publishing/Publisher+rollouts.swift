@@ -11,8 +11,9 @@ import Logging
 /// every move re-signs the channel's document at once; a completion also refreshes the caches of
 /// the paths it changed.
 extension Publisher {
-    /// Starts a rollout from `request`, with a fresh random salt.
-    func startRollout(_ request: RolloutRequest, channel: String, logger: Logger) async throws -> RolloutInfo {
+    /// Starts a rollout of `permit`'s channel from `request`, with a fresh random salt.
+    func startRollout(_ request: RolloutRequest, permit: Permit, logger: Logger) async throws -> RolloutInfo {
+        let channel = permit.channel
         let plan = try await refusingBadChanges {
             let standard = RolloutPlan.standard
             return try RolloutPlan(
@@ -25,8 +26,9 @@ extension Publisher {
         }
         var generator = SystemRandomNumberGenerator()
         let salt = Hex.string((0..<8).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-        let rollout = try await change(channel: channel, newContent: []) {
-            (try await catalog.startRollout(request.release, to: channel, plan: plan, salt: salt, now: now()), [String]())
+        let rollout = try await change(permit, newContent: []) {
+            let rollout = try await catalog.startRollout(request.release, to: channel, plan: plan, salt: salt, now: now())
+            return (rollout, [String](), AuditNote("rollout-start", release: rollout.releaseNumber, detail: "at \(rollout.percent)%"))
         }
         logger.info(
             "Rollout started",
@@ -43,9 +45,10 @@ extension Publisher {
         return try await info(rollout)
     }
 
-    /// Pauses, resumes, halts or rolls back the live rollout of `channel`.
-    func changeRollout(of channel: String, _ action: RolloutAction, logger: Logger) async throws -> RolloutInfo {
-        let rollout = try await change(channel: channel, newContent: []) {
+    /// Pauses, resumes, halts or rolls back the live rollout of `permit`'s channel.
+    func changeRollout(_ action: RolloutAction, permit: Permit, logger: Logger) async throws -> RolloutInfo {
+        let channel = permit.channel
+        let rollout = try await change(permit, newContent: []) {
             let now = now()
             let rollout: Rollout =
                 switch action {
@@ -54,7 +57,7 @@ extension Publisher {
                 case .halt: try await catalog.changeRollout(of: channel, .halt, now: now)
                 case .rollback: try await catalog.rollBackRollout(of: channel, now: now)
                 }
-            return (rollout, [String]())
+            return (rollout, [String](), AuditNote("rollout-\(action.rawValue)", release: rollout.releaseNumber, detail: "at \(rollout.percent)%"))
         }
         logger.info(
             "Rollout \(action.rawValue)",
@@ -81,13 +84,14 @@ extension Publisher {
             if case .wait = decision { continue }
             guard
                 let move = try await change(
-                    channel: rollout.channel,
+                    .rolloutGate(channel: rollout.channel),
                     newContent: [],
                     {
                         guard let applied = try await catalog.applyGate(decision, to: rollout, now: now) else {
-                            return (Catalog.RolloutMove?.none, nil)
+                            return (Catalog.RolloutMove?.none, nil, nil)
                         }
-                        return (applied.move, applied.changedPaths)
+                        let note = AuditNote(applied.move.auditAction, release: rollout.releaseNumber, detail: applied.move.auditDetail(decision))
+                        return (applied.move, applied.changedPaths, note)
                     }
                 )
             else { continue }
@@ -122,5 +126,27 @@ extension Publisher {
             reason: rollout.reason,
             reports: ReportTotals(applied: counts.applied, failed: counts.failed, healthy: counts.healthy)
         )
+    }
+}
+
+extension Catalog.RolloutMove {
+    /// Its action in the audit trail.
+    var auditAction: String {
+        switch self {
+        case .advanced: "gate-advance"
+        case .completed: "gate-complete"
+        case .halted: "gate-halt"
+        case .rolledBack: "gate-rollback"
+        }
+    }
+
+    /// The percentage reached, and the gate's reason.
+    func auditDetail(_ decision: RolloutGate.Decision) -> String {
+        let reason: String =
+            switch decision {
+            case .advance(let reason), .halt(let reason), .wait(let reason): reason
+            }
+        guard case .advanced(let percent) = self else { return reason }
+        return "to \(percent)%: \(reason)"
     }
 }

@@ -19,17 +19,20 @@ struct Publisher: Sendable {
     let configuration: PublishConfiguration
     /// Makes the patches and block index a new version lists.
     let patches: PatchMaker
+    /// Where every change is recorded, with who made it.
+    let audit: AuditTrail
     /// The time rollouts are judged by (``RolloutConfiguration/clock``).
     var now: @Sendable () -> HTTPDate = { .now() }
 
-    /// Publishes `blob`, received and held by the caller, at `path` of the default channel.
-    func publish(path: String, blob: BlobRecord, contentType: String, logger: Logger) async throws -> PublishReply {
+    /// Publishes `blob`, received and held by the caller, at `path` of the default channel
+    /// (`permit`'s).
+    func publish(path: String, blob: BlobRecord, contentType: String, permit: Permit, logger: Logger) async throws -> PublishReply {
         let started = ContinuousClock.now
-        let result = try await change(channel: ChannelName.default, newContent: [(path, blob)]) {
+        let result = try await change(permit, newContent: [(path, blob)]) {
             let result = try await catalog.publish(
                 .init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions)
             )
-            return (result, result.unchanged ? nil : [result.version.path])
+            return (result, result.unchanged ? nil : [result.version.path], result.unchanged ? nil : AuditNote("publish", detail: path))
         }
         metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: result.unchanged)
         let version = result.version
@@ -50,21 +53,21 @@ struct Publisher: Sendable {
         )
     }
 
-    /// Takes `path` out of the default channel; false when it is not published.
-    func unpublish(path: String, logger: Logger) async throws -> Bool {
-        let removed = try await change(channel: ChannelName.default, newContent: []) {
+    /// Takes `path` out of the default channel (`permit`'s); false when it is not published.
+    func unpublish(path: String, permit: Permit, logger: Logger) async throws -> Bool {
+        let removed = try await change(permit, newContent: []) {
             let removed = try await catalog.unpublish(path: path, now: .now())
-            return (removed, removed.map { [$0] })
+            return (removed, removed.map { [$0] }, removed.map { _ in AuditNote("delete", detail: path) })
         }
         if removed != nil { logger.info("Unpublished", metadata: ["path": "\(path)"]) }
         return removed != nil
     }
 
-    /// Commits a release of blobs uploaded before, all or nothing: 422 when the server lacks
-    /// the content of a listed file.
-    func commit(_ request: CommitRequest, logger: Logger) async throws -> CommitReply {
+    /// Commits a release of blobs uploaded before to `permit`'s channel (the one the request
+    /// names), all or nothing: 422 when the server lacks the content of a listed file.
+    func commit(_ request: CommitRequest, permit: Permit, logger: Logger) async throws -> CommitReply {
         let started = ContinuousClock.now
-        let channel = request.channel ?? ChannelName.default
+        let channel = permit.channel
         let listed = request.files ?? []
         // Held before their records are read: collection removes no held blob, nor its gzip
         // variant, so what a record says of the files stays true until the commit is done.
@@ -81,7 +84,7 @@ struct Publisher: Sendable {
         // Patches for the new content only: a listed file the channel holds already has its own.
         let live = try await catalog.liveContent(of: files.map(\.path), channel: channel)
         let newContent = files.filter { live[$0.path] != $0.blob.sha256 }.map { ($0.path, $0.blob) }
-        let outcome = try await change(channel: channel, newContent: newContent) {
+        let outcome = try await change(permit, newContent: newContent) {
             var commit = Catalog.ReleaseCommit(
                 channel: channel,
                 files: files,
@@ -94,7 +97,8 @@ struct Publisher: Sendable {
             commit.critical = request.critical ?? false
             commit.minimumClientVersion = request.minimumClientVersion
             let outcome = try await catalog.commit(commit)
-            return (outcome, outcome.created ? outcome.files.map(\.path) + outcome.removed : nil)
+            let note = AuditNote("publish", release: outcome.release?.number, detail: "\(files.count) files, \(deletions.count) deleted")
+            return (outcome, outcome.created ? outcome.files.map(\.path) + outcome.removed : nil, outcome.created ? note : nil)
         }
         metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: !outcome.created)
         logger.info(
@@ -198,16 +202,19 @@ struct Publisher: Sendable {
         case rollback
     }
 
-    /// Re-points `channel`, with no upload.
-    func move(_ channel: String, _ move: Move, logger: Logger) async throws -> MoveReply {
-        let moved = try await change(channel: channel, newContent: []) {
+    /// Re-points `permit`'s channel, with no upload.
+    func move(_ move: Move, permit: Permit, logger: Logger) async throws -> MoveReply {
+        let channel = permit.channel
+        let moved = try await change(permit, newContent: []) {
             let moved: Catalog.ChannelMove
+            let action: String
             switch move {
-            case .promote(let release): moved = try await catalog.promote(release, to: channel, now: .now())
-            case .rollback: moved = try await catalog.rollback(channel, now: .now())
+            case .promote(let release): (moved, action) = (try await catalog.promote(release, to: channel, now: .now()), "promote")
+            case .rollback: (moved, action) = (try await catalog.rollback(channel, now: .now()), "rollback")
             }
             let diff = moved.diff
-            return (moved, diff.added.map(\.path) + diff.changed.map(\.after.path) + diff.removed.map(\.path))
+            let note = AuditNote(action, release: moved.to.number, detail: moved.from.map { "from #\($0.number)" })
+            return (moved, diff.added.map(\.path) + diff.changed.map(\.after.path) + diff.removed.map(\.path), note)
         }
         logger.info(
             "Channel moved",
@@ -224,22 +231,53 @@ struct Publisher: Sendable {
         )
     }
 
-    /// The one sequence of a change to `channel`: the block index of each of `newContent` and
-    /// patches to it from its earlier versions, then `commit` (the catalog's transaction, which returns its outcome and
-    /// the paths it changed, `nil` when it changed nothing), then the patches between the
-    /// channel's documents and the caches of the paths changed.
+    /// The one sequence of a change to `permit`'s channel: the block index of each of
+    /// `newContent` and patches to it from its earlier versions, then `commit` (the catalog's
+    /// transaction, which returns its outcome, the paths it changed, `nil` when it changed
+    /// nothing, and what the audit trail records of it, `nil` for nothing), then the patches
+    /// between the channel's documents, the caches of the paths changed, and the audit record,
+    /// with the channel's serial after the change and the permit's actor.
+    ///
+    /// Every change goes through here, and nothing gets here without a ``Permit``: no change
+    /// skips the scopes' check or the audit trail.
     func change<Outcome>(
-        channel: String,
+        _ permit: Permit,
         newContent: [(path: String, blob: BlobRecord)],
-        _ commit: () async throws -> (Outcome, changed: [String]?)
+        _ commit: () async throws -> (Outcome, changed: [String]?, audit: AuditNote?)
     ) async throws -> Outcome {
+        let channel = permit.channel
         for (path, blob) in newContent { await patches.prepare(path: path, target: blob) }
-        let (outcome, changed) = try await refusingBadChanges(commit)
+        let (outcome, changed, note) = try await refusingBadChanges(commit)
         if let changed {
             await patches.makeDocumentPatches(channel: channel)
             try await content.changed(paths: changed, channel: channel)
         }
+        if let note {
+            let state = try? await catalog.channel(named: channel)
+            await audit.record(
+                permit.actor,
+                note.action,
+                channel: channel,
+                release: note.release ?? state?.release.number,
+                serial: state?.serial,
+                detail: note.detail
+            )
+        }
         return outcome
+    }
+}
+
+/// What the audit trail records of a change (``Publisher/change(_:newContent:_:)``): its
+/// action, the release it concerns when not the channel's, and a short note.
+struct AuditNote: Sendable {
+    let action: String
+    var release: Int64?
+    var detail: String?
+
+    init(_ action: String, release: Int64? = nil, detail: String? = nil) {
+        self.action = action
+        self.release = release
+        self.detail = detail
     }
 }
 

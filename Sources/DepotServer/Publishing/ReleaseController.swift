@@ -7,7 +7,9 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The publisher's release API; every route needs a publish token.
+/// The publisher's release API; every route needs a token, with the scope it names
+/// (``ScopedRoutes``): uploads and commits `publish` (a commit, to its channel), promote and
+/// rollback `promote` for the channel, the lists `read`.
 ///
 /// - `HEAD /v1/blobs/{sha256}`: 200 when the server holds that content, else 404.
 /// - `PUT /v1/blobs/{sha256}`: stores the body, streamed and verified like a file publish, and
@@ -28,20 +30,20 @@ struct ReleaseController: Sendable {
 
     private var configuration: PublishConfiguration { publisher.configuration }
 
-    /// Its routes, in the `/v1` group (behind the publish token).
-    func addRoutes(to publishing: RouterGroup<DepotRequestContext>) {
-        publishing.head("blobs/:sha256", use: hasBlob)
-        publishing.put("blobs/:sha256", use: uploadBlob)
-        publishing.post("blobs/missing", use: missingBlobs)
-        publishing.post("blobs", use: uploadBatch)
-        publishing.post("releases", use: commit)
-        publishing.get("releases", use: list)
-        publishing.get("channels", use: channels)
-        publishing.post("channels/:name/promote", use: promote)
-        publishing.post("channels/:name/rollback", use: rollback)
+    /// Its routes, in the `/v1` group (behind the tokens' scopes).
+    func addRoutes(to publishing: ScopedRoutes) {
+        publishing.head("blobs/:sha256", requires: .publish, use: hasBlob)
+        publishing.put("blobs/:sha256", requires: .publish, use: uploadBlob)
+        publishing.post("blobs/missing", requires: .publish, use: missingBlobs)
+        publishing.post("blobs", requires: .publish, use: uploadBatch)
+        publishing.post("releases", requires: .publish, use: commit)
+        publishing.get("releases", requires: .read, use: list)
+        publishing.get("channels", requires: .read, use: channels)
+        publishing.post("channels/:name/promote", requires: .promote, channel: .parameter("name"), use: promote)
+        publishing.post("channels/:name/rollback", requires: .promote, channel: .parameter("name"), use: rollback)
     }
 
-    @Sendable func hasBlob(_ request: Request, context: DepotRequestContext) async throws -> Response {
+    @Sendable func hasBlob(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
         let sha256 = try Self.sha256(context)
         return Response(status: try await publisher.storedBlob(sha256) == nil ? .notFound : .ok)
     }
@@ -49,7 +51,7 @@ struct ReleaseController: Sendable {
     /// `POST /v1/blobs/missing` with `{"sha256": [...]}`: which of those blobs the server lacks,
     /// in the order asked, as `{"missing": [...]}`. One request tells a publisher what to upload
     /// of a folder of any size.
-    @Sendable func missingBlobs(_ request: Request, context: DepotRequestContext) async throws -> Response {
+    @Sendable func missingBlobs(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
         let body = try await request.body.collect(upTo: configuration.maxCommitBytes)
         guard let asked = try? APIJSON.decode(MissingBlobsRequest.self, from: body.readableBytesView) else {
             throw HTTPError(.badRequest, message: #"The body must be {"sha256": ["<lower-case hex SHA-256>", ...]}"#)
@@ -66,7 +68,7 @@ struct ReleaseController: Sendable {
         return try Response.json(MissingBlobsReply(missing: try await publisher.missingBlobs(asked.sha256)))
     }
 
-    @Sendable func uploadBlob(_ request: Request, context: DepotRequestContext) async throws -> Response {
+    @Sendable func uploadBlob(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
         let sha256 = try Self.sha256(context)
         if let record = try await publisher.storedBlob(sha256) {
             // Not reading a body that is on its way: the connection cannot carry another request.
@@ -89,7 +91,7 @@ struct ReleaseController: Sendable {
 
     /// `POST /v1/blobs` with a batch of small blobs (``BlobBatch``): stored all or none, with one
     /// group commit; 201 with `{"stored": n}`.
-    @Sendable func uploadBatch(_ request: Request, context: DepotRequestContext) async throws -> Response {
+    @Sendable func uploadBatch(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
         let blobs: [BlobRecord]
         switch try await uploads.receiveBatch(request, context: context) {
         case .stored(let stored): blobs = stored
@@ -103,15 +105,15 @@ struct ReleaseController: Sendable {
     /// Commits of at least this many files give freed memory back when done (``Heap``).
     static let largeCommit = 1000
 
-    @Sendable func commit(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        let (response, listed) = try await commitRelease(request, context: context)
+    @Sendable func commit(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
+        let (response, listed) = try await commitRelease(request, context: context, grant: grant)
         // Its body, decoded list and records were tens of megabytes for 100,000 files, all freed.
         if listed >= Self.largeCommit { Heap.returnFreedPages() }
         return response
     }
 
     /// The commit; returns the response and how many files the request listed.
-    private func commitRelease(_ request: Request, context: DepotRequestContext) async throws -> (Response, Int) {
+    private func commitRelease(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> (Response, Int) {
         let body = try await request.body.collect(upTo: configuration.maxCommitBytes)
         let commit: CommitRequest
         do {
@@ -119,31 +121,32 @@ struct ReleaseController: Sendable {
         } catch {
             throw HTTPError(.badRequest, message: "The release is not the JSON expected: \(error)")
         }
-        let reply = try await publisher.commit(commit, logger: context.logger)
+        let permit = try grant.permit(.publish, channel: commit.channel ?? ChannelName.default)
+        let reply = try await publisher.commit(commit, permit: permit, logger: context.logger)
         return (try Response.json(status: reply.created ? .created : .ok) { try reply.encode(into: &$0) }, commit.files?.count ?? 0)
     }
 
-    @Sendable func list(_ request: Request, context: DepotRequestContext) async throws -> Response {
+    @Sendable func list(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
         let limit = request.uri.queryParameters.get("limit").flatMap(Int.init) ?? 100
         return try Response.json(try await publisher.releases(limit: max(1, min(limit, 10_000))))
     }
 
-    @Sendable func channels(_ request: Request, context: DepotRequestContext) async throws -> Response {
+    @Sendable func channels(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
         try Response.json(try await publisher.channels())
     }
 
-    @Sendable func promote(_ request: Request, context: DepotRequestContext) async throws -> Response {
+    @Sendable func promote(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
+        let permit = try grant.permit(.promote, channel: context.parameters.get("name") ?? "")
         let body = try await request.body.collect(upTo: 64 * 1024)
         guard let promote = try? APIJSON.decode(PromoteRequest.self, from: body.readableBytesView) else {
             throw HTTPError(.badRequest, message: #"The body must be {"release": "<number or id>"}"#)
         }
-        let channel = context.parameters.get("name") ?? ""
-        return try Response.json(try await publisher.move(channel, .promote(release: promote.release), logger: context.logger))
+        return try Response.json(try await publisher.move(.promote(release: promote.release), permit: permit, logger: context.logger))
     }
 
-    @Sendable func rollback(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        let channel = context.parameters.get("name") ?? ""
-        return try Response.json(try await publisher.move(channel, .rollback, logger: context.logger))
+    @Sendable func rollback(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
+        let permit = try grant.permit(.promote, channel: context.parameters.get("name") ?? "")
+        return try Response.json(try await publisher.move(.rollback, permit: permit, logger: context.logger))
     }
 
     private static func sha256(_ context: DepotRequestContext) throws -> String {

@@ -3,8 +3,8 @@ import DepotManifest
 import DepotStore
 import Hummingbird
 
-/// The rollout API (docs/releases.md, "Rollouts"); every route needs a publish token and
-/// answers with ``DepotAPI/RolloutInfo``.
+/// The rollout API (docs/releases.md, "Rollouts"): changes need a token with the `rollouts`
+/// scope for the channel, the status `read`; every route answers with ``DepotAPI/RolloutInfo``.
 ///
 /// - `POST /v1/channels/{name}/rollout` with ``DepotAPI/RolloutRequest``: starts rolling a
 ///   release out (201).
@@ -13,14 +13,15 @@ import Hummingbird
 struct RolloutController: Sendable {
     let publisher: Publisher
 
-    /// Its routes, in the `/v1` group (behind the publish token).
-    func addRoutes(to publishing: RouterGroup<DepotRequestContext>) {
-        publishing.post("channels/:name/rollout", use: start)
-        publishing.get("channels/:name/rollout", use: status)
-        publishing.post("channels/:name/rollout/:action", use: change)
+    /// Its routes, in the `/v1` group (behind the tokens' scopes).
+    func addRoutes(to publishing: ScopedRoutes) {
+        publishing.post("channels/:name/rollout", requires: .rollouts, channel: .parameter("name"), use: start)
+        publishing.get("channels/:name/rollout", requires: .read, use: status)
+        publishing.post("channels/:name/rollout/:action", requires: .rollouts, channel: .parameter("name"), use: change)
     }
 
-    @Sendable func start(_ request: Request, context: DepotRequestContext) async throws -> Response {
+    @Sendable func start(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
+        let permit = try grant.permit(.rollouts, channel: try channel(context))
         let body = try await request.body.collect(upTo: 64 * 1024)
         let start: RolloutRequest
         do {
@@ -32,21 +33,22 @@ struct RolloutController: Sendable {
                     #"The body must be {"release": "<number or id>", "steps": [1, 10, 50, 100], "everySeconds": 3600, "maxFailureRate": 0.02, "minReports": 200, "autoRollback": true}"#
             )
         }
-        return try Response.json(try await publisher.startRollout(start, channel: try channel(context), logger: context.logger), status: .created)
+        return try Response.json(try await publisher.startRollout(start, permit: permit, logger: context.logger), status: .created)
     }
 
-    @Sendable func status(_ request: Request, context: DepotRequestContext) async throws -> Response {
+    @Sendable func status(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
         try Response.json(try await publisher.rollout(of: try channel(context)))
     }
 
-    @Sendable func change(_ request: Request, context: DepotRequestContext) async throws -> Response {
+    @Sendable func change(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
+        let permit = try grant.permit(.rollouts, channel: try channel(context))
         let action: RolloutAction
         do {
             action = try RolloutAction(pathComponent: context.parameters.get("action") ?? "")
         } catch {
             throw HTTPError(.notFound, message: error.description)
         }
-        return try Response.json(try await publisher.changeRollout(of: try channel(context), action, logger: context.logger))
+        return try Response.json(try await publisher.changeRollout(action, permit: permit, logger: context.logger))
     }
 
     private func channel(_ context: DepotRequestContext) throws -> String {
