@@ -43,8 +43,20 @@ public struct MoveReply: Codable, Sendable, Equatable {
     public var added: Int
     public var changed: Int
     public var removed: Int
+    /// `true` when the move rolled a live rollout back: `from` is the rollout's release, the
+    /// channel stays on `to`; absent otherwise.
+    public var rolloutRolledBack: Bool?
 
-    public init(channel: String, serial: Int64, from: ReleaseInfo?, to: ReleaseInfo, added: Int, changed: Int, removed: Int) {
+    public init(
+        channel: String,
+        serial: Int64,
+        from: ReleaseInfo?,
+        to: ReleaseInfo,
+        added: Int,
+        changed: Int,
+        removed: Int,
+        rolloutRolledBack: Bool? = nil
+    ) {
         self.channel = channel
         self.serial = serial
         self.from = from
@@ -52,5 +64,6 @@ public struct MoveReply: Codable, Sendable, Equatable {
         self.added = added
         self.changed = changed
         self.removed = removed
+        self.rolloutRolledBack = rolloutRolledBack
     }
 }

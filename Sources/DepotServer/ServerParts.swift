@@ -64,6 +64,7 @@ struct ServerParts {
         responder = ResourceResponder(rangeLimits: configuration.rangeLimits)
         var audit = AuditTrail(catalog: catalog, logger: logger)
         audit.now = configuration.rollouts.clock
+        await audit.rootsServed(configuration.channels.roots)
         access = ScopedRoutes.Access(
             tokens: BearerAuthenticator(tokens: configuration.allTokens, acceptsBasic: configuration.dashboard.enabled),
             audit: audit,

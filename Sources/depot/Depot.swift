@@ -21,6 +21,11 @@ enum Main {
         // affinity mask (`taskset`, systemd's CPUAffinity), and two loops sharing one core
         // switch between each other on every request.
         NIOSingletons.groupLoopCountSuggestion = AvailableCores.count
+        let commands = Depot.configuration.subcommands.map { $0._commandName }
+        if let message = UnknownCommand.message(for: Array(CommandLine.arguments.dropFirst()), commands: commands) {
+            FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
+            exit(ExitCode.validationFailure.rawValue)
+        }
         await Depot.main()
     }
 }

@@ -65,18 +65,27 @@ struct PublisherAPI {
         }
         guard (200..<300).contains(reply.status.code) || allowing.contains(reply.status.code) else {
             let message = (try? APIJSON.decode(ErrorReply.self, from: reply.body.readableBytesView))?.error.message ?? reply.status.reasonPhrase
-            switch reply.status.code {
-            case 401: throw CommandFailure("the server refused the token (401): \(message)")
-            default:
-                throw CommandFailure(
-                    "the server refused \(method) \(path.split(separator: "/").prefix(2).joined(separator: "/")) (\(reply.status.code)): \(message)"
-                )
-            }
+            throw CommandFailure(Self.refusal(method: method, path: path, status: reply.status.code, message: message))
         }
         return reply
     }
 
-    /// The publish token: from `file`, or else `DEPOT_TOKEN`.
+    /// The line for a refusal: the route asked, the status, the server's message, and the next
+    /// step where there is one.
+    static func refusal(method: HTTPMethod, path: String, status: UInt, message: String) -> String {
+        let route = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
+        let next: String =
+            switch status {
+            case 401: "; give a token with --token-file FILE or DEPOT_TOKEN"
+            case 403: "; a token with that scope can"
+            case 404 where route.hasPrefix("/v1/channels/"): "; depot release ls lists the releases and channels"
+            default: ""
+            }
+        let what = status == 401 ? "the token" : "\(method) \(route)"
+        return "the server refused \(what) (\(status)): \(message)\(next)"
+    }
+
+    /// The token: from `file`, or else `DEPOT_TOKEN`.
     static func readToken(file: String?) throws -> String {
         if let file {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
@@ -85,7 +94,7 @@ struct PublisherAPI {
             return text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         guard let token = ProcessInfo.processInfo.environment["DEPOT_TOKEN"], !token.isEmpty else {
-            throw CommandFailure("no publish token: use --token-file FILE or set DEPOT_TOKEN")
+            throw CommandFailure("no token: use --token-file FILE or set DEPOT_TOKEN")
         }
         return token
     }

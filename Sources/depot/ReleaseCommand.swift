@@ -129,6 +129,12 @@ private func printMove(_ reply: PublisherAPI.Reply, json: Bool) throws {
         return
     }
     let move = try reply.decoded(MoveReply.self)
+    if move.rolloutRolledBack == true {
+        let rollout = move.from.map { "the rollout of release \($0.number)" } ?? "the rollout"
+        return print(
+            "\(move.channel): stays on release \(move.to.number); \(rollout) was rolled back, its installs return to release \(move.to.number)"
+        )
+    }
     let counts = "\(move.added) added, \(move.changed) changed, \(move.removed) removed"
     print("\(move.channel): release \(move.from.map { String($0.number) } ?? "none") → \(move.to.number) (\(counts))")
 }

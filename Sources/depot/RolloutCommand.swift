@@ -26,7 +26,7 @@ extension Depot {
             var steps: String?
 
             @Option(help: "The least time a step lasts: seconds, or a number with s, m, h or d (default 1h).")
-            var every: String?
+            var every: DurationArgument?
 
             @Option(help: "The highest share of reporting installs that may fail for a step to advance, as 2% or 0.02 (default 2%).")
             var maxFailureRate: String?
@@ -44,7 +44,7 @@ extension Depot {
                     let request = RolloutRequest(
                         release: release,
                         steps: try steps.map(Self.steps),
-                        everySeconds: try every.map(Self.seconds),
+                        everySeconds: every.map { Int64($0.seconds.rounded(.up)) },
                         maxFailureRate: try maxFailureRate.map(Self.rate),
                         minReports: minReports,
                         autoRollback: !noAutoRollback
@@ -57,14 +57,6 @@ extension Depot {
                 let steps = text.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
                 guard !steps.isEmpty, steps.allSatisfy({ $0 != nil }) else { throw CommandFailure("--steps takes percentages, as 1,10,50,100") }
                 return steps.compactMap { $0 }
-            }
-
-            /// `90`, `90s`, `15m`, `1h`, `2d` in seconds.
-            static func seconds(_ text: String) throws -> Int64 {
-                let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-                let (digits, unit) = text.last.flatMap { units[$0] }.map { (text.dropLast(), $0) } ?? (text[...], 1)
-                guard let value = Int64(digits), value >= 1 else { throw CommandFailure("--every takes a duration, as 90, 15m, 1h or 2d") }
-                return value * unit
             }
 
             /// `2%` or `0.02` as a fraction.

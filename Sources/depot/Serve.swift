@@ -1,6 +1,7 @@
 import ArgumentParser
 import Configuration
 import DepotServer
+import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -45,6 +46,17 @@ extension Depot {
             var logger = Logger(label: "depot")
             logger.logLevel = level
             let configuration = try ServerSettings.configuration(reader)
+            // Before the data folder is made: a first start in the wrong folder leaves nothing.
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: configuration.publicDirectory, isDirectory: &isFolder), isFolder.boolValue else {
+                FileHandle.standardError.write(
+                    Data(
+                        ("Error: the public folder \(configuration.publicDirectory) does not exist: create it (mkdir \(configuration.publicDirectory)), "
+                            + "or serve another with --public DIR\n").utf8
+                    )
+                )
+                throw ExitCode.failure
+            }
             if configuration.mallocArenas > 0 { Heap.limitArenas(to: configuration.mallocArenas) }
             let app = try await buildApplication(configuration: configuration, logger: logger)
             // SIGTERM and SIGINT stop accepting connections and let requests under way finish, for

@@ -31,8 +31,8 @@ extension Depot {
         @Option(help: "The folder to keep in step.")
         var dir: String
 
-        @Option(help: "Sync again every SECONDS, until interrupted.")
-        var watch: Double?
+        @Option(help: "Sync again after this long (seconds, or 90s, 15m, 1h), until interrupted.")
+        var watch: DurationArgument?
 
         @Option(help: "The channel to follow.")
         var channel = "stable"
@@ -45,11 +45,11 @@ extension Depot {
         @Option(help: "Bytes a second every transfer must average over --rate-window, or it fails (0: no minimum).")
         var minimumRate = 1024
 
-        @Option(help: "Seconds the transfer rate is averaged over.")
-        var rateWindow: Double = 30
+        @Option(help: "How long the transfer rate is averaged over (seconds, or 90s, 2m).")
+        var rateWindow = DurationArgument(seconds: 30)
 
-        @Option(help: "Seconds a channel, release or page document may take to arrive.")
-        var documentTimeout: Double = 120
+        @Option(help: "How long a channel, release or page document may take to arrive (seconds, or 90s, 2m).")
+        var documentTimeout = DurationArgument(seconds: 120)
 
         @Flag(help: "Keep local files that left the release.")
         var keepDeleted = false
@@ -83,14 +83,10 @@ extension Depot {
             if keepDeleted, layout == .releaseFolders {
                 throw ValidationError("--keep-deleted keeps files in place: not with --layout release-folders")
             }
-            if let watch, watch <= 0 { throw ValidationError("--watch takes a positive number of seconds") }
             guard (1...64).contains(parallel) else { throw ValidationError("--parallel takes 1 to 64") }
             guard minimumRate >= 0 else { throw ValidationError("--minimum-rate takes 0 or more bytes a second") }
             if let clientVersion, ClientVersion(clientVersion) == nil {
                 throw ValidationError("--client-version takes one to four numbers separated by dots, as 2.3.1")
-            }
-            guard rateWindow > 0, documentTimeout > 0 else {
-                throw ValidationError("--rate-window and --document-timeout take a positive number of seconds")
             }
         }
 
@@ -106,8 +102,8 @@ extension Depot {
                     trustedRoot: try trust.rootDocument(),
                     removesDeletedFiles: !keepDeleted,
                     minimumTransferRate: minimumRate,
-                    transferRateWindow: rateWindow,
-                    documentTimeout: documentTimeout,
+                    transferRateWindow: rateWindow.seconds,
+                    documentTimeout: documentTimeout.seconds,
                     parallelDownloads: parallel,
                     sendsReports: reports,
                     clientVersion: clientVersion.flatMap(ClientVersion.init)
@@ -117,7 +113,7 @@ extension Depot {
                 while true {
                     try await syncOnce(client)
                     guard let watch else { return }
-                    try await Task.sleep(for: .milliseconds(Int64(watch * 1000)))
+                    try await Task.sleep(for: .milliseconds(Int64(watch.seconds * 1000)))
                 }
             }
         }

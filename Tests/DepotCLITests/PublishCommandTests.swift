@@ -77,7 +77,7 @@ struct PublishCommandTests {
                 (["publish", "large.bin", "--server", server], DepotCLI.token, "larger than the server accepts (413)"),
                 (["publish", "missing.txt", "--server", server], DepotCLI.token, "no such file: missing.txt"),
                 (["publish", "small.txt", "--server", "http://127.0.0.1:9"], DepotCLI.token, "connection refused"),
-                (["publish", "small.txt", "--server", server], nil, "no publish token"),
+                (["publish", "small.txt", "--server", server], nil, "no token: use --token-file"),
                 (["ls", "--server", "http://127.0.0.1:9"], nil, "connection refused"),
             ]
             for (arguments, token, message) in cases {

@@ -46,7 +46,6 @@ struct RolloutCommandTests {
             let refusals: [([String], String)] = [
                 (["start", "9"], "There is no release 9"),
                 (["start", "2", "--steps", "10,50"], "the last 100"),
-                (["start", "2", "--every", "soon"], "--every takes a duration"),
                 (["start", "2", "--max-failure-rate", "lots"], "--max-failure-rate takes a share"),
                 (["pause"], "has no rollout under way"),
             ]

@@ -103,4 +103,29 @@ struct AuditTrailTests {
             }
         }
     }
+
+    @Test("a root served for the first time is recorded once: a restart adds nothing, a new root adds its record")
+    func rootsServed() async throws {
+        let wallClock = Int64(Date().timeIntervalSince1970)
+        let roots = try (Int64(1)...2).map { version in
+            let root = RootTrustTests.root(version: version, expires: wallClock + 86_400)
+            return ChannelSigner.Root(bytes: Array(try JSONEncoder().encode(root)), document: root)
+        }
+        try await withTemporaryDirectory { root in
+            let data = root.appendingPathComponent("data")
+            var served: [Int] = []
+            for chain in [[roots[0]], [roots[0]], roots] {
+                var configuration = ServerConfiguration()
+                configuration.publish.tokens = [LiveServer.token]
+                configuration.channels = try ChannelSigner(keys: Array(RootTrustTests.channelKeys.prefix(2)), roots: chain)
+                let records = try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+                    try await Self.send(server, LiveServer.token, "GET", "/v1/audit").decoded(AuditList.self).records
+                }
+                #expect(records.allSatisfy { $0.action == "root-served" && $0.token == "server" })
+                served.append(records.count)
+                #expect(records.first?.detail?.hasPrefix("root \(chain.count), sha256 ") == true, "\(records)")
+            }
+            #expect(served == [1, 1, 2])
+        }
+    }
 }

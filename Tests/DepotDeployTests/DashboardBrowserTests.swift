@@ -10,6 +10,8 @@ import Testing
 struct DashboardBrowserTests {
     static let adminToken = "dashboard-admin-token"
     static let readToken = "dashboard-read-token"
+    /// A token that may promote and roll back stable, and read: no rollout controls.
+    static let managerToken = "dashboard-manager-token"
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// Runs `depot` to its end; its exit status and what it printed.
@@ -18,7 +20,7 @@ struct DashboardBrowserTests {
     }
 
     @Test(
-        "the channel's release, the diff, rollback, a rollout halted by its gate and rolled back (then depot sync gets release 2), no buttons for a read token, no console errors"
+        "the channel's release, the diff, rollback, a rollout halted by its gate and rolled back (then depot sync gets release 2), no buttons for a read token, only a scope's buttons for a scoped token, no console errors"
     )
     func dashboard() async throws {
         try await withTemporaryDirectory { root in
@@ -29,6 +31,7 @@ struct DashboardBrowserTests {
                     "DEPOT_PUBLISH_TOKENS": Self.adminToken,
                     "DEPOT_DASHBOARD_ENABLED": "true",
                     "DEPOT_DASHBOARD_READ_TOKENS": Self.readToken,
+                    "DEPOT_ACCESS_TOKENS": "name=manager promote=stable read token=\(Self.managerToken)",
                     // No address reads without a token, so the browser's 401 is tested.
                     "DEPOT_DASHBOARD_ALLOWED_ADDRESSES": "192.0.2.1",
                     // The rollout's gate is weighed every 0.2 s, so its halt shows at once.
@@ -53,7 +56,7 @@ struct DashboardBrowserTests {
                 let script = Self.packageRoot.appendingPathComponent("Tests/DepotDeployTests/Browser/dashboard.py")
                 let browser = try await ChildProcess.run(
                     "python3",
-                    [script.path, url, Self.adminToken, Self.readToken, screenshot.path],
+                    [script.path, url, Self.adminToken, Self.readToken, screenshot.path, Self.managerToken],
                     timeout: .seconds(180)
                 )
                 let output = String(decoding: browser.standardOutput + browser.standardError, as: UTF8.self)

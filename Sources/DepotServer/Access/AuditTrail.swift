@@ -1,5 +1,7 @@
+import Crypto
 import DepotConnection
 import DepotHTTP
+import DepotManifest
 import DepotStore
 import HTTPTypes
 import Logging
@@ -38,6 +40,21 @@ struct AuditTrail: Sendable {
     func refused(_ refusal: ScopeRefusal, method: HTTPRequest.Method, path: String) async {
         let scope = refusal.action.rawValue + (refusal.channel.map { "=\($0)" } ?? "")
         await record(refusal.actor, "refused", channel: refusal.channel, detail: "\(method.rawValue) \(path.prefix(200)) needs \(scope)")
+    }
+
+    /// Records each of `roots` the trail has no record of: a root served for the first time
+    /// (at a start, from `channels.rootDirectory`), named by its version and SHA-256.
+    func rootsServed(_ roots: [ChannelSigner.Root]) async {
+        for root in roots {
+            let detail = "root \(root.document.version), sha256 \(Hex.string(SHA256.hash(data: root.bytes)))"
+            do {
+                guard try await !catalog.hasAudit(action: "root-served", detail: detail) else { continue }
+            } catch {
+                logger.error("The audit trail could not be read", metadata: ["error": "\(error)"])
+                continue
+            }
+            await record(.server, "root-served", channel: nil, detail: detail)
+        }
     }
 
     /// The longest note kept: a publisher's message, a reason.

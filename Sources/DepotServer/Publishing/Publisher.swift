@@ -227,7 +227,8 @@ struct Publisher: Sendable {
             to: ReleaseInfo(moved.to),
             added: moved.diff.added.count,
             changed: moved.diff.changed.count,
-            removed: moved.diff.removed.count
+            removed: moved.diff.removed.count,
+            rolloutRolledBack: moved.rolloutRolledBack ? true : nil
         )
     }
 

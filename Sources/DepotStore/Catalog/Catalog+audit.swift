@@ -98,3 +98,13 @@ extension Catalog {
         try await database.read { db in try ReleaseWriter.channel(name, in: db) }
     }
 }
+
+extension Catalog {
+    /// Whether the trail holds a record of `action` with `detail`.
+    public func hasAudit(action: String, detail: String) async throws -> Bool {
+        try await database.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM audit_record WHERE action = ? AND detail = ?)", arguments: [action, detail])
+                ?? false
+        }
+    }
+}

@@ -13,6 +13,9 @@ extension Catalog {
         /// The channel's serial after the move (unchanged when it already pointed there).
         public let serial: Int64
         public let diff: ReleaseDiff
+        /// Whether the move rolled a live rollout back (`from` is its release; the channel
+        /// stays on `to`, the rollout's base).
+        public var rolloutRolledBack = false
     }
 
     /// Points `channel` (created if new) at the release `reference` names: its id, or its

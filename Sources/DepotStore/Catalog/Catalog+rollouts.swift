@@ -244,7 +244,8 @@ extension Catalog {
             from: try ReleaseSummary.fetch(id: rollout.release, in: db),
             to: current.release,
             serial: serial,
-            diff: ReleaseDiff()
+            diff: ReleaseDiff(),
+            rolloutRolledBack: true
         )
     }
 

@@ -17,7 +17,7 @@ import sys
 import time
 from playwright.sync_api import sync_playwright
 
-url, admin_token, read_token, screenshot = sys.argv[1:5]
+url, admin_token, read_token, screenshot, manager_token = sys.argv[1:6]
 failures = []
 console_errors = []
 
@@ -126,7 +126,17 @@ with sync_playwright() as playwright:
     check(reader.locator("section[aria-labelledby=channels] tbody tr").count() == 1, "the reader sees the channels table")
     check(reader.locator("button[data-action]").count() == 0, "a read token sees no rollback or promote button")
     forbidden = reader.request.post(f"{url}/v1/channels/stable/rollback", headers={"X-Requested-With": "depot-dashboard"})
-    check(forbidden.status == 401, f"a read token cannot roll back through the API ({forbidden.status})")
+    check(forbidden.status in (401, 403), f"a read token cannot roll back through the API ({forbidden.status})")
+
+    # A token with promote=stable and read: stable's rollback and promote buttons, and no rollout
+    # control (its scopes have no rollouts), nor the form that starts one.
+    manager = open_page(browser, manager_token)
+    manager.goto(f"{url}/dashboard/")
+    check("Signed in as manager" in manager.locator("header").inner_text(), "the header names the token signed in")
+    check(manager.locator("button[data-action=rollback][data-channel=stable]").count() == 1,
+          "a token with promote=stable gets stable's rollback button")
+    check(manager.locator("button[data-rollout-action]").count() == 0 and manager.locator("form.rollout-start").count() == 0,
+          "a token without the rollouts scope gets no rollout button nor start form")
 
     browser.close()
 

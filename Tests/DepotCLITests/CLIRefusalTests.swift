@@ -1,0 +1,118 @@
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// Refusals as a new operator meets them: each is one `Error:` line, the documented exit status
+/// (64 for wrong usage, 1 for the rest), and says what to do next.
+@Suite("CLI refusals")
+struct CLIRefusalTests {
+    struct Row: Sendable, CustomStringConvertible {
+        let arguments: [String]
+        let token: String?
+        let status: Int32
+        let says: [String]
+
+        var description: String { arguments.joined(separator: " ") }
+    }
+
+    static let reader = "name=reader read token=reader-secret"
+
+    /// `S` stands for the server's URL.
+    static let rows: [Row] = [
+        Row(arguments: ["publsh", "site"], token: nil, status: 64, says: ["'publsh' is not a depot command: did you mean 'depot publish'?"]),
+        Row(arguments: ["frobnicate"], token: nil, status: 64, says: ["'frobnicate' is not a depot command: depot --help lists them"]),
+        Row(
+            arguments: ["release", "promote", "99", "--server", "S"],
+            token: DepotCLI.token,
+            status: 1,
+            says: ["the server refused POST /v1/channels/stable/promote (404): There is no release 99", "depot release ls lists"]
+        ),
+        Row(arguments: ["release", "ls", "--server", "S"], token: nil, status: 1, says: ["no token: use --token-file FILE or set DEPOT_TOKEN"]),
+        Row(
+            arguments: ["release", "ls", "--server", "S"],
+            token: "wrong-token",
+            status: 1,
+            says: ["the server refused the token (401)", "give a token with --token-file FILE or DEPOT_TOKEN"]
+        ),
+        Row(
+            arguments: ["release", "promote", "1", "--server", "S"],
+            token: "reader-secret",
+            status: 1,
+            says: ["POST /v1/channels/stable/promote (403): The token reader may not promote or roll back stable", "a token with that scope can"]
+        ),
+        Row(
+            arguments: ["publish", "site", "--server", "S"],
+            token: "reader-secret",
+            status: 1,
+            says: ["(403): The token reader may not publish"]
+        ),
+        Row(
+            arguments: ["rollout", "start", "1", "--every", "soon", "--server", "S"],
+            token: DepotCLI.token,
+            status: 64,
+            says: ["'soon'", "--every"]
+        ),
+        Row(arguments: ["sync", "--dir", "out", "--rate-window", "0", "--server", "S"], token: nil, status: 64, says: ["--rate-window"]),
+        Row(
+            arguments: ["audit", "--limit", "0", "--server", "S"],
+            token: DepotCLI.token,
+            status: 64,
+            says: ["--limit takes a number from 1 to 10000"]
+        ),
+        Row(
+            arguments: ["serve", "--public", "nowhere", "--data", "fresh-data", "--port", "0"],
+            token: nil,
+            status: 1,
+            says: ["the public folder nowhere does not exist: create it (mkdir nowhere), or serve another with --public DIR"]
+        ),
+    ]
+
+    @Test("each refusal: one Error line, its exit status, and the next step")
+    func refusals() async throws {
+        try await DepotCLI.withServer(environment: ["DEPOT_ACCESS_TOKENS": Self.reader]) { root, server in
+            try root.write(Data("one\n".utf8), to: "site/a.txt")
+            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            for row in Self.rows {
+                let arguments = row.arguments.map { $0 == "S" ? server : $0 }
+                let result = try await DepotCLI.run(arguments, token: row.token, in: root)
+                #expect(result.status == row.status, "\(row): \(result.status) \(result.errors)")
+                #expect(result.errors.split(separator: "\n").count == 1, "\(row): \(result.errors)")
+                for text in row.says { #expect(result.errors.contains(text), "\(row): \(result.errors)") }
+            }
+            // The refused serve made nothing.
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("fresh-data").path))
+            // A read token runs the read-only commands.
+            let listed = try await DepotCLI.run(["release", "ls", "--json", "--server", server], token: "reader-secret", in: root)
+            #expect(listed.status == 0, "\(listed.errors)")
+            // One JSON document, with both lists.
+            let document = try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [String: Any]
+            #expect(document?["releases"] is [Any] && document?["channels"] is [Any], "\(listed.output)")
+        }
+    }
+
+    @Test("durations read alike everywhere: --every 1h, --rate-window 2m, --document-timeout 90s; a rollback during a rollout says so")
+    func durationsAndRollback() async throws {
+        try await DepotCLI.withServer { root, server in
+            for version in 1...2 {
+                try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
+                #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            }
+            let synced = try await DepotCLI.run(
+                ["sync", "--dir", "out", "--rate-window", "2m", "--document-timeout", "90s", "--server", server],
+                token: nil,
+                in: root
+            )
+            #expect(synced.status == 0, "\(synced.errors)")
+            #expect(try await DepotCLI.run(["release", "rollback", "--server", server], in: root).status == 0)
+            let started = try await DepotCLI.run(["rollout", "start", "2", "--every", "1h", "--server", server], in: root)
+            #expect(started.status == 0, "\(started.errors)")
+            let back = try await DepotCLI.run(["release", "rollback", "--server", server], in: root)
+            #expect(
+                back.output.contains("stable: stays on release 1; the rollout of release 2 was rolled back, its installs return to release 1"),
+                "\(back.output) \(back.errors)"
+            )
+            let status = try await DepotCLI.run(["rollout", "status", "--json", "--server", server], in: root)
+            #expect(status.output.contains(#""everySeconds":3600"#), "\(status.output)")
+        }
+    }
+}
