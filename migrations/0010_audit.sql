@@ -1,5 +1,5 @@
 -- The audit trail (issue 44): one row for each change an operator or the server made, and for
--- each request a token's scopes refused. Kept indefinitely: a row is about 100 bytes.
+-- each request a token's scopes refused. Kept indefinitely: a row is about 120 bytes with its indexes.
 -- `token` is the token's name (never the token), `rollout-gate` or `server`; `client` the
 -- client's address as the server saw it; `action` one of publish, delete, promote, rollback,
 -- rollout-start, rollout-pause, rollout-resume, rollout-halt, rollout-rollback, gate-advance,

@@ -1,0 +1,85 @@
+import Crypto
+import DepotDelta
+import DepotHTTP
+import DepotManifest
+import Foundation
+import _NIOFileSystem
+
+/// Puts a backup (``DataBackup``) in place as a new data folder, after checking it whole: the
+/// catalog's integrity, every blob it names present, every blob file's bytes against the
+/// SHA-256 it is named by (a gzip variant: its content's). Nothing is put in place unless all of
+/// it holds; the folder appears by one rename.
+public enum DataRestore {
+    /// What a restore checked and put in place.
+    public struct Outcome: Sendable, Equatable {
+        public var blobs = 0
+        public var channels = 0
+    }
+
+    /// Restores `backup` into `data`, which must not exist or be empty; raises each channel's
+    /// serial by `serialMargin` (``Catalog/raiseSerials(by:)``).
+    public static func restore(from backup: URL, to data: URL, serialMargin: Int64) async throws -> Outcome {
+        let manager = FileManager.default
+        if let entries = try? manager.contentsOfDirectory(atPath: data.path), !entries.isEmpty {
+            throw StoreError(.invalidInput, "\(data.path) is not empty: restore into a new folder, then point data.path at it")
+        }
+        let catalogPath = backup.appendingPathComponent("catalog.sqlite")
+        guard manager.fileExists(atPath: catalogPath.path) else {
+            throw StoreError(.invalidInput, "\(backup.path) holds no catalog.sqlite: it is not a depot backup")
+        }
+        let blobs = backup.appendingPathComponent("blobs")
+        let names = try DataBackup.blobNames(in: blobs)
+        for name in names.sorted() { try check(name, in: blobs) }
+
+        let staging = data.deletingLastPathComponent().appendingPathComponent(".\(data.lastPathComponent).restoring")
+        try? manager.removeItem(at: staging)
+        try manager.createDirectory(at: staging.appendingPathComponent("blobs"), withIntermediateDirectories: true)
+        try manager.createDirectory(at: staging.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        try manager.copyItem(at: catalogPath, to: staging.appendingPathComponent("catalog.sqlite"))
+        var outcome = Outcome()
+        do {
+            let catalog = try Catalog(path: staging.appendingPathComponent("catalog.sqlite").path)
+            let integrity = try await catalog.integrityCheck()
+            guard integrity == "ok" else { throw StoreError(.invalidInput, "The backup's catalog is damaged: \(integrity.prefix(200))") }
+            let missing = try await catalog.referencedBlobs().subtracting(names)
+            guard missing.isEmpty else {
+                throw StoreError(.invalidInput, "The backup lacks \(missing.count) blob(s) its catalog names, as \(missing.sorted()[0])")
+            }
+            try await catalog.raiseSerials(by: serialMargin)
+            outcome.channels = try await catalog.channels().count
+        } catch {
+            try? manager.removeItem(at: staging)
+            throw error
+        }
+        for name in names {
+            let target = DataBackup.path(of: name, in: staging.appendingPathComponent("blobs"))
+            try manager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            do {
+                try manager.linkItem(at: DataBackup.path(of: name, in: blobs), to: target)
+            } catch {
+                try manager.copyItem(at: DataBackup.path(of: name, in: blobs), to: target)
+            }
+        }
+        outcome.blobs = names.count
+        #if os(Linux)
+        try SystemSynchronizeFileSystem(of: FilePath(staging.path))
+        #endif
+        if manager.fileExists(atPath: data.path) { try manager.removeItem(at: data) }
+        try SystemRename(FilePath(staging.path), to: FilePath(data.path))
+        try SystemSynchronize(FilePath(data.deletingLastPathComponent().path))
+        return outcome
+    }
+
+    /// Checks the blob file `name`: its bytes have the SHA-256 it is named by, or for
+    /// `{sha256}.gz`, they are one gzip member whose content has it.
+    static func check(_ name: String, in blobs: URL) throws {
+        let path = DataBackup.path(of: name, in: blobs)
+        let sha256 = String(name.prefix(64))
+        guard ContentAddress.isSHA256(sha256) else { return }
+        let bytes = try Data(contentsOf: path)
+        let content: [UInt8] = name.hasSuffix(".gz") ? try bytes.withUnsafeBytes { try Gzip.decompress($0) } : Array(bytes)
+        guard Hex.string(SHA256.hash(data: content)) == sha256 else {
+            throw StoreError(.invalidInput, "The backup's blob \(name) does not have the SHA-256 it is named by: the backup is damaged")
+        }
+    }
+}

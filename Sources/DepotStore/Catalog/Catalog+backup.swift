@@ -1,0 +1,37 @@
+import GRDB
+
+extension Catalog {
+    /// Writes a consistent copy of the catalog to `path` (which must not exist) with SQLite's
+    /// `VACUUM INTO`: one read of a snapshot while the server serves and publishes; a commit
+    /// under way waits for it.
+    public func copy(into path: String) async throws {
+        try await database.writeWithoutTransaction { db in
+            try db.execute(sql: "VACUUM INTO ?", arguments: [path])
+        }
+    }
+
+    /// SQLite's `PRAGMA integrity_check`: `ok`, or the first problems it found.
+    public func integrityCheck() async throws -> String {
+        try await database.read { db in
+            try String.fetchAll(db, sql: "PRAGMA integrity_check(20)").joined(separator: "; ")
+        }
+    }
+
+    /// Raises every channel's serial by `margin`: a restored origin then signs documents with
+    /// serials above those it signed after the backup was taken (up to `margin` changes), so no
+    /// client refuses them as replays.
+    public func raiseSerials(by margin: Int64) async throws {
+        try await database.write { db in
+            // The newest event carries the serial (the next is its serial + 1), and the channel
+            // row repeats it; the history's shape is kept.
+            try db.execute(
+                sql: """
+                    UPDATE channel_event SET serial = serial + ?1
+                    WHERE serial = (SELECT MAX(e.serial) FROM channel_event e WHERE e.channel = channel_event.channel)
+                    """,
+                arguments: [margin]
+            )
+            try db.execute(sql: "UPDATE channel SET serial = serial + ?", arguments: [margin])
+        }
+    }
+}

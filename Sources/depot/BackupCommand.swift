@@ -1,0 +1,105 @@
+import ArgumentParser
+import Configuration
+import DepotServer
+import DepotStore
+import Foundation
+
+extension Depot {
+    /// `depot backup --to DIR`: an online copy of the data folder.
+    struct Backup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Copy the data folder while the server runs: the catalog, and every blob, hard-linked where possible.",
+            discussion: """
+                Safe while the server serves and publishes. Run it again into the same folder: it links only the new \
+                blobs and removes those the data folder no longer has. The copy holds no key: keep the signing and \
+                root keys apart. depot restore puts it back.
+                """
+        )
+
+        @Option(help: "The folder to copy into (made when missing).")
+        var to: String
+
+        @Option(name: .customLong("data"), help: "Data folder (data.path; default ./data).")
+        var dataDirectory: String?
+
+        @Option(help: "JSON config file (or DEPOT_CONFIG): the server's, for its data folder.")
+        var config: String?
+
+        @Flag(help: "Print what was done as JSON.")
+        var json = false
+
+        func run() async throws {
+            var values: [AbsoluteConfigKey: ConfigValue] = [:]
+            if let dataDirectory { values["data.path"] = .init(.string(dataDirectory), isSecret: false) }
+            let configuration = try ServerSettings.configuration(try await ServerSettings.reader(commandLine: values, configFile: config))
+            try await reportingFailures {
+                let data = URL(fileURLWithPath: configuration.dataDirectory)
+                guard FileManager.default.fileExists(atPath: data.appendingPathComponent("catalog.sqlite").path) else {
+                    throw CommandFailure("\(data.path) holds no catalog.sqlite: name the server's data folder with --data DIR or --config FILE")
+                }
+                let outcome: DataBackup.Outcome
+                do {
+                    outcome = try await DataBackup.backup(data: data, to: URL(fileURLWithPath: to))
+                } catch {
+                    throw CommandFailure("cannot back up to \(to): \(error)")
+                }
+                if json {
+                    print(#"{"blobs":\#(outcome.blobs),"linked":\#(outcome.linked),"copied":\#(outcome.copied),"removed":\#(outcome.removed)}"#)
+                } else {
+                    print(
+                        "Backed up to \(to): \(outcome.blobs) blob(s), \(outcome.linked) linked and \(outcome.copied) copied this run, \(outcome.removed) removed"
+                    )
+                }
+            }
+        }
+    }
+
+    /// `depot restore --from DIR --data DATA`: a backup checked whole, then put in place.
+    struct Restore: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check a backup whole (the catalog's integrity, every blob against its SHA-256), then make it a data folder.",
+            discussion: """
+                DATA must not exist, or be empty. Each channel's serial is raised by --serial-margin, so that the next \
+                document the server signs is newer than any it signed after the backup: no client refuses it as a replay.
+                """
+        )
+
+        @Option(help: "The backup folder (depot backup --to).")
+        var from: String
+
+        @Option(help: "The data folder to make.")
+        var data: String
+
+        @Option(help: "How much each channel's serial is raised: more than the channel changes made since the backup.")
+        var serialMargin: Int64 = 1000
+
+        @Flag(help: "Print what was done as JSON.")
+        var json = false
+
+        func validate() throws {
+            guard serialMargin >= 0 else { throw ValidationError("--serial-margin takes 0 or more") }
+        }
+
+        func run() async throws {
+            try await reportingFailures {
+                let outcome: DataRestore.Outcome
+                do {
+                    outcome = try await DataRestore.restore(
+                        from: URL(fileURLWithPath: from),
+                        to: URL(fileURLWithPath: data),
+                        serialMargin: serialMargin
+                    )
+                } catch {
+                    throw CommandFailure("cannot restore \(from): \(error)")
+                }
+                if json {
+                    print(#"{"blobs":\#(outcome.blobs),"channels":\#(outcome.channels)}"#)
+                } else {
+                    print(
+                        "Restored \(from) into \(data): \(outcome.blobs) blob(s) checked, \(outcome.channels) channel(s), serials raised by \(serialMargin)"
+                    )
+                }
+            }
+        }
+    }
+}
