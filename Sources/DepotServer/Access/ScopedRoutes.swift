@@ -6,7 +6,7 @@ import Hummingbird
 /// one, and its handler runs only for a token allowed it, with the request's ``AccessGrant``,
 /// from which every change to a channel takes its ``Permit``. A refusal is 403 with a one-line
 /// reason, and a record in the audit trail.
-struct ScopedRoutes: Sendable {
+struct ScopedRoutes {
     /// Where a route's channel comes from.
     enum Channel: Sendable {
         /// The route names none (an upload, a list): the action on some channel is enough.
