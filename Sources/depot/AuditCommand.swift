@@ -44,7 +44,13 @@ extension Depot {
                         record.at, record.token, record.action, record.channel ?? "-", record.release.map { "#\($0)" } ?? "-",
                         record.serial.map { "serial \($0)" } ?? "-", record.client ?? "-", record.detail ?? "",
                     ]
-                    print(fields.joined(separator: "\t"))
+                    // Escaped: a field holding a line break or tab cannot pass for another record.
+                    print(
+                        fields.map {
+                            $0.unicodeScalars.map { $0.properties.generalCategory == .control ? "\\u{\(String($0.value, radix: 16))}" : String($0) }
+                                .joined()
+                        }.joined(separator: "\t")
+                    )
                 }
             }
         }

@@ -51,7 +51,7 @@ extension Depot {
             guard FileManager.default.fileExists(atPath: configuration.publicDirectory, isDirectory: &isFolder), isFolder.boolValue else {
                 FileHandle.standardError.write(
                     Data(
-                        ("Error: the public folder \(configuration.publicDirectory) does not exist: create it (mkdir \(configuration.publicDirectory)), "
+                        ("Error: The public folder \(configuration.publicDirectory) does not exist: create it (mkdir \(configuration.publicDirectory)), "
                             + "or serve another with --public DIR\n").utf8
                     )
                 )

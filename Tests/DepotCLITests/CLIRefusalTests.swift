@@ -63,7 +63,7 @@ struct CLIRefusalTests {
             arguments: ["serve", "--public", "nowhere", "--data", "fresh-data", "--port", "0"],
             token: nil,
             status: 1,
-            says: ["the public folder nowhere does not exist: create it (mkdir nowhere), or serve another with --public DIR"]
+            says: ["The public folder nowhere does not exist: create it (mkdir nowhere), or serve another with --public DIR"]
         ),
     ]
 

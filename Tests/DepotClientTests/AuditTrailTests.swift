@@ -1,4 +1,5 @@
 import DepotAPI
+import DepotHTTP
 import DepotServer
 import DepotTestSupport
 import Foundation
@@ -126,6 +127,35 @@ struct AuditTrailTests {
                 #expect(records.first?.detail?.hasPrefix("root \(chain.count), sha256 ") == true, "\(records)")
             }
             #expect(served == [1, 1, 2])
+        }
+    }
+
+    @Test("a refusal stores a few hundred bytes at most, names only a valid channel, escapes what it quotes; a token's refusals are budgeted")
+    func hostileRefusals() async throws {
+        var configuration = ServerConfiguration()
+        configuration.accessTokens = [try AccessToken(entry: "name=ci publish=beta token=ci-secret", position: 1)]
+        // The trail's clock stands still: every refusal falls in one minute of the budget.
+        configuration.rollouts = RolloutConfiguration(clock: { HTTPDate(secondsSince1970: 1_795_435_200) })
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            let huge = String(repeating: "x", count: 1 << 20)
+            let forged = "beta-x\nSat, 28 Nov 2026 09:00:00 GMT\tops\tpromote\tstable"
+            for channel in [huge, forged] {
+                let body = try JSONEncoder().encode(CommitRequest(channel: channel, files: []))
+                let refused = try await Self.send(server, "ci-secret", "POST", "/v1/releases", body: String(decoding: body, as: UTF8.self))
+                #expect(refused.status == 403)
+            }
+            let path = "/v1/channels/" + String(repeating: "y", count: 70_000) + "/promote"
+            #expect(try await Self.send(server, "ci-secret", "POST", path).status == 403)
+            let records = try await Self.send(server, LiveServer.token, "GET", "/v1/audit").decoded(AuditList.self).records
+            #expect(records.count == 3)
+            for record in records {
+                #expect(record.channel == nil, "\(record)")
+                #expect((record.detail ?? "").utf8.count < 400 && !(record.detail ?? "").contains("\n"), "\(record.detail ?? "")")
+            }
+            // Past the budget (60 a minute for a token), refusals are counted in the log, not stored.
+            for _ in 0..<70 { _ = try await Self.send(server, "ci-secret", "GET", "/v1/releases") }
+            let after = try await Self.send(server, LiveServer.token, "GET", "/v1/audit?limit=1000").decoded(AuditList.self).records
+            #expect(after.count == 60, "\(after.count)")
         }
     }
 }

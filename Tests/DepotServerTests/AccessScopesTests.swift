@@ -71,6 +71,8 @@ struct AccessScopesTests {
             ("name=c/i read token=abc", "entry 2 (c/i): name= takes"),
             ("name=ci read token=bad,token", "entry 2 (ci): the token is not an RFC 6750 b64token"),
             ("name=ci read token=ab\u{A0}c", "entry 2 (ci): the token is not"),
+            ("name=ci publish=Beta token=abc", "entry 2 (ci): publish=Beta names no channel"),
+            ("name=ci promote=stable+../x token=abc", "entry 2 (ci): promote=../x names no channel"),
         ]
     )
     func badEntries(entry: String, message: String) {

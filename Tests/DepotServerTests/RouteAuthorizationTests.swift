@@ -100,6 +100,8 @@ struct RouteAuthorizationTests {
         ("ci", "ci-secret", "name=ci publish=beta token=ci-secret"),
         ("reader", "reader-secret", "name=reader read token=reader-secret"),
         ("manager", "manager-secret", "name=manager promote=stable rollouts=stable read token=manager-secret"),
+        // Rollouts but no promote: may pause and halt, not start one (a completed rollout moves the channel).
+        ("roller", "roller-secret", "name=roller rollouts=stable read token=roller-secret"),
     ]
 
     /// Requests, each with the tokens allowed it (written by hand, not by the rule under test);
@@ -112,16 +114,16 @@ struct RouteAuthorizationTests {
         ("POST", "/v1/releases", #"{"channel": "beta", "files": []}"#, ["ci"]),
         ("POST", "/v1/releases", #"{"channel": "stable", "files": []}"#, []),
         ("POST", "/v1/releases", #"{"files": []}"#, []),  // no channel: stable
-        ("GET", "/v1/releases", "", ["reader", "manager"]),
-        ("GET", "/v1/channels", "", ["reader", "manager"]),
-        ("GET", "/v1/audit", "", ["reader", "manager"]),
+        ("GET", "/v1/releases", "", ["reader", "manager", "roller"]),
+        ("GET", "/v1/channels", "", ["reader", "manager", "roller"]),
+        ("GET", "/v1/audit", "", ["reader", "manager", "roller"]),
         ("POST", "/v1/channels/stable/promote", #"{"release": "1"}"#, ["manager"]),
         ("POST", "/v1/channels/beta/rollback", "", []),
         ("POST", "/v1/channels/stable/rollback", "", ["manager"]),
         ("POST", "/v1/channels/stable/rollout", #"{"release": "1"}"#, ["manager"]),
-        ("GET", "/v1/channels/stable/rollout", "", ["reader", "manager"]),
+        ("GET", "/v1/channels/stable/rollout", "", ["reader", "manager", "roller"]),
         ("POST", "/v1/channels/beta/rollout/pause", "", []),
-        ("POST", "/v1/channels/stable/rollout/pause", "", ["manager"]),
+        ("POST", "/v1/channels/stable/rollout/pause", "", ["manager", "roller"]),
     ]
 
     @Test("token × request: each scope allows what the table says and nothing more; a refusal is 403 naming the token and the scope")

@@ -1,4 +1,5 @@
 import Crypto
+import DepotManifest
 
 /// One configured token: its name (what the audit trail and logs say, never the token), its
 /// scopes, and the SHA-256 of the token itself (compared in constant time).
@@ -52,6 +53,9 @@ public struct AccessToken: Sendable, Hashable {
                 if let value {
                     let names = value.split(separator: "+", omittingEmptySubsequences: false).map(String.init)
                     guard !names.contains(where: \.isEmpty) else { throw fail("\(key)= takes channel names joined by +") }
+                    if let bad = names.first(where: { ChannelName.problem($0) != nil }) {
+                        throw fail("\(key)=\(bad.prefix(40)) names no channel: \(ChannelName.problem(bad) ?? "")")
+                    }
                     channels = .only(Set(names))
                 } else {
                     channels = .all

@@ -5,6 +5,7 @@ import DepotManifest
 import DepotStore
 import HTTPTypes
 import Logging
+import Synchronization
 
 /// Writes the audit trail (``AuditRecord``, in the catalog): every change made through
 /// ``Publisher``, each rollout move of the gate, a root served for the first time, and each
@@ -16,6 +17,9 @@ struct AuditTrail: Sendable {
     let logger: Logger
     /// The time records carry (the rollouts' clock, so tests can move it).
     var now: @Sendable () -> HTTPDate = { .now() }
+    /// Refusals recorded a minute for each token: beyond it they are counted, and the count is
+    /// logged, so a token cannot fill the disk with refused requests.
+    let refusals = RefusalBudget(perMinute: 60)
 
     /// Records that `actor` did `action`.
     func record(_ actor: Actor, _ action: String, channel: String?, release: Int64? = nil, serial: Int64? = nil, detail: String? = nil) async {
@@ -36,10 +40,30 @@ struct AuditTrail: Sendable {
         }
     }
 
-    /// Records a request refused for its token's scopes.
+    /// Records a request refused for its token's scopes. A channel that is no channel name (it
+    /// came from the request) is not recorded as one, and the request's path is cut and
+    /// escaped: a refusal stores at most a few hundred bytes, and no line a reader could take
+    /// for another record.
     func refused(_ refusal: ScopeRefusal, method: HTTPRequest.Method, path: String) async {
-        let scope = refusal.action.rawValue + (refusal.channel.map { "=\($0)" } ?? "")
-        await record(refusal.actor, "refused", channel: refusal.channel, detail: "\(method.rawValue) \(path.prefix(200)) needs \(scope)")
+        let minute = now().secondsSince1970 / 60
+        guard refusals.take(refusal.actor.name, minute: minute) else {
+            logger.warning(
+                "A refusal was not recorded: the token's refusals this minute are over the budget",
+                metadata: ["token": "\(refusal.actor.name)"]
+            )
+            return
+        }
+        let channel = refusal.channel.flatMap { ChannelName.problem($0) == nil ? $0 : nil }
+        let scope = refusal.action.rawValue + (channel.map { "=\($0)" } ?? (refusal.channel == nil ? "" : " (on no valid channel)"))
+        await record(refusal.actor, "refused", channel: channel, detail: "\(method.rawValue) \(Self.printable(path, limit: 200)) needs \(scope)")
+    }
+
+    /// `text` cut to `limit` characters, each control character as `\u{…}`.
+    static func printable(_ text: String, limit: Int) -> String {
+        String(
+            text.prefix(limit).unicodeScalars.map { $0.properties.generalCategory == .control ? "\\u{\(String($0.value, radix: 16))}" : String($0) }
+                .joined()
+        )
     }
 
     /// Records each of `roots` the trail has no record of: a root served for the first time
@@ -59,4 +83,25 @@ struct AuditTrail: Sendable {
 
     /// The longest note kept: a publisher's message, a reason.
     static let maximumDetail = 1000
+}
+
+/// How many refusals each token may still have recorded in the current minute.
+final class RefusalBudget: Sendable {
+    private let perMinute: Int
+    private let state = Mutex<(minute: Int64, used: [String: Int])>((0, [:]))
+
+    init(perMinute: Int) {
+        self.perMinute = perMinute
+    }
+
+    /// Whether a refusal of `token` in `minute` may be recorded (and counts it).
+    func take(_ token: String, minute: Int64) -> Bool {
+        state.withLock { state in
+            if state.minute != minute { state = (minute, [:]) }
+            let used = state.used[token, default: 0]
+            guard used < perMinute else { return false }
+            state.used[token] = used + 1
+            return true
+        }
+    }
 }

@@ -32,7 +32,8 @@ struct Publisher: Sendable {
             let result = try await catalog.publish(
                 .init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions)
             )
-            return (result, result.unchanged ? nil : [result.version.path], result.unchanged ? nil : AuditNote("publish", detail: path))
+            let note = AuditNote("publish", release: result.releaseNumber, serial: result.channelSerial, detail: path)
+            return (result, result.unchanged ? nil : [result.version.path], result.unchanged ? nil : note)
         }
         metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: result.unchanged)
         let version = result.version
@@ -97,7 +98,12 @@ struct Publisher: Sendable {
             commit.critical = request.critical ?? false
             commit.minimumClientVersion = request.minimumClientVersion
             let outcome = try await catalog.commit(commit)
-            let note = AuditNote("publish", release: outcome.release?.number, detail: "\(files.count) files, \(deletions.count) deleted")
+            let note = AuditNote(
+                "publish",
+                release: outcome.release?.number,
+                serial: outcome.channelSerial,
+                detail: "\(files.count) files listed, \(outcome.removed.count) removed"
+            )
             return (outcome, outcome.created ? outcome.files.map(\.path) + outcome.removed : nil, outcome.created ? note : nil)
         }
         metrics.recordPublish(duration: ContinuousClock.now - started, unchanged: !outcome.created)
@@ -213,7 +219,7 @@ struct Publisher: Sendable {
             case .rollback: (moved, action) = (try await catalog.rollback(channel, now: .now()), "rollback")
             }
             let diff = moved.diff
-            let note = AuditNote(action, release: moved.to.number, detail: moved.from.map { "from #\($0.number)" })
+            let note = AuditNote(action, release: moved.to.number, serial: moved.serial, detail: moved.from.map { "from #\($0.number)" })
             return (moved, diff.added.map(\.path) + diff.changed.map(\.after.path) + diff.removed.map(\.path), note)
         }
         logger.info(
@@ -249,36 +255,20 @@ struct Publisher: Sendable {
         let channel = permit.channel
         for (path, blob) in newContent { await patches.prepare(path: path, target: blob) }
         let (outcome, changed, note) = try await refusingBadChanges(commit)
+        // Recorded before the documents and caches follow: a failure there leaves the change
+        // committed, and so recorded.
+        if let note {
+            // A rollout's outcome carries no serial: read right after (a change racing it may
+            // have raised it further).
+            var serial = note.serial
+            if serial == nil { serial = (try? await catalog.channel(named: channel))?.serial }
+            await audit.record(permit.actor, note.action, channel: channel, release: note.release, serial: serial, detail: note.detail)
+        }
         if let changed {
             await patches.makeDocumentPatches(channel: channel)
             try await content.changed(paths: changed, channel: channel)
         }
-        if let note {
-            let state = try? await catalog.channel(named: channel)
-            await audit.record(
-                permit.actor,
-                note.action,
-                channel: channel,
-                release: note.release ?? state?.release.number,
-                serial: state?.serial,
-                detail: note.detail
-            )
-        }
         return outcome
-    }
-}
-
-/// What the audit trail records of a change (``Publisher/change(_:newContent:_:)``): its
-/// action, the release it concerns when not the channel's, and a short note.
-struct AuditNote: Sendable {
-    let action: String
-    var release: Int64?
-    var detail: String?
-
-    init(_ action: String, release: Int64? = nil, detail: String? = nil) {
-        self.action = action
-        self.release = release
-        self.detail = detail
     }
 }
 

@@ -21,7 +21,11 @@ struct RolloutController: Sendable {
     }
 
     @Sendable func start(_ request: Request, context: DepotRequestContext, grant: AccessGrant) async throws -> Response {
-        let permit = try grant.permit(.rollouts, channel: try channel(context))
+        let channel = try channel(context)
+        // A rollout that completes points the channel at its release: starting one is a promote
+        // as well.
+        try grant.check(.promote, channel: channel)
+        let permit = try grant.permit(.rollouts, channel: channel)
         let body = try await request.body.collect(upTo: 64 * 1024)
         let start: RolloutRequest
         do {

@@ -79,6 +79,8 @@ public final class Catalog: Sendable {
         public let unchanged: Bool
         /// The serial of the default channel after the publish.
         public let channelSerial: Int64
+        /// The number of the release the publish made; `nil` when unchanged.
+        public var releaseNumber: Int64? = nil
     }
 
     /// Makes `publication` the live version of its path on the default channel: a release of the
@@ -100,7 +102,12 @@ public final class Catalog: Sendable {
         guard let version else {
             throw CatalogError("\(publication.path) is not in the release it was just published to")
         }
-        return PublishResult(version: version, unchanged: !outcome.created, channelSerial: outcome.channelSerial)
+        return PublishResult(
+            version: version,
+            unchanged: !outcome.created,
+            channelSerial: outcome.channelSerial,
+            releaseNumber: outcome.created ? outcome.release?.number : nil
+        )
     }
 
     /// Takes `path` out of the default channel and retires its versions: a release without it.
