@@ -45,12 +45,7 @@ extension Depot {
                         record.serial.map { "serial \($0)" } ?? "-", record.client ?? "-", record.detail ?? "",
                     ]
                     // Escaped: a field holding a line break or tab cannot pass for another record.
-                    print(
-                        fields.map {
-                            $0.unicodeScalars.map { $0.properties.generalCategory == .control ? "\\u{\(String($0.value, radix: 16))}" : String($0) }
-                                .joined()
-                        }.joined(separator: "\t")
-                    )
+                    print(fields.map { AuditText.escaped($0) }.joined(separator: "\t"))
                 }
             }
         }

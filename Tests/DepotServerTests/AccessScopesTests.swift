@@ -1,3 +1,4 @@
+import DepotAPI
 import Testing
 
 @testable import DepotServer
@@ -97,5 +98,23 @@ struct AccessScopesTests {
         #expect(configuration.allTokens.map(\.name) == ["ci", "publish-token", "publish-token-2", "dashboard-read-token"])
         #expect(configuration.allTokens.map(\.scopes) == [.all, .all, .all, AccessScopes(read: true)])
         try AccessToken.checkDistinct(configuration.allTokens)
+    }
+}
+
+/// The one way the audit trail quotes request text, on the server and in `depot audit`.
+@Suite("Audit text")
+struct AuditTextTests {
+    @Test(
+        "control characters are written out, the rest kept; the limit cuts",
+        arguments: [
+            ("plain/path", Int.max, "plain/path"),
+            ("a\nb\tc\r", Int.max, "a\\u{a}b\\u{9}c\\u{d}"),
+            ("\u{0}\u{7f}\u{85}", Int.max, "\\u{0}\\u{7f}\\u{85}"),
+            ("café ✓", Int.max, "café ✓"),
+            ("abcdef", 3, "abc"),
+        ]
+    )
+    func escaped(text: String, limit: Int, expected: String) {
+        #expect(AuditText.escaped(text, limit: limit) == expected)
     }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import DepotAPI
 import DepotConnection
 import DepotHTTP
 import DepotManifest
@@ -55,15 +56,7 @@ struct AuditTrail: Sendable {
         }
         let channel = refusal.channel.flatMap { ChannelName.problem($0) == nil ? $0 : nil }
         let scope = refusal.action.rawValue + (channel.map { "=\($0)" } ?? (refusal.channel == nil ? "" : " (on no valid channel)"))
-        await record(refusal.actor, "refused", channel: channel, detail: "\(method.rawValue) \(Self.printable(path, limit: 200)) needs \(scope)")
-    }
-
-    /// `text` cut to `limit` characters, each control character as `\u{…}`.
-    static func printable(_ text: String, limit: Int) -> String {
-        String(
-            text.prefix(limit).unicodeScalars.map { $0.properties.generalCategory == .control ? "\\u{\(String($0.value, radix: 16))}" : String($0) }
-                .joined()
-        )
+        await record(refusal.actor, "refused", channel: channel, detail: "\(method.rawValue) \(AuditText.escaped(path, limit: 200)) needs \(scope)")
     }
 
     /// Records each of `roots` the trail has no record of: a root served for the first time
