@@ -17,3 +17,7 @@ CREATE TABLE audit_record (
 );
 CREATE INDEX audit_record_channel ON audit_record(channel, id);
 CREATE INDEX audit_record_token ON audit_record(token, id);
+
+-- The publisher's note on a release (`depot publish --message`), shown by `depot release ls`,
+-- the dashboard and the audit trail.
+ALTER TABLE release ADD COLUMN message TEXT;

@@ -31,6 +31,9 @@ public struct CommitRequest: Codable, Sendable, Equatable {
     /// The lowest app version that can use the new release (`2`, `2.3`, `2.3.1`): older apps
     /// keep to the newest earlier release they can use.
     public var minimumClientVersion: String?
+    /// A note on the new release (who, why), shown with it and in the audit trail: at most
+    /// 500 characters, no control characters.
+    public var message: String?
 
     public init(
         channel: String? = nil,
@@ -39,7 +42,8 @@ public struct CommitRequest: Codable, Sendable, Equatable {
         replace: Bool? = nil,
         base: String? = nil,
         critical: Bool? = nil,
-        minimumClientVersion: String? = nil
+        minimumClientVersion: String? = nil,
+        message: String? = nil
     ) {
         self.channel = channel
         self.files = files
@@ -48,5 +52,6 @@ public struct CommitRequest: Codable, Sendable, Equatable {
         self.base = base
         self.critical = critical
         self.minimumClientVersion = minimumClientVersion
+        self.message = message
     }
 }

@@ -15,6 +15,8 @@ public struct ReleaseInfo: Codable, Sendable, Equatable {
     public var critical: Bool?
     /// The lowest app version that can use it.
     public var minimumClientVersion: String?
+    /// The publisher's note (`depot publish --message`).
+    public var message: String?
 
     public init(
         id: String,
@@ -25,7 +27,8 @@ public struct ReleaseInfo: Codable, Sendable, Equatable {
         files: Int64,
         bytes: Int64,
         critical: Bool? = nil,
-        minimumClientVersion: String? = nil
+        minimumClientVersion: String? = nil,
+        message: String? = nil
     ) {
         self.id = id
         self.number = number
@@ -36,6 +39,7 @@ public struct ReleaseInfo: Codable, Sendable, Equatable {
         self.bytes = bytes
         self.critical = critical
         self.minimumClientVersion = minimumClientVersion
+        self.message = message
     }
 }
 

@@ -78,6 +78,9 @@ extension Depot {
         @Option(help: "The lowest app version that can use the new release (as 2.3.1): older apps keep the newest earlier release they can use.")
         var minimumClientVersion: String?
 
+        @Option(help: "A note on the new release (who, why; at most 500 characters), shown by release ls, the dashboard and the audit trail.")
+        var message: String?
+
         func run() async throws {
             try await reportingFailures {
                 let started = Int64(Date().timeIntervalSince1970 * 1e9)
@@ -108,6 +111,7 @@ extension Depot {
                         var plan = CommitPlan(channel: channel, files: listed, deletions: deletions, replace: replace, index: index)
                         plan.request.critical = critical ? true : nil
                         plan.request.minimumClientVersion = minimumClientVersion
+                        plan.request.message = message
                         return plan
                     }
                     var plan = commitPlan(index: previous)

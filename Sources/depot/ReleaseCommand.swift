@@ -68,6 +68,7 @@ extension Depot {
                         let channels = pointers[release.id].map { "\t← " + $0.sorted().joined(separator: ", ") } ?? ""
                         print(
                             "\(release.number)\t\(release.id.prefix(12))…\t\(release.files) files\t\(ByteCountText(release.bytes))\t\(release.createdAt)\(channels)"
+                                + (release.message.map { "\t\"\(AuditText.escaped($0))\"" } ?? "")
                         )
                     }
                 }

@@ -92,6 +92,7 @@ extension Depot {
 
         func run() async throws {
             try await reportingFailures {
+                try checkFolder()
                 let servers = try ([try server.baseURL()] + fallbackServers.map(ServerOptions.baseURL(of:))).map { text in
                     guard let url = URL(string: text + "/") else { throw CommandFailure("invalid server \(text)") }
                     return url
@@ -115,6 +116,20 @@ extension Depot {
                     guard let watch else { return }
                     try await Task.sleep(for: .milliseconds(Int64(watch.seconds * 1000)))
                 }
+            }
+        }
+
+        /// A `--dir` that names a file, or whose parent folder is missing (a typo), is refused in
+        /// one line, before anything is made.
+        func checkFolder() throws {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: dir, isDirectory: &isFolder) {
+                guard isFolder.boolValue else { throw CommandFailure("--dir \(dir) is a file, not a folder") }
+                return
+            }
+            let parent = URL(fileURLWithPath: dir).deletingLastPathComponent().path
+            guard FileManager.default.fileExists(atPath: parent) else {
+                throw CommandFailure("--dir \(dir): its parent folder \(parent) does not exist (a typo?); make it first")
             }
         }
 

@@ -59,6 +59,19 @@ struct CLIRefusalTests {
             status: 64,
             says: ["--limit takes a number from 1 to 10000"]
         ),
+        Row(arguments: ["sync", "--dir", "site/a.txt", "--server", "S"], token: nil, status: 1, says: ["--dir site/a.txt is a file, not a folder"]),
+        Row(
+            arguments: ["sync", "--dir", "no-such/out", "--server", "S"],
+            token: nil,
+            status: 1,
+            says: ["its parent folder", "does not exist (a typo?)"]
+        ),
+        Row(
+            arguments: ["publish", "site", "--message", String(repeating: "m", count: 501), "--server", "S"],
+            token: DepotCLI.token,
+            status: 1,
+            says: ["(400): message is at most 500 characters"]
+        ),
         Row(
             arguments: ["serve", "--public", "nowhere", "--data", "fresh-data", "--port", "0"],
             token: nil,
@@ -113,6 +126,19 @@ struct CLIRefusalTests {
             )
             let status = try await DepotCLI.run(["rollout", "status", "--json", "--server", server], in: root)
             #expect(status.output.contains(#""everySeconds":3600"#), "\(status.output)")
+        }
+    }
+
+    @Test("publish --message: the note is shown by release ls and recorded in the audit trail")
+    func message() async throws {
+        try await DepotCLI.withServer { root, server in
+            try root.write(Data("one\n".utf8), to: "site/a.txt")
+            let published = try await DepotCLI.run(["publish", "site", "--message", "Gare du Nord reopened", "--server", server], in: root)
+            #expect(published.status == 0, "\(published.errors)")
+            let listed = try await DepotCLI.run(["release", "ls", "--server", server], in: root)
+            #expect(listed.output.contains("\t\"Gare du Nord reopened\""), "\(listed.output)")
+            let audit = try await DepotCLI.run(["audit", "--server", server], in: root)
+            #expect(audit.output.contains("publish") && audit.output.contains(": Gare du Nord reopened"), "\(audit.output)")
         }
     }
 }

@@ -46,7 +46,8 @@ struct DashboardPage: Sendable {
             [
                 "number": release.number, "id": release.id, "shortID": String(release.id.prefix(12)), "channel": release.channel,
                 "created": HTTPDate(secondsSince1970: release.createdAt).imfFixdate, "files": release.files,
-                "size": ByteCountText(release.bytes), "hasPrevious": release.number > 1, "previous": release.number - 1,
+                "size": ByteCountText(release.bytes), "message": release.message ?? "", "hasPrevious": release.number > 1,
+                "previous": release.number - 1,
             ] as [String: Any]
         }
         let body = render(

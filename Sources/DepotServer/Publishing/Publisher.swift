@@ -82,6 +82,10 @@ struct Publisher: Sendable {
                 message: "minimumClientVersion is one to four numbers separated by dots, as 2.3.1, not \(minimum.prefix(40))"
             )
         }
+        if let message = request.message, message.count > 500 || message.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        {
+            throw HTTPError(.badRequest, message: "message is at most 500 characters, with no line breaks or other control characters")
+        }
         // Patches for the new content only: a listed file the channel holds already has its own.
         let live = try await catalog.liveContent(of: files.map(\.path), channel: channel)
         let newContent = files.filter { live[$0.path] != $0.blob.sha256 }.map { ($0.path, $0.blob) }
@@ -97,12 +101,13 @@ struct Publisher: Sendable {
             )
             commit.critical = request.critical ?? false
             commit.minimumClientVersion = request.minimumClientVersion
+            commit.message = request.message
             let outcome = try await catalog.commit(commit)
             let note = AuditNote(
                 "publish",
                 release: outcome.release?.number,
                 serial: outcome.channelSerial,
-                detail: "\(files.count) files listed, \(outcome.removed.count) removed"
+                detail: "\(files.count) files listed, \(outcome.removed.count) removed" + (request.message.map { ": \($0)" } ?? "")
             )
             return (outcome, outcome.created ? outcome.files.map(\.path) + outcome.removed : nil, outcome.created ? note : nil)
         }
@@ -283,7 +288,8 @@ extension ReleaseInfo {
             files: release.files,
             bytes: release.bytes,
             critical: release.critical ? true : nil,
-            minimumClientVersion: release.minimumClientVersion
+            minimumClientVersion: release.minimumClientVersion,
+            message: release.message
         )
     }
 }

@@ -64,6 +64,7 @@ extension Catalog {
             bytes: tally.bytes,
             critical: commit.critical,
             minimumClientVersion: commit.minimumClientVersion,
+            message: commit.message,
             now: tally.now,
             in: db
         )

@@ -31,6 +31,8 @@ extension Catalog {
         /// Whether the new release is critical, and the lowest app version that can use it.
         public var critical = false
         public var minimumClientVersion: String?
+        /// The publisher's note on the new release.
+        public var message: String?
 
         public init(
             channel: String,

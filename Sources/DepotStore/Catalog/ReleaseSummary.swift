@@ -17,9 +17,11 @@ public struct ReleaseSummary: Hashable, Sendable, Codable {
     public let critical: Bool
     /// The lowest app version that can use it (``DepotManifest/ClientVersion``).
     public let minimumClientVersion: String?
+    /// The publisher's note (`depot publish --message`).
+    public let message: String?
     let pageBits: Int
 
-    static let columns = "id, number, parent, channel, created_at, files, bytes, page_bits, critical, minimum_client_version"
+    static let columns = "id, number, parent, channel, created_at, files, bytes, page_bits, critical, minimum_client_version, message"
 
     init(row: Row) {
         id = row["id"]
@@ -31,6 +33,7 @@ public struct ReleaseSummary: Hashable, Sendable, Codable {
         bytes = row["bytes"]
         critical = row["critical"]
         minimumClientVersion = row["minimum_client_version"]
+        message = row["message"]
         pageBits = row["page_bits"]
     }
 

@@ -74,6 +74,7 @@ enum ReleaseWriter {
         bytes: Int64,
         critical: Bool = false,
         minimumClientVersion: String? = nil,
+        message: String? = nil,
         now: Int64,
         in db: Database
     ) throws -> (ReleaseSummary, Int64) {
@@ -101,10 +102,10 @@ enum ReleaseWriter {
         let id = Hex.string(SHA256.hash(data: encoded))
         try db.execute(
             sql: """
-                INSERT INTO release (id, number, parent, channel, created_at, files, bytes, page_bits, document, critical, minimum_client_version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO release (id, number, parent, channel, created_at, files, bytes, page_bits, document, critical, minimum_client_version, message)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-            arguments: [id, number, base?.id, channel, now, files, bytes, bits, encoded, critical, minimumClientVersion]
+            arguments: [id, number, base?.id, channel, now, files, bytes, bits, encoded, critical, minimumClientVersion, message]
         )
         guard let release = try ReleaseSummary.fetch(id: id, in: db) else { throw CatalogError("The release \(id) was not stored") }
         let serial = try point(channel, to: release, kind: "publish", restores: nil, now: now, in: db)
