@@ -19,6 +19,8 @@ struct DashboardData: Sendable {
         let serial: Int64
         /// The key id its documents are signed with; `nil`: unsigned.
         let signedBy: String?
+        /// The rollout under way, as the row says it: `rolling out #4 to 10% (running)`.
+        let rollingOut: String?
     }
 
     struct Traffic: Sendable, Encodable {
@@ -94,7 +96,8 @@ struct DashboardData: Sendable {
                 release: $0.release,
                 since: HTTPDate(secondsSince1970: $0.updatedAt).imfFixdate,
                 serial: $0.serial,
-                signedBy: keyID
+                signedBy: keyID,
+                rollingOut: $0.rollout.map { "rolling out #\($0.releaseNumber.map(String.init) ?? "?") to \($0.percent)% (\($0.state.rawValue))" }
             )
         }
         var rollouts: [RolloutView] = []
@@ -108,6 +111,8 @@ struct DashboardData: Sendable {
                 )
             )
         }
+        // The rollouts under way first, where the operator looks; then the ended ones.
+        rollouts.sort { ($0.isLive ? 0 : 1, $0.channel) < ($1.isLive ? 0 : 1, $1.channel) }
         return Overview(
             role: role,
             channels: channels,

@@ -36,7 +36,8 @@ struct DashboardPage: Sendable {
         let role = overview.role
         let channels = overview.channels.map { channel in
             [
-                "mayPromote": role.mayPromote(channel.name), "name": channel.name, "number": channel.release.number, "id": channel.release.id,
+                "mayPromote": role.mayPromote(channel.name), "name": channel.name, "rollingOut": channel.rollingOut ?? "",
+                "hasRollout": channel.rollingOut != nil, "number": channel.release.number, "id": channel.release.id,
                 "shortID": String(channel.release.id.prefix(12)), "since": channel.since,
                 "signed": channel.signedBy != nil, "key": channel.signedBy ?? "",
                 "promotable": overview.releases.filter { $0.id != channel.release.id }.map(\.number),

@@ -94,6 +94,9 @@ with sync_playwright() as playwright:
         sys.exit(f"FAILED: starting the rollout: {answer.value.status} {answer.value.text()}")
     admin.wait_for_selector("article[data-rollout=stable] >> text=running at 10%")
     rollout = admin.locator("article[data-rollout=stable]")
+    stable_row = admin.locator("section[aria-labelledby=channels] tbody tr", has_text="stable")
+    check("rolling out #3 to 10% (running)" in stable_row.inner_text(),
+          f"the channel's row says a rollout is under way: {stable_row.inner_text()!r}")
     check("10%" in rollout.locator("ol.steps li.current").inner_text(), "the current step is 10%")
     check(rollout.get_by_role("img").count() == 1, "the rollout's chart is an image with a text alternative")
 
