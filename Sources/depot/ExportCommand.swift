@@ -26,6 +26,9 @@ extension Depot {
         @Flag(help: "Write unsigned channel documents: without the server's signing keys (channels.*) the export refuses.")
         var unsigned = false
 
+        @Flag(help: "Print what was written as JSON.")
+        var json = false
+
         @Option(name: .customLong("data"), help: "Data folder (data.path; default ./data).")
         var dataDirectory: String?
 
@@ -52,6 +55,9 @@ extension Depot {
                     outcome = try await exportPublishedTree(configuration: configuration, to: to, prunes: prune, logger: logger)
                 } catch {
                     throw CommandFailure("cannot export to \(to): \(error)")
+                }
+                if json {
+                    return try printJSON(["releases": outcome.releases, "files": outcome.files, "removed": outcome.removed])
                 }
                 print(
                     "Exported \(outcome.releases) release(s), \(outcome.files) file(s) written to \(to)"

@@ -24,6 +24,9 @@ extension Depot {
         @Option(help: "Where to write the private key; an existing file is not replaced.")
         var out: String
 
+        @Flag(help: "Print the public key and its id as JSON.")
+        var json = false
+
         func run() async throws {
             try await reportingFailures {
                 let key = Curve25519.Signing.PrivateKey()
@@ -36,7 +39,10 @@ extension Depot {
                 guard write(descriptor, text, text.count) == text.count, fsync(descriptor) == 0 else {
                     throw CommandFailure("cannot write \(out): \(String(cString: strerror(errno)))")
                 }
-                print("public key \(key.publicKey.rawRepresentation.base64EncodedString()) (id \(ChannelSigner.keyID(of: key.publicKey)))")
+                let publicKey = key.publicKey.rawRepresentation.base64EncodedString()
+                let id = ChannelSigner.keyID(of: key.publicKey)
+                if json { return try printJSON(["publicKey": publicKey, "keyID": id, "file": out]) }
+                print("public key \(publicKey) (id \(id))")
             }
         }
     }

@@ -38,6 +38,9 @@ extension Depot {
 
         @OptionGroup var trustOptions: TrustOptions
 
+        @Flag(help: "Print what was mirrored as JSON.")
+        var json = false
+
         @Flag(help: "Copy without checking any signature: whoever can answer for the source decides what the folder serves.")
         var withoutSignatureChecks = false
 
@@ -104,6 +107,15 @@ extension Depot {
                 }
                 for failover in failovers {
                     FileHandle.standardError.write(Data("\(failover.server) failed, the next source was tried: \(failover.error)\n".utf8))
+                }
+                if json {
+                    struct Mirrored: Encodable {
+                        struct Channel: Encodable { let channel: String, release: Int64, serial: Int64 }
+                        let channels: [Channel]
+                        let written: Int
+                    }
+                    let channels = mirrored.map { Mirrored.Channel(channel: $0.channel, release: $0.document.number, serial: $0.document.serial) }
+                    return try printJSON(Mirrored(channels: channels, written: folder.written))
                 }
                 for channel in mirrored {
                     print("Mirrored \(channel.channel): release \(channel.document.number), serial \(channel.document.serial)")

@@ -192,9 +192,7 @@ extension Depot {
 
         /// `--json`: `value` as one line of JSON, keys sorted.
         func writeJSON(_ value: some Encodable) throws {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            writeLine(String(decoding: try encoder.encode(value), as: UTF8.self))
+            writeLine(try jsonLine(value))
         }
 
         /// Writes a line to standard output at once: with --watch the process runs on, and each

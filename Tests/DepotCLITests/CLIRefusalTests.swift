@@ -141,4 +141,24 @@ struct CLIRefusalTests {
             #expect(audit.output.contains("publish") && audit.output.contains(": Gare du Nord reopened"), "\(audit.output)")
         }
     }
+
+    @Test("keygen, export and mirror take --json: one document each")
+    func json() async throws {
+        try await DepotCLI.withServer { root, server in
+            try root.write(Data("one\n".utf8), to: "site/a.txt")
+            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            func document(_ arguments: [String]) async throws -> [String: Any] {
+                let result = try await DepotCLI.run(arguments, token: nil, in: root)
+                #expect(result.status == 0, "\(arguments): \(result.errors)")
+                return try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any] ?? [:]
+            }
+            let key = try await document(["keygen", "--out", "k.key", "--json"])
+            #expect((key["publicKey"] as? String)?.count == 44 && key["keyID"] is String && key["file"] as? String == "k.key", "\(key)")
+            let exported = try await document(["export", "--to", "out", "--unsigned", "--data", "data", "--json"])
+            #expect(exported["releases"] as? Int == 1 && (exported["files"] as? Int ?? 0) > 0, "\(exported)")
+            let mirrored = try await document(["mirror", "--from", server, "--to", "copy", "--without-signature-checks", "--json"])
+            let channels = mirrored["channels"] as? [[String: Any]]
+            #expect(channels?.first?["channel"] as? String == "stable" && channels?.first?["release"] as? Int == 1, "\(mirrored)")
+        }
+    }
 }

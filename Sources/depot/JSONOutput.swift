@@ -1,0 +1,14 @@
+import Foundation
+
+/// `--json`: a command's result as one line of JSON, keys sorted, slashes unescaped: the one
+/// form every command that takes the flag prints.
+func jsonLine(_ value: some Encodable) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+}
+
+/// Prints ``jsonLine(_:)`` of `value`.
+func printJSON(_ value: some Encodable) throws {
+    print(try jsonLine(value))
+}
