@@ -226,6 +226,31 @@ struct PublishingTests {
         }
     }
 
+    @Test("the dashboard's \"changes\" link compares a release with its parent, not with the one numbered one lower")
+    func changesAgainstParent() async throws {
+        let configuration = ServerConfiguration(dashboard: DashboardConfiguration(enabled: true))
+        try await InProcessConnection.withPublishing(configuration: configuration) { connection in
+            for content in ["one\n", "two\n"] { #expect(try await Self.publish(&connection, "a.txt", Data(content.utf8)).status == 201) }
+            let promoted = try await connection.request(
+                "POST",
+                "/v1/channels/beta/promote",
+                headers: [Self.auth],
+                body: Array(#"{"release": "1"}"#.utf8)
+            )
+            #expect(promoted.status == 200, "\(promoted.bodyText)")
+            let three = Data("three\n".utf8)
+            #expect(try await connection.request("PUT", "/v1/blobs/\(Fixture.sha256(three))", headers: [Self.auth], body: Array(three)).status == 201)
+            let commit = #"{"channel": "beta", "files": [{"path": "a.txt", "sha256": "\#(Fixture.sha256(three))"}]}"#
+            #expect(try await connection.request("POST", "/v1/releases", headers: [Self.auth], body: Array(commit.utf8)).status == 201)
+            let releases = try await connection.request("GET", "/v1/releases", headers: [Self.auth]).decoded(ReleaseList.self).releases
+            let one = try #require(releases.first { $0.number == 1 })
+            let page = try await connection.request("GET", "/dashboard/", headers: [Self.auth])
+            // Release 3 was made on beta from release 1: its changes are against release 1.
+            #expect(page.bodyText.contains("/dashboard/diff?from=\(one.id)&amp;to=3"), "\(page.bodyText)")
+            #expect(!page.bodyText.contains("/dashboard/diff?from=2&amp;to=3"))
+        }
+    }
+
     @Test(
         "invalid paths are 400",
         arguments: [

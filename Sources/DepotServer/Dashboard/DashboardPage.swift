@@ -47,8 +47,9 @@ struct DashboardPage: Sendable {
             [
                 "number": release.number, "id": release.id, "shortID": String(release.id.prefix(12)), "channel": release.channel,
                 "created": HTTPDate(secondsSince1970: release.createdAt).imfFixdate, "files": release.files,
-                "size": ByteCountText(release.bytes), "message": release.message ?? "", "hasPrevious": release.number > 1,
-                "previous": release.number - 1,
+                "size": ByteCountText(release.bytes), "message": release.message ?? "", "hasPrevious": release.parent != nil,
+                // Its changes are against its parent, the release it was made from, whatever its number.
+                "previous": release.parent ?? "",
             ] as [String: Any]
         }
         let body = render(
