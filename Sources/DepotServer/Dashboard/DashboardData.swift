@@ -134,7 +134,11 @@ struct DashboardData: Sendable {
             from: before,
             to: after,
             added: diff.added.map { .init(path: $0.path, before: nil, after: .init($0)) },
-            changed: diff.changed.map { .init(path: $0.after.path, before: .init($0.before), after: .init($0.after)) },
+            // By content: a new version of the same bytes (a path deleted and published again)
+            // is no change to show.
+            changed: diff.changed.filter { $0.before.sha256 != $0.after.sha256 }.map {
+                .init(path: $0.after.path, before: .init($0.before), after: .init($0.after))
+            },
             removed: diff.removed.map { .init(path: $0.path, before: .init($0), after: nil) }
         )
     }
