@@ -251,6 +251,20 @@ struct PublishingTests {
         }
     }
 
+    @Test("an unknown release or a missing path on a dashboard page is a page that says so, with its status, not raw JSON")
+    func dashboardRefusalPages() async throws {
+        let configuration = ServerConfiguration(dashboard: DashboardConfiguration(enabled: true))
+        try await InProcessConnection.withPublishing(configuration: configuration) { connection in
+            #expect(try await Self.publish(&connection, "a.txt", Data("one\n".utf8)).status == 201)
+            for (target, status, text) in [("/dashboard/diff?from=99&to=1", 404, "No such release"), ("/dashboard/file", 400, "Name a file")] {
+                let page = try await connection.request("GET", target, headers: [Self.auth])
+                #expect(page.status == status, "\(target)")
+                #expect(page.header("Content-Type")?.hasPrefix("text/html") == true && page.bodyText.contains(text), "\(target): \(page.bodyText)")
+                #expect(page.bodyText.contains("Back to the dashboard"))
+            }
+        }
+    }
+
     @Test("the dashboard's diff is by content: the same bytes published again as a new version are no change")
     func diffByContent() async throws {
         let configuration = ServerConfiguration(dashboard: DashboardConfiguration(enabled: true))

@@ -27,11 +27,11 @@ struct DashboardController: Sendable {
         router.get("/dashboard/signin") { request, _ in try access.signIn(request) }
         router.get("/dashboard/diff") { request, context in
             let role = try access.authorize(request, context: context)
-            return Self.html(pages.diff(try await diff(request), role: role))
+            return try await Self.page(role: role, pages: pages) { pages.diff(try await diff(request), role: role) }
         }
         router.get("/dashboard/file") { request, context in
             let role = try access.authorize(request, context: context)
-            return Self.html(pages.file(try await data.file(path: try Self.path(request)), role: role))
+            return try await Self.page(role: role, pages: pages) { pages.file(try await data.file(path: try Self.path(request)), role: role) }
         }
         router.get("/dashboard/dashboard.css") { _, _ in Self.asset(PackageResources.dashboard_css, type: "text/css; charset=utf-8") }
         router.get("/dashboard/dashboard.js") { _, _ in Self.asset(PackageResources.dashboard_js, type: "text/javascript; charset=utf-8") }
@@ -70,9 +70,19 @@ struct DashboardController: Sendable {
         return path
     }
 
-    private static func html(_ page: String) -> Response {
+    /// A page, or for a request it refuses (an unknown release, no path) a page that says so,
+    /// with the refusal's status: a browser shows it in the dashboard's frame, not as raw JSON.
+    private static func page(role: DashboardRole, pages: DashboardPage, _ make: () async throws -> String) async throws -> Response {
+        do {
+            return html(try await make())
+        } catch let error as HTTPError where error.status.code < 500 {
+            return html(pages.refusal(error.body ?? error.status.reasonPhrase, role: role), status: error.status)
+        }
+    }
+
+    private static func html(_ page: String, status: HTTPResponse.Status = .ok) -> Response {
         Response(
-            status: .ok,
+            status: status,
             headers: [
                 .contentType: "text/html; charset=utf-8",
                 .cacheControl: "no-store",

@@ -201,6 +201,15 @@ struct DashboardPage: Sendable {
         return layout(title: "Depot: \(file.path)", role: role, body: body)
     }
 
+    /// A refused request's page: its message, and the way back.
+    func refusal(_ message: String, role: DashboardRole) -> String {
+        layout(
+            title: "Depot",
+            role: role,
+            body: "<section><h2>Not found</h2><p>\(Self.escape(message))</p><p><a href=\"/dashboard/\">Back to the dashboard</a></p></section>"
+        )
+    }
+
     private func layout(title: String, role: DashboardRole, body: String) -> String {
         render("layout", ["title": title, "role": role.kind, "admin": role.acts, "token": role.name, "body": body])
     }
