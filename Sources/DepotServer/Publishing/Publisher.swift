@@ -263,8 +263,8 @@ struct Publisher: Sendable {
         // Recorded before the documents and caches follow: a failure there leaves the change
         // committed, and so recorded.
         if let note {
-            // A rollout's outcome carries no serial: read right after (a change racing it may
-            // have raised it further).
+            // A delete's or a rollout's outcome carries no serial: read right after (a change
+            // racing it may have raised it further).
             var serial = note.serial
             if serial == nil { serial = (try? await catalog.channel(named: channel))?.serial }
             await audit.record(permit.actor, note.action, channel: channel, release: note.release, serial: serial, detail: note.detail)

@@ -30,8 +30,7 @@ public enum DataBackup {
         let catalogPath = backup.appendingPathComponent("catalog.sqlite")
         let partial = backup.appendingPathComponent("catalog.sqlite.partial")
         try? manager.removeItem(at: partial)
-        let live = try Catalog(path: data.appendingPathComponent("catalog.sqlite").path)
-        try await live.copy(into: partial.path)
+        let referenced = try Catalog.copy(data.appendingPathComponent("catalog.sqlite").path, into: partial.path)
         try SystemSynchronize(FilePath(partial.path))
         try SystemRename(FilePath(partial.path), to: FilePath(catalogPath.path))
 
@@ -40,7 +39,6 @@ public enum DataBackup {
         let present = try blobNames(in: source)
         let held = try blobNames(in: backup.appendingPathComponent("blobs"))
         for name in present.subtracting(held) { try link(name, from: source, to: backup, outcome: &outcome) }
-        let referenced = try await Catalog(path: catalogPath.path).referencedBlobs()
         for sha256 in referenced.subtracting(present) {
             guard manager.fileExists(atPath: Self.path(of: sha256, in: source).path) else {
                 throw StoreError(.io, "The blob \(sha256) the catalog names left the data folder during the backup: run the backup again")
@@ -78,8 +76,9 @@ public enum DataBackup {
         blobs.appendingPathComponent(String(name.prefix(2))).appendingPathComponent(name)
     }
 
-    /// Hard-links the blob file `name` of `blobs` into `folder`'s `blobs/`, or copies it.
-    private static func link(_ name: String, from blobs: URL, to folder: URL, outcome: inout Outcome) throws {
+    /// Hard-links the blob file `name` of `blobs` into `folder`'s `blobs/`, or copies it (a
+    /// backup's, or a restore's), counting which in `outcome`.
+    static func link(_ name: String, from blobs: URL, to folder: URL, outcome: inout Outcome) throws {
         let target = path(of: name, in: folder.appendingPathComponent("blobs"))
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         do {

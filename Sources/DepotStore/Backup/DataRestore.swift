@@ -51,15 +51,8 @@ public enum DataRestore {
             try? manager.removeItem(at: staging)
             throw error
         }
-        for name in names {
-            let target = DataBackup.path(of: name, in: staging.appendingPathComponent("blobs"))
-            try manager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            do {
-                try manager.linkItem(at: DataBackup.path(of: name, in: blobs), to: target)
-            } catch {
-                try manager.copyItem(at: DataBackup.path(of: name, in: blobs), to: target)
-            }
-        }
+        var placed = DataBackup.Outcome()
+        for name in names { try DataBackup.link(name, from: blobs, to: staging, outcome: &placed) }
         outcome.blobs = names.count
         #if os(Linux)
         try SystemSynchronizeFileSystem(of: FilePath(staging.path))

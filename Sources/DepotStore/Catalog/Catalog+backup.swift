@@ -1,13 +1,19 @@
 import GRDB
 
 extension Catalog {
-    /// Writes a consistent copy of the catalog to `path` (which must not exist) with SQLite's
-    /// `VACUUM INTO`: one read of a snapshot while the server serves and publishes; a commit
-    /// under way waits for it.
-    public func copy(into path: String) async throws {
-        try await database.writeWithoutTransaction { db in
+    /// Writes a consistent copy of the catalog at `source` to `path` (which must not exist)
+    /// with SQLite's `VACUUM INTO`, through a read-only connection: one read of a snapshot while
+    /// the server serves and publishes. The catalog is not opened as ``Catalog`` does (no
+    /// migration, no write): a `depot backup` of another version never changes a live catalog.
+    /// Returns the blobs the copy refers to (``referencedBlobs()``).
+    public static func copy(_ source: String, into path: String) throws -> Set<String> {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        try DatabaseQueue(path: source, configuration: configuration).inDatabase { db in
             try db.execute(sql: "VACUUM INTO ?", arguments: [path])
         }
+        return try DatabaseQueue(path: path, configuration: configuration).read(Self.referencedBlobs(in:))
     }
 
     /// SQLite's `PRAGMA integrity_check`: `ok`, or the first problems it found.

@@ -157,16 +157,19 @@ public final class Catalog: Sendable {
     /// The SHA-256 of every blob a version, a patch or a recorded upload refers to, retired
     /// versions included.
     public func referencedBlobs() async throws -> Set<String> {
-        try await database.read { db in
-            try String.fetchSet(
-                db,
-                sql: """
-                    SELECT sha256 FROM file_version UNION SELECT blob_sha256 FROM file_delta WHERE blob_sha256 IS NOT NULL
-                    UNION SELECT sha256 FROM uploaded_blob UNION SELECT index_sha256 FROM block_index
-                    UNION SELECT packed_sha256 FROM block_index
-                    """
-            )
-        }
+        try await database.read(Self.referencedBlobs(in:))
+    }
+
+    /// ``referencedBlobs()`` in `db`.
+    static func referencedBlobs(in db: Database) throws -> Set<String> {
+        try String.fetchSet(
+            db,
+            sql: """
+                SELECT sha256 FROM file_version UNION SELECT blob_sha256 FROM file_delta WHERE blob_sha256 IS NOT NULL
+                UNION SELECT sha256 FROM uploaded_blob UNION SELECT index_sha256 FROM block_index
+                UNION SELECT packed_sha256 FROM block_index
+                """
+        )
     }
 
     /// The earlier versions of `path` at each of `distances` back from `target` (1 is the
