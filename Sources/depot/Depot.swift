@@ -9,7 +9,7 @@ struct Depot: AsyncParsableCommand {
         abstract: "Publishes SQLite snapshots and assets, and serves them exactly as RFC 9110 says.",
         subcommands: [
             Serve.self, Publish.self, List.self, Release.self, Rollout.self, Sync.self, Export.self, MirrorCommand.self, DeltaCommand.self,
-            Keygen.self, Root.self, Audit.self, Backup.self, Restore.self,
+            Keygen.self, Root.self, Audit.self, Backup.self, Restore.self, Import.self,
         ]
     )
 }

@@ -78,6 +78,30 @@ struct CLIRefusalTests {
             status: 1,
             says: ["The public folder nowhere does not exist: create it (mkdir nowhere), or serve another with --public DIR"]
         ),
+        Row(
+            arguments: ["backup", "--to", "copy", "--data", "nowhere"],
+            token: nil,
+            status: 1,
+            says: ["holds no catalog.sqlite", "with --data DIR"]
+        ),
+        Row(arguments: ["restore", "--from", "nowhere", "--data", "restored"], token: nil, status: 1, says: ["it is not a depot backup"]),
+        Row(
+            arguments: ["import", "--from", "nowhere", "--data", "imported", "--without-signature-checks"],
+            token: nil,
+            status: 1,
+            says: ["--from nowhere: not an http:// or https:// URL, nor a folder that exists"]
+        ),
+        Row(
+            arguments: ["mirror", "--from", "nowhere", "--to", "copy", "--without-signature-checks"],
+            token: nil,
+            status: 1,
+            says: ["nor a folder that exists"]
+        ),
+        Row(arguments: ["export", "--data", "nowhere", "--to", "copy"], token: nil, status: 1, says: ["no signing key", "or --unsigned"]),
+        Row(arguments: ["keygen", "--out", "nowhere/channel.key"], token: nil, status: 1, says: ["cannot create nowhere/channel.key"]),
+        Row(arguments: ["root", "verify", "nowhere.json"], token: nil, status: 1, says: ["cannot read nowhere.json"]),
+        Row(arguments: ["delta", "make", "nowhere", "b", "c"], token: nil, status: 1, says: ["Cannot open nowhere"]),
+        Row(arguments: ["ls", "--server", "http://127.0.0.1:1"], token: nil, status: 1, says: ["cannot connect to http://127.0.0.1:1"]),
     ]
 
     @Test("each refusal: one Error line, its exit status, and the next step")
@@ -92,8 +116,10 @@ struct CLIRefusalTests {
                 #expect(result.errors.split(separator: "\n").count == 1, "\(row): \(result.errors)")
                 for text in row.says { #expect(result.errors.contains(text), "\(row): \(result.errors)") }
             }
-            // The refused serve made nothing.
-            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("fresh-data").path))
+            // The refused commands made nothing.
+            for made in ["fresh-data", "restored", "imported", "copy"] {
+                #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent(made).path), "\(made)")
+            }
             // A read token runs the read-only commands.
             let listed = try await DepotCLI.run(["release", "ls", "--json", "--server", server], token: "reader-secret", in: root)
             #expect(listed.status == 0, "\(listed.errors)")

@@ -79,13 +79,9 @@ public enum DataBackup {
     /// Hard-links the blob file `name` of `blobs` into `folder`'s `blobs/`, or copies it (a
     /// backup's, or a restore's), counting which in `outcome`.
     static func link(_ name: String, from blobs: URL, to folder: URL, outcome: inout Outcome) throws {
-        let target = path(of: name, in: folder.appendingPathComponent("blobs"))
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        do {
-            try FileManager.default.linkItem(at: path(of: name, in: blobs), to: target)
+        if try DataFolder.linkOrCopy(path(of: name, in: blobs), to: path(of: name, in: folder.appendingPathComponent("blobs"))) {
             outcome.linked += 1
-        } catch {
-            try FileManager.default.copyItem(at: path(of: name, in: blobs), to: target)
+        } else {
             outcome.copied += 1
         }
     }

@@ -20,9 +20,7 @@ public enum DataRestore {
     /// serial by `serialMargin` (``Catalog/raiseSerials(by:)``).
     public static func restore(from backup: URL, to data: URL, serialMargin: Int64) async throws -> Outcome {
         let manager = FileManager.default
-        if let entries = try? manager.contentsOfDirectory(atPath: data.path), !entries.isEmpty {
-            throw StoreError(.invalidInput, "\(data.path) is not empty: restore into a new folder, then point data.path at it")
-        }
+        try DataFolder.refuseNonEmpty(data, doing: "restore")
         let catalogPath = backup.appendingPathComponent("catalog.sqlite")
         guard manager.fileExists(atPath: catalogPath.path) else {
             throw StoreError(.invalidInput, "\(backup.path) holds no catalog.sqlite: it is not a depot backup")
@@ -31,10 +29,7 @@ public enum DataRestore {
         let names = try DataBackup.blobNames(in: blobs)
         for name in names.sorted() { try check(name, in: blobs) }
 
-        let staging = data.deletingLastPathComponent().appendingPathComponent(".\(data.lastPathComponent).restoring")
-        try? manager.removeItem(at: staging)
-        try manager.createDirectory(at: staging.appendingPathComponent("blobs"), withIntermediateDirectories: true)
-        try manager.createDirectory(at: staging.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        let staging = try DataFolder.staging(for: data, suffix: "restoring")
         try manager.copyItem(at: catalogPath, to: staging.appendingPathComponent("catalog.sqlite"))
         var outcome = Outcome()
         do {
@@ -54,12 +49,7 @@ public enum DataRestore {
         var placed = DataBackup.Outcome()
         for name in names { try DataBackup.link(name, from: blobs, to: staging, outcome: &placed) }
         outcome.blobs = names.count
-        #if os(Linux)
-        try SystemSynchronizeFileSystem(of: FilePath(staging.path))
-        #endif
-        if manager.fileExists(atPath: data.path) { try manager.removeItem(at: data) }
-        try SystemRename(FilePath(staging.path), to: FilePath(data.path))
-        try SystemSynchronize(FilePath(data.deletingLastPathComponent().path))
+        try DataFolder.place(staging, as: data)
         return outcome
     }
 

@@ -40,26 +40,31 @@ extension Catalog {
                 ]
             )
             let id = db.lastInsertedRowID
-            // The versions clients of the rollout fetch are kept as a channel's are; a version
-            // retention removed makes the rollout impossible.
-            let diff = try ReleaseWriter.diff(from: current.release, to: target, in: db)
-            for entry in diff.added + diff.changed.map(\.after) {
-                try db.execute(
-                    sql: "UPDATE file_version SET retired_at = NULL WHERE path = ? AND version = ? AND sha256 = ?",
-                    arguments: [entry.path, entry.version, entry.sha256]
-                )
-                guard db.changesCount == 1 else {
-                    throw CatalogError(
-                        "\(entry.path) version \(entry.version) is no longer kept, so release \(target.number) cannot be rolled out",
-                        code: .gone
-                    )
-                }
-                try db.execute(sql: "INSERT INTO rollout_file (rollout, path, version) VALUES (?, ?, ?)", arguments: [id, entry.path, entry.version])
-            }
-            try db.execute(sql: "UPDATE release SET retired_at = NULL WHERE id = ?", arguments: [target.id])
+            try Self.recordRolloutFiles(id, from: current.release, to: target, in: db)
             try Self.recordRolloutEvent(channel: channel, release: target.id, detail: "started at \(percent)%", now: at, in: db)
             return try Self.rollout(id: id, in: db)
         }
+    }
+
+    /// Records the versions clients of rollout `id` fetch (those by which `target` differs from
+    /// `base`), kept as a channel's are; a version retention removed makes the rollout
+    /// impossible.
+    static func recordRolloutFiles(_ id: Int64, from base: ReleaseSummary, to target: ReleaseSummary, in db: Database) throws {
+        let diff = try ReleaseWriter.diff(from: base, to: target, in: db)
+        for entry in diff.added + diff.changed.map(\.after) {
+            try db.execute(
+                sql: "UPDATE file_version SET retired_at = NULL WHERE path = ? AND version = ? AND sha256 = ?",
+                arguments: [entry.path, entry.version, entry.sha256]
+            )
+            guard db.changesCount == 1 else {
+                throw CatalogError(
+                    "\(entry.path) version \(entry.version) is no longer kept, so release \(target.number) cannot be rolled out",
+                    code: .gone
+                )
+            }
+            try db.execute(sql: "INSERT INTO rollout_file (rollout, path, version) VALUES (?, ?, ?)", arguments: [id, entry.path, entry.version])
+        }
+        try db.execute(sql: "UPDATE release SET retired_at = NULL WHERE id = ?", arguments: [target.id])
     }
 
     /// The newest rollout of `channel`, live or ended.

@@ -16,9 +16,9 @@ import Foundation
 /// channel documents, each replaced atomically), so a copy killed at any point leaves a
 /// consistent folder, and the next run goes on from what is there: placed objects are not
 /// fetched again, and a file cut short resumes.
-struct Mirror: Sendable {
+struct Mirror<Source: MirrorSourcing>: Sendable {
     /// The source, read through the client's checked path.
-    let reader: TreeReader<MirrorSource>
+    let reader: TreeReader<Source>
     let folder: ExportFolder
     let trust: ChannelCheck.Trust
     /// Seconds since 1970 now, against which documents' expiry is checked.
@@ -26,20 +26,14 @@ struct Mirror: Sendable {
     /// Pages checked, kept from the look at what they name until they are placed.
     let checkedPages = CheckedPages()
 
-    /// What one channel became.
-    struct Mirrored: Sendable {
-        let channel: String
-        let document: ChannelDocument
-    }
-
     /// Mirrors `channels`.
-    func run(channels: [String]) async throws -> [Mirrored] {
+    func run(channels: [String]) async throws -> [MirroredChannel] {
         var documents: [(name: String, bytes: [UInt8], document: ChannelDocument)] = []
         for channel in channels {
             let object = try TreeObject.channel(channel)
             let held = try folder.read(object).flatMap { try? JSONDecoder().decode(ChannelDocument.self, from: Data($0)) }
             // From root 1: a client that holds an older root walks the roots placed here.
-            let checked: TreeReader<MirrorSource>.CheckedChannel?
+            let checked: TreeReader<Source>.CheckedChannel?
             do {
                 checked = try await reader.checkedChannel(
                     channel,
@@ -61,6 +55,13 @@ struct Mirror: Sendable {
         }
         try folder.barrier()
         for (name, bytes, _) in documents { try folder.replaceChannelDocument(named: name, with: bytes) }
-        return documents.map { Mirrored(channel: $0.name, document: $0.document) }
+        return documents.map { MirroredChannel(channel: $0.name, document: $0.document, bytes: $0.bytes) }
     }
+}
+
+/// What one channel of a mirror became: its document, checked, and its bytes.
+struct MirroredChannel: Sendable {
+    let channel: String
+    let document: ChannelDocument
+    let bytes: [UInt8]
 }

@@ -11,7 +11,7 @@ import NIOHTTP1
 /// downloaded into `partialFolder` (kept between runs) by Depot's one resumable download
 /// (``DepotClient/PartialFile``), then checked against the SHA-256 and size the release lists
 /// before the caller places them.
-struct MirrorSource: TreeSource {
+struct MirrorSource: MirrorSourcing {
     /// The source's base URL, without a trailing slash.
     let base: String
     let client: HTTPClient
@@ -122,6 +122,14 @@ struct MirrorSource: TreeSource {
             throw SyncError(.network, describeConnectionError(error, server: base))
         }
     }
+}
+
+/// What `depot mirror` and `depot import` copy from: a tree's documents through
+/// ``DepotClient/TreeReader``, and its files, each checked before it is handed over.
+protocol MirrorSourcing: TreeSource {
+    /// The file `object`, which must have `sha256` and `size`: where it is, checked, or `nil`
+    /// when the source has none. The caller removes it once placed.
+    func file(_ object: TreeObject, sha256: String, size: Int64) async throws -> URL?
 }
 
 /// A failure of `depot mirror`, told in one line.

@@ -1,0 +1,217 @@
+import Crypto
+import DepotDelta
+import DepotHTTP
+import DepotManifest
+import Foundation
+
+/// Rebuilds a data folder from a published tree: an export folder, or the folder `depot
+/// mirror` filled from any origin or static mirror, every document and file of it checked
+/// (signatures, SHA-256s) on the way in.
+///
+/// The releases the tree holds come back byte for byte, so they keep their ids and numbers:
+/// clients that hold one get patches from it. Each channel points where its signed document
+/// points, with a serial raised by a margin, so the next document the rebuilt origin signs is
+/// newer than any it signed before, as far as the margin reaches. What the tree never held
+/// cannot come back: releases retention had removed, each channel's history before its
+/// document, health reports, the audit trail, uploads not yet released, and the keys.
+public enum DataImport {
+    /// What an import put in place.
+    public struct Outcome: Sendable, Equatable {
+        public var releases = 0
+        public var blobs = 0
+        public var channels = 0
+        public var roots = 0
+        /// Patches the releases list that the tree did not hold: the origin makes them again
+        /// when asked.
+        public var patchesNotHeld = 0
+    }
+
+    /// Refuses a `data` that holds anything, before any work.
+    public static func checkDestination(_ data: URL) throws {
+        try DataFolder.refuseNonEmpty(data, doing: "import")
+    }
+
+    /// Builds `data`, which must not exist or be empty, from `tree`, for the channel documents
+    /// `channels` (checked by the caller, as the tree's documents were); each channel's serial
+    /// is its document's plus `serialMargin`. The folder appears by one rename, whole.
+    public static func build(tree: URL, channels: [ChannelDocument], data: URL, serialMargin: Int64, now: HTTPDate) async throws -> Outcome {
+        try DataFolder.refuseNonEmpty(data, doing: "import")
+        let staging = try DataFolder.staging(for: data, suffix: "importing")
+        do {
+            let outcome = try await ImportBuilder(tree: tree, staging: staging, now: now).build(channels: channels, serialMargin: serialMargin)
+            try DataFolder.place(staging, as: data)
+            return outcome
+        } catch {
+            try? FileManager.default.removeItem(at: staging)
+            throw error
+        }
+    }
+}
+
+/// One import's work, in the staging folder.
+private struct ImportBuilder {
+    let tree: URL
+    let staging: URL
+    let now: HTTPDate
+    let blobs: URL
+
+    init(tree: URL, staging: URL, now: HTTPDate) {
+        self.tree = tree
+        self.staging = staging
+        self.now = now
+        self.blobs = staging.appendingPathComponent("blobs")
+    }
+
+    func build(channels: [ChannelDocument], serialMargin: Int64) async throws -> DataImport.Outcome {
+        let catalog = try Catalog(path: staging.appendingPathComponent("catalog.sqlite").path)
+        var outcome = DataImport.Outcome()
+        var unheld: [(from: String, to: String)] = []
+        var placed = Set<String>()
+        let releases = try releaseDocuments()
+        let ids = Set(releases.map(\.id))
+        let channelOf = Self.channels(of: releases, named: channels)
+        for (id, bytes, document) in releases {
+            let pages = try document.pages.map { sha256 in
+                let bytes = try read(try .page(sha256), sha256: sha256)
+                return (sha256, bytes, try JSONDecoder().decode(ReleasePage.self, from: Data(bytes)))
+            }
+            let release = Catalog.ImportedRelease(id: id, bytes: bytes, document: document, pages: pages)
+            try await catalog.importRelease(release, channel: channelOf[id] ?? ChannelName.default)
+            for entry in pages.flatMap(\.2.entries) where placed.insert(entry.sha256).inserted {
+                outcome.blobs += 1
+                unheld += try await placeFiles(of: entry, catalog: catalog)
+            }
+            if let parent = document.parent, ids.contains(parent) {
+                try await catalog.recordDocumentDeltas(try documentPatches(of: document, id: id, bytes: bytes, parent: parent), now: now)
+            }
+            outcome.releases += 1
+        }
+        try await catalog.forgetPatches(unheld)
+        outcome.patchesNotHeld = unheld.count
+        for document in channels.sorted(by: { $0.channel < $1.channel }) {
+            guard ids.contains(document.release) else { throw StoreError(.invalidInput, "The tree lacks the release of \(document.channel)") }
+            try await catalog.importChannel(document, serial: document.serial + serialMargin, now: now.secondsSince1970)
+            outcome.channels += 1
+        }
+        try await catalog.finishImport()
+        outcome.roots = try copyRoots()
+        let integrity = try await catalog.integrityCheck()
+        guard integrity == "ok" else { throw StoreError(.io, "The rebuilt catalog is damaged: \(integrity.prefix(200))") }
+        return outcome
+    }
+
+    /// Every release document of the tree, each checked against its name, oldest first.
+    private func releaseDocuments() throws -> [(id: String, bytes: [UInt8], document: ReleaseDocument)] {
+        let folder = tree.appendingPathComponent("releases")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        var releases: [(id: String, bytes: [UInt8], document: ReleaseDocument)] = []
+        for id in names where ContentAddress.isSHA256(id) {
+            let bytes = try read(try .release(id), sha256: id)
+            guard let document = try? JSONDecoder().decode(ReleaseDocument.self, from: Data(bytes)) else {
+                throw StoreError(.invalidInput, "The tree's release \(id) is not a release document")
+            }
+            releases.append((id, bytes, document))
+        }
+        releases.sort { $0.document.number < $1.document.number }
+        for (earlier, later) in zip(releases, releases.dropFirst()) where earlier.document.number == later.document.number {
+            throw StoreError(.invalidInput, "The tree holds two releases numbered \(later.document.number): it mixes two origins")
+        }
+        return releases
+    }
+
+    /// The channel each release is recorded as published to: the first channel whose document
+    /// names it, or names a release made from it.
+    private static func channels(
+        of releases: [(id: String, bytes: [UInt8], document: ReleaseDocument)],
+        named documents: [ChannelDocument]
+    ) -> [String: String] {
+        var channelOf: [String: String] = [:]
+        for document in documents.sorted(by: { $0.channel < $1.channel }) {
+            for id in document.namedReleases where channelOf[id] == nil { channelOf[id] = document.channel }
+        }
+        for release in releases.reversed() {
+            if let parent = release.document.parent, channelOf[parent] == nil { channelOf[parent] = channelOf[release.id] }
+        }
+        return channelOf
+    }
+
+    /// Places the files `entry` lists from the tree in the store: the content, its gzip
+    /// variant, its block index and pack (recorded), each patch the tree holds; returns the
+    /// patches it does not.
+    private func placeFiles(of entry: ReleaseEntry, catalog: Catalog) async throws -> [(from: String, to: String)] {
+        let sha256 = entry.sha256
+        try place(try .blob(sha256), as: sha256)
+        if entry.gzip != nil { try place(try .gzip(of: sha256), as: "\(sha256).gz") }
+        if let blocks = entry.blocks {
+            try place(try .blockIndex(of: sha256), as: blocks.sha256)
+            let pack = try TreeObject.blockPack(of: sha256)
+            let bytes = try Data(contentsOf: file(pack), options: .alwaysMapped)
+            let packed = Hex.string(SHA256.hash(data: bytes))
+            try place(pack, as: packed)
+            try await catalog.importBlockIndex(
+                of: sha256,
+                index: (blocks.sha256, blocks.size),
+                packed: (packed, Int64(bytes.count)),
+                at: now.secondsSince1970
+            )
+        }
+        var unheld: [(from: String, to: String)] = []
+        for patch in entry.patches ?? [] {
+            let object = try TreeObject.delta(from: patch.from, to: sha256)
+            if FileManager.default.fileExists(atPath: file(object).path) {
+                try place(object, as: patch.sha256)
+            } else {
+                unheld.append((patch.from, sha256))
+            }
+        }
+        return unheld
+    }
+
+    /// The patches of a release's documents from its parent's that the tree holds: the release
+    /// document's and each changed page's, as the origin makes them.
+    private func documentPatches(of document: ReleaseDocument, id: String, bytes: [UInt8], parent: String) throws -> [Catalog.DocumentDeltaRecord] {
+        let parentDocument = try JSONDecoder().decode(ReleaseDocument.self, from: Data(try read(try .release(parent), sha256: parent)))
+        var pairs = [(source: parent, target: id, targetBytes: bytes)]
+        for (page, base) in document.pageBases(from: parentDocument) { pairs.append((base, page, try read(try .page(page), sha256: page))) }
+        return try pairs.compactMap { pair in
+            let object = try TreeObject.delta(from: pair.source, to: pair.target)
+            guard let patch = try? Data(contentsOf: file(object)) else { return nil }
+            let fullSize = try pair.targetBytes.withUnsafeBytes { try Gzip.compress($0).count }
+            return Catalog.DocumentDeltaRecord(source: pair.source, target: pair.target, patch: Array(patch), fullSize: fullSize)
+        }
+    }
+
+    /// Copies the tree's roots into `roots/` of the data folder: `channels.rootDirectory` of the
+    /// rebuilt origin.
+    private func copyRoots() throws -> Int {
+        let folder = tree.appendingPathComponent("roots")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
+            (try? TreeObject(path: "roots/\($0)")) != nil
+        }
+        guard !names.isEmpty else { return 0 }
+        let roots = staging.appendingPathComponent("roots")
+        try FileManager.default.createDirectory(at: roots, withIntermediateDirectories: true)
+        for name in names { try FileManager.default.copyItem(at: folder.appendingPathComponent(name), to: roots.appendingPathComponent(name)) }
+        return names.count
+    }
+
+    private func file(_ object: TreeObject) -> URL { tree.appendingPathComponent(object.path) }
+
+    /// The document `object`, which must have the SHA-256 `sha256`.
+    private func read(_ object: TreeObject, sha256: String) throws -> [UInt8] {
+        guard let bytes = try? Data(contentsOf: file(object)) else { throw StoreError(.invalidInput, "The tree lacks \(object.path)") }
+        guard Hex.string(SHA256.hash(data: bytes)) == sha256 else {
+            throw StoreError(.invalidInput, "The tree's \(object.path) does not have the SHA-256 it is named by")
+        }
+        return Array(bytes)
+    }
+
+    /// Links the tree's `object` into the store as the blob file `name`.
+    private func place(_ object: TreeObject, as name: String) throws {
+        let source = file(object)
+        guard FileManager.default.fileExists(atPath: source.path) else { throw StoreError(.invalidInput, "The tree lacks \(object.path)") }
+        let target = DataBackup.path(of: name, in: blobs)
+        guard !FileManager.default.fileExists(atPath: target.path) else { return }
+        try DataFolder.linkOrCopy(source, to: target)
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import DepotHTTP
+import DepotStore
+import Foundation
+
+extension Depot {
+    /// `depot import --from DIR|URL --data DATA`: a data folder rebuilt from a published tree.
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rebuild a data folder from an export, a depot mirror folder or a static mirror's URL, every signature and SHA-256 checked.",
+            discussion: """
+                The tree is copied as depot mirror copies it (into .DATA.tree beside DATA, where an interrupted run \
+                goes on), then the releases it holds, their files and patches, the channels and the roots become \
+                DATA, by one rename. Each channel's serial is its document's plus --serial-margin, so that the next \
+                document the server signs is newer than any it signed: no client refuses it as a replay. What the \
+                tree never held is lost: releases retention removed, channel history, reports, the audit trail. \
+                The keys are never in a tree: give the server its channel key(s) again.
+                """
+        )
+
+        @OptionGroup var source: MirrorSourceOptions
+
+        @Option(help: "The data folder to make (must not exist, or be empty).")
+        var data: String
+
+        @Option(help: "How much each channel's serial is raised: more than the channel changes the tree may not have seen.")
+        var serialMargin: Int64 = 1000
+
+        @Flag(help: "Print what was done as JSON.")
+        var json = false
+
+        func validate() throws {
+            guard serialMargin >= 0 else { throw ValidationError("--serial-margin takes 0 or more") }
+        }
+
+        func run() async throws {
+            try await reportingFailures {
+                let destination = URL(fileURLWithPath: data)
+                do {
+                    try DataImport.checkDestination(destination)
+                } catch let error as StoreError {
+                    throw CommandFailure(error.message)
+                }
+                let tree = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).tree")
+                let (_, mirrored) = try await source.copy(into: tree.path)
+                let outcome: DataImport.Outcome
+                do {
+                    outcome = try await DataImport.build(
+                        tree: tree,
+                        channels: mirrored.map(\.document),
+                        data: destination,
+                        serialMargin: serialMargin,
+                        now: HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970))
+                    )
+                } catch {
+                    throw CommandFailure("cannot import into \(data): \(error)")
+                }
+                try? FileManager.default.removeItem(at: tree)
+                if json {
+                    struct Imported: Encodable {
+                        let releases: Int, files: Int, channels: Int, roots: Int, patchesNotHeld: Int, serialMargin: Int64
+                    }
+                    return try printJSON(
+                        Imported(
+                            releases: outcome.releases,
+                            files: outcome.blobs,
+                            channels: outcome.channels,
+                            roots: outcome.roots,
+                            patchesNotHeld: outcome.patchesNotHeld,
+                            serialMargin: serialMargin
+                        )
+                    )
+                }
+                print(
+                    "Imported into \(data): \(outcome.releases) release(s), \(outcome.blobs) file(s), \(outcome.channels) channel(s), serials raised by \(serialMargin)"
+                )
+                if outcome.roots > 0 {
+                    print("\(outcome.roots) root(s) in \(data)/roots: set channels.rootDirectory to it (or copy them into yours)")
+                }
+                print("Give the server its channel key(s): a tree holds none")
+            }
+        }
+    }
+}
