@@ -14,7 +14,7 @@ let swiftSettings: [SwiftSetting] = [
 let testSwiftSettings: [SwiftSetting] = swiftSettings + [.unsafeFlags(["-Onone"], .when(configuration: .release))]
 
 /// Every `NNNN_name.sql` file of `migrations/`, in order. SwiftPM caches this manifest by its
-/// text, so adding a migration means editing this file: the newest is 0010_audit.sql.
+/// text, so adding a migration means editing this file: the newest is 0011_failure_reasons.sql.
 let migrationFiles: [String] = {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("migrations")
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
@@ -205,6 +205,7 @@ let package = Package(
                 .embedInCode("Dashboard/Templates/layout.mustache"), .embedInCode("Dashboard/Templates/overview.mustache"),
                 .embedInCode("Dashboard/Templates/traffic.mustache"), .embedInCode("Dashboard/Templates/diff.mustache"),
                 .embedInCode("Dashboard/Templates/file.mustache"), .embedInCode("Dashboard/Templates/rollouts.mustache"),
+                .embedInCode("Dashboard/Templates/audit.mustache"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -17,5 +17,6 @@ public enum CatalogMigrations {
         ("0008_rollouts", String(decoding: PackageResources._008_rollouts_sql, as: UTF8.self)),
         ("0009_gate_reports", String(decoding: PackageResources._009_gate_reports_sql, as: UTF8.self)),
         ("0010_audit", String(decoding: PackageResources._010_audit_sql, as: UTF8.self)),
+        ("0011_failure_reasons", String(decoding: PackageResources._011_failure_reasons_sql, as: UTF8.self)),
     ]
 }

@@ -7,6 +7,8 @@ public struct RolloutRequest: Codable, Sendable, Equatable {
     public var steps: [Int]?
     /// The least seconds a step lasts (default 3600).
     public var everySeconds: Int64?
+    /// The same as a duration (``DurationText``: `1h`, `15m`), in place of `everySeconds`.
+    public var every: String?
     /// The highest share of reporting installs that may fail for a step to advance, 0 to 1
     /// (default 0.02).
     public var maxFailureRate: Double?
@@ -21,8 +23,10 @@ public struct RolloutRequest: Codable, Sendable, Equatable {
         everySeconds: Int64? = nil,
         maxFailureRate: Double? = nil,
         minReports: Int64? = nil,
-        autoRollback: Bool? = nil
+        autoRollback: Bool? = nil,
+        every: String? = nil
     ) {
+        self.every = every
         self.release = release
         self.steps = steps
         self.everySeconds = everySeconds

@@ -1,7 +1,7 @@
 import ArgumentParser
+import DepotAPI
 
-/// A duration on the command line: seconds (`90`, `2.5`), or a number with `s`, `m`, `h` or `d`
-/// (`15m`, `1h`). Every option that takes a time reads it so (`--every`, `--watch`,
+/// A duration on the command line, read by ``DepotAPI/DurationText`` (`90`, `15m`, `1h`). Every option that takes a time reads it so (`--every`, `--watch`,
 /// `--rate-window`, `--document-timeout`); one that is not a duration is a usage error.
 struct DurationArgument: ExpressibleByArgument, CustomStringConvertible, Sendable {
     let seconds: Double
@@ -11,10 +11,8 @@ struct DurationArgument: ExpressibleByArgument, CustomStringConvertible, Sendabl
     }
 
     init?(argument: String) {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
-        let (digits, unit) = argument.last.flatMap { units[$0] }.map { (argument.dropLast(), $0) } ?? (argument[...], 1)
-        guard let value = Double(digits), value.isFinite, value > 0 else { return nil }
-        seconds = value * unit
+        guard let seconds = DurationText.seconds(argument) else { return nil }
+        self.seconds = seconds
     }
 
     var description: String {

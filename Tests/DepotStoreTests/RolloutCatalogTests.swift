@@ -148,6 +148,21 @@ struct RolloutCatalogTests {
         }
     }
 
+    @Test("a file's history lists each patch once, from the newest earlier version with its base's content")
+    func fileHistoryWithRepeatedContent() async throws {
+        try await withTemporaryDirectory { folder in
+            let catalog = try Catalog(path: folder.appendingPathComponent("catalog.sqlite").path)
+            // a.txt: one, two, one, two: contents published twice.
+            for text in ["one", "two", "one", "two"] { _ = try await Fixture.commit(catalog, [Fixture.file("a.txt", text)]) }
+            let patch = Fixture.blob("patch from one to two")
+            try await catalog.recordDelta(from: Fixture.blob("one").sha256, to: Fixture.blob("two").sha256, blob: patch, now: Self.now)
+            let history = try await catalog.fileHistory(path: "a.txt")
+            #expect(history.map(\.version.version) == [4, 3, 2, 1])
+            // v4 (two): one patch, from v3 (one), not a second from v1.
+            #expect(history.map { $0.patches.map(\.fromVersion) } == [[3], [], [1], []])
+        }
+    }
+
     static let limits = Catalog.ReportLimits(installsPerNetwork: 5, installsPerPeriod: 100)
 
     static func install(_ n: Int) -> [UInt8] { [UInt8](repeating: UInt8(n % 256), count: 31) + [UInt8(n / 256)] }
@@ -175,6 +190,33 @@ struct RolloutCatalogTests {
                 try await catalog.gateEvidence(of: rollout)
                     == GateEvidence(counts: .init(applied: 1, failed: 1, healthy: 1), networks: 2, failingNetworks: 1)
             )
+        }
+    }
+
+    @Test("failure reasons: counted once an install, as the failure is; at most 20 kept a rollout, the rest under one")
+    func failureReasons() async throws {
+        try await Self.withTwoReleases { catalog, _, two, _ in
+            _ = try await catalog.startRollout(two.id, to: "stable", plan: Self.plan(), salt: "s", now: Self.now)
+            let started = Self.now.secondsSince1970
+            func failure(_ install: Int, _ reason: String) -> Catalog.Report {
+                .init(
+                    release: two.id,
+                    install: Self.install(install),
+                    kind: .failed,
+                    network: [10, 0, 0, UInt8(install % 5)],
+                    receivedAt: started,
+                    reason: reason
+                )
+            }
+            // Three installs say the database is locked (one of them twice), 40 invent a reason each.
+            var reports = [failure(1, "database is locked\nat line 3"), failure(1, "database is locked"), failure(2, "  database is locked")]
+            reports += [failure(3, "database is locked")] + (10..<50).map { failure($0, "invented \($0)") }
+            _ = try await catalog.record(reports, limits: .init(installsPerNetwork: 100, installsPerPeriod: 100), now: Self.now)
+            let rollout = try #require(try await catalog.rollout(of: "stable"))
+            let top = try await catalog.failureReasons(of: rollout, limit: 100)
+            #expect(top.first?.reason == "(other reasons)" && top.first?.installs == 40 - 18)
+            #expect(top.contains { $0.reason == "database is locked" && $0.installs == 3 })
+            #expect(top.count == 20, "19 reasons and the rest: \(top.count)")
         }
     }
 

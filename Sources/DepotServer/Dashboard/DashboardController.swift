@@ -1,3 +1,4 @@
+import DepotManifest
 import Hummingbird
 import NIOCore
 
@@ -6,6 +7,7 @@ import NIOCore
 /// - `GET /dashboard/` (or `/dashboard`): channels (with rollback and promote buttons for a publish token),
 ///   the last hour's traffic, releases. `GET /dashboard/diff?from=&to=`: what one release
 ///   changes against another. `GET /dashboard/file?path=`: a path's versions and patches.
+///   `GET /dashboard/audit?channel=&token=`: the audit trail's newest records.
 ///   `GET /dashboard/signin`: asks for a token even from an allowed address.
 /// - `GET /v1/admin/overview`, `/v1/admin/diff?from=&to=`, `/v1/admin/file?path=`,
 ///   `/v1/admin/traffic`: the same, as JSON.
@@ -32,6 +34,19 @@ struct DashboardController: Sendable {
         router.get("/dashboard/file") { request, context in
             let role = try access.authorize(request, context: context)
             return try await Self.page(role: role, pages: pages) { pages.file(try await data.file(path: try Self.path(request)), role: role) }
+        }
+        router.get("/dashboard/audit") { request, context in
+            let role = try access.authorize(request, context: context)
+            return try await Self.page(role: role, pages: pages) {
+                let query = request.uri.queryParameters
+                let channel = query.get("channel").flatMap { $0.isEmpty ? nil : $0 }
+                let token = query.get("token").flatMap { $0.isEmpty ? nil : $0 }
+                if let channel, let problem = ChannelName.problem(channel) {
+                    throw HTTPError(.badRequest, message: "\(channel.prefix(80)): \(problem)")
+                }
+                if let token, token.utf8.count > 64 { throw HTTPError(.badRequest, message: "A token's name is at most 64 bytes") }
+                return pages.audit(try await data.audit(channel: channel, token: token), channel: channel, token: token, role: role)
+            }
         }
         router.get("/dashboard/dashboard.css") { _, _ in Self.asset(PackageResources.dashboard_css, type: "text/css; charset=utf-8") }
         router.get("/dashboard/dashboard.js") { _, _ in Self.asset(PackageResources.dashboard_js, type: "text/javascript; charset=utf-8") }

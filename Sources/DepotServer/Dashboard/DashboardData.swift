@@ -21,6 +21,9 @@ struct DashboardData: Sendable {
         let signedBy: String?
         /// The rollout under way, as the row says it: `rolling out #4 to 10% (running)`.
         let rollingOut: String?
+        /// What the Roll back button does, as its confirm asks it; `nil` when a rollback has
+        /// nowhere to go.
+        let rollbackConfirm: String?
     }
 
     struct Traffic: Sendable, Encodable {
@@ -90,14 +93,27 @@ struct DashboardData: Sendable {
 
     func overview(role: DashboardRole) async throws -> Overview {
         let keyID = signer.keys.isEmpty ? nil : signer.keys.map { ChannelSigner.keyID(of: $0.publicKey) }.joined(separator: ", ")
-        let channels = try await catalog.channels().map {
-            Channel(
-                name: $0.name,
-                release: $0.release,
-                since: HTTPDate(secondsSince1970: $0.updatedAt).imfFixdate,
-                serial: $0.serial,
-                signedBy: keyID,
-                rollingOut: $0.rollout.map { "rolling out #\($0.releaseNumber.map(String.init) ?? "?") to \($0.percent)% (\($0.state.rawValue))" }
+        var channels: [Channel] = []
+        for state in try await catalog.channels() {
+            let target = try await catalog.rollbackTarget(of: state.name)
+            channels.append(
+                Channel(
+                    name: state.name,
+                    release: state.release,
+                    since: HTTPDate(secondsSince1970: state.updatedAt).imfFixdate,
+                    serial: state.serial,
+                    signedBy: keyID,
+                    rollingOut: state.rollout.map {
+                        "rolling out #\($0.releaseNumber.map(String.init) ?? "?") to \($0.percent)% (\($0.state.rawValue))"
+                    },
+                    rollbackConfirm: target.map { target in
+                        if let rollout = state.rollout {
+                            return
+                                "Roll back the rollout of #\(rollout.releaseNumber ?? 0) on \(state.name): every install back on #\(target.number)?"
+                        }
+                        return "Roll back \(state.name) from #\(state.release.number) to #\(target.number)?"
+                    }
+                )
             )
         }
         var rollouts: [RolloutView] = []
@@ -107,7 +123,9 @@ struct DashboardData: Sendable {
                 RolloutView(
                     rollout,
                     sinceStep: try await catalog.gateEvidence(of: rollout).counts,
-                    history: try await catalog.reportHistory(of: rollout)
+                    history: try await catalog.reportHistory(of: rollout),
+                    failureReasons: try await catalog.failureReasons(of: rollout),
+                    channelRelease: channel.release
                 )
             )
         }
@@ -141,6 +159,14 @@ struct DashboardData: Sendable {
             },
             removed: diff.removed.map { .init(path: $0.path, before: .init($0), after: nil) }
         )
+    }
+
+    /// How many audit records the dashboard's page lists.
+    static let auditCount = 200
+
+    /// The newest audit records, of `channel` and `token` when given.
+    func audit(channel: String?, token: String?) async throws -> [AuditRecord] {
+        try await catalog.auditRecords(channel: channel, token: token, limit: Self.auditCount)
     }
 
     func file(path: String) async throws -> File {

@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotHTTP
 import DepotPolicy
 import DepotStore
@@ -20,6 +21,7 @@ struct DashboardPage: Sendable {
             ("layout", PackageResources.layout_mustache), ("overview", PackageResources.overview_mustache),
             ("traffic", PackageResources.traffic_mustache), ("diff", PackageResources.diff_mustache),
             ("file", PackageResources.file_mustache), ("rollouts", PackageResources.rollouts_mustache),
+            ("audit", PackageResources.audit_mustache),
         ]
         for (name, bytes) in templates {
             try library.register(String(decoding: bytes, as: UTF8.self), named: name)
@@ -41,11 +43,13 @@ struct DashboardPage: Sendable {
                 "shortID": String(channel.release.id.prefix(12)), "since": channel.since,
                 "signed": channel.signedBy != nil, "key": channel.signedBy ?? "",
                 "promotable": overview.releases.filter { $0.id != channel.release.id }.map(\.number),
+                "rollbackConfirm": channel.rollbackConfirm ?? "", "mayRollBack": channel.rollbackConfirm != nil,
             ] as [String: Any]
         }
         let releases = overview.releases.map { release in
             [
                 "number": release.number, "id": release.id, "shortID": String(release.id.prefix(12)), "channel": release.channel,
+                "liveOn": Self.liveOn(release, overview).joined(separator: ", "),
                 "created": HTTPDate(secondsSince1970: release.createdAt).imfFixdate, "files": release.files,
                 "size": ByteCountText(release.bytes), "message": release.message ?? "", "hasPrevious": release.parent != nil,
                 // Its changes are against its parent, the release it was made from, whatever its number.
@@ -72,11 +76,18 @@ struct DashboardPage: Sendable {
         return layout(title: "Depot", role: overview.role, body: body)
     }
 
+    /// Where `release` is live: each channel on it, and each whose live rollout brings it, with
+    /// the share.
+    static func liveOn(_ release: ReleaseSummary, _ overview: DashboardData.Overview) -> [String] {
+        overview.channels.filter { $0.release.id == release.id }.map(\.name)
+            + overview.rollouts.filter { $0.isLive && $0.release == release.number }.map { "\($0.channel) (rollout, \($0.percent)%)" }
+    }
+
     /// The start form's values: the plan the server takes for absent fields.
     static var standardPlan: [String: Any] {
         let plan = RolloutPlan.standard
         return [
-            "steps": plan.steps.map(String.init).joined(separator: ","), "everySeconds": plan.everySeconds,
+            "steps": plan.steps.map(String.init).joined(separator: ","), "every": DurationText.text(seconds: plan.everySeconds),
             "maxFailurePercent": plan.maxFailureRate * 100, "minReports": plan.minReports, "autoRollback": plan.autoRollback,
         ]
     }
@@ -105,7 +116,15 @@ struct DashboardPage: Sendable {
         return [
             "channel": rollout.channel, "release": rollout.release.map { "#\($0)" } ?? "(removed)",
             "base": rollout.base.map { "#\($0)" } ?? "(removed)",
-            "state": rollout.state, "live": rollout.isLive, "percent": rollout.percent,
+            "state": rollout.channelMovedTo.map { "completed at 100%, then rolled back: the channel is on #\($0)" }
+                ?? "\(rollout.state) at \(rollout.percent)%",
+            "live": rollout.isLive, "confirmTarget": "the rollout of release \(rollout.release.map { "#\($0)" } ?? "?") on \(rollout.channel)",
+            "stepStarted": HTTPDate(secondsSince1970: rollout.stepStartedAt).imfFixdate,
+            "nextStep": rollout.nextStepAt.map { HTTPDate(secondsSince1970: $0).imfFixdate } ?? "",
+            "hasNextStep": rollout.nextStepAt != nil,
+            "received": since.outcomes, "needed": rollout.minReports,
+            "reasons": rollout.failureReasons.map { ["reason": $0.reason, "installs": $0.installs] as [String: Any] },
+            "hasReasons": !rollout.failureReasons.isEmpty,
             "paused": rollout.state == "paused" || rollout.state == "halted", "running": rollout.state == "running",
             "steps": rollout.steps.map { ["percent": $0.percent, "status": $0.status] }, "reason": rollout.reason,
             "gate": "each step lasts at least \(duration(rollout.everySeconds)), then needs \(rollout.minReports) reports with at most "
@@ -194,11 +213,27 @@ struct DashboardPage: Sendable {
             return [
                 "version": version.version, "published": HTTPDate(secondsSince1970: version.publishedAt).imfFixdate,
                 "size": ByteCountText(version.size), "gzip": version.gzipSize.map(ByteCountText) ?? "–", "patches": patches,
-                "retired": version.retiredAt != nil,
+                "retired": version.retiredAt != nil, "liveOn": entry.liveOn.joined(separator: ", "),
             ] as [String: Any]
         }
         let body = render("file", ["path": file.path, "versions": versions, "hasVersions": !versions.isEmpty])
         return layout(title: "Depot: \(file.path)", role: role, body: body)
+    }
+
+    /// The audit trail's newest records, filtered by channel and token as asked.
+    func audit(_ records: [AuditRecord], channel: String?, token: String?, role: DashboardRole) -> String {
+        let rows = records.map { record in
+            [
+                "time": HTTPDate(secondsSince1970: record.at).imfFixdate, "token": record.token, "client": record.client ?? "",
+                "action": record.action, "channel": record.channel ?? "", "release": record.release.map { "#\($0)" } ?? "",
+                "serial": record.serial.map(String.init) ?? "", "detail": record.detail ?? "",
+            ] as [String: Any]
+        }
+        let body = render(
+            "audit",
+            ["records": rows, "hasRecords": !rows.isEmpty, "count": rows.count, "channel": channel ?? "", "token": token ?? ""]
+        )
+        return layout(title: "Depot: audit trail", role: role, body: body)
     }
 
     /// A refused request's page: its message, and the way back.

@@ -26,9 +26,23 @@ struct RolloutView: Sendable, Encodable {
     let autoRollback: Bool
     /// Since the current step began: what the gate weighs.
     let sinceStep: ReportCounts
+    /// When the current step began, and when the next may begin (seconds since 1970): `nil`
+    /// unless the rollout runs and has a next step.
+    let stepStartedAt: Int64
+    let nextStepAt: Int64?
+    /// Why installs said the release failed, most given first.
+    let failureReasons: [FailureReason]
+    /// Where the channel points now, when it moved off the rollout's release after the rollout
+    /// completed (a rollback): the card says so instead of "completed at 100%".
+    let channelMovedTo: Int64?
     /// From the rollout's start, oldest first: installs that applied the release, failed and
     /// said it was healthy, each counted in the minute of its first report of that kind.
     let minutes: [Minute]
+
+    struct FailureReason: Sendable, Encodable {
+        let reason: String
+        let installs: Int64
+    }
 
     struct Minute: Sendable, Encodable {
         /// Seconds since 1970 of the minute's start.
@@ -36,7 +50,13 @@ struct RolloutView: Sendable, Encodable {
         let counts: ReportCounts
     }
 
-    init(_ rollout: Rollout, sinceStep: ReportCounts, history: [(minute: Int64, counts: ReportCounts)]) {
+    init(
+        _ rollout: Rollout,
+        sinceStep: ReportCounts,
+        history: [(minute: Int64, counts: ReportCounts)],
+        failureReasons: [(reason: String, installs: Int64)] = [],
+        channelRelease: ReleaseSummary? = nil
+    ) {
         channel = rollout.channel
         release = rollout.releaseNumber
         base = rollout.baseNumber
@@ -54,6 +74,11 @@ struct RolloutView: Sendable, Encodable {
         minReports = rollout.plan.minReports
         autoRollback = rollout.plan.autoRollback
         self.sinceStep = sinceStep
+        stepStartedAt = rollout.stepStartedAt
+        let hasNext = rollout.step < rollout.plan.steps.count - 1
+        nextStepAt = rollout.state == .running && hasNext ? rollout.stepStartedAt + rollout.plan.everySeconds : nil
+        self.failureReasons = failureReasons.map { FailureReason(reason: $0.reason, installs: $0.installs) }
+        channelMovedTo = rollout.state == .completed && channelRelease.map { $0.id != rollout.release } == true ? channelRelease?.number : nil
         minutes = history.map { Minute(start: $0.minute * 60, counts: $0.counts) }
     }
 }

@@ -14,11 +14,19 @@ extension Publisher {
     /// Starts a rollout of `permit`'s channel from `request`, with a fresh random salt.
     func startRollout(_ request: RolloutRequest, permit: Permit, logger: Logger) async throws -> RolloutInfo {
         let channel = permit.channel
+        var everySeconds = request.everySeconds
+        if let every = request.every {
+            guard request.everySeconds == nil else { throw HTTPError(.badRequest, message: "Give every or everySeconds, not both") }
+            guard let seconds = DurationText.seconds(every), seconds >= 1, seconds < Double(Int64.max) else {
+                throw HTTPError(.badRequest, message: "every: \"\(every.prefix(40))\" is not a duration (90, 15m, 1h, 2d)")
+            }
+            everySeconds = Int64(seconds)
+        }
         let plan = try await refusingBadChanges {
             let standard = RolloutPlan.standard
             return try RolloutPlan(
                 steps: request.steps ?? standard.steps,
-                everySeconds: request.everySeconds ?? standard.everySeconds,
+                everySeconds: everySeconds ?? standard.everySeconds,
                 maxFailureRate: request.maxFailureRate ?? standard.maxFailureRate,
                 minReports: request.minReports ?? standard.minReports,
                 autoRollback: request.autoRollback ?? standard.autoRollback

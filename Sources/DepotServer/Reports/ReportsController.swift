@@ -91,7 +91,8 @@ struct ReportsController: Sendable {
             kind: counted,
             channel: report.channel,
             network: network,
-            receivedAt: receivedAt
+            receivedAt: receivedAt,
+            reason: report.reason
         )
     }
 }

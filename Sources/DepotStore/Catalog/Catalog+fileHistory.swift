@@ -15,6 +15,9 @@ public struct FileHistoryEntry: Hashable, Sendable, Codable {
     public let version: FileVersion
     /// Newest source version first.
     public let patches: [Patch]
+    /// Where the version is live: the channels whose release holds it, and `CHANNEL (rollout)`
+    /// for each live rollout that brings it.
+    public let liveOn: [String]
 }
 
 extension Catalog {
@@ -26,7 +29,7 @@ extension Catalog {
             let rows = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT d.to_sha256, d.size, source.version AS from_version
+                    SELECT DISTINCT d.to_sha256, d.from_sha256, d.size, source.version AS from_version
                     FROM file_version AS target
                     JOIN file_delta AS d ON d.to_sha256 = target.sha256 AND d.blob_sha256 IS NOT NULL
                     JOIN file_version AS source ON source.path = target.path AND source.sha256 = d.from_sha256
@@ -35,16 +38,30 @@ extension Catalog {
                     """,
                 arguments: [path]
             )
-            var patches: [String: [(fromVersion: Int64, size: Int64)]] = [:]
-            for row in rows { patches[row["to_sha256"], default: []].append((row["from_version"], row["size"])) }
+            var live: [Int64: [String]] = [:]
+            let holders = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT version, channel AS place FROM channel_file WHERE path = ?1
+                    UNION ALL SELECT f.version, r.channel || ' (rollout)' FROM rollout_file f JOIN rollout r ON r.id = f.rollout
+                    WHERE f.path = ?1 AND r.ended_at IS NULL
+                    ORDER BY 2
+                    """,
+                arguments: [path]
+            )
+            for row in holders { live[row["version"], default: []].append(row["place"]) }
+            var patches: [String: [(from: String, fromVersion: Int64, size: Int64)]] = [:]
+            for row in rows { patches[row["to_sha256"], default: []].append((row["from_sha256"], row["from_version"], row["size"])) }
             return versions.map { version in
                 let full = version.gzipSize ?? version.size
-                let kept = patches[version.sha256] ?? []
+                // One row a patch: from the newest earlier version with its base's content (a
+                // content published twice is one patch, not one a version).
+                var seen = Set<String>()
+                let kept = (patches[version.sha256] ?? []).filter { $0.fromVersion < version.version && seen.insert($0.from).inserted }
                 return FileHistoryEntry(
                     version: version,
-                    patches: kept.filter { $0.fromVersion < version.version }.map {
-                        FileHistoryEntry.Patch(fromVersion: $0.fromVersion, size: $0.size, bytesSaved: max(0, full - $0.size))
-                    }
+                    patches: kept.map { FileHistoryEntry.Patch(fromVersion: $0.fromVersion, size: $0.size, bytesSaved: max(0, full - $0.size)) },
+                    liveOn: live[version.version] ?? []
                 )
             }
         }

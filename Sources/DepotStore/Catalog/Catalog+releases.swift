@@ -49,21 +49,37 @@ extension Catalog {
             if let rollout = try Self.liveRollout(of: channel, in: db) {
                 return try Self.rollBack(rollout, reason: "rolled back with the channel", now: now.secondsSince1970, in: db)
             }
-            // Rollout events move no pointer: the moves are publishes, promotes and rollbacks.
-            let events = "SELECT serial, release, kind, restores FROM channel_event WHERE channel = ? AND kind != 'rollout'"
-            guard let latest = try Row.fetchOne(db, sql: events + " ORDER BY serial DESC LIMIT 1", arguments: [channel]) else {
-                throw CatalogError("The channel \(channel) has no release", code: .notFound)
-            }
-            // A rollback stands for the event it restored: roll back from there.
-            let from: Int64 = latest["kind"] == "rollback" ? latest["restores"] : latest["serial"]
-            guard let previous = try Row.fetchOne(db, sql: events + " AND serial < ? ORDER BY serial DESC LIMIT 1", arguments: [channel, from]) else {
-                throw CatalogError("The channel \(channel) has no earlier release to roll back to", code: .conflict)
-            }
-            guard let target = try ReleaseSummary.fetch(id: previous["release"], in: db) else {
-                throw CatalogError("The earlier release of \(channel) is no longer kept", code: .gone)
-            }
-            return try Self.move(channel, to: target, kind: "rollback", restores: previous["serial"], now: now.secondsSince1970, in: db)
+            let (target, restores) = try Self.rollbackTarget(of: channel, in: db)
+            return try Self.move(channel, to: target, kind: "rollback", restores: restores, now: now.secondsSince1970, in: db)
         }
+    }
+
+    /// The release a rollback of `channel` would point it to (a rollout under way is rolled back
+    /// instead, to its base); `nil` when there is none. What the dashboard's confirm names.
+    public func rollbackTarget(of channel: String) async throws -> ReleaseSummary? {
+        try await database.read { db in
+            if let rollout = try Self.liveRollout(of: channel, in: db) { return try ReleaseSummary.fetch(id: rollout.base, in: db) }
+            return try? Self.rollbackTarget(of: channel, in: db).target
+        }
+    }
+
+    /// The one rule for where a rollback goes: the release before the channel's latest move,
+    /// a rollback standing for the event it restored; with the serial of the event restored.
+    private static func rollbackTarget(of channel: String, in db: Database) throws -> (target: ReleaseSummary, restores: Int64) {
+        // Rollout events move no pointer: the moves are publishes, promotes and rollbacks.
+        let events = "SELECT serial, release, kind, restores FROM channel_event WHERE channel = ? AND kind != 'rollout'"
+        guard let latest = try Row.fetchOne(db, sql: events + " ORDER BY serial DESC LIMIT 1", arguments: [channel]) else {
+            throw CatalogError("The channel \(channel) has no release", code: .notFound)
+        }
+        // A rollback stands for the event it restored: roll back from there.
+        let from: Int64 = latest["kind"] == "rollback" ? latest["restores"] : latest["serial"]
+        guard let previous = try Row.fetchOne(db, sql: events + " AND serial < ? ORDER BY serial DESC LIMIT 1", arguments: [channel, from]) else {
+            throw CatalogError("The channel \(channel) has no earlier release to roll back to", code: .conflict)
+        }
+        guard let target = try ReleaseSummary.fetch(id: previous["release"], in: db) else {
+            throw CatalogError("The earlier release of \(channel) is no longer kept", code: .gone)
+        }
+        return (target, previous["serial"])
     }
 
     /// For a channel whose release needs a minimum app version: the channel's earlier releases

@@ -28,8 +28,19 @@ extension Catalog {
         /// When the server took it, in seconds since 1970: it counts only toward a period that
         /// had begun by then.
         public let receivedAt: Int64
+        /// Why it failed, in the install's words (a failure only).
+        public let reason: String?
 
-        public init(release: String, install: [UInt8], kind: Kind, channel: String? = nil, network: [UInt8] = [], receivedAt: Int64 = 0) {
+        public init(
+            release: String,
+            install: [UInt8],
+            kind: Kind,
+            channel: String? = nil,
+            network: [UInt8] = [],
+            receivedAt: Int64 = 0,
+            reason: String? = nil
+        ) {
+            self.reason = kind == .failed ? reason : nil
             self.release = release
             self.install = install
             self.kind = kind
@@ -106,9 +117,47 @@ extension Catalog {
                     stored[networkKey] = inNetwork + 1
                 }
                 try mark.execute(arguments: [rollout.id, rollout.period, Data(report.install), Data(report.network), report.kind.rawValue, minute])
-                if db.changesCount > 0 { counted += 1 }
+                guard db.changesCount > 0 else { continue }
+                counted += 1
+                if let reason = report.reason { try Self.countFailure(reason, of: rollout.id, in: db) }
             }
             return counted
+        }
+    }
+
+    /// The most reasons a rollout keeps; failures for others count under ``otherReasons``.
+    static let maximumReasons = 20
+    static let otherReasons = "(other reasons)"
+
+    /// Counts one failure of rollout `rollout` under `reason` (its first line, trimmed).
+    private static func countFailure(_ reason: String, of rollout: Int64, in db: Database) throws {
+        let line = reason.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard !line.isEmpty else { return }
+        let known = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rollout_failure WHERE rollout = ?", arguments: [rollout]) ?? 0
+        let exists =
+            try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM rollout_failure WHERE rollout = ? AND reason = ?)",
+                arguments: [rollout, line]
+            ) ?? false
+        let counted = exists || known < maximumReasons - 1 ? line : otherReasons
+        try db.execute(
+            sql: """
+                INSERT INTO rollout_failure (rollout, reason, installs) VALUES (?, ?, 1)
+                ON CONFLICT(rollout, reason) DO UPDATE SET installs = installs + 1
+                """,
+            arguments: [rollout, counted]
+        )
+    }
+
+    /// The reasons installs gave most for failures of `rollout`, most first, at most `limit`.
+    public func failureReasons(of rollout: Rollout, limit: Int = 3) async throws -> [(reason: String, installs: Int64)] {
+        try await database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT reason, installs FROM rollout_failure WHERE rollout = ? ORDER BY installs DESC, reason LIMIT ?",
+                arguments: [rollout.id, limit]
+            ).map { ($0["reason"], $0["installs"]) }
         }
     }
 
