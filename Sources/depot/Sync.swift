@@ -120,7 +120,8 @@ extension Depot {
         }
 
         /// A `--dir` that names a file, or whose parent folder is missing (a typo), is refused in
-        /// one line, before anything is made.
+        /// one line, before anything is made; a new one is said on standard error (without
+        /// `--json`), since a typo there downloads a whole release.
         func checkFolder() throws {
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: dir, isDirectory: &isFolder) {
@@ -131,6 +132,9 @@ extension Depot {
             guard FileManager.default.fileExists(atPath: parent) else {
                 throw CommandFailure("--dir \(dir): its parent folder \(parent) does not exist (a typo?); make it first")
             }
+            // Said to a person; a program reading --json has the report.
+            guard !json else { return }
+            FileHandle.standardError.write(Data("--dir \(dir) is new: making it, and fetching the whole release into it\n".utf8))
         }
 
         func syncOnce(_ client: DepotClient) async throws {

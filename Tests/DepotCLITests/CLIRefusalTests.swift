@@ -142,6 +142,9 @@ struct CLIRefusalTests {
                 in: root
             )
             #expect(synced.status == 0, "\(synced.errors)")
+            #expect(synced.output.contains("--dir out is new: making it"), "a new folder is said, not made silently: \(synced.output)")
+            let again = try await DepotCLI.run(["sync", "--dir", "out", "--server", server], token: nil, in: root)
+            #expect(again.status == 0 && !again.output.contains("is new"), "\(again.output)")
             #expect(try await DepotCLI.run(["release", "rollback", "--server", server], in: root).status == 0)
             let started = try await DepotCLI.run(["rollout", "start", "2", "--every", "1h", "--server", server], in: root)
             #expect(started.status == 0, "\(started.errors)")
