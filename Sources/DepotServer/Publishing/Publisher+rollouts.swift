@@ -34,7 +34,7 @@ extension Publisher {
         }
         var generator = SystemRandomNumberGenerator()
         let salt = Hex.string((0..<8).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-        let rollout = try await change(permit, newContent: []) {
+        let rollout = try await change(permit, doing: .rollouts, newContent: []) {
             let rollout = try await catalog.startRollout(request.release, to: channel, plan: plan, salt: salt, now: now())
             return (rollout, [String](), AuditNote("rollout-start", release: rollout.releaseNumber, detail: "at \(rollout.percent)%"))
         }
@@ -56,7 +56,7 @@ extension Publisher {
     /// Pauses, resumes, halts or rolls back the live rollout of `permit`'s channel.
     func changeRollout(_ action: RolloutAction, permit: Permit, logger: Logger) async throws -> RolloutInfo {
         let channel = permit.channel
-        let rollout = try await change(permit, newContent: []) {
+        let rollout = try await change(permit, doing: .rollouts, newContent: []) {
             let now = now()
             let rollout: Rollout =
                 switch action {
@@ -93,6 +93,7 @@ extension Publisher {
             guard
                 let move = try await change(
                     .rolloutGate(channel: rollout.channel),
+                    doing: .rollouts,
                     newContent: [],
                     {
                         guard let applied = try await catalog.applyGate(decision, to: rollout, now: now) else {

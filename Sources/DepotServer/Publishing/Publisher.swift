@@ -28,7 +28,7 @@ struct Publisher: Sendable {
     /// (`permit`'s).
     func publish(path: String, blob: BlobRecord, contentType: String, permit: Permit, logger: Logger) async throws -> PublishReply {
         let started = ContinuousClock.now
-        let result = try await change(permit, newContent: [(path, blob)]) {
+        let result = try await change(permit, doing: .publish, newContent: [(path, blob)]) {
             let result = try await catalog.publish(
                 .init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions)
             )
@@ -56,7 +56,7 @@ struct Publisher: Sendable {
 
     /// Takes `path` out of the default channel (`permit`'s); false when it is not published.
     func unpublish(path: String, permit: Permit, logger: Logger) async throws -> Bool {
-        let removed = try await change(permit, newContent: []) {
+        let removed = try await change(permit, doing: .publish, newContent: []) {
             let removed = try await catalog.unpublish(path: path, now: .now())
             return (removed, removed.map { [$0] }, removed.map { _ in AuditNote("delete", detail: path) })
         }
@@ -89,7 +89,7 @@ struct Publisher: Sendable {
         // Patches for the new content only: a listed file the channel holds already has its own.
         let live = try await catalog.liveContent(of: files.map(\.path), channel: channel)
         let newContent = files.filter { live[$0.path] != $0.blob.sha256 }.map { ($0.path, $0.blob) }
-        let outcome = try await change(permit, newContent: newContent) {
+        let outcome = try await change(permit, doing: .publish, newContent: newContent) {
             var commit = Catalog.ReleaseCommit(
                 channel: channel,
                 files: files,
@@ -216,7 +216,7 @@ struct Publisher: Sendable {
     /// Re-points `permit`'s channel, with no upload.
     func move(_ move: Move, permit: Permit, logger: Logger) async throws -> MoveReply {
         let channel = permit.channel
-        let moved = try await change(permit, newContent: []) {
+        let moved = try await change(permit, doing: .promote, newContent: []) {
             let moved: Catalog.ChannelMove
             let action: String
             switch move {
@@ -250,13 +250,18 @@ struct Publisher: Sendable {
     /// between the channel's documents, the caches of the paths changed, and the audit record,
     /// with the channel's serial after the change and the permit's actor.
     ///
-    /// Every change goes through here, and nothing gets here without a ``Permit``: no change
-    /// skips the scopes' check or the audit trail.
+    /// Every change goes through here, and nothing gets here without a ``Permit`` for its
+    /// `action`: no change skips the scopes' check or the audit trail, and a permit for one
+    /// action is no permit for another.
     func change<Outcome>(
         _ permit: Permit,
+        doing action: AccessAction,
         newContent: [(path: String, blob: BlobRecord)],
         _ commit: () async throws -> (Outcome, changed: [String]?, audit: AuditNote?)
     ) async throws -> Outcome {
+        guard permit.action == action else {
+            throw HTTPError(.internalServerError, message: "A permit to \(permit.action) was given for \(action): a bug in this server")
+        }
         let channel = permit.channel
         for (path, blob) in newContent { await patches.prepare(path: path, target: blob) }
         let (outcome, changed, note) = try await refusingBadChanges(commit)
