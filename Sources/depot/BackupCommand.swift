@@ -67,18 +67,10 @@ extension Depot {
         @Option(help: "The backup folder (depot backup --to).")
         var from: String
 
-        @Option(help: "The data folder to make.")
-        var data: String
-
-        @Option(help: "How much each channel's serial is raised: more than the channel changes made since the backup.")
-        var serialMargin: Int64 = 1000
+        @OptionGroup var target: RebuildOptions
 
         @Flag(help: "Print what was done as JSON.")
         var json = false
-
-        func validate() throws {
-            guard serialMargin >= 0 else { throw ValidationError("--serial-margin takes 0 or more") }
-        }
 
         func run() async throws {
             try await reportingFailures {
@@ -86,8 +78,8 @@ extension Depot {
                 do {
                     outcome = try await DataRestore.restore(
                         from: URL(fileURLWithPath: from),
-                        to: URL(fileURLWithPath: data),
-                        serialMargin: serialMargin
+                        to: URL(fileURLWithPath: target.data),
+                        serialMargin: target.serialMargin
                     )
                 } catch {
                     throw CommandFailure("cannot restore \(from): \(error)")
@@ -96,7 +88,7 @@ extension Depot {
                     print(#"{"blobs":\#(outcome.blobs),"channels":\#(outcome.channels)}"#)
                 } else {
                     print(
-                        "Restored \(from) into \(data): \(outcome.blobs) blob(s) checked, \(outcome.channels) channel(s), serials raised by \(serialMargin)"
+                        "Restored \(from) into \(target.data): \(outcome.blobs) blob(s) checked, \(outcome.channels) channel(s), serials raised by \(target.serialMargin)"
                     )
                 }
             }

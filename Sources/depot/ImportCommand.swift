@@ -20,22 +20,14 @@ extension Depot {
 
         @OptionGroup var source: MirrorSourceOptions
 
-        @Option(help: "The data folder to make (must not exist, or be empty).")
-        var data: String
-
-        @Option(help: "How much each channel's serial is raised: more than the channel changes the tree may not have seen.")
-        var serialMargin: Int64 = 1000
+        @OptionGroup var target: RebuildOptions
 
         @Flag(help: "Print what was done as JSON.")
         var json = false
 
-        func validate() throws {
-            guard serialMargin >= 0 else { throw ValidationError("--serial-margin takes 0 or more") }
-        }
-
         func run() async throws {
             try await reportingFailures {
-                let destination = URL(fileURLWithPath: data)
+                let destination = URL(fileURLWithPath: target.data)
                 do {
                     try DataImport.checkDestination(destination)
                 } catch let error as StoreError {
@@ -49,11 +41,11 @@ extension Depot {
                         tree: tree,
                         channels: mirrored.map(\.document),
                         data: destination,
-                        serialMargin: serialMargin,
+                        serialMargin: target.serialMargin,
                         now: HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970))
                     )
                 } catch {
-                    throw CommandFailure("cannot import into \(data): \(error)")
+                    throw CommandFailure("cannot import into \(target.data): \(error)")
                 }
                 try? FileManager.default.removeItem(at: tree)
                 if json {
@@ -67,15 +59,15 @@ extension Depot {
                             channels: outcome.channels,
                             roots: outcome.roots,
                             patchesNotHeld: outcome.patchesNotHeld,
-                            serialMargin: serialMargin
+                            serialMargin: target.serialMargin
                         )
                     )
                 }
                 print(
-                    "Imported into \(data): \(outcome.releases) release(s), \(outcome.blobs) file(s), \(outcome.channels) channel(s), serials raised by \(serialMargin)"
+                    "Imported into \(target.data): \(outcome.releases) release(s), \(outcome.blobs) file(s), \(outcome.channels) channel(s), serials raised by \(target.serialMargin)"
                 )
                 if outcome.roots > 0 {
-                    print("\(outcome.roots) root(s) in \(data)/roots: set channels.rootDirectory to it (or copy them into yours)")
+                    print("\(outcome.roots) root(s) in \(target.data)/roots: set channels.rootDirectory to it (or copy them into yours)")
                 }
                 print("Give the server its channel key(s): a tree holds none")
             }
