@@ -2,6 +2,10 @@ import DepotTestSupport
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// Refusals as a new operator meets them: each is one `Error:` line, the documented exit status
 /// (64 for wrong usage, 1 for the rest), and says what to do next.
 @Suite("CLI refusals")
@@ -155,6 +159,15 @@ struct CLIRefusalTests {
             )
             let status = try await DepotCLI.run(["rollout", "status", "--json", "--server", server], in: root)
             #expect(status.output.contains(#""everySeconds":3600"#), "\(status.output)")
+            // The API reads a duration by the CLI's rule (the dashboard's start form sends one).
+            for (every, answer) in [("soon", "is not a duration"), ("0", "is not a duration")] {
+                var request = URLRequest(url: try #require(URL(string: "\(server)/v1/channels/beta/rollout")))
+                request.httpMethod = "POST"
+                request.setValue("Bearer \(DepotCLI.token)", forHTTPHeaderField: "Authorization")
+                request.httpBody = Data(#"{"release": "1", "every": "\#(every)"}"#.utf8)
+                let (body, response) = try await URLSession.shared.data(for: request)
+                #expect((response as? HTTPURLResponse)?.statusCode == 400 && String(decoding: body, as: UTF8.self).contains(answer), "\(every)")
+            }
         }
     }
 
