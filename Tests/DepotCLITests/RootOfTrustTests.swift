@@ -198,6 +198,20 @@ struct RootOfTrustTests {
                     "\(replayedRoot.errors)"
                 )
                 #expect(try String(contentsOfFile: stage.path("out/a.txt"), encoding: .utf8) == "two\n")
+
+                // An origin rebuilt from this one gets its roots, as channels.rootDirectory holds them.
+                let imported = try await DepotCLI.run(
+                    ["import", "--from", stage.url, "--data", "rebuilt", "--trusted-root", stage.path("app-root.json")],
+                    token: nil,
+                    in: stage.root
+                )
+                #expect(imported.status == 0 && imported.output.contains("2 root(s) in rebuilt/roots"), "\(imported.output) \(imported.errors)")
+                for version in 1...2 {
+                    #expect(
+                        FileManager.default.contents(atPath: stage.path("rebuilt/roots/\(version).root.json"))
+                            == FileManager.default.contents(atPath: stage.path("roots/\(version).root.json"))
+                    )
+                }
             }
             #expect(restarted == nil)
         }

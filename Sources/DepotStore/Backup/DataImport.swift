@@ -181,8 +181,8 @@ private struct ImportBuilder {
         }
     }
 
-    /// Copies the tree's roots into `roots/` of the data folder: `channels.rootDirectory` of the
-    /// rebuilt origin.
+    /// Copies the tree's roots (`roots/{n}.json`) into `roots/` of the data folder as
+    /// `{n}.root.json`: what `channels.rootDirectory` of the rebuilt origin holds.
     private func copyRoots() throws -> Int {
         let folder = tree.appendingPathComponent("roots")
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
@@ -191,7 +191,10 @@ private struct ImportBuilder {
         guard !names.isEmpty else { return 0 }
         let roots = staging.appendingPathComponent("roots")
         try FileManager.default.createDirectory(at: roots, withIntermediateDirectories: true)
-        for name in names { try FileManager.default.copyItem(at: folder.appendingPathComponent(name), to: roots.appendingPathComponent(name)) }
+        for name in names {
+            let version = name.dropLast(".json".count)
+            try FileManager.default.copyItem(at: folder.appendingPathComponent(name), to: roots.appendingPathComponent("\(version).root.json"))
+        }
         return names.count
     }
 
