@@ -15,8 +15,8 @@ extension Depot {
         static let configuration = CommandConfiguration(
             abstract: "Make an Ed25519 key pair for signing channel documents.",
             discussion: """
-                Writes the private key to --out (mode 0600), for the server's channels.signingKeyFile, and \\
-                prints the public key: give it to clients (DepotClient's trustedKeys, depot sync --trusted-key). \\
+                Writes the private key to --out (mode 0600), for the server's channels.signingKeyFile, and \
+                prints the public key: give it to clients (DepotClient's trustedKeys, depot sync --trusted-key). \
                 To rotate, give clients the new public key beside the old one first.
                 """
         )

@@ -13,9 +13,9 @@ extension Depot {
         static let configuration = CommandConfiguration(
             abstract: "Make and sign the root documents that say which keys sign channel documents.",
             discussion: """
-                A root lists the channel keys and how many of them must sign (k of n), and the root keys that \\
-                sign the next root. Run these where the root keys are kept, not on the server: the server only \\
-                serves the signed roots (channels.rootDirectory) and holds channel keys. Apps ship root 1 \\
+                A root lists the channel keys and how many of them must sign (k of n), and the root keys that \
+                sign the next root. Run these where the root keys are kept, not on the server: the server only \
+                serves the signed roots (channels.rootDirectory) and holds channel keys. Apps ship root 1 \
                 (DepotClient's trustedRoot, depot sync --trusted-root) and follow the chain to the newest.
                 """,
             subcommands: [Initialize.self, Sign.self, Rotate.self, Verify.self]
