@@ -181,21 +181,18 @@ private struct ImportBuilder {
         }
     }
 
-    /// Copies the tree's roots (`roots/{n}.json`) into `roots/` of the data folder as
-    /// `{n}.root.json`: what `channels.rootDirectory` of the rebuilt origin holds.
+    /// Copies the tree's roots, 1, 2… for as long as they follow one another, into `roots/` of
+    /// the data folder as `{n}.root.json`: what `channels.rootDirectory` of the rebuilt origin
+    /// holds.
     private func copyRoots() throws -> Int {
-        let folder = tree.appendingPathComponent("roots")
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter {
-            (try? TreeObject(path: "roots/\($0)")) != nil
+        var version: Int64 = 1
+        while FileManager.default.fileExists(atPath: file(try .root(version)).path) {
+            let roots = staging.appendingPathComponent("roots")
+            try FileManager.default.createDirectory(at: roots, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: file(try .root(version)), to: roots.appendingPathComponent("\(version).root.json"))
+            version += 1
         }
-        guard !names.isEmpty else { return 0 }
-        let roots = staging.appendingPathComponent("roots")
-        try FileManager.default.createDirectory(at: roots, withIntermediateDirectories: true)
-        for name in names {
-            let version = name.dropLast(".json".count)
-            try FileManager.default.copyItem(at: folder.appendingPathComponent(name), to: roots.appendingPathComponent("\(version).root.json"))
-        }
-        return names.count
+        return Int(version - 1)
     }
 
     private func file(_ object: TreeObject) -> URL { tree.appendingPathComponent(object.path) }
