@@ -130,3 +130,17 @@ extension RequestPath {
         }
     }
 }
+
+extension RequestPath.Problem {
+    /// A sentence for an error body.
+    public var explanation: String {
+        switch self {
+        case .notAbsolute: "it does not start with /"
+        case .malformedEscape: "it has a malformed percent-escape"
+        case .notUTF8: "it is not UTF-8"
+        case .forbiddenCharacter: "it has a control character, a backslash or an encoded slash"
+        case .dotSegment: "it has a . or .. segment"
+        case .emptySegment: "it has an empty segment"
+        }
+    }
+}

@@ -9,8 +9,8 @@ extension Depot {
         static let configuration = CommandConfiguration(
             abstract: "Rebuild a data folder from an export, a depot mirror folder or a static mirror's URL, every signature and SHA-256 checked.",
             discussion: """
-                The tree is copied as depot mirror copies it (into .DATA.tree beside DATA, where an interrupted run \
-                goes on), then the releases it holds, their files and patches, the channels and the roots become \
+                The tree is copied as depot mirror copies it (into .DATA.tree beside DATA, where a run the network \
+                interrupted goes on), then the releases it holds, their files and patches, the channels and the roots become \
                 DATA, by one rename. Each channel's serial is its document's plus --serial-margin, so that the next \
                 document the server signs is newer than any it signed: no client refuses it as a replay. What the \
                 tree never held is lost: releases retention removed, channel history, reports, the audit trail. \
@@ -24,6 +24,13 @@ extension Depot {
 
         @Flag(help: "Print what was done as JSON.")
         var json = false
+
+        func validate() throws {
+            // The rebuilt origin signs what it imports with the real keys: nothing unchecked.
+            if source.withoutSignatureChecks {
+                throw ValidationError("depot import signs what it imports: give --trusted-root or --trusted-key, not --without-signature-checks")
+            }
+        }
 
         func run() async throws {
             try await reportingFailures {
@@ -45,6 +52,9 @@ extension Depot {
                         now: HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970))
                     )
                 } catch {
+                    // What the copy holds cannot be imported: it goes, so that the next run
+                    // starts from the source again (a copy cut short by the network is kept).
+                    try? FileManager.default.removeItem(at: tree)
                     throw CommandFailure("cannot import into \(target.data): \(error)")
                 }
                 try? FileManager.default.removeItem(at: tree)

@@ -10,6 +10,6 @@ struct RebuildOptions: ParsableArguments {
     var serialMargin: Int64 = 1000
 
     func validate() throws {
-        guard serialMargin >= 0 else { throw ValidationError("--serial-margin takes 0 or more") }
+        guard (0...1_000_000_000).contains(serialMargin) else { throw ValidationError("--serial-margin takes 0 to 1000000000") }
     }
 }

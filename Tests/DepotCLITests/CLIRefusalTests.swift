@@ -90,7 +90,7 @@ struct CLIRefusalTests {
         ),
         Row(arguments: ["restore", "--from", "nowhere", "--data", "restored"], token: nil, status: 1, says: ["it is not a depot backup"]),
         Row(
-            arguments: ["import", "--from", "nowhere", "--data", "imported", "--without-signature-checks"],
+            arguments: ["import", "--from", "nowhere", "--data", "imported", "--trusted-key", "AAAA"],
             token: nil,
             status: 1,
             says: ["--from nowhere: not an http:// or https:// URL, nor a folder that exists"]

@@ -1,4 +1,6 @@
+import Crypto
 import DepotManifest
+import DepotSigning
 import DepotTestSupport
 import Foundation
 import Testing
@@ -128,6 +130,154 @@ struct ImportTests {
             }
             let imported = try await DepotCLI.run(["import", "--from", "tree", "--data", "made", "--trusted-key", publicKey], token: nil, in: root)
             #expect(imported.status == 0 && imported.output.contains("1 release(s)"), "\(imported.output) \(imported.errors)")
+        }
+    }
+
+    /// A tree whose origin signed what no publish makes: `change` edits the one page's entries
+    /// (or the release, or the channel document), and the tree is re-signed with the origin's
+    /// key, as a stolen key or a broken origin would.
+    static func forge(
+        _ tree: URL,
+        key: URL,
+        entries change: (inout [ReleaseEntry]) -> Void = { _ in },
+        release: (inout ReleaseDocument) -> Void = { _ in },
+        channel: (inout ChannelDocument) -> Void = { _ in }
+    ) throws {
+        func sha256(_ bytes: Data) -> String { SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() }
+        let channelFile = tree.appendingPathComponent("channels/stable")
+        var document = try JSONDecoder().decode(ChannelDocument.self, from: Data(contentsOf: channelFile))
+        var releaseDocument = try JSONDecoder().decode(
+            ReleaseDocument.self,
+            from: Data(contentsOf: tree.appendingPathComponent("releases/\(document.release)"))
+        )
+        var page = try JSONDecoder().decode(
+            ReleasePage.self,
+            from: Data(contentsOf: tree.appendingPathComponent("pages/\(releaseDocument.pages[0])"))
+        )
+        change(&page.entries)
+        let pageBytes = try JSONEncoder().encode(page)
+        try pageBytes.write(to: tree.appendingPathComponent("pages/\(sha256(pageBytes))"))
+        releaseDocument.pages[0] = sha256(pageBytes)
+        release(&releaseDocument)
+        let releaseBytes = try JSONEncoder().encode(releaseDocument)
+        try releaseBytes.write(to: tree.appendingPathComponent("releases/\(sha256(releaseBytes))"))
+        document = ChannelDocument(
+            channel: document.channel,
+            release: sha256(releaseBytes),
+            number: releaseDocument.number,
+            serial: document.serial + 1,
+            expires: document.expires
+        )
+        channel(&document)
+        let text = try String(contentsOf: key, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let privateKey = try Curve25519.Signing.PrivateKey(rawRepresentation: try #require(Data(base64Encoded: text)))
+        document.signatures = [try Ed25519.sign(document.signedText, with: privateKey)]
+        try JSONEncoder().encode(document).write(to: channelFile)
+    }
+
+    @Test(
+        "attacks as a hostile tree signed with the origin's key, a planted file and a careless operator: each refused in one line, nothing made or lost"
+    )
+    func attacks() async throws {
+        try await withTemporaryDirectory { root in
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
+            let key = root.appendingPathComponent("channel.key")
+            let made = try await DepotCLI.run(["keygen", "--out", key.path], token: nil, in: root)
+            let publicKey = try #require(made.output.split(separator: " ").dropFirst(2).first.map(String.init))
+            try await Drill.serving("data", key: key, in: root) { server in
+                try await Drill.publish(1, server: server, in: root)
+                let mirrored = try await DepotCLI.run(["mirror", "--from", server, "--to", "tree", "--trusted-key", publicKey], token: nil, in: root)
+                try #require(mirrored.status == 0, "\(mirrored.errors)")
+            }
+            let manager = FileManager.default
+            func scenario(_ name: String, _ forge: (URL) throws -> Void) throws -> String {
+                let folder = root.appendingPathComponent("attack-\(name)")
+                try manager.copyItem(at: root.appendingPathComponent("tree"), to: folder)
+                try? manager.removeItem(at: folder.appendingPathComponent(".lock"))
+                try forge(folder)
+                return folder.lastPathComponent
+            }
+            let cases: [(source: String, message: String)] = [
+                (try scenario("traversal") { try Self.forge($0, key: key, entries: { $0[0].path = "../../etc/evil" }) }, "has a . or .. segment"),
+                (try scenario("absolute") { try Self.forge($0, key: key, entries: { $0[0].path = "a//b" }) }, "empty segment"),
+                (try scenario("twice") { try Self.forge($0, key: key, entries: { $0.append($0[0]) }) }, "is listed twice"),
+                (
+                    try scenario("folder") { folder in
+                        try Self.forge(
+                            folder,
+                            key: key,
+                            entries: {
+                                $0.append($0[0])
+                                $0[$0.count - 1].path = $0[0].path + "/inside"
+                            }
+                        )
+                    }, "collides with"
+                ),
+                (try scenario("version") { try Self.forge($0, key: key, entries: { $0[0].version = .max }) }, "has version"),
+                (
+                    try scenario("header") { try Self.forge($0, key: key, entries: { $0[0].contentType = "text/html\r\nSet-Cookie: x=1" }) },
+                    "control character"
+                ),
+                (
+                    try scenario("number") { try Self.forge($0, key: key, release: { $0.number = .max }, channel: { $0.number = .max }) },
+                    "out of range"
+                ),
+                (try scenario("serial") { try Self.forge($0, key: key, channel: { $0.serial = .max }) }, "out of range"),
+            ]
+            for (source, message) in cases {
+                let result = try await DepotCLI.run(["import", "--from", source, "--data", "made", "--trusted-key", publicKey], token: nil, in: root)
+                #expect(
+                    result.status == 1 && result.errors.split(separator: "\n").count == 1 && result.errors.contains(message),
+                    "\(source): \(result.errors)"
+                )
+                #expect(!manager.fileExists(atPath: root.appendingPathComponent("made").path), "\(source)")
+            }
+
+            // A link in the source folder is refused: the copy would read a file outside it.
+            let linked = try scenario("link") { folder in
+                let blobs = folder.appendingPathComponent("blobs")
+                let blob = try #require(try manager.contentsOfDirectory(atPath: blobs.path).first { $0.count == 64 })
+                try manager.moveItem(at: blobs.appendingPathComponent(blob), to: root.appendingPathComponent("outside"))
+                try manager.createSymbolicLink(at: blobs.appendingPathComponent(blob), withDestinationURL: root.appendingPathComponent("outside"))
+            }
+            let link = try await DepotCLI.run(["import", "--from", linked, "--data", "made", "--trusted-key", publicKey], token: nil, in: root)
+            #expect(link.status == 1 && link.errors.contains("is not a plain file (a link or a folder)"), "\(link.errors)")
+
+            // A --data that names a file (a config, by mistake) is refused, and the file kept.
+            try root.write(Data("{}".utf8), to: "config.json")
+            let file = try await DepotCLI.run(
+                ["import", "--from", "tree", "--data", "config.json", "--trusted-key", publicKey],
+                token: nil,
+                in: root
+            )
+            #expect(file.status == 1 && file.errors.contains("is not a folder (a file or a link)"), "\(file.errors)")
+            #expect(manager.contents(atPath: root.appendingPathComponent("config.json").path) == Data("{}".utf8))
+
+            // A release planted in a leftover copy, named by no channel document, is not taken.
+            try manager.copyItem(at: root.appendingPathComponent("tree"), to: root.appendingPathComponent(".planted.tree"))
+            try Self.forge(root.appendingPathComponent(".planted.tree"), key: key, release: { $0.number = 7 }, channel: { $0.serial = 0 })
+            try manager.removeItem(at: root.appendingPathComponent(".planted.tree/channels/stable"))
+            let planted = try await DepotCLI.run(
+                ["import", "--from", "tree", "--data", "planted", "--trusted-key", publicKey, "--json"],
+                token: nil,
+                in: root
+            )
+            #expect(planted.status == 0 && planted.output.contains(#""releases":1"#), "\(planted.output) \(planted.errors)")
+
+            // The rebuilt blobs are copies: a writer of the source folder cannot change them.
+            let blobs = root.appendingPathComponent("tree/blobs")
+            let blob = try #require(try manager.contentsOfDirectory(atPath: blobs.path).first { $0.count == 64 })
+            let source = try manager.attributesOfItem(atPath: blobs.appendingPathComponent(blob).path)[.systemFileNumber] as? Int
+            let copy = root.appendingPathComponent("planted/blobs/\(blob.prefix(2))/\(blob)")
+            let copied = try manager.attributesOfItem(atPath: copy.path)[.systemFileNumber] as? Int
+            #expect(source != nil && source != copied)
+
+            let unchecked = try await DepotCLI.run(
+                ["import", "--from", "tree", "--data", "made", "--without-signature-checks"],
+                token: nil,
+                in: root
+            )
+            #expect(unchecked.status == 64 && unchecked.errors.contains("depot import signs what it imports"), "\(unchecked.errors)")
         }
     }
 }

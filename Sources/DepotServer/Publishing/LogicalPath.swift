@@ -1,5 +1,6 @@
 import DepotHTTP
 import DepotManifest
+import DepotStore
 import Hummingbird
 
 /// The logical path of a published file, taken from a request path after a route prefix.
@@ -20,11 +21,9 @@ enum LogicalPath {
             throw HTTPError(.badRequest, message: "The path must name a file, not a folder")
         }
         let path = PortablePath.normalized(decoded.relativePath)
-        guard path.utf8.count <= maxLength else {
-            throw HTTPError(.badRequest, message: "The path is longer than \(maxLength) bytes")
-        }
-        if let problem = PortablePath.problem(path) {
-            throw HTTPError(.badRequest, message: "The path cannot be written by every client: \(problem)")
+        // The rule an import applies to the paths it reads, too.
+        if let problem = PublishedPath.problem(path, maxLength: maxLength) {
+            throw HTTPError(.badRequest, message: problem.prefix(1).uppercased() + problem.dropFirst())
         }
         return path
     }
@@ -38,20 +37,6 @@ extension LogicalPath {
             return try parse("/" + RequestPath.encode(path), prefix: "", maxLength: maxLength)
         } catch let error as HTTPError {
             throw HTTPError(error.status, message: "\(path): \(error.body ?? "not acceptable")")
-        }
-    }
-}
-
-extension RequestPath.Problem {
-    /// A sentence for an error body.
-    var explanation: String {
-        switch self {
-        case .notAbsolute: "it does not start with /"
-        case .malformedEscape: "it has a malformed percent-escape"
-        case .notUTF8: "it is not UTF-8"
-        case .forbiddenCharacter: "it has a control character, a backslash or an encoded slash"
-        case .dotSegment: "it has a . or .. segment"
-        case .emptySegment: "it has an empty segment"
         }
     }
 }

@@ -8,6 +8,12 @@ enum DataFolder {
     /// Refuses a `data` that holds anything: a restore or an import never mixes with, or
     /// replaces, a data folder in use.
     static func refuseNonEmpty(_ data: URL, doing what: String) throws {
+        // Not a file, nor a link: what is put in place replaces the path, and must not take a
+        // file given by mistake (a config) with it.
+        var status = stat()
+        if lstat(data.path, &status) == 0, status.st_mode & S_IFMT != S_IFDIR {
+            throw StoreError(.invalidInput, "\(data.path) is not a folder (a file or a link): \(what) into a new folder")
+        }
         if let entries = try? FileManager.default.contentsOfDirectory(atPath: data.path), !entries.isEmpty {
             throw StoreError(.invalidInput, "\(data.path) is not empty: \(what) into a new folder, then point data.path at it")
         }

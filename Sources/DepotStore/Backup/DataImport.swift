@@ -67,13 +67,24 @@ private struct ImportBuilder {
         var outcome = DataImport.Outcome()
         var unheld: [(from: String, to: String)] = []
         var placed = Set<String>()
-        let releases = try releaseDocuments()
+        for document in channels {
+            guard (0...ImportLimits.largest).contains(document.serial), document.serial <= ImportLimits.largest - serialMargin else {
+                throw StoreError(.invalidInput, "The channel \(document.channel)'s serial \(document.serial) is out of range")
+            }
+        }
+        let releases = try releaseDocuments(namedBy: channels)
         let ids = Set(releases.map(\.id))
         let channelOf = Self.channels(of: releases, named: channels)
         for (id, bytes, document) in releases {
             let pages = try document.pages.map { sha256 in
                 let bytes = try read(try .page(sha256), sha256: sha256)
-                return (sha256, bytes, try JSONDecoder().decode(ReleasePage.self, from: Data(bytes)))
+                guard let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(bytes)) else {
+                    throw StoreError(.invalidInput, "The tree's page \(sha256) is not a page document")
+                }
+                return (sha256, bytes, page)
+            }
+            if let problem = ImportLimits.problem(of: pages.flatMap(\.2.entries)) {
+                throw StoreError(.invalidInput, "The tree's release \(document.number) is refused: \(problem)")
             }
             let release = Catalog.ImportedRelease(id: id, bytes: bytes, document: document, pages: pages)
             try await catalog.importRelease(release, channel: channelOf[id] ?? ChannelName.default)
@@ -100,17 +111,27 @@ private struct ImportBuilder {
         return outcome
     }
 
-    /// Every release document of the tree, each checked against its name, oldest first.
-    private func releaseDocuments() throws -> [(id: String, bytes: [UInt8], document: ReleaseDocument)] {
-        let folder = tree.appendingPathComponent("releases")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    /// The releases the checked channel documents name, and their parents, grandparents… for as
+    /// long as the tree holds them, each checked against its name, oldest first: nothing else
+    /// the folder holds is taken (a leftover of another run, a file planted beside).
+    private func releaseDocuments(namedBy channels: [ChannelDocument]) throws -> [(id: String, bytes: [UInt8], document: ReleaseDocument)] {
         var releases: [(id: String, bytes: [UInt8], document: ReleaseDocument)] = []
-        for id in names where ContentAddress.isSHA256(id) {
-            let bytes = try read(try .release(id), sha256: id)
+        var seen = Set<String>()
+        var next = channels.flatMap(\.namedReleases)
+        while let id = next.popLast() {
+            guard seen.insert(id).inserted else { continue }
+            let object = try TreeObject.release(id)
+            let named = channels.contains { $0.namedReleases.contains(id) }
+            guard named || FileManager.default.fileExists(atPath: file(object).path) else { continue }
+            let bytes = try read(object, sha256: id)
             guard let document = try? JSONDecoder().decode(ReleaseDocument.self, from: Data(bytes)) else {
                 throw StoreError(.invalidInput, "The tree's release \(id) is not a release document")
             }
+            if let problem = document.problem ?? ImportLimits.problem(of: document) {
+                throw StoreError(.invalidInput, "The tree's release \(id) is refused: \(problem)")
+            }
             releases.append((id, bytes, document))
+            if let parent = document.parent { next.append(parent) }
         }
         releases.sort { $0.document.number < $1.document.number }
         for (earlier, later) in zip(releases, releases.dropFirst()) where earlier.document.number == later.document.number {

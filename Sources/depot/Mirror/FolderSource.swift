@@ -15,6 +15,7 @@ struct FolderSource: MirrorSourcing {
 
     func fetch(_ object: TreeObject, maximumBytes: Int, ifNoneMatch: String?) async throws -> TreeAnswer {
         let url = root.appendingPathComponent(object.path)
+        guard try Self.isPlainFile(url) else { return .missing }
         guard let handle = try? FileHandle(forReadingFrom: url) else { return .missing }
         defer { try? handle.close() }
         let bytes: Data
@@ -28,24 +29,33 @@ struct FolderSource: MirrorSourcing {
         return .found(Array(bytes), entityTag: nil)
     }
 
-    /// A copy of the file `object` (a hard link where the two folders share a file system),
-    /// checked against `sha256` and `size`; `nil` when the folder has none.
+    /// A copy of the file `object`, checked against `sha256` and `size`; `nil` when the folder
+    /// has none.
     func file(_ object: TreeObject, sha256: String, size: Int64) async throws -> URL? {
         guard ContentAddress.isSHA256(sha256), size >= 0 else { throw MirrorError("\(object) is listed with an invalid SHA-256 or size") }
         let source = root.appendingPathComponent(object.path)
-        guard FileManager.default.fileExists(atPath: source.path) else { return nil }
+        guard try Self.isPlainFile(source) else { return nil }
         let copy = partialFolder.appendingPathComponent(sha256)
         try MirrorSource.refuseLinks(partialFolder, copy)
         try? FileManager.default.removeItem(at: copy)
-        do {
-            try FileManager.default.linkItem(at: source, to: copy)
-        } catch {
-            try FileManager.default.copyItem(at: source, to: copy)
-        }
+        // A copy, never a link: a link would share its bytes with the source folder, whose
+        // writer could change them after the check.
+        try FileManager.default.copyItem(at: source, to: copy)
         guard let (held, heldSize) = try? StagedContent.digest(of: copy), held == sha256, heldSize == size else {
             try? FileManager.default.removeItem(at: copy)
             throw SyncError(.corrupt, "\(source.path) does not have the SHA-256 and size the release lists")
         }
         return copy
+    }
+
+    /// Whether `url` is a plain file, not following a link; `false` when nothing is there. A
+    /// link in the source folder is refused: it would make the copy read a file outside it.
+    static func isPlainFile(_ url: URL) throws -> Bool {
+        var status = stat()
+        guard lstat(url.path, &status) == 0 else { return false }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw SyncError(.corrupt, "\(url.path) is not a plain file (a link or a folder): refused")
+        }
+        return true
     }
 }
