@@ -18,7 +18,8 @@ public enum PublishedPath {
         }
         guard !decoded.segments.isEmpty, !decoded.hasTrailingSlash else { return "the path must name a file, not a folder" }
         let normalized = PortablePath.normalized(decoded.relativePath)
-        guard normalizing || normalized == path else { return "the path is not in Unicode NFC" }
+        // By scalars: `String` equality holds between a path and its NFC form.
+        guard normalizing || normalized.unicodeScalars.elementsEqual(path.unicodeScalars) else { return "the path is not in Unicode NFC" }
         guard normalized.utf8.count <= maxLength else { return "the path is longer than \(maxLength) bytes" }
         if let problem = PortablePath.problem(normalized) { return "the path cannot be written by every client: \(problem)" }
         return nil
