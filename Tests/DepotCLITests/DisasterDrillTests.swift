@@ -8,6 +8,18 @@ import Testing
 struct DisasterDrillTests {
     static let clients = 5
 
+    /// A new folder with a `public/` folder and a channel key (`channel.key`), for `body`, with
+    /// the key's public half.
+    static func withKey(_ body: (URL, URL, String) async throws -> Void) async throws {
+        try await withTemporaryDirectory { root in
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
+            let key = root.appendingPathComponent("channel.key")
+            let made = try await DepotCLI.run(["keygen", "--out", key.path], token: nil, in: root)
+            let publicKey = try #require(made.output.split(separator: " ").dropFirst(2).first.map(String.init))
+            try await body(root, key, publicKey)
+        }
+    }
+
     /// Runs a server on `data` for `body`, signing with `key`, then stops it.
     static func serving(_ data: String, key: URL, in root: URL, _ body: (String) async throws -> Void) async throws {
         try await DepotProcess.with(
@@ -44,11 +56,7 @@ struct DisasterDrillTests {
 
     @Test("backup while serving, a release after it, the data folder lost; restore, publish N+1: every client takes it, none calls it a replay")
     func fromBackup() async throws {
-        try await withTemporaryDirectory { root in
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            let key = root.appendingPathComponent("channel.key")
-            let made = try await DepotCLI.run(["keygen", "--out", key.path], token: nil, in: root)
-            let publicKey = try #require(made.output.split(separator: " ").dropFirst(2).first.map(String.init))
+        try await Self.withKey { root, key, publicKey in
 
             try await Self.serving("data", key: key, in: root) { server in
                 for version in 1...2 { try await Self.publish(version, server: server, in: root) }

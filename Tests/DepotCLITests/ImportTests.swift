@@ -33,11 +33,7 @@ struct ImportTests {
         "imported from the origin's URL: each channel's document says what it said (release, rollout and salt, fallbacks, minimum version), serial +1000; the releases keep their ids"
     )
     func fidelity() async throws {
-        try await withTemporaryDirectory { root in
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            let key = root.appendingPathComponent("channel.key")
-            let made = try await DepotCLI.run(["keygen", "--out", key.path], token: nil, in: root)
-            let publicKey = try #require(made.output.split(separator: " ").dropFirst(2).first.map(String.init))
+        try await Drill.withKey { root, key, publicKey in
             var before: [String: ChannelDocument] = [:]
             var releases = ""
             try await Drill.serving("data", key: key, in: root) { server in
@@ -94,11 +90,7 @@ struct ImportTests {
 
     @Test("refused, in one line, with nothing made: a tampered tree, a wrong key, a data folder in use, a source that is neither URL nor folder")
     func refusals() async throws {
-        try await withTemporaryDirectory { root in
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            let key = root.appendingPathComponent("channel.key")
-            let made = try await DepotCLI.run(["keygen", "--out", key.path], token: nil, in: root)
-            let publicKey = try #require(made.output.split(separator: " ").dropFirst(2).first.map(String.init))
+        try await Drill.withKey { root, key, publicKey in
             let other = try await DepotCLI.run(["keygen", "--out", "other.key"], token: nil, in: root)
             let otherKey = try #require(other.output.split(separator: " ").dropFirst(2).first.map(String.init))
             try await Drill.serving("data", key: key, in: root) { server in
@@ -179,11 +171,7 @@ struct ImportTests {
         "attacks as a hostile tree signed with the origin's key, a planted file and a careless operator: each refused in one line, nothing made or lost"
     )
     func attacks() async throws {
-        try await withTemporaryDirectory { root in
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            let key = root.appendingPathComponent("channel.key")
-            let made = try await DepotCLI.run(["keygen", "--out", key.path], token: nil, in: root)
-            let publicKey = try #require(made.output.split(separator: " ").dropFirst(2).first.map(String.init))
+        try await Drill.withKey { root, key, publicKey in
             try await Drill.serving("data", key: key, in: root) { server in
                 try await Drill.publish(1, server: server, in: root)
                 let mirrored = try await DepotCLI.run(["mirror", "--from", server, "--to", "tree", "--trusted-key", publicKey], token: nil, in: root)
