@@ -55,13 +55,12 @@ struct Mirror<Source: MirrorSourcing>: Sendable {
         }
         try folder.barrier()
         for (name, bytes, _) in documents { try folder.replaceChannelDocument(named: name, with: bytes) }
-        return documents.map { MirroredChannel(channel: $0.name, document: $0.document, bytes: $0.bytes) }
+        return documents.map { MirroredChannel(channel: $0.name, document: $0.document) }
     }
 }
 
-/// What one channel of a mirror became: its document, checked, and its bytes.
+/// What one channel of a mirror became: its document, checked.
 struct MirroredChannel: Sendable {
     let channel: String
     let document: ChannelDocument
-    let bytes: [UInt8]
 }
