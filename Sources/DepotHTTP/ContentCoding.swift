@@ -1,43 +1,43 @@
-/// The content codings Depot stores for a representation.
-public enum ContentCoding: String, Hashable, Sendable {
+/// The content codings a representation may be sent in: identity, and the precompressed
+/// variants (RFC 9110 §8.4.1: `gzip`; RFC 7932 `br`; RFC 8878 `zstd`).
+public enum ContentCoding: String, Hashable, Sendable, CaseIterable {
     case identity
     case gzip
+    case br
+    case zstd
 
-    /// Chooses the coding to send under an `Accept-Encoding` field (RFC 9110 §12.5.3).
+    /// Chooses the coding to send under an `Accept-Encoding` field (RFC 9110 §12.5.3), among
+    /// identity and the variants `available` holds (each with its size in bytes).
     ///
     /// - No field: identity. Any coding would be acceptable, but identity is what every client can
     ///   read.
     /// - An empty field: identity ("does not want any content coding").
     /// - Otherwise each coding gets the weight of its own entry (`x-gzip` counts as `gzip`,
-    ///   §8.4.1.3), else of `*`; `q=0` excludes, and `gzip` without either is not acceptable.
-    ///   gzip is sent when it is acceptable and `identity` is not given a higher weight. An
-    ///   unlisted `identity` stays acceptable (§12.5.3) but expresses no preference, so
-    ///   `gzip;q=0.5` alone still chooses gzip, as nginx and Apache do.
-    /// - When neither is acceptable (`identity;q=0` and no gzip), identity is sent anyway: RFC 9110
-    ///   moved away from 406 here on purpose, for interoperability.
-    ///
-    /// - Parameters:
-    ///   - fieldLines: The `Accept-Encoding` field lines.
-    ///   - gzipAvailable: Whether a gzip variant exists.
-    public static func negotiate(acceptEncoding fieldLines: [String], gzipAvailable: Bool) -> ContentCoding {
-        guard gzipAvailable, !fieldLines.isEmpty else { return .identity }
-        var gzipWeight: Int?
-        var identityWeight: Int?
-        var anyWeight: Int?
+    ///   §8.4.1.3), else of `*`; `q=0` excludes, and a coding without either is not acceptable.
+    ///   Unknown codings are ignored. Of the acceptable variants, the one with the highest weight
+    ///   is chosen, the smallest among equal weights (then br, zstd, gzip: a fixed order, so
+    ///   the choice never depends on the order of a dictionary). It is sent unless `identity` is
+    ///   given a higher weight. An unlisted `identity` stays acceptable (§12.5.3) but expresses
+    ///   no preference, so `gzip;q=0.5` alone still chooses gzip, as nginx and Apache do.
+    /// - When nothing is acceptable (`identity;q=0` and no acceptable variant), identity is sent
+    ///   anyway: RFC 9110 moved away from 406 here on purpose, for interoperability.
+    public static func negotiate(acceptEncoding fieldLines: [String], available: [ContentCoding: Int64]) -> ContentCoding {
+        guard !available.isEmpty, !fieldLines.isEmpty else { return .identity }
+        var weights: [String: Int] = [:]
         for line in fieldLines {
             for element in line.split(separator: ",") {
                 guard let (coding, weight) = parseElement(element) else { continue }
-                switch coding {
-                case "gzip", "x-gzip": gzipWeight = max(gzipWeight ?? 0, weight)
-                case "identity": identityWeight = max(identityWeight ?? 0, weight)
-                case "*": anyWeight = max(anyWeight ?? 0, weight)
-                default: break
-                }
+                let name = coding == "x-gzip" ? "gzip" : coding
+                weights[name] = max(weights[name] ?? 0, weight)
             }
         }
-        let gzip = gzipWeight ?? anyWeight ?? 0
-        let identity = identityWeight ?? anyWeight ?? 0
-        return gzip > 0 && gzip >= identity ? .gzip : .identity
+        func weight(_ coding: ContentCoding) -> Int { weights[coding.rawValue] ?? weights["*"] ?? 0 }
+        let preference: [ContentCoding] = [.br, .zstd, .gzip]
+        let best = preference.compactMap { coding in available[coding].map { (coding, weight(coding), $0) } }
+            .filter { $0.1 > 0 }
+            .min { ($1.1, $0.2) < ($0.1, $1.2) }
+        guard let best, best.1 >= weight(.identity) else { return .identity }
+        return best.0
     }
 
     /// Parses `codings [ weight ]` into a lower-cased coding and a weight in thousandths.

@@ -72,7 +72,7 @@ enum InputHarness {
                 try require(HTTPDate(parsing: date.imfFixdate, now: now) == date, "\(value) does not round-trip")
             }
         case 3:
-            _ = ContentCoding.negotiate(acceptEncoding: lines, gzipAvailable: true)
+            _ = ContentCoding.negotiate(acceptEncoding: lines, available: [.gzip: 100, .br: 80, .zstd: 90])
         case 4:
             _ = AcceptedInstanceManipulations(aIM: lines)
         default:

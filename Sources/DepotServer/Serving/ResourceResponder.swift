@@ -63,7 +63,8 @@ public struct ResourceResponder: Sendable {
         now: HTTPDate,
         field: (HTTPField.Name) -> [String]
     ) -> (plan: ResponsePlan, coding: ContentCoding, variant: Resource.Variant) {
-        let coding = ContentCoding.negotiate(acceptEncoding: field(.acceptEncoding), gzipAvailable: resource.gzip != nil)
+        let available = resource.gzip.map { [ContentCoding.gzip: $0.length] } ?? [:]
+        let coding = ContentCoding.negotiate(acceptEncoding: field(.acceptEncoding), available: available)
         let variant = coding == .gzip ? resource.gzip! : resource.identity
         let conditional = ConditionalRequest(
             method: method,
