@@ -80,6 +80,13 @@ let package = Package(
         // liblzma (XZ Utils), as the server packs patches with it; the client decodes them by
         // itself (DepotDelta's LZMA2Decoder) and does not link it.
         .systemLibrary(name: "CLzma", providers: [.apt(["liblzma-dev"])]),
+        // Brotli (libbrotli) and Zstandard (libzstd) from Debian's packages, bound in DepotCodecs
+        // (issue 45): the server's encoders, and decoders where the platform has none.
+        .systemLibrary(name: "CBrotli", providers: [.apt(["libbrotli-dev"])]),
+        .systemLibrary(name: "CZstd", providers: [.apt(["libzstd-dev"])]),
+        // One-shot brotli and zstd encoding and bounded decoding over the C libraries; no codec
+        // is written by hand.
+        .target(name: "DepotCodecs", dependencies: ["CBrotli", "CZstd"], swiftSettings: swiftSettings),
         // Linux calls Swift's Glibc module leaves out (declared by glibc only with _GNU_SOURCE).
         .systemLibrary(name: "CLinuxCalls"),
         // RFC 3284 VCDIFF deltas: encoder and decoder, and patches as gzip-compressed VCDIFF
@@ -389,6 +396,11 @@ let package = Package(
             name: "DepotHTTPTests",
             dependencies: ["DepotHTTP", "DepotManifest"],
             exclude: ["Corpus"],  // read from the source tree, and by scripts/fuzz paths|fields|pages
+            swiftSettings: testSwiftSettings
+        ),
+        .testTarget(
+            name: "DepotCodecsTests",
+            dependencies: ["DepotCodecs", "DepotTestFixtures"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
