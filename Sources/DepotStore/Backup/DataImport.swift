@@ -73,7 +73,7 @@ private struct ImportBuilder {
             }
         }
         let releases = try releaseDocuments(namedBy: channels)
-        let ids = Set(releases.map(\.id))
+        let documents = Dictionary(releases.map { ($0.id, $0.document) }) { first, _ in first }
         let channelOf = Self.channels(of: releases, named: channels)
         for (id, bytes, document) in releases {
             let pages = try document.pages.map { sha256 in
@@ -83,24 +83,26 @@ private struct ImportBuilder {
                 }
                 return (sha256, bytes, page)
             }
-            if let problem = ImportLimits.problem(of: pages.flatMap(\.2.entries)) {
+            let entries = pages.flatMap(\.2.entries)
+            if let problem = ImportLimits.problem(of: entries) {
                 throw StoreError(.invalidInput, "The tree's release \(document.number) is refused: \(problem)")
             }
             let release = Catalog.ImportedRelease(id: id, bytes: bytes, document: document, pages: pages)
             try await catalog.importRelease(release, channel: channelOf[id] ?? ChannelName.default)
-            for entry in pages.flatMap(\.2.entries) where placed.insert(entry.sha256).inserted {
+            for entry in entries where placed.insert(entry.sha256).inserted {
                 outcome.blobs += 1
                 unheld += try await placeFiles(of: entry, catalog: catalog)
             }
-            if let parent = document.parent, ids.contains(parent) {
-                try await catalog.recordDocumentDeltas(try documentPatches(of: document, id: id, bytes: bytes, parent: parent), now: now)
+            if let parent = document.parent, let parentDocument = documents[parent] {
+                let patches = try documentPatches(of: release, parent: (parent, parentDocument))
+                try await catalog.recordDocumentDeltas(patches, now: now)
             }
             outcome.releases += 1
         }
         try await catalog.forgetPatches(unheld)
         outcome.patchesNotHeld = unheld.count
         for document in channels.sorted(by: { $0.channel < $1.channel }) {
-            guard ids.contains(document.release) else { throw StoreError(.invalidInput, "The tree lacks the release of \(document.channel)") }
+            guard documents[document.release] != nil else { throw StoreError(.invalidInput, "The tree lacks the release of \(document.channel)") }
             try await catalog.importChannel(document, serial: document.serial + serialMargin, now: now.secondsSince1970)
             outcome.channels += 1
         }
@@ -189,11 +191,17 @@ private struct ImportBuilder {
     }
 
     /// The patches of a release's documents from its parent's that the tree holds: the release
-    /// document's and each changed page's, as the origin makes them.
-    private func documentPatches(of document: ReleaseDocument, id: String, bytes: [UInt8], parent: String) throws -> [Catalog.DocumentDeltaRecord] {
-        let parentDocument = try JSONDecoder().decode(ReleaseDocument.self, from: Data(try read(try .release(parent), sha256: parent)))
-        var pairs = [(source: parent, target: id, targetBytes: bytes)]
-        for (page, base) in document.pageBases(from: parentDocument) { pairs.append((base, page, try read(try .page(page), sha256: page))) }
+    /// document's and each changed page's, as the origin makes them. Both documents were read
+    /// and checked already; only the patches are read here.
+    private func documentPatches(
+        of release: Catalog.ImportedRelease,
+        parent: (id: String, document: ReleaseDocument)
+    ) throws -> [Catalog.DocumentDeltaRecord] {
+        let pages = Dictionary(release.pages.map { ($0.sha256, $0.bytes) }) { first, _ in first }
+        var pairs = [(source: parent.id, target: release.id, targetBytes: release.bytes)]
+        for (page, base) in release.document.pageBases(from: parent.document) {
+            if let bytes = pages[page] { pairs.append((base, page, bytes)) }
+        }
         return try pairs.compactMap { pair in
             let object = try TreeObject.delta(from: pair.source, to: pair.target)
             guard let patch = try? Data(contentsOf: file(object)) else { return nil }

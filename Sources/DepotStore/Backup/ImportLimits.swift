@@ -8,6 +8,9 @@ enum ImportLimits {
     /// The largest number, version, serial or count taken: 2^53, far beyond any origin's, with
     /// room to count on.
     static let largest: Int64 = 1 << 53
+    /// The longest path taken, in bytes: four times a publish's default limit
+    /// (`publish.maxPathLength`, 1024), since the origin the tree came from may have raised it.
+    static let maximumPathBytes = 4096
 
     static func problem(of document: ReleaseDocument) -> String? {
         guard (1...largest).contains(document.number) else { return "its number \(document.number) is out of range" }
@@ -24,7 +27,7 @@ enum ImportLimits {
         var paths = Set<String>()
         for entry in entries {
             if let problem = entry.problem { return problem }
-            if let problem = PublishedPath.problem(entry.path, maxLength: 4096) { return "\(entry.path.debugDescription): \(problem)" }
+            if let problem = PublishedPath.problem(entry.path, maxLength: maximumPathBytes) { return "\(entry.path.debugDescription): \(problem)" }
             guard paths.insert(entry.path).inserted else { return "\(entry.path) is listed twice" }
             guard (1...largest).contains(entry.version) else { return "\(entry.path) has version \(entry.version)" }
             guard entry.contentType.utf8.count <= 255, !entry.contentType.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })

@@ -19,16 +19,14 @@ enum Mirroring {
         return try await withHTTPClient { client in
             try await Failover.run(sources, name: \.name) { address, _ in
                 let now = Int64(Date().timeIntervalSince1970)
+                func mirror(from source: some MirrorSourcing) async throws -> [MirroredChannel] {
+                    let reader = TreeReader(source: source, maximumDocumentBytes: MirrorSource.maximumDocumentBytes)
+                    return try await Mirror(reader: reader, folder: folder, trust: trust, now: now).run(channels: channels)
+                }
                 do {
                     switch address {
-                    case .url(let base):
-                        let source = MirrorSource(base: base, client: client, partialFolder: partial)
-                        let reader = TreeReader(source: source, maximumDocumentBytes: MirrorSource.maximumDocumentBytes)
-                        return .done(try await Mirror<MirrorSource>(reader: reader, folder: folder, trust: trust, now: now).run(channels: channels))
-                    case .folder(let root):
-                        let source = FolderSource(root: root, partialFolder: partial)
-                        let reader = TreeReader(source: source, maximumDocumentBytes: MirrorSource.maximumDocumentBytes)
-                        return .done(try await Mirror<FolderSource>(reader: reader, folder: folder, trust: trust, now: now).run(channels: channels))
+                    case .url(let base): return .done(try await mirror(from: MirrorSource(base: base, client: client, partialFolder: partial)))
+                    case .folder(let root): return .done(try await mirror(from: FolderSource(root: root, partialFolder: partial)))
                     }
                 } catch let error as MirrorError {
                     throw SyncError(.server, error.message)
