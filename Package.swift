@@ -14,7 +14,7 @@ let swiftSettings: [SwiftSetting] = [
 let testSwiftSettings: [SwiftSetting] = swiftSettings + [.unsafeFlags(["-Onone"], .when(configuration: .release))]
 
 /// Every `NNNN_name.sql` file of `migrations/`, in order. SwiftPM caches this manifest by its
-/// text, so adding a migration means editing this file: the newest is 0011_failure_reasons.sql.
+/// text, so adding a migration means editing this file: the newest is 0012_content_variants.sql.
 let migrationFiles: [String] = {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("migrations")
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
@@ -54,14 +54,15 @@ let package = Package(
     targets: [
         // Pure RFC 9110 logic: validators, dates, preconditions, ranges, content negotiation. No I/O.
         .target(name: "DepotHTTP", swiftSettings: swiftSettings),
-        // The manifest document: shared by the server and the client, standard library only.
-        .target(name: "DepotManifest", swiftSettings: swiftSettings),
+        // The manifest document: shared by the server and the client, standard library and
+        // DepotHTTP's content codings only.
+        .target(name: "DepotManifest", dependencies: ["DepotHTTP"], swiftSettings: swiftSettings),
         // The publisher API's requests and replies (`/v1/…`), as the server writes them and the
         // CLI, the dashboard and tests read them: Codable types and the JSON coding, no I/O.
         .target(name: "DepotAPI", swiftSettings: swiftSettings),
         // Pure rules: a rollout's plan and gate, an install's side of a rollout, and what a
         // sync fetches from which copy (ReleasePlan).
-        .target(name: "DepotPolicy", dependencies: ["DepotManifest"], swiftSettings: swiftSettings),
+        .target(name: "DepotPolicy", dependencies: ["DepotHTTP", "DepotManifest"], swiftSettings: swiftSettings),
         // The catalog's numbered SQL migrations, embedded in the binary.
         .target(
             name: "DepotMigrations",
@@ -107,6 +108,9 @@ let package = Package(
             name: "DepotClient",
             dependencies: [
                 "DepotPolicy",
+                // brotli and zstd through Debian's libraries on Linux; Apple's Compression
+                // decodes brotli on Apple platforms.
+                .target(name: "DepotCodecs", condition: .when(platforms: [.linux])),
                 .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
                 "DepotAPI",
                 "DepotDelta",
@@ -177,6 +181,7 @@ let package = Package(
         .target(
             name: "DepotServer",
             dependencies: [
+                "DepotCodecs",
                 "DepotExport",
                 "DepotPolicy",
                 "DepotConnection",
@@ -328,6 +333,7 @@ let package = Package(
         .testTarget(
             name: "DepotClientTests",
             dependencies: [
+                "DepotCodecs",
                 "DepotAPI",
                 "DepotClient",
                 "DepotFiles",
@@ -389,7 +395,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotPolicyTests",
-            dependencies: ["DepotPolicy", "DepotManifest"],
+            dependencies: ["DepotPolicy", "DepotHTTP", "DepotManifest"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
@@ -428,6 +434,7 @@ let package = Package(
         .testTarget(
             name: "DepotServerTests",
             dependencies: [
+                "DepotCodecs",
                 "DepotConnection",
                 "DepotAPI",
                 "DepotDelta",

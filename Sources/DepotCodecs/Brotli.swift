@@ -50,28 +50,43 @@ public enum Brotli {
     /// - Throws: ``CodecError`` for a stream that is not brotli, cut short, or longer decoded
     ///   than `maximumBytes`.
     public static func decompress(_ encoded: some Collection<UInt8>, maximumBytes: Int) throws(CodecError) -> [UInt8] {
-        guard let state = BrotliDecoderCreateInstance(nil, nil, nil) else { throw CodecError("brotli could not start") }
-        defer { BrotliDecoderDestroyInstance(state) }
-        let input = Array(encoded)
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        return try input.withUnsafeBufferPointer { (source) throws(CodecError) -> [UInt8] in
-            var available = source.count
-            var next = source.baseAddress
+        try CodecError.decodeWhole(encoded, by: try Decoder(), name: "brotli", maximumBytes: maximumBytes)
+    }
+
+    /// Decodes one brotli stream given in pieces, as they arrive: memory stays at the stream's
+    /// window (at most 16 MiB), whatever the size decoded.
+    public final class Decoder: StreamDecoder {
+        private let state: OpaquePointer
+        private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        public private(set) var isFinished = false
+
+        public init() throws(CodecError) {
+            guard let state = BrotliDecoderCreateInstance(nil, nil, nil) else { throw CodecError("brotli could not start") }
+            self.state = state
+        }
+
+        deinit { BrotliDecoderDestroyInstance(state) }
+
+        public func decode(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+            guard !input.isEmpty else { return }
+            guard !isFinished else { throw CodecError("brotli data is followed by other bytes") }
+            var available = input.count
+            var next = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
             while true {
                 var room = chunk.count
                 let result = chunk.withUnsafeMutableBufferPointer { target in
                     var out = target.baseAddress
                     return BrotliDecoderDecompressStream(state, &available, &next, &room, &out, nil)
                 }
-                output += chunk[..<(chunk.count - room)]
-                guard output.count <= maximumBytes else { throw CodecError("brotli data decodes to more than \(maximumBytes) bytes") }
+                let produced = chunk.count - room
+                if produced > 0 { try chunk.withUnsafeBytes { try output(UnsafeRawBufferPointer(rebasing: $0[..<produced])) } }
                 switch result {
                 case BROTLI_DECODER_RESULT_SUCCESS:
+                    isFinished = true
                     guard available == 0 else { throw CodecError("brotli data is followed by other bytes") }
-                    return output
+                    return
                 case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT: continue
-                case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT: throw CodecError("brotli data is cut short")
+                case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT: return
                 default: throw CodecError("brotli data is not valid")
                 }
             }

@@ -50,32 +50,40 @@ public enum Zstd {
     /// - Throws: ``CodecError`` for data that is not zstd, cut short, or longer decoded than
     ///   `maximumBytes`.
     public static func decompress(_ encoded: some Collection<UInt8>, maximumBytes: Int) throws(CodecError) -> [UInt8] {
-        guard let context = ZSTD_createDCtx() else { throw CodecError("zstd could not start") }
-        defer { ZSTD_freeDCtx(context) }
-        _ = ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, 27)
-        let input = Array(encoded)
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: ZSTD_DStreamOutSize())
-        // `withUnsafeBytes` rethrows untyped errors: only ``CodecError`` is thrown inside.
-        let decoded: Result<[UInt8], CodecError> = input.withUnsafeBytes { source in
-            Result { () throws(CodecError) -> [UInt8] in
-                var inBuffer = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
-                var remaining = 1
-                while inBuffer.pos < inBuffer.size || remaining != 0 {
-                    let (result, produced) = chunk.withUnsafeMutableBytes { target in
-                        var outBuffer = ZSTD_outBuffer(dst: target.baseAddress, size: target.count, pos: 0)
-                        let result = ZSTD_decompressStream(context, &outBuffer, &inBuffer)
-                        return (result, outBuffer.pos)
-                    }
-                    guard ZSTD_isError(result) == 0 else { throw CodecError("zstd data is not valid: \(String(cString: ZSTD_getErrorName(result)))") }
-                    output += chunk[..<produced]
-                    guard output.count <= maximumBytes else { throw CodecError("zstd data decodes to more than \(maximumBytes) bytes") }
-                    remaining = result
-                    if inBuffer.pos == inBuffer.size, remaining != 0, produced == 0 { throw CodecError("zstd data is cut short") }
+        try CodecError.decodeWhole(encoded, by: try Decoder(), name: "zstd", maximumBytes: maximumBytes)
+    }
+
+    /// Decodes zstd frames given in pieces, as they arrive: memory stays at the frame's window
+    /// (at most 2^27 bytes, and never more than the frame's content), whatever the size decoded.
+    public final class Decoder: StreamDecoder {
+        private let context: OpaquePointer
+        private var chunk = [UInt8](repeating: 0, count: ZSTD_DStreamOutSize())
+        /// Whether the last frame given ended (and no other began).
+        public private(set) var isFinished = false
+
+        public init() throws(CodecError) {
+            guard let context = ZSTD_createDCtx() else { throw CodecError("zstd could not start") }
+            self.context = context
+            _ = ZSTD_DCtx_setParameter(context, ZSTD_d_windowLogMax, 27)
+        }
+
+        deinit { ZSTD_freeDCtx(context) }
+
+        public func decode(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+            guard !input.isEmpty else { return }
+            var inBuffer = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
+            while true {
+                let (result, produced) = chunk.withUnsafeMutableBytes { target in
+                    var outBuffer = ZSTD_outBuffer(dst: target.baseAddress, size: target.count, pos: 0)
+                    let result = ZSTD_decompressStream(context, &outBuffer, &inBuffer)
+                    return (result, outBuffer.pos)
                 }
-                return output
+                guard ZSTD_isError(result) == 0 else { throw CodecError("zstd data is not valid: \(String(cString: ZSTD_getErrorName(result)))") }
+                if produced > 0 { try chunk.withUnsafeBytes { try output(UnsafeRawBufferPointer(rebasing: $0[..<produced])) } }
+                isFinished = result == 0
+                // All input taken and the output not full: the decoder wants more input.
+                if inBuffer.pos == inBuffer.size, produced < chunk.count { return }
             }
         }
-        return try decoded.get()
     }
 }

@@ -6,6 +6,22 @@ public enum ContentCoding: String, Hashable, Sendable, CaseIterable {
     case br
     case zstd
 
+    /// The media type of a file that holds bytes in this coding, served as those bytes (a
+    /// variant's own URL, without `Content-Encoding`): `application/gzip` (RFC 6713),
+    /// `application/zstd` (RFC 8878); brotli has none registered, so `application/octet-stream`.
+    public var mediaType: String {
+        switch self {
+        case .gzip: "application/gzip"
+        case .zstd: "application/zstd"
+        case .br, .identity: "application/octet-stream"
+        }
+    }
+
+    /// The codings of stored variants, in the order that breaks a tie of sizes: the server's
+    /// negotiation and a client's choice of its download (`ReleaseEntry.download(decoding:)`)
+    /// both follow it.
+    public static let precompressed: [ContentCoding] = [.br, .zstd, .gzip]
+
     /// Chooses the coding to send under an `Accept-Encoding` field (RFC 9110 §12.5.3), among
     /// identity and the variants `available` holds (each with its size in bytes).
     ///
@@ -32,8 +48,7 @@ public enum ContentCoding: String, Hashable, Sendable, CaseIterable {
             }
         }
         func weight(_ coding: ContentCoding) -> Int { weights[coding.rawValue] ?? weights["*"] ?? 0 }
-        let preference: [ContentCoding] = [.br, .zstd, .gzip]
-        let best = preference.compactMap { coding in available[coding].map { (coding, weight(coding), $0) } }
+        let best = precompressed.compactMap { coding in available[coding].map { (coding, weight(coding), $0) } }
             .filter { $0.1 > 0 }
             .min { ($1.1, $0.2) < ($0.1, $1.2) }
         guard let best, best.1 >= weight(.identity) else { return .identity }

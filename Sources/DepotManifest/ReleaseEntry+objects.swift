@@ -11,12 +11,14 @@ extension ReleaseEntry {
         public let required: Bool
     }
 
-    /// Every object the entry names below it: its file, its gzip variant, its block index and
+    /// Every object the entry names below it: its file, its gzip, brotli and zstd variants, its block index and
     /// block pack, and its patches. The one list the export, the mirror and the sweep share;
     /// throws when the entry gives a name no object has.
     public func objects() throws(TreeObject.Problem) -> [Object] {
         var objects = [Object(object: try .blob(sha256), sha256: sha256, size: size, required: true)]
         if let gzip { objects.append(Object(object: try .gzip(of: sha256), sha256: gzip.sha256, size: gzip.size, required: true)) }
+        if let brotli { objects.append(Object(object: try .brotli(of: sha256), sha256: brotli.sha256, size: brotli.size, required: true)) }
+        if let zstd { objects.append(Object(object: try .zstd(of: sha256), sha256: zstd.sha256, size: zstd.size, required: true)) }
         if let blocks {
             objects.append(Object(object: try .blockIndex(of: sha256), sha256: blocks.sha256, size: blocks.size, required: true))
             objects.append(Object(object: try .blockPack(of: sha256), sha256: nil, size: nil, required: true))

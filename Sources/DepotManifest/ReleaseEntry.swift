@@ -1,5 +1,6 @@
-/// One file of a release. Its bytes are at `/blobs/{sha256}`, its gzip variant (when listed) at
-/// `/blobs/{sha256}.gz`, and each patch at `/deltas/{from}/{sha256}`.
+/// One file of a release. Its bytes are at `/blobs/{sha256}`, its gzip, brotli and zstd variants
+/// (when listed) at `/blobs/{sha256}.gz`, `.br` and `.zst`, and each patch at
+/// `/deltas/{from}/{sha256}`.
 ///
 /// A value type whose fields live in one shared box (copied on write), with digests held as
 /// bytes (``CompactHex``): a sync may hold 100,000 entries, in its pages and its plan at once,
@@ -42,6 +43,17 @@ public struct ReleaseEntry: Hashable, Sendable {
         get { box.fields.gzip }
         set { mutate { $0.gzip = newValue } }
     }
+    /// The brotli (RFC 7932) variant, when one smaller than the gzip variant and the content
+    /// by the server's margin was made.
+    public var brotli: Variant? {
+        get { box.fields.brotli }
+        set { mutate { $0.brotli = newValue } }
+    }
+    /// The zstd (RFC 8878) variant, kept by the same rule as ``brotli``.
+    public var zstd: Variant? {
+        get { box.fields.zstd }
+        set { mutate { $0.zstd = newValue } }
+    }
     /// Patches to this content from earlier contents of the path, when any is worth keeping.
     public var patches: [Patch]? {
         get { box.fields.patches }
@@ -65,7 +77,9 @@ public struct ReleaseEntry: Hashable, Sendable {
         lastModified: String,
         gzip: Variant?,
         patches: [Patch]?,
-        blocks: Variant? = nil
+        blocks: Variant? = nil,
+        brotli: Variant? = nil,
+        zstd: Variant? = nil
     ) {
         box = Box(
             Fields(
@@ -78,7 +92,9 @@ public struct ReleaseEntry: Hashable, Sendable {
                 lastModified: lastModified,
                 gzip: gzip,
                 patches: patches,
-                blocks: blocks
+                blocks: blocks,
+                brotli: brotli,
+                zstd: zstd
             )
         )
     }
@@ -165,6 +181,8 @@ extension ReleaseEntry {
         var gzip: Variant?
         var patches: [Patch]?
         var blocks: Variant?
+        var brotli: Variant?
+        var zstd: Variant?
     }
 
     /// The shared box: never changed once shared (``mutate(_:)`` copies it first).

@@ -1,11 +1,12 @@
-extension ReleaseEntry {
-    /// Whether the whole file's download is its gzip variant: when it has one smaller than the
-    /// content.
-    public var downloadsGzip: Bool { gzip.map { $0.size < size } ?? false }
+import DepotHTTP
 
-    /// The bytes of the whole file's download: the gzip variant when it is smaller. What any
-    /// other way of fetching it must cost less than.
-    public var wholeLength: Int64 { downloadsGzip ? gzip!.size : size }
+extension ReleaseEntry {
+    /// Whether a pack's download of the file is its gzip variant: when it has one smaller than
+    /// the content (``download(decoding:)`` for a reader of gzip alone, which every client is).
+    public var downloadsGzip: Bool { download(decoding: [.gzip]).coding == .gzip }
+
+    /// The bytes of a pack's download of the file: the gzip variant when it is smaller.
+    public var wholeLength: Int64 { download(decoding: [.gzip]).size }
 }
 
 extension ReleasePage {

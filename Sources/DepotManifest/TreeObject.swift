@@ -8,7 +8,7 @@
 /// | a page document | `pages/{sha256}` |
 /// | a page's pack | `packs/{page}` |
 /// | a file | `blobs/{sha256}` |
-/// | its gzip variant, block index, block pack | `blobs/{sha256}.gz`, `.blocks`, `.zblocks` |
+/// | its gzip, brotli and zstd variants, block index, block pack | `blobs/{sha256}.gz`, `.br`, `.zst`, `.blocks`, `.zblocks` |
 /// | a patch | `deltas/{from}/{to}` |
 /// | a root | `roots/{version}.json` |
 ///
@@ -18,7 +18,7 @@
 public struct TreeObject: Hashable, Sendable, CustomStringConvertible {
     /// What the object is.
     public enum Kind: Hashable, Sendable {
-        case channel, manifest, release, page, pack, blob, gzip, blockIndex, blockPack, delta, root
+        case channel, manifest, release, page, pack, blob, gzip, brotli, zstd, blockIndex, blockPack, delta, root
     }
 
     public let kind: Kind
@@ -80,6 +80,12 @@ public struct TreeObject: Hashable, Sendable, CustomStringConvertible {
     /// `blobs/{sha256}.gz`.
     public static func gzip(of sha256: String) throws(Problem) -> Self { try addressed(.gzip, "blobs/", sha256, ".gz", of: "a file") }
 
+    /// `blobs/{sha256}.br`.
+    public static func brotli(of sha256: String) throws(Problem) -> Self { try addressed(.brotli, "blobs/", sha256, ".br", of: "a file") }
+
+    /// `blobs/{sha256}.zst`.
+    public static func zstd(of sha256: String) throws(Problem) -> Self { try addressed(.zstd, "blobs/", sha256, ".zst", of: "a file") }
+
     /// `blobs/{sha256}.blocks`.
     public static func blockIndex(of sha256: String) throws(Problem) -> Self { try addressed(.blockIndex, "blobs/", sha256, ".blocks", of: "a file") }
 
@@ -132,6 +138,8 @@ public struct TreeObject: Hashable, Sendable, CustomStringConvertible {
         switch suffix {
         case "": return try? .blob(base)
         case ".gz": return try? .gzip(of: base)
+        case ".br": return try? .brotli(of: base)
+        case ".zst": return try? .zstd(of: base)
         case ".blocks": return try? .blockIndex(of: base)
         case ".zblocks": return try? .blockPack(of: base)
         default: return nil
@@ -160,7 +168,7 @@ extension TreeObject.Kind {
         case .release: "releases"
         case .page: "pages"
         case .pack: "packs"
-        case .blob, .gzip, .blockIndex, .blockPack: "blobs"
+        case .blob, .gzip, .brotli, .zstd, .blockIndex, .blockPack: "blobs"
         case .delta: "deltas"
         case .root: "roots"
         }
@@ -176,7 +184,7 @@ extension TreeObject.Kind {
         case .release: "/releases/:id"
         case .page, .pack: "/\(folder!)/:sha256"
         case .delta: "/deltas/:from/:to"
-        case .channel, .blob, .gzip, .blockIndex, .blockPack, .root: "/\(folder!)/:name"
+        case .channel, .blob, .gzip, .brotli, .zstd, .blockIndex, .blockPack, .root: "/\(folder!)/:name"
         }
     }
 }

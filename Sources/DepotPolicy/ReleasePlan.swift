@@ -1,3 +1,4 @@
+import DepotHTTP
 import DepotManifest
 
 /// What a sync does to go from one release to another, decided from their documents alone:
@@ -49,18 +50,19 @@ package struct ReleasePlan: Equatable {
             case blocks(restoring: ReleaseEntry.Patch?)
             /// Downloaded whole into memory, then written: no partial file, which a download
             /// this small would not resume anyway.
-            case download(gzip: Bool)
+            case download(ReleaseEntry.Download)
             /// Downloaded to a partial file, resumed (`Range` + `If-Range`) from what an earlier
             /// sync left there.
-            case stream(gzip: Bool)
+            case stream(ReleaseEntry.Download)
         }
 
         /// The ways to fetch this file, best first, from what the folder holds: whether a staged
         /// copy is intact, and the local copy. Each way but the last may fail or find itself not
         /// worth its bytes (``BlockFetch/NotWorthIt``), and the next is tried; the last, the
-        /// whole file, always works. The smaller variant is downloaded; files of at most
-        /// `inMemoryLimit` bytes to download go through memory.
-        package func actions(stagedIntact: Bool, local: LocalCopy, inMemoryLimit: Int64) -> [Action] {
+        /// whole file, always works: the smallest variant a client that decodes `decodable`
+        /// can take (``ReleaseEntry/download(decoding:)``); files of at most `inMemoryLimit`
+        /// bytes to download go through memory.
+        package func actions(stagedIntact: Bool, local: LocalCopy, inMemoryLimit: Int64, decoding decodable: Set<ContentCoding>) -> [Action] {
             if stagedIntact { return [.alreadyStaged] }
             if entry.size == 0 { return [.empty] }
             var actions: [Action] = []
@@ -81,8 +83,8 @@ package struct ReleasePlan: Equatable {
             case .none:
                 break
             }
-            let gzip = entry.downloadsGzip
-            return actions + [entry.wholeLength <= inMemoryLimit ? .download(gzip: gzip) : .stream(gzip: gzip)]
+            let whole = entry.download(decoding: decodable)
+            return actions + [whole.size <= inMemoryLimit ? .download(whole) : .stream(whole)]
         }
     }
 

@@ -60,7 +60,14 @@ struct ServerParts {
             try StaticExport(directory: FilePath(directory), catalog: catalog, store: store, roots: configuration.channels.roots, logger: logger)
         }
         try await content.documents.reload()
-        patches = PatchMaker(catalog: catalog, store: store, configuration: configuration.publish.deltas, metrics: metrics, logger: logger)
+        patches = PatchMaker(
+            catalog: catalog,
+            store: store,
+            configuration: configuration.publish.deltas,
+            variants: configuration.variants,
+            metrics: metrics,
+            logger: logger
+        )
         responder = ResourceResponder(rangeLimits: configuration.rangeLimits)
         var audit = AuditTrail(catalog: catalog, logger: logger)
         audit.now = configuration.rollouts.clock

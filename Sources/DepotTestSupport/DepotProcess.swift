@@ -34,8 +34,12 @@ public struct DepotProcess: Sendable {
         _ body: (DepotProcess) async throws -> Result
     ) async throws -> Result {
         // The publish index goes below the test's folder (a hidden one), not the user's cache.
+        // Brotli at quality 11 costs seconds a megabyte: a server makes no variants unless the
+        // test's environment turns them on.
         let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEPOT_") }
-            .merging(["XDG_CACHE_HOME": directory.appendingPathComponent(".cache").path]) { $1 }
+            .merging([
+                "XDG_CACHE_HOME": directory.appendingPathComponent(".cache").path, "DEPOT_VARIANTS_BROTLI": "false", "DEPOT_VARIANTS_ZSTD": "false",
+            ]) { $1 }
             .merging(environment) { $1 }
         let command = wrapper + [executable.path] + arguments
         return try await launch(command[0], Array(command.dropFirst()), environment: environment, in: directory, body)

@@ -18,6 +18,7 @@ public struct InProcessConnection: TestHTTPConnection {
     ) async throws -> Result {
         var configuration = configuration
         configuration.publish.tokens = [LiveServer.token]
+        configuration.variants = .testing(configuration.variants)
         return try await withTemporaryDirectory { root in
             configuration.publicDirectory = root.appendingPathComponent("public").path
             configuration.dataDirectory = root.appendingPathComponent("data").path

@@ -56,6 +56,9 @@ public struct LiveServer: Sendable {
         var configuration = configuration
         configuration.host = "127.0.0.1"
         configuration.port = 0
+        // Brotli at quality 11 costs seconds a megabyte: test servers make no variants unless a
+        // test sets other variant settings than the defaults.
+        configuration.variants = .testing(configuration.variants)
         configuration.publicDirectory = publicDirectory.path
         configuration.dataDirectory = dataDirectory.path
         // Deadlines are the subject of the tests that give a clock (ConnectionLimitsTests); for

@@ -81,7 +81,9 @@ public struct Nginx: Sendable {
                 site = site.replacingOccurrences(of: shipped, with: local)
             }
             try root.write(Data(site.utf8), to: "depot.conf")
+            // As Debian's nginx.conf: the modules apt installed (the brotli-static module).
             let main = """
+                include /etc/nginx/modules-enabled/*.conf;
                 user root;
                 worker_processes 1;
                 daemon off;

@@ -216,7 +216,8 @@ extension Depot {
             let root = report.release?.root.map { " under root \($0)" } ?? ""
             let signature = report.signature == .verified ? "signature verified\(root)" : "signature not checked (no --trusted-key)"
             let ways: [(SyncReport.Outcome, String)] = [
-                (.delta, "by patch"), (.blocks, "from blocks"), (.packed, "in packs"), (.gzip, "as gzip"), (.full, "whole"), (.resumed, "resumed"),
+                (.delta, "by patch"), (.blocks, "from blocks"), (.packed, "in packs"), (.brotli, "as brotli"), (.zstd, "as zstd"),
+                (.gzip, "as gzip"), (.full, "whole"), (.resumed, "resumed"),
                 (.staged, "staged before"),
             ]
             let arrivals = ways.compactMap { outcome, how in

@@ -1,3 +1,4 @@
+import DepotHTTP
 import DepotManifest
 import DepotPolicy
 import Testing
@@ -73,7 +74,7 @@ struct ReleasePlanTests {
 
     /// (why, entry gzip size, staged intact, local copy, patches listed, block indexes (held, new))
     /// → the ways tried in order, for a 1000-byte file and a 500-byte limit for downloads
-    /// through memory.
+    /// through memory, by a client that decodes gzip alone.
     @Test("each file's ways to fetch follow from what the folder holds", arguments: Self.actionCases.indices)
     func actions(index: Int) {
         let (why, gzipSize, stagedIntact, local, patches, (heldIndexed, newIndexed), expected) = Self.actionCases[index]
@@ -83,17 +84,64 @@ struct ReleasePlanTests {
         entry.blocks = newIndexed ? index : nil
         var held = Self.entry("f", "a", size: 700)
         held.blocks = heldIndexed ? index : nil
-        let actions = ReleasePlan.Fetch(entry: entry, held: held).actions(stagedIntact: stagedIntact, local: local, inMemoryLimit: 500)
+        let actions = ReleasePlan.Fetch(entry: entry, held: held).actions(
+            stagedIntact: stagedIntact,
+            local: local,
+            inMemoryLimit: 500,
+            decoding: [.gzip]
+        )
         #expect(actions == expected, "\(why)")
+    }
+
+    /// (why, the codings the client decodes, local copy) → the ways tried, for a 1000-byte
+    /// file with a 600-byte gzip, a 450-byte zstd and a 430-byte brotli variant and a patch:
+    /// the whole download is the smallest variant decoded, and goes through memory when that
+    /// variant is under the 500-byte limit.
+    @Test("the whole file comes in the smallest variant the client decodes", arguments: Self.codingCases.indices)
+    func codings(index: Int) {
+        let (why, decodable, local, expected) = Self.codingCases[index]
+        let actions = ReleasePlan.Fetch(entry: Self.encodedEntry, held: Self.entry("f", "a", size: 700))
+            .actions(stagedIntact: false, local: local, inMemoryLimit: 500, decoding: decodable)
+        #expect(actions == expected, "\(why)")
+    }
+
+    static let encodedEntry = {
+        var entry = Self.entry("f", "b", size: 1000, patches: [patch])
+        entry.gzip = ReleaseEntry.Variant(size: 600, sha256: String(repeating: "c", count: 64))
+        entry.zstd = ReleaseEntry.Variant(size: 450, sha256: String(repeating: "e", count: 64))
+        entry.brotli = ReleaseEntry.Variant(size: 430, sha256: String(repeating: "f", count: 64))
+        return entry
+    }()
+
+    static let codingCases: [(String, Set<ContentCoding>, ReleasePlan.Fetch.LocalCopy, [ReleasePlan.Fetch.Action])] = [
+        ("gzip alone: gzip streamed (600 is over the limit)", [.gzip], .none, [.stream(whole(.gzip, 600, "c"))]),
+        ("nothing decoded: the file itself", [], .none, [.stream(whole(.identity, 1000, "b"))]),
+        ("gzip and zstd: zstd through memory", [.gzip, .zstd], .none, [.download(whole(.zstd, 450, "e"))]),
+        ("Apple's set, gzip and brotli: brotli", [.gzip, .br], .none, [.download(whole(.br, 430, "f"))]),
+        ("Linux's set, all three: brotli, the smallest", [.gzip, .br, .zstd], .none, [.download(whole(.br, 430, "f"))]),
+        ("the held content: the patch first, then brotli", [.gzip, .br, .zstd], .held, [.patch(patch), .download(whole(.br, 430, "f"))]),
+    ]
+
+    /// A whole download of the 1000-byte content `b…b` in `coding`, of `size` bytes named `sha`.
+    static func whole(_ coding: ContentCoding, _ size: Int64, _ sha: Character) -> ReleaseEntry.Download {
+        ReleaseEntry.Download(coding: coding, size: size, sha256: String(repeating: sha, count: 64), content: String(repeating: "b", count: 64))
     }
 
     @Test("an empty file is written, not fetched, whatever the folder holds; staged already, it is kept")
     func emptyFile() {
         let entry = Self.entry("f", "0", size: 0)
         for local in [ReleasePlan.Fetch.LocalCopy.held, .other, .none] {
-            #expect(ReleasePlan.Fetch(entry: entry, held: nil).actions(stagedIntact: false, local: local, inMemoryLimit: 500) == [.empty])
+            #expect(
+                ReleasePlan.Fetch(entry: entry, held: nil).actions(stagedIntact: false, local: local, inMemoryLimit: 500, decoding: [.gzip]) == [
+                    .empty
+                ]
+            )
         }
-        #expect(ReleasePlan.Fetch(entry: entry, held: nil).actions(stagedIntact: true, local: .none, inMemoryLimit: 500) == [.alreadyStaged])
+        #expect(
+            ReleasePlan.Fetch(entry: entry, held: nil).actions(stagedIntact: true, local: .none, inMemoryLimit: 500, decoding: [.gzip]) == [
+                .alreadyStaged
+            ]
+        )
     }
 
     static let patch = ReleaseEntry.Patch(from: String(repeating: "a", count: 64), size: 40, sha256: String(repeating: "9", count: 64))
@@ -103,29 +151,32 @@ struct ReleasePlanTests {
         ("staged intact by an interrupted sync: nothing", 400, true, .held, [patch], (true, true), [.alreadyStaged]),
         (
             "the held content, a patch listed: the patch, then gzip through memory", 400, false, .held, [patch], (false, false),
-            [.patch(patch), .download(gzip: true)]
+            [.patch(patch), .download(whole(.gzip, 400, "c"))]
         ),
         (
             "the held content, patches from other versions only: the server's patch on request", 400, false, .held, [otherPatch],
-            (false, false), [.requestedPatch, .download(gzip: true)]
+            (false, false), [.requestedPatch, .download(whole(.gzip, 400, "c"))]
         ),
-        ("the held content, no patch at all (none worth keeping): the whole file", 400, false, .held, nil, (false, false), [.download(gzip: true)]),
+        (
+            "the held content, no patch at all (none worth keeping): the whole file", 400, false, .held, nil, (false, false),
+            [.download(whole(.gzip, 400, "c"))]
+        ),
         (
             "the held content, then its blocks if the patch fails", 400, false, .held, [patch], (true, true),
-            [.patch(patch), .blocks(restoring: nil), .download(gzip: true)]
+            [.patch(patch), .blocks(restoring: nil), .download(whole(.gzip, 400, "c"))]
         ),
         (
             "another copy: the held version's blocks then its patch, then the new version's blocks", nil, false, .other, [patch], (true, true),
-            [.blocks(restoring: patch), .blocks(restoring: nil), .stream(gzip: false)]
+            [.blocks(restoring: patch), .blocks(restoring: nil), .stream(whole(.identity, 1000, "b"))]
         ),
         (
             "another copy, no patch listed: the new version's blocks", nil, false, .other, nil, (true, true),
-            [.blocks(restoring: nil), .stream(gzip: false)]
+            [.blocks(restoring: nil), .stream(whole(.identity, 1000, "b"))]
         ),
-        ("another copy, no block index: the whole file", nil, false, .other, [patch], (false, false), [.stream(gzip: false)]),
-        ("no file at the path: the whole file", nil, false, .none, [patch], (true, true), [.stream(gzip: false)]),
-        ("a gzip variant above the limit is streamed", 600, false, .none, nil, (false, false), [.stream(gzip: true)]),
-        ("a gzip variant no smaller is not used", 1000, false, .none, nil, (false, false), [.stream(gzip: false)]),
+        ("another copy, no block index: the whole file", nil, false, .other, [patch], (false, false), [.stream(whole(.identity, 1000, "b"))]),
+        ("no file at the path: the whole file", nil, false, .none, [patch], (true, true), [.stream(whole(.identity, 1000, "b"))]),
+        ("a gzip variant above the limit is streamed", 600, false, .none, nil, (false, false), [.stream(whole(.gzip, 600, "c"))]),
+        ("a gzip variant no smaller is not used", 1000, false, .none, nil, (false, false), [.stream(whole(.identity, 1000, "b"))]),
     ]
 
     @Test("paths that would be one file on some file systems refuse the whole release")

@@ -18,7 +18,6 @@ struct ResourceCacheTests {
                 length: Int64(bytes.count),
                 sha256: sha256
             ),
-            gzip: nil,
             contentType: "text/plain",
             lastModified: HTTPDate(secondsSince1970: 0),
             lastModifiedIsStrong: true,

@@ -67,7 +67,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
     }
 
     /// The plan of a sync to `release`: for each file, the way the stager would take
-    /// (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``), judged as it judges
+    /// (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:decoding:)``), judged as it judges
     /// it: what is staged intact, what a download under way holds already (in `partialFolder`),
     /// what the folder holds at the path, and for blocks what the
     /// local copy holds of them (`blocks`: the bytes a rebuild of an entry from a local file
@@ -92,30 +92,32 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
             let actions = fetch.actions(
                 stagedIntact: stagedIntact,
                 local: localCopies.copy(at: local, held: fetch.held),
-                inMemoryLimit: FileStager.inMemoryLimit
+                inMemoryLimit: FileStager.inMemoryLimit,
+                decoding: ContentDecoders.decodable
             )
+            let wholeLength = entry.download(decoding: ContentDecoders.decodable).size
             var chosen: (way: SyncReport.Outcome, bytes: Int64, isBound: Bool)?
             for action in actions where chosen == nil {
                 switch action {
                 case .alreadyStaged: chosen = (.staged, 0, false)
                 case .empty: chosen = (.full, 0, false)
                 case .patch(let patch): chosen = (.delta, patch.size, false)
-                case .requestedPatch: chosen = (.delta, entry.wholeLength, true)
+                case .requestedPatch: chosen = (.delta, wholeLength, true)
                 case .blocks(let restoring):
                     if let patch = restoring, let held = fetch.held {
-                        if let bytes = try? await blocks(held, local, entry.wholeLength - patch.size) {
+                        if let bytes = try? await blocks(held, local, wholeLength - patch.size) {
                             chosen = (.blocks, bytes + patch.size, false)
                         }
-                    } else if let bytes = try? await blocks(entry, local, entry.wholeLength) {
+                    } else if let bytes = try? await blocks(entry, local, wholeLength) {
                         chosen = (.blocks, bytes, false)
                     }
-                case .download(let gzip): chosen = (gzip ? .gzip : .full, entry.wholeLength, false)
-                case .stream(let gzip):
+                case .download(let whole): chosen = (SyncReport.Outcome(whole.coding), whole.size, false)
+                case .stream(let whole):
                     // A download an earlier one began resumes: only the rest comes (nothing, when
                     // it holds the whole length: it is checked, and fetched again only if wrong).
-                    let partial = partialFolder.appendingPathComponent(FileStager.partialName(of: entry, gzip: gzip))
+                    let partial = partialFolder.appendingPathComponent(FileStager.partialName(of: whole))
                     let held = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int64) ?? 0
-                    chosen = (gzip ? .gzip : .full, held <= entry.wholeLength ? entry.wholeLength - held : entry.wholeLength, false)
+                    chosen = (SyncReport.Outcome(whole.coding), held <= whole.size ? whole.size - held : whole.size, false)
                 }
             }
             let (way, bytes, isBound) = chosen ?? (.full, entry.size, false)

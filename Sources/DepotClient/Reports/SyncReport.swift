@@ -1,4 +1,6 @@
+import DepotHTTP
 import DepotPolicy
+
 /// What a sync did.
 public struct SyncReport: Sendable, Codable, Equatable {
     /// What happened to one file.
@@ -9,6 +11,10 @@ public struct SyncReport: Sendable, Codable, Equatable {
         case staged
         /// Downloaded as gzip and decoded.
         case gzip
+        /// Downloaded as brotli and decoded.
+        case brotli
+        /// Downloaded as zstd and decoded.
+        case zstd
         /// Downloaded whole, without compression.
         case full
         /// An interrupted download was completed with a range request.
@@ -29,7 +35,17 @@ public struct SyncReport: Sendable, Codable, Equatable {
         case failed
 
         /// Whether bytes came from a server for it.
-        var isFetched: Bool { [.gzip, .full, .resumed, .delta, .blocks, .packed].contains(self) }
+        var isFetched: Bool { [.gzip, .brotli, .zstd, .full, .resumed, .delta, .blocks, .packed].contains(self) }
+
+        /// The outcome of a whole download in `coding`.
+        init(_ coding: ContentCoding) {
+            switch coding {
+            case .identity: self = .full
+            case .gzip: self = .gzip
+            case .br: self = .brotli
+            case .zstd: self = .zstd
+            }
+        }
     }
 
     public struct File: Sendable, Codable, Equatable {
@@ -42,6 +58,10 @@ public struct SyncReport: Sendable, Codable, Equatable {
         public var error: String?
         /// The server it was fetched from (``DepotClient/servers``), when it was fetched.
         public var server: String?
+        /// The content coding its bytes came in (`gzip`, `br`, `zstd`), when it came whole and
+        /// encoded (resumed and packed downloads included); `nil` for plain bytes, a patch or
+        /// blocks.
+        public var encoding: String?
 
         /// Bytes a plain full download would have cost and this one did not.
         public var bytesSaved: Int64 {

@@ -46,7 +46,7 @@ extension FileStager {
     }
 
     /// The paths of `fetches` that a whole download is the only way to fetch
-    /// (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``), not staged yet: the
+    /// (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:decoding:)``), not staged yet: the
     /// ones the pages' packs may bring.
     private func packable(_ fetches: [ReleasePlan.Fetch]) -> Set<String> {
         Set(
@@ -56,9 +56,11 @@ extension FileStager {
                 let actions = fetch.actions(
                     stagedIntact: false,
                     local: localCopies.copy(at: local, held: fetch.held),
-                    inMemoryLimit: Self.inMemoryLimit
+                    inMemoryLimit: Self.inMemoryLimit,
+                    decoding: ContentDecoders.decodable
                 )
-                return actions == [.download(gzip: fetch.entry.downloadsGzip)]
+                guard actions.count == 1, case .download = actions[0] else { return false }
+                return true
             }.map(\.entry.path)
         )
     }

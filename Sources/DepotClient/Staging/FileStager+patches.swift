@@ -36,7 +36,7 @@ extension FileStager {
     /// patch may be no larger than the whole file's download.
     func fetchRequestedPatch(from held: ReleaseEntry, for entry: ReleaseEntry, base: URL, to staged: URL, received: ByteCounter) async throws {
         let path = try TreeObject.delta(from: held.sha256, to: entry.sha256).url
-        var request = URLRequest(url: try OriginPolicy.url(path, below: server))
+        var request = URLRequest.bytes(of: try OriginPolicy.url(path, below: server))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         let fetch = BoundedFetch(maximumBytes: Int(entry.wholeLength))
         defer { _ = received.add(fetch.bytesReceived) }
@@ -62,7 +62,7 @@ extension FileStager {
     func stageChecked(_ file: URL, entry: ReleaseEntry, to staged: URL) throws {
         let verified = staged.appendingPathExtension("verifying")
         defer { try? FileManager.default.removeItem(at: verified) }
-        try StagedContent.verifyAndStage(file, gzip: false, entry: entry, to: verified)
+        try StagedContent.verifyAndStage(file, coding: .identity, entry: entry, to: verified)
         try StagedContent.setModificationDate(of: verified, to: entry)
         try Durability.rename(verified, to: staged)
     }

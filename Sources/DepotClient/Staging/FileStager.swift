@@ -31,7 +31,7 @@ struct FileStager: Sendable {
     /// files (``PackFetch``).
     var pages: [(sha256: String, page: ReleasePage)] = []
 
-    /// One file: tries each of ``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:)``
+    /// One file: tries each of ``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:decoding:)``
     /// in turn until one stages it, counting the bytes of every try.
     func stage(_ fetch: ReleasePlan.Fetch) async -> SyncReport.File {
         let entry = fetch.entry
@@ -53,13 +53,18 @@ struct FileStager: Sendable {
             let actions = fetch.actions(
                 stagedIntact: stagedIntact,
                 local: localCopies.copy(at: local, held: fetch.held),
-                inMemoryLimit: Self.inMemoryLimit
+                inMemoryLimit: Self.inMemoryLimit,
+                decoding: ContentDecoders.decodable
             )
             for (number, action) in actions.enumerated() {
                 let received = ByteCounter()
                 do {
                     file.outcome = try await run(action, for: fetch, local: local, to: staged, received: received)
                     file.bytesTransferred += received.total
+                    switch action {
+                    case .download(let whole), .stream(let whole): file.encoding = whole.coding == .identity ? nil : whole.coding.rawValue
+                    default: break
+                    }
                     return file
                 } catch  where number < actions.count - 1 {
                     // Any failure but the last way's falls back to the next; its bytes count.
@@ -98,7 +103,7 @@ struct FileStager: Sendable {
         case .alreadyStaged:
             return .staged
         case .empty:
-            try StagedContent.stage(Data(), gzip: false, entry: entry, to: staged)
+            try StagedContent.stage(Data(), coding: .identity, entry: entry, to: staged)
             return .full
         case .patch(let patch):
             try await fetchPatch(patch, for: entry, base: local, to: staged, received: received)
@@ -111,36 +116,37 @@ struct FileStager: Sendable {
             let rebuilt = staged.appendingPathExtension("blocks")
             defer { try? FileManager.default.removeItem(at: rebuilt) }
             if let patch = restoring, let held = fetch.held {
-                try await rebuild(held, from: local, budget: entry.wholeLength - patch.size, to: rebuilt, received: received)
+                try await rebuild(held, from: local, budget: wholeLength(of: entry) - patch.size, to: rebuilt, received: received)
                 guard let (sha256, _) = try? StagedContent.digest(of: rebuilt), sha256 == held.sha256 else {
                     throw SyncError(.corrupt, "the blocks did not rebuild the version held of \(entry.path)")
                 }
                 try await fetchPatch(patch, for: entry, base: rebuilt, to: staged, received: received)
             } else {
-                try await rebuild(entry, from: local, budget: entry.wholeLength, to: rebuilt, received: received)
+                try await rebuild(entry, from: local, budget: wholeLength(of: entry), to: rebuilt, received: received)
                 try stageChecked(rebuilt, entry: entry, to: staged)
             }
             return .blocks
-        case .download(let gzip):
-            let (outcome, transferred) = try await downloadInMemory(entry, gzip: gzip, length: entry.wholeLength, to: staged)
+        case .download(let whole):
+            let (outcome, transferred) = try await downloadInMemory(entry, whole, to: staged)
             _ = received.add(transferred)
             return outcome
-        case .stream(let gzip):
-            let (outcome, transferred) = try await stream(entry, gzip: gzip, to: staged)
+        case .stream(let whole):
+            let (outcome, transferred) = try await stream(entry, whole, to: staged)
             _ = received.add(transferred)
             return outcome
         }
     }
 
-    /// Downloads `entry` (the gzip variant when `gzip`) to a partial file, resumed from what an
-    /// earlier sync left there, verifies it and leaves it at `staged`.
-    func stream(_ entry: ReleaseEntry, gzip useGzip: Bool, to staged: URL) async throws -> (SyncReport.Outcome, Int64) {
-        let download =
-            if useGzip, let gzip = entry.gzip, let url = try entry.gzipURL {
-                try blobDownload(url, sha256: gzip.sha256, size: gzip.size, partialName: Self.partialName(of: entry, gzip: true))
-            } else {
-                try blobDownload(try entry.blobURL, sha256: entry.sha256, size: entry.size, partialName: Self.partialName(of: entry, gzip: false))
-            }
+    /// The bytes of `entry`'s whole download here: what any other way of fetching it must cost
+    /// less than.
+    func wholeLength(of entry: ReleaseEntry) -> Int64 {
+        entry.download(decoding: ContentDecoders.decodable).size
+    }
+
+    /// Downloads `whole`, `entry`'s whole download in one coding, to a partial file, resumed from
+    /// what an earlier sync left there, verifies it and leaves it at `staged`.
+    func stream(_ entry: ReleaseEntry, _ whole: ReleaseEntry.Download, to staged: URL) async throws -> (SyncReport.Outcome, Int64) {
+        let download = try blobDownload(try whole.object.url, sha256: whole.sha256, size: whole.size, partialName: Self.partialName(of: whole))
         let verified = staged.appendingPathExtension("verifying")
         // A download that does not match the release is worthless. One that resumed (or was
         // complete already) may owe that to its start, another server's wrong bytes under the
@@ -152,7 +158,7 @@ struct FileStager: Sendable {
             resumed: { $0.0 != .full },
             check: {
                 do {
-                    try StagedContent.verifyAndStage(download.partialFile, gzip: useGzip, entry: entry, to: verified)
+                    try StagedContent.verifyAndStage(download.partialFile, coding: whole.coding, entry: entry, to: verified)
                 } catch {
                     try? FileManager.default.removeItem(at: verified)
                     throw error
@@ -166,7 +172,7 @@ struct FileStager: Sendable {
         download.discard()
         switch outcome {
         case .resumed: return (.resumed, transferred)
-        case .full, .alreadyComplete: return (useGzip ? .gzip : .full, transferred)
+        case .full, .alreadyComplete: return (SyncReport.Outcome(whole.coding), transferred)
         }
     }
 
@@ -174,9 +180,11 @@ struct FileStager: Sendable {
     /// no partial file, which a download this small would not resume anyway.
     static let inMemoryLimit: Int64 = 256 * 1024
 
-    /// Downloads a small `entry` into memory, checks it and writes it at `staged`.
-    func downloadInMemory(_ entry: ReleaseEntry, gzip: Bool, length: Int64, to staged: URL) async throws -> (SyncReport.Outcome, Int64) {
-        var request = URLRequest(url: try OriginPolicy.url(gzip ? try entry.gzipURL ?? entry.blobURL : try entry.blobURL, below: server))
+    /// Downloads `whole`, a small `entry`'s whole download, into memory, checks it and writes
+    /// it at `staged`.
+    func downloadInMemory(_ entry: ReleaseEntry, _ whole: ReleaseEntry.Download, to staged: URL) async throws -> (SyncReport.Outcome, Int64) {
+        let length = whole.size
+        var request = URLRequest.bytes(of: try OriginPolicy.url(try whole.object.url, below: server))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         let http: HTTPURLResponse
         let data: Data
@@ -187,15 +195,21 @@ struct FileStager: Sendable {
         }
         guard http.statusCode == 200 else { throw SyncError(.server, "\(request.url?.path ?? "") answered \(http.statusCode)") }
         progress?(DepotClient.Progress(path: entry.path, bytesReceived: Int64(data.count), bytesExpected: length))
-        try StagedContent.stage(data, gzip: gzip, entry: entry, to: staged)
-        return (gzip ? .gzip : .full, Int64(data.count))
+        try StagedContent.stage(data, coding: whole.coding, entry: entry, to: staged)
+        return (SyncReport.Outcome(whole.coding), Int64(data.count))
     }
 
-    /// The name in `.depot/partial/` of `entry`'s download under way: its gzip variant's, or
-    /// its own.
-    static func partialName(of entry: ReleaseEntry, gzip: Bool) -> String {
-        if gzip, let variant = entry.gzip { return "\(variant.sha256).gz.partial" }
-        return "\(entry.sha256).partial"
+    /// The name in `.depot/partial/` of a whole download under way: its bytes' SHA-256, and
+    /// the variant's suffix (`.gz`, `.br`, `.zst`) for an encoded one.
+    static func partialName(of whole: ReleaseEntry.Download) -> String {
+        let suffix: String =
+            switch whole.coding {
+            case .identity: ""
+            case .gzip: ".gz"
+            case .br: ".br"
+            case .zstd: ".zst"
+            }
+        return "\(whole.sha256)\(suffix).partial"
     }
 
     /// A resumable download of the immutable URL `url`, whose bytes have this SHA-256 and size.

@@ -60,7 +60,7 @@ struct PackFetch {
     /// answers 200.
     func fetch(_ run: Run) async throws -> Answer {
         let path = try TreeObject.pack(ofPage: run.page).url
-        var request = URLRequest(url: try OriginPolicy.url(path, below: server))
+        var request = URLRequest.bytes(of: try OriginPolicy.url(path, below: server))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         let range = run.range
         request.setValue("bytes=\(range.lowerBound)-\(range.upperBound)", forHTTPHeaderField: "Range")
@@ -90,9 +90,11 @@ struct PackFetch {
             let to = from + Int(member.length)
             guard from >= 0, to <= data.count else { break }
             guard let target = try? staging.fileToWrite(member.entry.sha256),
-                (try? StagedContent.stage(data[from..<to], gzip: member.isGzip, entry: member.entry, to: target)) != nil
+                (try? StagedContent.stage(data[from..<to], coding: member.isGzip ? .gzip : .identity, entry: member.entry, to: target)) != nil
             else { continue }
-            staged.append(SyncReport.File(path: member.entry.path, outcome: .packed, bytesTransferred: member.length, size: member.entry.size))
+            var file = SyncReport.File(path: member.entry.path, outcome: .packed, bytesTransferred: member.length, size: member.entry.size)
+            file.encoding = member.isGzip ? ContentCoding.gzip.rawValue : nil
+            staged.append(file)
         }
         // Bytes that staged nothing (a member that did not check out, a whole pack) count too.
         let extra = Int64(data.count) - staged.reduce(0) { $0 + $1.bytesTransferred }

@@ -5,7 +5,7 @@ import DepotManifest
 import Foundation
 
 /// A download checked against its release entry as it is written where the switch takes it
-/// from: size and SHA-256 (of the content, gunzipped when it came as gzip), and the entry's
+/// from: size and SHA-256 (of the content, decoded when it came in a content coding), and the entry's
 /// modification time.
 public enum StagedContent {
     /// The SHA-256 and size of a file: what a client, and `depot mirror`, check a download by.
@@ -39,42 +39,47 @@ public enum StagedContent {
         }
     }
 
-    /// Decodes (for gzip) or copies the download into `staged`, checking size and SHA-256 against
+    /// Decodes (from `coding`) or copies the download into `staged`, checking size and SHA-256 against
     /// the entry. Throws ``SyncError`` `.corrupt` on any mismatch. Not fsynced: staged files are
     /// made durable together before the switch (``Durability``).
-    static func verifyAndStage(_ partial: URL, gzip: Bool, entry: ReleaseEntry, to staged: URL) throws {
+    static func verifyAndStage(_ partial: URL, coding: ContentCoding, entry: ReleaseEntry, to staged: URL) throws {
         let input = try FileHandle(forReadingFrom: partial)
         defer { try? input.close() }
         let output = try Durability.open(staged, truncating: true)
         defer { try? output.close() }
         func next() throws -> Data? { try input.read(upToCount: 256 * 1024) }
-        try decodeChecked(gzip: gzip, entry: entry, chunks: next) { try output.write(contentsOf: $0) }
+        try decodeChecked(coding: coding, entry: entry, chunks: next) { try output.write(contentsOf: $0) }
     }
 
-    /// Checks a download held in memory (gunzipped when `gzip`) against `entry` and leaves it at
+    /// Checks a download held in memory (decoded from `coding`) against `entry` and leaves it at
     /// `staged` with the entry's modification time. Throws ``SyncError`` `.corrupt` on any
     /// mismatch, staging nothing.
-    static func stage(_ data: Data, gzip: Bool, entry: ReleaseEntry, to staged: URL) throws {
+    static func stage(_ data: Data, coding: ContentCoding, entry: ReleaseEntry, to staged: URL) throws {
         var content = Data()
         var pending: Data? = data
         func next() -> Data? {
             defer { pending = nil }
             return pending
         }
-        try decodeChecked(gzip: gzip, entry: entry, chunks: next) { content.append($0) }
+        try decodeChecked(coding: coding, entry: entry, chunks: next) { content.append($0) }
         let verified = URL(fileURLWithPath: staged.path + ".verifying", isDirectory: false)
         try Durability.write(content, to: verified, modified: entry.modifiedSeconds)
         try Durability.rename(verified, to: staged)
     }
 
-    /// Passes the content of `entry` to `write`, from the downloaded `chunks` (gunzipped when
-    /// `gzip`), checking it against the entry's size as it goes and its SHA-256 at the end: the
+    /// Passes the content of `entry` to `write`, from the downloaded `chunks` (decoded from
+    /// `coding`), checking it against the entry's size as it goes and its SHA-256 at the end: the
     /// one check of every download, streamed or in memory. Throws ``SyncError`` `.corrupt` on any
     /// mismatch.
-    static func decodeChecked(gzip: Bool, entry: ReleaseEntry, chunks next: () throws -> Data?, write: (Data) throws -> Void) throws {
+    static func decodeChecked(coding: ContentCoding, entry: ReleaseEntry, chunks next: () throws -> Data?, write: (Data) throws -> Void) throws {
         var hasher = SHA256()
         var size: Int64 = 0
-        let inflater = gzip ? try GzipInflater() : nil
+        let decoder: (any ContentDecoder)?
+        do {
+            decoder = try ContentDecoders.decoder(for: coding)
+        } catch {
+            throw SyncError(.corrupt, "the \(coding.rawValue) data of \(entry.path) cannot be decoded here: \(error)")
+        }
         func take(_ data: Data) throws {
             size += Int64(data.count)
             guard size <= entry.size else { throw SyncError(.corrupt, "\(entry.path) is larger than the release says") }
@@ -83,12 +88,12 @@ public enum StagedContent {
         }
         do {
             while let chunk = try next(), !chunk.isEmpty {
-                if let inflater { try chunk.withUnsafeBytes { try inflater.decode($0) { try take(Data($0)) } } } else { try take(chunk) }
+                if let decoder { try chunk.withUnsafeBytes { try decoder.decode($0) { try take(Data($0)) } } } else { try take(chunk) }
             }
-        } catch let error as GzipError {
-            throw SyncError(.corrupt, "the gzip data of \(entry.path) is corrupt: \(error.message)")
+        } catch let error where ContentDecoders.isDecodingError(error) {
+            throw SyncError(.corrupt, "the \(coding.rawValue) data of \(entry.path) is corrupt: \(error)")
         }
-        if let inflater, !inflater.isFinished { throw SyncError(.corrupt, "the gzip data of \(entry.path) is truncated") }
+        if let decoder, !decoder.isFinished { throw SyncError(.corrupt, "the \(coding.rawValue) data of \(entry.path) is truncated") }
         let digest = Hex.string(hasher.finalize())
         guard size == entry.size, digest == entry.sha256 else {
             throw SyncError(.corrupt, "\(entry.path) does not match the release (SHA-256 \(digest), \(size) bytes)")

@@ -36,7 +36,7 @@ struct BlobDownload {
     func run(session: TransferSession, progress: @escaping @Sendable (Int64) -> Void) async throws -> (Outcome, Int64) {
         let partial = try PartialFile(at: partialFile, source: url.path, expectedLength: expectedLength)
         if partial.isComplete { return (.alreadyComplete, 0) }
-        var request = URLRequest(url: url)
+        var request = URLRequest.bytes(of: url)
         // Never answer from a local HTTP cache: documents and blobs are validated by Depot itself.
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         for (name, value) in partial.requestHeaders(assumedTag: entityTag) { request.setValue(value, forHTTPHeaderField: name) }

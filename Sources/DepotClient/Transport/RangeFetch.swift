@@ -42,7 +42,7 @@ final class RangeFetch: DataTaskDelegate, @unchecked Sendable {
         received: ByteCounter,
         wholeLength: Int? = nil
     ) async throws -> Answer {
-        var request = URLRequest(url: url)
+        var request = URLRequest.bytes(of: url)
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         request.setValue("bytes=" + ranges.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ","), forHTTPHeaderField: "Range")
         let requested = ranges.reduce(0) { $0 + Int($1.upperBound - $1.lowerBound + 1) }

@@ -48,6 +48,14 @@ extension ServerConfiguration {
     /// | `ranges.maxCount` | int | `200` | most ranges in one request before it is served whole |
     /// | `gzip.level` | int | `6` | zlib level of gzip variants, 1–9 |
     /// | `gzip.minimumSavings` | number | `0.05` | fraction a gzip variant must save to be kept |
+    /// | `variants.brotli` | bool | `true` | make brotli variants (`/blobs/{sha256}.br`) |
+    /// | `variants.brotliQuality` | int | `11` | brotli quality, 0–11 |
+    /// | `variants.brotliWindow` | int | `24` | brotli window, base-2 logarithm, 10–24 |
+    /// | `variants.zstd` | bool | `true` | make zstd variants (`/blobs/{sha256}.zst`) |
+    /// | `variants.zstdLevel` | int | `19` | zstd level, 1–19 |
+    /// | `variants.zstdLongWindow` | int | `27` | zstd long-distance window, base-2 logarithm, 10–27; 0: none |
+    /// | `variants.minimumSavings` | number | `0.03` | fraction a variant must save against the gzip variant (or the content) to be kept |
+    /// | `variants.minimumBytes` | int | 65537 | contents smaller than this get no brotli or zstd variant (smaller files travel in packs) |
     /// | `access.tokens` | string array, secret | none | named tokens and their scopes: `name=ci publish=beta+nightly read token=…` (SECURITY.md) |
     /// | `publish.tokens` | string array, secret | none | bearer tokens that may do everything (named `publish-token`, `publish-token-2`…) |
     /// | `publish.tokenFile` | string | none | file with more such tokens, one a line |
@@ -141,6 +149,7 @@ extension ServerConfiguration {
             ),
             rangeLimits: RangeLimits(maxRanges: maxRanges),
             store: try BlobStoreConfiguration(reader: reader.scoped(to: "gzip")),
+            variants: try VariantConfiguration(reader: reader.scoped(to: "variants")),
             publish: try PublishConfiguration(reader: reader.scoped(to: "publish"), deltas: reader.scoped(to: "deltas")),
             cachePolicy: PublishedContent.CachePolicy(reader: reader),
             channels: try ChannelSigner(reader: reader.scoped(to: "channels")),

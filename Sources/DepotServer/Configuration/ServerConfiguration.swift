@@ -94,6 +94,8 @@ public struct ServerConfiguration: Sendable {
     public var rangeLimits: RangeLimits
     /// How gzip variants are made.
     public var store: BlobStoreConfiguration
+    /// How brotli and zstd variants are made.
+    public var variants: VariantConfiguration
     /// Who may publish, size limits and retention.
     public var publish: PublishConfiguration
     /// `Cache-Control` of published files, the manifest and blobs.
@@ -131,6 +133,7 @@ public struct ServerConfiguration: Sendable {
         publicCacheControl: CacheControlPolicy = CacheControlPolicy(defaultValue: "no-cache"),
         rangeLimits: RangeLimits = RangeLimits(),
         store: BlobStoreConfiguration = BlobStoreConfiguration(),
+        variants: VariantConfiguration = VariantConfiguration(),
         publish: PublishConfiguration = PublishConfiguration(),
         cachePolicy: PublishedContent.CachePolicy = PublishedContent.CachePolicy(),
         channels: ChannelSigner = ChannelSigner(),
@@ -162,6 +165,7 @@ public struct ServerConfiguration: Sendable {
         self.publicCacheControl = publicCacheControl
         self.rangeLimits = rangeLimits
         self.store = store
+        self.variants = variants
         self.publish = publish
         self.cachePolicy = cachePolicy
         self.channels = channels

@@ -112,7 +112,7 @@ public final class StaticExport: Sendable {
                     case .release: releases.contains(address)
                     case .page, .pack: pages.contains(address)
                     case .delta: patches.contains("\(object.base ?? "")/\(address)")
-                    case .blob, .gzip, .blockIndex, .blockPack: blobs.contains(address)
+                    case .blob, .gzip, .brotli, .zstd, .blockIndex, .blockPack: blobs.contains(address)
                     default: true
                     }
                 }

@@ -29,7 +29,7 @@ struct StoreExportSource: ExportSource {
             for named in try entry.objects() {
                 let source: FilePath? =
                     switch named.object.kind {
-                    case .blob, .delta: named.sha256.map(store.path(forSHA256:))
+                    case .blob, .brotli, .zstd, .delta: named.sha256.map(store.path(forSHA256:))
                     case .gzip: store.gzipPath(forSHA256: entry.sha256)
                     case .blockIndex: index.map { store.path(forSHA256: $0.indexSHA256) }
                     case .blockPack: index.map { store.path(forSHA256: $0.packedSHA256) }

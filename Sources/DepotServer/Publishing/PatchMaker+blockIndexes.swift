@@ -13,13 +13,14 @@ import _NIOFileSystem
 /// The block indexes of large content (``BlockIndexMaker``), made as an upload arrives or from
 /// the stored file, so that a client with a changed copy fetches only the blocks it lacks.
 extension PatchMaker {
-    /// Makes the block index of an uploaded blob before a commit names it, so that the commit
-    /// does not wait for it: the upload of one large file overlaps the batches of small ones.
+    /// Makes the variants and block index of an uploaded blob before a commit names it, so that the commit
+    /// does not wait for them: the upload of one large file overlaps the batches of small ones.
     /// Failures are logged; the commit tries again.
     ///
     /// - Parameter index: The index made as the blob arrived, if it was; the caller removes its
     ///   file.
     func prepareUpload(_ content: BlobRecord, index: BlockIndexTap? = nil) async {
+        await makeVariants(of: content)
         do {
             try await makeBlockIndex(of: content, tapped: index)
         } catch {

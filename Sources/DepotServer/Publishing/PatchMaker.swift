@@ -30,11 +30,14 @@ final class PatchMaker: Service {
     let catalog: Catalog
     let store: BlobStore
     let configuration: DeltaConfiguration
+    let variants: VariantConfiguration
     let metrics: DepotMetrics
     let logger: Logger
     let encoder = NIOThreadPool(numberOfThreads: 1)
     /// Patches of documents, made after each release: never behind a large file's patch.
     private let documentEncoder = NIOThreadPool(numberOfThreads: 1)
+    /// Brotli and zstd variants: one thread each, so a content's two are made at once.
+    let variantEncoder = NIOThreadPool(numberOfThreads: 2)
 
     /// A patch a client asked for.
     private struct Pair: Hashable {
@@ -53,15 +56,24 @@ final class PatchMaker: Service {
     private let queue: AsyncStream<Pair>
     private let queueInput: AsyncStream<Pair>.Continuation
 
-    init(catalog: Catalog, store: BlobStore, configuration: DeltaConfiguration, metrics: DepotMetrics, logger: Logger) {
+    init(
+        catalog: Catalog,
+        store: BlobStore,
+        configuration: DeltaConfiguration,
+        variants: VariantConfiguration = .init(),
+        metrics: DepotMetrics,
+        logger: Logger
+    ) {
         self.catalog = catalog
         self.store = store
         self.configuration = configuration
+        self.variants = variants
         self.metrics = metrics
         self.logger = logger
         (queue, queueInput) = AsyncStream.makeStream(of: Pair.self)
         encoder.start()
         documentEncoder.start()
+        variantEncoder.start()
     }
 
     func run() async throws {
@@ -82,6 +94,7 @@ final class PatchMaker: Service {
         for request in waiting { request.resume(returning: false) }
         try await encoder.shutdownGracefully()
         try await documentEncoder.shutdownGracefully()
+        try await variantEncoder.shutdownGracefully()
     }
 
     /// How both kinds of patch are encoded, from the configuration.
@@ -128,11 +141,13 @@ final class PatchMaker: Service {
         }
     }
 
-    /// Makes what a release lists for `target`, the new content of `path`: its block index and
-    /// the missing patches from the earlier versions at ``DeltaConfiguration/distances``.
+    /// Makes what a release lists for `target`, the new content of `path`: its brotli and zstd
+    /// variants, its block index and the missing patches from the earlier versions at
+    /// ``DeltaConfiguration/distances``.
     /// Failures are logged: a release without them is still correct, clients download the file
     /// another way.
     func prepare(path: String, target: BlobRecord) async {
+        await makeVariants(of: target)
         // Most files of a large tree are small: no catalog read at all for them.
         guard configuration.indexesBlocks(ofSize: target.size) || (makesPatches && target.size >= configuration.patchMinimumBytes) else { return }
         do {

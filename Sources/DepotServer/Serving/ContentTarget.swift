@@ -14,6 +14,8 @@ enum ContentTarget: Hashable, Sendable {
     case blob(String)
     /// `/blobs/{sha256}.gz`.
     case gzipBlob(String)
+    /// `/blobs/{sha256}.br` and `.zst`: the brotli and zstd variants.
+    case variantBlob(String, ContentCoding)
     /// `/blobs/{sha256}.blocks`: the block index of a content.
     case blockIndex(String)
     /// `/blobs/{sha256}.zblocks`: its blocks, each deflated on its own.
@@ -70,7 +72,8 @@ enum ContentTarget: Hashable, Sendable {
 
     /// The objects beside a blob, by the suffix of their name: `/blobs/{sha256}{suffix}`.
     private static let blobSidecars: [(suffix: String, target: @Sendable (String) -> ContentTarget)] = [
-        (".gz", { .gzipBlob($0) }), (".zblocks", { .packedBlocks($0) }), (".blocks", { .blockIndex($0) }),
+        (".gz", { .gzipBlob($0) }), (".br", { .variantBlob($0, .br) }), (".zst", { .variantBlob($0, .zstd) }),
+        (".zblocks", { .packedBlocks($0) }), (".blocks", { .blockIndex($0) }),
     ]
 
     /// The public folder's file for `path`: a path ending in `/` names the folder's
@@ -110,6 +113,7 @@ enum ContentTarget: Hashable, Sendable {
         case .file(let path): "\(path) is not published"
         case .blob(let name): "No blob \(name)"
         case .gzipBlob(let name): "No blob \(name).gz"
+        case .variantBlob(let name, let coding): "No \(coding == .br ? "brotli" : "zstd") variant of \(name)"
         case .blockIndex(let name): "No block index of \(name)"
         case .packedBlocks(let name): "No packed blocks of \(name)"
         case .publicFile: "No file at this path"

@@ -24,7 +24,7 @@ struct DeltaEncoding: Sendable {
         let selection = DeltaSelection.select(
             method: method,
             current: resource.identity.entityTag,
-            variants: resource.gzip.map { [$0.entityTag] } ?? [],
+            variants: ContentCoding.precompressed.compactMap { resource.encoded[$0]?.entityTag },
             maximumBases: maximumBases
         ) { headers[values: HTTPField.Name($0.name)!] }
         guard case .delta(let bases, let gzip) = selection else { return nil }
@@ -47,7 +47,7 @@ struct DeltaEncoding: Sendable {
             .cacheControl: "no-store, im",
             .contentType: resource.contentType,
         ]
-        fields[.vary] = resource.gzip != nil ? "Accept-Encoding, A-IM" : "A-IM"
+        fields[.vary] = resource.encoded.isEmpty ? "A-IM" : "Accept-Encoding, A-IM"
         // The stored gzip bytes have a known length; the plain VCDIFF is gunzipped as it is sent,
         // its length unknown until the end, so it goes chunked (and HEAD names no length).
         if gzip { fields[.contentLength] = String(length) }

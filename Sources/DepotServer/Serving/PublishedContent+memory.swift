@@ -29,7 +29,7 @@ extension PublishedContent {
                 length: Int64(document.count),
                 sha256: Hex.string(SHA256.hash(data: document))
             ),
-            gzip: gzip,
+            encoded: gzip.map { [.gzip: $0] } ?? [:],
             contentType: "application/json",
             lastModified: lastModified,
             lastModifiedIsStrong: lastModifiedIsStrong,
@@ -41,7 +41,6 @@ extension PublishedContent {
     {
         Resource(
             identity: .init(storage: .bytes(ByteBuffer(bytes: bytes)), length: Int64(bytes.count), sha256: Hex.string(SHA256.hash(data: bytes))),
-            gzip: nil,
             contentType: contentType,
             lastModified: lastModified,
             lastModifiedIsStrong: lastModifiedIsStrong,

@@ -111,7 +111,32 @@ public final class PublishedContent: Sendable {
                 return nil
             }
             return ResourceCache.Entry(
-                immutable(stored: store.gzipPath(forSHA256: sha256), size: gzip.size, sha256: gzip.sha256, of: blob, contentType: "application/gzip")
+                immutable(
+                    stored: store.gzipPath(forSHA256: sha256),
+                    size: gzip.size,
+                    sha256: gzip.sha256,
+                    of: blob,
+                    contentType: ContentCoding.gzip.mediaType
+                )
+            )
+        }?.resource
+    }
+
+    /// `/blobs/{sha256}.br` or `.zst`: the brotli or zstd variant of a published blob, served as
+    /// the bytes they are (no `Content-Encoding`), as the gzip variant is.
+    public func variantBlob(sha256: String, coding: ContentCoding) async throws -> Resource? {
+        try await entry(for: .variantBlob(sha256, coding)) { [self] in
+            guard ContentAddress.isSHA256(sha256), let blob = try await catalog.publishedBlob(sha256: sha256),
+                let stored = try await catalog.contentVariants(of: sha256).first(where: { $0.coding == coding })?.stored
+            else { return nil }
+            return ResourceCache.Entry(
+                immutable(
+                    stored: store.path(forSHA256: stored.sha256),
+                    size: stored.size,
+                    sha256: stored.sha256,
+                    of: blob,
+                    contentType: coding.mediaType
+                )
             )
         }?.resource
     }
@@ -170,7 +195,6 @@ public final class PublishedContent: Sendable {
     private func immutable(stored path: FilePath, size: Int64, sha256: String, of blob: PublishedBlob, contentType: String) -> Resource {
         Resource(
             identity: .init(storage: .file(path), length: size, sha256: sha256),
-            gzip: nil,
             contentType: contentType,
             lastModified: blob.firstPublished,
             lastModifiedIsStrong: true,
@@ -188,7 +212,6 @@ public final class PublishedContent: Sendable {
             return ResourceCache.Entry(
                 Resource(
                     identity: .init(storage: .file(store.path(forSHA256: patch.blobSHA256)), length: patch.size, sha256: patch.blobSHA256),
-                    gzip: nil,
                     contentType: "application/gzip",
                     lastModified: target.firstPublished,
                     lastModifiedIsStrong: true,
@@ -255,6 +278,7 @@ public final class PublishedContent: Sendable {
     private func fileResource(_ version: FileVersion) async throws -> Resource {
         let resource = Resource(
             blob: version.blob,
+            variants: try await catalog.contentVariants(of: version.sha256),
             in: store,
             contentType: version.contentType,
             lastModified: version.lastModified,
@@ -262,7 +286,8 @@ public final class PublishedContent: Sendable {
             cacheControl: cachePolicy.files
         )
         let budget = cache.withLock { $0.maximumBytes } / 2
-        guard resource.identity.length + (resource.gzip?.length ?? 0) <= min(Int64(budget), SmallFiles.maximumFileBytes) else { return resource }
+        let held = resource.encoded.values.reduce(resource.identity.length) { $0 + $1.length }
+        guard held <= min(Int64(budget), SmallFiles.maximumFileBytes) else { return resource }
         return await SmallFiles.inMemory(resource, fileSystem: .shared)
     }
 }

@@ -37,16 +37,21 @@ public final class Resource: Sendable {
     }
 
     public let identity: Variant
-    public let gzip: Variant?
+    /// The stored encoded variants, by content coding: gzip, and for large published files
+    /// brotli and zstd. Never `identity`.
+    public let encoded: [ContentCoding: Variant]
     public let contentType: String
     public let lastModified: HTTPDate
     public let lastModifiedIsStrong: Bool
     public let cacheControl: String?
     let lastModifiedField: String
-    /// The fields of every answer about the identity and the gzip variant, rendered once here
-    /// instead of on every request.
+    /// The fields of every answer about each variant, rendered once here instead of on every
+    /// request.
     private let identityFields: Fields
-    private let gzipFields: Fields?
+    private let encodedFields: [ContentCoding: Fields]
+
+    /// The gzip variant.
+    public var gzip: Variant? { encoded[.gzip] }
 
     /// The pre-rendered fields of one variant's answers.
     struct Fields {
@@ -67,18 +72,26 @@ public final class Resource: Sendable {
         let directOK: HTTPHeaders
     }
 
-    public init(identity: Variant, gzip: Variant?, contentType: String, lastModified: HTTPDate, lastModifiedIsStrong: Bool, cacheControl: String?) {
+    public init(
+        identity: Variant,
+        encoded: [ContentCoding: Variant] = [:],
+        contentType: String,
+        lastModified: HTTPDate,
+        lastModifiedIsStrong: Bool,
+        cacheControl: String?
+    ) {
         self.identity = identity
-        self.gzip = gzip
+        self.encoded = encoded.filter { $0.key != .identity }
         self.contentType = contentType
         self.lastModified = lastModified
         self.lastModifiedIsStrong = lastModifiedIsStrong
         self.cacheControl = cacheControl
         self.lastModifiedField = lastModified.imfFixdate
         let lastModifiedField = self.lastModifiedField
-        func fields(_ variant: Variant, gzip isGzip: Bool) -> Fields {
+        let varies = !self.encoded.isEmpty
+        func fields(_ variant: Variant, coding: ContentCoding) -> Fields {
             var vary = HTTPFields()
-            if gzip != nil { vary[.vary] = "Accept-Encoding" }
+            if varies { vary[.vary] = "Accept-Encoding" }
             var notModified = vary
             notModified[.eTag] = variant.entityTagField
             notModified[.lastModified] = lastModifiedField
@@ -86,7 +99,7 @@ public final class Resource: Sendable {
             var partial = notModified
             partial[.acceptRanges] = "bytes"
             partial[.reprDigest] = variant.representationDigestField
-            if isGzip { partial[.contentEncoding] = "gzip" }
+            if coding != .identity { partial[.contentEncoding] = coding.rawValue }
             partial[.contentType] = contentType
             var ok = partial
             ok[.contentLength] = String(variant.length)
@@ -99,21 +112,26 @@ public final class Resource: Sendable {
                 directOK: HTTPHeaders(ok)
             )
         }
-        identityFields = fields(identity, gzip: false)
-        gzipFields = gzip.map { fields($0, gzip: true) }
+        identityFields = fields(identity, coding: .identity)
+        encodedFields = Dictionary(uniqueKeysWithValues: self.encoded.map { ($0.key, fields($0.value, coding: $0.key)) })
     }
 
-    /// The pre-rendered fields of the variant `coding` names (the identity when there is no
-    /// gzip variant).
+    /// The variant `coding` names (the identity when there is none in that coding).
+    func variant(for coding: ContentCoding) -> Variant {
+        encoded[coding] ?? identity
+    }
+
+    /// The pre-rendered fields of the variant `coding` names (the identity's when there is none
+    /// in that coding).
     func fields(for coding: ContentCoding) -> Fields {
-        coding == .gzip ? gzipFields ?? identityFields : identityFields
+        encodedFields[coding] ?? identityFields
     }
 
     /// This resource with other storage for its variants: the same bytes, held elsewhere.
-    func with(identity: Variant, gzip: Variant?) -> Resource {
+    func with(identity: Variant, encoded: [ContentCoding: Variant]) -> Resource {
         Resource(
             identity: identity,
-            gzip: gzip,
+            encoded: encoded,
             contentType: contentType,
             lastModified: lastModified,
             lastModifiedIsStrong: lastModifiedIsStrong,
@@ -121,10 +139,12 @@ public final class Resource: Sendable {
         )
     }
 
-    /// A resource served from `blob`: the identity variant's ETag is the content's SHA-256, the
-    /// gzip variant's is the SHA-256 of the gzip bytes, so the two never share a tag.
+    /// A resource served from `blob` and its stored brotli and zstd `variants`: the identity
+    /// variant's ETag is the content's SHA-256, each encoded variant's the SHA-256 of its own
+    /// bytes, so no two share a tag.
     public convenience init(
         blob: BlobRecord,
+        variants: [ContentVariantRecord] = [],
         in store: BlobStore,
         contentType: String,
         lastModified: HTTPDate,
@@ -133,12 +153,27 @@ public final class Resource: Sendable {
     ) {
         self.init(
             identity: Variant(storage: .file(store.path(forSHA256: blob.sha256)), length: blob.size, sha256: blob.sha256),
-            gzip: blob.gzip.map { Variant(storage: .file(store.gzipPath(forSHA256: blob.sha256)), length: $0.size, sha256: $0.sha256) },
+            encoded: Self.encoded(blob: blob, variants: variants, in: store),
             contentType: contentType,
             lastModified: lastModified,
             lastModifiedIsStrong: lastModifiedIsStrong,
             cacheControl: cacheControl
         )
+    }
+}
+
+extension Resource {
+    /// The stored encoded variants of `blob`: its gzip variant and its kept brotli and zstd ones.
+    static func encoded(blob: BlobRecord, variants: [ContentVariantRecord], in store: BlobStore) -> [ContentCoding: Variant] {
+        var encoded: [ContentCoding: Variant] = [:]
+        if let gzip = blob.gzip {
+            encoded[.gzip] = Variant(storage: .file(store.gzipPath(forSHA256: blob.sha256)), length: gzip.size, sha256: gzip.sha256)
+        }
+        for variant in variants {
+            guard let stored = variant.stored else { continue }
+            encoded[variant.coding] = Variant(storage: .file(store.path(forSHA256: stored.sha256)), length: stored.size, sha256: stored.sha256)
+        }
+        return encoded
     }
 }
 

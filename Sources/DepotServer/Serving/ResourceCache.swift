@@ -1,3 +1,4 @@
+import DepotHTTP
 import NIOCore
 
 /// The resources of published content that requests asked for lately: a bounded map from what
@@ -21,6 +22,8 @@ struct ResourceCache {
         case blob(String)
         /// `/blobs/{sha256}.gz`.
         case gzipBlob(String)
+        /// `/blobs/{sha256}.br` and `.zst`.
+        case variantBlob(String, ContentCoding)
         /// `/blobs/{sha256}.blocks`.
         case blockIndex(String)
         /// `/blobs/{sha256}.zblocks`.
@@ -43,7 +46,7 @@ struct ResourceCache {
             self.resource = resource
             self.saving = saving
             var held = 0
-            for variant in [resource.identity] + (resource.gzip.map { [$0] } ?? []) {
+            for variant in [resource.identity] + resource.encoded.values {
                 if case .bytes(let bytes) = variant.storage { held += bytes.readableBytes }
             }
             self.heldBytes = held

@@ -63,9 +63,8 @@ public struct ResourceResponder: Sendable {
         now: HTTPDate,
         field: (HTTPField.Name) -> [String]
     ) -> (plan: ResponsePlan, coding: ContentCoding, variant: Resource.Variant) {
-        let available = resource.gzip.map { [ContentCoding.gzip: $0.length] } ?? [:]
-        let coding = ContentCoding.negotiate(acceptEncoding: field(.acceptEncoding), available: available)
-        let variant = coding == .gzip ? resource.gzip! : resource.identity
+        let coding = ContentCoding.negotiate(acceptEncoding: field(.acceptEncoding), available: resource.encoded.mapValues(\.length))
+        let variant = resource.variant(for: coding)
         let conditional = ConditionalRequest(
             method: method,
             ifMatch: field(.ifMatch),

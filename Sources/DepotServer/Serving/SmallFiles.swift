@@ -22,9 +22,9 @@ struct SmallFiles: Sendable {
     /// `previous` is the last build's set, whose copies are reused.
     mutating func holding(_ resource: Resource, previous: SmallFiles, fileSystem: FileSystem) async -> Resource {
         let identity = await holding(resource.identity, previous: previous, fileSystem: fileSystem)
-        var gzip: Resource.Variant?
-        if let variant = resource.gzip { gzip = await holding(variant, previous: previous, fileSystem: fileSystem) }
-        return resource.with(identity: identity, gzip: gzip)
+        var encoded: [ContentCoding: Resource.Variant] = [:]
+        for (coding, variant) in resource.encoded { encoded[coding] = await holding(variant, previous: previous, fileSystem: fileSystem) }
+        return resource.with(identity: identity, encoded: encoded)
     }
 
     private mutating func holding(_ variant: Resource.Variant, previous: SmallFiles, fileSystem: FileSystem) async -> Resource.Variant {
@@ -51,9 +51,9 @@ struct SmallFiles: Sendable {
             else { return variant }
             return Resource.Variant(storage: .bytes(copy), length: variant.length, sha256: variant.entityTag.opaqueTag)
         }
-        var gzip: Resource.Variant?
-        if let variant = resource.gzip { gzip = await copied(variant) }
-        return resource.with(identity: await copied(resource.identity), gzip: gzip)
+        var encoded: [ContentCoding: Resource.Variant] = [:]
+        for (coding, variant) in resource.encoded { encoded[coding] = await copied(variant) }
+        return resource.with(identity: await copied(resource.identity), encoded: encoded)
     }
 
     /// The file at `path`, when it still has `length` bytes: a file that changed under us (or

@@ -159,12 +159,14 @@ private struct ImportBuilder {
     }
 
     /// Places the files `entry` lists from the tree in the store: the content, its gzip
-    /// variant, its block index and pack (recorded), each patch the tree holds; returns the
-    /// patches it does not.
+    /// variant, its brotli and zstd variants (recorded with the version), its block index and
+    /// pack (recorded), each patch the tree holds; returns the patches it does not.
     private func placeFiles(of entry: ReleaseEntry, catalog: Catalog) async throws -> [(from: String, to: String)] {
         let sha256 = entry.sha256
         try place(try .blob(sha256), as: sha256)
         if entry.gzip != nil { try place(try .gzip(of: sha256), as: "\(sha256).gz") }
+        if let brotli = entry.brotli { try place(try .brotli(of: sha256), as: brotli.sha256) }
+        if let zstd = entry.zstd { try place(try .zstd(of: sha256), as: zstd.sha256) }
         if let blocks = entry.blocks {
             try place(try .blockIndex(of: sha256), as: blocks.sha256)
             let pack = try TreeObject.blockPack(of: sha256)

@@ -43,8 +43,8 @@ extension Catalog {
         }
     }
 
-    /// Stores the version `entry` lists, with its patches and block index as the entry names
-    /// them; each exactly once.
+    /// Stores the version `entry` lists, with its patches and its brotli and zstd variants as
+    /// the entry names them; each exactly once.
     private static func importVersion(_ entry: ReleaseEntry, in db: Database) throws {
         try db.cachedStatement(
             sql: """
@@ -70,6 +70,15 @@ extension Catalog {
             try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO file_delta (from_sha256, to_sha256, blob_sha256, size, created_at) VALUES (?, ?, ?, ?, ?)"
             ).execute(arguments: [patch.from, entry.sha256, patch.sha256, patch.size, seconds(entry.lastModified)])
+        }
+        for coding in [ContentCoding.br, .zstd] {
+            guard let variant = entry.variant(coding) else { continue }
+            try db.cachedStatement(
+                sql: """
+                    INSERT OR IGNORE INTO content_variant (sha256, coding, variant_sha256, size, settings, created_at)
+                    VALUES (?, ?, ?, ?, 'imported', ?)
+                    """
+            ).execute(arguments: [entry.sha256, coding.rawValue, variant.sha256, variant.size, seconds(entry.lastModified)])
         }
     }
 

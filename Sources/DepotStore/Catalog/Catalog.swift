@@ -144,17 +144,21 @@ public final class Catalog: Sendable {
             let unowned = "NOT IN (SELECT sha256 FROM file_version UNION SELECT sha256 FROM uploaded_blob)"
             let orphans = try String.fetchSet(
                 db,
-                sql: "SELECT to_sha256 FROM file_delta WHERE to_sha256 \(unowned) UNION SELECT sha256 FROM block_index WHERE sha256 \(unowned)"
+                sql: """
+                    SELECT to_sha256 FROM file_delta WHERE to_sha256 \(unowned) UNION SELECT sha256 FROM block_index WHERE sha256 \(unowned)
+                    UNION SELECT sha256 FROM content_variant WHERE sha256 \(unowned)
+                    """
             ).subtracting(store.held)
             for sha256 in orphans {
                 try db.execute(sql: "DELETE FROM file_delta WHERE to_sha256 = ?", arguments: [sha256])
                 try db.execute(sql: "DELETE FROM block_index WHERE sha256 = ?", arguments: [sha256])
+                try db.execute(sql: "DELETE FROM content_variant WHERE sha256 = ?", arguments: [sha256])
             }
             return removed
         }
     }
 
-    /// The SHA-256 of every blob a version, a patch or a recorded upload refers to, retired
+    /// The SHA-256 of every blob a version, a patch, a block index, a variant or a recorded upload refers to, retired
     /// versions included.
     public func referencedBlobs() async throws -> Set<String> {
         try await database.read(Self.referencedBlobs(in:))
@@ -168,6 +172,7 @@ public final class Catalog: Sendable {
                 SELECT sha256 FROM file_version UNION SELECT blob_sha256 FROM file_delta WHERE blob_sha256 IS NOT NULL
                 UNION SELECT sha256 FROM uploaded_blob UNION SELECT index_sha256 FROM block_index
                 UNION SELECT packed_sha256 FROM block_index
+                UNION SELECT variant_sha256 FROM content_variant WHERE variant_sha256 IS NOT NULL
                 """
         )
     }

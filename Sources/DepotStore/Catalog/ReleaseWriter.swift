@@ -128,30 +128,15 @@ enum ReleaseWriter {
         let contents = versions.map(\.sha256)
         let patches = try DeltaRecord.all(to: contents, in: db)
         let blocks = try BlockIndexRecord.fetchAll(for: contents, in: db)
-        let entries = versions.map { entry($0, patches: patches[$0.sha256] ?? [], blocks: blocks[$0.sha256]) }
+        let variants = try ContentVariantRecord.fetchAll(for: contents, in: db)
+        let entries = versions.map {
+            entry($0, patches: patches[$0.sha256] ?? [], blocks: blocks[$0.sha256], variants: variants[$0.sha256] ?? [])
+        }
         let encoded = try encoder.encode(ReleasePage(entries: entries))
         let sha256 = Hex.string(SHA256.hash(data: encoded))
         try db.cachedStatement(sql: "INSERT OR IGNORE INTO release_page (sha256, document, created_at) VALUES (?, ?, ?)")
             .execute(arguments: [sha256, encoded, now])
         return sha256
-    }
-
-    /// A version as a release lists it, with every stored patch to its content and its block
-    /// index.
-    static func entry(_ version: FileVersion, patches records: [DeltaRecord], blocks: BlockIndexRecord?) -> ReleaseEntry {
-        let patches = records.map { ReleaseEntry.Patch(from: $0.fromSHA256, size: $0.size, sha256: $0.blobSHA256) }
-        return ReleaseEntry(
-            path: version.path,
-            version: version.version,
-            size: version.size,
-            sha256: version.sha256,
-            md5: version.md5,
-            contentType: version.contentType,
-            lastModified: version.lastModified.imfFixdate,
-            gzip: version.blob.gzip.map { .init(size: $0.size, sha256: $0.sha256) },
-            patches: patches.isEmpty ? nil : patches,
-            blocks: blocks.map { .init(size: $0.indexSize, sha256: $0.indexSHA256) }
-        )
     }
 
     /// Points `channel` at `release` and records the move; returns the channel's new serial.

@@ -1,0 +1,122 @@
+import DepotDelta
+import DepotHTTP
+
+#if os(Linux)
+import DepotCodecs
+#elseif canImport(Compression)
+import Compression
+#endif
+
+/// A decoder of a download that came in a content coding, given in pieces as they arrive.
+protocol ContentDecoder: AnyObject {
+    /// Whether the stream ended.
+    var isFinished: Bool { get }
+    /// Decodes `input`, giving `output` each piece decoded (valid only during the call).
+    func decode(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws
+}
+
+extension GzipInflater: ContentDecoder {}
+
+/// The content codings this client decodes, and their decoders: gzip everywhere (zlib);
+/// brotli through `libbrotli` on Linux and Apple's Compression framework on Apple platforms;
+/// zstd through `libzstd` on Linux (Apple's Compression has no zstd).
+enum ContentDecoders {
+    /// What ``ReleaseEntry/download(decoding:)`` is given: the codings a whole file may come in.
+    static let decodable: Set<ContentCoding> = {
+        #if os(Linux)
+        [.gzip, .br, .zstd]
+        #elseif canImport(Compression)
+        [.gzip, .br]
+        #else
+        [.gzip]
+        #endif
+    }()
+
+    /// A decoder of `coding`; `nil` for identity.
+    static func decoder(for coding: ContentCoding) throws -> (any ContentDecoder)? {
+        switch coding {
+        case .identity: return nil
+        case .gzip: return try GzipInflater()
+        case .br:
+            #if os(Linux)
+            return try Brotli.Decoder()
+            #elseif canImport(Compression)
+            return try CompressionDecoder(algorithm: COMPRESSION_BROTLI)
+            #else
+            throw CodecFailure(message: "this platform does not decode brotli")
+            #endif
+        case .zstd:
+            #if os(Linux)
+            return try Zstd.Decoder()
+            #else
+            throw CodecFailure(message: "this platform does not decode zstd")
+            #endif
+        }
+    }
+}
+
+extension ContentDecoders {
+    /// Whether `error` is a decoder's refusal of its data (not a file's or a check's error).
+    static func isDecodingError(_ error: any Error) -> Bool {
+        #if os(Linux)
+        if error is CodecError { return true }
+        #endif
+        return error is GzipError || error is CodecFailure
+    }
+}
+
+/// Why a download's coding could not be decoded, in one line.
+struct CodecFailure: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+#if os(Linux)
+extension Brotli.Decoder: ContentDecoder {}
+extension Zstd.Decoder: ContentDecoder {}
+#elseif canImport(Compression)
+/// A stream of Apple's Compression framework, decoding (brotli: macOS 12, iOS 15 and later).
+final class CompressionDecoder: ContentDecoder {
+    private let stream = UnsafeMutablePointer<compression_stream>.allocate(capacity: 1)
+    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private(set) var isFinished = false
+
+    init(algorithm: compression_algorithm) throws {
+        guard compression_stream_init(stream, COMPRESSION_STREAM_DECODE, algorithm) == COMPRESSION_STATUS_OK else {
+            stream.deallocate()
+            throw CodecFailure(message: "the decoder could not start")
+        }
+    }
+
+    deinit {
+        compression_stream_destroy(stream)
+        stream.deallocate()
+    }
+
+    func decode(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard let base = input.baseAddress, !input.isEmpty else { return }
+        guard !isFinished else { throw CodecFailure(message: "the data goes on after its end") }
+        stream.pointee.src_ptr = base.assumingMemoryBound(to: UInt8.self)
+        stream.pointee.src_size = input.count
+        while true {
+            let (status, produced) = buffer.withUnsafeMutableBufferPointer { target in
+                stream.pointee.dst_ptr = target.baseAddress!
+                stream.pointee.dst_size = target.count
+                let status = compression_stream_process(stream, 0)
+                return (status, target.count - stream.pointee.dst_size)
+            }
+            if produced > 0 { try buffer.withUnsafeBytes { try output(UnsafeRawBufferPointer(rebasing: $0[..<produced])) } }
+            switch status {
+            case COMPRESSION_STATUS_END:
+                isFinished = true
+                guard stream.pointee.src_size == 0 else { throw CodecFailure(message: "the data goes on after its end") }
+                return
+            case COMPRESSION_STATUS_OK:
+                if stream.pointee.src_size == 0, produced < buffer.count { return }
+            default:
+                throw CodecFailure(message: "the data is not valid")
+            }
+        }
+    }
+}
+#endif

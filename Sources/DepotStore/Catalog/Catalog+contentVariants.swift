@@ -1,0 +1,79 @@
+import DepotHTTP
+import GRDB
+
+/// A brotli or zstd variant of a content, stored as a blob under its own SHA-256: what
+/// `/blobs/{sha256}.br` and `.zst` serve and a release lists beside the gzip variant.
+public struct ContentVariantRecord: Hashable, Sendable {
+    /// The content it decodes to.
+    public let sha256: String
+    /// `.br` or `.zstd`.
+    public let coding: ContentCoding
+    /// The stored blob, or `nil` when the variant was made and not kept (not smaller by the
+    /// configured margin), so that it is not made again.
+    public let stored: (sha256: String, size: Int64)?
+    /// The settings it was made with, for the record (`q11w24`).
+    public let settings: String
+
+    public init(sha256: String, coding: ContentCoding, stored: (sha256: String, size: Int64)?, settings: String) {
+        self.sha256 = sha256
+        self.coding = coding
+        self.stored = stored
+        self.settings = settings
+    }
+
+    init?(row: Row) {
+        guard let coding = ContentCoding(rawValue: row["coding"]) else { return nil }
+        let variant: String? = row["variant_sha256"]
+        let size: Int64? = row["size"]
+        self.init(sha256: row["sha256"], coding: coding, stored: variant.flatMap { sha in size.map { (sha, $0) } }, settings: row["settings"])
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.sha256 == rhs.sha256 && lhs.coding == rhs.coding && lhs.stored?.sha256 == rhs.stored?.sha256
+            && lhs.stored?.size == rhs.stored?.size && lhs.settings == rhs.settings
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(sha256)
+        hasher.combine(coding)
+        hasher.combine(stored?.sha256)
+    }
+
+    /// The variants of those of `contents` that have any, by content: one query for a page's
+    /// entries.
+    static func fetchAll(for contents: [String], in db: Database) throws -> [String: [ContentVariantRecord]] {
+        guard !contents.isEmpty else { return [:] }
+        let rows = try Row.fetchAll(
+            db,
+            sql: "SELECT * FROM content_variant WHERE sha256 IN (\(databaseQuestionMarks(count: contents.count)))",
+            arguments: StatementArguments(contents)
+        )
+        return Dictionary(grouping: rows.compactMap(Self.init(row:)), by: \.sha256)
+    }
+}
+
+extension Catalog {
+    /// The variants made of the content `sha256`, kept or not.
+    public func contentVariants(of sha256: String) async throws -> [ContentVariantRecord] {
+        try await database.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM content_variant WHERE sha256 = ?"), arguments: [sha256])
+                .compactMap(ContentVariantRecord.init(row:))
+        }
+    }
+
+    /// Records a variant made of a content, kept or not. A variant recorded already stays:
+    /// releases list it, and its URL is immutable. Releases committed after this list it.
+    public func recordContentVariant(_ record: ContentVariantRecord, now: HTTPDate) async throws {
+        try await database.write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO content_variant (sha256, coding, variant_sha256, size, settings, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    record.sha256, record.coding.rawValue, record.stored?.sha256, record.stored?.size, record.settings, now.secondsSince1970,
+                ]
+            )
+        }
+    }
+}
