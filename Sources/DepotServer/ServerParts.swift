@@ -40,12 +40,14 @@ struct ServerParts {
         let store = try await BlobStore.open(dataDirectory: FilePath(configuration.dataDirectory), configuration: configuration.store, logger: logger)
         let catalog = try Catalog(path: FilePath(configuration.dataDirectory).appending("catalog.sqlite").string, logger: logger)
         (self.store, self.catalog) = (store, catalog)
+        let variants = VariantMaker(catalog: catalog, store: store, variants: configuration.variants, logger: logger)
         site = PublicSite(
             directory: try PublicDirectory(path: configuration.publicDirectory, store: store),
             store: store,
             catalog: catalog,
             cacheControl: configuration.publicCacheControl,
-            memoryBudget: configuration.memoryCacheBytes
+            memoryBudget: configuration.memoryCacheBytes,
+            variants: variants
         )
         try await site.start(logger: logger)
         content = PublishedContent(
@@ -64,7 +66,7 @@ struct ServerParts {
             catalog: catalog,
             store: store,
             configuration: configuration.publish.deltas,
-            variants: configuration.variants,
+            variants: variants,
             metrics: metrics,
             logger: logger
         )

@@ -84,4 +84,22 @@ struct CodecTests {
         #expect(throws: CodecError.self) { try Zstd.compress([1], settings: .init(level: 22, longWindow: nil)) }
         #expect(throws: CodecError.self) { try Zstd.compress([1], settings: .init(level: 19, longWindow: 31)) }
     }
+
+    @Test("a stream decoded in pieces of any size gives the same bytes; trailing bytes and a cut stream are refused", arguments: Codec.allCases)
+    func streamed(codec: Codec) throws {
+        let encoded = try codec.compress(Array(Self.sample.prefix(200_000)))
+        for piece in [1, 7, 4096, encoded.count] {
+            let decoder: any StreamDecoder = codec == .brotli ? try Brotli.Decoder() : try Zstd.Decoder()
+            var decoded: [UInt8] = []
+            for start in stride(from: 0, to: encoded.count, by: piece) {
+                try encoded[start..<min(start + piece, encoded.count)].withUnsafeBytes { try decoder.decode($0) { decoded += $0 } }
+            }
+            #expect(decoder.isFinished && decoded == Array(Self.sample.prefix(200_000)), "pieces of \(piece)")
+        }
+        let cut: any StreamDecoder = codec == .brotli ? try Brotli.Decoder() : try Zstd.Decoder()
+        try encoded.dropLast(10).withUnsafeBytes { try cut.decode($0) { _ in } }
+        #expect(!cut.isFinished, "a cut stream has not ended")
+        let trailing: any StreamDecoder = codec == .brotli ? try Brotli.Decoder() : try Zstd.Decoder()
+        #expect(throws: CodecError.self) { try (encoded + [1, 2, 3, 4, 5, 6, 7, 8]).withUnsafeBytes { try trailing.decode($0) { _ in } } }
+    }
 }

@@ -37,6 +37,7 @@ struct PatchRequestQueueTests {
                 catalog: catalog,
                 store: store,
                 configuration: DeltaConfiguration(distances: [1], maximumPendingRequests: 1),
+                variants: VariantMaker(catalog: catalog, store: store, variants: .none, logger: logger),
                 metrics: DepotMetrics(),
                 logger: logger
             )

@@ -1,4 +1,5 @@
 import Configuration
+import DepotCodecs
 import DepotConnection
 import DepotHTTP
 import DepotServer
@@ -44,6 +45,7 @@ struct ServerConfigurationTests {
                 "\(c.publish.maxUploadBytes) \(c.publish.keepVersions) \(c.publish.keepReleases) \(c.publish.retiredGracePeriod)",
                 "\(c.publish.collectionInterval) \(c.publish.uploadLifetime) \(c.publish.maxCommitBytes) \(c.publish.deltas)",
                 "\(c.cachePolicy.files ?? "-") \(c.cachePolicy.channels ?? "-") \(c.cachePolicy.blobs ?? "-") \(c.channels.validity)",
+                "\(c.variants)",
             ]
         }
         #expect(settings(read) == settings(made))
@@ -102,6 +104,12 @@ struct ServerConfigurationTests {
             ("reports.maxPending", ConfigValue(.int(10), isSecret: false)),
             ("reports.maxBodyBytes", ConfigValue(.int(100), isSecret: false)),
             ("reports.flushSeconds", ConfigValue(.double(0), isSecret: false)),
+            ("variants.brotliQuality", ConfigValue(.int(12), isSecret: false)),
+            ("variants.brotliWindow", ConfigValue(.int(25), isSecret: false)),
+            ("variants.zstdLevel", ConfigValue(.int(20), isSecret: false)),
+            ("variants.zstdLongWindow", ConfigValue(.int(9), isSecret: false)),
+            ("variants.minimumSavings", ConfigValue(.double(1), isSecret: false)),
+            ("variants.minimumBytes", ConfigValue(.int(0), isSecret: false)),
         ]
     )
     func invalid(key: String, value: ConfigValue) {
@@ -111,6 +119,36 @@ struct ServerConfigurationTests {
             (error as? ConfigurationError).map { $0.message.contains(key.split(separator: ".").last!) || $0.message.contains("PREFIX=VALUE") }
                 ?? false
         }
+    }
+
+    @Test("variants: defaults (brotli q11 w24, zstd 19 long 27), every key, and off")
+    func variants() throws {
+        let defaults = try ServerConfiguration(reader: Self.reader([:])).variants
+        #expect(defaults.brotli == .init(quality: 11, window: 24) && defaults.zstd == .init(level: 19, longWindow: 27))
+        #expect(defaults.minimumSavings == 0.03 && defaults.minimumBytes == 65537)
+        let read = try ServerConfiguration(
+            reader: Self.reader([
+                "variants.brotliQuality": 5, "variants.brotliWindow": 20, "variants.zstdLevel": 3, "variants.zstdLongWindow": 0,
+                "variants.minimumSavings": 0.1, "variants.minimumBytes": 1000,
+            ])
+        ).variants
+        #expect(read.brotli == .init(quality: 5, window: 20) && read.zstd == .init(level: 3, longWindow: nil))
+        #expect(read.minimumSavings == 0.1 && read.minimumBytes == 1000)
+        let off = try ServerConfiguration(reader: Self.reader(["variants.brotli": false, "variants.zstd": false])).variants
+        #expect(off.encodings.isEmpty && !off.makesVariants(ofSize: 1 << 30))
+    }
+
+    /// (variant bytes, content bytes, gzip bytes or none) → kept, at the default 3% margin: a
+    /// variant is weighed against what a client that cannot decode it takes instead.
+    @Test(
+        "a variant is kept when it saves the margin against the smaller of gzip and the content",
+        arguments: [
+            (969, 2000, 1000 as Int64?, true), (972, 2000, 1000, false), (1000, 2000, 1000, false), (1939, 2000, nil, true),
+            (1942, 2000, nil, false), (900, 2000, 3000, true), (0, 1, nil, true),
+        ] as [(Int64, Int64, Int64?, Bool)]
+    )
+    func keeps(size: Int64, content: Int64, gzip: Int64?, kept: Bool) {
+        #expect(VariantConfiguration().keeps(size: size, contentSize: content, gzipSize: gzip) == kept)
     }
 
     @Test(

@@ -209,4 +209,25 @@ struct VariantServingTests {
             }
         }
     }
+
+    @Test("the public folder's large files get variants too: / negotiates them once made, gzip until then")
+    func publicFolder() async throws {
+        var configuration = ServerConfiguration()
+        configuration.variants = Self.variants
+        try await LiveServer.with(configuration: configuration, prepare: { try $0.write(Self.catalog, to: "catalog.txt") }) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let encoded = try await poll(for: .seconds(60)) { () -> RawHTTPResponse? in
+                    let response = try await connection.request("GET", "/catalog.txt", headers: [("Accept-Encoding", "br, gzip")])
+                    return response.header("Content-Encoding") == "br" ? response : nil
+                }
+                let response = try #require(encoded, "brotli is served once made")
+                #expect(response.header("Vary") == "Accept-Encoding")
+                #expect(response.header("ETag") == "\"\(Fixture.sha256(response.body))\"")
+                #expect(try await Self.decodedByTool("brotli", response.body) == Self.catalog)
+                let zstd = try await connection.request("GET", "/catalog.txt", headers: [("Accept-Encoding", "zstd")])
+                #expect(zstd.header("Content-Encoding") == "zstd")
+                #expect(try await Self.decodedByTool("zstd", zstd.body) == Self.catalog)
+            }
+        }
+    }
 }

@@ -9,8 +9,9 @@
     s3check.py keys URL
         Prints the keys of the bucket at URL, listed anonymously (ListObjectsV2), one a line.
     s3check.py headers ORIGIN FOLDER BUCKET_URL...
-        For every file of the export FOLDER (dot names aside), compares the Content-Type and
-        Cache-Control each bucket answers to an anonymous GET with what ORIGIN (`depot serve`)
+        For every file of the export FOLDER (dot names aside), compares the Content-Type,
+        Content-Encoding (none, for a variant too: it is its own object) and Cache-Control each
+        bucket answers to an anonymous GET with what ORIGIN (`depot serve`)
         answers for the same path. Prints the number of objects compared; each difference goes
         to standard error, and the exit status is then 1.
 
@@ -106,7 +107,7 @@ def headers(origin, folder, buckets):
             die(f"the origin answered {status} for {path}")
         for bucket in buckets:
             status, answered, _ = get(f"{bucket}/{path}")
-            for field in ("Content-Type", "Cache-Control"):
+            for field in ("Content-Type", "Content-Encoding", "Cache-Control"):
                 if status != 200 or answered.get(field) != expected.get(field):
                     differences += 1
                     print(f"{bucket}/{path}: {status}, {field} {answered.get(field)!r}; the origin sends {expected.get(field)!r}", file=sys.stderr)

@@ -20,7 +20,7 @@ extension PatchMaker {
     /// - Parameter index: The index made as the blob arrived, if it was; the caller removes its
     ///   file.
     func prepareUpload(_ content: BlobRecord, index: BlockIndexTap? = nil) async {
-        await makeVariants(of: content)
+        await variants.make(of: content)
         do {
             try await makeBlockIndex(of: content, tapped: index)
         } catch {

@@ -30,14 +30,13 @@ final class PatchMaker: Service {
     let catalog: Catalog
     let store: BlobStore
     let configuration: DeltaConfiguration
-    let variants: VariantConfiguration
+    /// Makes the brotli and zstd variants a release lists; stopped with this service.
+    let variants: VariantMaker
     let metrics: DepotMetrics
     let logger: Logger
     let encoder = NIOThreadPool(numberOfThreads: 1)
     /// Patches of documents, made after each release: never behind a large file's patch.
     private let documentEncoder = NIOThreadPool(numberOfThreads: 1)
-    /// Brotli and zstd variants: one thread each, so a content's two are made at once.
-    let variantEncoder = NIOThreadPool(numberOfThreads: 2)
 
     /// A patch a client asked for.
     private struct Pair: Hashable {
@@ -60,7 +59,7 @@ final class PatchMaker: Service {
         catalog: Catalog,
         store: BlobStore,
         configuration: DeltaConfiguration,
-        variants: VariantConfiguration = .init(),
+        variants: VariantMaker,
         metrics: DepotMetrics,
         logger: Logger
     ) {
@@ -73,7 +72,6 @@ final class PatchMaker: Service {
         (queue, queueInput) = AsyncStream.makeStream(of: Pair.self)
         encoder.start()
         documentEncoder.start()
-        variantEncoder.start()
     }
 
     func run() async throws {
@@ -94,7 +92,7 @@ final class PatchMaker: Service {
         for request in waiting { request.resume(returning: false) }
         try await encoder.shutdownGracefully()
         try await documentEncoder.shutdownGracefully()
-        try await variantEncoder.shutdownGracefully()
+        try await variants.shutdown()
     }
 
     /// How both kinds of patch are encoded, from the configuration.
@@ -147,7 +145,7 @@ final class PatchMaker: Service {
     /// Failures are logged: a release without them is still correct, clients download the file
     /// another way.
     func prepare(path: String, target: BlobRecord) async {
-        await makeVariants(of: target)
+        await variants.make(of: target)
         // Most files of a large tree are small: no catalog read at all for them.
         guard configuration.indexesBlocks(ofSize: target.size) || (makesPatches && target.size >= configuration.patchMinimumBytes) else { return }
         do {

@@ -31,14 +31,37 @@ public final class PublicSite: Sendable {
     let cacheControl: CacheControlPolicy
     /// How many bytes of small files are held in memory.
     let memoryBudget: Int
+    /// Makes the brotli and zstd variants of large files, with a catalog to record them in.
+    let variants: VariantMaker?
     private let state = Mutex(State())
 
-    public init(directory: PublicDirectory, store: BlobStore, catalog: Catalog? = nil, cacheControl: CacheControlPolicy, memoryBudget: Int = 0) {
+    /// - Parameter variants: Makes the brotli and zstd variants of large files (the server's);
+    ///   `nil`: none.
+    init(
+        directory: PublicDirectory,
+        store: BlobStore,
+        catalog: Catalog? = nil,
+        cacheControl: CacheControlPolicy,
+        memoryBudget: Int = 0,
+        variants: VariantMaker?
+    ) {
         self.directory = directory
         self.store = store
         self.catalog = catalog
         self.cacheControl = cacheControl
         self.memoryBudget = memoryBudget
+        self.variants = variants
+    }
+
+    /// A site without brotli or zstd variants.
+    public convenience init(
+        directory: PublicDirectory,
+        store: BlobStore,
+        catalog: Catalog? = nil,
+        cacheControl: CacheControlPolicy,
+        memoryBudget: Int = 0
+    ) {
+        self.init(directory: directory, store: store, catalog: catalog, cacheControl: cacheControl, memoryBudget: memoryBudget, variants: nil)
     }
 
     /// The files of the last scan.
@@ -112,17 +135,28 @@ public final class PublicSite: Sendable {
         guard outcome.changed > 0 || !published else { return outcome }
         await publish(files)
         logger.info("Public folder scanned", metadata: ["files": "\(files.count)", "changed": "\(outcome.changed)", "read": "\(outcome.read)"])
+        // Served at once with gzip; then with the brotli and zstd variants of the changed files,
+        // which take seconds a megabyte to make.
+        if let variants {
+            var made = false
+            for file in changed { made = await variants.make(of: file.blob) || made }
+            if made { await publish(files) }
+        }
         return outcome
     }
 
-    /// Makes `files` the folder as served.
+    /// Makes `files` the folder as served, with the stored variants of those large enough to
+    /// have any.
     private func publish(_ files: [String: PublicFile]) async {
         var resources: [String: Resource] = [:]
         let previousSmallFiles = state.withLock { $0.smallFiles }
         var smallFiles = SmallFiles(budget: memoryBudget)
+        let large = files.values.filter { variants?.variants.makesVariants(ofSize: $0.blob.size) == true }.map(\.blob.sha256)
+        let stored = (try? await catalog?.contentVariants(of: large)) ?? [:]
         for (path, file) in files.sorted(by: { $0.key < $1.key }) {
             let resource = Resource(
                 blob: file.blob,
+                variants: stored[file.blob.sha256] ?? [],
                 in: store,
                 contentType: MediaType.forPath(path),
                 lastModified: file.lastModified,

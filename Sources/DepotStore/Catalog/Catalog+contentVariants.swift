@@ -61,6 +61,17 @@ extension Catalog {
         }
     }
 
+    /// The variants made of those of `contents` that have any, by content.
+    public func contentVariants(of contents: [String]) async throws -> [String: [ContentVariantRecord]] {
+        try await database.read { db in
+            var found: [String: [ContentVariantRecord]] = [:]
+            for start in stride(from: 0, to: contents.count, by: 500) {
+                found.merge(try ContentVariantRecord.fetchAll(for: Array(contents[start..<min(start + 500, contents.count)]), in: db)) { $1 }
+            }
+            return found
+        }
+    }
+
     /// Records a variant made of a content, kept or not. A variant recorded already stays:
     /// releases list it, and its URL is immutable. Releases committed after this list it.
     public func recordContentVariant(_ record: ContentVariantRecord, now: HTTPDate) async throws {

@@ -141,7 +141,7 @@ public final class Catalog: Sendable {
                 arguments: [cutoff.secondsSince1970]
             )
             let removed = db.changesCount
-            let unowned = "NOT IN (SELECT sha256 FROM file_version UNION SELECT sha256 FROM uploaded_blob)"
+            let unowned = "NOT IN (SELECT sha256 FROM file_version UNION SELECT sha256 FROM uploaded_blob UNION SELECT sha256 FROM public_file)"
             let orphans = try String.fetchSet(
                 db,
                 sql: """
