@@ -62,14 +62,8 @@ struct ServerParts {
             try StaticExport(directory: FilePath(directory), catalog: catalog, store: store, roots: configuration.channels.roots, logger: logger)
         }
         try await content.documents.reload()
-        patches = PatchMaker(
-            catalog: catalog,
-            store: store,
-            configuration: configuration.publish.deltas,
-            variants: variants,
-            metrics: metrics,
-            logger: logger
-        )
+        let deltas = configuration.publish.deltas
+        patches = PatchMaker(catalog: catalog, store: store, configuration: deltas, variants: variants, metrics: metrics, logger: logger)
         responder = ResourceResponder(rangeLimits: configuration.rangeLimits)
         var audit = AuditTrail(catalog: catalog, logger: logger)
         audit.now = configuration.rollouts.clock

@@ -50,7 +50,8 @@ struct TreeObjectTests {
     }
 
     static let refusedPaths: [String] = [
-        "", "/", "blobs", "blobs/", "blobs/\(a).tar", "blobs/\(a).gz.gz", "blobs/\(a).br.gz", "blobs/\(a).zstd", "blobs/\(a).BR", "blobs/\(a)/x", "/blobs/\(a)", "blobs//\(a)", "releases/\(a)/",
+        "", "/", "blobs", "blobs/", "blobs/\(a).tar", "blobs/\(a).gz.gz", "blobs/\(a).br.gz", "blobs/\(a).zstd", "blobs/\(a).BR", "blobs/\(a)/x",
+        "/blobs/\(a)", "blobs//\(a)", "releases/\(a)/",
         "deltas/\(a)", "deltas/\(a)/\(b)/c", "roots/0.json", "roots/-1.json", "roots/01.json", "roots/1", "roots/1.json.gz",
         "roots/99999999999999999999.json", "channels/Stable", "channels/../x", "manifest.json/x", ".lock", ".partial/x", "packs/x",
         "unknown/\(a)",

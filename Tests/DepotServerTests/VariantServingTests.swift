@@ -210,11 +210,15 @@ struct VariantServingTests {
         }
     }
 
+    static func writeCatalog(to folder: URL) throws {
+        try folder.write(Self.catalog, to: "catalog.txt")
+    }
+
     @Test("the public folder's large files get variants too: / negotiates them once made, gzip until then")
     func publicFolder() async throws {
         var configuration = ServerConfiguration()
         configuration.variants = Self.variants
-        try await LiveServer.with(configuration: configuration, prepare: { try $0.write(Self.catalog, to: "catalog.txt") }) { server in
+        try await LiveServer.with(configuration: configuration, prepare: Self.writeCatalog) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
                 let encoded = try await poll(for: .seconds(60)) { () -> RawHTTPResponse? in
                     let response = try await connection.request("GET", "/catalog.txt", headers: [("Accept-Encoding", "br, gzip")])
@@ -227,6 +231,33 @@ struct VariantServingTests {
                 let zstd = try await connection.request("GET", "/catalog.txt", headers: [("Accept-Encoding", "zstd")])
                 #expect(zstd.header("Content-Encoding") == "zstd")
                 #expect(try await Self.decodedByTool("zstd", zstd.body) == Self.catalog)
+            }
+        }
+    }
+
+    /// `scripts/lib/redbotcheck.py`: REDbot's checks of one answer, asked with given fields.
+    static let redbot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/lib/redbotcheck.py")
+
+    @Test(
+        "REDbot finds nothing bad in a brotli or zstd answer of /files/…, and its range, If-None-Match and If-Modified-Since checks pass",
+        arguments: ["br", "zstd"]
+    )
+    func redbotCheck(coding: String) async throws {
+        try await Self.withServer { server, connection in
+            _ = try await Self.publish(&connection, "db/catalog.sqlite", Self.catalog)
+            let result = try await ChildProcess.run(
+                "python3",
+                [Self.redbot.path, server.url("/files/db/catalog.sqlite"), "Accept-Encoding: \(coding)"]
+            )
+            let report = String(decoding: result.standardOutput, as: UTF8.self)
+            #expect(result.status == 0, "\(report)")
+            #expect(report.contains("Content-Encoding: \(coding)"), "\(report)")
+            for passed in [
+                "bad: 0", "A ranged request returned the correct partial content", "If-None-Match conditional requests are supported",
+                "If-Modified-Since conditional requests are supported", "The Content-Length header is correct",
+            ] {
+                #expect(report.contains(passed), "\(passed): \(report)")
             }
         }
     }
