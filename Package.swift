@@ -129,6 +129,7 @@ let package = Package(
         .target(
             name: "DepotExport",
             dependencies: [
+                "DepotCodecs",
                 "DepotFiles",
                 "DepotManifest",
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -58,4 +58,22 @@ extension ReleasePage {
         }
         return pack
     }
+
+    /// The contents of ``packMembers``, each file's own bytes (not its gzip variant), one after
+    /// the other: what the page's brotli pack (`packs/{page}.br`) holds encoded as one stream.
+    /// Small files compress far better together than one by one (a tree of small JSON files:
+    /// 0.26× of their gzip variants' bytes, docs/performance.md), so a client that fetches a
+    /// page's pack whole takes this. `nil` when a member cannot be read or has not its size.
+    public func packContents(reading read: (ReleaseEntry) throws -> [UInt8]?) rethrows -> [UInt8]? {
+        var contents: [UInt8] = []
+        contents.reserveCapacity(Int(packContentsLength))
+        for member in packMembers {
+            guard let bytes = try read(member.entry), Int64(bytes.count) == member.entry.size else { return nil }
+            contents += bytes
+        }
+        return contents
+    }
+
+    /// The length of ``packContents(reading:)``: what a brotli pack decodes to, at most.
+    public var packContentsLength: Int64 { packMembers.reduce(0) { $0 + $1.entry.size } }
 }

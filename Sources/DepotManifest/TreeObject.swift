@@ -6,7 +6,7 @@
 /// | a channel document | `channels/{name}` (the default channel also at `manifest.json`) |
 /// | a release document | `releases/{id}` |
 /// | a page document | `pages/{sha256}` |
-/// | a page's pack | `packs/{page}` |
+/// | a page's pack, and its brotli pack | `packs/{page}`, `packs/{page}.br` |
 /// | a file | `blobs/{sha256}` |
 /// | its gzip, brotli and zstd variants, block index, block pack | `blobs/{sha256}.gz`, `.br`, `.zst`, `.blocks`, `.zblocks` |
 /// | a patch | `deltas/{from}/{to}` |
@@ -18,7 +18,7 @@
 public struct TreeObject: Hashable, Sendable, CustomStringConvertible {
     /// What the object is.
     public enum Kind: Hashable, Sendable {
-        case channel, manifest, release, page, pack, blob, gzip, brotli, zstd, blockIndex, blockPack, delta, root
+        case channel, manifest, release, page, pack, brotliPack, blob, gzip, brotli, zstd, blockIndex, blockPack, delta, root
     }
 
     public let kind: Kind
@@ -74,6 +74,10 @@ public struct TreeObject: Hashable, Sendable, CustomStringConvertible {
     /// `packs/{page}`: the files of the page `page` packed in one download.
     public static func pack(ofPage page: String) throws(Problem) -> Self { try addressed(.pack, "packs/", page, "", of: "a page") }
 
+    /// `packs/{page}.br`: the contents of the page's pack members, one brotli stream
+    /// (``ReleasePage/packContents(reading:)``).
+    public static func brotliPack(ofPage page: String) throws(Problem) -> Self { try addressed(.brotliPack, "packs/", page, ".br", of: "a page") }
+
     /// `blobs/{sha256}`.
     public static func blob(_ sha256: String) throws(Problem) -> Self { try addressed(.blob, "blobs/", sha256, "", of: "a file") }
 
@@ -121,7 +125,7 @@ public struct TreeObject: Hashable, Sendable, CustomStringConvertible {
             case ("channels", 2): try? .channel(parts[1])
             case ("releases", 2): try? .release(parts[1])
             case ("pages", 2): try? .page(parts[1])
-            case ("packs", 2): try? .pack(ofPage: parts[1])
+            case ("packs", 2): parts[1].hasSuffix(".br") ? try? .brotliPack(ofPage: String(parts[1].dropLast(3))) : try? .pack(ofPage: parts[1])
             case ("deltas", 3): try? .delta(from: parts[1], to: parts[2])
             case ("blobs", 2): Self.blobObject(named: parts[1])
             case ("roots", 2):
@@ -167,7 +171,7 @@ extension TreeObject.Kind {
         case .manifest: nil
         case .release: "releases"
         case .page: "pages"
-        case .pack: "packs"
+        case .pack, .brotliPack: "packs"
         case .blob, .gzip, .brotli, .zstd, .blockIndex, .blockPack: "blobs"
         case .delta: "deltas"
         case .root: "roots"
@@ -182,7 +186,7 @@ extension TreeObject.Kind {
         switch self {
         case .manifest: "/manifest.json"
         case .release: "/releases/:id"
-        case .page, .pack: "/\(folder!)/:sha256"
+        case .page, .pack, .brotliPack: "/\(folder!)/:sha256"
         case .delta: "/deltas/:from/:to"
         case .channel, .blob, .gzip, .brotli, .zstd, .blockIndex, .blockPack, .root: "/\(folder!)/:name"
         }

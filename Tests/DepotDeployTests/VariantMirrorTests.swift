@@ -66,4 +66,36 @@ struct VariantMirrorTests {
             }
         }
     }
+
+    @Test(
+        "a hostile mirror's brotli pack, garbage or a bomb, is dropped for the pack's ranges: every file still comes, checked",
+        arguments: ["garbage", "bomb"]
+    )
+    func hostileBrotliPack(kind: String) async throws {
+        try await StaticExportTests.Stage.with { stage in
+            for index in 0..<200 {
+                try stage.root.write(Data("{\"id\": \(index), \"name\": \"stop \(index)\", \"lines\": [1, 2, 3]}\n".utf8), to: "tree/\(index).json")
+            }
+            try await stage.serving { origin in try await stage.publish("tree", to: origin) }
+            #expect(try await stage.export(to: "export").status == 0)
+            let packs = try FileManager.default.contentsOfDirectory(atPath: stage.path("export/packs")).filter { $0.hasSuffix(".br") }
+            #expect(!packs.isEmpty, "the export holds brotli packs")
+            let hostile: Data
+            if kind == "bomb" {
+                // 16 MB of zeros in a few bytes: far more than the page's files.
+                let zeros = try stage.root.write(Data(count: 16 << 20), to: "zeros")
+                hostile = try await ChildProcess.run("brotli", ["-c", zeros.path]).standardOutput
+            } else {
+                hostile = Fixture.pseudoRandom(count: 500, seed: 5)
+            }
+            for pack in packs { try hostile.write(to: stage.root.appendingPathComponent("export/packs/\(pack)")) }
+            try await Nginx.serving(export: stage.root.appendingPathComponent("export")) { nginx in
+                let report = try await stage.sync("cold", from: nginx.url(""))
+                #expect(report.files.count == 200 && report.files.allSatisfy { $0.outcome == .packed && $0.encoding != "br" })
+                #expect(try stage.holdsTree("cold", "tree"))
+                let asked = nginx.requests.filter { $0.path.hasPrefix("/packs/") }.map(\.path)
+                #expect(asked.contains { $0.hasSuffix(".br") } && asked.contains { !$0.hasSuffix(".br") }, "\(asked)")
+            }
+        }
+    }
 }

@@ -21,6 +21,9 @@ struct PackFetch {
         var range: ClosedRange<Int64> { members.first!.offset...(members.last!.offset + members.last!.length - 1) }
         /// The whole pack's length, from the page's members.
         let packLength: Int64
+        /// Whether it is every member of the page: then the page's brotli pack
+        /// (`packs/{page}.br`) brings them in fewer bytes, when the server has one.
+        var isWholePage = false
     }
 
     /// The runs to fetch: maximal sequences of consecutive pack members of each page whose
@@ -33,7 +36,9 @@ struct PackFetch {
             let packLength = members.last.map { $0.offset + $0.length } ?? 0
             var current: [ReleasePage.PackMember] = []
             func close() {
-                if current.count >= minimumRun { runs.append(Run(page: sha256, members: current, packLength: packLength)) }
+                if current.count >= minimumRun {
+                    runs.append(Run(page: sha256, members: current, packLength: packLength, isWholePage: current.count == members.count))
+                }
                 current = []
             }
             for member in members {
@@ -50,15 +55,21 @@ struct PackFetch {
     let server: URL
     let session: TransferSession
 
-    /// The answer to a run: the bytes, and where in the pack they start.
+    /// The answer to a run: the bytes, and where in the pack they start; or, from the brotli
+    /// pack, every member's contents end to end, decoded.
     struct Answer {
         let bytes: Data
-        let start: Int64
+        /// Where `bytes` start in the pack; `nil` for the members' contents.
+        let start: Int64?
+        /// The bytes that came: `bytes.count`, but for a brotli pack.
+        var transferred: Int64 { received ?? Int64(bytes.count) }
+        var received: Int64? = nil
     }
 
-    /// Fetches `run`: a range of the pack, or the whole pack when the server or a proxy
-    /// answers 200.
+    /// Fetches `run`: for a whole page, its brotli pack when the server has one; else a range of
+    /// the pack, or the whole pack when the server or a proxy answers 200.
     func fetch(_ run: Run) async throws -> Answer {
+        if run.isWholePage, ContentDecoders.decodable.contains(.br), let answer = try? await fetchBrotli(run) { return answer }
         let path = try TreeObject.pack(ofPage: run.page).url
         var request = URLRequest.bytes(of: try OriginPolicy.url(path, below: server))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
@@ -79,11 +90,35 @@ struct PackFetch {
         return Answer(bytes: data, start: start)
     }
 
+    /// The page's brotli pack, whole, decoded: at most as many bytes as the plain pack (else it
+    /// is no saving) and decoding to exactly the members' contents (else it is a bomb or
+    /// damaged). Throws when the server has none (an origin or a mirror before them).
+    private func fetchBrotli(_ run: Run) async throws -> Answer {
+        let path = try TreeObject.brotliPack(ofPage: run.page).url
+        var request = URLRequest.bytes(of: try OriginPolicy.url(path, below: server))
+        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        let (response, data) = try await BoundedFetch(maximumBytes: Int(run.packLength)).fetch(request, session: session, deadline: nil)
+        guard response.statusCode == 200 else { throw SyncError(.server, "\(path) answered \(response.statusCode)") }
+        let length = run.members.reduce(0) { $0 + Int($1.entry.size) }
+        var contents = Data()
+        contents.reserveCapacity(length)
+        guard let decoder = try ContentDecoders.decoder(for: .br) else { throw SyncError(.corrupt, "no brotli decoder") }
+        try data.withUnsafeBytes { bytes in
+            try decoder.decode(bytes) { piece in
+                guard contents.count + piece.count <= length else { throw SyncError(.corrupt, "\(path) decodes to more than its files") }
+                contents.append(contentsOf: piece)
+            }
+        }
+        guard decoder.isFinished, contents.count == length else { throw SyncError(.corrupt, "\(path) is cut short") }
+        return Answer(bytes: contents, start: nil, received: Int64(data.count))
+    }
+
     /// Stages each member of `run` that checks out in `answer` in `staging`;
     /// returns the files staged. A member that does not check out is left out (fetched on its
     /// own afterwards). The bytes of the answer are counted against the files staged.
     static func stage(_ run: Run, from answer: Answer, staging: StagingFolder) -> [SyncReport.File] {
-        let (data, start) = (answer.bytes, answer.start)
+        guard let start = answer.start else { return stageContents(run, from: answer.bytes, transferred: answer.transferred, staging: staging) }
+        let data = answer.bytes
         var staged: [SyncReport.File] = []
         for member in run.members {
             let from = Int(member.offset - start)
@@ -99,6 +134,27 @@ struct PackFetch {
         // Bytes that staged nothing (a member that did not check out, a whole pack) count too.
         let extra = Int64(data.count) - staged.reduce(0) { $0 + $1.bytesTransferred }
         if extra > 0, !staged.isEmpty { staged[0].bytesTransferred += extra }
+        return staged
+    }
+
+    /// Stages each member of `run` from `contents`, every member's contents end to end (a
+    /// brotli pack decoded); the `transferred` bytes are shared among the files staged by size.
+    private static func stageContents(_ run: Run, from contents: Data, transferred: Int64, staging: StagingFolder) -> [SyncReport.File] {
+        var staged: [SyncReport.File] = []
+        var from = 0
+        for member in run.members {
+            let to = from + Int(member.entry.size)
+            defer { from = to }
+            guard let target = try? staging.fileToWrite(member.entry.sha256),
+                (try? StagedContent.stage(contents[from..<to], coding: .identity, entry: member.entry, to: target)) != nil
+            else { continue }
+            var file = SyncReport.File(path: member.entry.path, outcome: .packed, bytesTransferred: 0, size: member.entry.size)
+            file.encoding = ContentCoding.br.rawValue
+            staged.append(file)
+        }
+        let total = max(1, staged.reduce(0) { $0 + $1.size })
+        for index in staged.indices { staged[index].bytesTransferred = transferred * staged[index].size / total }
+        if !staged.isEmpty { staged[0].bytesTransferred += transferred - staged.reduce(0) { $0 + $1.bytesTransferred } }
         return staged
     }
 }

@@ -110,7 +110,7 @@ public final class StaticExport: Sendable {
                     let address = object.address ?? ""
                     return switch object.kind {
                     case .release: releases.contains(address)
-                    case .page, .pack: pages.contains(address)
+                    case .page, .pack, .brotliPack: pages.contains(address)
                     case .delta: patches.contains("\(object.base ?? "")/\(address)")
                     case .blob, .gzip, .brotli, .zstd, .blockIndex, .blockPack: blobs.contains(address)
                     default: true

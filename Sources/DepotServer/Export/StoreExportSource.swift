@@ -38,15 +38,17 @@ struct StoreExportSource: ExportSource {
                 if let source { files.append((named.object, source)) }
             }
         }
-        let packObject = try TreeObject.pack(ofPage: sha256)
+        let (packObject, brotliObject) = (try TreeObject.pack(ofPage: sha256), try TreeObject.brotliPack(ofPage: sha256))
         var pack: [UInt8]?
         if !page.packMembers.isEmpty, try !folder.contains(packObject) {
             pack = try await PublishedContent.packBytes(of: page, store: store)
             guard pack != nil else { throw StoreError(.invalidInput, "A file of the page \(sha256) is not stored") }
         }
-        try await folder.blocking { [files, pack] folder in
+        let brotliPack = try folder.contains(brotliObject) ? nil : try await PublishedContent.brotliPackBytes(of: page, store: store)
+        try await folder.blocking { [files, pack, brotliPack] folder in
             for file in files { try folder.place(file.object, from: file.source) }
             if let pack { try folder.place(packObject, bytes: pack) }
+            if let brotliPack { try folder.place(brotliObject, bytes: brotliPack) }
         }
     }
 }

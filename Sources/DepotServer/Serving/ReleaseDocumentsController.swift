@@ -62,10 +62,18 @@ struct ReleaseDocumentsController: Sendable {
     }
 
     /// `/packs/{page sha256}`: the page's small files in one body (``PublishedContent/pack(page:)``),
-    /// with ranges, so that an interrupted fetch resumes where it stopped.
+    /// with ranges, so that an interrupted fetch resumes where it stopped; `/packs/{page sha256}.br`,
+    /// their contents as one brotli stream (``PublishedContent/brotliPack(page:)``).
     @Sendable func pack(_ request: Request, context: DepotRequestContext) async throws -> Response {
-        let sha256 = context.parameters.get("sha256") ?? ""
-        guard let resource = try await content.pack(page: sha256) else { throw HTTPError(.notFound, message: "No pack \(sha256)") }
+        let name = context.parameters.get("sha256") ?? ""
+        let object = try? TreeObject(path: "packs/" + name)
+        let resource: Resource? =
+            switch object?.kind {
+            case .pack: try await content.pack(page: name)
+            case .brotliPack: try await content.brotliPack(page: object?.address ?? "")
+            default: nil
+            }
+        guard let resource else { throw HTTPError(.notFound, message: "No pack \(name)") }
         return try responder.respond(to: request, resource: resource, now: .now())
     }
 

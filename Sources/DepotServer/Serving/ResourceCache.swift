@@ -32,6 +32,8 @@ struct ResourceCache {
         case delta(from: String, to: String)
         /// `/packs/{page sha256}`.
         case pack(String)
+        /// `/packs/{page sha256}.br`.
+        case brotliPack(String)
     }
 
     /// A cached resource, with what it holds in memory.

@@ -41,12 +41,17 @@ extension Mirror: ExportSource {
         for entry in page.entries {
             for object in try entry.objects() { try await mirror(object, of: entry) }
         }
-        let pack = try TreeObject.pack(ofPage: sha256)
-        guard !page.packMembers.isEmpty, try !folder.contains(pack) else { return }
-        guard let bytes = try page.pack(reading: { member in try folder.read(try member.object) }) else {
-            throw MirrorError("a file of the page \(sha256) is missing from the folder")
+        let (pack, brotliPack) = (try TreeObject.pack(ofPage: sha256), try TreeObject.brotliPack(ofPage: sha256))
+        guard !page.packMembers.isEmpty else { return }
+        if try !folder.contains(pack) {
+            guard let bytes = try page.pack(reading: { member in try folder.read(try member.object) }) else {
+                throw MirrorError("a file of the page \(sha256) is missing from the folder")
+            }
+            try folder.place(pack, bytes: bytes)
         }
-        try folder.place(pack, bytes: bytes)
+        if try !folder.contains(brotliPack), let bytes = try BrotliPack.encode(page, reading: { try folder.read(try .blob($0.sha256)) }) {
+            try folder.place(brotliPack, bytes: bytes)
+        }
     }
 
     /// One object an entry names: a file checked against the SHA-256 and size the entry lists,
