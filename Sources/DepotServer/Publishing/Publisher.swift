@@ -190,12 +190,12 @@ struct Publisher: Sendable {
         return missing
     }
 
-    /// Records an uploaded blob, received and held by the caller, so that a commit can list it,
-    /// and makes its block index when it is large enough for one, from `index` when it was made
-    /// as the blob arrived (the caller removes its file).
+    /// Makes an uploaded blob's variants and block index (from `index` when made as it arrived;
+    /// the caller removes its file), then records it for a commit to list: its upload's lifetime
+    /// starts once it is ready, after brotli's seconds. The caller received and holds it.
     func recordUpload(_ blob: BlobRecord, index: BlockIndexTap? = nil, logger: Logger) async throws {
-        try await catalog.recordUpload(blob, now: .now())
         await patches.prepareUpload(blob, index: index)
+        try await catalog.recordUpload(blob, now: .now())
         logger.info("Blob uploaded", metadata: ["sha256": "\(blob.sha256)", "size": "\(blob.size)"])
     }
 

@@ -157,70 +157,6 @@ public final class PublishedContent: Sendable {
         }?.resource
     }
 
-    /// `/packs/{page sha256}`: the small files of a release page, one after the other, as
-    /// ``DepotManifest/ReleasePage/packMembers`` lays them out, so that a client fetching
-    /// thousands of small files makes one request a page. Made from the stored blobs when first
-    /// asked, held in the resource cache: a function of the page, immutable like it. `nil` when
-    /// there is no such page, or a blob it names is no longer stored.
-    public func pack(page sha256: String) async throws -> Resource? {
-        try await entry(for: .pack(sha256)) { [self] in
-            guard ContentAddress.isSHA256(sha256), let document = try await catalog.pageDocument(sha256: sha256),
-                let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(document.bytes))
-            else { return nil }
-            guard let bytes = try await Self.packBytes(of: page, store: store) else { return nil }
-            return ResourceCache.Entry(
-                Self.inMemory(
-                    bytes,
-                    contentType: "application/octet-stream",
-                    lastModified: HTTPDate(secondsSince1970: document.createdAt),
-                    lastModifiedIsStrong: true,
-                    cacheControl: cachePolicy.blobs
-                )
-            )
-        }?.resource
-    }
-
-    /// `/packs/{page sha256}.br`: the contents of the page's pack members as one brotli stream
-    /// (``DepotExport/BrotliPack``), which a client fetching a whole page takes; `nil` (404) when
-    /// it would save nothing. Made when first asked, held in the resource cache, like the pack.
-    public func brotliPack(page sha256: String) async throws -> Resource? {
-        try await entry(for: .brotliPack(sha256)) { [self] in
-            guard ContentAddress.isSHA256(sha256), let document = try await catalog.pageDocument(sha256: sha256),
-                let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(document.bytes)),
-                let bytes = try? await Self.brotliPackBytes(of: page, store: store)
-            else { return nil }
-            return ResourceCache.Entry(
-                Self.inMemory(
-                    bytes,
-                    contentType: ContentCoding.br.mediaType,
-                    lastModified: HTTPDate(secondsSince1970: document.createdAt),
-                    lastModifiedIsStrong: true,
-                    cacheControl: cachePolicy.blobs
-                )
-            )
-        }?.resource
-    }
-
-    /// The brotli pack of `page` (``brotliPack(page:)``), from the stored blobs, read and encoded
-    /// on NIO's blocking pool; `nil` when it would save nothing. Throws when a blob it names is
-    /// no longer stored.
-    static func brotliPackBytes(of page: ReleasePage, store: BlobStore) async throws -> [UInt8]? {
-        try await NIOThreadPool.singleton.runIfActive {
-            try BrotliPack.encode(page) { entry in FileManager.default.contents(atPath: store.path(forSHA256: entry.sha256).string).map(Array.init) }
-        }
-    }
-
-    /// The bytes of the pack of `page` (``pack(page:)``), read from the stored blobs on NIO's
-    /// blocking pool; `nil` when a blob it names is no longer stored.
-    static func packBytes(of page: ReleasePage, store: BlobStore) async throws -> [UInt8]? {
-        try await NIOThreadPool.singleton.runIfActive {
-            page.pack { member in
-                let path = member.isGzip ? store.gzipPath(forSHA256: member.entry.sha256) : store.path(forSHA256: member.entry.sha256)
-                return FileManager.default.contents(atPath: path.string).map(Array.init)
-            }
-        }
-    }
-
     /// A stored file under an immutable URL about `blob`: its date, the first publication, is
     /// strong.
     private func immutable(stored path: FilePath, size: Int64, sha256: String, of blob: PublishedBlob, contentType: String) -> Resource {
@@ -296,7 +232,7 @@ public final class PublishedContent: Sendable {
 
     /// The cached entry for `key`, else what `load` reads, cached unless the catalog changed
     /// meanwhile.
-    private func entry(for key: ResourceCache.Key, load: () async throws -> ResourceCache.Entry?) async throws -> ResourceCache.Entry? {
+    func entry(for key: ResourceCache.Key, load: () async throws -> ResourceCache.Entry?) async throws -> ResourceCache.Entry? {
         let (cached, generation) = cache.withLock { ($0.entry(for: key), $0.generation) }
         if let cached { return cached }
         guard let loaded = try await load() else { return nil }
