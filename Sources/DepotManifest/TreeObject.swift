@@ -137,6 +137,13 @@ public struct TreeObject: Hashable, Sendable, CustomStringConvertible {
         self = parsed
     }
 
+    /// The object `name` (a route's parameter) names in the folder of `kind`: `/packs/:sha256`
+    /// gets `{page}` or `{page}.br`. `nil` for a name no object of that folder has.
+    public init?(in kind: Kind, named name: String) {
+        guard let folder = kind.folder, let object = try? Self(path: folder + "/" + name) else { return nil }
+        self = object
+    }
+
     private static func blobObject(named name: String) -> Self? {
         let (base, suffix) = name.firstIndex(of: ".").map { (String(name[..<$0]), String(name[$0...])) } ?? (name, "")
         switch suffix {

@@ -13,6 +13,7 @@ struct TreeObjectTests {
         (.release(a), "releases/\(a)", .release),
         (.page(a), "pages/\(a)", .page),
         (.pack(ofPage: a), "packs/\(a)", .pack),
+        (.brotliPack(ofPage: a), "packs/\(a).br", .brotliPack),
         (.blob(a), "blobs/\(a)", .blob),
         (.gzip(of: a), "blobs/\(a).gz", .gzip),
         (.brotli(of: a), "blobs/\(a).br", .brotli),

@@ -66,7 +66,7 @@ struct ReleaseDocumentsController: Sendable {
     /// their contents as one brotli stream (``PublishedContent/brotliPack(page:)``).
     @Sendable func pack(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let name = context.parameters.get("sha256") ?? ""
-        let object = try? TreeObject(path: "packs/" + name)
+        let object = TreeObject(in: .pack, named: name)
         let resource: Resource? =
             switch object?.kind {
             case .pack: try await content.pack(page: name)
