@@ -326,7 +326,7 @@ let package = Package(
             name: "DepotClientUnitTests",
             dependencies: [
                 "DepotPolicy",
-                "DepotAPI", "DepotClient", "DepotDelta", "DepotManifest", "DepotSigning", "DepotTestFixtures",
+                "DepotAPI", "DepotClient", "DepotCodecs", "DepotDelta", "DepotManifest", "DepotSigning", "DepotTestFixtures",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: testSwiftSettings

@@ -110,6 +110,7 @@ struct ServerConfigurationTests {
             ("variants.zstdLongWindow", ConfigValue(.int(9), isSecret: false)),
             ("variants.minimumSavings", ConfigValue(.double(1), isSecret: false)),
             ("variants.minimumBytes", ConfigValue(.int(0), isSecret: false)),
+            ("variants.maximumBytes", ConfigValue(.int(100), isSecret: false)),
         ]
     )
     func invalid(key: String, value: ConfigValue) {
@@ -125,7 +126,9 @@ struct ServerConfigurationTests {
     func variants() throws {
         let defaults = try ServerConfiguration(reader: Self.reader([:])).variants
         #expect(defaults.brotli == .init(quality: 11, window: 24) && defaults.zstd == .init(level: 19, longWindow: 27))
-        #expect(defaults.minimumSavings == 0.03 && defaults.minimumBytes == 65537)
+        #expect(defaults.minimumSavings == 0.03 && defaults.minimumBytes == 65537 && defaults.maximumBytes == 256 << 20)
+        #expect(defaults.makesVariants(ofSize: 65537) && defaults.makesVariants(ofSize: 256 << 20))
+        #expect(!defaults.makesVariants(ofSize: 65536) && !defaults.makesVariants(ofSize: (256 << 20) + 1))
         let read = try ServerConfiguration(
             reader: Self.reader([
                 "variants.brotliQuality": 5, "variants.brotliWindow": 20, "variants.zstdLevel": 3, "variants.zstdLongWindow": 0,

@@ -23,17 +23,24 @@ public struct VariantConfiguration: Hashable, Sendable {
     /// Contents smaller than this get no brotli or zstd variant: files of at most 64 KiB travel
     /// to a cold client in their page's pack, as gzip (``ReleasePage/packMemberMaximumBytes``).
     public var minimumBytes: Int64
+    /// Contents larger than this get no brotli or zstd variant: making one holds the file, the
+    /// variant and the encoder's tables in memory at once (docs/performance.md: a server's peak
+    /// grows by about three times the file at the defaults), and brotli at quality 11 costs
+    /// seconds a megabyte.
+    public var maximumBytes: Int64
 
     public init(
         brotli: Brotli.Settings? = Brotli.Settings(quality: 11, window: 24),
         zstd: Zstd.Settings? = Zstd.Settings(level: 19, longWindow: 27),
         minimumSavings: Double = 0.03,
-        minimumBytes: Int64 = 64 * 1024 + 1
+        minimumBytes: Int64 = 64 * 1024 + 1,
+        maximumBytes: Int64 = 256 << 20
     ) {
         self.brotli = brotli
         self.zstd = zstd
         self.minimumSavings = minimumSavings
         self.minimumBytes = minimumBytes
+        self.maximumBytes = maximumBytes
     }
 
     /// No brotli or zstd variants.
@@ -80,7 +87,7 @@ public struct VariantConfiguration: Hashable, Sendable {
 
     /// Whether content of `size` bytes gets variants.
     public func makesVariants(ofSize size: Int64) -> Bool {
-        (brotli != nil || zstd != nil) && size >= minimumBytes
+        (brotli != nil || zstd != nil) && size >= minimumBytes && size <= maximumBytes
     }
 
     /// Whether a variant of `size` bytes is kept for a content of `contentSize` bytes whose gzip
@@ -112,12 +119,16 @@ extension VariantConfiguration {
         let savings = variants.number(forKey: "minimumSavings", default: defaults.minimumSavings)
         guard (0..<1).contains(savings) else { throw ConfigurationError("variants.minimumSavings must be at least 0 and below 1") }
         let minimumBytes = variants.int(forKey: "minimumBytes", default: Int(defaults.minimumBytes))
-        guard minimumBytes >= 1 else { throw ConfigurationError("variants.minimumBytes must be at least 1") }
+        let maximumBytes = variants.int(forKey: "maximumBytes", default: Int(defaults.maximumBytes))
+        guard minimumBytes >= 1, maximumBytes >= minimumBytes else {
+            throw ConfigurationError("variants.minimumBytes must be at least 1, variants.maximumBytes at least variants.minimumBytes")
+        }
         self.init(
             brotli: variants.bool(forKey: "brotli", default: true) ? .init(quality: brotliQuality, window: brotliWindow) : nil,
             zstd: variants.bool(forKey: "zstd", default: true) ? .init(level: zstdLevel, longWindow: zstdWindow == 0 ? nil : zstdWindow) : nil,
             minimumSavings: savings,
-            minimumBytes: Int64(minimumBytes)
+            minimumBytes: Int64(minimumBytes),
+            maximumBytes: Int64(maximumBytes)
         )
     }
 }

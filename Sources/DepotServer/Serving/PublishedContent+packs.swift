@@ -4,6 +4,7 @@ import DepotManifest
 import DepotStore
 import Foundation
 import NIOPosix
+import Synchronization
 import SystemPackage
 
 /// The packs of a release page: its small files in one download.
@@ -35,11 +36,21 @@ extension PublishedContent {
     /// (``DepotExport/BrotliPack``), which a client fetching a whole page takes; `nil` (404) when
     /// it would save nothing. Made when first asked, held in the resource cache, like the pack.
     public func brotliPack(page sha256: String) async throws -> Resource? {
-        try await entry(for: .brotliPack(sha256)) { [self] in
+        guard !unpackable.withLock({ $0.contains(sha256) }) else { return nil }
+        return try await entry(for: .brotliPack(sha256)) { [self] in
             guard ContentAddress.isSHA256(sha256), let document = try await catalog.pageDocument(sha256: sha256),
-                let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(document.bytes)),
-                let bytes = try? await Self.brotliPackBytes(of: page, store: store)
+                let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(document.bytes))
             else { return nil }
+            // A member no longer stored: 404, and asked again later. One that would save nothing: 404, remembered.
+            let encoded: [UInt8]?
+            do { encoded = try await Self.brotliPackBytes(of: page, store: store) } catch { return nil }
+            guard let bytes = encoded else {
+                unpackable.withLock { pages in
+                    if pages.count >= Self.maximumUnpackable { pages.removeAll() }
+                    pages.insert(sha256)
+                }
+                return nil
+            }
             return ResourceCache.Entry(
                 Self.inMemory(
                     bytes,
