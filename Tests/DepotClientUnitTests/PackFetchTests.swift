@@ -55,4 +55,16 @@ struct PackFetchTests {
             if let run = runs.last, expected.last == ["f3", "f4", "f5"] { #expect(run.range == 30...59) }
         }
     }
+
+    /// (bytes, sizes) → shares: in proportion, the rest of the division to the first, summing to
+    /// the bytes: one rule for a report and a plan.
+    @Test(
+        "a brotli pack's bytes are shared among its files by size",
+        arguments: [
+            (100, [10, 10, 20], [25, 25, 50]), (10, [1, 1, 1], [4, 3, 3]), (7, [0, 0], [7, 0]), (0, [5, 5], [0, 0]), (9, [], []),
+        ] as [(Int64, [Int64], [Int64])]
+    )
+    func shares(bytes: Int64, sizes: [Int64], expected: [Int64]) {
+        #expect(PackFetch.shares(of: bytes, sizes: sizes) == expected)
+    }
 }

@@ -72,7 +72,9 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
     /// what the folder holds at the path, and for blocks what the
     /// local copy holds of them (`blocks`: the bytes a rebuild of an entry from a local file
     /// transfers within a budget, index included; it throws when the blocks are not worth their
-    /// bytes, and the next way is taken, as the stager takes it).
+    /// bytes, and the next way is taken, as the stager takes it), and for a whole page of small
+    /// files its brotli pack (`packs`: the new release's pages, and the length of a page's
+    /// brotli pack, `nil` when the server has none).
     init(
         _ plan: ReleasePlan,
         release: HeldRelease,
@@ -82,9 +84,11 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
         partialFolder: URL,
         localURL: (String) throws -> URL,
         localCopies: LocalCopies,
-        blocks: (ReleaseEntry, URL, _ budget: Int64) async throws -> Int64
+        blocks: (ReleaseEntry, URL, _ budget: Int64) async throws -> Int64,
+        packs: (pages: [(sha256: String, page: ReleasePage)], brotliLength: (String) async -> Int64?) = ([], { _ in nil })
     ) async throws {
         var files: [File] = []
+        var packable = Set<String>()
         for fetch in plan.fetches {
             let entry = fetch.entry
             let stagedIntact = StagedContent.isIntact(staging.file(entry.sha256), for: entry)
@@ -96,6 +100,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
                 decoding: ContentDecoders.decodable
             )
             let wholeLength = entry.download(decoding: ContentDecoders.decodable).size
+            if actions.count == 1, case .download = actions[0] { packable.insert(entry.path) }
             var chosen: (way: SyncReport.Outcome, bytes: Int64, isBound: Bool)?
             for action in actions where chosen == nil {
                 switch action {
@@ -123,6 +128,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
             let (way, bytes, isBound) = chosen ?? (.full, entry.size, false)
             files.append(File(path: entry.path, size: entry.size, way: way, expectedBytes: bytes, isBound: isBound))
         }
+        await Self.pack(&files, packable, pages: packs.pages, brotliLength: packs.brotliLength)
         self.init(
             release: release,
             isUpToDate: false,

@@ -152,9 +152,30 @@ struct PackFetch {
             file.encoding = ContentCoding.br.rawValue
             staged.append(file)
         }
-        let total = max(1, staged.reduce(0) { $0 + $1.size })
-        for index in staged.indices { staged[index].bytesTransferred = transferred * staged[index].size / total }
-        if !staged.isEmpty { staged[0].bytesTransferred += transferred - staged.reduce(0) { $0 + $1.bytesTransferred } }
+        for (index, share) in zip(staged.indices, shares(of: transferred, sizes: staged.map(\.size))) { staged[index].bytesTransferred = share }
         return staged
+    }
+
+    /// `transferred` bytes shared among files of `sizes` in proportion, the rest of the division
+    /// to the first: how a brotli pack's bytes are counted against its files, in a report and in
+    /// a plan alike.
+    static func shares(of transferred: Int64, sizes: [Int64]) -> [Int64] {
+        let total = max(1, sizes.reduce(0, +))
+        var shares = sizes.map { transferred * $0 / total }
+        if !shares.isEmpty { shares[0] += transferred - shares.reduce(0, +) }
+        return shares
+    }
+
+    /// The length of the brotli pack of the page `page`, asked with a HEAD; `nil` when the
+    /// server has none (or says nothing usable).
+    func brotliPackLength(page: String) async -> Int64? {
+        guard let path = try? TreeObject.brotliPack(ofPage: page).url, let url = try? OriginPolicy.url(path, below: server) else { return nil }
+        var request = URLRequest.bytes(of: url)
+        request.httpMethod = "HEAD"
+        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
+        guard let (response, _) = try? await BoundedFetch(maximumBytes: .max).fetch(request, session: session, deadline: nil),
+            response.statusCode == 200, response.expectedContentLength >= 0
+        else { return nil }
+        return response.expectedContentLength
     }
 }

@@ -96,6 +96,7 @@ extension SyncAttempt {
             ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
         guard goal == .check || budget != nil || progress.overall != nil else { return nil }
         let blocks = BlockFetch(server: server, session: session, width: configuration.parallelDownloads)
+        let packs = PackFetch(server: server, session: session)
         let (contentPath, localCopies) = (planned.contentPath, planned.localCopies)
         var update = try await UpdatePlan(
             planned.plan,
@@ -110,7 +111,8 @@ extension SyncAttempt {
                 try await localCopies.match(entry, at: local) {
                     try await blocks.match(entry, from: local, budget: budget, received: ByteCounter())
                 }.matched.expected
-            }
+            },
+            packs: (planned.afterPages, { await packs.brotliPackLength(page: $0) })
         )
         update.copiedBytes = planned.carried.copiedBytes
         if goal != .check, let budget, update.expectedBytes > budget {
