@@ -56,7 +56,7 @@ extension ServerConfiguration {
     /// | `variants.zstdLongWindow` | int | `27` | zstd long-distance window, base-2 logarithm, 10–27; 0: none |
     /// | `variants.minimumSavings` | number | `0.03` | fraction a variant must save against the gzip variant (or the content) to be kept |
     /// | `variants.minimumBytes` | int | 65537 | contents smaller than this get no brotli or zstd variant (smaller files travel in packs) |
-    /// | `variants.maximumBytes` | int | 256 MiB | contents larger than this get none (making one holds about three times the file in memory) |
+    /// | `variants.maximumBytes` | int | 256 MiB | contents larger than this get none (making one holds the file, its variants and the encoders' tables in memory) |
     /// | `access.tokens` | string array, secret | none | named tokens and their scopes: `name=ci publish=beta+nightly read token=…` (SECURITY.md) |
     /// | `publish.tokens` | string array, secret | none | bearer tokens that may do everything (named `publish-token`, `publish-token-2`…) |
     /// | `publish.tokenFile` | string | none | file with more such tokens, one a line |

@@ -24,9 +24,8 @@ public struct VariantConfiguration: Hashable, Sendable {
     /// to a cold client in their page's pack, as gzip (``ReleasePage/packMemberMaximumBytes``).
     public var minimumBytes: Int64
     /// Contents larger than this get no brotli or zstd variant: making one holds the file, the
-    /// variant and the encoder's tables in memory at once (docs/performance.md: a server's peak
-    /// grows by about three times the file at the defaults), and brotli at quality 11 costs
-    /// seconds a megabyte.
+    /// variants and the encoders' tables in memory at once (docs/performance.md measures the
+    /// server's peak), and brotli at quality 11 costs seconds a megabyte.
     public var maximumBytes: Int64
 
     public init(
