@@ -156,10 +156,6 @@ public struct ReleaseEntry: Hashable, Sendable {
         }
     }
 
-    /// `/blobs/{sha256}` (``TreeObject/blob(_:)``).
-    public var blobURL: String { get throws(TreeObject.Problem) { try TreeObject.blob(sha256).url } }
-    /// `/blobs/{sha256}.gz`, when the entry lists a gzip variant.
-    public var gzipURL: String? { get throws(TreeObject.Problem) { gzip == nil ? nil : try TreeObject.gzip(of: sha256).url } }
     /// `/blobs/{sha256}.blocks`, when the entry lists a block index.
     public var blockIndexURL: String? { get throws(TreeObject.Problem) { blocks == nil ? nil : try TreeObject.blockIndex(of: sha256).url } }
     /// `/blobs/{sha256}.zblocks`: the blocks of the block index, each deflated on its own.

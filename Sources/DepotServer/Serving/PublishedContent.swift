@@ -2,7 +2,6 @@ import Crypto
 import DepotAPI
 import DepotConnection
 import DepotDelta
-import DepotExport
 import DepotHTTP
 import DepotManifest
 import DepotStore
