@@ -80,16 +80,19 @@ final class CompressionDecoder: ContentDecoder {
     private let stream = UnsafeMutablePointer<compression_stream>.allocate(capacity: 1)
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     private(set) var isFinished = false
+    /// Whether `stream` was set up, and so must be torn down.
+    private var started = false
 
     init(algorithm: compression_algorithm) throws {
+        // Every stored property has its value: a throw below still runs `deinit`.
         guard compression_stream_init(stream, COMPRESSION_STREAM_DECODE, algorithm) == COMPRESSION_STATUS_OK else {
-            stream.deallocate()
             throw CodecFailure(message: "the decoder could not start")
         }
+        started = true
     }
 
     deinit {
-        compression_stream_destroy(stream)
+        if started { compression_stream_destroy(stream) }
         stream.deallocate()
     }
 
