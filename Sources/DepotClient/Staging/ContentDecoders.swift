@@ -13,6 +13,14 @@ protocol ContentDecoder: AnyObject {
     var isFinished: Bool { get }
     /// Decodes `input`, giving `output` each piece decoded (valid only during the call).
     func decode(_ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void) throws
+    /// Tells the decoder the input is over: one that holds output back until then gives it, and
+    /// learns whether the stream ended (``isFinished``).
+    func finish(output: (UnsafeRawBufferPointer) throws -> Void) throws
+}
+
+extension ContentDecoder {
+    /// Decoders that give all they can as input arrives have nothing to add.
+    func finish(output: (UnsafeRawBufferPointer) throws -> Void) throws {}
 }
 
 extension GzipInflater: ContentDecoder {}
@@ -118,6 +126,28 @@ final class CompressionDecoder: ContentDecoder {
                 if stream.pointee.src_size == 0, produced < buffer.count { return }
             default:
                 throw CodecFailure(message: "the data is not valid")
+            }
+        }
+    }
+
+    /// Compression reports a stream's end only once told the input is over
+    /// (`COMPRESSION_STREAM_FINALIZE`): asked until it says END, or makes no more progress
+    /// (a stream cut short, which ``isFinished`` then says).
+    func finish(output: (UnsafeRawBufferPointer) throws -> Void) throws {
+        stream.pointee.src_size = 0
+        while !isFinished {
+            let (status, produced) = buffer.withUnsafeMutableBufferPointer { target in
+                stream.pointee.dst_ptr = target.baseAddress!
+                stream.pointee.dst_size = target.count
+                let status = compression_stream_process(stream, Int32(COMPRESSION_STREAM_FINALIZE.rawValue))
+                return (status, target.count - stream.pointee.dst_size)
+            }
+            if produced > 0 { try buffer.withUnsafeBytes { try output(UnsafeRawBufferPointer(rebasing: $0[..<produced])) } }
+            switch status {
+            case COMPRESSION_STATUS_END: isFinished = true
+            case COMPRESSION_STATUS_OK where produced > 0: continue
+            case COMPRESSION_STATUS_OK: return
+            default: throw CodecFailure(message: "the data is not valid")
             }
         }
     }

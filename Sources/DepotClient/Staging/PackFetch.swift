@@ -103,12 +103,12 @@ struct PackFetch {
         var contents = Data()
         contents.reserveCapacity(length)
         guard let decoder = try ContentDecoders.decoder(for: .br) else { throw SyncError(.corrupt, "no brotli decoder") }
-        try data.withUnsafeBytes { bytes in
-            try decoder.decode(bytes) { piece in
-                guard contents.count + piece.count <= length else { throw SyncError(.corrupt, "\(path) decodes to more than its files") }
-                contents.append(contentsOf: piece)
-            }
+        func take(_ piece: UnsafeRawBufferPointer) throws {
+            guard contents.count + piece.count <= length else { throw SyncError(.corrupt, "\(path) decodes to more than its files") }
+            contents.append(contentsOf: piece)
         }
+        try data.withUnsafeBytes { try decoder.decode($0, output: take) }
+        try decoder.finish(output: take)
         guard decoder.isFinished, contents.count == length else { throw SyncError(.corrupt, "\(path) is cut short") }
         return Answer(bytes: contents, start: nil, received: Int64(data.count))
     }

@@ -90,6 +90,7 @@ public enum StagedContent {
             while let chunk = try next(), !chunk.isEmpty {
                 if let decoder { try chunk.withUnsafeBytes { try decoder.decode($0) { try take(Data($0)) } } } else { try take(chunk) }
             }
+            try decoder?.finish { try take(Data($0)) }
         } catch let error where ContentDecoders.isDecodingError(error) {
             throw SyncError(.corrupt, "the \(coding.rawValue) data of \(entry.path) is corrupt: \(error)")
         }
