@@ -20,11 +20,18 @@ struct DisasterDrillTests {
         }
     }
 
-    /// Runs a server on `data` for `body`, signing with `key`, then stops it.
-    static func serving(_ data: String, key: URL, in root: URL, _ body: (String) async throws -> Void) async throws {
+    /// Runs a server on `data` for `body`, signing with `key` (and with `extra` settings), then
+    /// stops it.
+    static func serving(
+        _ data: String,
+        key: URL,
+        in root: URL,
+        extra: [String: String] = [:],
+        _ body: (String) async throws -> Void
+    ) async throws {
         try await DepotProcess.with(
             ["serve", "--port", "0", "--public", "public", "--data", data],
-            environment: ["DEPOT_PUBLISH_TOKENS": DepotCLI.token, "DEPOT_CHANNELS_SIGNING_KEY_FILE": key.path],
+            environment: ["DEPOT_PUBLISH_TOKENS": DepotCLI.token, "DEPOT_CHANNELS_SIGNING_KEY_FILE": key.path].merging(extra) { $1 },
             in: root
         ) { depot in
             let port = try await depot.waitForPort()

@@ -88,6 +88,41 @@ struct ImportTests {
         }
     }
 
+    @Test("imported with its brotli and zstd variants: the rebuilt origin lists them, serves them and negotiates them")
+    func variants() async throws {
+        try await Drill.withKey { root, key, publicKey in
+            try root.write(Fixture.catalogRows, to: "site/catalog.txt")
+            let variants = [
+                "DEPOT_VARIANTS_BROTLI": "true", "DEPOT_VARIANTS_BROTLI_QUALITY": "9", "DEPOT_VARIANTS_ZSTD": "true",
+                "DEPOT_VARIANTS_ZSTD_LEVEL": "12",
+            ]
+            try await Drill.serving("data", key: key, in: root, extra: variants) { server in
+                #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+                let imported = try await DepotCLI.run(
+                    ["import", "--from", server, "--data", "rebuilt", "--trusted-key", publicKey, "--channel", "stable"],
+                    token: nil,
+                    in: root
+                )
+                #expect(imported.status == 0, "\(imported.errors)")
+            }
+            // The rebuilt origin makes no variants itself: what it serves came with the tree.
+            try await Drill.serving("rebuilt", key: key, in: root) { server in
+                let port = Int(server.split(separator: ":").last!)!
+                try await RawHTTPConnection.with(port: port) { connection in
+                    let entry = try #require(try await connection.releaseFiles().first { $0["path"] as? String == "catalog.txt" })
+                    let sha256 = try #require(entry["sha256"] as? String)
+                    for (key, suffix, coding) in [("brotli", "br", "br"), ("zstd", "zst", "zstd")] {
+                        let listed = try #require(entry[key] as? [String: Any], "\(key) listed by the imported release")
+                        let variant = try await connection.request("GET", "/blobs/\(sha256).\(suffix)")
+                        #expect(variant.status == 200 && Fixture.sha256(variant.body) == listed["sha256"] as? String)
+                        let negotiated = try await connection.request("GET", "/files/catalog.txt", headers: [("Accept-Encoding", coding)])
+                        #expect(negotiated.header("Content-Encoding") == coding && negotiated.body == variant.body)
+                    }
+                }
+            }
+        }
+    }
+
     @Test("refused, in one line, with nothing made: a tampered tree, a wrong key, a data folder in use, a source that is neither URL nor folder")
     func refusals() async throws {
         try await Drill.withKey { root, key, publicKey in
