@@ -1,4 +1,3 @@
-import DepotHTTP
 import DepotManifest
 
 extension UpdatePlan {
@@ -12,9 +11,8 @@ extension UpdatePlan {
         pages: [(sha256: String, page: ReleasePage)],
         brotliLength: (String) async -> Int64?
     ) async {
-        guard ContentDecoders.decodable.contains(.br) else { return }
         let index = Dictionary(files.indices.map { (files[$0].path, $0) }) { first, _ in first }
-        for run in PackFetch.runs(pages: pages, wanted: packable) where run.isWholePage {
+        for run in PackFetch.runs(pages: pages, wanted: packable) where run.takesBrotliPack {
             guard let length = await brotliLength(run.page), length <= run.packLength else { continue }
             let places = run.members.compactMap { index[$0.entry.path] }
             guard places.count == run.members.count else { continue }

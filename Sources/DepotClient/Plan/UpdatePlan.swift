@@ -99,8 +99,8 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
                 inMemoryLimit: FileStager.inMemoryLimit,
                 decoding: ContentDecoders.decodable
             )
-            let wholeLength = entry.download(decoding: ContentDecoders.decodable).size
-            if actions.count == 1, case .download = actions[0] { packable.insert(entry.path) }
+            let wholeLength = FileStager.wholeLength(of: entry)
+            if FileStager.isPackable(actions) { packable.insert(entry.path) }
             var chosen: (way: SyncReport.Outcome, bytes: Int64, isBound: Bool)?
             for action in actions where chosen == nil {
                 switch action {

@@ -59,10 +59,16 @@ extension FileStager {
                     inMemoryLimit: Self.inMemoryLimit,
                     decoding: ContentDecoders.decodable
                 )
-                guard actions.count == 1, case .download = actions[0] else { return false }
-                return true
+                return Self.isPackable(actions)
             }.map(\.entry.path)
         )
+    }
+
+    /// Whether a file whose ways to fetch are `actions` is one a page's pack may bring: its one
+    /// way is a whole download through memory. The one rule of the stager and of a check's plan.
+    static func isPackable(_ actions: [ReleasePlan.Fetch.Action]) -> Bool {
+        guard actions.count == 1, case .download = actions[0] else { return false }
+        return true
     }
 
     /// Stages from the pages' packs the files of `wanted` (``packable(_:)``) they carry; returns

@@ -116,13 +116,13 @@ struct FileStager: Sendable {
             let rebuilt = staged.appendingPathExtension("blocks")
             defer { try? FileManager.default.removeItem(at: rebuilt) }
             if let patch = restoring, let held = fetch.held {
-                try await rebuild(held, from: local, budget: wholeLength(of: entry) - patch.size, to: rebuilt, received: received)
+                try await rebuild(held, from: local, budget: Self.wholeLength(of: entry) - patch.size, to: rebuilt, received: received)
                 guard let (sha256, _) = try? StagedContent.digest(of: rebuilt), sha256 == held.sha256 else {
                     throw SyncError(.corrupt, "the blocks did not rebuild the version held of \(entry.path)")
                 }
                 try await fetchPatch(patch, for: entry, base: rebuilt, to: staged, received: received)
             } else {
-                try await rebuild(entry, from: local, budget: wholeLength(of: entry), to: rebuilt, received: received)
+                try await rebuild(entry, from: local, budget: Self.wholeLength(of: entry), to: rebuilt, received: received)
                 try stageChecked(rebuilt, entry: entry, to: staged)
             }
             return .blocks
@@ -139,7 +139,7 @@ struct FileStager: Sendable {
 
     /// The bytes of `entry`'s whole download here: what any other way of fetching it must cost
     /// less than.
-    func wholeLength(of entry: ReleaseEntry) -> Int64 {
+    static func wholeLength(of entry: ReleaseEntry) -> Int64 {
         entry.download(decoding: ContentDecoders.decodable).size
     }
 

@@ -21,9 +21,12 @@ struct PackFetch {
         var range: ClosedRange<Int64> { members.first!.offset...(members.last!.offset + members.last!.length - 1) }
         /// The whole pack's length, from the page's members.
         let packLength: Int64
-        /// Whether it is every member of the page: then the page's brotli pack
-        /// (`packs/{page}.br`) brings them in fewer bytes, when the server has one.
+        /// Whether it is every member of the page.
         var isWholePage = false
+
+        /// Whether the page's brotli pack (`packs/{page}.br`) is asked for it first: a whole
+        /// page, by a client that decodes brotli. The one rule of the fetch and of a check's plan.
+        var takesBrotliPack: Bool { isWholePage && ContentDecoders.decodable.contains(.br) }
     }
 
     /// The runs to fetch: maximal sequences of consecutive pack members of each page whose
@@ -62,14 +65,13 @@ struct PackFetch {
         /// Where `bytes` start in the pack; `nil` for the members' contents.
         let start: Int64?
         /// The bytes that came: `bytes.count`, but for a brotli pack.
-        var transferred: Int64 { received ?? Int64(bytes.count) }
-        var received: Int64? = nil
+        let transferred: Int64
     }
 
     /// Fetches `run`: for a whole page, its brotli pack when the server has one; else a range of
     /// the pack, or the whole pack when the server or a proxy answers 200.
     func fetch(_ run: Run) async throws -> Answer {
-        if run.isWholePage, ContentDecoders.decodable.contains(.br), let answer = try? await fetchBrotli(run) { return answer }
+        if run.takesBrotliPack, let answer = try? await fetchBrotli(run) { return answer }
         let path = try TreeObject.pack(ofPage: run.page).url
         var request = URLRequest.bytes(of: try OriginPolicy.url(path, below: server))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
@@ -87,7 +89,7 @@ struct PackFetch {
         case 200: start = 0
         default: throw SyncError(.server, "\(path) answered \(response.statusCode)")
         }
-        return Answer(bytes: data, start: start)
+        return Answer(bytes: data, start: start, transferred: Int64(data.count))
     }
 
     /// The page's brotli pack, whole, decoded: at most as many bytes as the plain pack (else it
@@ -110,7 +112,7 @@ struct PackFetch {
         try data.withUnsafeBytes { try decoder.decode($0, output: take) }
         try decoder.finish(output: take)
         guard decoder.isFinished, contents.count == length else { throw SyncError(.corrupt, "\(path) is cut short") }
-        return Answer(bytes: contents, start: nil, received: Int64(data.count))
+        return Answer(bytes: contents, start: nil, transferred: Int64(data.count))
     }
 
     /// Stages each member of `run` that checks out in `answer` in `staging`;

@@ -71,7 +71,7 @@ final class VariantMaker: Sendable {
         let started = ContinuousClock.now
         let encoded = try await encoder.runIfActive { try encoding.encode(bytes) }
         let kept = variants.keeps(size: Int64(encoded.count), contentSize: content.size, gzipSize: content.gzip?.size)
-        var stored: (sha256: String, size: Int64)?
+        var stored: ContentVariantRecord.Stored?
         if kept {
             let blob = try await store.ingest(
                 AsyncStream {
@@ -80,7 +80,7 @@ final class VariantMaker: Sendable {
                 },
                 compresses: false
             )
-            stored = (blob.sha256, blob.size)
+            stored = .init(sha256: blob.sha256, size: blob.size)
         }
         defer { if let stored { store.release(stored.sha256) } }
         try await catalog.recordContentVariant(

@@ -16,10 +16,9 @@ extension PublishedContent {
     /// there is no such page, or a blob it names is no longer stored.
     public func pack(page sha256: String) async throws -> Resource? {
         try await entry(for: .pack(sha256)) { [self] in
-            guard ContentAddress.isSHA256(sha256), let document = try await catalog.pageDocument(sha256: sha256),
-                let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(document.bytes))
-            else { return nil }
-            guard let bytes = try await Self.packBytes(of: page, store: store) else { return nil }
+            guard let (document, page) = try await storedPage(sha256), let bytes = try await Self.packBytes(of: page, store: store) else {
+                return nil
+            }
             return ResourceCache.Entry(
                 Self.inMemory(
                     bytes,
@@ -38,9 +37,7 @@ extension PublishedContent {
     public func brotliPack(page sha256: String) async throws -> Resource? {
         guard !unpackable.withLock({ $0.contains(sha256) }) else { return nil }
         return try await entry(for: .brotliPack(sha256)) { [self] in
-            guard ContentAddress.isSHA256(sha256), let document = try await catalog.pageDocument(sha256: sha256),
-                let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(document.bytes))
-            else { return nil }
+            guard let (document, page) = try await storedPage(sha256) else { return nil }
             // A member no longer stored: 404, and asked again later. One that would save nothing: 404, remembered.
             let encoded: [UInt8]?
             do { encoded = try await Self.brotliPackBytes(of: page, store: store) } catch { return nil }
@@ -61,6 +58,14 @@ extension PublishedContent {
                 )
             )
         }?.resource
+    }
+
+    /// The stored page `sha256`, as stored and decoded; `nil` when there is none.
+    private func storedPage(_ sha256: String) async throws -> (document: Catalog.StoredDocument, page: ReleasePage)? {
+        guard ContentAddress.isSHA256(sha256), let document = try await catalog.pageDocument(sha256: sha256),
+            let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(document.bytes))
+        else { return nil }
+        return (document, page)
     }
 
     /// The brotli pack of `page` (``brotliPack(page:)``), from the stored blobs, read and encoded

@@ -10,11 +10,22 @@ public struct ContentVariantRecord: Hashable, Sendable {
     public let coding: ContentCoding
     /// The stored blob, or `nil` when the variant was made and not kept (not smaller by the
     /// configured margin), so that it is not made again.
-    public let stored: (sha256: String, size: Int64)?
+    public let stored: Stored?
     /// The settings it was made with, for the record (`q11w24`).
     public let settings: String
 
-    public init(sha256: String, coding: ContentCoding, stored: (sha256: String, size: Int64)?, settings: String) {
+    /// A kept variant's blob: its SHA-256 and size.
+    public struct Stored: Hashable, Sendable {
+        public let sha256: String
+        public let size: Int64
+
+        public init(sha256: String, size: Int64) {
+            self.sha256 = sha256
+            self.size = size
+        }
+    }
+
+    public init(sha256: String, coding: ContentCoding, stored: Stored?, settings: String) {
         self.sha256 = sha256
         self.coding = coding
         self.stored = stored
@@ -25,18 +36,12 @@ public struct ContentVariantRecord: Hashable, Sendable {
         guard let coding = ContentCoding(rawValue: row["coding"]) else { return nil }
         let variant: String? = row["variant_sha256"]
         let size: Int64? = row["size"]
-        self.init(sha256: row["sha256"], coding: coding, stored: variant.flatMap { sha in size.map { (sha, $0) } }, settings: row["settings"])
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.sha256 == rhs.sha256 && lhs.coding == rhs.coding && lhs.stored?.sha256 == rhs.stored?.sha256
-            && lhs.stored?.size == rhs.stored?.size && lhs.settings == rhs.settings
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(sha256)
-        hasher.combine(coding)
-        hasher.combine(stored?.sha256)
+        self.init(
+            sha256: row["sha256"],
+            coding: coding,
+            stored: variant.flatMap { sha256 in size.map { Stored(sha256: sha256, size: $0) } },
+            settings: row["settings"]
+        )
     }
 
     /// The variants of those of `contents` that have any, by content: one query for a page's
