@@ -14,7 +14,7 @@ let swiftSettings: [SwiftSetting] = [
 let testSwiftSettings: [SwiftSetting] = swiftSettings + [.unsafeFlags(["-Onone"], .when(configuration: .release))]
 
 /// Every `NNNN_name.sql` file of `migrations/`, in order. SwiftPM caches this manifest by its
-/// text, so adding a migration means editing this file: the newest is 0013_release_floor.sql.
+/// text, so adding a migration means editing this file: the newest is 0014_rollout_networks.sql.
 let migrationFiles: [String] = {
     let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("migrations")
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
