@@ -60,7 +60,10 @@ extension Depot {
             abstract: "Check a backup whole (the catalog's integrity, every blob against its SHA-256), then make it a data folder.",
             discussion: """
                 DATA must not exist, or be empty. Each channel's serial is raised by --serial-margin, so that the next \
-                document the server signs is newer than any it signed after the backup: no client refuses it as a replay.
+                document the server signs is newer than any it signed after the backup: no client refuses it as a replay. \
+                Clients holding a release published after the backup go back to the release their channel names in it \
+                (the restore says which); the next release is numbered --release-margin past the backup's newest, and \
+                the restore is recorded in the audit trail.
                 """
         )
 
@@ -79,17 +82,21 @@ extension Depot {
                     outcome = try await DataRestore.restore(
                         from: URL(fileURLWithPath: from),
                         to: URL(fileURLWithPath: target.data),
-                        serialMargin: target.serialMargin
+                        serialMargin: target.serialMargin,
+                        releaseMargin: target.releaseMargin,
+                        now: Int64(Date().timeIntervalSince1970)
                     )
                 } catch {
                     throw CommandFailure("cannot restore \(from): \(error)")
                 }
                 if json {
-                    print(#"{"blobs":\#(outcome.blobs),"channels":\#(outcome.channels)}"#)
+                    let next = outcome.summary?.nextRelease ?? 0
+                    print(#"{"blobs":\#(outcome.blobs),"channels":\#(outcome.channels),"nextRelease":\#(next)}"#)
                 } else {
                     print(
                         "Restored \(from) into \(target.data): \(outcome.blobs) blob(s) checked, \(outcome.channels) channel(s), serials raised by \(target.serialMargin)"
                     )
+                    for line in outcome.summary.map({ RebuildOptions.lines(describing: $0, copy: "the backup") }) ?? [] { print(line) }
                 }
             }
         }

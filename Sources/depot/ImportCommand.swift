@@ -1,5 +1,6 @@
 import ArgumentParser
 import DepotHTTP
+import DepotManifest
 import DepotStore
 import Foundation
 
@@ -14,7 +15,9 @@ extension Depot {
                 DATA, by one rename. Each channel's serial is its document's plus --serial-margin, so that the next \
                 document the server signs is newer than any it signed: no client refuses it as a replay. What the \
                 tree never held is lost: releases retention removed, channel history, reports, the audit trail. \
-                The keys are never in a tree: give the server its channel key(s) again.
+                The keys are never in a tree: give the server its channel key(s) again. A URL lists no channels: name \
+                each with --channel (a folder source imports every channel it holds). The next release is numbered \
+                --release-margin past the tree's newest; the import is recorded in the new audit trail.
                 """
         )
 
@@ -29,6 +32,13 @@ extension Depot {
             // The rebuilt origin signs what it imports with the real keys: nothing unchecked.
             if source.withoutSignatureChecks {
                 throw ValidationError("depot import signs what it imports: give --trusted-root or --trusted-key, not --without-signature-checks")
+            }
+            // A URL lists no channels: importing the default one alone would lose the others
+            // without a word, so each is named.
+            if source.channels.isEmpty, source.from.contains(where: { $0.contains("://") }) {
+                throw ValidationError(
+                    "a URL lists no channels: name each channel to import with --channel (for example --channel stable --channel beta)"
+                )
             }
         }
 
@@ -49,6 +59,7 @@ extension Depot {
                         channels: mirrored.map(\.document),
                         data: destination,
                         serialMargin: target.serialMargin,
+                        releaseMargin: target.releaseMargin,
                         now: HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970))
                     )
                 } catch {
@@ -59,8 +70,10 @@ extension Depot {
                 }
                 try? FileManager.default.removeItem(at: tree)
                 if json {
+                    struct Taken: Encodable { let channel: String, release: Int64, serial: Int64, expires: String }
                     struct Imported: Encodable {
                         let releases: Int, files: Int, channels: Int, roots: Int, patchesNotHeld: Int, serialMargin: Int64
+                        let taken: [Taken], nextRelease: Int64
                     }
                     return try printJSON(
                         Imported(
@@ -69,13 +82,24 @@ extension Depot {
                             channels: outcome.channels,
                             roots: outcome.roots,
                             patchesNotHeld: outcome.patchesNotHeld,
-                            serialMargin: target.serialMargin
+                            serialMargin: target.serialMargin,
+                            taken: mirrored.map {
+                                Taken(channel: $0.channel, release: $0.document.number, serial: $0.document.serial, expires: $0.document.expires)
+                            },
+                            nextRelease: outcome.summary?.nextRelease ?? 0
                         )
                     )
                 }
                 print(
                     "Imported into \(target.data): \(outcome.releases) release(s), \(outcome.blobs) file(s), \(outcome.channels) channel(s), serials raised by \(target.serialMargin)"
                 )
+                for taken in mirrored {
+                    print(
+                        "  \(taken.channel): release \(taken.document.number), document serial \(taken.document.serial), expires \(taken.document.expires)"
+                    )
+                }
+                print("A source may be behind its origin: check each channel above is where the origin last pointed it.")
+                for line in outcome.summary.map({ RebuildOptions.lines(describing: $0, copy: "the source") }) ?? [] { print(line) }
                 if outcome.roots > 0 {
                     print("\(outcome.roots) root(s) in \(target.data)/roots: set channels.rootDirectory to it (or copy them into yours)")
                 }

@@ -66,8 +66,15 @@ extension Depot {
                     }
                     for release in releaseList.releases {
                         let channels = pointers[release.id].map { "\t← " + $0.sorted().joined(separator: ", ") } ?? ""
+                        // What an app must know of it: critical (apply at once), and the lowest
+                        // app version that can use it.
+                        let marks = [
+                            release.critical == true ? "critical" : nil,
+                            release.minimumClientVersion.map { "needs app \($0)" },
+                        ].compactMap { $0 }
                         print(
-                            "\(release.number)\t\(release.id.prefix(12))…\t\(release.files) files\t\(ByteCountText(release.bytes))\t\(release.createdAt)\(channels)"
+                            "\(release.number)\t\(release.id.prefix(12))…\t\(counted(release.files, "file"))\t\(ByteCountText(release.bytes))\t\(release.createdAt)"
+                                + (marks.isEmpty ? "" : "\t" + marks.joined(separator: ", ")) + channels
                                 + (release.message.map { "\t\"\(AuditText.escaped($0))\"" } ?? "")
                         )
                     }

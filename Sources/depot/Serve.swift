@@ -47,7 +47,16 @@ extension Depot {
             logger.logLevel = level
             let configuration = try ServerSettings.configuration(reader)
             // Before the data folder is made: a first start in the wrong folder leaves nothing.
+            // The default ./public alone is made when missing, so that the quick start works
+            // with only the binary; a folder named on purpose must exist.
             var isFolder: ObjCBool = false
+            if reader.string(forKey: "public.path") == nil, !FileManager.default.fileExists(atPath: configuration.publicDirectory) {
+                try FileManager.default.createDirectory(atPath: configuration.publicDirectory, withIntermediateDirectories: false)
+                logger.notice(
+                    "Made the public folder, empty: put files in it to serve them at /",
+                    metadata: ["public": "\(configuration.publicDirectory)"]
+                )
+            }
             guard FileManager.default.fileExists(atPath: configuration.publicDirectory, isDirectory: &isFolder), isFolder.boolValue else {
                 FileHandle.standardError.write(
                     Data(
@@ -58,12 +67,14 @@ extension Depot {
                 throw ExitCode.failure
             }
             if configuration.mallocArenas > 0 { Heap.limitArenas(to: configuration.mallocArenas) }
+            StartupSummary(configuration).log(to: logger)
             let app = try await buildApplication(configuration: configuration, logger: logger)
             // SIGTERM and SIGINT stop accepting connections and let requests under way finish, for
             // at most http.shutdownGraceSeconds; then they are cut.
             var group = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             group.maximumGracefulShutdownDuration = configuration.shutdownGracePeriod
             try await ServiceGroup(configuration: group).run()
+            logger.info("Depot stopped")
         }
 
         private func makeReader() async throws -> ConfigReader {

@@ -100,6 +100,12 @@ struct CLIRefusalTests {
             token: nil,
             status: 1,
             says: ["nor a folder that exists"]
+        Row(
+            arguments: ["import", "--from", "http://127.0.0.1:1/", "--data", "imported", "--trusted-key", "AAAA"],
+            token: nil,
+            status: 64,
+            says: ["a URL lists no channels: name each channel to import with --channel"]
+        ),
         ),
         Row(arguments: ["export", "--data", "nowhere", "--to", "copy"], token: nil, status: 1, says: ["no signing key", "or --unsigned"]),
         Row(arguments: ["keygen", "--out", "nowhere/channel.key"], token: nil, status: 1, says: ["cannot create nowhere/channel.key"]),

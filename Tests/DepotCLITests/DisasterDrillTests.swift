@@ -95,14 +95,25 @@ struct DisasterDrillTests {
 
             let restored = try await DepotCLI.run(["restore", "--from", "backup", "--data", "data"], token: nil, in: root)
             #expect(restored.status == 0 && restored.output.contains("serials raised by 1000"), "\(restored.output) \(restored.errors)")
+            // It says who goes back (the clients on release 3, which the backup missed), and
+            // numbers the next release past it.
+            #expect(
+                restored.output.contains("Clients holding a release newer than release 2 (the newest the backup holds, made ")
+                    && restored.output.contains("go back at their next poll: stable to release 2."),
+                "\(restored.output)"
+            )
+            #expect(restored.output.contains("The next release is numbered 103, past any release the backup may have missed."), "\(restored.output)")
             let refill = try await DepotCLI.run(["restore", "--from", "backup", "--data", "data"], token: nil, in: root)
             #expect(refill.status == 1 && refill.errors.contains("is not empty"), "\(refill.errors)")
 
             try await Self.serving("data", key: key, in: root) { server in
                 try await Self.publish(4, server: server, in: root)
                 for result in try await Self.syncAll(server: server, publicKey: publicKey, in: root) {
-                    #expect(result.status == 0 && result.text.contains("release 3 of stable"), "\(result.text)")
+                    #expect(result.status == 0 && result.text.contains("release 103 of stable"), "\(result.text)")
                 }
+                // The restore is in the audit trail.
+                let audit = try await DepotCLI.run(["audit", "--server", server, "--json"], in: root)
+                #expect(audit.status == 0 && audit.output.contains(#""action":"restore""#), "\(audit.output) \(audit.errors)")
             }
             for client in 0..<Self.clients {
                 let folder = root.appendingPathComponent("client-\(client)")

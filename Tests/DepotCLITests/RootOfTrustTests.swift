@@ -201,7 +201,7 @@ struct RootOfTrustTests {
 
                 // An origin rebuilt from this one gets its roots, as channels.rootDirectory holds them.
                 let imported = try await DepotCLI.run(
-                    ["import", "--from", stage.url, "--data", "rebuilt", "--trusted-root", stage.path("app-root.json")],
+                    ["import", "--from", stage.url, "--data", "rebuilt", "--trusted-root", stage.path("app-root.json"), "--channel", "stable"],
                     token: nil,
                     in: stage.root
                 )

@@ -58,7 +58,7 @@ struct MirrorDisasterDrillTests {
                     switch recovery {
                     case .importFromMirror:
                         try await DepotCLI.run(
-                            ["import", "--from", nginx.url(""), "--data", "data", "--trusted-key", stage.publicKey],
+                            ["import", "--from", nginx.url(""), "--data", "data", "--trusted-key", stage.publicKey, "--channel", "stable"],
                             token: nil,
                             in: stage.root
                         )
@@ -76,9 +76,10 @@ struct MirrorDisasterDrillTests {
                 }
                 for client in 0..<Self.clients {
                     let report = try await stage.sync("client-\(client)", from: nginx.url(""))
-                    // N+1: release 3 rebuilt from the mirror; release 2 again (a new one) restored
-                    // from a backup that held release 1 only.
-                    #expect(report.release?.number == (recovery == .importFromMirror ? 3 : 2))
+                    // N+1, numbered past the copy's newest by the release margin (100), so that no
+                    // number a lost release had is given again: 103 rebuilt from the mirror (which
+                    // held release 2), 102 restored from a backup that held release 1 only.
+                    #expect(report.release?.number == (recovery == .importFromMirror ? 103 : 102))
                     #expect(report.updatedCount > 0 && !held.contains(report.release?.id ?? ""))
                     #expect(try stage.holdsTree("client-\(client)", "v3"), "client \(client) holds release N+1")
                 }

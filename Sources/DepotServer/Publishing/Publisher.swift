@@ -107,7 +107,8 @@ struct Publisher: Sendable {
                 "publish",
                 release: outcome.release?.number,
                 serial: outcome.channelSerial,
-                detail: "\(files.count) files listed, \(outcome.removed.count) removed" + (request.message.map { ": \($0)" } ?? "")
+                detail: "\(counted(outcome.files.count, "file")) changed, \(outcome.removed.count) removed, "
+                    + "\(outcome.release?.files ?? 0) in the release" + (request.message.map { ": \($0)" } ?? "")
             )
             return (outcome, outcome.created ? outcome.files.map(\.path) + outcome.removed : nil, outcome.created ? note : nil)
         }

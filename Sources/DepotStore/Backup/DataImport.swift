@@ -24,6 +24,8 @@ public enum DataImport {
         /// Patches the releases list that the tree did not hold: the origin makes them again
         /// when asked.
         public var patchesNotHeld = 0
+        /// Where the rebuilt catalog stands (``Catalog/finishRebuild(_:releaseMargin:serialMargin:now:)``).
+        public var summary: RebuildSummary?
     }
 
     /// Refuses a `data` that holds anything, before any work.
@@ -33,12 +35,21 @@ public enum DataImport {
 
     /// Builds `data`, which must not exist or be empty, from `tree`, for the channel documents
     /// `channels` (checked by the caller, as the tree's documents were); each channel's serial
-    /// is its document's plus `serialMargin`. The folder appears by one rename, whole.
-    public static func build(tree: URL, channels: [ChannelDocument], data: URL, serialMargin: Int64, now: HTTPDate) async throws -> Outcome {
+    /// is its document's plus `serialMargin`; the next release's number is `releaseMargin` past
+    /// the tree's newest. The folder appears by one rename, whole.
+    public static func build(
+        tree: URL,
+        channels: [ChannelDocument],
+        data: URL,
+        serialMargin: Int64,
+        releaseMargin: Int64,
+        now: HTTPDate
+    ) async throws -> Outcome {
         try DataFolder.refuseNonEmpty(data, doing: "import")
         let staging = try DataFolder.staging(for: data, suffix: "importing")
         do {
-            let outcome = try await ImportBuilder(tree: tree, staging: staging, now: now).build(channels: channels, serialMargin: serialMargin)
+            let outcome = try await ImportBuilder(tree: tree, staging: staging, now: now)
+                .build(channels: channels, serialMargin: serialMargin, releaseMargin: releaseMargin)
             try DataFolder.place(staging, as: data)
             return outcome
         } catch {
@@ -62,7 +73,7 @@ private struct ImportBuilder {
         self.blobs = staging.appendingPathComponent("blobs")
     }
 
-    func build(channels: [ChannelDocument], serialMargin: Int64) async throws -> DataImport.Outcome {
+    func build(channels: [ChannelDocument], serialMargin: Int64, releaseMargin: Int64) async throws -> DataImport.Outcome {
         let catalog = try Catalog(path: staging.appendingPathComponent("catalog.sqlite").path)
         var outcome = DataImport.Outcome()
         var unheld: [(from: String, to: String)] = []
@@ -107,6 +118,12 @@ private struct ImportBuilder {
             outcome.channels += 1
         }
         try await catalog.finishImport()
+        outcome.summary = try await catalog.finishRebuild(
+            "import",
+            releaseMargin: releaseMargin,
+            serialMargin: serialMargin,
+            now: now.secondsSince1970
+        )
         outcome.roots = try copyRoots()
         let integrity = try await catalog.integrityCheck()
         guard integrity == "ok" else { throw StoreError(.io, "The rebuilt catalog is damaged: \(integrity.prefix(200))") }

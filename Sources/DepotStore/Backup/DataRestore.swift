@@ -14,11 +14,15 @@ public enum DataRestore {
     public struct Outcome: Sendable, Equatable {
         public var blobs = 0
         public var channels = 0
+        /// Where the restored catalog stands (``Catalog/finishRebuild(_:releaseMargin:serialMargin:now:)``).
+        public var summary: RebuildSummary?
     }
 
     /// Restores `backup` into `data`, which must not exist or be empty; raises each channel's
-    /// serial by `serialMargin` (``Catalog/raiseSerials(by:)``).
-    public static func restore(from backup: URL, to data: URL, serialMargin: Int64) async throws -> Outcome {
+    /// serial by `serialMargin` (``Catalog/raiseSerials(by:)``) and the next release's number
+    /// by `releaseMargin` past the backup's newest (``Catalog/raiseReleaseFloor(by:)``), and
+    /// records the restore in the audit trail.
+    public static func restore(from backup: URL, to data: URL, serialMargin: Int64, releaseMargin: Int64, now: Int64) async throws -> Outcome {
         let manager = FileManager.default
         try DataFolder.refuseNonEmpty(data, doing: "restore")
         let catalogPath = backup.appendingPathComponent("catalog.sqlite")
@@ -42,6 +46,7 @@ public enum DataRestore {
             }
             try await catalog.raiseSerials(by: serialMargin)
             outcome.channels = try await catalog.channels().count
+            outcome.summary = try await catalog.finishRebuild("restore", releaseMargin: releaseMargin, serialMargin: serialMargin, now: now)
         } catch {
             try? manager.removeItem(at: staging)
             throw error

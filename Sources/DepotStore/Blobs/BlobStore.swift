@@ -42,15 +42,27 @@ public struct BlobStore: Sendable {
         )
         do {
             try await fileSystem.createDirectory(at: store.directory, withIntermediateDirectories: true)
-            let removed = try await fileSystem.removeItem(at: store.temporaryDirectory, recursively: true)
-            if removed > 1 {
-                logger?.notice("Removed temporary files left by an earlier run", metadata: ["count": "\(removed - 1)"])
+            // Files only: the shard folders a clean run leaves are no sign of an upload cut short.
+            let leftovers = try await store.temporaryFileCount()
+            try await fileSystem.removeItem(at: store.temporaryDirectory, recursively: true)
+            if leftovers > 0 {
+                logger?.notice("Removed temporary files left by an earlier run", metadata: ["count": "\(leftovers)"])
             }
             try await fileSystem.createDirectory(at: store.temporaryDirectory, withIntermediateDirectories: true)
         } catch {
             throw StoreError(.io, "Cannot prepare the data directory \(dataDirectory)", cause: error)
         }
         return store
+    }
+
+    /// How many files (not folders) the temporary folder holds, at any depth; 0 when it is missing.
+    private func temporaryFileCount() async throws -> Int {
+        guard try await fileSystem.info(forFileAt: temporaryDirectory, infoAboutSymbolicLink: true)?.type == .directory else { return 0 }
+        return try await fileSystem.withDirectoryHandle(atPath: temporaryDirectory) { folder in
+            var count = 0
+            for try await entry in folder.listContents(recursive: true) where entry.type != .directory { count += 1 }
+            return count
+        }
     }
 
     /// The store under `dataDirectory` for reading only: nothing is made or removed, so a

@@ -88,7 +88,7 @@ enum ReleaseWriter {
         } else {
             pages = try (0..<(1 << bits)).map { try writePage($0, bits: bits, channel: channel, now: now, in: db) }
         }
-        let number = (try Int64.fetchOne(db, sql: "SELECT MAX(number) FROM release") ?? 0) + 1
+        let number = try nextNumber(in: db)
         let document = ReleaseDocument(
             number: number,
             parent: base?.id,
