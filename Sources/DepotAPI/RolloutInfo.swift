@@ -16,6 +16,10 @@ public struct RolloutRequest: Codable, Sendable, Equatable {
     public var minReports: Int64?
     /// Whether a failed gate also rolls the rollout back (default true).
     public var autoRollback: Bool?
+    /// The networks the gate needs reports from, for this rollout (default: the server's
+    /// `reports.gateNetworks`). Fewer let a fleet behind few networks advance, and let forged
+    /// reports from that many networks advance or halt the rollout (SECURITY.md).
+    public var minNetworks: Int?
 
     public init(
         release: String,
@@ -24,9 +28,11 @@ public struct RolloutRequest: Codable, Sendable, Equatable {
         maxFailureRate: Double? = nil,
         minReports: Int64? = nil,
         autoRollback: Bool? = nil,
-        every: String? = nil
+        every: String? = nil,
+        minNetworks: Int? = nil
     ) {
         self.every = every
+        self.minNetworks = minNetworks
         self.release = release
         self.steps = steps
         self.everySeconds = everySeconds
@@ -63,6 +69,10 @@ public struct RolloutInfo: Codable, Sendable, Equatable {
     public var reason: String
     /// What installs reported about the release since the current step began.
     public var reports: ReportTotals
+    /// The rollout's own minimum of gate networks (`--min-networks`); `nil`: the server's.
+    public var minNetworks: Int?
+    /// What the gate decides now, and why: `nil` unless the rollout runs.
+    public var gate: RolloutGateInfo?
 
     public init(
         channel: String,
@@ -82,7 +92,9 @@ public struct RolloutInfo: Codable, Sendable, Equatable {
         stepStartedAt: String,
         endedAt: String?,
         reason: String,
-        reports: ReportTotals
+        reports: ReportTotals,
+        minNetworks: Int? = nil,
+        gate: RolloutGateInfo? = nil
     ) {
         self.channel = channel
         self.release = release
@@ -102,6 +114,39 @@ public struct RolloutInfo: Codable, Sendable, Equatable {
         self.endedAt = endedAt
         self.reason = reason
         self.reports = reports
+        self.minNetworks = minNetworks
+        self.gate = gate
+    }
+}
+
+/// A running rollout's gate as it stands: what the next tick does, and why.
+public struct RolloutGateInfo: Codable, Sendable, Equatable {
+    /// `advance`, `wait` or `halt`.
+    public var decision: String
+    /// The decision in words: `waiting: reports from 1 of 3 networks (reports.gateNetworks); 12 of 3 reports`.
+    public var verdict: String
+    /// Networks whose installs reported an outcome since the step began, and how many the gate
+    /// needs.
+    public var networks: Int
+    public var minNetworks: Int
+    /// The setting that asks for `minNetworks`: `reports.gateNetworks`, or `the rollout's --min-networks`.
+    public var minNetworksSetting: String
+
+    public init(decision: String, verdict: String, networks: Int, minNetworks: Int, minNetworksSetting: String) {
+        self.decision = decision
+        self.verdict = verdict
+        self.networks = networks
+        self.minNetworks = minNetworks
+        self.minNetworksSetting = minNetworksSetting
+    }
+}
+
+/// `GET /v1/rollouts`: each channel's newest rollout, the live ones first.
+public struct RolloutList: Codable, Sendable, Equatable {
+    public var rollouts: [RolloutInfo]
+
+    public init(rollouts: [RolloutInfo]) {
+        self.rollouts = rollouts
     }
 }
 

@@ -106,13 +106,19 @@ struct ServerParts {
             access: access,
             files: PublishController(publisher: publisher, uploads: uploads),
             releases: ReleaseController(publisher: publisher, uploads: uploads),
-            rollouts: RolloutController(publisher: publisher),
+            rollouts: RolloutController(publisher: publisher, gateNetworks: configuration.reports.gateNetworks),
             reports: ReportsController(intake: reports, trustedProxies: configuration.trustedProxies),
             documents: ReleaseDocumentsController(content: content, catalog: catalog, responder: responder),
             health: HealthController(catalog: catalog, store: store, site: site, logger: logger),
             dashboard: try traffic.map { traffic in
                 DashboardController(
-                    data: DashboardData(catalog: catalog, traffic: traffic, signer: configuration.channels),
+                    data: DashboardData(
+                        catalog: catalog,
+                        traffic: traffic,
+                        signer: configuration.channels,
+                        gateNetworks: configuration.reports.gateNetworks,
+                        now: configuration.rollouts.clock
+                    ),
                     access: DashboardAccess(
                         tokens: access.tokens,
                         allowedAddresses: configuration.dashboard.allowedAddresses,

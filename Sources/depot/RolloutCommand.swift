@@ -37,6 +37,19 @@ extension Depot {
             @Flag(help: "Only halt when the gate fails; do not roll back on its own.")
             var noAutoRollback = false
 
+            @Option(
+                help: ArgumentHelp(
+                    "The networks the gate needs reports from, for this rollout (default: the server's reports.gateNetworks, 3).",
+                    discussion: """
+                        A network is the /24 of a client's IPv4 address or the /56 of its IPv6 one (behind a trusted proxy, of the address it forwards). A fleet behind \
+                        fewer networks (one office, a test lab, one carrier NAT) never advances on the server's setting: give it \
+                        --min-networks 1. The trade-off: anyone on that many networks can send reports, so forged reports from one \
+                        network can then advance a bad release a step, or halt and roll back a good one (SECURITY.md).
+                        """
+                )
+            )
+            var minNetworks: Int?
+
             @OptionGroup var options: Release.Options
 
             func run() async throws {
@@ -47,7 +60,8 @@ extension Depot {
                         everySeconds: every.map { Int64($0.seconds.rounded(.up)) },
                         maxFailureRate: try maxFailureRate.map(Self.rate),
                         minReports: minReports,
-                        autoRollback: !noAutoRollback
+                        autoRollback: !noAutoRollback,
+                        minNetworks: minNetworks
                     )
                     try await sendRollout(.POST, "/v1/channels/\(channel)/rollout", body: request, options: options)
                 }
@@ -70,15 +84,32 @@ extension Depot {
         }
 
         struct Status: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Show the channel's newest rollout.")
+            static let configuration = CommandConfiguration(
+                abstract: "Show each channel's newest rollout (the live ones first) and what its gate waits for.",
+                discussion: "With --json, {\"rollouts\": [...]}; with --channel, that channel's rollout alone, as the API gives it."
+            )
 
-            @Option(help: "The channel.")
-            var channel = "stable"
+            @Option(help: "Only this channel's newest rollout.")
+            var channel: String?
 
             @OptionGroup var options: Release.Options
 
             func run() async throws {
-                try await reportingFailures { try await sendRollout(.GET, "/v1/channels/\(channel)/rollout", body: nil, options: options) }
+                try await reportingFailures {
+                    if let channel {
+                        try await sendRollout(.GET, "/v1/channels/\(channel)/rollout", body: nil, options: options)
+                        return
+                    }
+                    let api = try options.api()
+                    let reply = try await withHTTPClient { client in try await api.send(.GET, "/v1/rollouts", client: client) }
+                    if options.json {
+                        print(reply.text)
+                        return
+                    }
+                    let rollouts = try reply.decoded(RolloutList.self).rollouts
+                    if rollouts.isEmpty { print("No rollout yet.") }
+                    for rollout in rollouts { print(describe(rollout)) }
+                }
             }
         }
 
@@ -127,8 +158,7 @@ extension RolloutChange {
     }
 }
 
-/// Sends a rollout request and prints one line for the rollout:
-/// `stable: release 8 at 10% (running) over release 7; since the step: 212 applied, 3 failed, 150 healthy; 1% → 10%: the gate held: …`.
+/// Sends a rollout request and prints the rollout (``describe(_:)``).
 private func sendRollout(_ method: HTTPMethod, _ path: String, body: RolloutRequest?, options: Depot.Release.Options) async throws {
     let api = try options.api()
     let reply = try await withHTTPClient { client in try await api.send(method, path, json: body, client: client) }
@@ -136,11 +166,17 @@ private func sendRollout(_ method: HTTPMethod, _ path: String, body: RolloutRequ
         print(reply.text)
         return
     }
-    let rollout = try reply.decoded(RolloutInfo.self)
+    print(describe(try reply.decoded(RolloutInfo.self)))
+}
+
+/// A rollout in a line, and for a running one its gate's verdict in a second:
+/// `stable: release 8 at 10% (running) over release 7; since the step: 212 applied, 3 failed, 150 healthy; 1% → 10%: the gate held: …`
+/// `  gate: waiting: reports from 1 of 3 networks (reports.gateNetworks); 212 of 200 reports`.
+private func describe(_ rollout: RolloutInfo) -> String {
     let number = { (number: Int64?) in number.map(String.init) ?? "(removed)" }
     let reports = rollout.reports
-    print(
+    return
         "\(rollout.channel): release \(number(rollout.releaseNumber)) at \(rollout.percent)% (\(rollout.state)) over release \(number(rollout.baseNumber)); "
-            + "since the step: \(reports.applied) applied, \(reports.failed) failed, \(reports.healthy) healthy; \(rollout.reason)"
-    )
+        + "since the step: \(reports.applied) applied, \(reports.failed) failed, \(reports.healthy) healthy; \(rollout.reason)"
+        + (rollout.gate.map { "\n  gate: \($0.verdict)" } ?? "")
 }

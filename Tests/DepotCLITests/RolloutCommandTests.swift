@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotTestSupport
 import Foundation
 import Testing
@@ -66,6 +67,78 @@ struct RolloutCommandTests {
                 in: root
             )
             #expect(unknown.hasSuffix(" 404") && unknown.contains("pause, resume, halt, rollback"), "\(unknown)")
+        }
+    }
+
+    @Test(
+        "on one network: --min-networks 1 advances; without it, status lists every channel, live first, and says why it waits; the log says it once"
+    )
+    func oneNetwork() async throws {
+        try await withTemporaryDirectory { root in
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
+            try await DepotProcess.with(
+                ["serve", "--port", "0", "--public", "public", "--data", "data"],
+                environment: ["DEPOT_PUBLISH_TOKENS": DepotCLI.token, "DEPOT_ROLLOUTS_TICK_SECONDS": "0.1"],
+                in: root
+            ) { depot in
+                let server = "http://127.0.0.1:\(try await depot.waitForPort())"
+                let run = { (arguments: [String]) in try await DepotCLI.run(arguments + ["--server", server], in: root) }
+                for version in 1...2 {
+                    try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
+                    #expect(try await run(["publish", "site"]).status == 0)
+                }
+                #expect(try await run(["release", "rollback"]).status == 0)
+                #expect(try await run(["release", "promote", "1", "--channel", "edge"]).status == 0)
+                let plan = ["--steps", "50,100", "--every", "1", "--min-reports", "3"]
+                let stable = try await run(["rollout", "start", "2"] + plan)
+                #expect(stable.status == 0, "\(stable.errors)")
+                let edge = try await run(["rollout", "start", "2", "--channel", "edge", "--min-networks", "1"] + plan)
+                #expect(edge.status == 0 && edge.output.contains("the rollout's --min-networks"), "\(edge.output) \(edge.errors)")
+                let edgeStatus = try await run(["rollout", "status", "--channel", "edge", "--json"]).output
+                let release = try JSONDecoder().decode(RolloutInfo.self, from: Data(edgeStatus.utf8)).release
+                // Three installs of each channel apply release 2, all from 127.0.0.1: one network.
+                for channel in ["stable", "edge"] {
+                    let reports = (0..<3).map { n in
+                        ReportBatch.Report(release: release, install: String(repeating: "\(n)", count: 64), kind: "applied", channel: channel)
+                    }
+                    let body = String(decoding: try JSONEncoder().encode(ReportBatch(reports: reports)), as: UTF8.self)
+                    let sent = try await DepotProcess.run(
+                        "/usr/bin/curl",
+                        ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json", "-d", body, server + "/v1/reports"],
+                        in: root
+                    )
+                    #expect(sent == "202", "\(sent)")
+                }
+                let why = "waiting: reports from 1 of 3 networks (reports.gateNetworks); 3 of 3 reports"
+                // The step lasts a second: then edge completes, stable waits for networks.
+                let statuses = try await poll(every: .milliseconds(100), for: .seconds(60)) { () async throws -> RolloutList? in
+                    let list = try JSONDecoder().decode(RolloutList.self, from: Data(try await run(["rollout", "status", "--json"]).output.utf8))
+                    let waiting = list.rollouts.first { $0.channel == "stable" }?.gate?.verdict == why
+                    return waiting && list.rollouts.first { $0.channel == "edge" }?.state == "completed" ? list : nil
+                }
+                let shown = try await run(["rollout", "status"]).output
+                let list = try #require(statuses, "\(shown)")
+                #expect(list.rollouts.map(\.channel) == ["stable", "edge"], "the live rollout first")
+                let stableNow = try #require(list.rollouts.first)
+                #expect(stableNow.percent == 50 && stableNow.gate?.networks == 1 && stableNow.gate?.minNetworks == 3)
+
+                let text = try await run(["rollout", "status"])
+                let lines = text.output.split(separator: "\n").map(String.init)
+                #expect(lines.count == 3, "\(text.output)")
+                #expect(
+                    lines.first?.hasPrefix("stable: release 2 at 50% (running) over release 1; since the step: 3 applied") == true,
+                    "\(text.output)"
+                )
+                #expect(lines.dropFirst().first == "  gate: \(why)", "\(text.output)")
+                #expect(lines.last?.hasPrefix("edge: release 2 at 100% (completed)") == true, "\(text.output)")
+                #expect(try await run(["rollout", "status", "--channel", "edge"]).output.split(separator: "\n").count == 1)
+
+                // Ticks every 0.1 s go on: the verdict is logged once, when it changed.
+                try await Task.sleep(for: .milliseconds(500))
+                let said = depot.log.components(separatedBy: "Rollout gate: \(why)").count - 1
+                #expect(said == 1, "\(depot.log)")
+                #expect(try await depot.stop() == 0)
+            }
         }
     }
 

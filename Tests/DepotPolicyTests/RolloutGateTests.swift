@@ -51,6 +51,68 @@ struct RolloutGateTests {
         #expect(name == row.expected, "\(row.name): \(decision)")
     }
 
+    static func plan(minNetworks: Int?) -> RolloutPlan {
+        RolloutPlan(checkedSteps: [10, 50, 100], everySeconds: 60, maxFailureRate: 0.02, minReports: 3, autoRollback: true, minNetworks: minNetworks)
+    }
+
+    /// What the gate says, word for word, against a server asking 3 networks: a wait names
+    /// what is missing and the setting that asks for it; a rollout's own minimum replaces the
+    /// server's, for advancing and for halting alike (the trade-off SECURITY.md states).
+    static let verdictCases: [(name: String, plan: RolloutPlan, elapsed: Int64, evidence: GateEvidence, verdict: String)] = [
+        (
+            "one network, the server's 3: waits, naming reports.gateNetworks", plan(minNetworks: nil), 60,
+            evidence(.init(applied: 12), networks: 1), "waiting: reports from 1 of 3 networks (reports.gateNetworks); 12 of 3 reports"
+        ),
+        (
+            "one network, the rollout's 1: advances", plan(minNetworks: 1), 60, evidence(.init(applied: 12), networks: 1),
+            "advancing: the gate held: 0 of 12 reports failed (0%, limit 2%)"
+        ),
+        (
+            "one network's failures, the rollout's 1: halts", plan(minNetworks: 1), 1, evidence(.init(applied: 2, failed: 2), networks: 1),
+            "halting: the gate failed: 2 of 4 reports failed (50%, limit 2%), from 1 network"
+        ),
+        (
+            "time not up: says what the gate will lack", plan(minNetworks: nil), 59, evidence(.init(applied: 1), networks: 1),
+            "waiting: the step lasts until Thu, 01 Jan 1970 00:17:40 GMT; so far 1 of 3 reports, from 1 of 3 networks (reports.gateNetworks)"
+        ),
+        (
+            "too few reports, the rollout's 2", plan(minNetworks: 2), 60, evidence(.init(applied: 1), networks: 1),
+            "waiting: 1 of 3 reports, from 1 of 2 networks (the rollout's --min-networks)"
+        ),
+        (
+            "failures from too few networks to halt", plan(minNetworks: nil), 60, evidence(.init(applied: 1, failed: 3), networks: 2, failing: 1),
+            "waiting: 3 of 4 reports failed (75%, limit 2%), from 1 of the 3 networks a halt needs (reports.gateNetworks)"
+        ),
+    ]
+
+    @Test(
+        "the gate's verdict says what it waits for, in words, and a rollout's own minimum of networks replaces the server's",
+        arguments: 0..<verdictCases.count
+    )
+    func verdict(index: Int) {
+        let row = Self.verdictCases[index]
+        let decision = RolloutGate.decide(plan: row.plan, stepStartedAt: 1000, now: 1000 + row.elapsed, evidence: row.evidence, minNetworks: 3)
+        #expect(decision.verdict == row.verdict, "\(row.name)")
+    }
+
+    @Test("a verdict's kind changes with what the gate waits for, not with each report: the log says it once")
+    func verdictKind() {
+        let plan = Self.plan(minNetworks: nil)
+        let decide = { (elapsed: Int64, applied: Int64) in
+            RolloutGate.decide(
+                plan: plan,
+                stepStartedAt: 1000,
+                now: 1000 + elapsed,
+                evidence: Self.evidence(.init(applied: applied), networks: 1),
+                minNetworks: 3
+            )
+        }
+        #expect(decide(60, 12).kind == decide(61, 13).kind)
+        #expect(decide(60, 12).kind == "wait for networks")
+        #expect(decide(59, 12).kind == "wait for time")
+        #expect(decide(60, 1).kind == "wait for reports")
+    }
+
     @Test("a rate is written as a percentage with at most one decimal", arguments: [(0.025, "2.5%"), (0.02, "2%"), (0, "0%"), (1, "100%")])
     func percent(rate: Double, written: String) {
         #expect(RolloutGate.percent(rate) == written)

@@ -74,6 +74,20 @@ struct RolloutCatalogTests {
         }
     }
 
+    @Test("a rollout's own minimum of gate networks is kept with it, across a reopen; fewer than 1 is refused")
+    func minNetworks() async throws {
+        #expect(throws: CatalogError.self) {
+            try RolloutPlan(steps: [10, 100], everySeconds: 60, maxFailureRate: 0.02, minReports: 0, autoRollback: true, minNetworks: 0)
+        }
+        try await Self.withTwoReleases { catalog, _, two, folder in
+            let plan = try RolloutPlan(steps: [10, 100], everySeconds: 60, maxFailureRate: 0.02, minReports: 3, autoRollback: true, minNetworks: 1)
+            let started = try await catalog.startRollout(two.id, to: "stable", plan: plan, salt: "s", now: Self.now)
+            #expect(started.plan.minNetworks == 1 && started.plan.gateNetworks(serverMinimum: 3).count == 1)
+            let reopened = try Catalog(path: folder.appendingPathComponent("catalog.sqlite").path)
+            #expect(try await reopened.rollout(of: "stable")?.plan == plan)
+        }
+    }
+
     @Test("a step moves only from the state read: applied twice, after a pause and resume, or after a reopen, it moves once")
     func compareAndSet() async throws {
         try await Self.withTwoReleases { catalog, _, two, folder in

@@ -7,9 +7,11 @@ struct DashboardRole: Sendable, Encodable {
     /// The token's name, or `address` for a reader by address.
     let name: String
     let scopes: AccessScopes
+    /// Whether a token was given (the header names it); `false` for a reader by address.
+    var signedIn = true
 
     /// A reader let in by address, without a token.
-    static let byAddress = DashboardRole(name: "address", scopes: AccessScopes(read: true))
+    static let byAddress = DashboardRole(name: "address", scopes: AccessScopes(read: true), signedIn: false)
 
     /// Whether the token may change anything at all: the page then says it is signed in to act.
     var acts: Bool { AccessAction.allCases.contains { $0 != .read && scopes.allows($0, channel: nil) } }

@@ -1,4 +1,5 @@
 import Crypto
+import DepotConnection
 import DepotHTTP
 import DepotManifest
 import DepotPolicy
@@ -10,6 +11,24 @@ struct DashboardData: Sendable {
     let catalog: Catalog
     let traffic: TrafficHistory
     let signer: ChannelSigner
+    /// The networks a rollout's gate needs unless it says otherwise (``ReportConfiguration/gateNetworks``).
+    let gateNetworks: Int
+    /// The time rollouts are judged by (``RolloutConfiguration/clock``).
+    let now: @Sendable () -> HTTPDate
+
+    init(
+        catalog: Catalog,
+        traffic: TrafficHistory,
+        signer: ChannelSigner,
+        gateNetworks: Int = ReportConfiguration().gateNetworks,
+        now: @escaping @Sendable () -> HTTPDate = { .now() }
+    ) {
+        self.catalog = catalog
+        self.traffic = traffic
+        self.signer = signer
+        self.gateNetworks = gateNetworks
+        self.now = now
+    }
 
     struct Channel: Sendable, Encodable {
         let name: String
@@ -75,17 +94,36 @@ struct DashboardData: Sendable {
         let version: Int64
         let size: Int64
         let gzipSize: Int64?
+        let brotliSize: Int64?
+        let zstdSize: Int64?
 
         init(_ entry: ReleaseEntry) {
             version = entry.version
             size = entry.size
             gzipSize = entry.gzip?.size
+            brotliSize = entry.brotli?.size
+            zstdSize = entry.zstd?.size
         }
     }
 
     struct File: Sendable, Encodable {
         let path: String
         let versions: [FileHistoryEntry]
+        /// The kept brotli and zstd variants of its versions' contents, by content.
+        let variants: [String: [ContentVariantRecord]]
+
+        init(path: String, versions: [FileHistoryEntry], variants: [String: [ContentVariantRecord]] = [:]) {
+            self.path = path
+            self.versions = versions
+            self.variants = variants
+        }
+
+        private enum CodingKeys: String, CodingKey { case path, versions }
+
+        /// The size of the kept `coding` variant of `content`, if there is one.
+        func variantSize(_ content: String, _ coding: ContentCoding) -> Int64? {
+            variants[content]?.first { $0.coding == coding }?.stored?.size
+        }
     }
 
     /// How many releases the overview lists.
@@ -122,7 +160,9 @@ struct DashboardData: Sendable {
             rollouts.append(
                 RolloutView(
                     rollout,
-                    sinceStep: try await catalog.gateEvidence(of: rollout).counts,
+                    evidence: try await catalog.gateEvidence(of: rollout),
+                    serverMinNetworks: gateNetworks,
+                    now: now().secondsSince1970,
                     history: try await catalog.reportHistory(of: rollout),
                     failureReasons: try await catalog.failureReasons(of: rollout),
                     channelRelease: channel.release
@@ -170,6 +210,7 @@ struct DashboardData: Sendable {
     }
 
     func file(path: String) async throws -> File {
-        File(path: path, versions: try await catalog.fileHistory(path: path))
+        let versions = try await catalog.fileHistory(path: path)
+        return File(path: path, versions: versions, variants: try await catalog.contentVariants(of: versions.map(\.version.sha256)))
     }
 }

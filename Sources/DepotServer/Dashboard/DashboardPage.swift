@@ -44,6 +44,9 @@ struct DashboardPage: Sendable {
                 "signed": channel.signedBy != nil, "key": channel.signedBy ?? "",
                 "promotable": overview.releases.filter { $0.id != channel.release.id }.map(\.number),
                 "rollbackConfirm": channel.rollbackConfirm ?? "", "mayRollBack": channel.rollbackConfirm != nil,
+                // A promote during a rollout is refused (it would change the rollout's base):
+                // the page offers none.
+                "mayPromoteNow": role.mayPromote(channel.name) && channel.rollingOut == nil,
             ] as [String: Any]
         }
         let releases = overview.releases.map { release in
@@ -52,6 +55,8 @@ struct DashboardPage: Sendable {
                 "liveOn": Self.liveOn(release, overview).joined(separator: ", "),
                 "created": HTTPDate(secondsSince1970: release.createdAt).imfFixdate, "files": release.files,
                 "size": ByteCountText(release.bytes), "message": release.message ?? "", "hasPrevious": release.parent != nil,
+                "critical": release.critical, "minimumClientVersion": release.minimumClientVersion ?? "",
+                "hasMinimum": release.minimumClientVersion != nil,
                 // Its changes are against its parent, the release it was made from, whatever its number.
                 "previous": release.parent ?? "",
             ] as [String: Any]
@@ -63,13 +68,20 @@ struct DashboardPage: Sendable {
                 "releases": releases,
                 "hasReleases": !releases.isEmpty, "numbers": overview.releases.map(\.number),
                 "rollouts": overview.rollouts.map { Self.rollout($0).merging(["mayControl": role.mayControlRollouts($0.channel)]) { $1 } },
+                "liveRollouts": overview.rollouts.filter(\.isLive).map {
+                    Self.rollout($0).merging(["mayControl": role.mayControlRollouts($0.channel)]) { $1 }
+                },
+                "endedRollouts": overview.rollouts.filter { !$0.isLive }.map(Self.rollout),
                 "hasRollouts": !overview.rollouts.isEmpty,
                 "standard": Self.standardPlan,
                 "startable": overview.channels.filter { channel in
                     role.mayControlRollouts(channel.name) && !overview.rollouts.contains { $0.channel == channel.name && $0.isLive }
                 }
                 .map { channel in
-                    ["channel": channel.name, "releases": overview.releases.filter { $0.id != channel.release.id }.map(\.number)] as [String: Any]
+                    [
+                        "channel": channel.name, "current": channel.release.number,
+                        "releases": overview.releases.filter { $0.id != channel.release.id }.map(\.number),
+                    ] as [String: Any]
                 },
             ].merging(Self.traffic(overview.traffic)) { $1 }
         )
@@ -81,71 +93,6 @@ struct DashboardPage: Sendable {
     static func liveOn(_ release: ReleaseSummary, _ overview: DashboardData.Overview) -> [String] {
         overview.channels.filter { $0.release.id == release.id }.map(\.name)
             + overview.rollouts.filter { $0.isLive && $0.release == release.number }.map { "\($0.channel) (rollout, \($0.percent)%)" }
-    }
-
-    /// The start form's values: the plan the server takes for absent fields.
-    static var standardPlan: [String: Any] {
-        let plan = RolloutPlan.standard
-        return [
-            "steps": plan.steps.map(String.init).joined(separator: ","), "every": DurationText.text(seconds: plan.everySeconds),
-            "maxFailurePercent": plan.maxFailureRate * 100, "minReports": plan.minReports, "autoRollback": plan.autoRollback,
-        ]
-    }
-
-    /// What the rollouts section shows of one rollout: its steps, the gate's last decision, and
-    /// a chart of adoption and failures a minute with its text beside it.
-    static func rollout(_ rollout: RolloutView) -> [String: Any] {
-        let since = rollout.sinceStep
-        let width = 6
-        let highest = max(1, rollout.minutes.map { $0.counts.outcomes }.max() ?? 0)
-        var applied: Int64 = 0
-        var failed: Int64 = 0
-        let bars = rollout.minutes.enumerated().map { index, minute in
-            applied += minute.counts.applied
-            failed += minute.counts.failed
-            let good = Int(minute.counts.applied * 100 / highest)
-            let bad = Int(minute.counts.failed * 100 / highest)
-            return ["x": index * width, "width": width - 1, "goodY": 100 - good, "good": good, "badY": 100 - good - bad, "bad": bad]
-        }
-        let total = ReportCounts(applied: applied, failed: failed)
-        let described =
-            rollout.minutes.isEmpty
-            ? "No install has reported about release #\(rollout.release ?? 0) yet"
-            : "Reports a minute since the rollout began: \(applied) installs applied release #\(rollout.release ?? 0) and \(failed) failed "
-                + "(\(RolloutGate.percent(total.failureRate)))"
-        return [
-            "channel": rollout.channel, "release": rollout.release.map { "#\($0)" } ?? "(removed)",
-            "base": rollout.base.map { "#\($0)" } ?? "(removed)",
-            "state": rollout.channelMovedTo.map { "completed at 100%, then rolled back: the channel is on #\($0)" }
-                ?? "\(rollout.state) at \(rollout.percent)%",
-            "live": rollout.isLive, "confirmTarget": "the rollout of release \(rollout.release.map { "#\($0)" } ?? "?") on \(rollout.channel)",
-            "stepStarted": HTTPDate(secondsSince1970: rollout.stepStartedAt).imfFixdate,
-            "nextStep": rollout.nextStepAt.map { HTTPDate(secondsSince1970: $0).imfFixdate } ?? "",
-            "hasNextStep": rollout.nextStepAt != nil,
-            "received": since.outcomes, "needed": rollout.minReports,
-            "reasons": rollout.failureReasons.map { ["reason": $0.reason, "installs": $0.installs] as [String: Any] },
-            "hasReasons": !rollout.failureReasons.isEmpty,
-            "paused": rollout.state == "paused" || rollout.state == "halted", "running": rollout.state == "running",
-            "steps": rollout.steps.map { ["percent": $0.percent, "status": $0.status] }, "reason": rollout.reason,
-            "gate": "each step lasts at least \(duration(rollout.everySeconds)), then needs \(rollout.minReports) reports with at most "
-                + "\(RolloutGate.percent(rollout.maxFailureRate)) failed"
-                + (rollout.autoRollback ? "; a failed gate rolls back" : "; a failed gate halts"),
-            "applied": since.applied, "failed": since.failed, "healthy": since.healthy, "failureRate": RolloutGate.percent(since.failureRate),
-            "chartWidth": max(1, rollout.minutes.count) * width, "bars": bars, "described": described,
-            "minutes": rollout.minutes.map { minute in
-                [
-                    "clock": clock(minute.start), "applied": minute.counts.applied, "failed": minute.counts.failed,
-                    "healthy": minute.counts.healthy, "rate": RolloutGate.percent(minute.counts.failureRate),
-                ] as [String: Any]
-            },
-            "hasMinutes": !rollout.minutes.isEmpty,
-        ]
-    }
-
-    /// Seconds as the largest whole unit: "1 h", "90 s".
-    static func duration(_ seconds: Int64) -> String {
-        for (unit, size) in [("d", Int64(86400)), ("h", 3600), ("min", 60)] where seconds % size == 0 { return "\(seconds / size) \(unit)" }
-        return "\(seconds) s"
     }
 
     /// The traffic figures, by their name in ``DashboardData/Traffic/figures``.
@@ -213,6 +160,8 @@ struct DashboardPage: Sendable {
             return [
                 "version": version.version, "published": HTTPDate(secondsSince1970: version.publishedAt).imfFixdate,
                 "size": ByteCountText(version.size), "gzip": version.gzipSize.map(ByteCountText) ?? "–", "patches": patches,
+                "brotli": file.variantSize(version.sha256, .br).map(ByteCountText) ?? "–",
+                "zstd": file.variantSize(version.sha256, .zstd).map(ByteCountText) ?? "–",
                 "retired": version.retiredAt != nil, "liveOn": entry.liveOn.joined(separator: ", "),
             ] as [String: Any]
         }
@@ -246,7 +195,7 @@ struct DashboardPage: Sendable {
     }
 
     private func layout(title: String, role: DashboardRole, body: String) -> String {
-        render("layout", ["title": title, "role": role.kind, "admin": role.acts, "token": role.name, "body": body])
+        render("layout", ["title": title, "role": role.kind, "admin": role.acts, "signedIn": role.signedIn, "token": role.name, "body": body])
     }
 
     private func render(_ template: String, _ values: [String: Any]) -> String {
@@ -278,9 +227,14 @@ struct DashboardPage: Sendable {
         path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["&", "=", "?", "#", "+"])) ?? path
     }
 
+    /// A file's version and size, with its gzip, brotli and zstd sizes where it has them:
+    /// `v3, 1.2 MB (gzip 400 KB, br 310 KB, zstd 330 KB)`.
     static func size(_ entry: DashboardData.ReleaseEntrySize?) -> String {
         guard let entry else { return "–" }
-        return "v\(entry.version), \(ByteCountText(entry.size))"
+        let variants = [("gzip", entry.gzipSize), ("br", entry.brotliSize), ("zstd", entry.zstdSize)].compactMap { name, size in
+            size.map { "\(name) \(ByteCountText($0))" }
+        }
+        return "v\(entry.version), \(ByteCountText(entry.size))" + (variants.isEmpty ? "" : " (\(variants.joined(separator: ", ")))")
     }
 
     static func percent(_ share: Double) -> String { String(format: "%.0f%%", share * 100) }

@@ -26,6 +26,17 @@ struct RolloutView: Sendable, Encodable {
     let autoRollback: Bool
     /// Since the current step began: what the gate weighs.
     let sinceStep: ReportCounts
+    /// Networks whose installs reported an outcome since the step began; the networks the gate
+    /// needs, and the setting that asks for them (`reports.gateNetworks` or the rollout's own).
+    let networks: Int
+    let minNetworks: Int
+    let minNetworksSetting: String
+    /// What the gate decides now, in words (``RolloutGate/Decision/verdict``): `nil` unless the
+    /// rollout runs.
+    let gate: String?
+    /// Whether the gate waits for the step's time alone: reports enough, from networks enough,
+    /// so far. Only then does the card say when the next step comes.
+    let waitsOnlyForTime: Bool
     /// When the current step began, and when the next may begin (seconds since 1970): `nil`
     /// unless the rollout runs and has a next step.
     let stepStartedAt: Int64
@@ -52,7 +63,9 @@ struct RolloutView: Sendable, Encodable {
 
     init(
         _ rollout: Rollout,
-        sinceStep: ReportCounts,
+        evidence: GateEvidence,
+        serverMinNetworks: Int,
+        now: Int64,
         history: [(minute: Int64, counts: ReportCounts)],
         failureReasons: [(reason: String, installs: Int64)] = [],
         channelRelease: ReleaseSummary? = nil
@@ -73,7 +86,20 @@ struct RolloutView: Sendable, Encodable {
         maxFailureRate = rollout.plan.maxFailureRate
         minReports = rollout.plan.minReports
         autoRollback = rollout.plan.autoRollback
-        self.sinceStep = sinceStep
+        sinceStep = evidence.counts
+        networks = evidence.networks
+        let needed = rollout.plan.gateNetworks(serverMinimum: serverMinNetworks)
+        minNetworks = needed.count
+        minNetworksSetting = needed.setting
+        let decision = rollout.gate(evidence: evidence, serverMinNetworks: serverMinNetworks, now: now)
+        gate = decision?.verdict
+        // What the gate would decide were the step's time up now.
+        let timeUp = rollout.gate(
+            evidence: evidence,
+            serverMinNetworks: serverMinNetworks,
+            now: max(now, rollout.stepStartedAt + rollout.plan.everySeconds)
+        )
+        if case .advance = timeUp { waitsOnlyForTime = true } else { waitsOnlyForTime = false }
         stepStartedAt = rollout.stepStartedAt
         let hasNext = rollout.step < rollout.plan.steps.count - 1
         nextStepAt = rollout.state == .running && hasNext ? rollout.stepStartedAt + rollout.plan.everySeconds : nil

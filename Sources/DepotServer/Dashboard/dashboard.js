@@ -110,7 +110,7 @@ for (const button of document.querySelectorAll("button[data-action]")) {
 }
 
 // Rollouts: pause, resume, halt and roll back, each on a second click; the start form sends
-// what `depot rollout start` does.
+// what `depot rollout start` does, on a second click as every button.
 for (const button of document.querySelectorAll("button[data-rollout-action]")) {
   const channel = encodeURIComponent(button.dataset.channel);
   const action = button.dataset.rolloutAction;
@@ -124,20 +124,35 @@ for (const form of document.querySelectorAll("form.rollout-start")) {
     event.preventDefault();
     const field = (name) => form.elements.namedItem(name);
     const button = form.querySelector("button");
+    const steps = field("steps").value.split(",").map((step) => Number(step.trim()));
+    if (button.dataset.armed !== "true") {
+      button.dataset.armed = "true";
+      button.textContent = "Confirm";
+      say(
+        `Start rolling release #${field("release").value} out to ${form.dataset.channel} (now on #${button.dataset.current}), ` +
+          `${steps[0]}% of its installs first? Click Confirm to go ahead.`,
+        anchor,
+      );
+      return;
+    }
     button.disabled = true;
+    const minNetworks = field("minNetworks").value.trim();
     try {
       const rollout = await post(`/v1/channels/${encodeURIComponent(form.dataset.channel)}/rollout`, {
         release: field("release").value,
-        steps: field("steps").value.split(",").map((step) => Number(step.trim())),
+        steps,
         every: field("every").value.trim(),
         maxFailureRate: Number(field("maxFailurePercent").value) / 100,
         minReports: Number(field("minReports").value),
         autoRollback: field("autoRollback").checked,
+        ...(minNetworks ? { minNetworks: Number(minNetworks) } : {}),
       });
       sayThenReload(`${rollout.channel}: release #${rollout.releaseNumber} at ${rollout.percent}%.`, anchor);
     } catch (error) {
       say(`Starting the rollout failed: ${error.message}`, anchor);
       button.disabled = false;
+      button.dataset.armed = "false";
+      button.textContent = "Start";
     }
   });
 }

@@ -6,13 +6,16 @@ import DepotStore
 import Foundation
 import Hummingbird
 import Logging
+import Synchronization
 
 /// Staged rollouts through the one sequence of a change (``Publisher/change(channel:newContent:_:)``):
 /// every move re-signs the channel's document at once; a completion also refreshes the caches of
 /// the paths it changed.
 extension Publisher {
-    /// Starts a rollout of `permit`'s channel from `request`, with a fresh random salt.
-    func startRollout(_ request: RolloutRequest, permit: Permit, logger: Logger) async throws -> RolloutInfo {
+    /// Starts a rollout of `permit`'s channel from `request`, with a fresh random salt; its gate
+    /// needs `gateNetworks` networks (``ReportConfiguration/gateNetworks``) unless the request
+    /// gives its own.
+    func startRollout(_ request: RolloutRequest, gateNetworks: Int, permit: Permit, logger: Logger) async throws -> RolloutInfo {
         let channel = permit.channel
         var everySeconds = request.everySeconds
         if let every = request.every {
@@ -29,32 +32,55 @@ extension Publisher {
                 everySeconds: everySeconds ?? standard.everySeconds,
                 maxFailureRate: request.maxFailureRate ?? standard.maxFailureRate,
                 minReports: request.minReports ?? standard.minReports,
-                autoRollback: request.autoRollback ?? standard.autoRollback
+                autoRollback: request.autoRollback ?? standard.autoRollback,
+                minNetworks: request.minNetworks
             )
         }
         var generator = SystemRandomNumberGenerator()
         let salt = Hex.string((0..<8).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let rollout = try await change(permit, doing: .rollouts, newContent: []) {
             let rollout = try await catalog.startRollout(request.release, to: channel, plan: plan, salt: salt, now: now())
-            return (rollout, [String](), AuditNote("rollout-start", release: rollout.releaseNumber, detail: "at \(rollout.percent)%"))
+            return (
+                rollout, [String](),
+                AuditNote(
+                    "rollout-start",
+                    release: rollout.releaseNumber,
+                    detail: "at \(rollout.percent)%" + (rollout.plan.minNetworks.map { ", --min-networks \($0)" } ?? "")
+                )
+            )
         }
         logger.info(
             "Rollout started",
-            metadata: ["channel": "\(channel)", "release": "\(rollout.releaseNumber ?? 0)", "percent": "\(rollout.percent)"]
+            metadata: [
+                "channel": "\(channel)", "release": "\(rollout.releaseNumber ?? 0)", "percent": "\(rollout.percent)",
+                "minNetworks": "\(rollout.plan.gateNetworks(serverMinimum: gateNetworks).count)",
+            ]
         )
-        return try await info(rollout)
+        return try await info(rollout, gateNetworks: gateNetworks)
     }
 
-    /// The newest rollout of `channel`.
-    func rollout(of channel: String) async throws -> RolloutInfo {
+    /// The newest rollout of `channel`, its gate weighed with `gateNetworks` as the server's
+    /// minimum of networks.
+    func rollout(of channel: String, gateNetworks: Int) async throws -> RolloutInfo {
         guard let rollout = try await catalog.rollout(of: channel) else {
             throw HTTPError(.notFound, message: "\(channel) has had no rollout")
         }
-        return try await info(rollout)
+        return try await info(rollout, gateNetworks: gateNetworks)
+    }
+
+    /// Each channel's newest rollout: the live ones first, then by channel.
+    func rollouts(gateNetworks: Int) async throws -> RolloutList {
+        var rollouts: [RolloutInfo] = []
+        for channel in try await catalog.channels() {
+            guard let rollout = try await catalog.rollout(of: channel.name) else { continue }
+            rollouts.append(try await info(rollout, gateNetworks: gateNetworks))
+        }
+        rollouts.sort { ($0.endedAt == nil ? 0 : 1, $0.channel) < ($1.endedAt == nil ? 0 : 1, $1.channel) }
+        return RolloutList(rollouts: rollouts)
     }
 
     /// Pauses, resumes, halts or rolls back the live rollout of `permit`'s channel.
-    func changeRollout(_ action: RolloutAction, permit: Permit, logger: Logger) async throws -> RolloutInfo {
+    func changeRollout(_ action: RolloutAction, gateNetworks: Int, permit: Permit, logger: Logger) async throws -> RolloutInfo {
         let channel = permit.channel
         let rollout = try await change(permit, doing: .rollouts, newContent: []) {
             let now = now()
@@ -71,23 +97,34 @@ extension Publisher {
             "Rollout \(action.rawValue)",
             metadata: ["channel": "\(channel)", "state": "\(rollout.state.rawValue)", "percent": "\(rollout.percent)"]
         )
-        return try await info(rollout)
+        return try await info(rollout, gateNetworks: gateNetworks)
     }
 
     /// One tick of the scheduler at `now`: each running rollout's gate, on the reports since its
-    /// step began (from at least `minNetworks` networks, ``ReportConfiguration/gateNetworks``),
-    /// and its decision carried out. Returns the moves made.
+    /// step began (from at least `minNetworks` networks, ``ReportConfiguration/gateNetworks``,
+    /// unless the rollout has its own), and its decision carried out. `verdicts` holds each
+    /// rollout's last decision (``RolloutGate/Decision/kind``): a rollout's verdict is logged
+    /// when it changes, not every tick. Returns the moves made.
     @discardableResult
-    func tickRollouts(now: HTTPDate, minNetworks: Int, logger: Logger) async throws -> [Catalog.RolloutMove] {
+    func tickRollouts(now: HTTPDate, minNetworks: Int, verdicts: GateVerdicts = GateVerdicts(), logger: Logger) async throws -> [Catalog.RolloutMove]
+    {
         var moves: [Catalog.RolloutMove] = []
-        for rollout in try await catalog.runningRollouts() {
-            let decision = RolloutGate.decide(
-                plan: rollout.plan,
-                stepStartedAt: rollout.stepStartedAt,
-                now: now.secondsSince1970,
-                evidence: try await catalog.gateEvidence(of: rollout),
-                minNetworks: minNetworks
-            )
+        let running = try await catalog.runningRollouts()
+        verdicts.keep(running.map(\.id))
+        for rollout in running {
+            guard
+                let decision = rollout.gate(
+                    evidence: try await catalog.gateEvidence(of: rollout),
+                    serverMinNetworks: minNetworks,
+                    now: now.secondsSince1970
+                )
+            else { continue }
+            if verdicts.changed(rollout.id, to: decision.kind) {
+                logger.info(
+                    "Rollout gate: \(decision.verdict)",
+                    metadata: ["channel": "\(rollout.channel)", "release": "\(rollout.releaseNumber ?? 0)", "percent": "\(rollout.percent)"]
+                )
+            }
             // Most ticks wait: no write transaction for them.
             if case .wait = decision { continue }
             guard
@@ -113,8 +150,19 @@ extension Publisher {
         return moves
     }
 
-    private func info(_ rollout: Rollout) async throws -> RolloutInfo {
-        let counts = try await catalog.gateEvidence(of: rollout).counts
+    private func info(_ rollout: Rollout, gateNetworks: Int) async throws -> RolloutInfo {
+        let evidence = try await catalog.gateEvidence(of: rollout)
+        let counts = evidence.counts
+        let networks = rollout.plan.gateNetworks(serverMinimum: gateNetworks)
+        let gate = rollout.gate(evidence: evidence, serverMinNetworks: gateNetworks, now: now().secondsSince1970).map { decision in
+            RolloutGateInfo(
+                decision: decision.name,
+                verdict: decision.verdict,
+                networks: evidence.networks,
+                minNetworks: networks.count,
+                minNetworksSetting: networks.setting
+            )
+        }
         return RolloutInfo(
             channel: rollout.channel,
             release: rollout.release,
@@ -133,7 +181,9 @@ extension Publisher {
             stepStartedAt: HTTPDate(secondsSince1970: rollout.stepStartedAt).imfFixdate,
             endedAt: rollout.endedAt.map { HTTPDate(secondsSince1970: $0).imfFixdate },
             reason: rollout.reason,
-            reports: ReportTotals(applied: counts.applied, failed: counts.failed, healthy: counts.healthy)
+            reports: ReportTotals(applied: counts.applied, failed: counts.failed, healthy: counts.healthy),
+            minNetworks: rollout.plan.minNetworks,
+            gate: gate
         )
     }
 }
@@ -151,11 +201,31 @@ extension Catalog.RolloutMove {
 
     /// The percentage reached, and the gate's reason.
     func auditDetail(_ decision: RolloutGate.Decision) -> String {
-        let reason: String =
-            switch decision {
-            case .advance(let reason), .halt(let reason), .wait(let reason): reason
-            }
+        let reason = decision.reason
         guard case .advanced(let percent) = self else { return reason }
         return "to \(percent)%: \(reason)"
+    }
+}
+
+/// Each running rollout's last gate decision (``RolloutGate/Decision/kind``), kept by the
+/// scheduler between ticks so the log says a verdict once per change. In memory: after a
+/// restart each verdict is said once again.
+final class GateVerdicts: Sendable {
+    private let last = Mutex<[Int64: String]>([:])
+
+    init() {}
+
+    /// Forgets the rollouts that no longer run.
+    func keep(_ running: [Int64]) {
+        let running = Set(running)
+        last.withLock { $0 = $0.filter { running.contains($0.key) } }
+    }
+
+    /// Records `kind` for rollout `id`; whether it differs from the last one recorded.
+    func changed(_ id: Int64, to kind: String) -> Bool {
+        last.withLock { last in
+            defer { last[id] = kind }
+            return last[id] != kind
+        }
     }
 }

@@ -31,12 +31,12 @@ extension Catalog {
             try db.execute(
                 sql: """
                     INSERT INTO rollout (channel, release, base, salt, steps, step, percent, state, every_seconds, max_failure_rate, min_reports,
-                        auto_rollback, started_at, step_started_at, reason)
-                    VALUES (?, ?, ?, ?, ?, 0, ?, 'running', ?, ?, ?, ?, ?, ?, ?)
+                        auto_rollback, min_networks, started_at, step_started_at, reason)
+                    VALUES (?, ?, ?, ?, ?, 0, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     channel, target.id, current.release.id, salt, plan.steps.map(String.init).joined(separator: ","), percent, plan.everySeconds,
-                    plan.maxFailureRate, plan.minReports, plan.autoRollback, at, at, "started at \(percent)%",
+                    plan.maxFailureRate, plan.minReports, plan.autoRollback, plan.minNetworks, at, at, "started at \(percent)%",
                 ]
             )
             let id = db.lastInsertedRowID

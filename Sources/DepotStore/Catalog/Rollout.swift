@@ -45,11 +45,20 @@ public struct Rollout: Sendable, Hashable {
     /// Whether the channel's document names the rollout: not completed nor rolled back.
     public var isLive: Bool { endedAt == nil }
 
+    /// What its gate decides at `now` on `evidence` (``Catalog/gateEvidence(of:)``), the server
+    /// asking `serverMinNetworks` networks unless the plan says otherwise: what the next tick
+    /// does. `nil` unless it runs: a paused, halted or ended rollout's gate is not weighed. The
+    /// one rule the scheduler, `depot rollout status` and the dashboard use.
+    public func gate(evidence: GateEvidence, serverMinNetworks: Int, now: Int64) -> RolloutGate.Decision? {
+        guard state == .running else { return nil }
+        return RolloutGate.decide(plan: plan, stepStartedAt: stepStartedAt, now: now, evidence: evidence, minNetworks: serverMinNetworks)
+    }
+
     static let columns = """
         rollout.id, rollout.channel, rollout.release, r.number AS release_number, r.critical AS release_critical,
         r.minimum_client_version AS release_minimum_client_version, rollout.base, b.number AS base_number, rollout.salt,
         rollout.steps, rollout.step, rollout.percent, rollout.state, rollout.every_seconds, rollout.max_failure_rate, rollout.min_reports,
-        rollout.auto_rollback, rollout.started_at, rollout.step_started_at, rollout.ended_at, rollout.reason
+        rollout.auto_rollback, rollout.min_networks, rollout.started_at, rollout.step_started_at, rollout.ended_at, rollout.reason
         """
     static let from = "rollout LEFT JOIN release r ON r.id = rollout.release LEFT JOIN release b ON b.id = rollout.base"
 
@@ -68,7 +77,8 @@ public struct Rollout: Sendable, Hashable {
             everySeconds: row["every_seconds"],
             maxFailureRate: row["max_failure_rate"],
             minReports: row["min_reports"],
-            autoRollback: row["auto_rollback"]
+            autoRollback: row["auto_rollback"],
+            minNetworks: row["min_networks"]
         )
         step = row["step"]
         percent = row["percent"]
@@ -84,7 +94,7 @@ extension RolloutPlan {
     /// A plan, checked.
     ///
     /// - Throws: ``CatalogError`` `.invalid` with what is wrong.
-    public init(steps: [Int], everySeconds: Int64, maxFailureRate: Double, minReports: Int64, autoRollback: Bool) throws {
+    public init(steps: [Int], everySeconds: Int64, maxFailureRate: Double, minReports: Int64, autoRollback: Bool, minNetworks: Int? = nil) throws {
         guard !steps.isEmpty, steps.last == 100, steps.allSatisfy({ (1...100).contains($0) }), zip(steps, steps.dropFirst()).allSatisfy({ $0 < $1 })
         else {
             throw CatalogError("The steps must be rising percentages from 1 to 100, the last 100, as 1,10,50,100", code: .invalid)
@@ -92,6 +102,14 @@ extension RolloutPlan {
         guard everySeconds >= 1 else { throw CatalogError("A step lasts at least 1 second", code: .invalid) }
         guard (0...1).contains(maxFailureRate) else { throw CatalogError("The failure rate limit is between 0% and 100%", code: .invalid) }
         guard minReports >= 0 else { throw CatalogError("The minimum number of reports is 0 or more", code: .invalid) }
-        self.init(checkedSteps: steps, everySeconds: everySeconds, maxFailureRate: maxFailureRate, minReports: minReports, autoRollback: autoRollback)
+        guard (minNetworks ?? 1) >= 1 else { throw CatalogError("A gate needs reports from at least 1 network", code: .invalid) }
+        self.init(
+            checkedSteps: steps,
+            everySeconds: everySeconds,
+            maxFailureRate: maxFailureRate,
+            minReports: minReports,
+            autoRollback: autoRollback,
+            minNetworks: minNetworks
+        )
     }
 }
