@@ -32,8 +32,12 @@ public struct CommitRequest: Codable, Sendable, Equatable {
     /// keep to the newest earlier release they can use.
     public var minimumClientVersion: String?
     /// A note on the new release (who, why), shown with it and in the audit trail: at most
-    /// 500 characters, no control characters.
+    /// ``maximumMessageBytes`` bytes of UTF-8, no control characters.
     public var message: String?
+
+    /// The longest ``message``, in bytes of UTF-8: a limit in characters let a few characters of
+    /// thousands of combining marks each through.
+    public static let maximumMessageBytes = 500
 
     public init(
         channel: String? = nil,

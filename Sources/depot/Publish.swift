@@ -78,7 +78,7 @@ extension Depot {
         @Option(help: "The lowest app version that can use the new release (as 2.3.1): older apps keep the newest earlier release they can use.")
         var minimumClientVersion: String?
 
-        @Option(help: "A note on the new release (who, why; at most 500 characters), shown by release ls, the dashboard and the audit trail.")
+        @Option(help: "A note on the new release (who, why; at most 500 bytes of UTF-8), shown by release ls, the dashboard and the audit trail.")
         var message: String?
 
         func run() async throws {

@@ -74,7 +74,7 @@ struct CLIRefusalTests {
             arguments: ["publish", "site", "--message", String(repeating: "m", count: 501), "--server", "S"],
             token: DepotCLI.token,
             status: 1,
-            says: ["(400): message is at most 500 characters"]
+            says: ["(400): message is at most 500 bytes of UTF-8"]
         ),
         Row(
             arguments: ["serve", "--public", "nowhere", "--data", "fresh-data", "--port", "0"],

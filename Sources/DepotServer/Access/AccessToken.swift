@@ -22,24 +22,28 @@ public struct AccessToken: Sendable, Hashable {
     ///
     /// `name=` (letters, digits, `-`, `_`, `.`) and `token=` (RFC 6750 b64token) are required;
     /// `publish`, `promote` and `rollouts` alone mean every channel, or `=` and channels joined
-    /// by `+`; `read`; `all` is every scope. A mistake names the entry by its position and name,
-    /// never by its token.
+    /// by `+`; `read`; `all` is every scope. A mistake names the entry by its position alone, and
+    /// a word by its key when the key is one of these, else by its place: never a value, since a
+    /// token pasted where a name, a key or a word belongs would otherwise be printed (issue 57).
+    /// The keys of an entry: the only words of one an error may print.
+    static let keys: Set<String> = ["name", "token", "publish", "promote", "rollouts", "read", "all"]
+
     public init(entry: String, position: Int) throws(ConfigurationError) {
         var name: String?
         var token: String?
         var scopes = AccessScopes()
         func fail(_ message: String) -> ConfigurationError {
-            ConfigurationError("access.tokens entry \(position)\(name.map { " (\($0))" } ?? ""): \(message)")
+            ConfigurationError("access.tokens entry \(position): \(message)")
         }
         let words = entry.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
-        name = words.first { $0.hasPrefix("name=") }.map { String($0.dropFirst(5)) }
-        for word in words {
+        for (place, word) in words.enumerated() {
             let (key, value) = word.firstIndex(of: "=").map { (String(word[..<$0]), String(word[word.index(after: $0)...])) } ?? (word, nil)
             switch key {
             case "name":
                 guard let value, !value.isEmpty, value.count <= 64, value.allSatisfy(Self.isNameCharacter) else {
                     throw fail("name= takes 1 to 64 letters, digits, - _ .")
                 }
+                name = value
             case "token":
                 guard let value else { throw fail("token= needs a value") }
                 do {
@@ -54,7 +58,7 @@ public struct AccessToken: Sendable, Hashable {
                     let names = value.split(separator: "+", omittingEmptySubsequences: false).map(String.init)
                     guard !names.contains(where: \.isEmpty) else { throw fail("\(key)= takes channel names joined by +") }
                     if let bad = names.first(where: { ChannelName.problem($0) != nil }) {
-                        throw fail("\(key)=\(bad.prefix(40)) names no channel: \(ChannelName.problem(bad) ?? "")")
+                        throw fail("\(key)= names a channel that cannot be: \(ChannelName.problem(bad) ?? "")")
                     }
                     channels = .only(Set(names))
                 } else {
@@ -68,8 +72,11 @@ public struct AccessToken: Sendable, Hashable {
             case "read" where value == nil: scopes.read = true
             case "all" where value == nil: scopes = .all
             default:
+                let isKey = Self.keys.contains(key.lowercased())
+                let shown = isKey ? (value == nil ? key : "\(key)=…") : "word \(place + 1)"
                 throw fail(
-                    "\(word.hasPrefix("token") ? "token=…" : String(word.prefix(40))) is not one of name= token= publish[=…] promote[=…] rollouts[=…] read all"
+                    "\(shown) is not one of name= token= publish[=…] promote[=…] rollouts[=…] read all"
+                        + (isKey && !Self.keys.contains(key) ? " (keys are lower case)" : "")
                 )
             }
         }

@@ -82,9 +82,15 @@ struct Publisher: Sendable {
                 message: "minimumClientVersion is one to four numbers separated by dots, as 2.3.1, not \(minimum.prefix(40))"
             )
         }
-        if let message = request.message, message.count > 500 || message.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        // Bytes, not characters: a character may hold any number of combining marks (issue 57).
+        if let message = request.message,
+            message.utf8.count > CommitRequest.maximumMessageBytes
+                || message.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         {
-            throw HTTPError(.badRequest, message: "message is at most 500 characters, with no line breaks or other control characters")
+            throw HTTPError(
+                .badRequest,
+                message: "message is at most \(CommitRequest.maximumMessageBytes) bytes of UTF-8, with no line breaks or other control characters"
+            )
         }
         // Patches for the new content only: a listed file the channel holds already has its own.
         let live = try await catalog.liveContent(of: files.map(\.path), channel: channel)

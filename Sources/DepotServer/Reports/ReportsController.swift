@@ -53,11 +53,13 @@ struct ReportsController: Sendable {
             }
             return parsed
         }
-        // At debug: anyone can send these, and a forger must not fill the log.
+        // At debug: anyone can send these, and a forger must not fill the log. The reason is
+        // escaped as the audit trail escapes what it quotes: a line break or a terminal escape
+        // in it cannot pass for a line of the server's own (issue 57).
         for report in batch.reports where report.kind == ReportBatch.Report.Kind.failed.rawValue {
             context.logger.debug(
                 "Install reported a failure",
-                metadata: ["release": "\(report.release.prefix(12))", "reason": "\(report.reason ?? "")"]
+                metadata: ["release": "\(report.release.prefix(12))", "reason": "\(AuditText.escaped(report.reason ?? ""))"]
             )
         }
         guard intake.take(reports) else { throw Self.overloaded }
