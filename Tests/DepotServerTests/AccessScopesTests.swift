@@ -75,7 +75,10 @@ struct AccessScopesTests {
             ("name=ci publish=Beta token=abc", "entry 2: publish= names a channel that cannot be"),
             ("name=ci promote=stable+../x token=abc", "entry 2: promote= names a channel that cannot be"),
             // Issue 57, defect 12: each way of mistyping the token printed it.
-            ("name=ci read Token=abc", "entry 2: Token=… is not one of name= token= publish[=…] promote[=…] rollouts[=…] read all (keys are lower case)"),
+            (
+                "name=ci read Token=abc",
+                "entry 2: Token=… is not one of name= token= publish[=…] promote[=…] rollouts[=…] read all (keys are lower case)"
+            ),
             ("name=ci read TOKEN=abc", "entry 2: TOKEN=… is not one of"),
             ("name=ci read secret=abc", "entry 2: word 3 is not one of"),
             ("name=ci read abc", "entry 2: word 3 is not one of"),
