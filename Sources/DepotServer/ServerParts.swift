@@ -23,6 +23,8 @@ struct ServerParts {
     /// The folder kept in step with the channels, if any (`export.directory`).
     let export: StaticExport?
     let patches: PatchMaker
+    /// Makes the brotli and zstd variants, in the background: a service.
+    let variants: VariantMaker
     let publisher: Publisher
     let reports: ReportIntake
     /// The API's tokens, and the audit trail.
@@ -41,6 +43,7 @@ struct ServerParts {
         let catalog = try Catalog(path: FilePath(configuration.dataDirectory).appending("catalog.sqlite").string, logger: logger)
         (self.store, self.catalog) = (store, catalog)
         let variants = VariantMaker(catalog: catalog, store: store, variants: configuration.variants, logger: logger)
+        self.variants = variants
         site = PublicSite(
             directory: try PublicDirectory(path: configuration.publicDirectory, store: store),
             store: store,
@@ -62,6 +65,10 @@ struct ServerParts {
             try StaticExport(directory: FilePath(directory), catalog: catalog, store: store, roots: configuration.channels.roots, logger: logger)
         }
         try await content.documents.reload()
+        variants.onMade { [site, content] sha256 in
+            content.variantMade(of: sha256)
+            await site.variantMade(of: sha256)
+        }
         let deltas = configuration.publish.deltas
         patches = PatchMaker(catalog: catalog, store: store, configuration: deltas, variants: variants, metrics: metrics, logger: logger)
         responder = ResourceResponder(rangeLimits: configuration.rangeLimits)
@@ -193,6 +200,7 @@ struct ServerParts {
             )
         )
         services.append(patches)
+        services.append(variants)
         services.append(ChannelRefreshService(documents: content.documents, logger: logger))
         if let export {
             services.append(ExportFollower(documents: content.documents, export: export, beforeExport: configuration.beforeExport))

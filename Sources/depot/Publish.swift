@@ -106,6 +106,8 @@ extension Depot {
                     throw CommandFailure(error.message)
                 }
                 let listed = digests.map { (path: $0.file.logicalPath, sha256: $0.sha256) }
+                let phases = PublishPhases(isEnabled: !json)
+                defer { phases.finish() }
                 try await withHTTPClient { client in
                     func commitPlan(index: PublishIndex?) -> CommitPlan {
                         var plan = CommitPlan(channel: channel, files: listed, deletions: deletions, replace: replace, index: index)
@@ -115,7 +117,16 @@ extension Depot {
                         return plan
                     }
                     var plan = commitPlan(index: previous)
-                    var sent = try await upload(plan.request.files ?? [], of: digests, api: api, client: client)
+                    var clock = ContinuousClock.now
+                    var sent = try await upload(plan.request.files ?? [], of: digests, api: api, client: client, phases: phases)
+                    phases.committing(
+                        channel: channel,
+                        listed: plan.request.files?.count ?? 0,
+                        sent: sent.bytes,
+                        files: sent.files,
+                        after: .now - clock
+                    )
+                    clock = .now
                     var reply = try await api.send(
                         .POST,
                         "/v1/releases",
@@ -126,9 +137,21 @@ extension Depot {
                     if reply.status == .conflict {
                         // The channel moved since the index's release: the whole list.
                         plan = commitPlan(index: nil)
-                        sent += try await upload(plan.request.files ?? [], of: digests, api: api, client: client)
+                        clock = .now
+                        let more = try await upload(plan.request.files ?? [], of: digests, api: api, client: client, phases: phases)
+                        sent = (sent.files + more.files, sent.bytes + more.bytes)
+                        phases.committing(
+                            channel: channel,
+                            listed: plan.request.files?.count ?? 0,
+                            sent: more.bytes,
+                            files: more.files,
+                            after: .now - clock
+                        )
+                        clock = .now
                         reply = try await api.send(.POST, "/v1/releases", json: plan.request, client: client)
                     }
+                    phases.finish()
+                    phases.ended("committed in \(PublishPhases.seconds(.now - clock))")
                     let commit = try reply.decoded(CommitReply.self)
                     if let indexURL, let release = commit.release {
                         let next = plan.indexAfterCommit(
@@ -142,17 +165,23 @@ extension Depot {
                     if json {
                         print(reply.text)
                     } else {
-                        report(commit, unchanged: commit.unchanged + listed.count - (plan.request.files?.count ?? 0), sent: sent)
+                        report(commit, unchanged: commit.unchanged + listed.count - (plan.request.files?.count ?? 0), sent: sent.bytes)
                     }
                 }
             }
         }
 
         /// Uploads the content of `files` (the commit's list) that the server lacks; returns the
-        /// bytes sent. Large files one at a time, each with its progress bar; small ones in
+        /// files and bytes sent. Large files one at a time, each with its progress bar; small ones in
         /// batches (``UploadBatches``), two at a time, so that one's transfer overlaps the
         /// other's group commit on the server.
-        func upload(_ files: [CommitRequest.File], of digests: [TreeDigests.Digest], api: PublisherAPI, client: HTTPClient) async throws -> Int64 {
+        func upload(
+            _ files: [CommitRequest.File],
+            of digests: [TreeDigests.Digest],
+            api: PublisherAPI,
+            client: HTTPClient,
+            phases: PublishPhases
+        ) async throws -> (files: Int, bytes: Int64) {
             let listed = Set(files.map(\.sha256))
             let missing = try await Self.missing(listed, api: api, client: client)
             var toSend: [TreeDigests.Digest] = []
@@ -165,7 +194,7 @@ extension Depot {
             // large file on one core while it stores batches on the other.
             async let large: Void = {
                 for file in alone {
-                    try await send(file, showsProgress: true, api: api, client: client)
+                    try await send(file, showsProgress: true, api: api, client: client, phases: phases)
                 }
             }()
             _ = try await mapConcurrently(batches, width: 2) { batch in
@@ -189,7 +218,7 @@ extension Depot {
                 }
             }
             try await large
-            return toSend.reduce(0) { $0 + $1.file.status.size }
+            return (toSend.count, toSend.reduce(0) { $0 + $1.file.status.size })
         }
 
         /// Prints a line per file published or removed, and one for the release.
@@ -222,8 +251,9 @@ extension Depot {
         }
 
         /// Uploads one file's content to `/v1/blobs/{sha256}`, with a progress bar on a terminal
-        /// when `showsProgress`.
-        func send(_ digest: TreeDigests.Digest, showsProgress: Bool, api: PublisherAPI, client: HTTPClient) async throws {
+        /// when `showsProgress`, replaced once every byte is sent by the phase the server's
+        /// answer waits for (on a terminal: `phases` tells it).
+        func send(_ digest: TreeDigests.Digest, showsProgress: Bool, api: PublisherAPI, client: HTTPClient, phases: PublishPhases) async throws {
             let upload = digest.file
             let progress = ProgressBar(
                 label: upload.logicalPath,
@@ -234,7 +264,11 @@ extension Depot {
             do {
                 try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(upload.file)) { handle in
                     let body = HTTPClientRequest.Body.stream(
-                        CountingChunks(base: handle.readChunks(chunkLength: .kibibytes(256)), progress: progress),
+                        CountingChunks(base: handle.readChunks(chunkLength: .kibibytes(256)), progress: progress) {
+                            guard progress.isEnabled else { return }
+                            progress.finish()
+                            phases.begin("\(upload.logicalPath): the server checks its SHA-256 and stores it (gzip, block index)")
+                        },
                         length: .known(upload.status.size)
                     )
                     let sha256 = Data(Hex.bytes(digest.sha256) ?? []).base64EncodedString()
@@ -260,19 +294,25 @@ struct CountingChunks<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable w
     typealias Element = ByteBuffer
     let base: Base
     let progress: ProgressBar
+    /// Called once the last chunk was taken: the bar is full, the server's work begins.
+    var sent: @Sendable () -> Void = {}
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var base: Base.AsyncIterator
         let progress: ProgressBar
+        let sent: @Sendable () -> Void
 
         mutating func next() async throws -> ByteBuffer? {
-            guard let chunk = try await base.next() else { return nil }
+            guard let chunk = try await base.next() else {
+                sent()
+                return nil
+            }
             progress.advance(by: chunk.readableBytes)
             return chunk
         }
     }
 
     func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), progress: progress)
+        AsyncIterator(base: base.makeAsyncIterator(), progress: progress, sent: sent)
     }
 }

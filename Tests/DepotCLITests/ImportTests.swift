@@ -94,7 +94,7 @@ struct ImportTests {
             try root.write(Fixture.catalogRows, to: "site/catalog.txt")
             let variants = [
                 "DEPOT_VARIANTS_BROTLI": "true", "DEPOT_VARIANTS_BROTLI_QUALITY": "9", "DEPOT_VARIANTS_ZSTD": "true",
-                "DEPOT_VARIANTS_ZSTD_LEVEL": "12",
+                "DEPOT_VARIANTS_ZSTD_LEVEL": "12", "DEPOT_VARIANTS_BACKGROUND": "false",
             ]
             try await Drill.serving("data", key: key, in: root, extra: variants) { server in
                 #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)

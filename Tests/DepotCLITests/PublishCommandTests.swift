@@ -15,7 +15,7 @@ struct PublishCommandTests {
             #expect(result.status == 0, "\(result.errors)")
             #expect(result.output.contains("published db/catalog.sqlite v1"))
             #expect(result.output.contains("release 1 on stable: 1 files, "))
-            #expect(result.output.split(separator: "\n").filter { !$0.isEmpty }.count == 2)
+            #expect(result.output.split(separator: "\n").filter { !$0.isEmpty && !$0.hasPrefix("depot publish: ") }.count == 2)
 
             let listing = try await DepotCLI.run(["ls", "--server", server, "--json"], token: nil, in: root)
             let manifest = try JSONSerialization.jsonObject(with: Data(listing.output.utf8)) as? [String: Any]

@@ -12,9 +12,9 @@ struct VariantSyncTests {
     /// (what the server makes, the outcome and encoding the client reports). On Linux the
     /// client decodes all three; with both variants it takes the smaller.
     static let cases: [(String, VariantConfiguration, SyncReport.Outcome?, String?)] = [
-        ("brotli alone", .init(brotli: .init(quality: 9, window: 22), zstd: nil), .brotli, "br"),
-        ("zstd alone", .init(brotli: nil, zstd: .init(level: 12, longWindow: nil)), .zstd, "zstd"),
-        ("both: the smaller", .init(brotli: .init(quality: 9, window: 22), zstd: .init(level: 12, longWindow: 20)), nil, nil),
+        ("brotli alone", .init(brotli: .init(quality: 9, window: 22), zstd: nil, background: false), .brotli, "br"),
+        ("zstd alone", .init(brotli: nil, zstd: .init(level: 12, longWindow: nil), background: false), .zstd, "zstd"),
+        ("both: the smaller", .init(brotli: .init(quality: 9, window: 22), zstd: .init(level: 12, longWindow: 20), background: false), nil, nil),
         ("none: gzip", .none, .gzip, "gzip"),
     ]
 
@@ -47,7 +47,7 @@ struct VariantSyncTests {
     @Test("a variant that does not decode to the release's bytes fails the file and leaves the folder as it was")
     func tamperedVariant() async throws {
         var configuration = ServerConfiguration()
-        configuration.variants = .init(brotli: .init(quality: 9, window: 22), zstd: nil)
+        configuration.variants = .init(brotli: .init(quality: 9, window: 22), zstd: nil, background: false)
         try await LiveServer.withPublishing(configuration: configuration) { server in
             try await SyncTests.publish(server, [("db/catalog.sqlite", Fixture.catalogRows)])
             let brotli = try await RawHTTPConnection.with(port: server.port) { connection in

@@ -12,6 +12,7 @@ struct VariantMirrorTests {
     static let variants = [
         "DEPOT_VARIANTS_BROTLI": "true", "DEPOT_VARIANTS_BROTLI_QUALITY": "9", "DEPOT_VARIANTS_BROTLI_WINDOW": "22",
         "DEPOT_VARIANTS_ZSTD": "true", "DEPOT_VARIANTS_ZSTD_LEVEL": "12", "DEPOT_VARIANTS_ZSTD_LONG_WINDOW": "0",
+        "DEPOT_VARIANTS_BACKGROUND": "false",
     ]
 
     @Test("exported variants: nginx negotiates a file's URL for HTTP clients, and a cold client takes the smallest by its own URL")

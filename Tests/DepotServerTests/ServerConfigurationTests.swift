@@ -122,21 +122,21 @@ struct ServerConfigurationTests {
         }
     }
 
-    @Test("variants: defaults (brotli q11 w24, zstd 19 long 27), every key, and off")
+    @Test("variants: defaults (brotli q9 w22, zstd 19 long 26, in the background), every key, and off")
     func variants() throws {
         let defaults = try ServerConfiguration(reader: Self.reader([:])).variants
-        #expect(defaults.brotli == .init(quality: 11, window: 24) && defaults.zstd == .init(level: 19, longWindow: 27))
+        #expect(defaults.brotli == .init(quality: 9, window: 22) && defaults.zstd == .init(level: 19, longWindow: 26) && defaults.background)
         #expect(defaults.minimumSavings == 0.03 && defaults.minimumBytes == 65537 && defaults.maximumBytes == 256 << 20)
         #expect(defaults.makesVariants(ofSize: 65537) && defaults.makesVariants(ofSize: 256 << 20))
         #expect(!defaults.makesVariants(ofSize: 65536) && !defaults.makesVariants(ofSize: (256 << 20) + 1))
         let read = try ServerConfiguration(
             reader: Self.reader([
                 "variants.brotliQuality": 5, "variants.brotliWindow": 20, "variants.zstdLevel": 3, "variants.zstdLongWindow": 0,
-                "variants.minimumSavings": 0.1, "variants.minimumBytes": 1000,
+                "variants.minimumSavings": 0.1, "variants.minimumBytes": 1000, "variants.background": false,
             ])
         ).variants
         #expect(read.brotli == .init(quality: 5, window: 20) && read.zstd == .init(level: 3, longWindow: nil))
-        #expect(read.minimumSavings == 0.1 && read.minimumBytes == 1000)
+        #expect(read.minimumSavings == 0.1 && read.minimumBytes == 1000 && !read.background)
         let off = try ServerConfiguration(reader: Self.reader(["variants.brotli": false, "variants.zstd": false])).variants
         #expect(off.encodings.isEmpty && !off.makesVariants(ofSize: 1 << 30))
     }

@@ -49,14 +49,15 @@ extension ServerConfiguration {
     /// | `gzip.level` | int | `6` | zlib level of gzip variants, 1–9 |
     /// | `gzip.minimumSavings` | number | `0.05` | fraction a gzip variant must save to be kept |
     /// | `variants.brotli` | bool | `true` | make brotli variants (`/blobs/{sha256}.br`) |
-    /// | `variants.brotliQuality` | int | `11` | brotli quality, 0–11 |
-    /// | `variants.brotliWindow` | int | `24` | brotli window, base-2 logarithm, 10–24 |
+    /// | `variants.brotliQuality` | int | `9` | brotli quality, 0–11 |
+    /// | `variants.brotliWindow` | int | `22` | brotli window, base-2 logarithm, 10–24 |
     /// | `variants.zstd` | bool | `true` | make zstd variants (`/blobs/{sha256}.zst`) |
     /// | `variants.zstdLevel` | int | `19` | zstd level, 1–19 |
-    /// | `variants.zstdLongWindow` | int | `27` | zstd long-distance window, base-2 logarithm, 10–27; 0: none |
+    /// | `variants.zstdLongWindow` | int | `26` | zstd long-distance window, base-2 logarithm, 10–27; 0: none |
     /// | `variants.minimumSavings` | number | `0.03` | fraction a variant must save against the gzip variant (or the content) to be kept |
     /// | `variants.minimumBytes` | int | 65537 | contents smaller than this get no brotli or zstd variant (smaller files travel in packs) |
-    /// | `variants.maximumBytes` | int | 256 MiB | contents larger than this get none (making one holds the file, its variants and the encoders' tables in memory) |
+    /// | `variants.maximumBytes` | int | 256 MiB | contents larger than this get none (making one costs seconds of CPU a megabyte) |
+    /// | `variants.background` | bool | `true` | make variants after the commit, in the background; `false`: before it |
     /// | `access.tokens` | string array, secret | none | named tokens and their scopes: `name=ci publish=beta+nightly read token=…` (SECURITY.md) |
     /// | `publish.tokens` | string array, secret | none | bearer tokens that may do everything (named `publish-token`, `publish-token-2`…) |
     /// | `publish.tokenFile` | string | none | file with more such tokens, one a line |

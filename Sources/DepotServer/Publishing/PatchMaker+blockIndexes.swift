@@ -13,14 +13,15 @@ import _NIOFileSystem
 /// The block indexes of large content (``BlockIndexMaker``), made as an upload arrives or from
 /// the stored file, so that a client with a changed copy fetches only the blocks it lacks.
 extension PatchMaker {
-    /// Makes the variants and block index of an uploaded blob before a commit names it, so that the commit
-    /// does not wait for them: the upload of one large file overlaps the batches of small ones.
-    /// Failures are logged; the commit tries again.
+    /// Makes the block index of an uploaded blob before a commit names it, and requests its
+    /// variants (made before too, unless in the background: ``VariantMaker/prepare(_:)``), so
+    /// that the commit does not wait for them: the upload of one large file overlaps the
+    /// batches of small ones. Failures are logged; the commit tries again.
     ///
     /// - Parameter index: The index made as the blob arrived, if it was; the caller removes its
     ///   file.
     func prepareUpload(_ content: BlobRecord, index: BlockIndexTap? = nil) async {
-        await variants.make(of: content)
+        await variants.prepare(content)
         do {
             try await makeBlockIndex(of: content, tapped: index)
         } catch {

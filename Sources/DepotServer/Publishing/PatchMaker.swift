@@ -30,7 +30,7 @@ final class PatchMaker: Service {
     let catalog: Catalog
     let store: BlobStore
     let configuration: DeltaConfiguration
-    /// Makes the brotli and zstd variants a release lists; stopped with this service.
+    /// Makes the brotli and zstd variants a release lists: a service of its own.
     let variants: VariantMaker
     let metrics: DepotMetrics
     let logger: Logger
@@ -92,7 +92,6 @@ final class PatchMaker: Service {
         for request in waiting { request.resume(returning: false) }
         try await encoder.shutdownGracefully()
         try await documentEncoder.shutdownGracefully()
-        try await variants.shutdown()
     }
 
     /// How both kinds of patch are encoded, from the configuration.
@@ -140,12 +139,12 @@ final class PatchMaker: Service {
     }
 
     /// Makes what a release lists for `target`, the new content of `path`: its brotli and zstd
-    /// variants, its block index and the missing patches from the earlier versions at
-    /// ``DeltaConfiguration/distances``.
+    /// variants (or requests them, ``VariantMaker/prepare(_:)``), its block index and the
+    /// missing patches from the earlier versions at ``DeltaConfiguration/distances``.
     /// Failures are logged: a release without them is still correct, clients download the file
     /// another way.
     func prepare(path: String, target: BlobRecord) async {
-        await variants.make(of: target)
+        await variants.prepare(target)
         // Most files of a large tree are small: no catalog read at all for them.
         guard configuration.indexesBlocks(ofSize: target.size) || (makesPatches && target.size >= configuration.patchMinimumBytes) else { return }
         do {

@@ -197,9 +197,9 @@ struct Publisher: Sendable {
         return missing
     }
 
-    /// Makes an uploaded blob's variants and block index (from `index` when made as it arrived;
-    /// the caller removes its file), then records it for a commit to list: its upload's lifetime
-    /// starts once it is ready, after brotli's seconds. The caller received and holds it.
+    /// Makes an uploaded blob's block index (from `index`, if made as it arrived) and requests
+    /// its variants (``VariantMaker/prepare(_:)``), then records it for a commit to list: its
+    /// upload's lifetime starts once it is ready. The caller received and holds it.
     func recordUpload(_ blob: BlobRecord, index: BlockIndexTap? = nil, logger: Logger) async throws {
         await patches.prepareUpload(blob, index: index)
         try await catalog.recordUpload(blob, now: .now())

@@ -6,95 +6,259 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
+import Synchronization
 import SystemPackage
+import _NIOFileSystem
 
 /// Makes the brotli and zstd variants of large content (``VariantConfiguration``), once, from
 /// the stored file, so that every client that decodes one downloads fewer bytes than gzip's:
 /// for a publish (``PatchMaker``) and for the public folder (``PublicSite``).
 ///
-/// Each variant is encoded on a thread of its own (NIO's blocking pool carries every file read
-/// and write of the server, which must not wait behind brotli at quality 11), stored as a blob
-/// and recorded. A crash on the way leaves at most an unreferenced blob, which collection
-/// removes.
-final class VariantMaker: Sendable {
+/// A service: contents are requested (``request(_:)``, or ``make(of:)`` to wait for them) into a
+/// queue of at most `maximumPending`, and its `run` makes them one content and one encoding at
+/// a time, on a thread of its own at the lowest CPU priority (the threads that answer clients
+/// go first), streaming the stored file through the encoder in chunks: memory stays at one
+/// encoder's window and tables, whatever the file's size. A content is sampled first
+/// (``VariantConfiguration/worthTrying(gzipSize:samples:)``): an incompressible one costs no
+/// encoding. At start and after its queue overflowed it takes up the contents a channel lists
+/// that lack variants, so a restart or a burst loses none. A crash on the way leaves at most an
+/// unreferenced blob, which collection removes.
+final class VariantMaker: Service {
     let catalog: Catalog
     let store: BlobStore
     let variants: VariantConfiguration
     let logger: Logger
-    /// One thread a coding, so a content's two variants are made at once.
-    private let encoder = NIOThreadPool(numberOfThreads: 2)
+    /// The most contents waiting; more are refused until the queue drains, then found again
+    /// in the catalog.
+    let maximumPending: Int
 
-    init(catalog: Catalog, store: BlobStore, variants: VariantConfiguration, logger: Logger) {
+    /// What was requested, by content, each with the callers waiting for it.
+    private struct Queue {
+        var waiting: [String: [CheckedContinuation<Bool, Never>]] = [:]
+        var overflowed = false
+        var closed = false
+    }
+
+    /// How much work was done: what tests and the log read.
+    struct Counts: Sendable, Equatable {
+        /// Encodings run (one a coding a content).
+        var encoded = 0
+        /// Contents whose samples said no encoding would pay.
+        var sampledOut = 0
+        /// Requests refused because the queue was full.
+        var refused = 0
+        /// The most contents ever waiting at once.
+        var mostPending = 0
+    }
+
+    private let queue = Mutex(Queue())
+    private let counts = Mutex(Counts())
+    private let observers = Mutex<[@Sendable (String) async -> Void]>([])
+    private let requests: AsyncStream<BlobRecord>
+    private let requestInput: AsyncStream<BlobRecord>.Continuation
+
+    init(catalog: Catalog, store: BlobStore, variants: VariantConfiguration, maximumPending: Int = 1024, logger: Logger) {
         self.catalog = catalog
         self.store = store
         self.variants = variants
+        self.maximumPending = maximumPending
         self.logger = logger
-        encoder.start()
+        (requests, requestInput) = AsyncStream.makeStream(of: BlobRecord.self)
     }
 
-    /// Stops the threads, once what they do is done.
-    func shutdown() async throws {
+    /// The work done so far.
+    var done: Counts { counts.withLock { $0 } }
+
+    /// The contents waiting, the one being made included.
+    var pending: Int { queue.withLock { $0.waiting.count } }
+
+    /// Calls `observer` with a content's SHA-256 once a variant of it was kept: the caches
+    /// that negotiate `/files/` read it again.
+    func onMade(_ observer: @escaping @Sendable (String) async -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    /// Queues `content` for its variants, unless it is too small or too large for any, queued
+    /// already, or the queue is full (then the catalog is searched again once it drained).
+    /// Returns whether it was queued.
+    @discardableResult
+    func request(_ content: BlobRecord) -> Bool {
+        enqueue(content, waiter: nil)
+    }
+
+    /// What a publish does for a content its release lists: requests its variants when they
+    /// are made in the background (``VariantConfiguration/background``), else waits for them.
+    func prepare(_ content: BlobRecord) async {
+        if variants.background { request(content) } else { await make(of: content) }
+    }
+
+    /// Makes `content`'s variants, queued as ``request(_:)`` does, and returns once they are
+    /// recorded: whether any was kept.
+    func make(of content: BlobRecord) async -> Bool {
+        await withCheckedContinuation { waiter in
+            if !enqueue(content, waiter: waiter) { waiter.resume(returning: false) }
+        }
+    }
+
+    private func enqueue(_ content: BlobRecord, waiter: CheckedContinuation<Bool, Never>?) -> Bool {
+        guard variants.makesVariants(ofSize: content.size) else { return false }
+        enum Admission { case joined, queued, refused }
+        let admission = queue.withLock { queue -> Admission in
+            if queue.closed { return .refused }
+            if queue.waiting[content.sha256] != nil {
+                if let waiter { queue.waiting[content.sha256]!.append(waiter) }
+                return .joined
+            }
+            guard queue.waiting.count < maximumPending else {
+                queue.overflowed = true
+                return .refused
+            }
+            queue.waiting[content.sha256] = waiter.map { [$0] } ?? []
+            return .queued
+        }
+        switch admission {
+        case .joined: return true
+        case .refused:
+            counts.withLock { $0.refused += 1 }
+            return false
+        case .queued:
+            let waiting = pending
+            counts.withLock { $0.mostPending = max($0.mostPending, waiting) }
+            requestInput.yield(content)
+            return true
+        }
+    }
+
+    func run() async throws {
+        let encoder = NIOThreadPool(numberOfThreads: 1)
+        encoder.start()
+        await withGracefulShutdownHandler {
+            await takeUpLacking()
+            for await content in requests {
+                if queue.withLock({ $0.closed }) { break }
+                let kept = await makeNow(content, on: encoder)
+                let (waiters, retake) = queue.withLock { queue in
+                    let waiters = queue.waiting.removeValue(forKey: content.sha256) ?? []
+                    let retake = queue.waiting.isEmpty && queue.overflowed
+                    if retake { queue.overflowed = false }
+                    return (waiters, retake)
+                }
+                for waiter in waiters { waiter.resume(returning: kept) }
+                if retake { await takeUpLacking() }
+            }
+        } onGracefulShutdown: {
+            self.queue.withLock { $0.closed = true }
+            self.requestInput.finish()
+        }
+        let waiting = queue.withLock { queue in
+            queue.closed = true
+            defer { queue.waiting = [:] }
+            return queue.waiting.values.flatMap { $0 }
+        }
+        for waiter in waiting { waiter.resume(returning: false) }
         try await encoder.shutdownGracefully()
     }
 
-    /// Makes and records the variants `content` lacks, when it is large enough: the two at once;
-    /// kept only where ``VariantConfiguration/keeps(size:contentSize:gzipSize:)`` says so, and
-    /// recorded either way, so that none is made twice. Failures are logged: a release without
-    /// variants is still correct, clients download gzip. Returns whether it kept any.
-    @discardableResult
-    func make(of content: BlobRecord) async -> Bool {
-        guard variants.makesVariants(ofSize: content.size) else { return false }
+    /// Queues the contents a channel lists that lack a variant of a coding turned on.
+    private func takeUpLacking() async {
+        guard !variants.encodings.isEmpty else { return }
+        do {
+            let lacking = try await catalog.contentsLackingVariants(
+                codings: variants.encodings.count,
+                sizes: variants.minimumBytes...variants.maximumBytes,
+                limit: maximumPending
+            )
+            for record in try await catalog.blobRecords(lacking).values { request(record) }
+        } catch {
+            logger.error("Finding contents that lack variants failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Samples `content`, then makes and records the variants it lacks, one after the other,
+    /// on `encoder`'s thread; each kept only where ``VariantConfiguration/keeps(size:contentSize:gzipSize:)``
+    /// says so, and recorded either way, so that none is made twice. Failures are logged: a
+    /// release without variants is still correct, clients download gzip. Returns whether it
+    /// kept any.
+    private func makeNow(_ content: BlobRecord, on encoder: NIOThreadPool) async -> Bool {
         do {
             let made = Set(try await catalog.contentVariants(of: content.sha256).map(\.coding))
             let wanted = variants.encodings.filter { !made.contains($0.coding) }
             guard !wanted.isEmpty else { return false }
-            let path = store.path(forSHA256: content.sha256).string
-            let bytes = try await encoder.runIfActive { try [UInt8](Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)) }
-            guard Int64(bytes.count) == content.size else {
-                throw StoreError(.io, "The stored file of \(content.sha256) is not \(content.size) bytes")
+            let path = store.path(forSHA256: content.sha256)
+            let worthTrying = try await encoder.runIfActive { [variants] in
+                Self.lowerPriority()
+                return try Self.samples(of: path, size: content.size) { variants.worthTrying(gzipSize: content.gzip?.size, samples: $0) }
             }
-            return try await withThrowingTaskGroup(of: Bool.self) { group in
-                for encoding in wanted {
-                    group.addTask { try await self.makeVariant(encoding, of: content, bytes: bytes) }
-                }
-                return try await group.reduce(false) { $0 || $1 }
+            guard worthTrying else {
+                counts.withLock { $0.sampledOut += 1 }
+                for encoding in wanted { try await record(encoding, of: content, stored: nil, settings: "sampled:\(encoding.settingsText)") }
+                logger.info("No variants: its samples do not compress", metadata: ["sha256": "\(content.sha256)", "size": "\(content.size)"])
+                return false
             }
+            var kept = false
+            for encoding in wanted { kept = try await makeVariant(encoding, of: content, from: path, on: encoder) || kept }
+            if kept { for observer in observers.withLock({ $0 }) { await observer(content.sha256) } }
+            return kept
         } catch {
             logger.error("Making brotli and zstd variants failed", metadata: ["sha256": "\(content.sha256)", "error": "\(error)"])
             return false
         }
     }
 
-    /// Encodes `bytes`, the content, stores the variant when it is kept, and records it;
-    /// returns whether it was kept.
-    private func makeVariant(_ encoding: VariantConfiguration.Encoding, of content: BlobRecord, bytes: [UInt8]) async throws -> Bool {
+    /// Encodes the content at `path` into a temporary file, stores the variant when it is
+    /// kept, and records it; returns whether it was kept.
+    private func makeVariant(
+        _ encoding: VariantConfiguration.Encoding,
+        of content: BlobRecord,
+        from path: FilePath,
+        on encoder: NIOThreadPool
+    ) async throws -> Bool {
+        counts.withLock { $0.encoded += 1 }
         let started = ContinuousClock.now
-        let encoded = try await encoder.runIfActive { try encoding.encode(bytes) }
-        let kept = variants.keeps(size: Int64(encoded.count), contentSize: content.size, gzipSize: content.gzip?.size)
-        var stored: ContentVariantRecord.Stored?
-        if kept {
-            let blob = try await store.ingest(
-                AsyncStream {
-                    $0.yield(ByteBuffer(bytes: encoded))
-                    $0.finish()
-                },
-                compresses: false
-            )
-            stored = .init(sha256: blob.sha256, size: blob.size)
+        let temporary = store.temporaryPath(extension: encoding.coding == .br ? "br" : "zst")
+        let (size, stored): (Int64, ContentVariantRecord.Stored?)
+        do {
+            size = try await encoder.runIfActive {
+                try Self.encode(path, size: content.size, with: try encoding.encoder(size: content.size), into: temporary)
+            }
+            let kept = variants.keeps(size: size, contentSize: content.size, gzipSize: content.gzip?.size)
+            if kept {
+                let blob = try await store.ingest(contentsOf: temporary, compresses: false)
+                stored = .init(sha256: blob.sha256, size: blob.size)
+            } else {
+                stored = nil
+            }
+            _ = try? await FileSystem.shared.removeItem(at: temporary)
+        } catch {
+            _ = try? await FileSystem.shared.removeItem(at: temporary)
+            throw error
         }
+        let kept = stored != nil
         defer { if let stored { store.release(stored.sha256) } }
-        try await catalog.recordContentVariant(
-            ContentVariantRecord(sha256: content.sha256, coding: encoding.coding, stored: stored, settings: encoding.settingsText),
-            now: .now()
-        )
+        try await record(encoding, of: content, stored: stored, settings: encoding.settingsText)
         logger.info(
             "Variant made",
             metadata: [
                 "sha256": "\(content.sha256)", "coding": "\(encoding.coding.rawValue)", "settings": "\(encoding.settingsText)",
-                "size": "\(encoded.count)",
-                "content": "\(content.size)", "gzip": "\(content.gzip?.size ?? 0)", "kept": "\(kept)", "duration": "\(ContinuousClock.now - started)",
+                "size": "\(size)", "content": "\(content.size)", "gzip": "\(content.gzip?.size ?? 0)", "kept": "\(kept)",
+                "duration": "\(ContinuousClock.now - started)",
             ]
         )
         return kept
+    }
+
+    private func record(
+        _ encoding: VariantConfiguration.Encoding,
+        of content: BlobRecord,
+        stored: ContentVariantRecord.Stored?,
+        settings: String
+    )
+        async throws
+    {
+        try await catalog.recordContentVariant(
+            ContentVariantRecord(sha256: content.sha256, coding: encoding.coding, stored: stored, settings: settings),
+            now: .now()
+        )
     }
 }

@@ -135,19 +135,27 @@ public final class PublicSite: Sendable {
         guard outcome.changed > 0 || !published else { return outcome }
         await publish(files)
         logger.info("Public folder scanned", metadata: ["files": "\(files.count)", "changed": "\(outcome.changed)", "read": "\(outcome.read)"])
-        // Served at once with gzip; then with the brotli and zstd variants of the changed files,
-        // which take seconds a megabyte to make.
-        if let variants {
-            var made = false
-            for file in changed { made = await variants.make(of: file.blob) || made }
-            if made { await publish(files) }
-        }
+        // Served at once with gzip; then with the brotli and zstd variants of the changed files
+        // (all on the first scan, for those a restart left without), made in the background:
+        // ``variantMade(of:)``.
+        for file in published ? changed : Array(files.values) { variants?.request(file.blob) }
         return outcome
+    }
+
+    /// After a variant of the content `sha256` was made: serves the folder with it, unless no
+    /// file has that content or a scan changed the folder meanwhile (that scan read it).
+    func variantMade(of sha256: String) async {
+        let files = state.withLock { $0.files }
+        guard files.values.contains(where: { $0.blob.sha256 == sha256 }) else { return }
+        await publish(files, unlessChanged: true)
     }
 
     /// Makes `files` the folder as served, with the stored variants of those large enough to
     /// have any.
-    private func publish(_ files: [String: PublicFile]) async {
+    ///
+    /// - Parameter unlessChanged: Leaves the served folder as it is when its files are no longer
+    ///   `files`.
+    private func publish(_ files: [String: PublicFile], unlessChanged: Bool = false) async {
         var resources: [String: Resource] = [:]
         let previousSmallFiles = state.withLock { $0.smallFiles }
         var smallFiles = SmallFiles(budget: memoryBudget)
@@ -166,6 +174,7 @@ public final class PublicSite: Sendable {
             resources[path] = await smallFiles.holding(resource, previous: previousSmallFiles, fileSystem: .shared)
         }
         state.withLock {
+            if unlessChanged, $0.files != files { return }
             $0.published = true
             $0.scanFailed = false
             $0.files = files

@@ -222,6 +222,17 @@ public final class PublishedContent: Sendable {
         try await documents.reload()
     }
 
+    /// After a brotli or zstd variant was made in the background: drops the cached files, so
+    /// that `/files/` negotiates it from now on (a rare event: every file is read again once).
+    public func variantMade(of sha256: String) {
+        cache.withLock { cache in
+            cache.removeAll { key in
+                if case .file = key { return true }
+                return false
+            }
+        }
+    }
+
     /// After retired versions or releases were removed: drops the blobs and patches, which may
     /// be gone.
     public func removedRetiredVersions() {

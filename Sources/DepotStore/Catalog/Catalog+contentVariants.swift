@@ -55,6 +55,25 @@ public struct ContentVariantRecord: Hashable, Sendable {
         )
         return Dictionary(grouping: rows.compactMap(Self.init(row:)), by: \.sha256)
     }
+
+    /// The buckets of `channel`'s files whose content got a kept variant at or after `since`
+    /// (seconds): the pages a release built on one from `since` re-encodes, so that it lists
+    /// the variants made in the background after that release was committed.
+    static func bucketsGainingVariants(channel: String, since: Int64, in db: Database) throws -> Set<UInt32> {
+        let buckets = try Int64.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT DISTINCT channel_file.bucket FROM content_variant
+                    JOIN file_version ON file_version.sha256 = content_variant.sha256
+                    JOIN channel_file ON channel_file.path = file_version.path AND channel_file.version = file_version.version
+                    WHERE content_variant.created_at >= ? AND content_variant.variant_sha256 IS NOT NULL
+                    AND channel_file.channel = ? AND channel_file.bucket IS NOT NULL
+                    """
+            ),
+            arguments: [since, channel]
+        )
+        return Set(buckets.map { UInt32(truncatingIfNeeded: $0) })
+    }
 }
 
 extension Catalog {
@@ -77,8 +96,28 @@ extension Catalog {
         }
     }
 
+    /// Up to `limit` contents some channel lists, of a size in `sizes`, with fewer than `codings`
+    /// variants recorded (kept or not): what the background variant maker takes up at start
+    /// and after its queue overflowed.
+    public func contentsLackingVariants(codings: Int, sizes: ClosedRange<Int64>, limit: Int) async throws -> [String] {
+        try await database.read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT file_version.sha256 FROM channel_file JOIN file_version USING (path, version)
+                    WHERE file_version.size BETWEEN ? AND ?
+                    AND (SELECT COUNT(*) FROM content_variant WHERE content_variant.sha256 = file_version.sha256) < ?
+                    LIMIT ?
+                    """,
+                arguments: [sizes.lowerBound, sizes.upperBound, codings, limit]
+            )
+        }
+    }
+
     /// Records a variant made of a content, kept or not. A variant recorded already stays:
-    /// releases list it, and its URL is immutable. Releases committed after this list it.
+    /// releases list it, and its URL is immutable. Releases committed after this list it: a
+    /// release re-encodes the pages whose contents gained one since its base release
+    /// (``ContentVariantRecord/bucketsGainingVariants(channel:since:in:)``).
     public func recordContentVariant(_ record: ContentVariantRecord, now: HTTPDate) async throws {
         try await database.write { db in
             try db.execute(

@@ -82,7 +82,8 @@ enum ReleaseWriter {
         var pages: [String]
         if let base, base.pageBits == bits {
             pages = try document(of: base, in: db).pages
-            for page in Set(touchedBuckets.map { ReleasePaging.page(ofBucket: $0, bits: bits) }) {
+            let gained = try ContentVariantRecord.bucketsGainingVariants(channel: channel, since: base.createdAt, in: db)
+            for page in Set(touchedBuckets.union(gained).map { ReleasePaging.page(ofBucket: $0, bits: bits) }) {
                 pages[page] = try writePage(page, bits: bits, channel: channel, now: now, in: db)
             }
         } else {

@@ -1,0 +1,117 @@
+import DepotCodecs
+import DepotHTTP
+import DepotStore
+import DepotTestSupport
+import Foundation
+import Logging
+import NIOCore
+import Testing
+import _NIOFileSystem
+
+@testable import DepotServer
+
+/// Brotli and zstd variants made in the background (issue 56): a sampled-out content costs no
+/// encoding, the queue is bounded, and a release committed once they exist lists them.
+@Suite("Variants: the background maker")
+struct VariantBackgroundTests {
+    static let quick = VariantConfiguration(brotli: .init(quality: 5, window: 20), zstd: .init(level: 3, longWindow: nil))
+
+    /// A store, a catalog and a maker over them (not running), in a temporary folder.
+    static func withMaker<Result>(
+        maximumPending: Int = 1024,
+        _ body: (VariantMaker, BlobStore, Catalog) async throws -> Result
+    ) async throws -> Result {
+        try await withTemporaryDirectory { folder in
+            let logger = Logger(label: "test")
+            let data = FilePath(folder.appendingPathComponent("data").path)
+            let store = try await BlobStore.open(dataDirectory: data, logger: logger)
+            let catalog = try Catalog(path: data.appending("catalog.sqlite").string)
+            let maker = VariantMaker(catalog: catalog, store: store, variants: quick, maximumPending: maximumPending, logger: logger)
+            return try await body(maker, store, catalog)
+        }
+    }
+
+    static func store(_ data: Data, in store: BlobStore) async throws -> BlobRecord {
+        try await store.ingest(
+            AsyncStream {
+                $0.yield(ByteBuffer(bytes: Array(data)))
+                $0.finish()
+            }
+        )
+    }
+
+    /// Runs `maker` while `body` does.
+    static func running<Result: Sendable>(_ maker: VariantMaker, _ body: () async throws -> Result) async throws -> Result {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await maker.run() }
+            defer { group.cancelAll() }
+            return try await body()
+        }
+    }
+
+    @Test("an incompressible file gets no brotli or zstd attempt: recorded as sampled, never encoded")
+    func incompressible() async throws {
+        try await Self.withMaker { maker, store, catalog in
+            let noise = try await Self.store(Fixture.pseudoRandom(count: 300_000, seed: 9), in: store)
+            let text = try await Self.store(Fixture.catalogRows, in: store)
+            #expect(noise.gzip == nil)
+            try await Self.running(maker) {
+                #expect(await maker.make(of: noise) == false)
+                #expect(maker.done.encoded == 0 && maker.done.sampledOut == 1)
+                let rows = try await catalog.contentVariants(of: noise.sha256)
+                #expect(Set(rows.map(\.coding)) == [.br, .zstd] && rows.allSatisfy { $0.stored == nil && $0.settings.hasPrefix("sampled:") })
+                #expect(await maker.make(of: text) == true)
+                #expect(maker.done.encoded == 2, "both encodings of the text, one after the other")
+                let made = try await catalog.contentVariants(of: text.sha256)
+                for row in made {
+                    let stored = try #require(row.stored)
+                    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: store.path(forSHA256: stored.sha256).string)))
+                    let decoded =
+                        row.coding == .br ? try Brotli.decompress(bytes, maximumBytes: 1 << 24) : try Zstd.decompress(bytes, maximumBytes: 1 << 24)
+                    #expect(Data(decoded) == Fixture.catalogRows, "\(row.coding) streams back the content")
+                }
+            }
+        }
+    }
+
+    @Test("the queue is bounded: past maximumPending a request is refused, one content is made at a time")
+    func bounded() async throws {
+        try await Self.withMaker(maximumPending: 1) { maker, store, catalog in
+            var blobs: [BlobRecord] = []
+            for seed in 1...3 { blobs.append(try await Self.store(Fixture.catalogRows + Data("\(seed)".utf8), in: store)) }
+            #expect(blobs.map { maker.request($0) } == [true, false, false])
+            #expect(maker.request(blobs[0]), "the same content joins")
+            #expect(maker.done.refused == 2 && maker.done.mostPending == 1)
+            try await Self.running(maker) {
+                let drained = try await poll(for: .seconds(60)) { maker.pending == 0 && maker.done.encoded == 2 ? true : nil }
+                #expect(drained == true)
+                #expect(try await catalog.contentVariants(of: blobs[1].sha256).isEmpty, "refused, and no channel lists it")
+            }
+        }
+    }
+
+    @Test("in the background: the publish returns before the variants; /files/ negotiates them once made; the next release lists them")
+    func background() async throws {
+        var configuration = ServerConfiguration()
+        configuration.variants = Self.quick
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let first = try await VariantServingTests.publish(&connection, "db/catalog.sqlite", Fixture.catalogRows)
+                #expect(first["brotli"] == nil && first["zstd"] == nil, "release 1 was committed before its variants existed")
+                let brotli = try await poll(for: .seconds(60)) { () -> RawHTTPResponse? in
+                    let response = try await connection.request("GET", "/files/db/catalog.sqlite", headers: [("Accept-Encoding", "br")])
+                    return response.header("Content-Encoding") == "br" ? response : nil
+                }
+                #expect(brotli != nil, "negotiated once made")
+                _ = try await poll(for: .seconds(60)) { () -> Bool? in
+                    try await connection.request("GET", "/files/db/catalog.sqlite", headers: [("Accept-Encoding", "zstd")])
+                        .header("Content-Encoding") == "zstd" ? true : nil
+                }
+                _ = try await VariantServingTests.publish(&connection, "notes.txt", Data("a note\n".utf8))
+                let files = try await connection.releaseFiles()
+                let listed = try #require(files.first { $0["path"] as? String == "db/catalog.sqlite" })
+                #expect(listed["brotli"] != nil && listed["zstd"] != nil, "release 2 lists the variants made since release 1")
+            }
+        }
+    }
+}
