@@ -6,12 +6,22 @@ import Logging
 /// `/healthz`: the process answers. `/readyz`: it can do its work, meaning the public folder is
 /// served (``PublicSite/isScanned``), the catalog answers a read and the store can create a
 /// file. 503 otherwise, saying which part failed but nothing of
-/// the error itself (paths, SQL): the route is public, and the details go to the log.
+/// the error itself (paths, SQL): the route is public, and the details go to the log. The
+/// catalog and store are checked at most once a second (``ReadinessCheck``), whatever the
+/// number of probes.
 struct HealthController: Sendable {
-    let catalog: Catalog
-    let store: BlobStore
     let site: PublicSite
-    let logger: Logger
+    let check: ReadinessCheck
+
+    init(catalog: Catalog, store: BlobStore, site: PublicSite, logger: Logger, interval: Duration = .seconds(1)) {
+        self.site = site
+        let start = ContinuousClock.now
+        check = ReadinessCheck(
+            interval: interval,
+            now: { ContinuousClock.now - start },
+            probe: { await Self.probe(catalog: catalog, store: store, logger: logger) }
+        )
+    }
 
     func addRoutes(to router: Router<DepotRequestContext>) {
         router.get("/healthz") { _, _ in Self.status("ok") }
@@ -20,19 +30,27 @@ struct HealthController: Sendable {
 
     func ready() async throws -> Response {
         guard site.isScanned else { throw site.notYetServed }
+        switch await check.verdict() {
+        case .ready: return Self.status("ready")
+        case .notReady(let reason): throw HTTPError(.serviceUnavailable, message: reason)
+        }
+    }
+
+    /// One computation: a read of the catalog, a file created and removed in the store.
+    static func probe(catalog: Catalog, store: BlobStore, logger: Logger) async -> ReadinessCheck.Verdict {
         do {
-            _ = try await catalog.referencedBlobs()
+            try await catalog.checkReadable()
         } catch {
             logger.error("Not ready: the catalog cannot be read", metadata: ["error": "\(error)"])
-            throw HTTPError(.serviceUnavailable, message: "The catalog cannot be read")
+            return .notReady("The catalog cannot be read")
         }
         do {
             try await store.checkWritable()
         } catch {
             logger.error("Not ready: the store cannot be written", metadata: ["error": "\(error)"])
-            throw HTTPError(.serviceUnavailable, message: "The store cannot be written")
+            return .notReady("The store cannot be written")
         }
-        return Self.status("ready")
+        return .ready
     }
 
     static func status(_ text: String) -> Response {

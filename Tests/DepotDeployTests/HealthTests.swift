@@ -29,7 +29,13 @@ struct HealthTests {
             try FileManager.default.removeItem(at: temporary)
             try Data("not a folder".utf8).write(to: temporary)
             try await RawHTTPConnection.with(port: server.port) { connection in
-                let ready = try await connection.request("GET", "/readyz")
+                // The verdict of the start-up's probe is reused for a second (ReadinessCheck): ask
+                // until the store is checked again (a hang guard of 10 s, ten times the interval).
+                var ready = try await connection.request("GET", "/readyz")
+                for _ in 0..<100 where ready.status == 200 {
+                    try await Task.sleep(for: .milliseconds(100))
+                    ready = try await connection.request("GET", "/readyz")
+                }
                 #expect(ready.status == 503)
                 #expect(ready.bodyText.contains("The store cannot be written"))
                 // Nothing internal: no path, no errno text.

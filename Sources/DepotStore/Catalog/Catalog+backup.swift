@@ -16,6 +16,12 @@ extension Catalog {
         return try DatabaseQueue(path: path, configuration: configuration).read(Self.referencedBlobs(in:))
     }
 
+    /// Reads one row of the releases: the catalog is open and its schema readable. Cheap
+    /// whatever the catalog holds, for `/readyz`.
+    public func checkReadable() async throws {
+        _ = try await database.read { try Int64.fetchOne($0, sql: "SELECT number FROM release ORDER BY number DESC LIMIT 1") }
+    }
+
     /// SQLite's `PRAGMA integrity_check`: `ok`, or the first problems it found.
     public func integrityCheck() async throws -> String {
         try await database.read { db in
