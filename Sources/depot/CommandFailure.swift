@@ -1,32 +1,51 @@
 import ArgumentParser
+import DepotClient
 import Foundation
 
-/// A failure reported as one line on standard error, ending the command with exit status 1.
+/// A failure reported as one `Error:` line on standard error (or, under `--json`, one
+/// ``FailureDocument`` on standard output), ending the command with its kind's exit status.
 struct CommandFailure: Error, CustomStringConvertible {
     let message: String
+    let kind: FailureKind
 
-    init(_ message: String) {
+    init(_ message: String, kind: FailureKind = .failed) {
         self.message = message
+        self.kind = kind
     }
 
     var description: String { message }
 }
 
 extension AsyncParsableCommand {
-    /// Runs `body`, turning a ``CommandFailure`` into one `Error:` line and exit status 1.
-    func reportingFailures(_ body: () async throws -> Void) async throws {
+    /// Runs `body`, turning a ``CommandFailure`` or a ``DepotClient/SyncError`` into one `Error:`
+    /// line and its kind's exit status (``FailureKind``). With `json`, every failure, a usage
+    /// error included, is instead one ``FailureDocument`` on standard output (nothing on standard
+    /// error), with the same status. What is printed names URLs without their credentials
+    /// (``redactingCredentials(in:)``).
+    func reportingFailures(json: Bool = false, _ body: () async throws -> Void) async throws {
         do {
             try await body()
-        } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("Error: \(failure.message)\n".utf8))
-            throw ExitCode.failure
+        } catch let exit as ExitCode {
+            throw exit
+        } catch  where json {
+            let failure = FailureDocument(error)
+            FileHandle.standardOutput.write(Data((try jsonLine(failure) + "\n").utf8))
+            throw ExitCode(failure.error.status)
+        } catch let usage as ValidationError {
+            throw ValidationError(redactingCredentials(in: usage.message))
+        } catch  where error is CommandFailure || error is SyncError {
+            let failure = FailureDocument(error)
+            FileHandle.standardError.write(Data("Error: \(failure.error.message)\n".utf8))
+            throw ExitCode(failure.error.status)
         }
     }
 }
 
-/// A sentence for an error that happened before any response arrived.
+/// A sentence for an error that happened before any response arrived; the server's URL is
+/// named without its credentials.
 func describeConnectionError(_ error: any Error, server: String) -> String {
-    let text = String(describing: error)
+    let text = redactingCredentials(in: String(describing: error))
+    let server = redactingCredentials(in: server)
     if text.localizedCaseInsensitiveContains("refused") {
         return "cannot connect to \(server): connection refused"
     }

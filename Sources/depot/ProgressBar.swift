@@ -8,6 +8,7 @@ final class ProgressBar: Sendable {
     private struct State {
         var done: Int64 = 0
         var lastDrawn: ContinuousClock.Instant?
+        var rate = TransferRate()
     }
 
     let label: String
@@ -35,9 +36,11 @@ final class ProgressBar: Sendable {
         let line: String? = state.withLock { state in
             change(&state.done)
             let now = ContinuousClock.now
+            let elapsed = now - start
+            state.rate.add(bytes: state.done, at: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
             if let last = state.lastDrawn, now - last < .milliseconds(100), state.done < total { return nil }
             state.lastDrawn = now
-            return render(done: state.done, elapsed: now - start)
+            return render(done: state.done, rate: state.rate)
         }
         if let line { FileHandle.standardError.write(Data(line.utf8)) }
     }
@@ -48,15 +51,15 @@ final class ProgressBar: Sendable {
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 
-    func render(done: Int64, elapsed: Duration) -> String {
-        let fraction = total > 0 ? Double(done) / Double(total) : 1
+    /// The bar for `done` bytes at `rate` (``TransferRate``): the rate and time left read
+    /// `…` until the rate is known.
+    func render(done: Int64, rate: TransferRate) -> String {
+        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
         let width = 24
         let filled = Int(fraction * Double(width))
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let rate = seconds > 0 ? Double(done) / seconds : 0
-        let eta = rate > 0 ? Int(Double(total - done) / rate) : 0
+        let speed = rate.bytesPerSecond.map { "\(ByteCountText(Int64($0)))/s" } ?? "… /s"
+        let eta = rate.secondsLeft(for: total - done).map { "\($0 / 60):\(String(format: "%02d", $0 % 60))" } ?? "…"
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        return
-            "\r\u{1B}[K[\(bar)] \(ByteCountText(done)) / \(ByteCountText(total))  \(ByteCountText(Int64(rate)))/s  ETA \(eta / 60):\(String(format: "%02d", eta % 60))  \(label)"
+        return "\r\u{1B}[K[\(bar)] \(ByteCountText(done)) / \(ByteCountText(total))  \(speed)  ETA \(eta)  \(label)"
     }
 }

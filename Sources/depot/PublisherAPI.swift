@@ -14,6 +14,8 @@ struct PublisherAPI {
     struct Reply {
         let status: HTTPResponseStatus
         let body: ByteBuffer
+        /// The `WWW-Authenticate` challenges of a 401, which tell why the token was refused.
+        var challenges: [String] = []
 
         /// The body as `type`; a body that is not one (a field renamed or missing) is a failure,
         /// never a default value.
@@ -53,36 +55,56 @@ struct PublisherAPI {
         do {
             let response = try await client.execute(request, timeout: .hours(24))
             do {
-                reply = Reply(status: response.status, body: try await response.body.collect(upTo: 64 << 20))
+                reply = Reply(
+                    status: response.status,
+                    body: try await response.body.collect(upTo: 64 << 20),
+                    challenges: response.headers["WWW-Authenticate"]
+                )
             } catch  where response.status.code >= 300 {
                 // A refusal that came before the upload's end (a 413 on its Content-Length): the
                 // HTTP client fails the exchange once the body it was sending stops short, and
                 // the refusal's status is what is left to tell.
-                reply = Reply(status: response.status, body: ByteBuffer())
+                reply = Reply(status: response.status, body: ByteBuffer(), challenges: response.headers["WWW-Authenticate"])
             }
         } catch {
             throw CommandFailure(describeConnectionError(error, server: baseURL))
         }
         guard (200..<300).contains(reply.status.code) || allowing.contains(reply.status.code) else {
             let message = (try? APIJSON.decode(ErrorReply.self, from: reply.body.readableBytesView))?.error.message ?? reply.status.reasonPhrase
-            throw CommandFailure(Self.refusal(method: method, path: path, status: reply.status.code, message: message))
+            throw CommandFailure(
+                Self.refusal(method: "\(method)", path: path, status: reply.status.code, message: message, challenges: reply.challenges)
+            )
         }
         return reply
     }
 
-    /// The line for a refusal: the route asked, the status, the server's message, and the next
-    /// step where there is one.
-    static func refusal(method: HTTPMethod, path: String, status: UInt, message: String) -> String {
+    /// The line for a refusal, in whole sentences: the route asked, the status, the server's
+    /// message, and the one next step that fits, where there is one. A 401 says which side must
+    /// act: a server with no token configured answers a token without an `error` in its
+    /// challenge (no token given here can help: its operator sets `access.tokens`), one that has
+    /// tokens answers `error="invalid_token"` (this command must be given one of them).
+    static func refusal(method: String, path: String, status: UInt, message: String, challenges: [String] = []) -> String {
         let route = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
-        let next: String =
-            switch status {
-            case 401: "; give a token with --token-file FILE or DEPOT_TOKEN"
-            case 403: "; a token with that scope can"
-            case 404 where route.hasPrefix("/v1/channels/"): "; depot release ls lists the releases and channels"
-            default: ""
-            }
-        let what = status == 401 ? "the token" : "\(method) \(route)"
-        return "the server refused \(what) (\(status)): \(message)\(next)"
+        let told = sentence(message)
+        switch status {
+        case 401 where challenges.contains(where: { $0.contains("error=\"invalid_token\"") }):
+            return "the server refused the token (401): \(told) Give one that its access.tokens lists, with --token-file FILE or DEPOT_TOKEN."
+        case 401 where !challenges.isEmpty && !challenges.contains(where: { $0.contains("error=") }):
+            return "the server refused the token (401): \(told) That is the server's setting: no token given here helps until its operator sets one."
+        case 401:
+            return "the server refused the token (401): \(told)"
+        case 403:
+            return "the server refused \(method) \(route) (403): \(told) Give a token with that scope, with --token-file FILE or DEPOT_TOKEN."
+        case 404 where route.hasPrefix("/v1/channels/"):
+            return "the server refused \(method) \(route) (404): \(told) depot release ls lists the releases and channels."
+        default:
+            return "the server refused \(method) \(route) (\(status)): \(told)"
+        }
+    }
+
+    /// `text` as a whole sentence: ending in a full stop unless it ends in one already.
+    static func sentence(_ text: String) -> String {
+        text.last.map { ".!?".contains($0) } == true ? text : text + "."
     }
 
     /// The token: from `file`, or else `DEPOT_TOKEN`.

@@ -16,7 +16,16 @@ extension Depot {
                 downloads only the files that changed: as patches when listed, else as gzip when smaller. It \
                 resumes interrupted downloads, checks every SHA-256, and switches the folder to the new release \
                 all at once. With --trusted-key it refuses a channel document not signed by one of the keys, \
-                expired, or older than the last one accepted. With --watch it repeats every SECONDS until interrupted.
+                expired, or older than the last one accepted. With --watch it repeats every SECONDS until SIGINT or \
+                SIGTERM: a failed round is one line on standard error and is tried again after a backoff (the \
+                interval doubled for each failure in a row, at most --max-backoff, less up to a quarter at random), \
+                for good; a round that went well starts the backoff over.
+
+                Exit status: 0 synced; 1 failed (code failed, server, corrupt or io); 2 no server could be reached \
+                (network); 3 a channel document was refused (untrusted); 4 this install cannot take the \
+                release (incompatible, over-budget); 5 --apply found nothing to apply or a file in use (not-staged, in-use); \
+                64 wrong usage (usage). With --json a failure is one object on standard output, \
+                {"error":{"code":"network","message":"…","status":2}}, and nothing on standard error.
                 """
         )
 
@@ -31,8 +40,11 @@ extension Depot {
         @Option(help: "The folder to keep in step.")
         var dir: String
 
-        @Option(help: "Sync again after this long (seconds, or 90s, 15m, 1h), until interrupted.")
+        @Option(help: "Sync again after this long (seconds, or 90s, 15m, 1h), until SIGINT or SIGTERM; a failure is logged and tried again.")
         var watch: DurationArgument?
+
+        @Option(help: "With --watch, the longest wait before trying again after failures in a row (seconds, or 90s, 5m).")
+        var maxBackoff = DurationArgument(seconds: 300)
 
         @Option(help: "The channel to follow.")
         var channel = "stable"
@@ -72,10 +84,24 @@ extension Depot {
         @Flag(help: "Download and verify the release, but do not switch the folder to it (see --apply).")
         var downloadOnly = false
 
-        @Flag(help: "Switch the folder to the release --download-only staged: no network.")
+        @Flag(help: "Switch the folder to the release --download-only staged: no network, so no --server needed.")
         var apply = false
 
+        @Flag(help: "Let this sync drop or replace the --trusted-key or --trusted-root the folder was synced with.")
+        var replaceTrust = false
+
+        /// Checks the options; with `--json`, a refusal is one ``FailureDocument`` (code `usage`)
+        /// on standard output and exit status 64, as every other failure.
         func validate() throws {
+            do {
+                try checkOptions()
+            } catch let usage as ValidationError where json {
+                writeLine(try jsonLine(FailureDocument(usage)))
+                throw ExitCode.validationFailure
+            }
+        }
+
+        func checkOptions() throws {
             if [check, downloadOnly, apply].filter({ $0 }).count > 1 { throw ValidationError("give one of --check, --download-only and --apply") }
             if watch != nil, check || downloadOnly || apply {
                 throw ValidationError("--watch syncs whole: not with --check, --download-only or --apply")
@@ -85,18 +111,16 @@ extension Depot {
             }
             guard (1...64).contains(parallel) else { throw ValidationError("--parallel takes 1 to 64") }
             guard minimumRate >= 0 else { throw ValidationError("--minimum-rate takes 0 or more bytes a second") }
+            guard maxBackoff.seconds > 0 else { throw ValidationError("--max-backoff takes a duration over 0, as 90s or 5m") }
             if let clientVersion, ClientVersion(clientVersion) == nil {
                 throw ValidationError("--client-version takes one to four numbers separated by dots, as 2.3.1")
             }
         }
 
         func run() async throws {
-            try await reportingFailures {
+            try await reportingFailures(json: json) {
                 try checkFolder()
-                let servers = try ([try server.baseURL()] + fallbackServers.map(ServerOptions.baseURL(of:))).map { text in
-                    guard let url = URL(string: text + "/") else { throw CommandFailure("invalid server \(text)") }
-                    return url
-                }
+                let servers = try serverURLs()
                 var configuration = DepotClient.Configuration(
                     channel: channel,
                     trustedKeys: trust.trustedKeys,
@@ -110,12 +134,23 @@ extension Depot {
                     clientVersion: clientVersion.flatMap(ClientVersion.init)
                 )
                 configuration.layout = layout
+                configuration.replacesTrust = replaceTrust
                 let client = DepotClient(servers: servers, directory: URL(fileURLWithPath: dir), configuration: configuration)
-                while true {
-                    try await syncOnce(client)
-                    guard let watch else { return }
-                    try await Task.sleep(for: .milliseconds(Int64(watch.seconds * 1000)))
-                }
+                guard let watch else { return try await syncOnce(client) }
+                await watching(client, every: watch)
+            }
+        }
+
+        /// `--server`, then each `--fallback-server`. `--apply` needs none: it renames what a
+        /// download staged and sends nothing (a report it makes waits for the next sync), so
+        /// without one the client is given a name that resolves nowhere (RFC 2606's `.invalid`),
+        /// never asked.
+        func serverURLs() throws -> [URL] {
+            let named = server.server ?? ProcessInfo.processInfo.environment["DEPOT_SERVER"]
+            if apply, named == nil, let nowhere = URL(string: "http://apply.invalid/") { return [nowhere] }
+            return try ([try server.baseURL()] + fallbackServers.map(ServerOptions.baseURL(of:))).map { text in
+                guard let url = URL(string: text + "/") else { throw CommandFailure("--server \(text) is not a URL.", kind: .usage) }
+                return url
             }
         }
 
@@ -128,6 +163,7 @@ extension Depot {
                 guard isFolder.boolValue else { throw CommandFailure("--dir \(dir) is a file, not a folder") }
                 return
             }
+            if apply { throw SyncError(.notStaged, "--dir \(dir) does not exist, so nothing is staged there: download first.") }
             let parent = URL(fileURLWithPath: dir).deletingLastPathComponent().path
             guard FileManager.default.fileExists(atPath: parent) else {
                 throw CommandFailure("--dir \(dir): its parent folder \(parent) does not exist (a typo?); make it first")
@@ -140,28 +176,23 @@ extension Depot {
         func syncOnce(_ client: DepotClient) async throws {
             if check { return try await printCheck(client) }
             if apply {
-                do {
-                    let release = try client.apply()
-                    writeLine("applied release \(release.number) of \(release.channel)")
-                } catch let error as SyncError {
-                    throw CommandFailure(error.message)
-                }
-                return
+                let release = try client.apply()
+                return writeLine("applied release \(release.number) of \(release.channel)")
             }
             let bars = ProgressBars(isEnabled: !json && isatty(STDERR_FILENO) == 1)
             let report: SyncReport
             do {
                 report = try await downloadOnly ? client.download { bars.update($0) } : client.sync { bars.update($0) }
-            } catch let error as SyncError {
+            } catch {
                 bars.finish()
-                throw CommandFailure(error.message)
+                throw error
             }
             bars.finish()
             if json {
                 try writeJSON(report)
             } else {
                 for file in report.files where file.outcome == .failed {
-                    FileHandle.standardError.write(Data("failed \(file.path): \(file.error ?? "")\n".utf8))
+                    FileHandle.standardError.write(Data(redactingCredentials(in: "failed \(file.path): \(file.error ?? "")\n").utf8))
                 }
                 writeLine(Self.summary(report))
                 if downloadOnly, report.failedCount == 0, !report.files.isEmpty { writeLine("staged: depot sync --apply switches to it") }
@@ -173,12 +204,7 @@ extension Depot {
 
         /// `--check`: what a sync would do, as a line (or the plan as JSON).
         func printCheck(_ client: DepotClient) async throws {
-            let plan: UpdatePlan
-            do {
-                plan = try await client.check()
-            } catch let error as SyncError {
-                throw CommandFailure(error.message)
-            }
+            let plan = try await client.check()
             if json {
                 return try writeJSON(plan)
             }
@@ -187,7 +213,7 @@ extension Depot {
             let bound = plan.files.contains(where: \.isBound) ? "at most " : ""
             writeLine(
                 "\(release)\(plan.critical ? " (critical)" : ""): \(plan.files.count) to fetch, \(plan.removals.count) to remove; "
-                    + "\(bound)\(ByteCountText(plan.expectedBytes)) to transfer, \(ByteCountText(plan.requiredBytes)) of space needed"
+                    + "\(bound)\(ByteCountText(plan.transferBytes)) to transfer, \(ByteCountText(plan.requiredBytes)) of space needed"
             )
             for file in plan.files {
                 writeLine("  \(file.path): \(file.way.rawValue), \(file.isBound ? "at most " : "")\(ByteCountText(file.expectedBytes))")
@@ -200,9 +226,10 @@ extension Depot {
         }
 
         /// Writes a line to standard output at once: with --watch the process runs on, and each
-        /// round's line must reach a log file or pipe now, not when a buffer fills.
+        /// round's line must reach a log file or pipe now, not when a buffer fills. The URLs in it
+        /// (a report's servers, a failover's error) are named without their credentials.
         func writeLine(_ line: String) {
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            FileHandle.standardOutput.write(Data((redactingCredentials(in: line) + "\n").utf8))
         }
 
         /// `3 updated, 12 unchanged: 412 KB transferred, 24.8 MB saved; release 4 of stable, signature verified;

@@ -36,13 +36,18 @@ struct CLIRefusalTests {
             arguments: ["release", "ls", "--server", "S"],
             token: "wrong-token",
             status: 1,
-            says: ["the server refused the token (401)", "give a token with --token-file FILE or DEPOT_TOKEN"]
+            says: [
+                "the server refused the token (401): The token is not valid. Give one that its access.tokens lists, with --token-file FILE or DEPOT_TOKEN."
+            ]
         ),
         Row(
             arguments: ["release", "promote", "1", "--server", "S"],
             token: "reader-secret",
             status: 1,
-            says: ["POST /v1/channels/stable/promote (403): The token reader may not promote or roll back stable", "a token with that scope can"]
+            says: [
+                "POST /v1/channels/stable/promote (403): The token reader may not promote or roll back stable: see its scopes in access.tokens. "
+                    + "Give a token with that scope, with --token-file FILE or DEPOT_TOKEN."
+            ]
         ),
         Row(
             arguments: ["publish", "site", "--server", "S"],
@@ -96,16 +101,16 @@ struct CLIRefusalTests {
             says: ["--from nowhere: not an http:// or https:// URL, nor a folder that exists"]
         ),
         Row(
-            arguments: ["mirror", "--from", "nowhere", "--to", "copy", "--without-signature-checks"],
-            token: nil,
-            status: 1,
-            says: ["nor a folder that exists"]
-        Row(
             arguments: ["import", "--from", "http://127.0.0.1:1/", "--data", "imported", "--trusted-key", "AAAA"],
             token: nil,
             status: 64,
             says: ["a URL lists no channels: name each channel to import with --channel"]
         ),
+        Row(
+            arguments: ["mirror", "--from", "nowhere", "--to", "copy", "--without-signature-checks"],
+            token: nil,
+            status: 1,
+            says: ["nor a folder that exists"]
         ),
         Row(arguments: ["export", "--data", "nowhere", "--to", "copy"], token: nil, status: 1, says: ["no signing key", "or --unsigned"]),
         Row(arguments: ["keygen", "--out", "nowhere/channel.key"], token: nil, status: 1, says: ["cannot create nowhere/channel.key"]),

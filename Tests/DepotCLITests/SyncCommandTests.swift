@@ -56,12 +56,14 @@ struct SyncCommandTests {
             #expect(downloaded.output.contains("staged: depot sync --apply switches to it"))
             #expect(try Data(contentsOf: a) == Data("one\n".utf8), "a download changed the folder")
 
-            let applied = try await DepotCLI.run(sync + ["--apply"], token: nil, in: root)
+            // No network: no --server needed.
+            let apply = ["sync", "--dir", "out", "--layout", layout.rawValue, "--apply"]
+            let applied = try await DepotCLI.run(apply, token: nil, in: root)
             #expect(applied.status == 0 && applied.output.contains("applied release 2 of stable"), "\(applied.errors)")
             #expect(try Data(contentsOf: a) == Data("two\n".utf8))
             #expect(try Data(contentsOf: root.appendingPathComponent(content + "b.bin")) == Fixture.noise)
-            let again = try await DepotCLI.run(sync + ["--apply"], token: nil, in: root)
-            #expect(again.status == 1 && again.errors.contains("no release is staged"), "\(again.errors)")
+            let again = try await DepotCLI.run(apply, token: nil, in: root)
+            #expect(again.status == 5 && again.errors.contains("no release is staged"), "\(again.errors)")
             let upToDate = try await DepotCLI.run(sync + ["--check"], token: nil, in: root)
             #expect(upToDate.output.contains("up to date: release 2 of stable"), "\(upToDate.output)")
         }

@@ -1,0 +1,36 @@
+import DepotClient
+import Foundation
+import UnixSignals
+
+extension Depot.Sync {
+    /// `--watch`: syncs every `interval` until SIGINT or SIGTERM, for good. A failed round is
+    /// one line on standard error (and, with `--json`, its ``FailureDocument`` on standard
+    /// output) and is tried again after a backoff (``WatchSchedule``: doubling from the
+    /// interval up to `--max-backoff`, with jitter); a round that went well starts it over. A
+    /// signal stops the round under way (what it verified stays staged for the next run) and
+    /// ends the command with status 0.
+    func watching(_ client: DepotClient, every interval: DurationArgument) async {
+        let json = json
+        let loop = WatchLoop(
+            schedule: WatchSchedule(interval: interval.seconds, maximumBackoff: maxBackoff.seconds),
+            round: { try await syncOnce(client) },
+            log: { error, line in
+                if json, let document = try? jsonLine(FailureDocument(error)) { writeLine(document) }
+                FileHandle.standardError.write(Data((line + "\n").utf8))
+            },
+            sleep: { seconds in try await Task.sleep(for: .milliseconds(Int64(seconds * 1000))) },
+            jitter: { Double.random(in: 0..<1) }
+        )
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await loop.run() }
+            group.addTask {
+                for await signal in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
+                    FileHandle.standardError.write(Data("Stopped by \(signal).\n".utf8))
+                    return
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}

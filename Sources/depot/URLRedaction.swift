@@ -1,0 +1,13 @@
+import Foundation
+
+/// `text` with the credentials of every URL in it left out: `http://user:secret@host/` becomes
+/// `http://host/`, as `DepotClient`'s `URL.redacted` prints a server's URL. Everything the CLI
+/// prints that may hold a URL passes through it (a sync's summary, its failover note and
+/// `--json` report, error lines and `--json` errors), so a `--server` given with a user name and
+/// password never reaches a terminal, a log or a CI page.
+func redactingCredentials(in text: String) -> String {
+    // A URL's scheme and `//`, then its user information up to the last `@` before the host:
+    // the characters RFC 3986 (section 3.2.1) allows there, and `@` (a password may hold one),
+    // but no `/`, `?`, `#`, quote or space, so nothing past the URL is taken.
+    text.replacing(#/([A-Za-z][A-Za-z0-9+.\-]*://)[A-Za-z0-9\-._~%!$&'()*+,;=:@]*@/#) { match in match.output.1 }
+}
