@@ -90,11 +90,16 @@ public final class ExportFolder: Sendable {
     /// `source`, unless the folder holds it already: a hard link when both are on one file
     /// system, which costs no bytes, else a copy. Returns whether it wrote. Durable after the
     /// next ``barrier()``.
+    ///
+    /// A link shares the source's mode, so only a source with Depot's modes is linked
+    /// (``DepotFiles/FileModes/isShared(_:)``): one only its owner reads (a blob a store stored
+    /// 0600 before issue 56) is copied, with the folder's own mode, so the web server reads
+    /// every file placed.
     @discardableResult
     public func place(_ object: TreeObject, from source: FilePath) throws -> Bool {
         let path = object.path
         guard try !contains(object) else { return false }
-        if try folder.link(source.string, at: path) {
+        if Self.isShared(source), try folder.link(source.string, at: path) {
             state.withLock { state in
                 state.touched.insert(parent(of: path))
                 state.written += 1
@@ -198,6 +203,13 @@ public final class ExportFolder: Sendable {
         try fill(descriptor, path)
         guard fsync(descriptor) == 0 else { throw FolderError.system("Cannot sync \(root)/\(path)") }
         return path
+    }
+
+    /// Whether the file at `source` has Depot's modes, readable by its group; false when it
+    /// cannot be looked at (the copy then says why).
+    private static func isShared(_ source: FilePath) -> Bool {
+        var status = stat()
+        return stat(source.string, &status) == 0 && FileModes.isShared(status.st_mode)
     }
 
     /// Renames the temporary file `temporary` to `path`, replacing what is there.

@@ -70,7 +70,9 @@ public final class ContainedFolder: Sendable {
             walked += walked.isEmpty ? component : "/" + component
             var next = openat(folder, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             if next < 0, errno == ENOENT, creating {
-                guard mkdirat(folder, component, 0o755) == 0 || errno == EEXIST else { throw FolderError.system("Cannot make \(root)/\(walked)") }
+                guard mkdirat(folder, component, FileModes.folder) == 0 || errno == EEXIST else {
+                    throw FolderError.system("Cannot make \(root)/\(walked)")
+                }
                 guard !synchronizesNewFolders || fsync(folder) == 0 else { throw FolderError.system("Cannot sync the folder of \(root)/\(walked)") }
                 next = openat(folder, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             }
@@ -128,7 +130,7 @@ public final class ContainedFolder: Sendable {
     /// its parent); an entry on the way, or at `path`, that is not a folder is refused.
     public func makeFolder(_ path: String) throws {
         try withParent(of: path, creating: true) { folder, name in
-            if mkdirat(folder, name, 0o755) == 0 {
+            if mkdirat(folder, name, FileModes.folder) == 0 {
                 guard !synchronizesNewFolders || fsync(folder) == 0 else { throw FolderError.system("Cannot sync the folder of \(root)/\(path)") }
             } else if errno != EEXIST {
                 throw FolderError.system("Cannot make \(root)/\(path)")
@@ -157,7 +159,7 @@ public final class ContainedFolder: Sendable {
 
     /// A descriptor of the file at `path`, which the caller closes; the folders on the way are
     /// made when the mode may create the file. A link in its place is refused.
-    public func open(_ path: String, mode: OpenMode, permissions: mode_t = 0o644) throws -> Int32 {
+    public func open(_ path: String, mode: OpenMode, permissions: mode_t = FileModes.file) throws -> Int32 {
         let flags: Int32
         switch mode {
         case .read: flags = O_RDONLY
@@ -199,7 +201,7 @@ public final class ContainedFolder: Sendable {
 
     /// A new file at `path` (none may be there, a link neither), open for writing; the caller
     /// closes it.
-    public func create(_ path: String, mode: mode_t = 0o644) throws -> Int32 {
+    public func create(_ path: String, mode: mode_t = FileModes.file) throws -> Int32 {
         let file = try withParent(of: path, creating: true) { folder, name in
             openat(folder, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         }
@@ -403,7 +405,7 @@ public final class ContainedFolder: Sendable {
         guard access(path, F_OK) != 0 else { return }
         let parent = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !parent.isEmpty { try makeFolders(parent) }
-        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw FolderError.system("Cannot make the folder \(path)") }
+        guard mkdir(path, FileModes.folder) == 0 || errno == EEXIST else { throw FolderError.system("Cannot make the folder \(path)") }
         guard !parent.isEmpty else { return }
         let descriptor = systemOpen(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FolderError.system("Cannot open the folder \(parent)") }

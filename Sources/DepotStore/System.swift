@@ -1,4 +1,5 @@
 import CLinuxCalls
+import DepotFiles
 import _NIOFileSystem
 
 #if canImport(Glibc)
@@ -33,9 +34,10 @@ func SystemFileExists(_ path: UnsafePointer<CChar>) -> Bool {
     access(path, F_OK) == 0
 }
 
-/// `mkdir(2)` with mode 0755; true when made, or already there.
+/// `mkdir(2)` with Depot's folder mode (``DepotFiles/FileModes/folder``); true when made, or
+/// already there.
 func SystemMakeDirectory(_ path: UnsafePointer<CChar>) -> Bool {
-    mkdir(path, 0o755) == 0 || errno == EEXIST
+    mkdir(path, FileModes.folder) == 0 || errno == EEXIST
 }
 
 /// `fsync(2)` of the file or folder at `path`.
@@ -151,13 +153,15 @@ func SystemFileIdentity(_ info: FileInfo) -> (device: UInt64, inode: UInt64) {
 /// A new file written with blocking `write(2)` calls, for work that already runs on a thread
 /// pool. Durable only once ``synchronize()`` returns: what the store writes this way is
 /// ingested into it, which makes it durable; an export folder's objects are synchronized here.
+/// Made with Depot's file mode (``DepotFiles/FileModes/file``), as every file of the store: an
+/// export links it, and the web server reads it there.
 struct BlockingFileWriter: ~Copyable {
     private let descriptor: Int32
     let path: String
 
-    init(creating path: String, mode: mode_t = 0o600) throws {
+    init(creating path: String) throws {
         self.path = path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FileModes.file)
         guard descriptor >= 0 else { throw SystemCallError("Cannot create \(path)") }
     }
 

@@ -4,7 +4,14 @@ import NIOPosix
 
 /// A real nginx (Debian's) running `deploy/nginx/depot.conf` in front of a Depot server, on
 /// 127.0.0.1, for the length of a test.
+///
+/// Run as production runs it: the master as root, its workers (which open the files they serve)
+/// as an unprivileged user, so a file nginx's user cannot read is a 403 here as it is there.
 public struct Nginx: Sendable {
+    /// The workers' user and group, as nginx's `user` directive takes them: `nobody` in
+    /// `nogroup`, which own nothing a test writes, so nginx reads only what others may read.
+    public static let unprivilegedWorkers = "nobody nogroup"
+
     /// The port nginx listens on.
     public let port: Int
     let process: DepotProcess
@@ -50,6 +57,7 @@ public struct Nginx: Sendable {
     public static func with<Result: Sendable>(depotPort: Int, _ body: @Sendable (Nginx) async throws -> Result) async throws -> Result {
         try await with(
             site: siteConfig,
+            workers: unprivilegedWorkers,
             changing: { root in
                 [
                     ("server 127.0.0.1:8080;", "server 127.0.0.1:\(depotPort);"),
@@ -61,15 +69,23 @@ public struct Nginx: Sendable {
     }
 
     /// Starts nginx with the shipped static mirror site serving the folder `export`, changing
-    /// only its listen address and root; runs `body`; stops nginx.
-    public static func serving<Result: Sendable>(export: URL, _ body: @Sendable (Nginx) async throws -> Result) async throws -> Result {
-        try await with(site: staticMirrorConfig, changing: { _ in [("root /srv/depot-export;", "root \(export.path);")] }, body)
+    /// only its listen address and root, its workers run as `workers` (nginx's `user`
+    /// directive: a user, then optionally a group); runs `body`; stops nginx. Every folder on
+    /// the way to `export` must be searchable by that user, as in production.
+    public static func serving<Result: Sendable>(
+        export: URL,
+        workers: String = unprivilegedWorkers,
+        _ body: @Sendable (Nginx) async throws -> Result
+    ) async throws -> Result {
+        try await with(site: staticMirrorConfig, workers: workers, changing: { _ in [("root /srv/depot-export;", "root \(export.path);")] }, body)
     }
 
     /// Starts nginx with `site`, its listen address and the replacements `changes` gives for
-    /// the temporary folder nginx runs in; runs `body`; stops nginx.
+    /// the temporary folder nginx runs in, its workers run as `workers`; runs `body`; stops
+    /// nginx.
     private static func with<Result: Sendable>(
         site config: URL,
+        workers: String,
         changing changes: (URL) -> [(String, String)],
         _ body: @Sendable (Nginx) async throws -> Result
     ) async throws -> Result {
@@ -84,7 +100,7 @@ public struct Nginx: Sendable {
             // As Debian's nginx.conf: the modules apt installed (the brotli-static module).
             let main = """
                 include /etc/nginx/modules-enabled/*.conf;
-                user root;
+                user \(workers);
                 worker_processes 1;
                 daemon off;
                 pid \(root.path)/nginx.pid;

@@ -35,7 +35,7 @@ struct BlobWriter {
         let name = String(UInt64.random(in: .min ... .max), radix: 36)
         let contentPath = store.temporaryDirectory.appending("\(name).blob")
         let gzipPath = store.temporaryDirectory.appending("\(name).gz")
-        let options = OpenOptions.Write(existingFile: .none, newFile: .init(transactionalCreation: false))
+        let options = OpenOptions.Write(existingFile: .none, newFile: .init(permissions: BlobStore.filePermissions, transactionalCreation: false))
         do {
             let content = try await store.fileSystem.openFile(forWritingAt: contentPath, options: options)
             let gzip: WriteFileHandle
@@ -164,7 +164,7 @@ struct BlobWriter {
 
         let directory = finalPath.removingLastComponent()
         if try await store.fileSystem.info(forFileAt: directory) == nil {
-            try await store.fileSystem.createDirectory(at: directory, withIntermediateDirectories: true)
+            try await store.fileSystem.createDirectory(at: directory, withIntermediateDirectories: true, permissions: BlobStore.folderPermissions)
             // The new folder's own entry, in blobs/, must be durable before the blob in it is.
             try await Self.synchronizeDirectory(store.directory, fileSystem: store.fileSystem)
         }

@@ -1,0 +1,223 @@
+import DepotClient
+import DepotManifest
+import DepotTestSupport
+import Foundation
+import Testing
+
+/// Depot run as the README's production install runs it, not as root: `depot serve`, `depot
+/// export` and `depot mirror` as the service's user and group under the systemd unit's
+/// `UMask=0027`, in a state folder the service owns (mode 0750, as `StateDirectoryMode`), and
+/// the shipped `deploy/nginx/static-mirror.conf` with its workers as another user, in the
+/// service's group (the README: `usermod -aG depot www-data`). Every file the three writers
+/// leave must be one those workers can read: a file only its owner reads is a 403 from nginx.
+@Suite("Production modes")
+struct ProductionModesTests {
+    /// The service's user and group (the unit's `User=depot`, `Group=depot`): Debian's `nobody`
+    /// and `nogroup` stand for them.
+    static let service = (user: "nobody", group: "nogroup")
+    /// nginx's workers: Debian's `www-data`, in the service's group, as nginx's `user` directive
+    /// (a user, then its group) puts them.
+    static let webServer = "www-data nogroup"
+    /// Runs a program as the unit runs `depot`: as the service's user, in its group and no other,
+    /// under `UMask=0027`.
+    static let asService = [
+        "/bin/sh", "-c", "umask 0027 && exec /usr/bin/setpriv --reuid=\(service.user) --regid=\(service.group) --clear-groups -- \"$0\" \"$@\"",
+    ]
+
+    /// A test's folders: `state` the service's (as `/var/lib/depot`), the trees and the clients
+    /// the test's.
+    struct Stage: Sendable {
+        let root: URL
+        let publicKey: String
+
+        var state: URL { root.appendingPathComponent("state") }
+        func statePath(_ name: String) -> String { state.appendingPathComponent(name).path }
+
+        static func with(_ body: (Stage) async throws -> Void) async throws {
+            try await withTemporaryDirectory { root in
+                let state = root.appendingPathComponent("state")
+                for folder in [state, state.appendingPathComponent("public")] {
+                    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                    try FileManager.default.setAttributes(
+                        [.ownerAccountName: service.user, .groupOwnerAccountName: service.group, .posixPermissions: 0o750],
+                        ofItemAtPath: folder.path
+                    )
+                }
+                let keygen = try await runAsService(["keygen", "--out", state.appendingPathComponent("channel.key").path], in: root)
+                #expect(keygen.status == 0, "\(keygen.log)")
+                let publicKey = try #require(keygen.log.split(separator: " ").dropFirst(2).first.map(String.init))
+                try await body(Stage(root: root, publicKey: publicKey))
+            }
+        }
+
+        /// Runs `depot` with `arguments` as the service, to its end.
+        static func runAsService(
+            _ arguments: [String],
+            environment: [String: String] = [:],
+            in root: URL
+        ) async throws -> (status: Int32, log: String) {
+            try await DepotProcess.with(arguments, environment: environment, in: root, wrapper: asService) { depot in
+                (try await depot.waitForExit(), depot.log)
+            }
+        }
+
+        /// The service's settings: its tokens, its signing key, the folder it keeps in step.
+        var environment: [String: String] {
+            [
+                "DEPOT_PUBLISH_TOKENS": DepotCLI.token, "DEPOT_CHANNELS_SIGNING_KEY_FILES": statePath("channel.key"),
+                "DEPOT_EXPORT_DIRECTORY": statePath("follow"),
+            ]
+        }
+
+        /// `depot export` and `depot mirror` as the service, after a publish, as cron would.
+        func exportAndMirror(from origin: String) async throws {
+            let export = try await Self.runAsService(
+                ["export", "--data", statePath("data"), "--to", statePath("export")],
+                environment: environment,
+                in: root
+            )
+            #expect(export.status == 0, "\(export.log)")
+            let mirror = try await Self.runAsService(
+                ["mirror", "--from", origin, "--to", statePath("mirror"), "--trusted-key", publicKey],
+                in: root
+            )
+            #expect(mirror.status == 0, "\(mirror.log)")
+        }
+
+        /// Waits until the server's `export.directory` names the release `export` names.
+        func waitForFollower() async throws {
+            func release(_ folder: String) -> String? {
+                (try? Data(contentsOf: state.appendingPathComponent("\(folder)/channels/stable")))
+                    .flatMap { try? JSONDecoder().decode(ChannelDocument.self, from: $0) }?.release
+            }
+            let caughtUp = try await poll(for: .seconds(60)) { release("follow") != nil && release("follow") == release("export") ? true : nil }
+            #expect(caughtUp == true, "export.directory did not catch up")
+        }
+
+        /// A release's tree: files under 1 MiB (uploaded in batches) and one over (streamed).
+        func writeTree(_ tree: String, edition: Int) throws {
+            for index in 0..<30 {
+                try root.write(Fixture.pseudoRandom(count: 3000, seed: UInt64(edition * 1000 + index)), to: "\(tree)/assets/\(index).bin")
+            }
+            let notes = Fixture.pseudoRandom(count: 60_000, seed: 7).map { String(format: "%02x", $0) }.joined() + "edition \(edition)\n"
+            try root.write(Data(notes.utf8), to: "\(tree)/notes.txt")
+            var database = Fixture.pseudoRandom(count: 3 << 19, seed: 9)
+            database[1 << 20] = UInt8(edition)
+            try root.write(database, to: "\(tree)/catalog.db")
+        }
+
+        /// `depot sync` of `client` from `server`, trusting the service's key: the report.
+        func sync(_ client: String, from server: String) async throws -> SyncReport {
+            let result = try await DepotCLI.run(
+                ["sync", "--server", server, "--dir", client, "--trusted-key", publicKey, "--json"],
+                token: nil,
+                in: root
+            )
+            #expect(result.status == 0, "\(server): \(result.errors) \(result.output)")
+            return try JSONDecoder().decode(SyncReport.self, from: Data(result.output.utf8))
+        }
+
+        /// Every file of `folder` a client may ask for (none under a dot name), by URL path.
+        func servedPaths(of folder: String) throws -> [String] {
+            let base = state.appendingPathComponent(folder)
+            let names = try #require(FileManager.default.enumerator(atPath: base.path)).compactMap { $0 as? String }
+            return names.filter { name in
+                !name.split(separator: "/").contains { $0.hasPrefix(".") }
+                    && (try? FileManager.default.attributesOfItem(atPath: base.appendingPathComponent(name).path)[.type] as? FileAttributeType)
+                        == .typeRegular
+            }
+            .map { "/" + $0 }
+        }
+    }
+
+    /// The three folders, each served by its own nginx.
+    static let folders = ["export", "follow", "mirror"]
+
+    @Test(
+        "depot serve, export and mirror as the service under UMask=0027, nginx's workers as another user of its group: a signed client syncs releases 1 and 2 through the export, export.directory and the mirror, and nginx reads every file they wrote"
+    )
+    func servedAsInProduction() async throws {
+        try await Stage.with { stage in
+            try stage.writeTree("v1", edition: 1)
+            try stage.writeTree("v2", edition: 2)
+            let serve = ["serve", "--port", "0", "--public", stage.statePath("public"), "--data", stage.statePath("data")]
+            try await DepotProcess.with(serve, environment: stage.environment, in: stage.root, wrapper: Self.asService) { server in
+                let origin = "http://127.0.0.1:\(try await server.waitForPort())"
+                for (edition, tree) in ["v1", "v2"].enumerated() {
+                    let published = try await DepotCLI.run(["publish", tree, "--server", origin, "--no-index"], in: stage.root)
+                    #expect(published.status == 0, "\(published.errors)")
+                    try await stage.exportAndMirror(from: origin)
+                    try await stage.waitForFollower()
+
+                    // The service's own server, run unprivileged, serves its data folder.
+                    let direct = try await stage.sync("direct", from: origin)
+                    #expect(direct.release?.number == Int64(edition + 1))
+                    for folder in Self.folders {
+                        try await Nginx.serving(export: stage.state.appendingPathComponent(folder), workers: Self.webServer) { nginx in
+                            let report = try await stage.sync("client-\(folder)", from: nginx.url(""))
+                            #expect(report.release?.number == Int64(edition + 1), "\(folder): \(report)")
+                            #expect(report.signature == .verified, "\(folder)")
+                            #expect(try stage.holdsTree("client-\(folder)", tree), "\(folder)")
+                            let refused = nginx.requests.filter { $0.status == 403 }
+                            #expect(refused.isEmpty, "\(folder): nginx could not read \(refused.map(\.path))")
+                            try await Self.expectAllReadable(try stage.servedPaths(of: folder), through: nginx, folder: folder)
+                        }
+                    }
+                }
+                #expect(try await server.stop() == 0)
+            }
+        }
+    }
+
+    @Test("a data folder stored by an older Depot, its small files 0600: depot export copies them, readable, and links the rest")
+    func olderStoreCopied() async throws {
+        try await DepotCLI.withServer { root, server in
+            try root.write(Fixture.pseudoRandom(count: 3000, seed: 1), to: "tree/small.bin")
+            try root.write(Fixture.pseudoRandom(count: 3000, seed: 2), to: "tree/other.bin")
+            #expect(try await DepotCLI.run(["publish", "tree", "--server", server, "--no-index"], in: root).status == 0)
+            let small = Fixture.sha256(try Data(contentsOf: root.appendingPathComponent("tree/small.bin")))
+            let other = Fixture.sha256(try Data(contentsOf: root.appendingPathComponent("tree/other.bin")))
+            let stored = root.appendingPathComponent("data/blobs/\(small.prefix(2))/\(small)").path
+            #expect(try Self.status(of: stored).st_mode & 0o040 != 0, "the store writes 0644 less the umask: group-readable")
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: stored)
+
+            let export = try await DepotProcess.run(["export", "--data", "data", "--to", "export", "--unsigned"], in: root)
+            #expect(export.status == 0, "\(export.log)")
+            let copied = try Self.status(of: root.appendingPathComponent("export/blobs/\(small)").path)
+            #expect(copied.st_mode & 0o040 != 0 && copied.st_nlink == 1, "a copy, with the folder's mode")
+            #expect(try Self.status(of: stored).st_mode & 0o777 == 0o600, "the store is only read")
+            #expect(try Self.status(of: root.appendingPathComponent("export/blobs/\(other)").path).st_nlink == 2, "the others are links")
+        }
+    }
+
+    /// `stat(2)` of `path`.
+    static func status(of path: String) throws -> stat {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path]) }
+        return status
+    }
+
+    /// Asks nginx for every path in `paths`, in one curl run: each must be a 200.
+    static func expectAllReadable(_ paths: [String], through nginx: Nginx, folder: String) async throws {
+        #expect(paths.contains("/channels/stable") && paths.contains { $0.hasSuffix(".gz") }, "\(folder) holds the channel and variants: \(paths)")
+        let arguments = ["-w", "%{http_code} %{url_effective}\\n"] + paths.flatMap { ["-o", "/dev/null", nginx.url($0)] }
+        let result = try await runCurl(arguments)
+        let unreadable = String(decoding: result.standardOutput, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("200 ") }
+        #expect(unreadable.isEmpty, "\(folder): \(unreadable.count) of \(paths.count) files not served: \(unreadable.prefix(5))")
+    }
+}
+
+extension ProductionModesTests.Stage {
+    /// Whether the client folder `client` holds exactly the files of `tree`.
+    func holdsTree(_ client: String, _ tree: String) throws -> Bool {
+        let base = root.appendingPathComponent(tree)
+        let names = try #require(FileManager.default.enumerator(atPath: base.path)).compactMap { $0 as? String }
+        return names.allSatisfy { name in
+            let file = base.appendingPathComponent(name)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder), !isFolder.boolValue else { return true }
+            return FileManager.default.contents(atPath: root.appendingPathComponent("\(client)/\(name)").path)
+                == FileManager.default.contents(atPath: file.path)
+        }
+    }
+}
