@@ -301,18 +301,22 @@ struct RolloutFleetTests {
         }
     }
 
+    /// Publishes a.txt with `text` as a release needing `minimum`; its id.
+    static func publish(_ server: LiveServer, _ text: String, minimum: String?, critical: Bool = false) async throws -> String {
+        let bytes = Array(text.utf8)
+        let sha256 = Hex.string(SHA256.hash(data: bytes))
+        #expect([200, 201].contains(try await Self.send(server, "PUT", "/v1/blobs/\(sha256)", body: bytes).status))
+        let commit = CommitRequest(files: [.init(path: "a.txt", sha256: sha256)], critical: critical, minimumClientVersion: minimum)
+        let reply = try await Self.send(server, "POST", "/v1/releases", json: commit)
+        #expect(reply.status == 201, "\(reply.bodyText)")
+        return try #require(try reply.decoded(CommitReply.self).release).id
+    }
+
     @Test("critical releases and minimum client versions: signed, exposed, and older apps keep the newest release they can use")
     func compatibility() async throws {
         try await Self.withServer { server, clock in
-            /// Publishes a.txt with `text` as a release needing `minimum`.
             func publish(_ text: String, minimum: String?, critical: Bool = false) async throws -> String {
-                let bytes = Array(text.utf8)
-                let sha256 = Hex.string(SHA256.hash(data: bytes))
-                #expect([200, 201].contains(try await Self.send(server, "PUT", "/v1/blobs/\(sha256)", body: bytes).status))
-                let commit = CommitRequest(files: [.init(path: "a.txt", sha256: sha256)], critical: critical, minimumClientVersion: minimum)
-                let reply = try await Self.send(server, "POST", "/v1/releases", json: commit)
-                #expect(reply.status == 201, "\(reply.bodyText)")
-                return try #require(try reply.decoded(CommitReply.self).release).id
+                try await Self.publish(server, text, minimum: minimum, critical: critical)
             }
             let one = try await publish("any\n", minimum: nil)
             let two = try await publish("two\n", minimum: "2.0")
@@ -341,6 +345,40 @@ struct RolloutFleetTests {
                     #expect(try String(contentsOf: folder.appendingPathComponent("\(version)/a.txt"), encoding: .utf8) == text, "app \(version)")
                     #expect(report.rollout?.critical == critical && report.signature == .verified, "app \(version): \(report.rollout?.reason ?? "")")
                 }
+            }
+        }
+    }
+
+    @Test("an app upgraded past a fallback takes the release it can now use, though the poll is a 304; the report names what it holds")
+    func upgradeLeavesFallback() async throws {
+        try await Self.withServer { server, _ in
+            let seven = try await Self.publish(server, "seven\n", minimum: nil)
+            let eight = try await Self.publish(server, "eight\n", minimum: "3.0", critical: true)
+            try await withTemporaryDirectory { folder in
+                func client(_ version: String) -> DepotClient {
+                    let trusted = [Self.key.publicKey.rawRepresentation.base64EncodedString()]
+                    return DepotClient(
+                        server: URL(string: server.url("/"))!,
+                        directory: folder,
+                        configuration: .init(trustedKeys: trusted, clientVersion: ClientVersion(version))
+                    )
+                }
+                let old = try await client("2.5").sync()
+                #expect(old.release?.id == seven && old.rollout?.side == .fallback)
+                #expect(!old.critical, "release 7, the fallback, is not critical")
+                let held = try await client("2.5").sync()
+                #expect(held.channelNotModified && held.release?.id == seven && !held.critical)
+
+                let upgraded = try await client("3.1").sync()
+                #expect(upgraded.channelNotModified, "the channel document has not changed")
+                #expect(upgraded.release?.id == eight && upgraded.critical, "\(upgraded.rollout?.reason ?? "")")
+                #expect(try String(contentsOf: folder.appendingPathComponent("a.txt"), encoding: .utf8) == "eight\n")
+                let check = try await client("3.1").check()
+                #expect(check.isUpToDate && check.release?.id == eight && check.critical)
+
+                // Back to an app too old: the fallback again, and not critical.
+                let downgraded = try await client("2.5").sync()
+                #expect(downgraded.release?.id == seven && !downgraded.critical)
             }
         }
     }

@@ -87,6 +87,10 @@ public struct SyncReport: Sendable, Codable, Equatable {
     public var documentBytes: Int64
     /// The release the folder holds after the sync.
     public var release: HeldRelease?
+    /// The release a download staged for ``DepotClient/apply()`` (``DepotClient/download()``):
+    /// its files are counted as staged (``stagedCount``), not updated, since the folder the app
+    /// reads has not changed. `nil` after a sync or a failure.
+    public var staged: HeldRelease?
     /// How the channel document was judged.
     public var signature: ChannelCheck.SignatureStatus = .notChecked
     /// Which release of the channel document this install follows, and why: during a rollout,
@@ -105,7 +109,8 @@ public struct SyncReport: Sendable, Codable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case channelNotModified, documentBytes, release, signature, files, unchangedCount, bytesTransferred, bytesSaved, server, failovers
+        case channelNotModified, documentBytes, release, staged, signature, rollout, critical, files, unchangedCount, updatedCount, stagedCount
+        case bytesTransferred, bytesSaved, server, failovers
     }
 
     public init(from decoder: any Decoder) throws {
@@ -113,6 +118,8 @@ public struct SyncReport: Sendable, Codable, Equatable {
         channelNotModified = try container.decode(Bool.self, forKey: .channelNotModified)
         documentBytes = try container.decode(Int64.self, forKey: .documentBytes)
         release = try container.decodeIfPresent(HeldRelease.self, forKey: .release)
+        staged = try container.decodeIfPresent(HeldRelease.self, forKey: .staged)
+        rollout = try container.decodeIfPresent(RolloutSide.self, forKey: .rollout)
         signature = try container.decode(ChannelCheck.SignatureStatus.self, forKey: .signature)
         files = try container.decode([File].self, forKey: .files)
         unchangedCount = try container.decode(Int.self, forKey: .unchangedCount)
@@ -126,9 +133,14 @@ public struct SyncReport: Sendable, Codable, Equatable {
         try container.encode(channelNotModified, forKey: .channelNotModified)
         try container.encode(documentBytes, forKey: .documentBytes)
         try container.encodeIfPresent(release, forKey: .release)
+        try container.encodeIfPresent(staged, forKey: .staged)
         try container.encode(signature, forKey: .signature)
+        try container.encodeIfPresent(rollout, forKey: .rollout)
+        try container.encode(critical, forKey: .critical)
         try container.encode(files, forKey: .files)
         try container.encode(unchangedCount, forKey: .unchangedCount)
+        try container.encode(updatedCount, forKey: .updatedCount)
+        try container.encode(stagedCount, forKey: .stagedCount)
         try container.encode(bytesTransferred, forKey: .bytesTransferred)
         try container.encode(bytesSaved, forKey: .bytesSaved)
         try container.encodeIfPresent(server, forKey: .server)
@@ -137,7 +149,20 @@ public struct SyncReport: Sendable, Codable, Equatable {
 
     public var bytesTransferred: Int64 { documentBytes + files.reduce(0) { $0 + $1.bytesTransferred } }
     public var bytesSaved: Int64 { files.reduce(0) { $0 + $1.bytesSaved } }
-    public var updatedCount: Int { files.filter { $0.outcome.isFetched || $0.outcome == .staged }.count }
+    /// Files the folder now holds in a new version: fetched, or staged by an earlier sync, and
+    /// switched to. None after a download (``stagedCount``).
+    public var updatedCount: Int { staged == nil ? arrivedCount : 0 }
+    /// Files a download staged for ``DepotClient/apply()``, the folder unchanged (``staged``).
+    public var stagedCount: Int { staged == nil ? 0 : arrivedCount }
+    /// Files fetched, or staged by an earlier sync.
+    private var arrivedCount: Int { files.filter { $0.outcome.isFetched || $0.outcome == .staged }.count }
+    /// Whether the release the folder holds (``release``) is critical: the rollout side's flag,
+    /// only when that side names the release held (a fallback, or a release only staged, is
+    /// not the one the side may call critical).
+    public var critical: Bool {
+        guard let rollout, let release, rollout.release == release.id else { return false }
+        return rollout.critical
+    }
     public var removedCount: Int { files.filter { $0.outcome == .removed }.count }
     public var failedCount: Int { files.filter { $0.outcome == .failed }.count }
 }

@@ -48,11 +48,17 @@ extension SyncAttempt {
         var report = SyncReport(channelNotModified: checked == nil, documentBytes: source.received.total, release: start.state.release, files: [])
         report.unchangedCount = Int(held?.files ?? 0)
         guard let checked else {
-            if let document = start.state.channel {
-                report.signature = try ChannelCheck.check(document, channel: configuration.channel, trust: trust, now: now, lastAccepted: nil)
-                report.rollout = try client.rolloutSide(of: document, holding: held?.id)
-            }
-            return .notModified(report)
+            guard let document = start.state.channel else { return .notModified(report) }
+            let signature = try ChannelCheck.check(document, channel: configuration.channel, trust: trust, now: now, lastAccepted: nil)
+            report.signature = signature
+            // The side is chosen again from the document held: what decides it (the app's
+            // version, the install id) may have changed since, though the document has not.
+            let side = try client.rolloutSide(of: document, holding: held?.id)
+            report.rollout = side
+            guard let held, side.release != held.id else { return .notModified(report) }
+            try client.dropStaged(unless: side.release)
+            let next = HeldRelease(side: side, of: document, signature: signature, trust: trust, held: held)
+            return .newRelease(NewChannel(document: document, entityTag: start.state.channelETag, side: side, report: report, next: next))
         }
         // The newest root walked is kept, for the next sync.
         if let newest = checked.roots.last { try client.folder.replace(.root, with: newest.bytes) }
@@ -61,16 +67,7 @@ extension SyncAttempt {
         let side = try client.rolloutSide(of: document, holding: held?.id)
         report.rollout = side
         try client.dropStaged(unless: side.release)
-        let release = HeldRelease(
-            id: side.release,
-            number: side.number,
-            channel: document.channel,
-            serial: document.serial,
-            root: document.root,
-            signers: ChannelCheck.signers(of: document, under: checked.trust).map { $0.sorted() },
-            files: held?.id == side.release ? held!.files : 0,
-            signature: checked.signature
-        )
+        let release = HeldRelease(side: side, of: document, signature: checked.signature, trust: checked.trust, held: held)
         guard let held, side.release == held.id else {
             return .newRelease(
                 NewChannel(document: document, entityTag: checked.entityTag, side: side, report: report, next: release)
@@ -91,6 +88,23 @@ extension SyncAttempt {
         guard goal != .check else { return (report, .upToDate(report.release, rollout: report.rollout)) }
         try state.save(in: client.folder)
         return (report, nil)
+    }
+}
+
+extension HeldRelease {
+    /// The release of `side` of `document`, which passed as `signature` under `trust`; its file
+    /// count is known only when it is the release `held`.
+    init(side: RolloutSide, of document: ChannelDocument, signature: ChannelCheck.SignatureStatus, trust: ChannelCheck.Trust, held: HeldRelease?) {
+        self.init(
+            id: side.release,
+            number: side.number,
+            channel: document.channel,
+            serial: document.serial,
+            root: document.root,
+            signers: ChannelCheck.signers(of: document, under: trust).map { $0.sorted() },
+            files: held?.id == side.release ? held?.files ?? 0 : 0,
+            signature: signature
+        )
     }
 }
 

@@ -44,6 +44,7 @@ extension SyncAttempt {
             // Downloaded only: kept for ``DepotClient/apply()``, which needs no network.
             try client.folder.replace(.staged) { try staged.encode(into: &$0) }
             report.release = start.held
+            report.staged = planned.next
             return report
         }
         try client.switchRelease(to: staged)
