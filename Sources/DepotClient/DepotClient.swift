@@ -98,6 +98,14 @@ public struct DepotClient: Sendable {
         /// `current`, for an app that keeps a database open across updates (``FolderLayout``).
         /// A folder keeps the layout it was first synced in.
         public var layout = FolderLayout.inPlace
+        /// How the space free on the folder's file system is read before a download, which
+        /// fails with ``SyncError`` `.noSpace` when the release needs more
+        /// (``UpdatePlan/requiredBytes``): `statvfs(3)`, or a test's reading.
+        public var freeSpace = FreeSpace.fileSystem
+        /// Whether this sync may drop or replace the trust the folder was last synced with
+        /// (``trustedKeys``, ``trustedRoot``): off, a folder synced with trusted keys or a root
+        /// refuses a sync that trusts nothing, or only other keys (``SyncError`` `.untrusted`).
+        public var replacesTrust = false
 
         public init(
             channel: String = ChannelName.default,
@@ -197,40 +205,6 @@ public struct DepotClient: Sendable {
     ///   or the folder is unusable, or another sync of the folder is running.
     public func sync(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SyncReport {
         try await run(to: .apply, progress: ProgressSink(file: progress)).report
-    }
-
-    /// Runs the sync's steps up to `goal` (``SyncGoal``), on each server in turn (``Failover``),
-    /// under the folder's sync lock, once an interrupted switch is finished and waiting reports
-    /// are sent; returns the report and, for `.check`, the plan.
-    func run(to goal: SyncGoal, progress: ProgressSink) async throws -> (report: SyncReport, plan: UpdatePlan?) {
-        let syncLock = try lockForSync()
-        defer { syncLock.unlock() }
-        try finishInterruptedSwitch()
-        collectTrees()
-        // Reports an earlier call could not send go first: a sync is when a server is reachable.
-        await sendReports()
-        /// What earlier servers of this sync fetched and verified, by path.
-        var fetched: [String: SyncReport.File] = [:]
-        var plan: UpdatePlan?
-        let (result, failovers) = try await Failover.run(servers, name: \.absoluteString) { candidate, isLast in
-            let attempt = SyncAttempt(client: self, server: candidate, goal: goal, progress: progress, reportsFailure: isLast)
-            var (report, checked) = try await attempt.run()
-            plan = checked
-            report.files = report.files.map { file in
-                if file.outcome == .staged, let earlier = fetched[file.path] { return earlier }
-                var file = file
-                if file.outcome.isFetched { file.server = candidate.absoluteString }
-                return file
-            }
-            report.server = candidate.absoluteString
-            guard report.failedCount > 0 else { return .done(report) }
-            for file in report.files where file.outcome.isFetched { fetched[file.path] = file }
-            let failure = report.files.first { $0.outcome == .failed }
-            return .poor(report, reason: "\(failure?.path ?? ""): \(failure?.error ?? "failed")")
-        }
-        var report = result
-        report.failovers = failovers
-        return (report, plan)
     }
 
     /// Which release of the channel document last followed this install follows, and why

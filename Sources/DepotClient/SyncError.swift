@@ -30,17 +30,24 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
         /// (``DepotClient/Configuration/maximumTransferBytes``); nothing was downloaded but the
         /// documents. ``SyncError/expectedBytes`` says how much it needs.
         public static let overBudget = Code(name: "over-budget")
+        /// The folder's file system has less space free than the download needs
+        /// (``UpdatePlan/requiredBytes``); nothing was downloaded but the documents.
+        /// ``SyncError/requiredBytes`` and ``SyncError/freeBytes`` say how much.
+        public static let noSpace = Code(name: "no-space")
 
         /// Whether the fault may be the server's, so that another server may do better
         /// (``DepotClient/servers``): not for the folder's own failures, nor for an app no
         /// release suits.
-        var isServerFault: Bool { ![.io, .incompatible, .inUse, .notStaged, .overBudget].contains(self) }
+        var isServerFault: Bool { ![.io, .incompatible, .inUse, .notStaged, .overBudget, .noSpace].contains(self) }
     }
 
     public let code: Code
     public let message: String
     /// For `.overBudget`: the bytes the download was expected to transfer.
     public private(set) var expectedBytes: Int64?
+    /// For `.noSpace`: the space the download needs, and the space free.
+    public private(set) var requiredBytes: Int64?
+    public private(set) var freeBytes: Int64?
 
     public init(_ code: Code, _ message: String) {
         self.code = code
@@ -51,6 +58,15 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
     static func overBudget(expected: Int64, budget: Int64, release: Int64) -> SyncError {
         var error = SyncError(.overBudget, "release \(release) would transfer \(expected) bytes, over the budget of \(budget)")
         error.expectedBytes = expected
+        return error
+    }
+
+    /// Release `release` needs `required` bytes of space in `folder`, which has `free`.
+    static func noSpace(required: Int64, free: Int64, release: Int64, folder: String) -> SyncError {
+        let needs = "release \(release) needs \(FreeSpace.text(required)) of space in \(folder), \(FreeSpace.text(free)) free"
+        var error = SyncError(.noSpace, needs + " (\(required) and \(free) bytes): free some space, or sync elsewhere")
+        error.requiredBytes = required
+        error.freeBytes = free
         return error
     }
 

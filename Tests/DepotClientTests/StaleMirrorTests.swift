@@ -29,12 +29,12 @@ struct StaleMirrorTests {
         }
     }
 
-    static func client(_ server: LiveServer, _ folder: URL, trusting keys: [Curve25519.Signing.PrivateKey]) -> DepotClient {
-        DepotClient(
-            server: URL(string: server.url("/mirror/"))!,
-            directory: folder,
-            configuration: .init(trustedKeys: keys.map { $0.publicKey.rawRepresentation.base64EncodedString() })
-        )
+    /// A client of the mirror trusting `keys`; `replacingTrust`: told it may replace the trust
+    /// the folder was synced with (``DepotClient/Configuration/replacesTrust``).
+    static func client(_ server: LiveServer, _ folder: URL, trusting keys: [Curve25519.Signing.PrivateKey], replacingTrust: Bool = false) -> DepotClient {
+        var configuration = DepotClient.Configuration(trustedKeys: keys.map { $0.publicKey.rawRepresentation.base64EncodedString() })
+        configuration.replacesTrust = replacingTrust
+        return DepotClient(server: URL(string: server.url("/mirror/"))!, directory: folder, configuration: configuration)
     }
 
     @Test("a 304 for a document that has since expired fails the sync with 'expired', and changes nothing")
@@ -63,10 +63,14 @@ struct StaleMirrorTests {
         let new = Curve25519.Signing.PrivateKey()
         try await Self.withMirror(FakeRelease(entries: [FakeRelease.entry("a.txt", Self.blob)], key: old)) { server, folder in
             #expect(try await Self.client(server, folder, trusting: [old]).sync().signature == .verified)
+            // The folder remembers the key it was synced with: another is taken only when told.
             await #expect { try await Self.client(server, folder, trusting: [new]).sync() } throws: {
+                "\($0)".contains("this sync trusts key \(ChannelCheck.keyID(of: new.publicKey)) only")
+            }
+            await #expect { try await Self.client(server, folder, trusting: [new], replacingTrust: true).sync() } throws: {
                 "\($0)".contains("not signed by a trusted key")
             }
-            let unchecked = try await DepotClient(server: URL(string: server.url("/mirror/"))!, directory: folder).sync()
+            let unchecked = try await Self.client(server, folder, trusting: [], replacingTrust: true).sync()
             #expect(unchecked.channelNotModified)
             #expect(unchecked.signature == .notChecked, "no key trusted: not checked, whatever an earlier sync found")
         }

@@ -176,4 +176,30 @@ struct ChannelCheckTests {
             }
         }
     }
+
+    @Test("a refusal names, by id, the keys that signed the document and the keys trusted")
+    func refusalNamesKeys() {
+        let error = #expect(throws: SyncError.self) {
+            try ChannelCheck.check(
+                Self.document(signedBy: [Self.stranger]),
+                channel: "stable",
+                trustedKeys: [Self.key.publicKey, Self.rotated.publicKey],
+                now: Self.now,
+                lastAccepted: nil
+            )
+        }
+        let message = error?.message ?? ""
+        #expect(message.contains("signed by key \(Self.keyID(Self.stranger))"), "\(message)")
+        #expect(message.contains("trusted: \(Self.keyID(Self.key)), \(Self.keyID(Self.rotated))"), "\(message)")
+        let unsigned = #expect(throws: SyncError.self) {
+            try ChannelCheck.check(
+                Self.document(signedBy: []),
+                channel: "stable",
+                trustedKeys: [Self.key.publicKey],
+                now: Self.now,
+                lastAccepted: nil
+            )
+        }
+        #expect(unsigned?.message.contains("it carries no signature; trusted: \(Self.keyID(Self.key))") == true, "\(unsigned?.message ?? "")")
+    }
 }

@@ -39,11 +39,61 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
     /// databases copied into the new release's folder (other unchanged files are linked).
     public var copiedBytes: Int64 = 0
 
-    /// The bytes the download is expected to transfer, documents aside.
+    /// The bytes of the documents a download after this check fetches (``DepotClient/check()``):
+    /// the channel document again (a check keeps no state), and any root it walks; the release
+    /// document and pages the check fetched are kept for it. 0 in a plan a download makes.
+    public var documentBytes: Int64 = 0
+
+    /// The bytes the download is expected to transfer, documents aside: the figure a budget
+    /// (``DepotClient/Configuration/maximumTransferBytes``) and progress are judged by.
     public var expectedBytes: Int64 { files.reduce(0) { $0 + $1.expectedBytes } }
+    /// The bytes the download is expected to transfer, documents included: what its report's
+    /// ``SyncReport/bytesTransferred`` then says.
+    public var transferBytes: Int64 { expectedBytes + documentBytes }
     /// The local space the download needs: each changed file is staged whole before the switch,
     /// and with release folders each unchanged database is copied (``copiedBytes``).
-    public var requiredBytes: Int64 { files.filter { $0.way != .staged }.reduce(0) { $0 + $1.size } + copiedBytes }
+    public var requiredBytes: Int64 { Self.spaceNeeded(files.lazy.map { ($0.size, $0.way == .staged) }, copied: copiedBytes) }
+
+    /// The local space a download of `files` needs: each not yet staged is staged whole, and
+    /// `copied` bytes of databases are copied. The one rule a check's plan and a download's
+    /// space check (``SyncAttempt/checkSpace(_:estimate:)``) follow.
+    static func spaceNeeded(_ files: some Sequence<(size: Int64, isStaged: Bool)>, copied: Int64) -> Int64 {
+        files.reduce(copied) { $0 + ($1.isStaged ? 0 : $1.size) }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case release, isUpToDate, critical, minimumClientVersion, files, removals, copiedBytes, documentBytes
+        case expectedBytes, transferBytes, requiredBytes
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        release = try container.decodeIfPresent(HeldRelease.self, forKey: .release)
+        isUpToDate = try container.decode(Bool.self, forKey: .isUpToDate)
+        critical = try container.decode(Bool.self, forKey: .critical)
+        minimumClientVersion = try container.decodeIfPresent(String.self, forKey: .minimumClientVersion)
+        files = try container.decode([File].self, forKey: .files)
+        removals = try container.decode([String].self, forKey: .removals)
+        copiedBytes = try container.decodeIfPresent(Int64.self, forKey: .copiedBytes) ?? 0
+        documentBytes = try container.decodeIfPresent(Int64.self, forKey: .documentBytes) ?? 0
+    }
+
+    /// Encodes the totals too (``expectedBytes``, ``transferBytes``, ``requiredBytes``), for
+    /// `depot sync --check --json`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(release, forKey: .release)
+        try container.encode(isUpToDate, forKey: .isUpToDate)
+        try container.encode(critical, forKey: .critical)
+        try container.encodeIfPresent(minimumClientVersion, forKey: .minimumClientVersion)
+        try container.encode(files, forKey: .files)
+        try container.encode(removals, forKey: .removals)
+        try container.encode(copiedBytes, forKey: .copiedBytes)
+        try container.encode(documentBytes, forKey: .documentBytes)
+        try container.encode(expectedBytes, forKey: .expectedBytes)
+        try container.encode(transferBytes, forKey: .transferBytes)
+        try container.encode(requiredBytes, forKey: .requiredBytes)
+    }
 
     /// Up to date at `held`.
     static func upToDate(_ held: HeldRelease?, rollout: RolloutSide?) -> UpdatePlan {

@@ -193,7 +193,7 @@ struct FileStager: Sendable {
         } catch let error as SyncError where error.code == .corrupt {
             throw SyncError(.corrupt, "\(request.url?.path ?? "the download") is longer than the \(length) bytes the release says")
         }
-        guard http.statusCode == 200 else { throw SyncError(.server, "\(request.url?.path ?? "") answered \(http.statusCode)") }
+        guard http.statusCode == 200 else { throw SyncError(.server, "\(request.url?.redacted ?? "") answered \(http.statusCode)") }
         progress?(DepotClient.Progress(path: entry.path, bytesReceived: Int64(data.count), bytesExpected: length))
         try StagedContent.stage(data, coding: whole.coding, entry: entry, to: staged)
         return (SyncReport.Outcome(whole.coding), Int64(data.count))

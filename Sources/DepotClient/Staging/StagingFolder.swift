@@ -36,6 +36,12 @@ final class StagingFolder: Sendable {
         URL(fileURLWithPath: folder.root + "/" + stagedPath(sha256), isDirectory: false)
     }
 
+    /// The size of the staged file of `sha256`, read through the folder; `nil` when none is
+    /// staged.
+    func stagedSize(_ sha256: String) -> Int64? {
+        (try? folder.status(of: stagedPath(sha256))).flatMap { $0.map { Int64($0.st_size) } }
+    }
+
     /// The staged file of `sha256`, to be written: its subfolder made if needed.
     func fileToWrite(_ sha256: String) throws -> URL {
         let subfolder = Self.path + "/" + sha256.prefix(2)

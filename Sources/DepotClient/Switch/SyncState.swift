@@ -32,6 +32,9 @@ struct SyncState: Codable, Equatable {
     /// (expiry, and signatures against the keys trusted now) before believing the 304.
     var channel: ChannelDocument?
     var release: HeldRelease?
+    /// What the folder was last synced trusting (``FolderTrust``); `nil` in a folder synced
+    /// before it was kept.
+    var trust: FolderTrust?
 
     /// The state `folder` keeps; a fresh one when there is none, or it cannot be read.
     static func load(from folder: SyncFolder) -> SyncState {

@@ -66,8 +66,13 @@ struct SyncAttempt {
         report.documentBytes = source.received.total
         let planned = try plan(documents, of: channel, from: start)
         report.unchangedCount = Int(documents.release.files) - planned.plan.fetches.count
-        let estimate = try await estimate(planned, of: channel)
-        if goal == .check, let estimate { return (report, estimate) }
+        var estimate = try await estimate(planned, of: channel)
+        if goal == .check, estimate != nil {
+            // The download polls again: what this check's poll moved, it moves.
+            estimate?.documentBytes = channel.report.documentBytes
+            return (report, estimate)
+        }
+        try checkSpace(planned, estimate: estimate)
         report.files = try await stage(planned, progress: estimate.map { progress.starting(expected: $0.expectedBytes) } ?? progress.file)
         if let failure = report.files.first(where: { $0.outcome == .failed }) {
             if reportsFailure { try await self.report(.failed(reason: "\(failure.path): \(failure.error ?? "failed")"), about: channel.side.release) }

@@ -16,7 +16,7 @@ struct SessionSource: TreeSource {
     /// Every byte received through this source.
     let received = ByteCounter()
 
-    var name: String { server.absoluteString }
+    var name: String { server.redacted }
 
     func fetch(_ object: TreeObject, maximumBytes: Int, ifNoneMatch: String?) async throws -> TreeAnswer {
         var request = URLRequest(url: server.appendingPathComponent(object.path))

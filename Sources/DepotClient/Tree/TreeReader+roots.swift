@@ -29,8 +29,9 @@ extension TreeReader {
             switch try await source.fetch(object, maximumBytes: RootWalk.maximumRootBytes, ifNoneMatch: nil) {
             case .found(let bytes, _): return bytes
             case .missing: return nil
-            case .status(let status): throw SyncError(.server, "the channel document names root \(version), but \(object.url) answered \(status)")
-            case .notModified: throw TreeAnswer.notModified.refusal(of: object)
+            case .status(let status):
+                throw SyncError(.server, "the channel document names root \(version), but \(source.location(of: object)) answered \(status)")
+            case .notModified: throw TreeAnswer.notModified.refusal(of: object, at: source.location(of: object))
             }
         }
         do {

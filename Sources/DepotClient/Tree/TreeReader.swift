@@ -45,13 +45,13 @@ public struct TreeReader<Source: TreeSource>: Sendable {
             return .notModified
         case .found(let bytes, let entityTag):
             guard let document = try? JSONDecoder().decode(ChannelDocument.self, from: Data(bytes)) else {
-                throw SyncError(.corrupt, "the channel document \(object.url) is not valid")
+                throw SyncError(.corrupt, "the channel document \(source.location(of: object)) is not valid")
             }
             return .document(document, bytes: bytes, entityTag: entityTag)
         case .missing:
-            throw SyncError(.server, "the channel \(channel) has no release (\(object.url) answered 404)")
+            throw SyncError(.server, "the channel \(channel) has no release (\(source.location(of: object)) answered 404)")
         case let answer:
-            throw answer.refusal(of: object)
+            throw answer.refusal(of: object, at: source.location(of: object))
         }
     }
 
@@ -65,13 +65,13 @@ public struct TreeReader<Source: TreeSource>: Sendable {
         switch try await source.fetch(object, maximumBytes: maximumDocumentBytes, ifNoneMatch: nil) {
         case .found(let bytes, _):
             guard Hex.string(SHA256.hash(data: bytes)) == sha256 else {
-                throw SyncError(.corrupt, "\(object.url) does not have the SHA-256 its name says")
+                throw SyncError(.corrupt, "\(source.location(of: object)) does not have the SHA-256 its name says")
             }
             return bytes
         case .missing:
             return nil
         case let answer:
-            throw answer.refusal(of: object)
+            throw answer.refusal(of: object, at: source.location(of: object))
         }
     }
 
@@ -103,7 +103,9 @@ public struct TreeReader<Source: TreeSource>: Sendable {
     /// when given.
     public func page(_ sha256: String, base: (sha256: String, bytes: [UInt8])? = nil) async throws -> (ReleasePage, [UInt8]) {
         let object = try Self.named { try TreeObject.page(sha256) }
-        guard let bytes = try await document(object, sha256: sha256, base: base) else { throw SyncError(.server, "\(object.url) answered 404") }
+        guard let bytes = try await document(object, sha256: sha256, base: base) else {
+            throw SyncError(.server, "\(source.location(of: object)) answered 404")
+        }
         guard let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(bytes)) else {
             throw SyncError(.corrupt, "the page \(sha256) is not valid")
         }

@@ -14,6 +14,15 @@ public protocol TreeSource: Sendable {
     func fetch(_ object: TreeObject, maximumBytes: Int, ifNoneMatch: String?) async throws -> TreeAnswer
 }
 
+extension TreeSource {
+    /// Where `object` is read from, for messages: the source's base URL and the object's path
+    /// (`https://cdn.example.com/app/channels/stable`), so that a 404 says which server was
+    /// asked.
+    public func location(of object: TreeObject) -> String {
+        (name.hasSuffix("/") ? String(name.dropLast()) : name) + object.url
+    }
+}
+
 /// A source's answer to a `GET` of an object of the tree.
 public enum TreeAnswer: Sendable, Equatable {
     /// 200: the body, whole, and the answer's `ETag`.
@@ -26,13 +35,15 @@ public enum TreeAnswer: Sendable, Equatable {
     case status(Int)
 
     /// Why this answer to a `GET` of `object` is not taken: a 304 to a request without
-    /// `If-None-Match`, or a status other than 200 and 404 (``SyncError`` `.server`).
-    public func refusal(of object: TreeObject) -> SyncError {
-        switch self {
-        case .notModified: SyncError(.server, "\(object.url) answered 304 to a request without If-None-Match")
-        case .status(let status): SyncError(.server, "\(object.url) answered \(status)")
-        case .found: SyncError(.server, "\(object.url) answered 200")
-        case .missing: SyncError(.server, "\(object.url) answered 404")
+    /// `If-None-Match`, or a status other than 200 and 404 (``SyncError`` `.server`), naming it
+    /// by `location` (``TreeSource/location(of:)``; its path when not given).
+    public func refusal(of object: TreeObject, at location: String? = nil) -> SyncError {
+        let url = location ?? object.url
+        return switch self {
+        case .notModified: SyncError(.server, "\(url) answered 304 to a request without If-None-Match")
+        case .status(let status): SyncError(.server, "\(url) answered \(status)")
+        case .found: SyncError(.server, "\(url) answered 200")
+        case .missing: SyncError(.server, "\(url) answered 404")
         }
     }
 }

@@ -140,9 +140,9 @@ public enum ChannelCheck {
         switch trust {
         case .none:
             return false
-        case .keys:
+        case .keys(let trustedKeys):
             guard signers(of: document, under: trust)?.isEmpty == false else {
-                throw SyncError(.untrusted, "the channel document is not signed by a trusted key")
+                throw SyncError(.untrusted, unsignedMessage(document, trusted: trustedKeys))
             }
         case .root(let root):
             guard let expires = HTTPDate(parsing: root.expires, now: today), expires.secondsSince1970 > now else {
@@ -167,6 +167,21 @@ public enum ChannelCheck {
             }
         }
         return true
+    }
+
+    /// Why a document no trusted key signed is refused, naming the keys that signed it and
+    /// those trusted, by id (``keyID(of:)``): a key mix-up is read off the message.
+    static func unsignedMessage(_ document: ChannelDocument, trusted: [Curve25519.Signing.PublicKey]) -> String {
+        // Ids as the document claims them: only well-formed ones are repeated.
+        let signed = document.signatures.map { Self.isKeyID($0.keyID) ? $0.keyID : "(a malformed id)" }
+        let signers = signed.isEmpty ? "it carries no signature" : "signed by key\(signed.count == 1 ? "" : "s") \(signed.joined(separator: ", "))"
+        let trustedIDs = trusted.map(keyID(of:))
+        return "the channel document is not signed by a trusted key: \(signers); trusted: \(trustedIDs.joined(separator: ", "))"
+    }
+
+    /// Whether `id` has the form of a key id: 16 lower-case hex digits.
+    private static func isKeyID(_ id: String) -> Bool {
+        id.utf8.count == 16 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// The floor an accepted document sets: no older root, and under the same root no lower

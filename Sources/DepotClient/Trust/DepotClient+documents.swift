@@ -11,7 +11,7 @@ extension DepotClient {
         if let held = cache.release(id) { return held }
         let baseBytes = base.flatMap { base in cache.releaseBytes(base).map { (base, [UInt8]($0)) } }
         guard let (release, bytes) = try await reader.release(id, base: baseBytes) else {
-            throw SyncError(.server, "\(TreeObject.url(ofRelease: id)) answered 404")
+            throw SyncError(.server, "\(reader.source.location(of: try TreeObject.release(id))) answered 404")
         }
         try cache.storeRelease(Data(bytes), id: id)
         return release

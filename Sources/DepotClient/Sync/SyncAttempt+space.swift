@@ -1,0 +1,27 @@
+import DepotFiles
+import DepotManifest
+import DepotPolicy
+import Foundation
+
+extension SyncAttempt {
+    /// Refuses a download the folder's file system has no room for: every changed file is staged
+    /// whole before the switch (``UpdatePlan/requiredBytes``, or the same rule over the plan when
+    /// no estimate was made), read against ``DepotClient/Configuration/freeSpace``.
+    ///
+    /// - Throws: ``SyncError`` `.noSpace`, saying what is needed and what is free.
+    func checkSpace(_ planned: PlannedSync, estimate: UpdatePlan?) throws {
+        guard let free = client.configuration.freeSpace.read(client.directoryPath) else { return }
+        let required: Int64
+        if let estimate {
+            required = estimate.requiredBytes
+        } else {
+            let staging = StagingFolder(try client.folder.open())
+            let files = planned.plan.fetches.lazy.map { fetch in
+                (size: fetch.entry.size, isStaged: staging.stagedSize(fetch.entry.sha256) == fetch.entry.size)
+            }
+            required = UpdatePlan.spaceNeeded(files, copied: planned.carried.copiedBytes)
+        }
+        guard required > free else { return }
+        throw SyncError.noSpace(required: required, free: free, release: planned.next.number, folder: client.directoryPath)
+    }
+}
