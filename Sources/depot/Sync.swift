@@ -236,7 +236,8 @@ extension Depot {
         /// 2 by patch, 1 from blocks; rollout: in (bucket 7 is below 10%)`: how the updated files
         /// arrived, and during a rollout which side the install is on.
         static func summary(_ report: SyncReport) -> String {
-            var parts = ["\(report.updatedCount) updated", "\(report.unchangedCount) unchanged"]
+            var parts = report.staged == nil ? ["\(report.updatedCount) updated"] : ["\(report.stagedCount) staged"]
+            parts.append("\(report.unchangedCount) unchanged")
             if report.removedCount > 0 { parts.append("\(report.removedCount) removed") }
             if report.failedCount > 0 { parts.append("\(report.failedCount) failed") }
             let release = report.release.map { "release \($0.number) of \($0.channel)" } ?? "no release"
@@ -259,7 +260,7 @@ extension Depot {
                 case .fallback: "; \(side.reason)"
                 }
             }
-            let critical = report.rollout?.critical == true ? "; critical" : ""
+            let critical = report.critical ? "; critical" : ""
             let failovers =
                 report.failovers.isEmpty ? "" : "; from \(report.server ?? "") after \(report.failovers.map(\.server).joined(separator: ", ")) failed"
             return parts.joined(separator: ", ")
