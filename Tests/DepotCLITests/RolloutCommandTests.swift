@@ -7,7 +7,7 @@ import Testing
 /// and `depot publish --critical --minimum-client-version` beside it.
 @Suite("depot rollout")
 struct RolloutCommandTests {
-    @Test("start, status, pause, resume, halt and rollback each print one line; a sync says its side; refusals are one line and exit 1")
+    @Test("start, status, pause, resume, halt and rollback each print the rollout; a sync says its side; refusals are one line and exit 1")
     func commands() async throws {
         try await DepotCLI.withServer(environment: ["DEPOT_ROLLOUTS_TICK_SECONDS": "0.1"]) { root, server in
             for version in 1...2 {

@@ -4,8 +4,10 @@ import Testing
 
 /// The dashboard in a real browser: headless Chromium, driven by Playwright for Python
 /// (`Browser/dashboard.py`, installed by `scripts/setup`), against a real `depot serve` holding
-/// three releases. The browser rolls `stable` back, then starts a rollout of release 3 that its
-/// gate halts and the browser rolls back; `depot sync` then gets release 2.
+/// three releases. The browser rolls `stable` back, then starts a rollout of release 3 (Start
+/// asks to confirm; the card says what the gate waits for and promises no step; no Promote
+/// meanwhile) that its gate halts and the browser rolls back (the ended card folds); at 390 px the
+/// releases table wraps; `depot sync` then gets release 2.
 @Suite("Dashboard in a browser")
 struct DashboardBrowserTests {
     static let adminToken = "dashboard-admin-token"

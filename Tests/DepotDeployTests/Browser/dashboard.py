@@ -64,6 +64,8 @@ with sync_playwright() as playwright:
     check(changed.count() == 1 and "changed" in changed.inner_text(), "the diff of 2 → 3 lists a.txt as changed")
 
     admin.goto(f"{url}/dashboard/file?path=a.txt")
+    columns = admin.locator("section[aria-labelledby=file] thead th").all_inner_texts()
+    check("Gzip" in columns and "Brotli" in columns and "Zstd" in columns, f"the file page shows gzip, brotli and zstd sizes: {columns!r}")
     versions = admin.locator("section[aria-labelledby=file] tbody tr")
     check(versions.count() == 3 and versions.first.inner_text().startswith("v3"), "the file page lists a.txt's three versions, newest first")
 
@@ -101,8 +103,14 @@ with sync_playwright() as playwright:
     form.locator("input[name=autoRollback]").uncheck()
     # A refusal lands beside the form, in view.
     form.locator("input[name=steps]").fill("10,5,100")
+    start = form.locator("button[type=submit]")
+    # Start asks first, as every button does.
+    start.click()
+    asked = admin.locator("form.rollout-start[data-channel=stable] + p[data-result]")
+    check("Confirm" in start.inner_text() and "Start rolling release #3 out to stable (now on #2), 10% of its installs first?" in asked.inner_text(),
+          f"Start asks to confirm, naming release, channel and first step: {asked.all_inner_texts()!r}")
     with admin.expect_response(lambda response: response.url.endswith("/v1/channels/stable/rollout")) as answer:
-        form.locator("button[type=submit]").click()
+        start.click()
     check(answer.value.status == 400, f"steps that fall are refused ({answer.value.status})")
     error = admin.locator("form.rollout-start[data-channel=stable] + p[data-result]")
     error.wait_for()
@@ -111,8 +119,10 @@ with sync_playwright() as playwright:
           f"the form's error is shown beside it, in view: {error.inner_text()!r} at {box}")
     form.locator("input[name=steps]").fill("10,50,100")
     form.locator("input[name=every]").fill("15m")
+    check(start.inner_text() == "Start", f"after a refusal the button asks again: {start.inner_text()!r}")
+    start.click()
     with admin.expect_response(lambda response: response.url.endswith("/v1/channels/stable/rollout")) as answer:
-        form.locator("button[type=submit]").click()
+        start.click()
     if answer.value.status != 201:
         sys.exit(f"FAILED: starting the rollout: {answer.value.status} {answer.value.text()}")
     admin.wait_for_selector("article[data-rollout=stable] >> text=running at 10%")
@@ -124,8 +134,17 @@ with sync_playwright() as playwright:
     check(rollout.get_by_role("img").count() == 1, "the rollout's chart is an image with a text alternative")
     check("each step lasts at least 15 min" in rollout.inner_text(), "the form's duration (15m) is the step's length")
     check("GMT" in rollout.locator("[data-rollout-field=step-started]").inner_text(), "the card shows when the step began")
-    check("if the gate passes" in rollout.locator("[data-rollout-field=next-step]").inner_text(), "the card shows when the next step may begin")
+    next_step = rollout.locator("[data-rollout-field=next-step]").inner_text()
+    check(next_step.startswith("not before") and "only once the gate passes" in next_step,
+          f"without reports the card promises no step: {next_step!r}")
     check(rollout.locator("[data-rollout-field=reports]").inner_text() == "0 of 5 needed", "the card shows the reports received and needed")
+    check(rollout.locator("[data-rollout-field=networks]").inner_text() == "0 of 1 needed (reports.gateNetworks)",
+          f"the card shows the networks received and needed: {rollout.locator('[data-rollout-field=networks]').inner_text()!r}")
+    gate_now = rollout.locator("[data-rollout-field=gate]").inner_text()
+    check(gate_now.startswith("waiting: the step lasts until") and "so far 0 of 5 reports, from 0 of 1 network (reports.gateNetworks)" in gate_now,
+          f"the card says what the gate waits for: {gate_now!r}")
+    check(admin.locator("button[data-action=promote][data-channel=stable]").count() == 0
+          and "Promote once the rollout ends" in stable_row.inner_text(), "no Promote is offered during a rollout")
     rolling = admin.locator("section[aria-labelledby=releases] tbody tr", has_text="#3").locator("[data-live-on]")
     check(rolling.inner_text() == "stable (rollout, 10%)", f"the releases table says release 3 is rolling out: {rolling.inner_text()!r}")
 
@@ -137,6 +156,16 @@ with sync_playwright() as playwright:
         box = control.bounding_box()
         check(box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390,
               f"at 390 px, {control.inner_text()!r} is on the screen: {box}")
+    # The releases table wraps, a card a release: nothing of it is cut off at the right.
+    for cell in phone.locator("#releases-table tbody th, #releases-table tbody td").all():
+        box = cell.bounding_box()
+        check(box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390,
+              f"at 390 px, the releases table's cell {cell.inner_text()!r} is on the screen: {box}")
+    width = phone.evaluate("document.documentElement.scrollWidth")
+    check(width <= 390, f"at 390 px, the page does not scroll sideways: {width} px wide")
+    three = phone.locator("#releases-table tbody tr", has_text="#3")
+    check(three.locator("[data-critical]").inner_text() == "no" and three.locator("[data-minimum-version]").inner_text() == "any",
+          "the releases table says whether a release is critical and its minimum app version")
     phone.context.close()
 
     status = admin.request.get(f"{url}/v1/channels/stable/rollout", headers={"Authorization": f"Bearer {admin_token}"}).json()
@@ -152,7 +181,10 @@ with sync_playwright() as playwright:
     check("halted" in rollout.locator("[data-rollout-state]").inner_text(), f"the gate halts the rollout: {rollout.inner_text()!r}")
     check("the gate failed: 4 of 10 reports failed" in rollout.locator("[data-rollout-reason]").inner_text(),
           f"the gate's reason is shown: {rollout.locator('[data-rollout-reason]').inner_text()!r}")
-    check("4 failed" in rollout.locator("figcaption").inner_text(), f"the chart's text says what failed: {rollout.locator('figcaption').inner_text()!r}")
+    caption = rollout.locator("figcaption").inner_text()
+    check("4 failed" in caption and "over the whole rollout" in caption, f"the chart's text says what failed, over the whole rollout: {caption!r}")
+    check("failed this step" in rollout.locator("[data-rollout-field=step-failure-rate]").inner_text(),
+          "the step's failure rate is labelled as the step's")
     check("database is locked (4)" in rollout.locator("[data-rollout-field=reasons]").inner_text(),
           "the card lists the top failure reasons")
     check(rollout.locator("[data-rollout-field=reports]").inner_text() == "10 of 5 needed", "the card counts the reports")
@@ -166,8 +198,11 @@ with sync_playwright() as playwright:
         back.click()
     check(answer.value.status == 200, f"the rollout's rollback button works ({answer.value.status})")
     admin.wait_for_load_state()
-    admin.wait_for_selector("article[data-rollout=stable] >> text=rolled-back")
+    admin.wait_for_selector("[data-rollout=stable] >> text=rolled-back")
     check(admin.locator("button[data-rollout-action]").count() == 0, "an ended rollout has no buttons")
+    ended = admin.locator("details[data-rollout=stable]")
+    check(ended.count() == 1 and ended.get_attribute("open") is None and not ended.locator("ol.steps").is_visible(),
+          "an ended rollout is folded to a line")
 
     # The audit trail, on the dashboard, filtered by channel and by token.
     admin.goto(f"{url}/dashboard/audit?channel=stable")
@@ -181,6 +216,8 @@ with sync_playwright() as playwright:
     reader.goto(f"{url}/dashboard/")
     check(reader.locator("section[aria-labelledby=channels] tbody tr").count() == 1, "the reader sees the channels table")
     check(reader.locator("button[data-action]").count() == 0, "a read token sees no rollback or promote button")
+    header = reader.locator("header").inner_text()
+    check("read only" in header and "sign in with a token" not in header, f"a read token's header says it is signed in, read only: {header!r}")
     forbidden = reader.request.post(f"{url}/v1/channels/stable/rollback", headers={"X-Requested-With": "depot-dashboard"})
     check(forbidden.status in (401, 403), f"a read token cannot roll back through the API ({forbidden.status})")
 
