@@ -135,7 +135,7 @@ struct RolloutCommandTests {
 
                 // Ticks every 0.1 s go on: the verdict is logged once, when it changed.
                 try await Task.sleep(for: .milliseconds(500))
-                let said = depot.log.components(separatedBy: "Rollout gate: \(why)").count - 1
+                let said = depot.log.components(separatedBy: "verdict=\(why) [DepotServer] Rollout gate").count - 1
                 #expect(said == 1, "\(depot.log)")
                 #expect(try await depot.stop() == 0)
             }

@@ -121,8 +121,11 @@ extension Publisher {
             else { continue }
             if verdicts.changed(rollout.id, to: decision.kind) {
                 logger.info(
-                    "Rollout gate: \(decision.verdict)",
-                    metadata: ["channel": "\(rollout.channel)", "release": "\(rollout.releaseNumber ?? 0)", "percent": "\(rollout.percent)"]
+                    "Rollout gate",
+                    metadata: [
+                        "channel": "\(rollout.channel)", "release": "\(rollout.releaseNumber ?? 0)", "percent": "\(rollout.percent)",
+                        "verdict": "\(decision.verdict)",
+                    ]
                 )
             }
             // Most ticks wait: no write transaction for them.
