@@ -26,10 +26,12 @@ final class ReportIntake: Sendable {
     /// The time now, by the clock reports are judged by.
     func now() -> HTTPDate { clock() }
 
-    /// Whether `address` may make another request this second; counts it.
+    /// Whether `address` may make another request this second; counts it under its rate key
+    /// (``ReportNetwork/rateKey(of:)``: an IPv6 address's /64, a whole IPv4 address).
     func admits(_ address: String) -> Bool {
         let now = clock().secondsSince1970
-        return requests.withLock { $0.admits(address, now: now) }
+        let key = ReportNetwork.rateKey(of: address)
+        return requests.withLock { $0.admits(key, now: now) }
     }
 
     /// Whether a request of up to ``ReportConfiguration/maxPerRequest`` reports would be taken
