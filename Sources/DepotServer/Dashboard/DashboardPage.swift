@@ -68,10 +68,6 @@ struct DashboardPage: Sendable {
                 "releases": releases,
                 "hasReleases": !releases.isEmpty, "numbers": overview.releases.map(\.number),
                 "rollouts": overview.rollouts.map { Self.rollout($0).merging(["mayControl": role.mayControlRollouts($0.channel)]) { $1 } },
-                "liveRollouts": overview.rollouts.filter(\.isLive).map {
-                    Self.rollout($0).merging(["mayControl": role.mayControlRollouts($0.channel)]) { $1 }
-                },
-                "endedRollouts": overview.rollouts.filter { !$0.isLive }.map(Self.rollout),
                 "hasRollouts": !overview.rollouts.isEmpty,
                 "standard": Self.standardPlan,
                 "startable": overview.channels.filter { channel in
