@@ -12,7 +12,8 @@ import FoundationNetworking
 /// Keeps a local folder at the release a Depot channel points to.
 ///
 /// A sync polls `/channels/{channel}` with `If-None-Match`; a 304 ends it after that one
-/// request. Otherwise it checks the document (``ChannelCheck``: signature, expiry and serial
+/// request, unless the release chosen again from the document held (``RolloutSide``: a new app
+/// version may leave a fallback) is not the one held. Otherwise it checks the document (``ChannelCheck``: signature, expiry and serial
 /// when keys are trusted), fetches the release document and the pages whose hash differs from
 /// the release it holds, and so learns what changed: O(change), at any catalog size. Each
 /// changed file is fetched the cheapest way its copy allows (``ReleasePlan``): a patch from the

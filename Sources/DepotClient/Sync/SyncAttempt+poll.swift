@@ -4,7 +4,8 @@ import Foundation
 
 /// What a poll of the channel found (``SyncAttempt/poll(_:)``).
 enum Poll {
-    /// A 304: the document held answers, checked again against what is trusted now.
+    /// A 304: the document held answers, checked again against what is trusted now, and still
+    /// names the release held for this install (else the poll is a ``newRelease(_:)``).
     case notModified(SyncReport)
     /// A new document that names the release held: the state to keep, with the document.
     case sameRelease(SyncReport, SyncState)
