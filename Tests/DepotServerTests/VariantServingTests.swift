@@ -173,6 +173,17 @@ struct VariantServingTests {
                 headers: [accept, ("Range", "bytes=100-"), ("If-Range", other)]
             )
             #expect(stale.status == 200 && stale.body == variant, "another variant's ETag: the whole representation")
+            // A date names no one representation of a resource with variants: the whole answer,
+            // whichever is negotiated (issue 57, defect 11).
+            let date = try #require(range.header("Last-Modified"))
+            for encoding in [coding, "identity"] {
+                let dated = try await connection.request(
+                    "GET",
+                    "/files/db/catalog.sqlite",
+                    headers: [("Accept-Encoding", encoding), ("Range", "bytes=100-"), ("If-Range", date)]
+                )
+                #expect(dated.status == 200, "\(encoding): If-Range with a date")
+            }
 
             let multipart = try await connection.request("GET", "/files/db/catalog.sqlite", headers: [accept, ("Range", "bytes=0-9,20-29")])
             #expect(multipart.status == 206)

@@ -74,10 +74,14 @@ public struct ResourceResponder: Sendable {
             ifRange: field(.ifRange),
             range: field(.range)
         )
+        // Every variant of a resource carries its date, so a date names no one representation:
+        // `If-Range` with a date matches only a resource served in identity alone, or a resumed
+        // gzip download asked again with another Accept-Encoding would get a range of brotli
+        // bytes to splice (issue 57). Entity tags are per representation and need no such rule.
         let validators = RepresentationValidators(
             entityTag: variant.entityTag,
             lastModified: resource.lastModified,
-            lastModifiedIsStrong: resource.lastModifiedIsStrong,
+            lastModifiedIsStrong: resource.lastModifiedIsStrong && resource.encoded.isEmpty,
             length: variant.length
         )
         let plan = ResponsePlan.evaluate(
