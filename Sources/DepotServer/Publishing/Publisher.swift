@@ -76,22 +76,7 @@ struct Publisher: Sendable {
         defer { for sha256 in held { store.release(sha256) } }
         let files = try releaseFiles(listed, records: try await catalog.blobRecords(held))
         let deletions = try (request.delete ?? []).map { try LogicalPath.check($0, maxLength: configuration.maxPathLength) }
-        if let minimum = request.minimumClientVersion, ClientVersion(minimum) == nil {
-            throw HTTPError(
-                .badRequest,
-                message: "minimumClientVersion is one to four numbers separated by dots, as 2.3.1, not \(minimum.prefix(40))"
-            )
-        }
-        // Bytes, not characters: a character may hold any number of combining marks (issue 57).
-        if let message = request.message,
-            message.utf8.count > CommitRequest.maximumMessageBytes
-                || message.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        {
-            throw HTTPError(
-                .badRequest,
-                message: "message is at most \(CommitRequest.maximumMessageBytes) bytes of UTF-8, with no line breaks or other control characters"
-            )
-        }
+        try request.checkMarks()
         // Patches for the new content only: a listed file the channel holds already has its own.
         let live = try await catalog.liveContent(of: files.map(\.path), channel: channel)
         let newContent = files.filter { live[$0.path] != $0.blob.sha256 }.map { ($0.path, $0.blob) }
