@@ -1,5 +1,4 @@
 import ArgumentParser
-import DepotClient
 import Foundation
 
 /// A failure reported as one `Error:` line on standard error (or, under `--json`, one
@@ -17,11 +16,10 @@ struct CommandFailure: Error, CustomStringConvertible {
 }
 
 extension AsyncParsableCommand {
-    /// Runs `body`, turning a ``CommandFailure`` or a ``DepotClient/SyncError`` into one `Error:`
-    /// line and its kind's exit status (``FailureKind``). With `json`, every failure, a usage
-    /// error included, is instead one ``FailureDocument`` on standard output (nothing on standard
-    /// error), with the same status. What is printed names URLs without their credentials
-    /// (``redactingCredentials(in:)``).
+    /// Runs `body`, turning a ``CommandFailure`` into one `Error:` line and its kind's exit
+    /// status (``FailureKind``). With `json`, every failure, a usage error included, is instead
+    /// one ``FailureDocument`` on standard output (nothing on standard error), with its kind's
+    /// status. What is printed names URLs without their credentials (``redactingCredentials(in:)``).
     func reportingFailures(json: Bool = false, _ body: () async throws -> Void) async throws {
         do {
             try await body()
@@ -33,10 +31,9 @@ extension AsyncParsableCommand {
             throw ExitCode(failure.error.status)
         } catch let usage as ValidationError {
             throw ValidationError(redactingCredentials(in: usage.message))
-        } catch  where error is CommandFailure || error is SyncError {
-            let failure = FailureDocument(error)
-            FileHandle.standardError.write(Data("Error: \(failure.error.message)\n".utf8))
-            throw ExitCode(failure.error.status)
+        } catch let failure as CommandFailure {
+            FileHandle.standardError.write(Data("Error: \(FailureDocument(failure).error.message)\n".utf8))
+            throw ExitCode(failure.kind.status)
         }
     }
 }

@@ -10,7 +10,7 @@ import DepotClient
 /// | 1 | `failed`, `server`, `corrupt`, `io` | the command; for a sync, the folder keeps its release |
 /// | 2 | `network` | no server could be reached, or a connection broke: try again later |
 /// | 3 | `untrusted` | a channel document was refused (signature, expiry, an older serial) |
-/// | 4 | `incompatible`, `over-budget` | this install cannot take the release: too old an app, or over the budget |
+/// | 4 | `incompatible`, `over-budget`, `no-space` | this install cannot take the release: too old an app, over the budget, too little disk |
 /// | 5 | `in-use`, `not-staged` | `--apply`: nothing staged to apply, or a file to replace is open |
 /// | 64 | `usage` | the command line |
 struct FailureKind: Sendable, Equatable {
@@ -39,7 +39,7 @@ struct FailureKind: Sendable, Equatable {
             switch code {
             case .network: 2
             case .untrusted: 3
-            case .incompatible, .overBudget: 4
+            case .incompatible, .overBudget, .noSpace: 4
             case .inUse, .notStaged: 5
             default: 1
             }
@@ -49,6 +49,13 @@ struct FailureKind: Sendable, Equatable {
     private init(code: String, status: Int32) {
         self.code = code
         self.status = status
+    }
+}
+
+extension CommandFailure {
+    /// A sync's error, as `depot sync` ends with it: its message, and its kind by its code.
+    init(_ error: SyncError) {
+        self.init(error.message, kind: FailureKind(error.code))
     }
 }
 

@@ -23,7 +23,7 @@ extension Depot {
 
                 Exit status: 0 synced; 1 failed (code failed, server, corrupt or io); 2 no server could be reached \
                 (network); 3 a channel document was refused (untrusted); 4 this install cannot take the \
-                release (incompatible, over-budget); 5 --apply found nothing to apply or a file in use (not-staged, in-use); \
+                release (incompatible, over-budget, no-space); 5 --apply found nothing to apply or a file in use (not-staged, in-use); \
                 64 wrong usage (usage). With --json a failure is one object on standard output, \
                 {"error":{"code":"network","message":"…","status":2}}, and nothing on standard error.
                 """
@@ -69,7 +69,7 @@ extension Depot {
         @Option(help: "How the folder holds its release: in-place, or release-folders (a folder per release behind the link DIR/current).")
         var layout = FolderLayout.inPlace
 
-        @Flag(help: "Print the report as JSON.")
+        @Flag(help: "Print the report as JSON; a failure too, as one object with its code, message and exit status.")
         var json = false
 
         @Flag(help: "Report applied or failed releases to the server (POST /v1/reports), for staged rollouts' gates.")
@@ -136,7 +136,13 @@ extension Depot {
                 configuration.layout = layout
                 configuration.replacesTrust = replaceTrust
                 let client = DepotClient(servers: servers, directory: URL(fileURLWithPath: dir), configuration: configuration)
-                guard let watch else { return try await syncOnce(client) }
+                guard let watch else {
+                    do {
+                        return try await syncOnce(client)
+                    } catch let error as SyncError {
+                        throw CommandFailure(error)
+                    }
+                }
                 await watching(client, every: watch)
             }
         }
@@ -163,7 +169,9 @@ extension Depot {
                 guard isFolder.boolValue else { throw CommandFailure("--dir \(dir) is a file, not a folder") }
                 return
             }
-            if apply { throw SyncError(.notStaged, "--dir \(dir) does not exist, so nothing is staged there: download first.") }
+            if apply {
+                throw CommandFailure("--dir \(dir) does not exist, so nothing is staged there: download first.", kind: FailureKind(.notStaged))
+            }
             let parent = URL(fileURLWithPath: dir).deletingLastPathComponent().path
             guard FileManager.default.fileExists(atPath: parent) else {
                 throw CommandFailure("--dir \(dir): its parent folder \(parent) does not exist (a typo?); make it first")

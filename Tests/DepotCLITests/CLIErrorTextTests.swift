@@ -12,7 +12,7 @@ struct CLIErrorTextTests {
     /// (code, its exit status): the table of `depot sync --help` and the README.
     static let kinds: [(SyncError.Code, String, Int32)] = [
         (.network, "network", 2), (.untrusted, "untrusted", 3), (.incompatible, "incompatible", 4), (.overBudget, "over-budget", 4),
-       
+        (.noSpace, "no-space", 4),
         (.inUse, "in-use", 5), (.notStaged, "not-staged", 5), (.server, "server", 1), (.corrupt, "corrupt", 1), (.io, "io", 1),
     ]
 

@@ -54,6 +54,7 @@ struct SyncCommandTests {
             let downloaded = try await DepotCLI.run(sync + ["--download-only"], token: nil, in: root)
             #expect(downloaded.status == 0, "\(downloaded.errors)")
             #expect(downloaded.output.contains("staged: depot sync --apply switches to it"))
+            #expect(downloaded.output.contains("2 staged, 0 unchanged") && !downloaded.output.contains("updated"), "\(downloaded.output)")
             #expect(try Data(contentsOf: a) == Data("one\n".utf8), "a download changed the folder")
 
             // No network: no --server needed.
