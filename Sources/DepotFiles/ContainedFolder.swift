@@ -23,19 +23,28 @@ import Darwin
 public final class ContainedFolder: Sendable {
     /// The folder's path, for messages.
     public let root: String
-    private let descriptor: Int32
+    let descriptor: Int32
     /// Whether a folder made below the root is made durable in its parent at once.
     private let synchronizesNewFolders: Bool
 
     /// Opens the folder at `root`, made (with its parents) when missing. With
     /// `synchronizesNewFolders` false, folders made below it are not fsynced into their
-    /// parents: for a caller that makes its writes durable together later.
-    public init(root: String, synchronizesNewFolders: Bool = true) throws {
+    /// parents: for a caller that makes its writes durable together later. With `creating`
+    /// false, a missing folder is an error, not made: a folder only read (a backup restored, a
+    /// tree imported).
+    public init(root: String, synchronizesNewFolders: Bool = true, creating: Bool = true) throws {
         self.root = root
         self.synchronizesNewFolders = synchronizesNewFolders
-        try Self.makeFolders(root)
+        if creating { try Self.makeFolders(root) }
         descriptor = systemOpen(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FolderError.system("Cannot open the folder \(root)") }
+    }
+
+    /// The folder open as `descriptor` (which it closes), below a contained folder.
+    init(root: String, descriptor: Int32, synchronizesNewFolders: Bool = true) {
+        self.root = root
+        self.descriptor = descriptor
+        self.synchronizesNewFolders = synchronizesNewFolders
     }
 
     deinit { close(descriptor) }
@@ -48,16 +57,16 @@ public final class ContainedFolder: Sendable {
     }
 
     /// A folder on the way to a path is missing (and was not to be made).
-    private struct Absent: Error {}
+    struct Absent: Error {}
 
     /// Why `path` is refused: an entry of it is not what Depot makes.
-    private func refused(_ path: String) -> FolderError {
+    func refused(_ path: String) -> FolderError {
         FolderError(.refused, "\(root)/\(path) is not a folder or file Depot made (a link?): remove it")
     }
 
     /// Runs `body` with a descriptor of the folder holding `path`'s last name, and that name.
     /// With `creating`, missing folders on the way are made (each made durable in its parent).
-    private func withParent<Result>(of path: String, creating: Bool = false, _ body: (Int32, String) throws -> Result) throws -> Result {
+    func withParent<Result>(of path: String, creating: Bool = false, _ body: (Int32, String) throws -> Result) throws -> Result {
         var components = path.split(separator: "/").map(String.init)
         guard let name = components.popLast(), !components.contains(where: { $0 == "." || $0 == ".." }), name != ".", name != ".." else {
             throw FolderError(.refused, "\(path) is not a path below \(root)")
@@ -357,7 +366,7 @@ public final class ContainedFolder: Sendable {
     }
 
     /// Every name in the open folder `folder` but `.` and `..`.
-    private func entries(of folder: Int32, path: String) throws -> [String] {
+    func entries(of folder: Int32, path: String) throws -> [String] {
         let listed = dup(folder)
         guard listed >= 0, let stream = fdopendir(listed) else {
             if listed >= 0 { close(listed) }
@@ -383,7 +392,7 @@ public final class ContainedFolder: Sendable {
 
     /// A descriptor of the folder `path` ("" for the root), which the caller closes; `nil` when
     /// it, or a folder on the way, is missing. A link or a file in its place is refused.
-    private func openFolder(_ path: String) throws -> Int32? {
+    func openFolder(_ path: String) throws -> Int32? {
         let folder: Int32
         do {
             folder =
@@ -422,6 +431,6 @@ private func systemOpen(_ path: String, _ flags: Int32) -> Int32 {
 
 /// `read(2)`, under a name the folder's own methods do not shadow.
 @inline(__always)
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     read(descriptor, buffer, count)
 }

@@ -35,6 +35,18 @@ public func copyFile(
     let input = open(source, O_RDONLY | O_CLOEXEC)
     guard input >= 0 else { throw FolderError.system("Cannot open \(source)") }
     defer { close(input) }
+    try copyFile(from: input, named: source, to: descriptor, named: destination, observe: observe)
+}
+
+/// ``copyFile(from:to:named:observe:)`` from the open file `input` (`source` its name in
+/// messages), read from where it stands to its end.
+public func copyFile(
+    from input: Int32,
+    named source: String,
+    to descriptor: Int32,
+    named destination: String,
+    observe: (UnsafeRawBufferPointer) -> Void = { _ in }
+) throws {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     defer { buffer.deallocate() }
     while true {

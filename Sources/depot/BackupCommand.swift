@@ -1,5 +1,6 @@
 import ArgumentParser
 import Configuration
+import DepotFiles
 import DepotServer
 import DepotStore
 import Foundation
@@ -34,7 +35,7 @@ extension Depot {
             let configuration = try ServerSettings.configuration(try await ServerSettings.reader(commandLine: values, configFile: config))
             try await reportingFailures {
                 let data = URL(fileURLWithPath: configuration.dataDirectory)
-                guard FileManager.default.fileExists(atPath: data.appendingPathComponent("catalog.sqlite").path) else {
+                guard (try? ContainedFolder(root: data.path, creating: false).contains("catalog.sqlite")) == true else {
                     throw CommandFailure("\(data.path) holds no catalog.sqlite: name the server's data folder with --data DIR or --config FILE")
                 }
                 let outcome: DataBackup.Outcome

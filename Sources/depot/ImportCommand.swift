@@ -49,6 +49,8 @@ extension Depot {
                     try DataImport.checkDestination(destination)
                 } catch let error as StoreError {
                     throw CommandFailure(error.message)
+                } catch {
+                    throw CommandFailure("cannot import into \(target.data): \(error)")
                 }
                 let tree = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).tree")
                 let (_, mirrored) = try await source.copy(into: tree.path)
@@ -65,10 +67,10 @@ extension Depot {
                 } catch {
                     // What the copy holds cannot be imported: it goes, so that the next run
                     // starts from the source again (a copy cut short by the network is kept).
-                    try? FileManager.default.removeItem(at: tree)
+                    DataImport.remove(tree: tree)
                     throw CommandFailure("cannot import into \(target.data): \(error)")
                 }
-                try? FileManager.default.removeItem(at: tree)
+                DataImport.remove(tree: tree)
                 if json {
                     struct Taken: Encodable { let channel: String, release: Int64, serial: Int64, expires: String }
                     struct Imported: Encodable {

@@ -1,5 +1,5 @@
+import DepotFiles
 import Foundation
-import _NIOFileSystem
 
 /// A copy of a data folder that a server can be rebuilt from: `catalog.sqlite` by SQLite's
 /// online copy, and every file of `blobs/` (content, gzip variants, block indexes), hard-linked
@@ -23,63 +23,62 @@ public enum DataBackup {
     ///
     /// The catalog is copied first, then the blobs; any blob the copy names that the blob pass
     /// did not see (uploaded meanwhile) is linked after, and one still missing (collected
-    /// meanwhile) fails the backup with a line saying to run it again.
+    /// meanwhile) fails the backup with a line saying to run it again. Both folders are reached
+    /// through ``ContainedFolder``: a link anywhere in `backup` (its `blobs/`, a shard, a blob
+    /// file, the catalog's name) is refused with one line, never followed nor replaced, since
+    /// Depot never makes one there; nothing outside the two folders is read or written.
     public static func backup(data: URL, to backup: URL) async throws -> Outcome {
-        let manager = FileManager.default
-        try manager.createDirectory(at: backup.appendingPathComponent("blobs"), withIntermediateDirectories: true)
-        let catalogPath = backup.appendingPathComponent("catalog.sqlite")
-        let partial = backup.appendingPathComponent("catalog.sqlite.partial")
-        try? manager.removeItem(at: partial)
-        let referenced = try Catalog.copy(data.appendingPathComponent("catalog.sqlite").path, into: partial.path)
-        try SystemSynchronize(FilePath(partial.path))
-        try SystemRename(FilePath(partial.path), to: FilePath(catalogPath.path))
+        let source = try ContainedFolder(root: data.path, creating: false)
+        let target = try ContainedFolder(root: backup.path)
+        try target.makeFolder("blobs")
+        // The online copy goes to the data folder's own tmp/ (SQLite writes by path: never in
+        // the backup folder, which others may write), then into the backup by descriptor.
+        let scratch = "tmp/backup-\(UInt64.random(in: 0...UInt64.max)).sqlite"
+        try source.makeFolder("tmp")
+        defer { try? source.remove(scratch) }
+        let referenced = try Catalog.copy(data.appendingPathComponent("catalog.sqlite").path, into: "\(source.root)/\(scratch)")
+        try target.replace("catalog.sqlite", durable: true, copying: scratch, from: source)
 
         var outcome = Outcome()
-        let source = data.appendingPathComponent("blobs")
         let present = try blobNames(in: source)
-        let held = try blobNames(in: backup.appendingPathComponent("blobs"))
-        for name in present.subtracting(held) { try link(name, from: source, to: backup, outcome: &outcome) }
+        let held = try blobNames(in: target)
+        for name in present.subtracting(held) { try link(name, from: source, to: target, outcome: &outcome) }
         for sha256 in referenced.subtracting(present) {
-            guard manager.fileExists(atPath: Self.path(of: sha256, in: source).path) else {
+            guard try source.contains(path(of: sha256)) else {
                 throw StoreError(.io, "The blob \(sha256) the catalog names left the data folder during the backup: run the backup again")
             }
-            try link(sha256, from: source, to: backup, outcome: &outcome)
+            try link(sha256, from: source, to: target, outcome: &outcome)
         }
         for name in held.subtracting(present).subtracting(referenced) {
-            try manager.removeItem(at: Self.path(of: name, in: backup.appendingPathComponent("blobs")))
+            try target.remove(path(of: name))
             outcome.removed += 1
         }
-        outcome.blobs = try blobNames(in: backup.appendingPathComponent("blobs")).count
-        #if os(Linux)
-        try SystemSynchronizeFileSystem(of: FilePath(backup.path))
-        #else
-        try SystemSynchronize(FilePath(backup.path))
-        #endif
+        outcome.blobs = try blobNames(in: target).count
+        try target.synchronizeFileSystem()
         return outcome
     }
 
-    /// The names of the files in `blobs/xx/` folders.
-    static func blobNames(in blobs: URL) throws -> Set<String> {
-        let manager = FileManager.default
-        guard manager.fileExists(atPath: blobs.path) else { return [] }
+    /// The names of the files in the `blobs/xx/` folders of `folder`; a link among them, or
+    /// in a shard's place, is refused.
+    static func blobNames(in folder: ContainedFolder) throws -> Set<String> {
         var names: Set<String> = []
-        for shard in try manager.contentsOfDirectory(atPath: blobs.path) where shard.count == 2 {
-            for name in try manager.contentsOfDirectory(atPath: blobs.appendingPathComponent(shard).path) where name.hasPrefix(shard) {
+        for shard in try folder.namesRefusingLinks(in: "blobs") where shard.count == 2 {
+            for name in try folder.namesRefusingLinks(in: "blobs/\(shard)") where name.hasPrefix(shard) {
                 names.insert(name)
             }
         }
         return names
     }
 
-    /// Where the blob file `name` (a SHA-256, with any suffix) lives below `blobs`.
-    static func path(of name: String, in blobs: URL) -> URL {
-        blobs.appendingPathComponent(String(name.prefix(2))).appendingPathComponent(name)
+    /// Where the blob file `name` (a SHA-256, with any suffix) lives in a data folder.
+    static func path(of name: String) -> String {
+        "blobs/\(name.prefix(2))/\(name)"
     }
 
-    /// Hard-links the blob file `name` of `blobs` into `folder`'s `blobs/`, or copies it (a
-    /// backup's, or a restore's), counting which in `outcome`.
-    static func link(_ name: String, from blobs: URL, to folder: URL, outcome: inout Outcome) throws {
-        if try DataFolder.linkOrCopy(path(of: name, in: blobs), to: path(of: name, in: folder.appendingPathComponent("blobs"))) {
+    /// Hard-links the blob file `name` of the data folder `source` into `folder`'s `blobs/`,
+    /// or copies it (a backup's, or a restore's), counting which in `outcome`.
+    static func link(_ name: String, from source: ContainedFolder, to folder: ContainedFolder, outcome: inout Outcome) throws {
+        if try folder.place(path(of: name), from: source, at: path(of: name)) {
             outcome.linked += 1
         } else {
             outcome.copied += 1

@@ -1,5 +1,6 @@
 import Crypto
 import DepotDelta
+import DepotFiles
 import DepotHTTP
 import DepotManifest
 import Foundation
@@ -30,30 +31,42 @@ public enum DataImport {
 
     /// Refuses a `data` that holds anything, before any work.
     public static func checkDestination(_ data: URL) throws {
-        try DataFolder.refuseNonEmpty(data, doing: "import")
+        _ = try DataFolder(data, doing: "import")
+    }
+
+    /// Removes the copy of a tree made for an import (beside the data folder), no link in it
+    /// followed.
+    public static func remove(tree: URL) {
+        let tree = tree.standardizedFileURL
+        try? ContainedFolder(root: tree.deletingLastPathComponent().path).removeTree(tree.lastPathComponent)
     }
 
     /// Builds `data`, which must not exist or be empty, from `tree`, for the channel documents
     /// `channels` (checked by the caller, as the tree's documents were); each channel's serial
     /// is its document's plus `serialMargin`; the next release's number is `releaseMargin` past
-    /// the tree's newest. The folder appears by one rename, whole.
+    /// the tree's newest. The folder appears by one rename, whole, which never replaces a
+    /// data folder that appeared meanwhile (a server started on `data` during the import);
+    /// `beforePlacing` runs just before it (a test's seam).
     public static func build(
         tree: URL,
         channels: [ChannelDocument],
         data: URL,
         serialMargin: Int64,
         releaseMargin: Int64,
-        now: HTTPDate
+        now: HTTPDate,
+        beforePlacing: () async throws -> Void = {}
     ) async throws -> Outcome {
-        try DataFolder.refuseNonEmpty(data, doing: "import")
-        let staging = try DataFolder.staging(for: data, suffix: "importing")
+        let place = try DataFolder(data, doing: "import")
+        let source = try ContainedFolder(root: tree.path, creating: false)
+        let suffix = "importing"
+        let staging = try place.staging(suffix: suffix)
         do {
-            let outcome = try await ImportBuilder(tree: tree, staging: staging, now: now)
+            let outcome = try await ImportBuilder(tree: source, staging: staging, now: now)
                 .build(channels: channels, serialMargin: serialMargin, releaseMargin: releaseMargin)
-            try DataFolder.place(staging, as: data)
+            try await place.place(staging, suffix: suffix, beforePlacing: beforePlacing)
             return outcome
         } catch {
-            try? FileManager.default.removeItem(at: staging)
+            place.discard(suffix: suffix)
             throw error
         }
     }
@@ -61,20 +74,13 @@ public enum DataImport {
 
 /// One import's work, in the staging folder.
 private struct ImportBuilder {
-    let tree: URL
-    let staging: URL
+    /// The tree, read without following a link.
+    let tree: ContainedFolder
+    let staging: ContainedFolder
     let now: HTTPDate
-    let blobs: URL
-
-    init(tree: URL, staging: URL, now: HTTPDate) {
-        self.tree = tree
-        self.staging = staging
-        self.now = now
-        self.blobs = staging.appendingPathComponent("blobs")
-    }
 
     func build(channels: [ChannelDocument], serialMargin: Int64, releaseMargin: Int64) async throws -> DataImport.Outcome {
-        let catalog = try Catalog(path: staging.appendingPathComponent("catalog.sqlite").path)
+        let catalog = try Catalog(path: "\(staging.root)/catalog.sqlite")
         var outcome = DataImport.Outcome()
         var unheld: [(from: String, to: String)] = []
         var placed = Set<String>()
@@ -141,7 +147,7 @@ private struct ImportBuilder {
             guard seen.insert(id).inserted else { continue }
             let object = try TreeObject.release(id)
             let named = channels.contains { $0.namedReleases.contains(id) }
-            guard named || FileManager.default.fileExists(atPath: file(object).path) else { continue }
+            guard try named || tree.contains(object.path) else { continue }
             let bytes = try read(object, sha256: id)
             guard let document = try? JSONDecoder().decode(ReleaseDocument.self, from: Data(bytes)) else {
                 throw StoreError(.invalidInput, "The tree's release \(id) is not a release document")
@@ -187,7 +193,7 @@ private struct ImportBuilder {
         if let blocks = entry.blocks {
             try place(try .blockIndex(of: sha256), as: blocks.sha256)
             let pack = try TreeObject.blockPack(of: sha256)
-            let bytes = try Data(contentsOf: file(pack), options: .alwaysMapped)
+            guard let bytes = try tree.read(pack.path) else { throw StoreError(.invalidInput, "The tree lacks \(pack.path)") }
             let packed = Hex.string(SHA256.hash(data: bytes))
             try place(pack, as: packed)
             try await catalog.importBlockIndex(
@@ -200,7 +206,7 @@ private struct ImportBuilder {
         var unheld: [(from: String, to: String)] = []
         for patch in entry.patches ?? [] {
             let object = try TreeObject.delta(from: patch.from, to: sha256)
-            if FileManager.default.fileExists(atPath: file(object).path) {
+            if try tree.contains(object.path) {
                 try place(object, as: patch.sha256)
             } else {
                 unheld.append((patch.from, sha256))
@@ -223,9 +229,9 @@ private struct ImportBuilder {
         }
         return try pairs.compactMap { pair in
             let object = try TreeObject.delta(from: pair.source, to: pair.target)
-            guard let patch = try? Data(contentsOf: file(object)) else { return nil }
+            guard let patch = try tree.read(object.path) else { return nil }
             let fullSize = try pair.targetBytes.withUnsafeBytes { try Gzip.compress($0).count }
-            return Catalog.DocumentDeltaRecord(source: pair.source, target: pair.target, patch: Array(patch), fullSize: fullSize)
+            return Catalog.DocumentDeltaRecord(source: pair.source, target: pair.target, patch: patch, fullSize: fullSize)
         }
     }
 
@@ -234,32 +240,27 @@ private struct ImportBuilder {
     /// holds.
     private func copyRoots() throws -> Int {
         var version: Int64 = 1
-        while FileManager.default.fileExists(atPath: file(try .root(version)).path) {
-            let roots = staging.appendingPathComponent("roots")
-            try FileManager.default.createDirectory(at: roots, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: file(try .root(version)), to: roots.appendingPathComponent("\(version).root.json"))
+        while try tree.contains(try TreeObject.root(version).path) {
+            try staging.place(try TreeObject.root(version).path, from: tree, at: "roots/\(version).root.json")
             version += 1
         }
         return Int(version - 1)
     }
 
-    private func file(_ object: TreeObject) -> URL { tree.appendingPathComponent(object.path) }
-
     /// The document `object`, which must have the SHA-256 `sha256`.
     private func read(_ object: TreeObject, sha256: String) throws -> [UInt8] {
-        guard let bytes = try? Data(contentsOf: file(object)) else { throw StoreError(.invalidInput, "The tree lacks \(object.path)") }
+        guard let bytes = try tree.read(object.path) else { throw StoreError(.invalidInput, "The tree lacks \(object.path)") }
         guard Hex.string(SHA256.hash(data: bytes)) == sha256 else {
             throw StoreError(.invalidInput, "The tree's \(object.path) does not have the SHA-256 it is named by")
         }
-        return Array(bytes)
+        return bytes
     }
 
     /// Links the tree's `object` into the store as the blob file `name`.
     private func place(_ object: TreeObject, as name: String) throws {
-        let source = file(object)
-        guard FileManager.default.fileExists(atPath: source.path) else { throw StoreError(.invalidInput, "The tree lacks \(object.path)") }
-        let target = DataBackup.path(of: name, in: blobs)
-        guard !FileManager.default.fileExists(atPath: target.path) else { return }
-        try DataFolder.linkOrCopy(source, to: target)
+        guard try tree.contains(object.path) else { throw StoreError(.invalidInput, "The tree lacks \(object.path)") }
+        let target = DataBackup.path(of: name)
+        guard try !staging.contains(target) else { return }
+        try staging.place(object.path, from: tree, at: target)
     }
 }

@@ -16,6 +16,23 @@ extension Catalog {
         return try DatabaseQueue(path: path, configuration: configuration).read(Self.referencedBlobs(in:))
     }
 
+    /// The name of every blob file the catalog names: ``referencedBlobs()`` (contents, patches,
+    /// block indexes and packs, brotli and zstd variants), and `{sha256}.gz` for each content
+    /// recorded with a gzip variant, which the store serves from that file: what a restore
+    /// must find, each, in a backup.
+    public func referencedFiles() async throws -> Set<String> {
+        try await database.read { db in
+            let gzip = try String.fetchSet(
+                db,
+                sql: """
+                    SELECT sha256 || '.gz' FROM file_version WHERE gzip_size IS NOT NULL
+                    UNION SELECT sha256 || '.gz' FROM uploaded_blob WHERE gzip_size IS NOT NULL
+                    """
+            )
+            return try Self.referencedBlobs(in: db).union(gzip)
+        }
+    }
+
     /// Reads one row of the releases: the catalog is open and its schema readable. Cheap
     /// whatever the catalog holds, for `/readyz`.
     public func checkReadable() async throws {
