@@ -63,23 +63,32 @@ extension Catalog {
         }
     }
 
-    /// The one rule for where a rollback goes: the release before the channel's latest move,
-    /// a rollback standing for the event it restored; with the serial of the event restored.
+    /// The one rule for where a rollback goes: the newest of ``rollbackHistory(of:in:)``, with
+    /// the serial of the event restored.
     private static func rollbackTarget(of channel: String, in db: Database) throws -> (target: ReleaseSummary, restores: Int64) {
-        // Rollout events move no pointer: the moves are publishes, promotes and rollbacks.
-        let events = "SELECT serial, release, kind, restores FROM channel_event WHERE channel = ? AND kind != 'rollout'"
-        guard let latest = try Row.fetchOne(db, sql: events + " ORDER BY serial DESC LIMIT 1", arguments: [channel]) else {
-            throw CatalogError("The channel \(channel) has no release", code: .notFound)
-        }
-        // A rollback stands for the event it restored: roll back from there.
-        let from: Int64 = latest["kind"] == "rollback" ? latest["restores"] : latest["serial"]
-        guard let previous = try Row.fetchOne(db, sql: events + " AND serial < ? ORDER BY serial DESC LIMIT 1", arguments: [channel, from]) else {
+        let moves = try rollbackHistory(of: channel, in: db)
+        guard let previous = try moves.next()?.copy() else {
             throw CatalogError("The channel \(channel) has no earlier release to roll back to", code: .conflict)
         }
         guard let target = try ReleaseSummary.fetch(id: previous["release"], in: db) else {
             throw CatalogError("The earlier release of \(channel) is no longer kept", code: .gone)
         }
         return (target, previous["serial"])
+    }
+
+    /// The moves successive rollbacks of `channel` go back to, newest first (`serial` and
+    /// `release` of each): the moves before its latest one, a rollback standing for the event it
+    /// restored. Rollbacks use the first; retention keeps the releases of the first ones.
+    ///
+    /// - Throws: ``CatalogError`` `.notFound` for a channel that never moved.
+    static func rollbackHistory(of channel: String, in db: Database) throws -> RowCursor {
+        // Rollout events move no pointer: the moves are publishes, promotes and rollbacks.
+        let events = "SELECT serial, release, kind, restores FROM channel_event WHERE channel = ? AND kind != 'rollout'"
+        guard let latest = try Row.fetchOne(db, sql: events + " ORDER BY serial DESC LIMIT 1", arguments: [channel]) else {
+            throw CatalogError("The channel \(channel) has no release", code: .notFound)
+        }
+        let from: Int64 = latest["kind"] == "rollback" ? latest["restores"] : latest["serial"]
+        return try Row.fetchCursor(db, sql: events + " AND serial < ? ORDER BY serial DESC", arguments: [channel, from])
     }
 
     /// For a channel whose release needs a minimum app version: the channel's earlier releases
