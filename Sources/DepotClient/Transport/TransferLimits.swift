@@ -4,8 +4,9 @@ import Synchronization
 /// What a transfer must achieve, or be stopped: a minimum rate over a sliding window, as curl's
 /// `--speed-limit` and `--speed-time`, and for documents a deadline for the whole answer. A
 /// mirror that trickles bytes, each in time to restart URLSession's idle timeout, would otherwise
-/// hold a sync (and its folder's lock) for days.
-struct TransferLimits: Sendable {
+/// hold a sync (and its folder's lock) for days. Public so that every other reader of a source
+/// (`depot mirror`, `depot import`) is bounded by the same rule.
+public struct TransferLimits: Sendable {
     /// Bytes a second the transfer must average over every `window`; 0 turns the check off.
     var minimumBytesPerSecond: Int
     /// Seconds the rate is averaged over.
@@ -15,9 +16,18 @@ struct TransferLimits: Sendable {
     /// The time the rate and the deadline are judged by (``DepotClient/Configuration/transferClock``).
     var clock: any Clock<Duration> = ContinuousClock()
 
+    /// Limits of `minimumBytesPerSecond` over every `window` seconds (0: none), and a whole
+    /// answer within `deadline` seconds when given, judged by `clock`.
+    public init(minimumBytesPerSecond: Int, window: TimeInterval, deadline: TimeInterval? = nil, clock: any Clock<Duration> = ContinuousClock()) {
+        self.minimumBytesPerSecond = minimumBytesPerSecond
+        self.window = window
+        self.deadline = deadline
+        self.clock = clock
+    }
+
     /// Watches `received` (bytes so far) until cancelled; throws ``SyncError`` `.network` once a
     /// limit is broken. `what` names the transfer in the error.
-    func watch(_ received: @Sendable () -> Int64, what: String) async throws {
+    public func watch(_ received: @Sendable () -> Int64, what: String) async throws {
         guard minimumBytesPerSecond > 0 || deadline != nil else { return try await Task.sleep(for: .seconds(Int64.max >> 32)) }
         try await watch(received, what: what, on: self.clock)
     }

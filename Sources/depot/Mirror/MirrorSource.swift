@@ -10,35 +10,66 @@ import NIOHTTP1
 /// Documents come into memory, bounded, through ``DepotClient/TreeReader``. Files are
 /// downloaded into `partialFolder` (kept between runs) by Depot's one resumable download
 /// (``DepotClient/PartialFile``), then checked against the SHA-256 and size the release lists
-/// before the caller places them.
+/// before the caller places them. Every request, its wait for an answer included, must keep the
+/// minimum rate of `limits` (``DepotClient/TransferLimits``, the rule `depot sync` follows).
 struct MirrorSource: MirrorSourcing {
     /// The source's base URL, without a trailing slash.
     let base: String
     let client: HTTPClient
     /// Where downloads under way are kept: `.mirror/` in the destination folder.
     let partialFolder: URL
+    /// The rate every request must keep.
+    let limits: TransferLimits
     /// The largest document accepted.
     static let maximumDocumentBytes = 64 << 20
 
     var name: String { base }
 
     func fetch(_ object: TreeObject, maximumBytes: Int, ifNoneMatch: String?) async throws -> TreeAnswer {
-        var headers = HTTPHeaders()
-        if let ifNoneMatch { headers.add(name: "If-None-Match", value: ifNoneMatch) }
-        let response = try await get(object, headers: headers)
-        switch response.status {
-        case .ok:
-            do {
-                let body = try await response.body.collect(upTo: maximumBytes)
+        let headers: HTTPHeaders = ifNoneMatch.map { ["If-None-Match": $0] } ?? [:]
+        return try await bounded(object) { received in
+            let response = try await get(object, headers: headers)
+            switch response.status {
+            case .ok:
+                var body = ByteBuffer()
+                do {
+                    for try await chunk in response.body {
+                        received.add(chunk.readableBytes)
+                        guard body.readableBytes + chunk.readableBytes <= maximumBytes else {
+                            throw SyncError(.corrupt, "\(base)\(object.url) is larger than the limit of \(maximumBytes) bytes")
+                        }
+                        body.writeImmutableBuffer(chunk)
+                    }
+                } catch let error as SyncError {
+                    throw error
+                } catch {
+                    throw SyncError(.network, "\(base)\(object.url) broke off: \(error)")
+                }
                 return .found(Array(body.readableBytesView), entityTag: response.headers.first(name: "ETag"))
-            } catch is NIOTooManyBytesError {
-                throw SyncError(.corrupt, "\(base)\(object.url) is larger than the limit of \(maximumBytes) bytes")
-            } catch {
-                throw SyncError(.network, "\(base)\(object.url) broke off: \(error)")
+            case .notModified: return .notModified
+            case .notFound: return .missing
+            default: return .status(Int(response.status.code))
             }
-        case .notModified: return .notModified
-        case .notFound: return .missing
-        default: return .status(Int(response.status.code))
+        }
+    }
+
+    /// Runs `transfer` (one request and its body, counting the body's bytes into the counter it
+    /// is given) under ``limits``: the first of its end and the watch's failure ends the other.
+    private func bounded<T: Sendable>(_ object: TreeObject, _ transfer: @escaping @Sendable (ReceivedBytes) async throws -> T) async throws -> T {
+        let received = ReceivedBytes()
+        let limits = limits
+        let what = base + object.url
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await transfer(received) }
+            group.addTask {
+                try await limits.watch({ received.total }, what: what)
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let result { return result }
+            }
+            throw CancellationError()
         }
     }
 
@@ -92,25 +123,30 @@ struct MirrorSource: MirrorSourcing {
     /// whether it continued what the file held (a file complete already counts: its check may
     /// still fail).
     private func download(_ object: TreeObject, to url: URL, size: Int64) async throws -> Bool {
-        let partial = try PartialFile(at: url, source: base + object.url, expectedLength: size)
-        if partial.isComplete { return true }
-        var headers = HTTPHeaders()
-        for (name, value) in partial.requestHeaders(assumedTag: nil) { headers.add(name: name, value: value) }
-        let response = try await get(object, headers: headers)
-        if response.status == .notFound { throw Missing() }
-        try partial.begin(
-            status: Int(response.status.code),
-            contentRange: response.headers.first(name: "Content-Range"),
-            entityTag: response.headers.first(name: "ETag")
-        )
-        do {
-            for try await chunk in response.body { try partial.append(chunk.readableBytesView) }
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError(.network, "\(base)\(object.url) broke off after \(partial.received) bytes: \(error)")
+        try await bounded(object) { received in
+            let partial = try PartialFile(at: url, source: base + object.url, expectedLength: size)
+            if partial.isComplete { return true }
+            var headers = HTTPHeaders()
+            for (name, value) in partial.requestHeaders(assumedTag: nil) { headers.add(name: name, value: value) }
+            let response = try await get(object, headers: headers)
+            if response.status == .notFound { throw Missing() }
+            try partial.begin(
+                status: Int(response.status.code),
+                contentRange: response.headers.first(name: "Content-Range"),
+                entityTag: response.headers.first(name: "ETag")
+            )
+            do {
+                for try await chunk in response.body {
+                    received.add(chunk.readableBytes)
+                    try partial.append(chunk.readableBytesView)
+                }
+            } catch let error as SyncError {
+                throw error
+            } catch {
+                throw SyncError(.network, "\(base)\(object.url) broke off after \(partial.received) bytes: \(error)")
+            }
+            return partial.resumed
         }
-        return partial.resumed
     }
 
     private func get(_ object: TreeObject, headers: HTTPHeaders = [:]) async throws -> HTTPClientResponse {

@@ -23,6 +23,8 @@ struct MirrorSourceOptions: ParsableArguments {
 
     @OptionGroup var trustOptions: TrustOptions
 
+    @OptionGroup var rate: TransferRateOptions
+
     @Flag(help: "Copy without checking any signature: whoever can answer for the source decides what the folder serves.")
     var withoutSignatureChecks = false
 
@@ -55,8 +57,9 @@ struct MirrorSourceOptions: ParsableArguments {
 
     /// Copies the channels from the sources into the export folder at `path` (made when
     /// missing); failovers are told on standard error. Every failure is one line
-    /// (``CommandFailure``).
-    func copy(into path: String) async throws -> (folder: ExportFolder, mirrored: [MirroredChannel]) {
+    /// (``CommandFailure``). With `newestFirst`, each channel comes from the source whose
+    /// document has the highest serial (``Mirroring/bySerial(_:channel:client:partial:trust:limits:)``).
+    func copy(into path: String, newestFirst: Bool = false) async throws -> (folder: ExportFolder, mirrored: [MirroredChannel]) {
         let sources = try from.map(MirrorAddress.init)
         let root = try trustOptions.rootDocument()
         let trust: ChannelCheck.Trust
@@ -76,7 +79,9 @@ struct MirrorSourceOptions: ParsableArguments {
                 sources,
                 into: folder,
                 channels: channels.isEmpty ? Self.defaultChannels(of: sources[0]) : channels,
-                trust: trust
+                trust: trust,
+                limits: rate.limits,
+                newestFirst: newestFirst
             )
             for failover in failovers {
                 FileHandle.standardError.write(Data("\(failover.server) failed, the next source was tried: \(failover.error)\n".utf8))
