@@ -17,13 +17,24 @@ extension Depot {
                 tree never held is lost: releases retention removed, channel history, reports, the audit trail. \
                 The keys are never in a tree: give the server its channel key(s) again. A URL lists no channels: name \
                 each with --channel (a folder source imports every channel it holds). The next release is numbered \
-                --release-margin past the tree's newest; the import is recorded in the new audit trail.
+                --release-margin past the tree's newest; the import is recorded in the new audit trail. \
+                A source may be behind its origin (a rollback it never saw): with several --from, each channel comes \
+                from the source whose document has the highest serial, and --not-before-serial CHANNEL=N refuses a \
+                channel whose document is older than serial N (the origin's last, as a client or a backup recorded it).
                 """
         )
 
         @OptionGroup var source: MirrorSourceOptions
 
         @OptionGroup var target: RebuildOptions
+
+        @Option(
+            help: """
+                CHANNEL=N: refuse to import CHANNEL from a document with a serial below N, the last serial the origin \
+                signed (a client's `depot status`, a backup): an older one may name a release the origin withdrew. Repeatable.
+                """
+        )
+        var notBeforeSerial: [SerialFloor] = []
 
         @Flag(help: "Print what was done as JSON.")
         var json = false
@@ -53,7 +64,8 @@ extension Depot {
                     throw CommandFailure("cannot import into \(target.data): \(error)")
                 }
                 let tree = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).tree")
-                let (_, mirrored) = try await source.copy(into: tree.path)
+                let (_, mirrored) = try await source.copy(into: tree.path, newestFirst: true)
+                try SerialFloor.check(mirrored, against: notBeforeSerial)
                 let outcome: DataImport.Outcome
                 do {
                     outcome = try await DataImport.build(
