@@ -31,7 +31,12 @@ struct StaleMirrorTests {
 
     /// A client of the mirror trusting `keys`; `replacingTrust`: told it may replace the trust
     /// the folder was synced with (``DepotClient/Configuration/replacesTrust``).
-    static func client(_ server: LiveServer, _ folder: URL, trusting keys: [Curve25519.Signing.PrivateKey], replacingTrust: Bool = false) -> DepotClient {
+    static func client(
+        _ server: LiveServer,
+        _ folder: URL,
+        trusting keys: [Curve25519.Signing.PrivateKey],
+        replacingTrust: Bool = false
+    ) -> DepotClient {
         var configuration = DepotClient.Configuration(trustedKeys: keys.map { $0.publicKey.rawRepresentation.base64EncodedString() })
         configuration.replacesTrust = replacingTrust
         return DepotClient(server: URL(string: server.url("/mirror/"))!, directory: folder, configuration: configuration)
