@@ -101,11 +101,7 @@ let package = Package(
         // The folders Depot writes (the export folder, the client's sync folder), touched only
         // through descriptors so that no link planted inside is followed, and their locks.
         // POSIX only, so the client builds for iOS and macOS with it.
-        .target(
-            name: "DepotFiles",
-            dependencies: [.target(name: "CLinuxCalls", condition: .when(platforms: [.linux]))],
-            swiftSettings: swiftSettings
-        ),
+        .target(name: "DepotFiles", swiftSettings: swiftSettings),
         // The thin client: Foundation, zlib (through DepotDelta) and swift-crypto only, so it also
         // builds for iOS and macOS.
         .target(

@@ -63,12 +63,6 @@ static inline int depot_child_ended(pid_t pid, int *status) {
     return 1;
 }
 
-// renameat2(2) with RENAME_NOREPLACE: a rename that fails with EEXIST, replacing nothing, when
-// the new name is taken (a data folder put in place never removes one that appeared meanwhile).
-#include <stdio.h>
-extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
-#define DEPOT_RENAME_NOREPLACE 1
-
 // glibc's allocator: mallopt(3) and malloc_trim(3), which the Glibc module leaves out.
 #include <malloc.h>
 #endif

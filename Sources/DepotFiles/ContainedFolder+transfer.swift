@@ -5,9 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-#if canImport(CLinuxCalls)
-import CLinuxCalls
-#endif
 
 /// What moves files between two contained folders, and what builds and places a whole folder
 /// (a backup, a restore, an import): every entry opened through a folder's descriptor, no link
@@ -133,8 +130,8 @@ extension ContainedFolder {
     /// (`syncfs(2)`; `F_FULLFSYNC` of the folder on Apple platforms): a tree of many new files
     /// made durable at once.
     public func synchronizeFileSystem() throws {
-        #if canImport(CLinuxCalls)
-        guard syncfs(descriptor) == 0 else { throw FolderError.system("Cannot sync the file system of \(root)") }
+        #if os(Linux)
+        guard linuxCall(syncfs: descriptor) == 0 else { throw FolderError.system("Cannot sync the file system of \(root)") }
         #elseif canImport(Darwin)
         guard fcntl(descriptor, F_FULLFSYNC) == 0 else { throw FolderError.system("Cannot sync \(root)") }
         #else
@@ -174,8 +171,8 @@ extension ContainedFolder {
 
 /// A rename that fails with `EEXIST`, replacing nothing, when the new name is taken.
 private func renameNoReplace(_ from: Int32, _ fromName: String, _ to: Int32, _ toName: String) -> Int32 {
-    #if canImport(CLinuxCalls)
-    renameat2(from, fromName, to, toName, UInt32(DEPOT_RENAME_NOREPLACE))
+    #if os(Linux)
+    linuxCall(renameat2: from, fromName, to, toName, 1)  // RENAME_NOREPLACE
     #elseif canImport(Darwin)
     renameatx_np(from, fromName, to, toName, UInt32(RENAME_EXCL))
     #else
@@ -184,3 +181,23 @@ private func renameNoReplace(_ from: Int32, _ fromName: String, _ to: Int32, _ t
     return -1
     #endif
 }
+
+#if os(Linux)
+/// `syncfs(2)`, which glibc declares only with `_GNU_SOURCE`, looked up in the C library (no C
+/// module: DepotFiles imports none, so that `struct stat` keeps one owner in every module).
+private func linuxCall(syncfs descriptor: Int32) -> Int32 {
+    typealias Call = @convention(c) (Int32) -> Int32
+    guard let symbol = dlsym(nil, "syncfs") else { return fsync(descriptor) }
+    return unsafeBitCast(symbol, to: Call.self)(descriptor)
+}
+
+/// `renameat2(2)` (glibc 2.28), looked up in the C library likewise; `ENOSYS` without it.
+private func linuxCall(renameat2 from: Int32, _ fromName: String, _ to: Int32, _ toName: String, _ flags: UInt32) -> Int32 {
+    typealias Call = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+    guard let symbol = dlsym(nil, "renameat2") else {
+        errno = ENOSYS
+        return -1
+    }
+    return unsafeBitCast(symbol, to: Call.self)(from, fromName, to, toName, flags)
+}
+#endif

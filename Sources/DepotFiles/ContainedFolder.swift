@@ -5,12 +5,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-// `struct stat` is declared by Glibc and, through sys/stat.h, by CLinuxCalls, which another file
-// of this module imports: which one a build takes as its owner differs between debug and release
-// (MemberImportVisibility), so the file that reads its fields imports both.
-#if canImport(CLinuxCalls)
-import CLinuxCalls
-#endif
 
 /// A folder Depot writes, touched only through a descriptor of it: a path below it is walked a
 /// folder at a time with `openat(2)` and `O_DIRECTORY | O_NOFOLLOW`, and its last name is

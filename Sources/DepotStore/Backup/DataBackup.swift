@@ -31,6 +31,8 @@ public enum DataBackup {
         let source = try ContainedFolder(root: data.path, creating: false)
         let target = try ContainedFolder(root: backup.path)
         try target.makeFolder("blobs")
+        // The catalog's name is checked too: a link there is refused, not replaced.
+        _ = try target.status(of: "catalog.sqlite")
         // The online copy goes to the data folder's own tmp/ (SQLite writes by path: never in
         // the backup folder, which others may write), then into the backup by descriptor.
         let scratch = "tmp/backup-\(UInt64.random(in: 0...UInt64.max)).sqlite"
