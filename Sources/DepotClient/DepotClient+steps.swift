@@ -49,24 +49,31 @@ extension DepotClient {
     /// the switch's crash-safe order. Returns the release now held; called again after a crash
     /// cut it short, it finishes it and returns the same. With no network it cannot
     /// know that the channel has rolled back since: the next ``check()``, ``download()`` or
-    /// sync that learns it drops the staged release.
+    /// sync that learns it drops the staged release. What it applies is verified again first
+    /// (``checkStaged(_:release:)``): the staged channel document against the trust configured
+    /// now (signature, expiry, the channel's serial floor), and every staged file's SHA-256.
     ///
     /// - Throws: ``SyncError`` `.notStaged` when no release is staged, when the folder has moved
     ///   on from the release it was downloaded over (another sync applied one), or when a staged
-    ///   file is gone: nothing is changed, and a download is needed. `.inUse` when SQLite has a
-    ///   file open that the switch would replace (``SQLiteSidecar``).
+    ///   file is gone or damaged (a power cut); `.untrusted` when its document is no longer
+    ///   believed: nothing is changed, the staging is discarded, and a download is needed.
+    ///   `.inUse` when SQLite has a file open that the switch would replace (``SQLiteSidecar``);
+    ///   `.io` when the folder holds its release in the other layout (``FolderLayout``).
     @discardableResult
     public func apply() throws -> HeldRelease {
         let syncLock = try lockForSync()
         defer { syncLock.unlock() }
         try finishInterruptedSwitch()
-        guard let staged = folder.decoded(.staged, as: StagedRelease.self), let release = staged.journal.state.release
-        else {
+        try checkLayout()
+        try checkFolderTrust(recording: true)
+        guard let bytes = folder.read(.staged) else {
             throw SyncError(.notStaged, "no release is staged in \(directory.path): download first")
         }
-        if let problem = staged.journal.problem {
-            try? folder.remove(.staged)
-            throw SyncError(.notStaged, "the record of the staged release is damaged (\(problem)): download again")
+        let record = try? JSONDecoder().decode(StagedRelease.self, from: Data(bytes))
+        guard let record, let release = record.journal.state.release, record.journal.problem == nil else {
+            try? discardStaged(nil)
+            let problem = record?.journal.problem.map { " (\($0))" } ?? ""
+            throw SyncError(.notStaged, "the record of the staged release is damaged\(problem): download again")
         }
         let held = SyncState.load(from: folder).release
         // Applied already, by an apply a crash cut short (finished above): done.
@@ -74,22 +81,19 @@ extension DepotClient {
             try? folder.remove(.staged)
             return release
         }
-        guard held?.id == staged.base else {
-            try? folder.remove(.staged)
+        guard held?.id == record.base else {
+            try? discardStaged(record)
             throw SyncError(
                 .notStaged,
-                "release \(release.number) was downloaded over \(staged.base == nil ? "an empty folder" : "another release") than the folder holds now: download again"
+                "release \(release.number) was downloaded over \(record.base == nil ? "an empty folder" : "another release") than the folder holds now: download again"
             )
         }
-        let staging = StagingFolder(try folder.open())
-        if let tree = staged.journal.tree, try !ReleaseTrees(folder: staging.folder).contains(tree) {
-            try? folder.remove(.staged)
+        if let tree = record.journal.tree, try !ReleaseTrees(folder: try folder.open()).contains(tree) {
+            try? discardStaged(record)
             throw SyncError(.notStaged, "the folder of release \(release.number) is no longer staged: download again")
         }
-        if let missing = staged.journal.moves.first(where: { !FileManager.default.fileExists(atPath: staging.journaled($0.staged).path) }) {
-            try? folder.remove(.staged)
-            throw SyncError(.notStaged, "\(missing.path) of release \(release.number) is no longer staged: download again")
-        }
+        var staged = try checkStaged(record, release: release)
+        staged.journal.state.trust = SyncState.load(from: folder).trust
         try switchRelease(to: staged)
         if configuration.sendsReports {
             // Sent by the next sync or report: applying needs no network.

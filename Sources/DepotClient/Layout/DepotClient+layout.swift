@@ -20,6 +20,7 @@ extension DepotClient {
     /// ```
     public func openCurrentRelease() throws -> OpenRelease? {
         try finishInterruptedSwitch()
+        try checkLayout()
         // The folder's read lock, shared: no switch runs while the tree and state are read.
         guard let readLock = try folder.with({ try FileLock.acquire(Self.readLock, in: $0, exclusive: false) }) else { return nil }
         guard let release = SyncState.load(from: folder).release else {
@@ -78,7 +79,21 @@ extension DepotClient {
     }
 
     private static func notReleaseFolders(_ release: HeldRelease, in path: String) -> SyncError {
-        SyncError(.io, "\(path) holds release \(release.number) in place, not in release folders: sync into a new folder")
+        FolderLayout.refusal(configured: .releaseFolders, found: .inPlace, release: release.number, in: path)
+            ?? SyncError(.io, "\(path) holds release \(release.number) in place")
+    }
+
+    /// Refuses a folder that holds its release in the other layout than this client's
+    /// (``Configuration/layout``), either way, before anything is changed: the first step of a
+    /// sync, a check, a download, an apply and an open.
+    ///
+    /// - Throws: ``SyncError`` `.io`, saying which layout the folder holds its release in.
+    func checkLayout() throws {
+        guard let release = SyncState.load(from: folder).release else { return }
+        let found = FolderLayout.found(currentIsLink: try folder.with { try $0.kind(of: ReleaseTrees.link) } == S_IFLNK)
+        if let refusal = FolderLayout.refusal(configured: configuration.layout, found: found, release: release.number, in: directoryPath) {
+            throw refusal
+        }
     }
 }
 

@@ -15,3 +15,29 @@ public enum FolderLayout: String, Sendable, CaseIterable {
     /// (``ReleaseTrees``).
     case releaseFolders = "release-folders"
 }
+
+extension FolderLayout {
+    /// The layout of a folder that holds a release: release folders when `current` is a link
+    /// (Depot's), in place otherwise.
+    static func found(currentIsLink: Bool) -> FolderLayout {
+        currentIsLink ? .releaseFolders : .inPlace
+    }
+
+    /// Why a sync in `configured` may not go on in the folder at `path`, which holds release
+    /// `number` in `found`; `nil` when the two agree. Refused both ways: a sync in place on
+    /// release folders would put a release's files beside the trees, and one in release folders
+    /// on a folder in place would leave the files held in place behind.
+    static func refusal(configured: FolderLayout, found: FolderLayout, release number: Int64, in path: String) -> SyncError? {
+        switch (configured, found) {
+        case (.inPlace, .inPlace), (.releaseFolders, .releaseFolders):
+            return nil
+        case (.releaseFolders, .inPlace):
+            return SyncError(.io, "\(path) holds release \(number) in place, not in release folders: sync into a new folder")
+        case (.inPlace, .releaseFolders):
+            return SyncError(
+                .io,
+                "\(path) holds release \(number) in release folders, not in place: sync it with the release-folders layout (--layout release-folders, Configuration.layout), or into a new folder"
+            )
+        }
+    }
+}

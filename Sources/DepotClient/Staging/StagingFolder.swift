@@ -1,6 +1,12 @@
+import Crypto
 import DepotFiles
+import DepotHTTP
 import Foundation
 import Synchronization
+
+#if canImport(CLinuxCalls)
+import CLinuxCalls
+#endif
 
 /// Where verified files wait for the switch: `.depot/staging/{first two hex digits}/{sha256}`.
 /// Spread over 256 folders: creating thousands of files in one folder can be several times
@@ -91,6 +97,29 @@ final class StagingFolder: Sendable {
     func move(_ sha256: String, to destination: String) throws -> Bool {
         try folderCall {
             try folder.rename(stagedPath(sha256), to: destination) || folder.rename(flatPath(sha256), to: destination)
+        }
+    }
+
+    /// The SHA-256 of the staged file of `sha256` (in its subfolder, or where a client from
+    /// before the subfolders staged it) as its bytes are now, read through the folder; `nil`
+    /// when none is staged. What ``DepotClient/apply()`` checks a staged file by: a power cut
+    /// after a download may have left it empty or cut short.
+    func currentDigest(of sha256: String) throws -> String? {
+        try folderCall {
+            guard let path = try [stagedPath(sha256), flatPath(sha256)].first(where: { try folder.status(of: $0) != nil }) else { return nil }
+            let descriptor = try folder.open(path, mode: .read)
+            let input = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            var hasher = SHA256()
+            while let chunk = try input.read(upToCount: 256 * 1024), !chunk.isEmpty { hasher.update(data: chunk) }
+            return Hex.string(hasher.finalize())
+        }
+    }
+
+    /// Removes the staged file of `sha256`, wherever it is staged, through the folder.
+    func remove(_ sha256: String) throws {
+        try folderCall {
+            try folder.remove(stagedPath(sha256))
+            try folder.remove(flatPath(sha256))
         }
     }
 

@@ -35,6 +35,28 @@ struct SyncState: Codable, Equatable {
     /// What the folder was last synced trusting (``FolderTrust``); `nil` in a folder synced
     /// before it was kept.
     var trust: FolderTrust?
+    /// The release last held of each channel the folder has followed, by channel name: the
+    /// serial floor of a channel outlives a switch to another (``floor(of:)``, ``hold(_:)``).
+    /// `nil` in a folder synced before it was kept: ``release`` alone then.
+    var accepted: [String: HeldRelease]?
+
+    /// The last document of `channel` the folder accepted, as a serial floor for the next one
+    /// (``ChannelCheck/check(_:channel:trust:now:lastAccepted:)``): a client that followed
+    /// stable, then beta, then stable again still refuses a replay of an older stable document.
+    func floor(of channel: String) -> ChannelCheck.Accepted? {
+        let last = accepted?[channel] ?? (release?.channel == channel ? release : nil)
+        return last.map { .init(serial: $0.serial, release: $0.id, root: $0.root, signers: $0.signers.map(Set.init)) }
+    }
+
+    /// Holds `release`, and keeps it as its channel's floor (``floor(of:)``).
+    mutating func hold(_ release: HeldRelease) {
+        var accepted = self.accepted ?? [:]
+        // A folder from before the floors were kept: the release it held is its channel's floor.
+        if self.accepted == nil, let held = self.release { accepted[held.channel] = held }
+        accepted[release.channel] = release
+        self.accepted = accepted
+        self.release = release
+    }
 
     /// The state `folder` keeps; a fresh one when there is none, or it cannot be read.
     static func load(from folder: SyncFolder) -> SyncState {

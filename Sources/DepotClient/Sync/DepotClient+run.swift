@@ -25,6 +25,7 @@ extension DepotClient {
     /// ``run(to:progress:)`` under the folder's sync lock.
     private func runLocked(to goal: SyncGoal, progress: ProgressSink) async throws -> (report: SyncReport, plan: UpdatePlan?) {
         try finishInterruptedSwitch()
+        try checkLayout()
         try checkFolderTrust(recording: goal != .check)
         collectTrees()
         // Reports an earlier call could not send go first: a sync is when a server is reachable.

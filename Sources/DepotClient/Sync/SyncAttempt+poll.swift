@@ -44,7 +44,7 @@ extension SyncAttempt {
             trust: trust,
             fromFirstRoot: false,
             now: now,
-            lastAccepted: held.map { .init(serial: $0.serial, release: $0.id, root: $0.root, signers: $0.signers.map(Set.init)) }
+            lastAccepted: start.state.floor(of: configuration.channel)
         )
         var report = SyncReport(channelNotModified: checked == nil, documentBytes: source.received.total, release: start.state.release, files: [])
         report.unchangedCount = Int(held?.files ?? 0)
@@ -79,7 +79,7 @@ extension SyncAttempt {
         var state = start.state
         state.channel = document
         state.channelETag = checked.entityTag
-        state.release = release
+        state.hold(release)
         return .sameRelease(report, state)
     }
 
@@ -114,9 +114,9 @@ extension DepotClient {
     /// moved on, and it is not to be applied. Any step that learns it, a check too, drops it.
     func dropStaged(unless release: String) throws {
         // Read once: only a record there, a damaged one too, is removed (a removal is made durable).
-        guard let bytes = folder.read(.staged),
-            (try? JSONDecoder().decode(StagedRelease.self, from: Data(bytes)))?.journal.state.release?.id != release
-        else { return }
-        try folder.remove(.staged)
+        guard let bytes = folder.read(.staged) else { return }
+        let staged = try? JSONDecoder().decode(StagedRelease.self, from: Data(bytes))
+        guard staged?.journal.state.release?.id != release else { return }
+        try discardStaged(staged)
     }
 }

@@ -31,7 +31,7 @@ extension SyncAttempt {
         var state = start.state
         state.channel = channel.document
         state.channelETag = channel.entityTag
-        state.release = planned.next
+        state.hold(planned.next)
         var journal = ReleaseJournal(state: state, moves: planned.plan.moves, removals: planned.plan.removals.map(\.path))
         var built: (name: String, lock: FileLock)?
         defer { built?.lock.unlock() }
@@ -42,7 +42,7 @@ extension SyncAttempt {
         let staged = StagedRelease(base: start.held?.id, journal: journal, pagesBefore: planned.pagesBefore)
         guard goal == .apply else {
             // Downloaded only: kept for ``DepotClient/apply()``, which needs no network.
-            try client.folder.replace(.staged) { try staged.encode(into: &$0) }
+            try client.keepStaged(staged)
             report.release = start.held
             report.staged = planned.next
             return report

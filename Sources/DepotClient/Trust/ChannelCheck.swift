@@ -203,11 +203,15 @@ public enum ChannelCheck {
             }
             // The release held may be the one a rollout or a fallback of that document gave
             // the install.
-            let named = [document.release, document.rollout?.release] + (document.fallbacks ?? []).map(\.release)
-            guard document.serial > lastAccepted.serial || named.contains(lastAccepted.release) else {
+            guard document.serial > lastAccepted.serial || releases(namedBy: document).contains(lastAccepted.release) else {
                 throw SyncError(.untrusted, "the channel document's serial \(document.serial) names another release than before")
             }
         }
+    }
+
+    /// Every release `document` may give an install: its release, its rollout's, its fallbacks'.
+    static func releases(namedBy document: ChannelDocument) -> [String] {
+        [document.release] + [document.rollout?.release].compactMap { $0 } + (document.fallbacks ?? []).map(\.release)
     }
 
     /// Under trusted keys, the ids of those whose signatures of `document` verify; `nil` under
