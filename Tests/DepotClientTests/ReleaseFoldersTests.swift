@@ -22,7 +22,7 @@ struct ReleaseFoldersTests {
     /// The trees in the folder.
     static func trees(_ folder: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(ReleaseTrees.path).path)) ?? [])
-            .filter { !$0.hasSuffix(".lock") }.sorted()
+            .filter(ReleaseTrees.isName).sorted()
     }
 
     static func sha256(_ url: URL) throws -> String { Hex.string(SHA256.hash(data: try Data(contentsOf: url))) }

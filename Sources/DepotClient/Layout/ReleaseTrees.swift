@@ -70,9 +70,20 @@ struct ReleaseTrees {
         return name
     }
 
-    /// Whether the tree `name` is there.
+    /// Whether the tree `name` is there, whole: asked before a staged tree is applied. A tree
+    /// whose linked files were written since they were linked (``LinkRecord/verify(_:in:)``) is
+    /// not: it is removed, so that the download is dropped and the next sync makes another.
     func contains(_ name: String) throws -> Bool {
-        try folderCall { try folder.kind(of: Self.treePath(name)) == S_IFDIR }
+        guard try folderCall({ try folder.kind(of: Self.treePath(name)) == S_IFDIR }) else { return false }
+        do {
+            try LinkRecord.verify(name, in: folder)
+            return true
+        } catch {
+            try? folder.removeContents(of: Self.treePath(name))
+            _ = try? folder.removeEmptyFolder(Self.treePath(name))
+            try? folder.remove(LinkRecord.path(of: name))
+            return false
+        }
     }
 
     /// Points the link at the tree `name`, atomically and durably.
@@ -121,41 +132,65 @@ struct ReleaseTrees {
 
     /// Makes the tree `name` of `entries` (every file of the release): a file of `fetched` from
     /// its staged content, any other from the tree `held`; a database copied, any other file
-    /// linked, read-only. Returns the files made, to make durable.
+    /// linked, read-only. Every file is reached through ``ContainedFolder`` (by descriptor, no
+    /// link followed): a link swapped into the held tree after the plan is refused, never
+    /// followed out of the folder. The files linked are recorded (``LinkRecord``) so that the
+    /// switch finds a write made to them through the tree held before it is applied. Returns
+    /// the files made, to make durable.
     ///
     /// - Throws: ``SyncError`` `.corrupt` when an unchanged database's copy is not the release's
-    ///   (the app wrote to it while it was copied): the next sync fetches it.
+    ///   (the app wrote to it while it was copied): the next sync fetches it; `.io` when an entry
+    ///   of the held tree is a link.
     func build(_ name: String, entries: [ReleaseEntry], fetched: Set<String>, held: String?, staging: StagingFolder) throws -> [URL] {
         let tree = Self.treePath(name)
         try folderCall { try folder.makeFolder(tree) }
-        return try entries.map { entry in
+        var linked: [LinkRecord.Entry] = []
+        let made = try entries.map { entry in
             let destination = tree + "/" + entry.path
             let fromStaging = fetched.contains(entry.path)
             guard fromStaging || held != nil else { throw SyncError(.io, "\(entry.path) is neither staged nor held") }
-            let source = fromStaging ? staging.journaled(entry.sha256).path : folder.root + "/" + Self.treePath(held!) + "/" + entry.path
-            if try Self.isDatabase(at: source) {
+            let source = fromStaging ? try stagedPath(entry.sha256, in: staging) : Self.treePath(held!) + "/" + entry.path
+            if try isDatabase(at: source) {
                 try copy(source, to: destination, entry: entry, verified: !fromStaging)
             } else {
                 // Read-only, for every tree the file is linked into: an app that writes to it
                 // changes it in them all, so none is written.
-                guard chmod(source, 0o444) == 0 || !fromStaging else { throw SyncError(.io, "cannot make \(source) read-only: errno \(errno)") }
-                if try !folderCall({ try folder.link(source, at: destination) }) {
+                do {
+                    try folderCall { try folder.setPermissions(source, 0o444) }
+                } catch {
+                    if fromStaging { throw error }
+                }
+                if try folderCall({ try folder.link(source, from: folder, at: destination) }) {
+                    linked.append(.init(path: entry.path, size: entry.size, sha256: entry.sha256))
+                } else {
                     try copy(source, to: destination, entry: entry, verified: true)
                 }
             }
             return URL(fileURLWithPath: folder.root + "/" + destination, isDirectory: false)
         }
+        try LinkRecord.write(linked, of: name, in: folder)
+        return made
+    }
+
+    /// The path in the folder of the staged file of `sha256`.
+    private func stagedPath(_ sha256: String, in staging: StagingFolder) throws -> String {
+        let path = staging.journaled(sha256).path
+        let prefix = folder.root + "/"
+        guard path.hasPrefix(prefix) else { throw SyncError(.io, "\(path) is not in \(folder.root)") }
+        return String(path.dropFirst(prefix.count))
     }
 
     /// Copies `source` to `destination` in the folder, with the entry's modification time; with
     /// `verified`, checks the copy's SHA-256 and size against the entry.
     private func copy(_ source: String, to destination: String, entry: ReleaseEntry, verified: Bool) throws {
+        let input = try folderCall { try folder.open(source, mode: .read) }
+        defer { close(input) }
         let output = try folderCall { try folder.create(destination) }
         defer { close(output) }
         var hasher = SHA256()
         var size: Int64 = 0
         try folderCall {
-            try copyFile(from: source, to: output, named: "\(folder.root)/\(destination)") { chunk in
+            try copyFile(from: input, named: "\(folder.root)/\(source)", to: output, named: "\(folder.root)/\(destination)") { chunk in
                 guard verified else { return }
                 hasher.update(bufferPointer: chunk)
                 size += Int64(chunk.count)
@@ -170,11 +205,13 @@ struct ReleaseTrees {
         }
     }
 
-    /// Whether the file at `path` starts with SQLite's header.
-    static func isDatabase(at path: String) throws -> Bool {
-        guard let file = FileHandle(forReadingAtPath: path) else { throw SyncError(.io, "cannot open \(path)") }
-        defer { try? file.close() }
-        return try file.read(upToCount: databaseHeader.count).map(Array.init) == databaseHeader
+    /// Whether the file at `path` in the folder (a link refused) starts with SQLite's header.
+    func isDatabase(at path: String) throws -> Bool {
+        let file = try folderCall { try folder.open(path, mode: .read) }
+        defer { close(file) }
+        var header = [UInt8](repeating: 0, count: Self.databaseHeader.count)
+        let count = header.withUnsafeMutableBytes { read(file, $0.baseAddress!, $0.count) }
+        return count == header.count && header == Self.databaseHeader
     }
 
     /// Removes every tree but those `keeping` names, and the lock files of trees gone, each once
@@ -183,13 +220,14 @@ struct ReleaseTrees {
     /// failure leaves the tree for the next collection.
     func collect(keeping: () -> Set<String>) {
         guard let names = try? folder.names(in: Self.path) else { return }
-        let trees = Set(names.map { $0.hasSuffix(".lock") ? String($0.dropLast(5)) : $0 }).filter(Self.isName)
+        let trees = Set(names.map(LinkRecord.treeName)).filter(Self.isName)
         for name in trees.subtracting(keeping()) {
             guard let lock = try? FileLock.acquire(Self.lockPath(name), in: folder, exclusive: true, wait: false) else { continue }
             defer { lock.unlock() }
             guard !keeping().contains(name) else { continue }
             try? folder.removeContents(of: Self.treePath(name))
             _ = try? folder.removeEmptyFolder(Self.treePath(name))
+            try? folder.remove(LinkRecord.path(of: name))
             try? folder.remove(Self.lockPath(name))
         }
     }
