@@ -60,8 +60,10 @@ package struct ReleasePlan: Equatable {
         /// copy is intact, and the local copy. Each way but the last may fail or find itself not
         /// worth its bytes (``BlockFetch/NotWorthIt``), and the next is tried; the last, the
         /// whole file, always works: the smallest variant a client that decodes `decodable`
-        /// can take (``ReleaseEntry/download(decoding:)``); files of at most `inMemoryLimit`
-        /// bytes to download go through memory.
+        /// can take (``ReleaseEntry/download(decoding:)``); a file goes through memory only when
+        /// both its download and the file it decodes to are at most `inMemoryLimit` bytes: the
+        /// decoded size decides, so a tiny brotli variant of a file of many megabytes (zeros)
+        /// streams to disk, never decoded into one buffer.
         package func actions(stagedIntact: Bool, local: LocalCopy, inMemoryLimit: Int64, decoding decodable: Set<ContentCoding>) -> [Action] {
             if stagedIntact { return [.alreadyStaged] }
             if entry.size == 0 { return [.empty] }
@@ -84,7 +86,8 @@ package struct ReleasePlan: Equatable {
                 break
             }
             let whole = entry.download(decoding: decodable)
-            return actions + [whole.size <= inMemoryLimit ? .download(whole) : .stream(whole)]
+            let inMemory = whole.size <= inMemoryLimit && entry.size <= inMemoryLimit
+            return actions + [inMemory ? .download(whole) : .stream(whole)]
         }
     }
 

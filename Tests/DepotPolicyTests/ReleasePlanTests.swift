@@ -87,7 +87,7 @@ struct ReleasePlanTests {
         let actions = ReleasePlan.Fetch(entry: entry, held: held).actions(
             stagedIntact: stagedIntact,
             local: local,
-            inMemoryLimit: 500,
+            inMemoryLimit: 1000,
             decoding: [.gzip]
         )
         #expect(actions == expected, "\(why)")
@@ -96,12 +96,12 @@ struct ReleasePlanTests {
     /// (why, the codings the client decodes, local copy) → the ways tried, for a 1000-byte
     /// file with a 600-byte gzip, a 450-byte zstd and a 430-byte brotli variant and a patch:
     /// the whole download is the smallest variant decoded, and goes through memory when that
-    /// variant is under the 500-byte limit.
+    /// file is at most the 1000-byte limit (``decodedSizeDecides()``).
     @Test("the whole file comes in the smallest variant the client decodes", arguments: Self.codingCases.indices)
     func codings(index: Int) {
         let (why, decodable, local, expected) = Self.codingCases[index]
         let actions = ReleasePlan.Fetch(entry: Self.encodedEntry, held: Self.entry("f", "a", size: 700))
-            .actions(stagedIntact: false, local: local, inMemoryLimit: 500, decoding: decodable)
+            .actions(stagedIntact: false, local: local, inMemoryLimit: 1000, decoding: decodable)
         #expect(actions == expected, "\(why)")
     }
 
@@ -114,8 +114,8 @@ struct ReleasePlanTests {
     }()
 
     static let codingCases: [(String, Set<ContentCoding>, ReleasePlan.Fetch.LocalCopy, [ReleasePlan.Fetch.Action])] = [
-        ("gzip alone: gzip streamed (600 is over the limit)", [.gzip], .none, [.stream(whole(.gzip, 600, "c"))]),
-        ("nothing decoded: the file itself", [], .none, [.stream(whole(.identity, 1000, "b"))]),
+        ("gzip alone: gzip", [.gzip], .none, [.download(whole(.gzip, 600, "c"))]),
+        ("nothing decoded: the file itself", [], .none, [.download(whole(.identity, 1000, "b"))]),
         ("gzip and zstd: zstd through memory", [.gzip, .zstd], .none, [.download(whole(.zstd, 450, "e"))]),
         ("Apple's set, gzip and brotli: brotli", [.gzip, .br], .none, [.download(whole(.br, 430, "f"))]),
         ("Linux's set, all three: brotli, the smallest", [.gzip, .br, .zstd], .none, [.download(whole(.br, 430, "f"))]),
@@ -125,6 +125,28 @@ struct ReleasePlanTests {
     /// A whole download of the 1000-byte content `b…b` in `coding`, of `size` bytes named `sha`.
     static func whole(_ coding: ContentCoding, _ size: Int64, _ sha: Character) -> ReleaseEntry.Download {
         ReleaseEntry.Download(coding: coding, size: size, sha256: String(repeating: sha, count: 64), content: String(repeating: "b", count: 64))
+    }
+
+    @Test(
+        "issue 57, defect 21: memory follows the decoded size: a 192 MiB file of zeros with a 269-byte brotli variant streams to disk; a 1000-byte file streams under a 500-byte limit"
+    )
+    func decodedSizeDecides() {
+        var zeros = Self.entry("zeros.bin", "b", size: 192 << 20)
+        zeros.brotli = ReleaseEntry.Variant(size: 269, sha256: String(repeating: "f", count: 64))
+        let whole = ReleaseEntry.Download(
+            coding: .br,
+            size: 269,
+            sha256: String(repeating: "f", count: 64),
+            content: String(repeating: "b", count: 64)
+        )
+        #expect(
+            ReleasePlan.Fetch(entry: zeros, held: nil).actions(stagedIntact: false, local: .none, inMemoryLimit: 256 * 1024, decoding: [.gzip, .br])
+                == [.stream(whole)]
+        )
+        #expect(
+            ReleasePlan.Fetch(entry: Self.encodedEntry, held: nil).actions(stagedIntact: false, local: .none, inMemoryLimit: 500, decoding: [.br])
+                == [.stream(Self.whole(.br, 430, "f"))]
+        )
     }
 
     @Test("an empty file is written, not fetched, whatever the folder holds; staged already, it is kept")
@@ -167,16 +189,16 @@ struct ReleasePlanTests {
         ),
         (
             "another copy: the held version's blocks then its patch, then the new version's blocks", nil, false, .other, [patch], (true, true),
-            [.blocks(restoring: patch), .blocks(restoring: nil), .stream(whole(.identity, 1000, "b"))]
+            [.blocks(restoring: patch), .blocks(restoring: nil), .download(whole(.identity, 1000, "b"))]
         ),
         (
             "another copy, no patch listed: the new version's blocks", nil, false, .other, nil, (true, true),
-            [.blocks(restoring: nil), .stream(whole(.identity, 1000, "b"))]
+            [.blocks(restoring: nil), .download(whole(.identity, 1000, "b"))]
         ),
-        ("another copy, no block index: the whole file", nil, false, .other, [patch], (false, false), [.stream(whole(.identity, 1000, "b"))]),
-        ("no file at the path: the whole file", nil, false, .none, [patch], (true, true), [.stream(whole(.identity, 1000, "b"))]),
-        ("a gzip variant above the limit is streamed", 600, false, .none, nil, (false, false), [.stream(whole(.gzip, 600, "c"))]),
-        ("a gzip variant no smaller is not used", 1000, false, .none, nil, (false, false), [.stream(whole(.identity, 1000, "b"))]),
+        ("another copy, no block index: the whole file", nil, false, .other, [patch], (false, false), [.download(whole(.identity, 1000, "b"))]),
+        ("no file at the path: the whole file", nil, false, .none, [patch], (true, true), [.download(whole(.identity, 1000, "b"))]),
+        ("a gzip variant under the limit, the file too: through memory", 600, false, .none, nil, (false, false), [.download(whole(.gzip, 600, "c"))]),
+        ("a gzip variant no smaller is not used", 1000, false, .none, nil, (false, false), [.download(whole(.identity, 1000, "b"))]),
     ]
 
     @Test("paths that would be one file on some file systems refuse the whole release")
