@@ -18,7 +18,7 @@ extension Depot.Sync {
                 if json, let document = try? jsonLine(FailureDocument(error)) { writeLine(document) }
                 FileHandle.standardError.write(Data((line + "\n").utf8))
             },
-            sleep: { seconds in try await Task.sleep(for: .milliseconds(Int64(seconds * 1000))) },
+            sleep: { seconds in try await Task.sleep(for: .milliseconds(Int64(min(seconds, Self.longestWait) * 1000))) },
             jitter: { Double.random(in: 0..<1) }
         )
         await withTaskGroup(of: Void.self) { group in

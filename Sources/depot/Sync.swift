@@ -101,6 +101,10 @@ extension Depot {
             }
         }
 
+        /// The longest `--watch` or `--max-backoff`, in seconds (a year and a day): a wait is
+        /// counted in milliseconds of an Int64, which a longer one would overflow.
+        static let longestWait: Double = 366 * 86_400
+
         func checkOptions() throws {
             if [check, downloadOnly, apply].filter({ $0 }).count > 1 { throw ValidationError("give one of --check, --download-only and --apply") }
             if watch != nil, check || downloadOnly || apply {
@@ -111,7 +115,10 @@ extension Depot {
             }
             guard (1...64).contains(parallel) else { throw ValidationError("--parallel takes 1 to 64") }
             guard minimumRate >= 0 else { throw ValidationError("--minimum-rate takes 0 or more bytes a second") }
-            guard maxBackoff.seconds > 0 else { throw ValidationError("--max-backoff takes a duration over 0, as 90s or 5m") }
+            guard maxBackoff.seconds > 0, maxBackoff.seconds <= Self.longestWait else {
+                throw ValidationError("--max-backoff takes a duration over 0 and at most 366d, as 90s or 5m")
+            }
+            if let watch, watch.seconds > Self.longestWait { throw ValidationError("--watch takes at most 366d") }
             if let clientVersion, ClientVersion(clientVersion) == nil {
                 throw ValidationError("--client-version takes one to four numbers separated by dots, as 2.3.1")
             }

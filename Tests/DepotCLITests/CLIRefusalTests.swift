@@ -62,6 +62,14 @@ struct CLIRefusalTests {
             says: ["'soon'", "--every"]
         ),
         Row(arguments: ["sync", "--dir", "out", "--rate-window", "0", "--server", "S"], token: nil, status: 64, says: ["--rate-window"]),
+        // A wait past Int64's milliseconds crashed the command (SIGILL) before it was bounded.
+        Row(arguments: ["sync", "--dir", "out", "--watch", "1e16", "--server", "S"], token: nil, status: 64, says: ["--watch takes at most 366d"]),
+        Row(
+            arguments: ["sync", "--dir", "out", "--watch", "1", "--max-backoff", "1e300", "--server", "S"],
+            token: nil,
+            status: 64,
+            says: ["--max-backoff takes a duration over 0 and at most 366d"]
+        ),
         Row(
             arguments: ["audit", "--limit", "0", "--server", "S"],
             token: DepotCLI.token,

@@ -197,7 +197,7 @@ extension ResumeTests {
     func killedDownloadThenApply() async throws {
         try await Self.withDownloadKilled(extra: ["--download-only"]) { folder, synced, arguments in
             let refused = try await DepotProcess.run(arguments + ["--apply"], in: folder)
-            #expect(refused.status == 1 && refused.log.contains("no release is staged"), "\(refused.log)")
+            #expect(refused.status == 5 && refused.log.contains("no release is staged"), "\(refused.log)")
             #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Self.first, "the old file, whole")
 
             let again = try await DepotProcess.run(arguments + ["--download-only", "--json"], in: folder)

@@ -1,4 +1,7 @@
 import DepotStore
+import DepotTestFixtures
+import Foundation
+import GRDB
 import Testing
 
 /// The release floor a restore or an import raises (migration 0013): the next release is
@@ -21,6 +24,23 @@ struct ReleaseFloorTests {
             #expect(summary.channels == [.init(name: "stable", release: 104, serial: 4)])
             let audit = try await catalog.auditRecords(limit: 1)
             #expect(audit.first?.action == "restore" && audit.first?.detail == "stable at release 104; serials raised by 1000; next release 115")
+        }
+    }
+
+    @Test("a restored catalog with a release number or serial near Int64's end is refused in one line, not raised into an overflow")
+    func nearTheEnd() async throws {
+        try await withTemporaryDirectory { folder in
+            let path = folder.appendingPathComponent("catalog.sqlite").path
+            let catalog = try Catalog(path: path)
+            _ = try await ReleaseCatalogTests.commit(catalog, [ReleaseCatalogTests.file("a.txt", "one")])
+            try await catalog.checkMargins(serial: 1000, releases: 100)
+            for sql in ["UPDATE release SET number = 9223372036854775707", "UPDATE channel SET serial = 9223372036854775800"] {
+                let other = try Catalog(path: folder.appendingPathComponent("copy-\(sql.count).sqlite").path)
+                _ = try await ReleaseCatalogTests.commit(other, [ReleaseCatalogTests.file("a.txt", "one")])
+                try await DatabaseQueue(path: folder.appendingPathComponent("copy-\(sql.count).sqlite").path).write { try $0.execute(sql: sql) }
+                let error = await #expect(throws: StoreError.self) { try await other.checkMargins(serial: 1000, releases: 100) }
+                #expect(error?.message.contains("beyond what Depot makes") == true, "\(sql)")
+            }
         }
     }
 }

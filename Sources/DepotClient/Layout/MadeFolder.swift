@@ -2,14 +2,18 @@ import DepotFiles
 import Foundation
 
 /// The first folder missing on the way to a sync folder, seen before a sync makes it: a first
-/// sync that fails removes it again, with all it made inside (install id, locks, staged files),
-/// so that a typo or a full disk leaves nothing behind. Removed through its parent's descriptor
-/// (``DepotFiles/ContainedFolder``), never following a link.
+/// sync that fails removes what it made (the sync folder's `.depot`: install id, locks, staged
+/// files), then the folders on the way that are left empty, so that a typo or a full disk leaves
+/// nothing behind. Nothing else is removed: a file another process put in the new folder
+/// meanwhile keeps it. Removed through its parent's descriptor (``DepotFiles/ContainedFolder``),
+/// never following a link.
 struct MadeFolder {
     /// The folder holding the missing one, which exists.
     let parent: String
     /// The missing folder's name in it.
     let name: String
+    /// The sync folder, relative to ``parent``: ``name``, or a folder below it.
+    let folder: String
 
     /// The first missing folder of `path`; `nil` when `path` exists.
     init?(path: String) {
@@ -22,6 +26,8 @@ struct MadeFolder {
         guard parent.path != missing.path else { return nil }
         self.parent = parent.path
         self.name = missing.lastPathComponent
+        let full = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
+        self.folder = full.dropFirst(parent.pathComponents.count).joined(separator: "/")
     }
 
     /// Whether anything (a folder, a file, a link) is at `path`.
@@ -30,11 +36,14 @@ struct MadeFolder {
         return lstat(path, &status) == 0
     }
 
-    /// Removes the folder and everything in it; best effort (the sync's own error is the one
-    /// to tell).
+    /// Removes what the sync made in the folder, then each folder from the sync folder up to
+    /// the missing one that is left empty; best effort (the sync's own error is the one to tell).
     func remove() {
         guard let parent = try? ContainedFolder(root: parent) else { return }
-        try? parent.removeContents(of: name)
-        _ = try? parent.removeEmptyFolder(name)
+        try? parent.removeTree(folder + "/" + SyncFolder.ownFolders[0])
+        var path = folder
+        while path.hasPrefix(name), (try? parent.removeEmptyFolder(path)) == true, let slash = path.lastIndex(of: "/") {
+            path = String(path[..<slash])
+        }
     }
 }

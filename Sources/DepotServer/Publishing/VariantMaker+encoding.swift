@@ -51,12 +51,24 @@ extension VariantMaker {
         return next(0)
     }
 
+    /// Removes the temporary file at `path`, if any, by a plain `unlink(2)`: a task that is
+    /// cancelled (a shutdown) still removes it, where the file system's async calls would throw.
+    static func removeTemporary(_ path: FilePath) {
+        _ = unlink(path.string)
+    }
+
     /// Streams the `size`-byte file at `path` through `encoder` into a new file at `output`, a
-    /// chunk at a time; returns the encoded size.
+    /// chunk at a time, until `stops` says to stop; returns the encoded size.
     ///
     /// - Throws: ``CodecError``; `Errno` when a file cannot be read or written, or the file is
-    ///   not `size` bytes.
-    static func encode(_ path: FilePath, size: Int64, with encoder: any StreamEncoder, into output: FilePath) throws -> Int64 {
+    ///   not `size` bytes; `CancellationError` once `stops` is true.
+    static func encode(
+        _ path: FilePath,
+        size: Int64,
+        with encoder: any StreamEncoder,
+        into output: FilePath,
+        stops: () -> Bool = { false }
+    ) throws -> Int64 {
         let source = try FileDescriptor.open(path, .readOnly)
         return try source.closeAfter {
             let target = try FileDescriptor.open(
@@ -71,6 +83,7 @@ extension VariantMaker {
                 var chunk = [UInt8](repeating: 0, count: chunkSize)
                 var read: Int64 = 0
                 while true {
+                    guard !stops() else { throw CancellationError() }
                     let count = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
                     guard count > 0 else { break }
                     read += Int64(count)

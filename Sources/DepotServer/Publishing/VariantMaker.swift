@@ -218,21 +218,20 @@ final class VariantMaker: Service {
         let started = ContinuousClock.now
         let temporary = store.temporaryPath(extension: encoding.coding == .br ? "br" : "zst")
         let (size, stored): (Int64, ContentVariantRecord.Stored?)
-        do {
-            size = try await encoder.runIfActive {
-                try Self.encode(path, size: content.size, with: try encoding.encoder(size: content.size), into: temporary)
+        // Removed whatever happens, by a call that a cancelled task still makes: a shutdown
+        // leaves no temporary file for the next start to call a leftover.
+        defer { Self.removeTemporary(temporary) }
+        size = try await encoder.runIfActive { [self] in
+            // A shutdown stops the encoding at the next chunk instead of waiting out the file.
+            try Self.encode(path, size: content.size, with: try encoding.encoder(size: content.size), into: temporary) {
+                queue.withLock { $0.closed }
             }
-            let kept = variants.keeps(size: size, contentSize: content.size, gzipSize: content.gzip?.size)
-            if kept {
-                let blob = try await store.ingest(contentsOf: temporary, compresses: false)
-                stored = .init(sha256: blob.sha256, size: blob.size)
-            } else {
-                stored = nil
-            }
-            _ = try? await FileSystem.shared.removeItem(at: temporary)
-        } catch {
-            _ = try? await FileSystem.shared.removeItem(at: temporary)
-            throw error
+        }
+        if variants.keeps(size: size, contentSize: content.size, gzipSize: content.gzip?.size) {
+            let blob = try await store.ingest(contentsOf: temporary, compresses: false)
+            stored = .init(sha256: blob.sha256, size: blob.size)
+        } else {
+            stored = nil
         }
         let kept = stored != nil
         defer { if let stored { store.release(stored.sha256) } }

@@ -58,6 +58,7 @@ public enum DataRestore {
             guard missing.isEmpty else {
                 throw StoreError(.invalidInput, "The backup lacks \(missing.count) blob file(s) its catalog names, as \(missing.sorted()[0])")
             }
+            try await catalog.checkMargins(serial: serialMargin, releases: releaseMargin)
             try await catalog.raiseSerials(by: serialMargin)
             outcome.channels = try await catalog.channels().count
             outcome.summary = try await catalog.finishRebuild("restore", releaseMargin: releaseMargin, serialMargin: serialMargin, now: now)

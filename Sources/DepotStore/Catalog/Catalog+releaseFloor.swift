@@ -1,6 +1,19 @@
 import GRDB
 
 extension Catalog {
+    /// Refuses a catalog whose release numbers or serials, raised by the margins, would pass
+    /// what Depot ever makes (``ImportLimits/largest``, 2^53): a restored backup's catalog is
+    /// read, not trusted, and a number near Int64's end would overflow the raise.
+    public func checkMargins(serial serialMargin: Int64, releases releaseMargin: Int64) async throws {
+        let (newest, serial) = try await database.read { db in
+            (try ReleaseWriter.newestNumber(in: db), try Int64.fetchOne(db, sql: "SELECT MAX(serial) FROM channel") ?? 0)
+        }
+        let largest = ImportLimits.largest
+        guard (0...largest - releaseMargin).contains(newest), (0...largest - serialMargin).contains(serial) else {
+            throw StoreError(.invalidInput, "The catalog holds release \(newest) or serial \(serial), beyond what Depot makes: it is damaged")
+        }
+    }
+
     /// Raises the number the next release may take to `margin` past the newest release held
     /// (migration 0013): a catalog restored from a backup or imported from a mirror then never
     /// gives a release the number one it may have missed had (a release published after the
