@@ -6,6 +6,9 @@ import Foundation
 struct CommandFailure: Error, CustomStringConvertible {
     let message: String
     let kind: FailureKind
+    /// Whether what was printed already tells it (`--json`: the report, which names each failed
+    /// file): then only the exit status is added, so that standard output holds one object.
+    var isReported = false
 
     init(_ message: String, kind: FailureKind = .failed) {
         self.message = message
@@ -25,6 +28,8 @@ extension AsyncParsableCommand {
             try await body()
         } catch let exit as ExitCode {
             throw exit
+        } catch let failure as CommandFailure where json && failure.isReported {
+            throw ExitCode(failure.kind.status)
         } catch  where json {
             let failure = FailureDocument(error)
             FileHandle.standardOutput.write(Data((try jsonLine(failure) + "\n").utf8))
@@ -32,7 +37,7 @@ extension AsyncParsableCommand {
         } catch let usage as ValidationError {
             throw ValidationError(redactingCredentials(in: usage.message))
         } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("Error: \(FailureDocument(failure).error.message)\n".utf8))
+            FileHandle.standardError.write(Data("Error: \(printable(FailureDocument(failure).error.message))\n".utf8))
             throw ExitCode(failure.kind.status)
         }
     }

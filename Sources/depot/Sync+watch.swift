@@ -15,8 +15,9 @@ extension Depot.Sync {
             schedule: WatchSchedule(interval: interval.seconds, maximumBackoff: maxBackoff.seconds),
             round: { try await syncOnce(client) },
             log: { error, line in
-                if json, let document = try? jsonLine(FailureDocument(error)) { writeLine(document) }
-                FileHandle.standardError.write(Data((line + "\n").utf8))
+                let reported = (error as? CommandFailure)?.isReported ?? false
+                if json, !reported, let document = try? jsonLine(FailureDocument(error)) { writeLine(document) }
+                FileHandle.standardError.write(Data((printable(line) + "\n").utf8))
             },
             sleep: { seconds in try await Task.sleep(for: .milliseconds(Int64(min(seconds, Self.longestWait) * 1000))) },
             jitter: { Double.random(in: 0..<1) }

@@ -207,13 +207,16 @@ extension Depot {
                 try writeJSON(report)
             } else {
                 for file in report.files where file.outcome == .failed {
-                    FileHandle.standardError.write(Data(redactingCredentials(in: "failed \(file.path): \(file.error ?? "")\n").utf8))
+                    FileHandle.standardError.write(Data((printable("failed \(file.path): \(file.error ?? "")") + "\n").utf8))
                 }
                 writeLine(Self.summary(report))
                 if downloadOnly, report.failedCount == 0, !report.files.isEmpty { writeLine("staged: depot sync --apply switches to it") }
             }
             if report.failedCount > 0 {
-                throw CommandFailure("\(report.failedCount) file\(report.failedCount == 1 ? "" : "s") could not be synced")
+                // Under --json the report, which names each failure, is the one object printed.
+                var failure = CommandFailure("\(report.failedCount) file\(report.failedCount == 1 ? "" : "s") could not be synced")
+                failure.isReported = json
+                throw failure
             }
         }
 
@@ -244,7 +247,7 @@ extension Depot {
         /// round's line must reach a log file or pipe now, not when a buffer fills. The URLs in it
         /// (a report's servers, a failover's error) are named without their credentials.
         func writeLine(_ line: String) {
-            FileHandle.standardOutput.write(Data((redactingCredentials(in: line) + "\n").utf8))
+            FileHandle.standardOutput.write(Data((printable(line) + "\n").utf8))
         }
 
         /// `3 updated, 12 unchanged: 412 KB transferred, 24.8 MB saved; release 4 of stable, signature verified;

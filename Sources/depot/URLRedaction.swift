@@ -1,3 +1,4 @@
+import DepotAPI
 import Foundation
 
 /// `text` with the credentials of every URL in it left out: `http://user:secret@host/` becomes
@@ -10,4 +11,13 @@ func redactingCredentials(in text: String) -> String {
     // the characters RFC 3986 (section 3.2.1) allows there, and `@` (a password may hold one),
     // but no `/`, `?`, `#`, quote or space, so nothing past the URL is taken.
     text.replacing(#/([A-Za-z][A-Za-z0-9+.\-]*://)[A-Za-z0-9\-._~%!$&'()*+,;=:@]*@/#) { match in match.output.1 }
+}
+
+/// A line as the CLI prints it to a terminal or a log: credentials left out of its URLs
+/// (``redactingCredentials(in:)``), and each control character written out as `\u{…}`, as the
+/// audit trail quotes text (``DepotAPI/AuditText``): a path or an error a hostile mirror wrote,
+/// holding a line break or a terminal escape, cannot pass for a line of the CLI's own nor drive
+/// the terminal. The line break that ends the line is the caller's.
+func printable(_ line: String) -> String {
+    AuditText.escaped(redactingCredentials(in: line))
 }

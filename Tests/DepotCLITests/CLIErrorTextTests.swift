@@ -50,6 +50,42 @@ struct CLIErrorTextTests {
         #expect(redactingCredentials(in: text) == printed)
     }
 
+    @Test(
+        "a printed line: credentials left out, control characters written out, so a hostile path or error cannot forge a line or drive the terminal",
+        arguments: [
+            ("failed evil\n\u{1B}[31mSync OK: \"x\"\u{07}.txt: 404", #"failed evil\u{a}\u{1b}[31mSync OK: "x"\u{7}.txt: 404"#),
+            ("from http://user:pw@host/ after\r\n", #"from http://host/ after\u{d}\u{a}"#),
+            ("3 updated, 0 unchanged: café ✓", "3 updated, 0 unchanged: café ✓"),
+        ]
+    )
+    func printableLines(text: String, printed: String) {
+        #expect(printable(text) == printed)
+    }
+
+    @Test("sync --json with a file that fails: the report, which names it, is the one object on standard output; status 1")
+    func jsonFileFailure() async throws {
+        try await DepotCLI.withServer { root, server in
+            try root.write(Data("one\n".utf8), to: "site/a.txt")
+            try root.write(Data(String(repeating: "two ", count: 100).utf8), to: "site/b.txt")
+            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            // The origin loses one stored file: its download fails, the other's goes through.
+            let blobs = root.appendingPathComponent("data/blobs")
+            let shards = try FileManager.default.contentsOfDirectory(atPath: blobs.path)
+            let lost = try #require(
+                shards.flatMap { shard in
+                    (try? FileManager.default.contentsOfDirectory(atPath: blobs.appendingPathComponent(shard).path))?.map { "\(shard)/\($0)" } ?? []
+                }.first { $0.hasPrefix("2c/") }
+            )
+            try FileManager.default.removeItem(at: blobs.appendingPathComponent(lost))
+            let (exit, log) = try await DepotProcess.run(["sync", "--dir", "out", "--json", "--server", server], in: root)
+            #expect(exit == 1, "\(log)")
+            #expect(log.split(separator: "\n").count == 1, "one line: \(log)")
+            let report = try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [String: Any]
+            let failed = (report?["files"] as? [[String: Any]])?.filter { $0["outcome"] as? String == "failed" }
+            #expect(failed?.count == 1 && report?["error"] == nil, "\(log)")
+        }
+    }
+
     @Test("the server's 401 and 403 in whole sentences, with the one next step that fits")
     func refusals() {
         let none = PublisherAPI.refusal(
