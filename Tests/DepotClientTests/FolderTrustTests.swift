@@ -56,6 +56,15 @@ struct FolderTrustTests {
                 let stranger = await #expect(throws: SyncError.self) { try await client([Self.other]).sync() }
                 #expect(stranger?.message.contains("this sync trusts key \(Self.id(Self.other)) only") == true, "\(stranger?.message ?? "")")
 
+                // A state file that cannot be read forgets nothing silently: the trust is unknown,
+                // so a sync trusting nothing is refused (found by the attack on issue 56).
+                let state = folder.appendingPathComponent(".depot/state.json")
+                let saved = try Data(contentsOf: state)
+                try Data(#"{"trust":{"keys":"x"}}"#.utf8).write(to: state)
+                let unreadable = await #expect(throws: SyncError.self) { try await client([]).sync() }
+                #expect(unreadable?.code == .untrusted && unreadable?.message.contains("cannot be read") == true, "\(unreadable?.message ?? "")")
+                try saved.write(to: state)
+
                 // A new key beside the old one is no change of trust; then the old one can go.
                 let added = try await client([key, Self.other]).sync()
                 #expect(added.signature == .verified)

@@ -63,6 +63,12 @@ struct SyncState: Codable, Equatable {
         folder.decoded(.state, as: SyncState.self) ?? SyncState()
     }
 
+    /// Whether the folder holds a state file that cannot be read (damaged, or edited by hand):
+    /// what it remembered, the trust it was synced with among it, is then unknown.
+    static func isUnreadable(in folder: SyncFolder) -> Bool {
+        folder.read(.state).map { (try? JSONDecoder().decode(SyncState.self, from: Data($0))) == nil } ?? false
+    }
+
     /// Replaces the state `folder` keeps, durably.
     func save(in folder: SyncFolder) throws {
         let encoder = JSONEncoder()

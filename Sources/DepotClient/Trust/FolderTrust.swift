@@ -56,6 +56,15 @@ extension DepotClient {
     /// - Throws: ``SyncError`` `.untrusted` when the folder's trust would be dropped or replaced
     ///   and ``Configuration/replacesTrust`` is off.
     func checkFolderTrust(recording: Bool) throws {
+        // An unreadable state would be taken as a new folder's, trusting whatever this sync
+        // trusts: refused like any other change of trust.
+        if !configuration.replacesTrust, SyncState.isUnreadable(in: folder) {
+            throw SyncError(
+                .untrusted,
+                "\(directoryPath)/.depot/state.json cannot be read, so the trust the folder was synced with is unknown: "
+                    + "replace its trust (depot sync --replace-trust, Configuration.replacesTrust)"
+            )
+        }
         var state = SyncState.load(from: folder)
         let new = FolderTrust(try trust())
         if !configuration.replacesTrust,
