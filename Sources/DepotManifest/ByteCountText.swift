@@ -1,7 +1,7 @@
 import Foundation
 
-/// `412 B`, `3.4 KB`, `57.0 MB`: decimal units, one decimal. The CLI's output and the dashboard's
-/// pages both show sizes with it.
+/// `412 B`, `3.4 KB`, `57.0 MB`: decimal units, one decimal. The CLI's output, the dashboard's
+/// pages and the client's messages (free space) all show sizes with it.
 public func ByteCountText(_ bytes: Int64) -> String {
     let units = ["B", "KB", "MB", "GB", "TB"]
     var value = Double(bytes)

@@ -1,3 +1,4 @@
+import DepotManifest
 import DepotServer
 import Foundation
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import DepotAPI
 import DepotHTTP
+import DepotManifest
 import DepotServer
 import Foundation
 import NIOCore

@@ -1,3 +1,4 @@
+import DepotManifest
 import Foundation
 
 /// How much space the file system of a sync folder has free: read before a download, which
@@ -20,14 +21,5 @@ public struct FreeSpace: Sendable {
     }
 
     /// `bytes` in the unit a person reads (`10.6 MB`), for messages.
-    static func text(_ bytes: Int64) -> String {
-        let units = ["B", "KB", "MB", "GB", "TB"]
-        var value = Double(bytes)
-        var unit = 0
-        while value >= 1000, unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f %@", value, units[unit])
-    }
+    static func text(_ bytes: Int64) -> String { ByteCountText(bytes) }
 }

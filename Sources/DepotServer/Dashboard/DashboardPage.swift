@@ -1,5 +1,6 @@
 import DepotAPI
 import DepotHTTP
+import DepotManifest
 import DepotPolicy
 import DepotStore
 import Foundation
