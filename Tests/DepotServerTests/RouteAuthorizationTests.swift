@@ -25,7 +25,7 @@ struct RouteAuthorizationTests {
         "POST /v1/releases", "GET /v1/releases", "GET /v1/channels",
         "POST /v1/channels/{name}/promote", "POST /v1/channels/{name}/rollback",
         "POST /v1/channels/{name}/rollout", "GET /v1/channels/{name}/rollout", "POST /v1/channels/{name}/rollout/{action}",
-        "GET /v1/audit",
+        "GET /v1/rollouts", "GET /v1/audit",
     ]
 
     /// What clients read, with GET and HEAD (other methods are refused, 404 or 405, to anyone).
@@ -122,6 +122,7 @@ struct RouteAuthorizationTests {
         ("POST", "/v1/channels/stable/rollback", "", ["manager"]),
         ("POST", "/v1/channels/stable/rollout", #"{"release": "1"}"#, ["manager"]),
         ("GET", "/v1/channels/stable/rollout", "", ["reader", "manager", "roller"]),
+        ("GET", "/v1/rollouts", "", ["reader", "manager", "roller"]),
         ("POST", "/v1/channels/beta/rollout/pause", "", []),
         ("POST", "/v1/channels/stable/rollout/pause", "", ["manager", "roller"]),
     ]

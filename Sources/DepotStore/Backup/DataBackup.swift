@@ -30,7 +30,7 @@ public enum DataBackup {
     public static func backup(data: URL, to backup: URL) async throws -> Outcome {
         let source = try ContainedFolder(root: data.path, creating: false)
         let target = try ContainedFolder(root: backup.path)
-        try target.makeFolder("blobs")
+        try target.makeFolder(blobFolder)
         // The catalog's name is checked too: a link there is refused, not replaced.
         _ = try target.status(of: "catalog.sqlite")
         // The online copy goes to the data folder's own tmp/ (SQLite writes by path: never in
@@ -64,17 +64,21 @@ public enum DataBackup {
     /// in a shard's place, is refused.
     static func blobNames(in folder: ContainedFolder) throws -> Set<String> {
         var names: Set<String> = []
-        for shard in try folder.namesRefusingLinks(in: "blobs") where shard.count == 2 {
-            for name in try folder.namesRefusingLinks(in: "blobs/\(shard)") where name.hasPrefix(shard) {
+        for shard in try folder.namesRefusingLinks(in: blobFolder) where shard.count == 2 {
+            for name in try folder.namesRefusingLinks(in: "\(blobFolder)/\(shard)") where name.hasPrefix(shard) {
                 names.insert(name)
             }
         }
         return names
     }
 
+    /// The data folder's store of blob files, as ``BlobStore`` lays it out (not the tree's
+    /// `blobs/`, whose layout ``DepotManifest/TreeObject`` owns).
+    static let blobFolder = "blobs"
+
     /// Where the blob file `name` (a SHA-256, with any suffix) lives in a data folder.
     static func path(of name: String) -> String {
-        "blobs/\(name.prefix(2))/\(name)"
+        "\(blobFolder)/\(name.prefix(2))/\(name)"
     }
 
     /// Hard-links the blob file `name` of the data folder `source` into `folder`'s `blobs/`,

@@ -235,13 +235,17 @@ private struct ImportBuilder {
         }
     }
 
+    /// The data folder's folder of roots, for `channels.rootDirectory` (not the tree's `roots/`,
+    /// whose layout ``DepotManifest/TreeObject`` owns).
+    static let rootFolder = "roots"
+
     /// Copies the tree's roots, 1, 2… for as long as they follow one another, into `roots/` of
     /// the data folder as `{n}.root.json`: what `channels.rootDirectory` of the rebuilt origin
     /// holds.
     private func copyRoots() throws -> Int {
         var version: Int64 = 1
         while try tree.contains(try TreeObject.root(version).path) {
-            try staging.place(try TreeObject.root(version).path, from: tree, at: "roots/\(version).root.json")
+            try staging.place(try TreeObject.root(version).path, from: tree, at: "\(Self.rootFolder)/\(version).root.json")
             version += 1
         }
         return Int(version - 1)
