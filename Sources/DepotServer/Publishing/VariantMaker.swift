@@ -90,7 +90,7 @@ final class VariantMaker: Service {
     /// What a publish does for a content its release lists: requests its variants when they
     /// are made in the background (``VariantConfiguration/background``), else waits for them.
     func prepare(_ content: BlobRecord) async {
-        if variants.background { request(content) } else { await make(of: content) }
+        if variants.background { request(content) } else { _ = await make(of: content) }
     }
 
     /// Makes `content`'s variants, queued as ``request(_:)`` does, and returns once they are

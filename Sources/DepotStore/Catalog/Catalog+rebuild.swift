@@ -31,15 +31,15 @@ extension Catalog {
     /// records `action` (`restore` or `import`) in the audit trail as the server's, and says where
     /// the catalog stands.
     public func finishRebuild(_ action: String, releaseMargin: Int64, serialMargin: Int64, now: Int64) async throws -> RebuildSummary {
-        let newest = try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT number, created_at FROM release ORDER BY number DESC LIMIT 1")
+        let newest = try await database.read { db -> (number: Int64, createdAt: Int64)? in
+            try Row.fetchOne(db, sql: "SELECT number, created_at FROM release ORDER BY number DESC LIMIT 1").map { ($0["number"], $0["created_at"]) }
         }
         let next = try await raiseReleaseFloor(by: releaseMargin)
         let channels = try await channels().map { RebuildSummary.Channel(name: $0.name, release: $0.release.number, serial: $0.serial) }
         let summary = RebuildSummary(
             channels: channels,
-            newestRelease: newest?["number"] ?? 0,
-            newestReleaseCreatedAt: newest?["created_at"],
+            newestRelease: newest?.number ?? 0,
+            newestReleaseCreatedAt: newest?.createdAt,
             nextRelease: next
         )
         let pointing = channels.map { "\($0.name) at release \($0.release)" }.joined(separator: ", ")
