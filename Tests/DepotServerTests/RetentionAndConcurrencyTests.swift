@@ -17,7 +17,7 @@ struct RetentionAndConcurrencyTests {
     @Test("the last K versions are kept; older blobs are collected once the grace period has passed")
     func retention() async throws {
         let configuration = ServerConfiguration(
-            publish: .init(keepVersions: 2, retiredGracePeriod: .zero, collectionInterval: .milliseconds(100))
+            publish: .init(keepVersions: 2, keepReleases: 2, retiredGracePeriod: .zero, collectionInterval: .milliseconds(100))
         )
         let versions = (1...3).map { Data("version \($0)\n".utf8) + Fixture.text }
         let hashes = versions.map(Fixture.sha256)
@@ -48,7 +48,7 @@ struct RetentionAndConcurrencyTests {
     @Test("a retired version stays downloadable during the grace period")
     func gracePeriod() async throws {
         let configuration = ServerConfiguration(
-            publish: .init(keepVersions: 1, retiredGracePeriod: .seconds(3600), collectionInterval: .milliseconds(100))
+            publish: .init(keepVersions: 1, keepReleases: 1, retiredGracePeriod: .seconds(3600), collectionInterval: .milliseconds(100))
         )
         try await LiveServer.withPublishing(configuration: configuration) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
@@ -65,7 +65,7 @@ struct RetentionAndConcurrencyTests {
     @Test("a download under way finishes whole while collection deletes its blob")
     func downloadSurvivesCollection() async throws {
         let configuration = ServerConfiguration(
-            publish: .init(keepVersions: 1, retiredGracePeriod: .zero, collectionInterval: .milliseconds(100))
+            publish: .init(keepVersions: 1, keepReleases: 1, retiredGracePeriod: .zero, collectionInterval: .milliseconds(100))
         )
         let old = Fixture.pseudoRandom(count: 48 << 20, seed: 11)
         let oldHash = Fixture.sha256(old)
