@@ -58,15 +58,12 @@ struct ExportFollowTests {
                             FileManager.default.contents(atPath: export.appendingPathComponent("blobs/\(Fixture.sha256(version))").path) == version
                         )
                     }
-                    let rollback = try await connection.request("POST", "/v1/channels/stable/rollback", headers: [Self.auth])
-                    #expect(rollback.status == 200)
-                    let (served, exported) = try await Self.caughtUp(&connection, export: export)
-                    #expect(exported == served)
-                    #expect(try Self.releaseID(served) == releases[1])
-
-                    // Release 1 is neither one of the last two nor on a channel, and its version not
-                    // one of the path's last two: retention removes both after the (zero) grace
-                    // period, from the store and from the export.
+                    // Release 1 is not among the channel's last two releases (publish.keepReleases,
+                    // per channel), and its version not one of the path's last two: retention
+                    // removes both after the (zero) grace period, from the store and from the
+                    // export. Waited for before the rollback: once stable is back on release 2,
+                    // release 1 is its rollback target and kept, so a collection that came after
+                    // the rollback would keep it (retention per channel, issue 57).
                     // The release and the version go in collections of their own: a version
                     // retired in a second is removed by a collection of a later second.
                     let gone = export.appendingPathComponent("releases/\(releases[0])").path
@@ -77,6 +74,12 @@ struct ExportFollowTests {
                     #expect(!FileManager.default.fileExists(atPath: gone))
                     #expect(!FileManager.default.fileExists(atPath: goneBlob))
                     #expect(try await connection.request("GET", "/releases/\(releases[0])").status == 404)
+
+                    let rollback = try await connection.request("POST", "/v1/channels/stable/rollback", headers: [Self.auth])
+                    #expect(rollback.status == 200)
+                    let (served, exported) = try await Self.caughtUp(&connection, export: export)
+                    #expect(exported == served)
+                    #expect(try Self.releaseID(served) == releases[1])
                     for kept in releases[1...] {
                         #expect(FileManager.default.fileExists(atPath: export.appendingPathComponent("releases/\(kept)").path))
                     }
