@@ -21,11 +21,11 @@ import _NIOFileSystem
 /// worth keeping, so it is not tried again. A crash on the way leaves at most an unreferenced
 /// blob, which collection removes.
 ///
-/// A service: its `run` makes the patches clients ask for, one at a time, each pair once
-/// (``requestPatch(from:to:)``), and stops the threads at shutdown. They share the file
-/// patches' thread with publishes, so that one encoder at a time holds a large version in
-/// memory; the run loop hands the thread one requested pair at a time, so each of a publish's
-/// patches waits at most for one requested encoding.
+/// A service: its `run` makes the patches clients ask for, each pair once, one at a time
+/// (``requestPatch(from:to:)``, through a ``ComputeOnce``), and stops the threads at shutdown.
+/// Requested patches share their thread with the file patches and block indexes of publishes,
+/// so that one encoder at a time holds a large version in memory; one requested pair is
+/// encoded at a time, so each of a publish's patches waits at most for one requested encoding.
 final class PatchMaker: Service {
     let catalog: Catalog
     let store: BlobStore
@@ -34,26 +34,21 @@ final class PatchMaker: Service {
     let variants: VariantMaker
     let metrics: DepotMetrics
     let logger: Logger
-    let encoder = NIOThreadPool(numberOfThreads: 1)
     /// Patches of documents, made after each release: never behind a large file's patch.
     private let documentEncoder = NIOThreadPool(numberOfThreads: 1)
 
     /// A patch a client asked for.
-    private struct Pair: Hashable {
+    struct Pair: Hashable, Sendable {
         let from: String
         let to: String
     }
 
-    /// The pairs waiting for their patch, each with the requests waiting for it; closed at
-    /// shutdown.
-    private struct Requests {
-        var waiting: [Pair: [CheckedContinuation<Bool, Never>]] = [:]
-        var closed = false
-    }
+    /// The patches clients asked for: one encoded at a time, at most
+    /// ``DeltaConfiguration/maximumPendingRequests`` pairs admitted, the one encoding included.
+    let requests: ComputeOnce<Pair, Void>
 
-    private let requests = Mutex(Requests())
-    private let queue: AsyncStream<Pair>
-    private let queueInput: AsyncStream<Pair>.Continuation
+    /// The thread of every file patch and block index: the requested patches' own.
+    var encoder: NIOThreadPool { requests.threads }
 
     init(
         catalog: Catalog,
@@ -69,28 +64,12 @@ final class PatchMaker: Service {
         self.variants = variants
         self.metrics = metrics
         self.logger = logger
-        (queue, queueInput) = AsyncStream.makeStream(of: Pair.self)
-        encoder.start()
+        requests = ComputeOnce(limits: ComputeLimits(maximumConcurrent: 1, maximumQueued: max(configuration.maximumPendingRequests - 1, 0)))
         documentEncoder.start()
     }
 
     func run() async throws {
-        await withGracefulShutdownHandler {
-            for await pair in queue {
-                if requests.withLock({ $0.closed }) { break }
-                await makeRequested(pair)
-            }
-        } onGracefulShutdown: {
-            self.requests.withLock { $0.closed = true }
-            self.queueInput.finish()
-        }
-        let waiting = requests.withLock { requests in
-            requests.closed = true
-            defer { requests.waiting = [:] }
-            return requests.waiting.values.flatMap { $0 }
-        }
-        for request in waiting { request.resume(returning: false) }
-        try await encoder.shutdownGracefully()
+        try await requests.run()
         try await documentEncoder.shutdownGracefully()
     }
 
@@ -152,7 +131,8 @@ final class PatchMaker: Service {
             guard makesPatches else { return }
             let sources = try await catalog.patchSources(path: path, target: target.sha256, distances: configuration.distances)
             for source in sources where isWorthPatching(from: source.size, to: target.size) {
-                try await makePatch(path: path, from: source, to: target, onRequest: false)
+                let patch = try await encoder.runIfActive { [self] in try encodePatch(from: source, to: target) }
+                try await keepPatch(patch, path: path, from: source, to: target, onRequest: false)
             }
         } catch {
             logger.error("Making patches failed", metadata: ["path": "\(path)", "error": "\(error)"])
@@ -160,7 +140,7 @@ final class PatchMaker: Service {
     }
 
     /// The pairs waiting for a patch a client asked for, the one being made included.
-    var pendingPairs: Int { requests.withLock { $0.waiting.count } }
+    var pendingPairs: Int { requests.pending }
 
     /// What became of a patch a client asked for.
     enum RequestOutcome {
@@ -184,56 +164,48 @@ final class PatchMaker: Service {
             return .refused
         }
         let pair = Pair(from: from, to: to)
-        let made = await withCheckedContinuation { request in
-            enum Admission { case joined, queued, refused }
-            let admission = requests.withLock { requests -> Admission in
-                if requests.closed { return .refused }
-                if requests.waiting[pair] != nil {
-                    requests.waiting[pair]!.append(request)
-                    return .joined
-                }
-                guard requests.waiting.count < configuration.maximumPendingRequests else { return .refused }
-                requests.waiting[pair] = [request]
-                return .queued
-            }
-            switch admission {
-            case .joined: break
-            case .queued: queueInput.yield(pair)
-            case .refused: request.resume(returning: false)
-            }
-        }
-        return made ? .done : .busy
-    }
-
-    /// Makes one requested patch and answers the requests waiting for it.
-    private func makeRequested(_ pair: Pair) async {
         do {
-            if let source = try await catalog.onRequestPatchSource(from: pair.from, to: pair.to),
-                let target = try await catalog.publishedBlob(sha256: pair.to)
-            {
-                try await makePatch(path: source.path, from: source, to: target.record, onRequest: true)
-            }
+            let answer = try await requests.value(
+                for: pair,
+                kept: { [catalog] in try await catalog.onRequestPatchSource(from: from, to: to) == nil ? () : nil },
+                compute: { [self] in try encodePatch(from: source, to: target) },
+                keep: { [self] patch in try await keepPatch(patch, path: source.path, from: source, to: target, onRequest: true) }
+            )
+            if case .busy = answer { return .busy }
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
-            logger.error("Making a requested patch failed", metadata: ["from": "\(pair.from)", "to": "\(pair.to)", "error": "\(error)"])
+            // Without the patch, the client downloads the file another way.
+            logger.error("Making a requested patch failed", metadata: ["from": "\(from)", "to": "\(to)", "error": "\(error)"])
         }
-        let waiting = requests.withLock { $0.waiting.removeValue(forKey: pair) ?? [] }
-        for request in waiting { request.resume(returning: true) }
+        return .done
     }
 
-    private func makePatch(path: String, from source: FileVersion, to target: BlobRecord, onRequest: Bool) async throws {
+    /// A patch encoded, on the encoder's thread: `nil` when it is not clearly smaller than the
+    /// full download.
+    private struct EncodedPatch: Sendable {
+        let patch: ByteBuffer?
+        let duration: Duration
+    }
+
+    /// Encodes the patch from `source` to `target`; blocking, for the encoder's thread.
+    private func encodePatch(from source: FileVersion, to target: BlobRecord) throws -> EncodedPatch {
         let started = ContinuousClock.now
         let limit = Int(Double(target.gzip?.size ?? target.size) * configuration.maximumRatio)
-        let sourcePath = store.path(forSHA256: source.sha256).string
-        let targetPath = store.path(forSHA256: target.sha256).string
-        let options = deltaOptions
-        let patch = try await encoder.runIfActive {
-            try DeltaMaker.make(from: sourcePath, to: targetPath, limit: limit, options: options)
-        }
+        let patch = try DeltaMaker.make(
+            from: store.path(forSHA256: source.sha256).string,
+            to: store.path(forSHA256: target.sha256).string,
+            limit: limit,
+            options: deltaOptions
+        )
+        return EncodedPatch(patch: patch, duration: ContinuousClock.now - started)
+    }
+
+    /// Stores an encoded patch as a blob and records it, or records that none is worth keeping.
+    private func keepPatch(_ encoded: EncodedPatch, path: String, from source: FileVersion, to target: BlobRecord, onRequest: Bool) async throws {
         metrics.recordPatchEncoded(onRequest: onRequest)
-        var metadata: Logger.Metadata = [
-            "path": "\(path)", "from": "\(source.version)", "duration": "\(ContinuousClock.now - started)",
-        ]
-        guard let patch else {
+        var metadata: Logger.Metadata = ["path": "\(path)", "from": "\(source.version)", "duration": "\(encoded.duration)"]
+        guard let patch = encoded.patch else {
             try await catalog.recordDelta(from: source.sha256, to: target.sha256, blob: nil, now: .now())
             logger.info("No patch kept: not clearly smaller than the full download", metadata: metadata)
             return

@@ -63,14 +63,14 @@ struct ContentController: Sendable {
     @Sendable func delta(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let from = context.parameters.get("from") ?? ""
         let to = context.parameters.get("to") ?? ""
+        _ = try ResourceResponder.method(of: request)
         var found = try await resolver.content.delta(from: from, to: to)
         if found == nil { found = try await resolver.content.documentDelta(from: from, to: to) }
         if found == nil, ContentAddress.isSHA256(from), ContentAddress.isSHA256(to) {
             switch try await patches.requestPatch(from: from, to: to) {
             case .done: found = try await resolver.content.delta(from: from, to: to)
             case .refused: break
-            case .busy:
-                throw HTTPError(.serviceUnavailable, headers: [.retryAfter: "10"], message: "Too many patches are being made; retry later")
+            case .busy: throw HTTPError.busy(making: "patches")
             }
         }
         guard let (resource, saving) = found else {

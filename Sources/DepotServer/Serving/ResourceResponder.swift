@@ -19,13 +19,7 @@ public struct ResourceResponder: Sendable {
     /// Hummingbird's adapter of ``answer(method:resource:now:field:)``: a refusal is thrown as
     /// an `HTTPError` (its body says why), content is streamed with ``FileBody``.
     public func respond(to request: Request, resource: Resource, now: HTTPDate) throws -> Response {
-        let method: ConditionalRequest.Method
-        switch request.method {
-        case .get: method = .get
-        case .head: method = .head
-        default:
-            throw HTTPError(.methodNotAllowed, headers: [.allow: "GET, HEAD"], message: "Only GET and HEAD are allowed here")
-        }
+        let method = try Self.method(of: request)
         let headers = request.headers
         let answer = answer(method: method, resource: resource, now: now) { headers[values: $0] }
         if let refusal = answer.refusal { throw HTTPError(answer.status, headers: answer.fields, message: refusal) }
@@ -45,6 +39,16 @@ public struct ResourceResponder: Sendable {
                 headers: answer.fields,
                 body: FileBody.make(storage: storage, segments: segments, contentLength: length, fileSystem: fileSystem)
             )
+        }
+    }
+
+    /// The method of `request`, GET or HEAD; any other is refused with 405 and `Allow`. A route
+    /// whose lookup may cost work (a pack made, a patch) asks before it.
+    static func method(of request: Request) throws -> ConditionalRequest.Method {
+        switch request.method {
+        case .get: return .get
+        case .head: return .head
+        default: throw HTTPError(.methodNotAllowed, headers: [.allow: "GET, HEAD"], message: "Only GET and HEAD are allowed here")
         }
     }
 
