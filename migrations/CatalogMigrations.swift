@@ -21,5 +21,6 @@ public enum CatalogMigrations {
         ("0012_content_variants", String(decoding: PackageResources._012_content_variants_sql, as: UTF8.self)),
         ("0013_release_floor", String(decoding: PackageResources._013_release_floor_sql, as: UTF8.self)),
         ("0014_rollout_networks", String(decoding: PackageResources._014_rollout_networks_sql, as: UTF8.self)),
+        ("0015_page_packs", String(decoding: PackageResources._015_page_packs_sql, as: UTF8.self)),
     ]
 }

@@ -1,3 +1,4 @@
+import DepotStore
 import Prometheus
 import Synchronization
 
@@ -12,6 +13,8 @@ import Synchronization
 /// - `depot_delta_bytes_saved_total`: bytes clients did not download thanks to deltas.
 /// - `depot_patches_encoded_total{when}` (`publish`, `request`): patches of files encoded, kept or
 ///   not; `request` counts those a client's first request asked for, at most one per pair.
+/// - `depot_packs_made_total{kind}` (`identity`, `br`): page packs made from the stored blobs,
+///   kept or not; each is made once, when a client first asks for it (``PagePacks``).
 /// - `depot_collections_total`: collection runs finished (retired releases, versions and
 ///   unreferenced blobs removed); a value that stops growing means collection stopped.
 /// - `depot_access_log_dropped_total`: access-log lines dropped because the buffer was full or
@@ -26,6 +29,7 @@ public final class DepotMetrics: Sendable {
     private let patchesEncodedAtPublish: Counter
     private let patchesEncodedOnRequest: Counter
     private let collections: Counter
+    private let packsMade: [PagePackRecord.Kind: Counter]
     private let accessLogDropped: Counter
     /// The counters of each response series, made once: the registry's lookup builds label
     /// arrays and takes its lock, on every request otherwise.
@@ -103,6 +107,11 @@ public final class DepotMetrics: Sendable {
         collections = registry.makeCounter(
             descriptor: MetricNameDescriptor(namespace: "depot", metricName: "collections", unitName: "total", helpText: "Collection runs finished")
         )
+        let packs = MetricNameDescriptor(namespace: "depot", metricName: "packs_made", unitName: "total", helpText: "Page packs made, by kind")
+        packsMade = [
+            .identity: registry.makeCounter(descriptor: packs, labels: [("kind", "identity")]),
+            .br: registry.makeCounter(descriptor: packs, labels: [("kind", "br")]),
+        ]
     }
 
     func recordResponse(route: String, method: String, status: Int, contentBytes: Int64) {
@@ -134,6 +143,11 @@ public final class DepotMetrics: Sendable {
     /// Records a patch of a file encoded, before a publish's commit or on a client's request.
     func recordPatchEncoded(onRequest: Bool) {
         (onRequest ? patchesEncodedOnRequest : patchesEncodedAtPublish).increment()
+    }
+
+    /// Records a page's pack made from the stored blobs.
+    func recordPackMade(_ kind: PagePackRecord.Kind) {
+        packsMade[kind]?.increment()
     }
 
     /// Records access-log lines dropped.

@@ -20,6 +20,8 @@ struct ServerParts {
     let catalog: Catalog
     let site: PublicSite
     let content: PublishedContent
+    /// Makes and keeps the pages' packs (``PagePacks``); its ``ComputeOnce`` is a service.
+    let packs: PagePacks
     /// The folder kept in step with the channels, if any (`export.directory`).
     let export: StaticExport?
     let patches: PatchMaker
@@ -53,14 +55,7 @@ struct ServerParts {
             variants: variants
         )
         try await site.start(logger: logger)
-        content = PublishedContent(
-            catalog: catalog,
-            store: store,
-            cachePolicy: configuration.cachePolicy,
-            memoryBudget: configuration.memoryCacheBytes,
-            cacheEntries: configuration.resourceCacheEntries,
-            signer: configuration.channels
-        )
+        (content, packs) = Self.content(configuration: configuration, catalog: catalog, store: store, metrics: metrics)
         export = try configuration.exportDirectory.map { directory in
             try StaticExport(directory: FilePath(directory), catalog: catalog, store: store, roots: configuration.channels.roots, logger: logger)
         }
@@ -95,6 +90,24 @@ struct ServerParts {
         resolver = ContentResolver(content: content, site: site)
     }
 
+    /// What the catalog publishes, and the packs of its pages, made on request.
+    private static func content(
+        configuration: ServerConfiguration,
+        catalog: Catalog,
+        store: BlobStore,
+        metrics: DepotMetrics
+    ) -> (PublishedContent, PagePacks) {
+        let content = PublishedContent(
+            catalog: catalog,
+            store: store,
+            cachePolicy: configuration.cachePolicy,
+            memoryBudget: configuration.memoryCacheBytes,
+            cacheEntries: configuration.resourceCacheEntries,
+            signer: configuration.channels
+        )
+        return (content, PagePacks(content: content, limits: configuration.packs, metrics: metrics))
+    }
+
     /// The routes and their controllers (``buildRouter(recorder:metrics:sendsRequestIDs:resolver:maximumDeltaBases:patches:access:files:releases:rollouts:reports:documents:health:dashboard:responder:)``).
     func router(recorder: ResponseRecorder) throws -> Router<DepotRequestContext> {
         let uploads = UploadReceiver(store: store, configuration: configuration.publish)
@@ -115,7 +128,7 @@ struct ServerParts {
             releases: ReleaseController(publisher: publisher, uploads: uploads),
             rollouts: RolloutController(publisher: publisher, gateNetworks: configuration.reports.gateNetworks),
             reports: ReportsController(intake: reports, trustedProxies: configuration.trustedProxies),
-            documents: ReleaseDocumentsController(content: content, catalog: catalog, responder: responder),
+            documents: ReleaseDocumentsController(content: content, packs: packs, catalog: catalog, responder: responder),
             health: HealthController(catalog: catalog, store: store, site: site, logger: logger),
             dashboard: try traffic.map { traffic in
                 DashboardController(
@@ -200,6 +213,7 @@ struct ServerParts {
             )
         )
         services.append(patches)
+        services.append(packs.work)
         services.append(variants)
         services.append(ChannelRefreshService(documents: content.documents, logger: logger))
         if let export {

@@ -89,6 +89,8 @@ extension ServerConfiguration {
     /// | `deltas.packSections` | bool | `true` | patch sections packed with LZMA as xdelta3 does (smaller; plain RFC 3284 decoders cannot read them) |
     /// | `deltas.maximumSourceBytes` | int | 1 GiB | largest earlier version a patch is made from (at most 4 GiB − 2) |
     /// | `deltas.maximumBaseTags` | int | `8` | most `If-None-Match` tags of an RFC 3229 request looked up as patch bases |
+    /// | `packs.maximumConcurrent` | int | `2` | page packs made at once, each on a thread of its own (1–64) |
+    /// | `packs.maximumQueued` | int | `64` | more pages' packs waiting to be made; beyond, 503 with `Retry-After` |
     /// | `files.cacheControl` | string | `no-cache` | `Cache-Control` of `/files/…` |
     /// | `channels.cacheControl` | string | `no-cache` | `Cache-Control` of `/channels/…` and `/manifest.json` |
     /// | `blobs.cacheControl` | string | `public, max-age=31536000, immutable` | `Cache-Control` of `/blobs/…` |
@@ -162,6 +164,7 @@ extension ServerConfiguration {
             try AccessToken(entry: $0.element, position: $0.offset + 1)
         }
         try AccessToken.checkDistinct(allTokens)
+        packs = try ComputeLimits(reader: reader.scoped(to: "packs"), scope: "packs")
     }
 }
 

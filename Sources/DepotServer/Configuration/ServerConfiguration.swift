@@ -106,6 +106,8 @@ public struct ServerConfiguration: Sendable {
     public var rollouts: RolloutConfiguration
     /// What `POST /v1/reports` takes.
     public var reports: ReportConfiguration
+    /// How many pages' packs are made at once, and how many more may wait (``PagePacks``).
+    public var packs = ComputeLimits()
 
     public init(
         host: String = "127.0.0.1",

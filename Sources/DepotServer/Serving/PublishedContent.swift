@@ -41,10 +41,6 @@ public final class PublishedContent: Sendable {
     /// The channel documents, made and signed (``ChannelDocuments``).
     let documents: ChannelDocuments
     private let cache: Mutex<ResourceCache>
-    /// Pages whose brotli pack would save nothing (incompressible files): answered 404 without
-    /// reading and encoding their files again. At most ``maximumUnpackable``, then forgotten.
-    let unpackable = Mutex(Set<String>())
-    static let maximumUnpackable = 4096
 
     /// - Parameters:
     ///   - memoryBudget: Bytes of small files (≤ ``SmallFiles/maximumFileBytes``) the cache holds

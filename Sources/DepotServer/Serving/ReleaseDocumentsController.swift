@@ -10,6 +10,8 @@ import Hummingbird
 /// `/roots/{version}.json`, immutable for a year. Only GET and HEAD are allowed.
 struct ReleaseDocumentsController: Sendable {
     let content: PublishedContent
+    /// Makes and keeps the pages' packs.
+    let packs: PagePacks
     let catalog: Catalog
     let responder: ResourceResponder
 
@@ -61,16 +63,18 @@ struct ReleaseDocumentsController: Sendable {
         return try respond(to: request, with: document)
     }
 
-    /// `/packs/{page sha256}`: the page's small files in one body (``PublishedContent/pack(page:)``),
+    /// `/packs/{page sha256}`: the page's small files in one body (``PagePacks/pack(page:kind:)``),
     /// with ranges, so that an interrupted fetch resumes where it stopped; `/packs/{page sha256}.br`,
-    /// their contents as one brotli stream (``PublishedContent/brotliPack(page:)``).
+    /// their contents as one brotli stream. Made once and kept (``PagePacks``); the method is
+    /// checked first, so that only a GET or HEAD can make one.
     @Sendable func pack(_ request: Request, context: DepotRequestContext) async throws -> Response {
+        _ = try ResourceResponder.method(of: request)
         let name = context.parameters.get("sha256") ?? ""
         let object = TreeObject(in: .pack, named: name)
         let resource: Resource? =
             switch object?.kind {
-            case .pack: try await content.pack(page: name)
-            case .brotliPack: try await content.brotliPack(page: object?.address ?? "")
+            case .pack: try await packs.pack(page: name, kind: .identity)
+            case .brotliPack: try await packs.pack(page: object?.address ?? "", kind: .br)
             default: nil
             }
         guard let resource else { throw HTTPError(.notFound, message: "No pack \(name)") }

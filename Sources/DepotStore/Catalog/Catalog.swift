@@ -158,7 +158,7 @@ public final class Catalog: Sendable {
         }
     }
 
-    /// The SHA-256 of every blob a version, a patch, a block index, a variant or a recorded upload refers to, retired
+    /// The SHA-256 of every blob a version, a patch, a block index, a variant, a page's pack or a recorded upload refers to, retired
     /// versions included.
     public func referencedBlobs() async throws -> Set<String> {
         try await database.read(Self.referencedBlobs(in:))
@@ -173,6 +173,7 @@ public final class Catalog: Sendable {
                 UNION SELECT sha256 FROM uploaded_blob UNION SELECT index_sha256 FROM block_index
                 UNION SELECT packed_sha256 FROM block_index
                 UNION SELECT variant_sha256 FROM content_variant WHERE variant_sha256 IS NOT NULL
+                UNION SELECT blob_sha256 FROM page_pack WHERE blob_sha256 IS NOT NULL
                 """
         )
     }

@@ -1,0 +1,175 @@
+import DepotAPI
+import DepotServer
+import DepotTestSupport
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+/// `/packs/{page}` and `.br` cost their first request a computation (reading a page's files,
+/// brotli over them): anyone may ask, so each is made once, kept on disk, bounded, on threads of
+/// its own, and only for GET and HEAD (issue 57, defects 1 and 2). Counted by
+/// `depot_packs_made_total`, over a real socket.
+@Suite("Page packs: made once, kept")
+struct PackComputationTests {
+    static let brMade = #"depot_packs_made_total{kind="br"}"#
+    static let identityMade = #"depot_packs_made_total{kind="identity"}"#
+
+    /// Publishes `count` small JSON-like files (they compress well together) in one release;
+    /// returns its pages and one file's path and SHA-256.
+    static func publish(_ server: LiveServer, count: Int) async throws -> (pages: [String], path: String, sha256: String) {
+        let members = (0..<count).map { index in
+            BlobBatchTests.member(
+                "{\"id\": \(index), \"name\": \"station \(index)\", \"departures\": ["
+                    + (0..<(20 + index % 13)).map { "{\"time\": \"\($0 % 24):\(index % 60)\", \"platform\": \($0 % 9)}" }.joined(separator: ", ")
+                    + "]}"
+            )
+        }
+        return try await RawHTTPConnection.with(port: server.port) { connection in
+            let stored = try await connection.request(
+                "POST",
+                "/v1/blobs",
+                headers: [BlobBatchTests.auth, BlobBatchTests.contentType],
+                body: BlobBatchTests.batch(members)
+            )
+            #expect(stored.status == 201)
+            let commit = CommitRequest(files: members.enumerated().map { .init(path: "d/\($0.offset).json", sha256: $0.element.sha256) })
+            let committed = try await connection.request(
+                "POST",
+                "/v1/releases",
+                headers: [BlobBatchTests.auth, ("Content-Type", "application/json")],
+                body: Array(try APIJSON.encoder.encode(commit))
+            )
+            #expect(committed.status == 201)
+            let document = try await connection.request("GET", "/channels/stable").json
+            let release = try await connection.request("GET", try #require(document["url"] as? String)).json
+            return (try #require(release["pages"] as? [String]), "d/0.json", members[0].sha256)
+        }
+    }
+
+    static func metric(_ server: LiveServer, _ series: String) async throws -> Double {
+        try await RawHTTPConnection.with(port: server.port) { try await $0.metric(series) }
+    }
+
+    @Test("50 concurrent cold GETs of a page's brotli pack, and 50 HEADs of its pack, make each once; all get the same bytes")
+    func concurrentColdRequests() async throws {
+        try await LiveServer.withPublishing { server in
+            let page = try #require(try await Self.publish(server, count: 60).pages.first)
+            let bodies = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }
+                        #expect(answer.status == 200)
+                        return answer.body
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(bodies).count == 1 && bodies[0].count > 100)
+            let lengths = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        try await RawHTTPConnection.with(port: server.port) { try await $0.request("HEAD", "/packs/\(page)") }.header(
+                            "Content-Length"
+                        )
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(lengths).count == 1 && lengths[0] != nil)
+            #expect(try await Self.metric(server, Self.brMade) == 1)
+            #expect(try await Self.metric(server, Self.identityMade) == 1)
+        }
+    }
+
+    @Test("POST, PUT and DELETE on a pack answer 405 with Allow and make nothing")
+    func methodFirst() async throws {
+        try await LiveServer.withPublishing { server in
+            let page = try #require(try await Self.publish(server, count: 40).pages.first)
+            for method in ["POST", "PUT", "DELETE"] {
+                for path in ["/packs/\(page).br", "/packs/\(page)"] {
+                    let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request(method, path, body: [1]) }
+                    #expect(answer.status == 405, "\(method) \(path)")
+                    #expect(answer.header("Allow") == "GET, HEAD")
+                }
+            }
+            #expect(try await Self.metric(server, Self.brMade) == 0)
+            #expect(try await Self.metric(server, Self.identityMade) == 0)
+        }
+    }
+
+    @Test("HEADs cycling over more pages' packs than the resource cache holds: the second pass makes none")
+    func keptPastTheCache() async throws {
+        let configuration = ServerConfiguration(memoryCacheBytes: 0, resourceCacheEntries: 2)
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            let pages = try await Self.publish(server, count: 200).pages
+            #expect(pages.count >= 4)
+            for pass in 1...2 {
+                for page in pages {
+                    for path in ["/packs/\(page).br", "/packs/\(page)"] {
+                        let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("HEAD", path) }
+                        #expect(answer.status == 200, "pass \(pass): \(path)")
+                    }
+                }
+                #expect(try await Self.metric(server, Self.brMade) == Double(pages.count), "pass \(pass)")
+                #expect(try await Self.metric(server, Self.identityMade) == Double(pages.count), "pass \(pass)")
+            }
+        }
+    }
+
+    @Test("a restarted server serves the packs made before the restart from disk, making none")
+    func keptAcrossRestarts() async throws {
+        try await withTemporaryDirectory { folder in
+            let data = folder.appendingPathComponent("data")
+            var configuration = ServerConfiguration()
+            configuration.publish.tokens = [LiveServer.token]
+            let (page, before) = try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+                let page = try #require(try await Self.publish(server, count: 40).pages.first)
+                let before = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }
+                #expect(try await Self.metric(server, Self.brMade) == 1)
+                return (page, before.body)
+            }
+            try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+                let after = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }
+                #expect(after.status == 200 && after.body == before)
+                #expect(try await Self.metric(server, Self.brMade) == 0)
+            }
+        }
+    }
+
+    @Test("while packs are being made (held on their threads), files and blobs are served; past the bound, 503 with Retry-After")
+    func boundedAndApart() async throws {
+        let entered = Atomic(0)
+        let gate = DispatchSemaphore(value: 0)
+        var configuration = ServerConfiguration(memoryCacheBytes: 0)
+        configuration.packs = ComputeLimits(maximumConcurrent: 2, maximumQueued: 0)
+        configuration.packs.whileComputing = {
+            entered.add(1, ordering: .relaxed)
+            gate.wait()
+        }
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            defer { for _ in 0..<8 { gate.signal() } }
+            let (pages, path, sha256) = try await Self.publish(server, count: 200)
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                // Two pages' packs hold both threads (as many as this machine's NIO blocking pool has on two cores).
+                for page in pages.prefix(2) {
+                    group.addTask { try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }.status }
+                }
+                while entered.load(ordering: .relaxed) < 2 { try await Task.sleep(for: .milliseconds(5)) }
+                try await RawHTTPConnection.with(port: server.port) { connection in
+                    let busy = try await connection.request("GET", "/packs/\(pages[2]).br")
+                    #expect(busy.status == 503)
+                    #expect(busy.header("Retry-After") == "10")
+                    #expect(try await connection.request("GET", "/files/\(path)").status == 200)
+                    let blob = try await connection.request("GET", "/blobs/\(sha256)")
+                    #expect(blob.status == 200 && !blob.body.isEmpty)
+                }
+                #expect(entered.load(ordering: .relaxed) == 2, "the refused page made nothing")
+                gate.signal()
+                gate.signal()
+                let statuses = try await group.reduce(into: []) { $0.append($1) }
+                #expect(statuses == [200, 200])
+            }
+        }
+    }
+}
