@@ -78,10 +78,14 @@ public struct DepotClient: Sendable {
         /// The app's version: a release whose `minimumClientVersion` is higher is not taken, but
         /// the newest earlier one this version can use. `nil`: every release is taken.
         public var clientVersion: ClientVersion?
-        /// Where reports go: the origin, whose gates count them. `nil`: the last of the servers
-        /// (the origin after its mirrors, as the README lists them). Reports go nowhere else: a
-        /// mirror counts nothing, and one that answered 202 and dropped them would lose them.
+        /// Where reports go: the origin, whose gates count them (``ReportDestination``). `nil`:
+        /// the server of a client of one server; with several, none, and reports wait
+        /// (``DepotClient/reportDelivery()`` says why). Reports go nowhere else: a mirror counts
+        /// nothing, and one that answered 202 and dropped them would lose them.
         public var reportServer: URL?
+        /// The most reports `.depot/reports.json` keeps while the report server cannot take
+        /// them; past it the oldest are dropped, and counted (``ReportDelivery/dropped``).
+        public var reportQueueCapacity = ReportQueue.defaultCapacity
         /// The most bytes a download may be expected to transfer (``UpdatePlan/expectedBytes``,
         /// documents aside): a release that would cost more is not downloaded, and the sync fails
         /// with ``SyncError`` `.overBudget`, which says what it needed. `nil`: no limit.

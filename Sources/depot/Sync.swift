@@ -21,6 +21,11 @@ extension Depot {
                 interval doubled for each failure in a row, at most --max-backoff, less up to a quarter at random), \
                 for good; a round that went well starts the backoff over.
 
+                With --reports, health reports go only to the report server (--report-server; without it the one \
+                --server of a sync with no --fallback-server), never to a mirror. Reports it has not taken wait in \
+                DIR/.depot/reports.json, at most --max-queued-reports (the oldest dropped); the summary and --json's \
+                "reports" say how many wait, why, and how many were dropped. A sync that succeeded exits 0 all the same.
+
                 Exit status: 0 synced; 1 failed (code failed, server, corrupt or io); 2 no server could be reached \
                 (network); 3 a channel document was refused (untrusted); 4 this install cannot take the \
                 release (incompatible, over-budget, no-space); 5 --apply found nothing to apply or a file in use (not-staged, in-use); \
@@ -75,6 +80,18 @@ extension Depot {
         @Flag(help: "Report applied or failed releases to the server (POST /v1/reports), for staged rollouts' gates.")
         var reports = false
 
+        @Option(
+            help: """
+                With --reports, the origin that counts them (or DEPOT_REPORT_SERVER): reports go only there, never to a \
+                mirror. Without it, to --server when it is the only server; with --fallback-server, nowhere: they wait, \
+                and the summary says so.
+                """
+        )
+        var reportServer: String?
+
+        @Option(help: "With --reports, the most reports kept while the report server cannot take them; then the oldest are dropped, and counted.")
+        var maxQueuedReports = 100
+
         @Option(help: "The app's version (as 2.3.1): a release needing a newer one is not taken, but the newest earlier one it can use.")
         var clientVersion: String?
 
@@ -119,6 +136,7 @@ extension Depot {
                 throw ValidationError("--max-backoff takes a duration over 0 and at most 366d, as 90s or 5m")
             }
             if let watch, watch.seconds > Self.longestWait { throw ValidationError("--watch takes at most 366d") }
+            try checkReportOptions()
             if let clientVersion, ClientVersion(clientVersion) == nil {
                 throw ValidationError("--client-version takes one to four numbers separated by dots, as 2.3.1")
             }
@@ -142,6 +160,8 @@ extension Depot {
                 )
                 configuration.layout = layout
                 configuration.replacesTrust = replaceTrust
+                configuration.reportServer = try reportServerURL()
+                configuration.reportQueueCapacity = maxQueuedReports
                 let client = DepotClient(servers: servers, directory: URL(fileURLWithPath: dir), configuration: configuration)
                 guard let watch else {
                     do {
@@ -284,6 +304,7 @@ extension Depot {
             return parts.joined(separator: ", ")
                 + ": \(ByteCountText(report.bytesTransferred)) transferred, \(ByteCountText(report.bytesSaved)) saved; \(release), \(signature)"
                 + (arrivals.isEmpty ? "" : "; " + arrivals.joined(separator: ", ")) + (rollout ?? "") + critical + failovers
+                + reportsSummary(report)
         }
     }
 }

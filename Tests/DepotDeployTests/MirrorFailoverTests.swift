@@ -117,7 +117,7 @@ struct MirrorFailoverTests {
         }
     }
 
-    @Test("health reports go past the static mirror, which is not asked, to the origin, the last server")
+    @Test("health reports go past the static mirror, which is not asked, to the origin, the report server")
     func reportsReachTheOrigin() async throws {
         try await Stage.with { stage in
             try stage.writeTree("v1", edit: 0)
@@ -125,10 +125,11 @@ struct MirrorFailoverTests {
                 try await stage.publish("v1", to: origin)
                 #expect(try await stage.export(to: "export").status == 0)
                 try await Nginx.serving(export: stage.root.appendingPathComponent("export")) { mirror in
+                    let originURL = try #require(URL(string: origin + "/"))
                     let client = DepotClient(
-                        servers: [try #require(URL(string: mirror.url("/"))), try #require(URL(string: origin + "/"))],
+                        servers: [try #require(URL(string: mirror.url("/"))), originURL],
                         directory: stage.root.appendingPathComponent("client"),
-                        configuration: .init(trustedKeys: [stage.publicKey], sendsReports: true)
+                        configuration: .init(trustedKeys: [stage.publicKey], sendsReports: true, reportServer: originURL)
                     )
                     let report = try await client.sync()
                     #expect(report.server == mirror.url("/"), "the mirror served the release")
@@ -141,7 +142,7 @@ struct MirrorFailoverTests {
         }
     }
 
-    @Test("reports go to the origin only: a first server that answers 202 to everything, and keeps nothing, loses none of them")
+    @Test("reports go to the report server only: a first server that answers 202 to everything, and keeps nothing, loses none of them")
     func reportsOnlyToTheOrigin() async throws {
         try await LiveServer.withPublishing { server in
             let published = try await RawHTTPConnection.with(port: server.port) {
@@ -151,7 +152,8 @@ struct MirrorFailoverTests {
             try await BrokenServer.with(.status(202)) { mirror in
                 try await withTemporaryDirectory { folder in
                     let servers = try [mirror.url("/"), server.url("/")].map { try #require(URL(string: $0)) }
-                    let report = try await DepotClient(servers: servers, directory: folder, configuration: .init(sendsReports: true)).sync()
+                    let configuration = DepotClient.Configuration(sendsReports: true, reportServer: servers[1])
+                    let report = try await DepotClient(servers: servers, directory: folder, configuration: configuration).sync()
                     #expect(report.release?.number == 1)
                     // The applied report reached the origin, and only then left the queue.
                     #expect(server.requests.snapshot.keys.contains { $0.path == "/v1/reports" })

@@ -21,59 +21,6 @@ public enum HealthReport: Sendable, Equatable {
     case healthy
 }
 
-/// Reports waiting to be sent, kept in `.depot/reports.json` as the server takes them
-/// (``DepotAPI/ReportBatch/Report``, the install named by its hash) so that an install offline
-/// keeps them for a later sync: at most ``capacity``, the oldest dropped first. Each send posts
-/// them all to `POST /v1/reports` and forgets them once the server took them (202).
-struct ReportQueue {
-    typealias Report = ReportBatch.Report
-
-    static let capacity = 100
-    static let file = ".depot/reports.json"
-    static let lock = ".depot/reports.lock"
-    let folder: SyncFolder
-
-    /// Adds `report` about `release` of `channel` from `install` to the queue.
-    func add(_ report: HealthReport, release: String, channel: String, install: InstallID) throws {
-        let (kind, reason): (Report.Kind, String?) =
-            switch report {
-            case .applied: (.applied, nil)
-            case .failed(let reason): (.failed, Report.reason(cutting: reason))
-            case .healthy: (.healthy, nil)
-            }
-        let pending = Report(release: release, install: install.reportHash(release: release), kind: kind.rawValue, reason: reason, channel: channel)
-        try withLock { queue in queue = Array((queue + [pending]).suffix(Self.capacity)) }
-    }
-
-    /// Sends every waiting report with `send` (which throws when the server did not take them),
-    /// and forgets those sent. A failure keeps them for the next time.
-    func flush(_ send: ([Report]) async throws -> Void) async throws {
-        let waiting = try withLock { $0 }
-        guard !waiting.isEmpty else { return }
-        try await send(waiting)
-        try withLock { queue in
-            // Reports added meanwhile may have pushed the oldest sent ones out: what is left of
-            // those sent is the queue's first part.
-            let gone = (0...waiting.count).first { queue.starts(with: waiting[$0...]) } ?? waiting.count
-            queue.removeFirst(waiting.count - gone)
-        }
-    }
-
-    /// Runs `body` on the queue under an exclusive lock (the app and a sync may both add), and
-    /// saves what it leaves.
-    private func withLock<T>(_ body: (inout [Report]) throws -> T) throws -> T {
-        try folder.with { folder in
-            let lock = try FileLock.acquire(Self.lock, in: folder, exclusive: true)
-            defer { lock?.unlock() }
-            var queue = (try? folder.read(Self.file).flatMap { try JSONDecoder().decode([Report].self, from: Data($0)) }) ?? []
-            let before = queue
-            let result = try body(&queue)
-            if queue != before { try folder.replace(Self.file, with: Array(try APIJSON.encoder.encode(queue)), durable: false) }
-            return result
-        }
-    }
-}
-
 extension InstallID {
     /// What a report names this install by for `release`: the SHA-256 of the id, a line feed
     /// and the release id, in hex. The same for every report about one release, so the server
@@ -84,20 +31,37 @@ extension InstallID {
 }
 
 extension DepotClient {
-    var reportQueue: ReportQueue { ReportQueue(folder: folder) }
+    var reportQueue: ReportQueue { ReportQueue(folder: folder, capacity: configuration.reportQueueCapacity) }
 
     /// The id this install reports under and draws its rollout buckets with, made (and kept in
     /// `.depot/`) on first use. It is never sent: reports carry a hash of it per release.
     public func installID() throws -> InstallID { try InstallID.load(orCreateIn: folder) }
 
-    /// Tells the server `report` about the release the folder holds, when
+    /// Tells the report server `report` about the release the folder holds, when
     /// ``Configuration/sendsReports`` is on (otherwise does nothing). The report is kept in
-    /// `.depot/` first and sent at once; when the server cannot be reached it waits for the next
-    /// call or sync. Never throws for the network: only for a folder that cannot be written.
+    /// `.depot/` first and sent at once; when the report server cannot be reached, does not
+    /// take it, or there is none (``ReportDestination``), it waits for the next call or sync
+    /// (``reportDelivery()`` says why). Never throws for the network: only for a folder that
+    /// cannot be written.
     public func report(_ report: HealthReport) async throws {
         guard configuration.sendsReports, let release = currentRelease else { return }
         try reportQueue.add(report, release: release.id, channel: release.channel, install: try installID())
         await sendReports()
+    }
+
+    /// What became of the reports: how many wait undelivered, why, and how many the queue's
+    /// bound dropped (``ReportDelivery``); `nil` when reports are off.
+    public func reportDelivery() throws -> ReportDelivery? {
+        guard configuration.sendsReports else { return nil }
+        let (queued, status) = try reportQueue.status()
+        let server: String? = if case .server(let url) = reportDestination { url.redacted } else { nil }
+        return ReportDelivery(
+            queued: queued,
+            reason: queued > 0 ? status.reason : nil,
+            dropped: status.dropped,
+            capacity: reportQueue.capacity,
+            server: server
+        )
     }
 
     /// Sends the waiting reports over a session of their own; failures leave them waiting.
@@ -108,16 +72,23 @@ extension DepotClient {
         await sendReports(session: session)
     }
 
-    /// Where reports go: ``Configuration/reportServer``, or the last of ``servers``.
-    var reportServer: URL { configuration.reportServer ?? servers[servers.count - 1] }
+    /// Where reports go (``ReportDestination``, the one rule).
+    var reportDestination: ReportDestination { .choose(named: configuration.reportServer, servers: servers) }
 
-    /// Sends the waiting reports over `session` to ``reportServer``, the origin that counts
-    /// them; they are forgotten only once it took them (202), and wait for the next time
-    /// otherwise. No mirror is asked: a mirror counts nothing, and one that answered 202 and
-    /// dropped them would make them vanish.
+    /// Sends the waiting reports over `session` to the report server (``reportDestination``),
+    /// the origin that counts them; they are forgotten only once it took them (202), and wait
+    /// for the next time otherwise, its answer kept as why. No other server is asked: a mirror
+    /// counts nothing, and one that answered 202 and dropped them would make them vanish. With
+    /// no report server they wait, and the queue says why.
     func sendReports(session: TransferSession) async {
         guard configuration.sendsReports else { return }
-        let origin = reportServer
+        let origin: URL
+        switch reportDestination {
+        case .server(let server): origin = server
+        case .none(let reason):
+            try? reportQueue.hold(reason: reason)
+            return
+        }
         try? await reportQueue.flush { reports in
             var request = URLRequest(url: origin.appendingPathComponent("v1/reports"))
             request.httpMethod = "POST"
@@ -130,7 +101,7 @@ extension DepotClient {
                 deadline: configuration.documentTimeout
             )
             guard response.statusCode == 202 else {
-                throw SyncError(.server, "\(origin.absoluteString) did not take the reports (\(response.statusCode))")
+                throw SyncError(.server, "the report server \(origin.redacted) answered \(response.statusCode)")
             }
         }
     }

@@ -100,6 +100,9 @@ public struct SyncReport: Sendable, Codable, Equatable {
     public var files: [File]
     /// Files of the release that were already up to date.
     public var unchangedCount = 0
+    /// With reports on, what became of them as the sync ended: how many wait undelivered and
+    /// why, how many the queue's bound dropped (``ReportDelivery``); `nil` with reports off.
+    public var reports: ReportDelivery?
 
     public init(channelNotModified: Bool, documentBytes: Int64, release: HeldRelease?, files: [File]) {
         self.channelNotModified = channelNotModified
@@ -110,7 +113,7 @@ public struct SyncReport: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case channelNotModified, documentBytes, release, staged, signature, rollout, critical, files, unchangedCount, updatedCount, stagedCount
-        case bytesTransferred, bytesSaved, server, failovers
+        case bytesTransferred, bytesSaved, server, failovers, reports
     }
 
     public init(from decoder: any Decoder) throws {
@@ -125,6 +128,7 @@ public struct SyncReport: Sendable, Codable, Equatable {
         unchangedCount = try container.decode(Int.self, forKey: .unchangedCount)
         server = try container.decodeIfPresent(String.self, forKey: .server)
         failovers = try container.decodeIfPresent([Failover].self, forKey: .failovers) ?? []
+        reports = try container.decodeIfPresent(ReportDelivery.self, forKey: .reports)
     }
 
     /// Encodes the totals too, for `depot sync --json`.
@@ -145,6 +149,7 @@ public struct SyncReport: Sendable, Codable, Equatable {
         try container.encode(bytesSaved, forKey: .bytesSaved)
         try container.encodeIfPresent(server, forKey: .server)
         try container.encode(failovers, forKey: .failovers)
+        try container.encodeIfPresent(reports, forKey: .reports)
     }
 
     public var bytesTransferred: Int64 { documentBytes + files.reduce(0) { $0 + $1.bytesTransferred } }

@@ -51,6 +51,7 @@ extension DepotClient {
         }
         var report = result
         report.failovers = failovers
+        report.reports = try? reportDelivery()
         return (report, plan)
     }
 }
