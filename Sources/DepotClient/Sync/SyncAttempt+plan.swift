@@ -40,8 +40,8 @@ extension SyncAttempt {
     /// intact (a crash can lose unsynced ones), else fetched, as a patch from the page held when
     /// it can.
     func documents(of channel: NewChannel, from start: SyncStart) async throws -> ReleaseDocuments {
-        let release = try await client.fetchRelease(channel.side.release, base: start.held?.id, reader: reader)
-        let before = start.held.flatMap { client.cache.release($0.id) }
+        let release = try await client.fetchRelease(channel.side.release, base: start.placed?.id, reader: reader)
+        let before = start.placed.flatMap { client.cache.release($0.id) }
         let changed = ReleasePlan.changedPages(from: before, to: release)
         let needed = Set(changed.before + (client.configuration.layout == .releaseFolders ? release.pages : changed.after))
         var pages = [String: ReleasePage]()
@@ -66,7 +66,7 @@ extension SyncAttempt {
         }
         let entries = configuration.layout == .releaseFolders ? try documents.release.pages.flatMap { try documents.page($0).entries } : []
         var carried = ReleaseTrees.Carried()
-        if let tree = start.tree, start.held != nil {
+        if let tree = start.tree, start.placed != nil {
             let fetching = Set(plan.fetches.map(\.entry.path))
             carried = ReleaseTrees(folder: try client.folder.open()).altered(entries.lazy.filter { !fetching.contains($0.path) }, in: tree)
             plan.fetches = (plan.fetches + carried.altered.map { ReleasePlan.Fetch(entry: $0, held: nil) }).sorted { $0.entry.path < $1.entry.path }

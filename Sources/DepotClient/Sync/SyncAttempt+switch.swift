@@ -36,14 +36,14 @@ extension SyncAttempt {
         var built: (name: String, lock: FileLock)?
         defer { built?.lock.unlock() }
         if client.configuration.layout == .releaseFolders {
-            built = try client.buildTree(of: planned.next, entries: planned.entries, plan: planned.plan, held: start.held == nil ? nil : start.tree)
+            built = try client.buildTree(of: planned.next, entries: planned.entries, plan: planned.plan, held: start.placed == nil ? nil : start.tree)
             journal = ReleaseJournal(state: state, moves: [], removals: [], tree: built?.name)
         }
-        let staged = StagedRelease(base: start.held?.id, journal: journal, pagesBefore: planned.pagesBefore)
+        let staged = StagedRelease(base: start.placed?.id, journal: journal, pagesBefore: planned.pagesBefore)
         guard goal == .apply else {
             // Downloaded only: kept for ``DepotClient/apply()``, which needs no network.
             try client.keepStaged(staged)
-            report.release = start.held
+            report.release = start.placed
             report.staged = planned.next
             return report
         }

@@ -93,14 +93,20 @@ struct SyncAttempt {
 /// What the folder holds as a sync starts.
 struct SyncStart {
     var state: SyncState
-    /// The release held, if of the channel followed.
+    /// The release held, if of the channel followed: what the poll revalidates and the rollout
+    /// side is chosen against.
     let held: HeldRelease?
+    /// The release whose files the folder holds, of whatever channel (``SyncState/release``):
+    /// the plan compares the new release with it, so that what it lacks is removed whether the
+    /// channel moved on or the folder switched channels (``ReleasePlan``, one rule).
+    let placed: HeldRelease?
     /// With release folders, the tree the link names.
     let tree: String?
 
     init(_ client: DepotClient) throws {
         state = SyncState.load(from: client.folder)
         held = state.release?.channel == client.configuration.channel ? state.release : nil
+        placed = state.release
         tree = try client.heldTree(of: state.release)
     }
 }
