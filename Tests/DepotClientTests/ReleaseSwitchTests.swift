@@ -70,6 +70,11 @@ struct ReleaseSwitchTests {
         }
     }
 
+    /// `rename(2)` of `source` to `destination`: a step of a switch, as the switch takes it.
+    static func rename(_ source: URL, to destination: URL) throws {
+        try #require(Foundation.rename(source.path, destination.path) == 0, "errno \(errno)")
+    }
+
     @Test("a switch killed after any number of its steps is finished by the next reader", arguments: 0...4)
     func killedAfter(steps: Int) throws {
         try withTemporaryDirectorySync { folder in
@@ -79,7 +84,7 @@ struct ReleaseSwitchTests {
             try client.folder.replace(.journal, with: Array(try JSONEncoder().encode(journal)))
             if steps >= 1 { try FileManager.default.removeItem(at: folder.appendingPathComponent("old")) }
             if steps >= 2 {
-                try Durability.rename(
+                try Self.rename(
                     client.directory.appendingPathComponent(StagingFolder.path).appendingPathComponent(ReleaseSwitchTests.sha("a2")),
                     to: folder.appendingPathComponent("a")
                 )
@@ -92,7 +97,7 @@ struct ReleaseSwitchTests {
                 )
             }
             if steps >= 4 {
-                try Durability.rename(
+                try Self.rename(
                     client.directory.appendingPathComponent(StagingFolder.path).appendingPathComponent(ReleaseSwitchTests.sha("same")),
                     to: folder.appendingPathComponent("d")
                 )

@@ -108,7 +108,7 @@ struct ResumeTests {
                     url: URL(string: server.url("/blobs/\(Fixture.sha256(Self.first))"))!,
                     entityTag: "\"a-validator-that-no-longer-matches\"",
                     expectedLength: Int64(Self.size),
-                    partialFile: partial
+                    partialFile: try FolderFile.at(partial, creating: false)
                 )
                 let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder)
                 let session = TransferSession(configuration: client.sessionConfiguration, limits: .init(minimumBytesPerSecond: 0, window: 30))

@@ -22,8 +22,8 @@ struct StagingFolderTests {
         try withTemporaryDirectorySync { root in
             let staging = try Self.staging(root)
             let source =
-                flat ? root.appendingPathComponent(StagingFolder.path + "/" + Self.sha256) : try staging.fileToWrite(Self.sha256)
-            try Data("content".utf8).write(to: source)
+                flat ? FolderFile(folder: staging.folder, path: StagingFolder.path + "/" + Self.sha256) : try staging.fileToWrite(Self.sha256)
+            try source.write(Data("content".utf8))
             #expect(try staging.move(Self.sha256, to: "a.bin"))
             #expect(try Data(contentsOf: root.appendingPathComponent("a.bin")) == Data("content".utf8))
             #expect(try !staging.move(Self.sha256, to: "a.bin"))
@@ -35,7 +35,7 @@ struct StagingFolderTests {
     func missingFolder() throws {
         try withTemporaryDirectorySync { root in
             let staging = try Self.staging(root)
-            try Data("content".utf8).write(to: try staging.fileToWrite(Self.sha256))
+            try staging.fileToWrite(Self.sha256).write(Data("content".utf8))
             #expect(try staging.move(Self.sha256, to: "missing/a.bin"))
             #expect(try Data(contentsOf: root.appendingPathComponent("missing/a.bin")) == Data("content".utf8))
         }
@@ -50,9 +50,9 @@ struct StagingFolderTests {
             let staging = try Self.staging(sync)
             try FileManager.default.createSymbolicLink(at: sync.appendingPathComponent("img"), withDestinationURL: outside)
             let source = try staging.fileToWrite(Self.sha256)
-            try Data("content".utf8).write(to: source)
+            try source.write(Data("content".utf8))
             #expect(throws: SyncError.self) { try staging.move(Self.sha256, to: "img/a.bin") }
-            #expect(FileManager.default.fileExists(atPath: source.path))
+            #expect(source.exists)
             #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
         }
     }

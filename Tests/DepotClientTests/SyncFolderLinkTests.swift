@@ -132,6 +132,36 @@ struct SyncFolderLinkTests {
         }
     }
 
+    /// Issue 57, cause 1: a staged file is read (its check), moved and removed through the
+    /// folder's descriptor. A link planted at a staged file's name, to an outside file holding
+    /// the very content, is not taken for the staged file: it was read through and then moved
+    /// into place, leaving the release's file a link to a file another process keeps writing.
+    @Test("a link at a staged file's name is not read as staged nor moved into place; the file is downloaded")
+    func stagedLink() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("db.bin", Self.database), ("img/logo.png", Self.image)])
+            try await withTemporaryDirectory { root in
+                let folder = root.appendingPathComponent("sync")
+                let outside = root.appendingPathComponent("outside.bin")
+                try Self.database.write(to: outside)
+                let staged = folder.appendingPathComponent(".depot/staging/\(Self.databaseSHA.prefix(2))/\(Self.databaseSHA)")
+                try FileManager.default.createDirectory(at: staged.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createSymbolicLink(at: staged, withDestinationURL: outside)
+
+                let report = try await SyncTests.client(server, folder).sync()
+                #expect(report.failedCount == 0, "\(report.files)")
+                #expect(report.files.first { $0.path == "db.bin" }?.outcome != .staged, "the link was taken for the staged file")
+                let placed = folder.appendingPathComponent("db.bin")
+                let kind = try FileManager.default.attributesOfItem(atPath: placed.path)[.type] as? FileAttributeType
+                #expect(kind == .typeRegular, "db.bin is \(String(describing: kind)), not a file of its own")
+                #expect(try Data(contentsOf: outside) == Self.database, "the link's target was changed")
+                // What another process writes to its file afterwards is not the release's.
+                try Data("rewritten".utf8).write(to: outside)
+                #expect(try Data(contentsOf: placed) == Self.database)
+            }
+        }
+    }
+
     /// The folder is held by a descriptor: one removed and made again between two syncs of one
     /// client must be opened again, not written through the descriptor of the removed one.
     @Test("a sync folder removed between two syncs of one client is made again and synced whole")

@@ -40,9 +40,9 @@ struct EncodedDownloadTests {
     func decoded(coding: ContentCoding) async throws {
         let entry = Self.entry(size: Self.content.count, sha256: Fixture.sha256(Self.content))
         try await withTemporaryDirectory { folder in
-            let staged = folder.appendingPathComponent("staged")
+            let staged = try FolderFile.at(folder.appendingPathComponent("staged"), creating: false)
             try StagedContent.stage(try Self.encode(Self.content, coding), coding: coding, entry: entry, to: staged)
-            #expect(try Data(contentsOf: staged) == Data(Self.content))
+            #expect(try Data(contentsOf: folder.appendingPathComponent("staged")) == Data(Self.content))
 
             // 64 MiB of zeros, a few kilobytes encoded, for an entry of 100,000 bytes: what is
             // written stops at the entry's size.

@@ -39,6 +39,27 @@ struct PartialFileTests {
         }
     }
 
+    /// Issue 57, cause 1: the tag kept beside a partial file is read through the folder's
+    /// descriptor. A link planted in its place, to a file outside holding another tag, is not
+    /// read: the request resumes under the tag assumed, and the link's target is untouched.
+    @Test("a link in place of the kept tag is not read; the assumed tag is asked with")
+    func linkedTag() async throws {
+        try await withTemporaryDirectory { root in
+            let folder = root.appendingPathComponent("partial")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let outside = root.appendingPathComponent("outside")
+            try Data("\"planted\"".utf8).write(to: outside)
+            try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("f.partial.etag"), withDestinationURL: outside)
+            let partial = try Self.partial(in: folder, held: 40, tag: nil)
+            let headers = Dictionary(uniqueKeysWithValues: partial.requestHeaders(assumedTag: "\"sha\"").map { ($0.name, $0.value) })
+            #expect(headers["If-Range"] == "\"sha\"", "the tag was read through the link")
+            #expect(throws: SyncError.self) { try partial.begin(status: 200, contentRange: nil, entityTag: "\"new\"") }
+            PartialFile.discard(partial.url)
+            #expect(try Data(contentsOf: outside) == Data("\"planted\"".utf8), "the link's target was written or removed")
+            #expect(!FileManager.default.fileExists(atPath: partial.url.path))
+        }
+    }
+
     /// An answer to a request for the rest from byte 40, and what the file holds after it and
     /// its body (the rest from 40 on a 206, everything on a 200).
     @Test(

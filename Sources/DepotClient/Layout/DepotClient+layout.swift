@@ -110,7 +110,7 @@ extension DepotClient {
         }
         let fetched = Set(plan.fetches.map(\.entry.path))
         let made = try ReleaseTrees(folder: staging.folder).build(name, entries: entries, fetched: fetched, held: held, staging: staging)
-        try Durability.synchronize(made, in: directory)
+        try Durability.synchronize(made, in: staging.folder)
         return (name, lock)
     }
 }

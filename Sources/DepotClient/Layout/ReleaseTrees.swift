@@ -120,7 +120,7 @@ struct ReleaseTrees {
             if Int64(status.st_size) != entry.size || entry.modifiedSeconds.map({ $0 != Int64(time.tv_sec) || time.tv_nsec != 0 }) ?? false {
                 carried.altered.append(entry)
             } else if status.st_mode & 0o222 != 0 {
-                if StagedContent.isIntact(URL(fileURLWithPath: folder.root + "/" + path, isDirectory: false), for: entry) {
+                if StagedContent.isIntact(FolderFile(folder: folder, path: path), for: entry) {
                     carried.copiedBytes += entry.size
                 } else {
                     carried.altered.append(entry)
@@ -141,7 +141,7 @@ struct ReleaseTrees {
     /// - Throws: ``SyncError`` `.corrupt` when an unchanged database's copy is not the release's
     ///   (the app wrote to it while it was copied): the next sync fetches it; `.io` when an entry
     ///   of the held tree is a link.
-    func build(_ name: String, entries: [ReleaseEntry], fetched: Set<String>, held: String?, staging: StagingFolder) throws -> [URL] {
+    func build(_ name: String, entries: [ReleaseEntry], fetched: Set<String>, held: String?, staging: StagingFolder) throws -> [String] {
         let tree = Self.treePath(name)
         try folderCall { try folder.makeFolder(tree) }
         var linked: [LinkRecord.Entry] = []
@@ -149,7 +149,7 @@ struct ReleaseTrees {
             let destination = tree + "/" + entry.path
             let fromStaging = fetched.contains(entry.path)
             guard fromStaging || held != nil else { throw SyncError(.io, "\(entry.path) is neither staged nor held") }
-            let source = fromStaging ? try stagedPath(entry.sha256, in: staging) : Self.treePath(held!) + "/" + entry.path
+            let source = fromStaging ? staging.journaled(entry.sha256) : Self.treePath(held!) + "/" + entry.path
             if try isDatabase(at: source) {
                 try copy(source, to: destination, entry: entry, verified: !fromStaging)
             } else {
@@ -166,18 +166,10 @@ struct ReleaseTrees {
                     try copy(source, to: destination, entry: entry, verified: true)
                 }
             }
-            return URL(fileURLWithPath: folder.root + "/" + destination, isDirectory: false)
+            return destination
         }
         try LinkRecord.write(linked, of: name, in: folder)
         return made
-    }
-
-    /// The path in the folder of the staged file of `sha256`.
-    private func stagedPath(_ sha256: String, in staging: StagingFolder) throws -> String {
-        let path = staging.journaled(sha256).path
-        let prefix = folder.root + "/"
-        guard path.hasPrefix(prefix) else { throw SyncError(.io, "\(path) is not in \(folder.root)") }
-        return String(path.dropFirst(prefix.count))
     }
 
     /// Copies `source` to `destination` in the folder, with the entry's modification time; with

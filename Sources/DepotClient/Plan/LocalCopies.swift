@@ -14,10 +14,11 @@ final class LocalCopies: Sendable {
 
     /// What the folder holds at `local`: the content `held` lists when its size and SHA-256
     /// match (a patch applies to nothing else), else other bytes, or nothing.
-    func copy(at local: URL, held: ReleaseEntry?) -> ReleasePlan.Fetch.LocalCopy {
+    func copy(at local: FolderFile, held: ReleaseEntry?) -> ReleasePlan.Fetch.LocalCopy {
         let key = local.path + "\n" + (held?.sha256 ?? "")
         if let known = copies.withLock({ $0[key] }) { return known }
-        guard let size = try? FileManager.default.attributesOfItem(atPath: local.path)[.size] as? Int64 else { return .none }
+        // Through the folder's descriptor: a link there (or on the way) holds nothing of the release.
+        guard let size = local.size else { return .none }
         guard let held, size == held.size else { return .other }
         // Only what took reading the file is kept: a sync of 100,000 new files keeps nothing.
         let copy: ReleasePlan.Fetch.LocalCopy
@@ -31,7 +32,7 @@ final class LocalCopies: Sendable {
     /// made earlier were counted by whoever made it.
     func match(
         _ entry: ReleaseEntry,
-        at local: URL,
+        at local: FolderFile,
         _ match: () async throws -> BlockFetch.Matched
     ) async throws -> (matched: BlockFetch.Matched, isNew: Bool) {
         let key = local.path + "\n" + entry.sha256

@@ -118,7 +118,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
 
     /// The plan of a sync to `release`: for each file, the way the stager would take
     /// (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:decoding:)``), judged as it judges
-    /// it: what is staged intact, what a download under way holds already (in `partialFolder`),
+    /// it: what is staged intact, what a download under way holds already (in `.depot/partial/`),
     /// what the folder holds at the path, and for blocks what the
     /// local copy holds of them (`blocks`: the bytes a rebuild of an entry from a local file
     /// transfers within a budget, index included; it throws when the blocks are not worth their
@@ -131,10 +131,9 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
         rollout side: RolloutSide,
         document: ChannelDocument,
         staging: StagingFolder,
-        partialFolder: URL,
-        localURL: (String) throws -> URL,
+        localFile: (String) throws -> FolderFile,
         localCopies: LocalCopies,
-        blocks: (ReleaseEntry, URL, _ budget: Int64) async throws -> Int64,
+        blocks: (ReleaseEntry, FolderFile, _ budget: Int64) async throws -> Int64,
         packs: (pages: [(sha256: String, page: ReleasePage)], brotliLength: (String) async -> Int64?) = ([], { _ in nil })
     ) async throws {
         var files: [File] = []
@@ -142,7 +141,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
         for fetch in plan.fetches {
             let entry = fetch.entry
             let stagedIntact = StagedContent.isIntact(staging.file(entry.sha256), for: entry)
-            let local = try localURL(entry.path)
+            let local = try localFile(entry.path)
             let actions = fetch.actions(
                 stagedIntact: stagedIntact,
                 local: localCopies.copy(at: local, held: fetch.held),
@@ -170,8 +169,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
                 case .stream(let whole):
                     // A download an earlier one began resumes: only the rest comes (nothing, when
                     // it holds the whole length: it is checked, and fetched again only if wrong).
-                    let partial = partialFolder.appendingPathComponent(FileStager.partialName(of: whole))
-                    let held = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? Int64) ?? 0
+                    let held = staging.partialFile(FileStager.partialName(of: whole)).size ?? 0
                     chosen = (SyncReport.Outcome(whole.coding), held <= whole.size ? whole.size - held : whole.size, false)
                 }
             }

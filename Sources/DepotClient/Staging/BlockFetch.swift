@@ -43,7 +43,7 @@ struct BlockFetch {
     /// `received`.
     ///
     /// - Throws: ``SyncError`` `.corrupt` for a block that does not match the index.
-    func rebuild(_ entry: ReleaseEntry, from matched: Matched, to output: URL, received: ByteCounter) async throws {
+    func rebuild(_ entry: ReleaseEntry, from matched: Matched, to output: FolderFile, received: ByteCounter) async throws {
         let (index, copy, found, runs, offsets) = (matched.index, matched.copy, matched.found, matched.runs, matched.offsets)
         let multipleRanges = matched.multipleRanges
 
@@ -115,7 +115,7 @@ struct BlockFetch {
     /// - Parameter budget: What the file costs another way: past it (index included), blocks are
     ///   not fetched and ``NotWorthIt`` is thrown.
     /// - Throws: ``SyncError`` `.corrupt` for an index that does not match the release.
-    func match(_ entry: ReleaseEntry, from local: URL, budget: Int64, received: ByteCounter) async throws -> Matched {
+    func match(_ entry: ReleaseEntry, from local: FolderFile, budget: Int64, received: ByteCounter) async throws -> Matched {
         guard let listed = entry.blocks, let indexURL = try entry.blockIndexURL else { throw SyncError(.corrupt, "\(entry.path) has no block index") }
         // The size comes from the release: an index that alone costs the budget is not fetched
         // (nor held in memory), whatever size a server lists.
@@ -132,7 +132,8 @@ struct BlockFetch {
         }
         guard index.contentSize == entry.size else { throw SyncError(.corrupt, "the block index of \(entry.path) is for another size") }
 
-        let copy = (try? Data(contentsOf: local, options: .alwaysMapped)) ?? Data()
+        // Mapped through the folder's descriptor, not read into memory; a link there holds nothing.
+        let copy = (try? local.mapped()) ?? Data()
         let found = copy.withUnsafeBytes { BlockMatcher.match(index, in: $0) }
         let offsets = index.packedOffsets()
         let runs = Self.missingRuns(found).flatMap { Self.split($0, offsets: offsets, maximumBytes: bytesPerRequest) }
@@ -225,8 +226,8 @@ struct BlockFetch {
 private final class OutputFile: Sendable {
     private let handle: Mutex<FileHandle>
 
-    init(_ url: URL) throws {
-        self.handle = Mutex(try Durability.open(url, truncating: true))
+    init(_ file: FolderFile) throws {
+        self.handle = Mutex(try file.writing(truncating: true))
     }
 
     deinit {

@@ -3,7 +3,10 @@ import Foundation
 
 /// Applies a gzip-compressed VCDIFF patch (what the server stores under `/deltas/`) to a file.
 public enum DeltaPatch {
-    /// Writes to `output` the file that `patch` (gzip-compressed VCDIFF) makes of `base`.
+    /// Writes to `output` the file that `patch` (gzip-compressed VCDIFF) makes of `base`: files
+    /// named on `depot delta apply`'s command line, opened as given (a link there is the
+    /// operator's). A sync's files go through its folder instead
+    /// (the same, of ``FolderFile``s).
     ///
     /// - Parameter maximumSize: The size the result may reach; the patch can ask for no more
     ///   memory or output than this allows.
@@ -16,7 +19,32 @@ public enum DeltaPatch {
         } catch {
             throw SyncError(.io, "cannot read the delta or its base: \(error.localizedDescription)")
         }
-        let handle = try Durability.open(output, truncating: true)
+        let descriptor = Foundation.open(output.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw SyncError(.io, "cannot write \(output.path): errno \(errno)") }
+        try apply(compressed, to: source, into: FileHandle(fileDescriptor: descriptor, closeOnDealloc: true), maximumSize: maximumSize)
+    }
+
+    /// Writes to `output` the file that `patch` (gzip-compressed VCDIFF) makes of `base`, three
+    /// files of the sync folder, each opened through its descriptor (no link followed). The base
+    /// and the patch are mapped, not read into memory.
+    ///
+    /// - Parameter maximumSize: The size the result may reach.
+    static func apply(base: FolderFile, patch: FolderFile, output: FolderFile, maximumSize: Int) throws {
+        let compressed: Data
+        let source: Data
+        do {
+            guard let patchBytes = try patch.mapped(), let baseBytes = try base.mapped() else {
+                throw SyncError(.io, "the delta or its base is missing")
+            }
+            (compressed, source) = (patchBytes, baseBytes)
+        } catch let error as SyncError {
+            throw SyncError(.io, "cannot read the delta or its base: \(error.message)")
+        }
+        try apply(compressed, to: source, into: try output.writing(truncating: true), maximumSize: maximumSize)
+    }
+
+    /// Writes what `compressed` makes of `source` to `handle`, then closes it.
+    private static func apply(_ compressed: Data, to source: Data, into handle: FileHandle, maximumSize: Int) throws {
         defer { try? handle.close() }
         var target = FileOutput(handle: handle)
         try refusingBadPatches {

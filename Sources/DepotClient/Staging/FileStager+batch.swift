@@ -51,8 +51,7 @@ extension FileStager {
     private func packable(_ fetches: [ReleasePlan.Fetch]) -> Set<String> {
         Set(
             fetches.filter { fetch in
-                let staged = staging.file(fetch.entry.sha256)
-                guard !FileManager.default.fileExists(atPath: staged.path), let local = try? localURL(fetch.entry.path) else { return false }
+                guard !staging.file(fetch.entry.sha256).exists, let local = try? localFile(fetch.entry.path) else { return false }
                 let actions = fetch.actions(
                     stagedIntact: false,
                     local: localCopies.copy(at: local, held: fetch.held),

@@ -17,10 +17,10 @@ import FoundationNetworking
 struct FileStager: Sendable {
     /// The server the release's URLs are below.
     let server: URL
+    /// The sync folder's staging, and its partial files (``StagingFolder/partialFile(_:)``).
     let staging: StagingFolder
-    let partialFolder: URL
-    /// The folder's file for a release path (``DepotClient/localURL(for:)``).
-    let localURL: @Sendable (String) throws -> URL
+    /// The folder's file for a release path (``DepotClient/localFile(for:in:folder:)``).
+    let localFile: @Sendable (String) throws -> FolderFile
     /// Files fetched at once.
     let parallelDownloads: Int
     let session: TransferSession
@@ -36,7 +36,7 @@ struct FileStager: Sendable {
     func stage(_ fetch: ReleasePlan.Fetch) async -> SyncReport.File {
         let entry = fetch.entry
         var file = SyncReport.File(path: entry.path, outcome: .staged, bytesTransferred: 0, size: entry.size)
-        let staged: URL
+        let staged: FolderFile
         do {
             staged = try staging.fileToWrite(entry.sha256)
         } catch {
@@ -47,9 +47,9 @@ struct FileStager: Sendable {
         // Staged by a sync that stopped before its switch, maybe before its writes were durable:
         // checked again, and downloaded again unless intact.
         let stagedIntact = StagedContent.isIntact(staged, for: entry)
-        if !stagedIntact { try? FileManager.default.removeItem(at: staged) }
+        if !stagedIntact { staged.remove() }
         do {
-            let local = try localURL(entry.path)
+            let local = try localFile(entry.path)
             let actions = fetch.actions(
                 stagedIntact: stagedIntact,
                 local: localCopies.copy(at: local, held: fetch.held),
@@ -81,7 +81,7 @@ struct FileStager: Sendable {
     /// Rebuilds `entry`'s content at `output` from the blocks `local` holds and those it lacks
     /// (``BlockFetch``), within `budget`: matched once a sync (``LocalCopies``), and a block
     /// index the plan fetched is this file's cost all the same.
-    private func rebuild(_ entry: ReleaseEntry, from local: URL, budget: Int64, to output: URL, received: ByteCounter) async throws {
+    private func rebuild(_ entry: ReleaseEntry, from local: FolderFile, budget: Int64, to output: FolderFile, received: ByteCounter) async throws {
         let blocks = BlockFetch(server: server, session: session, width: parallelDownloads)
         let (matched, isNew) = try await localCopies.match(entry, at: local) {
             try await blocks.match(entry, from: local, budget: budget, received: received)
@@ -94,8 +94,8 @@ struct FileStager: Sendable {
     private func run(
         _ action: ReleasePlan.Fetch.Action,
         for fetch: ReleasePlan.Fetch,
-        local: URL,
-        to staged: URL,
+        local: FolderFile,
+        to staged: FolderFile,
         received: ByteCounter
     ) async throws -> SyncReport.Outcome {
         let entry = fetch.entry
@@ -113,8 +113,8 @@ struct FileStager: Sendable {
             try await fetchRequestedPatch(from: held, for: entry, base: local, to: staged, received: received)
             return .delta
         case .blocks(let restoring):
-            let rebuilt = staged.appendingPathExtension("blocks")
-            defer { try? FileManager.default.removeItem(at: rebuilt) }
+            let rebuilt = staged.appending(".blocks")
+            defer { rebuilt.remove() }
             if let patch = restoring, let held = fetch.held {
                 try await rebuild(held, from: local, budget: Self.wholeLength(of: entry) - patch.size, to: rebuilt, received: received)
                 guard let (sha256, _) = try? StagedContent.digest(of: rebuilt), sha256 == held.sha256 else {
@@ -145,9 +145,9 @@ struct FileStager: Sendable {
 
     /// Downloads `whole`, `entry`'s whole download in one coding, to a partial file, resumed from
     /// what an earlier sync left there, verifies it and leaves it at `staged`.
-    func stream(_ entry: ReleaseEntry, _ whole: ReleaseEntry.Download, to staged: URL) async throws -> (SyncReport.Outcome, Int64) {
+    func stream(_ entry: ReleaseEntry, _ whole: ReleaseEntry.Download, to staged: FolderFile) async throws -> (SyncReport.Outcome, Int64) {
         let download = try blobDownload(try whole.object.url, sha256: whole.sha256, size: whole.size, partialName: Self.partialName(of: whole))
-        let verified = staged.appendingPathExtension("verifying")
+        let verified = staged.appending(".verifying")
         // A download that does not match the release is worthless. One that resumed (or was
         // complete already) may owe that to its start, another server's wrong bytes under the
         // right ETag: it is fetched again whole, here, once; otherwise a source that poisons
@@ -160,7 +160,7 @@ struct FileStager: Sendable {
                 do {
                     try StagedContent.verifyAndStage(download.partialFile, coding: whole.coding, entry: entry, to: verified)
                 } catch {
-                    try? FileManager.default.removeItem(at: verified)
+                    verified.remove()
                     throw error
                 }
             }
@@ -168,7 +168,7 @@ struct FileStager: Sendable {
         let outcome = attempts[attempts.count - 1].0
         let transferred = attempts.reduce(0) { $0 + $1.1 }
         try StagedContent.setModificationDate(of: verified, to: entry)
-        try Durability.rename(verified, to: staged)
+        try verified.rename(to: staged)
         download.discard()
         switch outcome {
         case .resumed: return (.resumed, transferred)
@@ -182,7 +182,7 @@ struct FileStager: Sendable {
 
     /// Downloads `whole`, a small `entry`'s whole download, into memory, checks it and writes
     /// it at `staged`.
-    func downloadInMemory(_ entry: ReleaseEntry, _ whole: ReleaseEntry.Download, to staged: URL) async throws -> (SyncReport.Outcome, Int64) {
+    func downloadInMemory(_ entry: ReleaseEntry, _ whole: ReleaseEntry.Download, to staged: FolderFile) async throws -> (SyncReport.Outcome, Int64) {
         let length = whole.size
         var request = URLRequest.bytes(of: try OriginPolicy.url(try whole.object.url, below: server))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
@@ -218,7 +218,7 @@ struct FileStager: Sendable {
             url: try OriginPolicy.url(url, below: server),
             entityTag: "\"\(sha256)\"",
             expectedLength: size,
-            partialFile: partialFolder.appendingPathComponent(partialName)
+            partialFile: staging.partialFile(partialName)
         )
     }
 

@@ -9,8 +9,19 @@ import Foundation
 /// modification time.
 public enum StagedContent {
     /// The SHA-256 and size of a file: what a client, and `depot mirror`, check a download by.
+    /// The file is opened through its folder's descriptor (``FolderFile``): a link in its
+    /// place is refused.
     public static func digest(of url: URL) throws -> (String, Int64) {
-        let input = try FileHandle(forReadingFrom: url)
+        try digest(of: try FolderFile.at(url, creating: false))
+    }
+
+    /// The SHA-256 and size of a file of the sync folder, opened without following a link.
+    static func digest(of file: FolderFile) throws -> (String, Int64) {
+        try digest(of: try file.reading())
+    }
+
+    /// The SHA-256 and size of what `input` holds from where it stands; closes it.
+    private static func digest(of input: FileHandle) throws -> (String, Int64) {
         defer { try? input.close() }
         var hasher = SHA256()
         var size: Int64 = 0
@@ -24,28 +35,23 @@ public enum StagedContent {
     /// Whether the file at `staged` holds `entry`'s content whole: what a sync that stopped
     /// before its switch staged, maybe before its writes were durable, is checked so before it
     /// is used (by the stager) or counted as done (by the plan).
-    static func isIntact(_ staged: URL, for entry: ReleaseEntry) -> Bool {
+    static func isIntact(_ staged: FolderFile, for entry: ReleaseEntry) -> Bool {
         guard let (sha256, size) = try? digest(of: staged) else { return false }
         return sha256 == entry.sha256 && size == entry.size
     }
 
     /// Gives a staged file the entry's `Last-Modified` as its modification time.
-    static func setModificationDate(of staged: URL, to entry: ReleaseEntry) throws {
-        if let modified = entry.modifiedSeconds {
-            try? FileManager.default.setAttributes(
-                [.modificationDate: Date(timeIntervalSince1970: TimeInterval(modified))],
-                ofItemAtPath: staged.path
-            )
-        }
+    static func setModificationDate(of staged: FolderFile, to entry: ReleaseEntry) throws {
+        if let modified = entry.modifiedSeconds { try? staged.setModified(modified) }
     }
 
     /// Decodes (from `coding`) or copies the download into `staged`, checking size and SHA-256 against
     /// the entry. Throws ``SyncError`` `.corrupt` on any mismatch. Not fsynced: staged files are
     /// made durable together before the switch (``Durability``).
-    static func verifyAndStage(_ partial: URL, coding: ContentCoding, entry: ReleaseEntry, to staged: URL) throws {
-        let input = try FileHandle(forReadingFrom: partial)
+    static func verifyAndStage(_ partial: FolderFile, coding: ContentCoding, entry: ReleaseEntry, to staged: FolderFile) throws {
+        let input = try partial.reading()
         defer { try? input.close() }
-        let output = try Durability.open(staged, truncating: true)
+        let output = try staged.writing(truncating: true)
         defer { try? output.close() }
         func next() throws -> Data? { try input.read(upToCount: 256 * 1024) }
         try decodeChecked(coding: coding, entry: entry, chunks: next) { try output.write(contentsOf: $0) }
@@ -54,7 +60,7 @@ public enum StagedContent {
     /// Checks a download held in memory (decoded from `coding`) against `entry` and leaves it at
     /// `staged` with the entry's modification time. Throws ``SyncError`` `.corrupt` on any
     /// mismatch, staging nothing.
-    static func stage(_ data: Data, coding: ContentCoding, entry: ReleaseEntry, to staged: URL) throws {
+    static func stage(_ data: Data, coding: ContentCoding, entry: ReleaseEntry, to staged: FolderFile) throws {
         var content = Data()
         var pending: Data? = data
         func next() -> Data? {
@@ -62,9 +68,9 @@ public enum StagedContent {
             return pending
         }
         try decodeChecked(coding: coding, entry: entry, chunks: next) { content.append($0) }
-        let verified = URL(fileURLWithPath: staged.path + ".verifying", isDirectory: false)
-        try Durability.write(content, to: verified, modified: entry.modifiedSeconds)
-        try Durability.rename(verified, to: staged)
+        let verified = staged.appending(".verifying")
+        try verified.write(content, modified: entry.modifiedSeconds)
+        try verified.rename(to: staged)
     }
 
     /// Passes the content of `entry` to `write`, from the downloaded `chunks` (decoded from

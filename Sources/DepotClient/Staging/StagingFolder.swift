@@ -4,10 +4,6 @@ import DepotHTTP
 import Foundation
 import Synchronization
 
-#if canImport(CLinuxCalls)
-import CLinuxCalls
-#endif
-
 /// Where verified files wait for the switch: `.depot/staging/{first two hex digits}/{sha256}`.
 /// Spread over 256 folders: creating thousands of files in one folder can be several times
 /// slower on ext4 than in a few hundred (inode allocation searches the folder's block group; on
@@ -38,8 +34,8 @@ final class StagingFolder: Sendable {
     private func flatPath(_ sha256: String) -> String { Self.path + "/" + sha256 }
 
     /// The staged file of the content `sha256`.
-    func file(_ sha256: String) -> URL {
-        URL(fileURLWithPath: folder.root + "/" + stagedPath(sha256), isDirectory: false)
+    func file(_ sha256: String) -> FolderFile {
+        FolderFile(folder: folder, path: stagedPath(sha256))
     }
 
     /// The size of the staged file of `sha256`, read through the folder; `nil` when none is
@@ -49,7 +45,7 @@ final class StagingFolder: Sendable {
     }
 
     /// The staged file of `sha256`, to be written: its subfolder made if needed.
-    func fileToWrite(_ sha256: String) throws -> URL {
+    func fileToWrite(_ sha256: String) throws -> FolderFile {
         let subfolder = Self.path + "/" + sha256.prefix(2)
         if !made.withLock({ $0.contains(subfolder) }) {
             try folderCall { try folder.makeFolder(subfolder) }
@@ -58,17 +54,22 @@ final class StagingFolder: Sendable {
         return file(sha256)
     }
 
+    /// The partial file `name` in `.depot/partial/`: a download under way.
+    func partialFile(_ name: String) -> FolderFile {
+        FolderFile(folder: folder, path: Self.partialPath + "/" + name)
+    }
+
     /// A new name in the folder, for a copy on its way to the release (``ReleaseJournal``).
     func temporaryPath() -> String { Self.path + "/" + UUID().uuidString }
 
     /// Where the folders a release adds are staged whole (``DepotClient/stageNewFolders(_:staging:)``).
     static let foldersPath = path + "/folders"
 
-    /// Every file and folder staged in the new folder `path`.
-    func filesStaged(in path: String) -> [URL] {
-        let root = URL(fileURLWithPath: folder.root + "/" + Self.foldersPath + "/" + path, isDirectory: true)
-        let inside = (FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String]) ?? []
-        return [root] + inside.map { root.appendingPathComponent($0) }
+    /// Every file and folder staged in the new folder `path`, as paths of the sync folder; a
+    /// link there is listed, never followed.
+    func filesStaged(in path: String) throws -> [String] {
+        let root = Self.foldersPath + "/" + path
+        return [root] + (try folderCall { try folder.tree(below: root) }).map(\.path)
     }
 
     /// Puts the content `move` names at `destination`, a path of the sync folder, not durably:
@@ -78,16 +79,10 @@ final class StagingFolder: Sendable {
     func place(_ move: ReleaseJournal.Move, at destination: String) throws -> Bool {
         guard move.copy else { return try self.move(move.staged, to: destination) }
         let staged = journaled(move.staged)
-        guard FileManager.default.fileExists(atPath: staged.path) else { return false }
+        guard try folderCall({ try folder.status(of: staged) }) != nil else { return false }
         let copy = temporaryPath()
-        let copyURL = URL(fileURLWithPath: folder.root + "/" + copy, isDirectory: false)
-        try FileManager.default.copyItem(at: staged, to: copyURL)
-        if let modified = move.modified {
-            try? FileManager.default.setAttributes(
-                [.modificationDate: Date(timeIntervalSince1970: TimeInterval(modified))],
-                ofItemAtPath: copyURL.path
-            )
-        }
+        try folderCall { try folder.copy(staged, to: copy) }
+        if let modified = move.modified { try? folder.setModificationTime(of: copy, seconds: modified) }
         return try folderCall { try folder.rename(copy, to: destination) }
     }
 
@@ -123,10 +118,10 @@ final class StagingFolder: Sendable {
         }
     }
 
-    /// The staged file of `sha256` as a switch journal names it: in its subfolder, or, for a
-    /// journal written by a client from before the subfolders, directly in the folder.
-    func journaled(_ sha256: String) -> URL {
-        let flat = folder.root + "/" + flatPath(sha256)
-        return access(flat, F_OK) == 0 ? URL(fileURLWithPath: flat, isDirectory: false) : file(sha256)
+    /// The path in the sync folder of the staged file of `sha256` as a switch journal names it:
+    /// in its subfolder, or, for a journal written by a client from before the subfolders,
+    /// directly in the folder.
+    func journaled(_ sha256: String) -> String {
+        (try? folder.kind(of: flatPath(sha256))) != nil ? flatPath(sha256) : stagedPath(sha256)
     }
 }

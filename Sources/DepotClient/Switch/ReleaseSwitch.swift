@@ -128,14 +128,9 @@ extension DepotClient {
         try folder.with { folder in
             try SQLiteSidecar.refuseInUse(journal.moves.map(\.path) + journal.removals, released: Set(journal.moves.map(\.path)), in: folder)
             for move in journal.moves {
-                let local = try localURL(for: move.path)
+                _ = try localURL(for: move.path)
                 if try folder.kind(of: move.path) == S_IFDIR {
-                    let inside = (FileManager.default.enumerator(atPath: local.path)?.allObjects as? [String]) ?? []
-                    let staying = inside.filter { name in
-                        var nested: ObjCBool = false
-                        _ = FileManager.default.fileExists(atPath: local.appendingPathComponent(name).path, isDirectory: &nested)
-                        return !nested.boolValue && !removed.contains(move.path + "/" + name)
-                    }
+                    let staying = try folder.tree(below: move.path).filter { $0.kind != S_IFDIR && !removed.contains($0.path) }
                     if !staying.isEmpty { throw SyncError(.io, "cannot replace the folder \(move.path) with a file: it holds other files") }
                 }
                 let segments = move.path.split(separator: "/").dropLast()
@@ -170,8 +165,8 @@ extension DepotClient {
         try switchFault?(.foldersStaged)
         try prepare(journal)
         try Durability.synchronize(
-            Set(journal.moves.map(\.staged)).map { staging.journaled($0) } + (journal.folders ?? []).flatMap { staging.filesStaged(in: $0) },
-            in: directory
+            Set(journal.moves.map(\.staged)).map { staging.journaled($0) } + (journal.folders ?? []).flatMap { try staging.filesStaged(in: $0) },
+            in: staging.folder
         )
         // Locked before the journal exists: no reader can carry it out meanwhile, so it is
         // carried out from memory, not read back (100,000 moves are megabytes of JSON).
@@ -208,8 +203,7 @@ extension DepotClient {
             try self.folder.remove(.journal)
             return
         }
-        // Every path is checked before anything is done; their URLs are made only where the
-        // platform syncs file by file (``Durability/synchronize(_:in:)``).
+        // Every path is checked before anything is done.
         for path in journal.removals + (journal.folders ?? []) { _ = try localURL(for: path) }
         for move in journal.moves { _ = try localURL(for: move.path) }
         if journal.removalsDone != true, !journal.removals.isEmpty {
@@ -218,7 +212,7 @@ extension DepotClient {
                 try? folder.remove(path)
                 try? removeEmptyFolders(above: path, in: folder)
             }
-            try Durability.synchronize(try journal.removals.map { try localURL(for: $0) }, in: directory)
+            try Durability.synchronize(journal.removals, in: folder)
             journal.removalsDone = true
             try write(journal)
         }
@@ -232,7 +226,7 @@ extension DepotClient {
             try switchFault?(.moved(index + 1))
         }
         // The renames, durable together before the state says they are done.
-        try Durability.synchronize(try (journal.moves.map(\.path) + (journal.folders ?? [])).map { try localURL(for: $0) }, in: directory)
+        try Durability.synchronize(journal.moves.map(\.path) + (journal.folders ?? []), in: folder)
         try journal.state.save(in: self.folder)
         try switchFault?(.stateSaved)
         try self.folder.remove(.journal)

@@ -81,7 +81,7 @@ extension DepotClient {
     /// (``Durability/synchronize(_:in:)``).
     func keepStaged(_ staged: StagedRelease) throws {
         let staging = StagingFolder(try folder.open())
-        try Durability.synchronize(Set(staged.journal.moves.map(\.staged)).map { staging.journaled($0) }, in: directory)
+        try Durability.synchronize(Set(staged.journal.moves.map(\.staged)).map { staging.journaled($0) }, in: staging.folder)
         try folder.replace(.staged) { try staged.encode(into: &$0) }
     }
 }

@@ -44,7 +44,7 @@ final class SyncFolder: Sendable {
     /// Runs `body` with the folder, telling a failure to touch it as a ``SyncError`` of code
     /// `io`.
     func with<Result>(_ body: (ContainedFolder) throws -> Result) throws -> Result {
-        let folder = try open()
+        let folder = try self.open()
         return try folderCall { try body(folder) }
     }
 }

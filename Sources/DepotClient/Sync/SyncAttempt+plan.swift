@@ -98,14 +98,14 @@ extension SyncAttempt {
         let blocks = BlockFetch(server: server, session: session, width: configuration.parallelDownloads)
         let packs = PackFetch(server: server, session: session)
         let (contentPath, localCopies) = (planned.contentPath, planned.localCopies)
+        let folder = try client.folder.open()
         var update = try await UpdatePlan(
             planned.plan,
             release: planned.next,
             rollout: channel.side,
             document: channel.document,
-            staging: StagingFolder(try client.folder.open()),
-            partialFolder: client.partialFolder,
-            localURL: { try DepotClient.localURL(for: $0, in: contentPath) },
+            staging: StagingFolder(folder),
+            localFile: { try DepotClient.localFile(for: $0, in: contentPath, folder: folder) },
             localCopies: localCopies,
             blocks: { entry, local, budget in
                 try await localCopies.match(entry, at: local) {

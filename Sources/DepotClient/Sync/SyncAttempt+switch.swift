@@ -7,12 +7,11 @@ extension SyncAttempt {
     /// Fetches and verifies every file of the plan into `.depot/staging/` (``FileStager``); a
     /// file that fails is reported as failed and the others go on.
     func stage(_ planned: PlannedSync, progress: (@Sendable (DepotClient.Progress) -> Void)?) async throws -> [SyncReport.File] {
-        let contentPath = planned.contentPath
+        let (contentPath, folder) = (planned.contentPath, try client.folder.open())
         var stager = FileStager(
             server: server,
-            staging: StagingFolder(try client.folder.open()),
-            partialFolder: client.partialFolder,
-            localURL: { try DepotClient.localURL(for: $0, in: contentPath) },
+            staging: StagingFolder(folder),
+            localFile: { try DepotClient.localFile(for: $0, in: contentPath, folder: folder) },
             parallelDownloads: client.configuration.parallelDownloads,
             session: session,
             progress: progress

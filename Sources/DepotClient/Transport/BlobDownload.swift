@@ -19,7 +19,8 @@ struct BlobDownload {
     let entityTag: String
     /// The length the release promises.
     let expectedLength: Int64
-    let partialFile: URL
+    /// In `.depot/partial/` of the sync folder.
+    let partialFile: FolderFile
 
     enum Outcome {
         /// Everything came in one 200.
@@ -34,7 +35,7 @@ struct BlobDownload {
     /// breaks, the bytes received so far stay for the next attempt (not fsynced: what a crash
     /// loses is downloaded again, and the whole is checked anyway).
     func run(session: TransferSession, progress: @escaping @Sendable (Int64) -> Void) async throws -> (Outcome, Int64) {
-        let partial = try PartialFile(at: partialFile, source: url.path, expectedLength: expectedLength)
+        let partial = try PartialFile(partialFile, source: url.path, expectedLength: expectedLength)
         if partial.isComplete { return (.alreadyComplete, 0) }
         var request = URLRequest.bytes(of: url)
         // Never answer from a local HTTP cache: documents and blobs are validated by Depot itself.

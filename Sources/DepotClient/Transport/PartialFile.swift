@@ -1,3 +1,4 @@
+import DepotFiles
 import Foundation
 
 /// A download of an immutable file under way in a partial file, and resumable: Depot's one
@@ -11,14 +12,17 @@ import Foundation
 /// §13.1.5. A 206 that starts at `N` and names the expected length appends; a 200 restarts the
 /// file (its strong ETag kept for a later resume; a weak one cannot be used by `If-Range`);
 /// any other answer is refused. No more than the expected length is ever written, and the file
-/// and its tag are opened without following a link (``Durability``).
+/// and its tag are touched only through their folder's descriptor (``FolderFile``): a link in
+/// place of either, or on the way, is refused, never read or written through.
 ///
 /// A download that resumed and then fails its check may owe that to its start (another
 /// server's wrong bytes under the right ETag): ``fetchChecked(_:check:)`` fetches it again
 /// whole, once.
 public final class PartialFile {
     /// Where the bytes go.
-    public let url: URL
+    let file: FolderFile
+    /// Where the bytes go, for messages and checks.
+    public var url: URL { URL(fileURLWithPath: file.shown, isDirectory: false) }
     /// The length the release promises.
     public let expectedLength: Int64
     /// What the download is of, for messages (its URL).
@@ -35,19 +39,27 @@ public final class PartialFile {
     public private(set) var resumed = false
 
     /// Opens (or makes) the partial file at `url` of a download of `source` promised to be
-    /// `expectedLength` bytes long.
-    public init(at url: URL, source: String, expectedLength: Int64) throws {
-        self.url = url
+    /// `expectedLength` bytes long: a name in the folder the caller gave (`depot mirror`'s).
+    public convenience init(at url: URL, source: String, expectedLength: Int64) throws {
+        try self.init(FolderFile.at(url, creating: true), source: source, expectedLength: expectedLength)
+    }
+
+    /// Opens (or makes) the partial file `file` of the sync folder.
+    init(_ file: FolderFile, source: String, expectedLength: Int64) throws {
+        self.file = file
         self.source = source
         self.expectedLength = expectedLength
-        handle = try Durability.open(url, truncating: false)
+        handle = try file.writing(truncating: false)
         held = Int64(try handle.seekToEnd())
     }
 
     deinit { try? handle.close() }
 
     /// Beside the partial file: the strong ETag the server sent with its first bytes.
-    public var tagFile: URL { url.appendingPathExtension("etag") }
+    var tag: FolderFile { file.appending(".etag") }
+
+    /// Beside the partial file: the strong ETag the server sent with its first bytes.
+    public var tagFile: URL { URL(fileURLWithPath: tag.shown, isDirectory: false) }
 
     /// Whether the file holds the promised length already: nothing is to be asked for.
     public var isComplete: Bool { held == expectedLength }
@@ -59,7 +71,8 @@ public final class PartialFile {
     /// `If-Range` (the tag kept, else `assumedTag`; without either, the whole file).
     public func requestHeaders(assumedTag: String?) -> [(name: String, value: String)] {
         guard resumeFrom > 0 else { return [] }
-        let kept = (try? Data(contentsOf: tagFile)).map { String(decoding: $0, as: UTF8.self) }
+        // A link in place of the tag is not read: the tag assumed is asked with instead.
+        let kept = (try? tag.read())?.map { String(decoding: $0, as: UTF8.self) }
         guard let tag = kept ?? assumedTag else { return [] }
         return [("Range", "bytes=\(resumeFrom)-"), ("If-Range", tag)]
     }
@@ -81,9 +94,9 @@ public final class PartialFile {
             try handle.truncate(atOffset: 0)
             offset = 0
             if let entityTag, entityTag.hasPrefix("\"") {
-                try Durability.write(Data(entityTag.utf8), to: tagFile)
+                try tag.write(Data(entityTag.utf8))
             } else {
-                try? FileManager.default.removeItem(at: tagFile)
+                tag.remove()
             }
         default:
             throw SyncError(.server, "\(source) answered \(status)")
@@ -99,15 +112,22 @@ public final class PartialFile {
         do {
             try handle.write(contentsOf: bytes)
         } catch {
-            throw SyncError(.io, "cannot write \(url.path): \(error)")
+            throw SyncError(.io, "cannot write \(file.shown): \(error)")
         }
         received += Int64(bytes.count)
     }
 
     /// Removes the partial file at `url`, and the ETag kept beside it.
     public static func discard(_ url: URL) {
-        try? FileManager.default.removeItem(at: url)
-        try? FileManager.default.removeItem(at: url.appendingPathExtension("etag"))
+        guard let file = try? FolderFile.at(url, creating: false) else { return }
+        discard(file)
+    }
+
+    /// Removes the partial file `file`, and the ETag kept beside it: a link in place of either is
+    /// removed itself, never what it names.
+    static func discard(_ file: FolderFile) {
+        file.remove()
+        file.appending(".etag").remove()
     }
 
     /// Downloads with `attempt` (which says whether it resumed), then runs `check`. When the
@@ -121,12 +141,32 @@ public final class PartialFile {
         resumed: (Attempt) -> Bool,
         check: () throws -> Void
     ) async throws -> [Attempt] {
+        try await fetchChecked(discard: { discard(url) }, attempt: attempt, resumed: resumed, check: check)
+    }
+
+    /// ``fetchChecked(_:attempt:resumed:check:)`` of the partial file `file` of the sync folder.
+    static func fetchChecked<Attempt>(
+        _ file: FolderFile,
+        attempt: () async throws -> Attempt,
+        resumed: (Attempt) -> Bool,
+        check: () throws -> Void
+    ) async throws -> [Attempt] {
+        try await fetchChecked(discard: { discard(file) }, attempt: attempt, resumed: resumed, check: check)
+    }
+
+    /// Runs the attempts, calling `discard` where the partial file is to go.
+    private static func fetchChecked<Attempt>(
+        discard: () -> Void,
+        attempt: () async throws -> Attempt,
+        resumed: (Attempt) -> Bool,
+        check: () throws -> Void
+    ) async throws -> [Attempt] {
         let first = try await attempt()
         do {
             try check()
             return [first]
         } catch {
-            discard(url)
+            discard()
             guard resumed(first) else { throw error }
         }
         let second = try await attempt()
@@ -134,7 +174,7 @@ public final class PartialFile {
             try check()
             return [first, second]
         } catch {
-            discard(url)
+            discard()
             throw error
         }
     }
