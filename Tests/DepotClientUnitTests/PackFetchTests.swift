@@ -1,3 +1,4 @@
+import DepotHTTP
 import DepotManifest
 import Testing
 
@@ -54,6 +55,40 @@ struct PackFetchTests {
             #expect(runs.allSatisfy { $0.packLength == 60 })
             if let run = runs.last, expected.last == ["f3", "f4", "f5"] { #expect(run.range == 30...59) }
         }
+    }
+
+    @Test("a whole page takes its brotli pack only when its files decode to at most 4 MiB: memory follows that bound, not the page")
+    func brotliPackBound() {
+        // Each a whole download through memory (256 KiB, gzip under 64 KiB): 16 of them decode to
+        // 4 MiB, 17 to more.
+        for (count, takes) in [(16, true), (17, false)] {
+            let page = ReleasePage(entries: (0..<count).map { Self.entry("f\($0)", size: 256 << 10, gzip: 60 << 10) })
+            let runs = PackFetch.runs(pages: [("p", page)], wanted: Set(page.entries.map(\.path)))
+            #expect(runs.count == 1 && runs[0].isWholePage && runs[0].contentsLength == Int64(count) << 18)
+            #expect(runs[0].takesBrotliPack == (takes && ContentDecoders.decodable.contains(.br)), "\(count) files")
+        }
+    }
+
+    @Test("a plan counts each packed file at its length in the pack, signed by its page: for a whole page, as the bound of its brotli pack")
+    func planCountsSignedLengths() {
+        let page = ReleasePage(entries: (0..<6).map { Self.entry("f\($0)", size: 1_000, gzip: 300) })
+        // The file's own download would be its brotli variant, 200 bytes: a pack carries gzip.
+        func files(_ paths: [String]) -> [UpdatePlan.File] {
+            paths.map { UpdatePlan.File(path: $0, size: 1_000, way: .brotli, expectedBytes: 200, isBound: false) }
+        }
+        var whole = files(page.entries.map(\.path))
+        UpdatePlan.pack(&whole, Set(page.entries.map(\.path)), pages: [("p", page)])
+        #expect(whole.allSatisfy { $0.way == .packed && $0.expectedBytes == 300 && $0.isBound == ContentDecoders.decodable.contains(.br) })
+
+        // f2 staged already: two runs of ranges, each file at its bytes, exactly.
+        var parts = files(["f0", "f1", "f3", "f4", "f5"])
+        UpdatePlan.pack(&parts, ["f0", "f1", "f3", "f4", "f5"], pages: [("p", page)])
+        #expect(parts.allSatisfy { $0.way == .packed && $0.expectedBytes == 300 && !$0.isBound })
+
+        // A file alone in its run is no pack's: its own download stays.
+        var alone = files(["f0", "f2"])
+        UpdatePlan.pack(&alone, ["f0", "f2"], pages: [("p", page)])
+        #expect(alone == files(["f0", "f2"]))
     }
 
     /// (bytes, sizes) → shares: in proportion, the rest of the division to the first, summing to

@@ -28,8 +28,10 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
         /// `.gzip`, `.full`, or `.staged` when an earlier download staged it).
         public var way: SyncReport.Outcome
         /// The bytes that way transfers: the listed patch, the blocks the local copy lacks (with
-        /// the block index), or the gzip variant or the file whole. For a patch the server makes
-        /// on request the whole download is the bound: ``isBound``.
+        /// the block index), or the gzip variant or the file whole, or its bytes in its page's
+        /// pack. For a patch the server makes on request the whole download is the bound, and
+        /// for a page that may come in its brotli pack (whose length is the server's word, not
+        /// signed) its plain pack's bytes are: ``isBound``.
         public var expectedBytes: Int64
         /// Whether ``expectedBytes`` is an upper bound rather than the size listed.
         public var isBound: Bool
@@ -122,9 +124,8 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
     /// what the folder holds at the path, and for blocks what the
     /// local copy holds of them (`blocks`: the bytes a rebuild of an entry from a local file
     /// transfers within a budget, index included; it throws when the blocks are not worth their
-    /// bytes, and the next way is taken, as the stager takes it), and for a whole page of small
-    /// files its brotli pack (`packs`: the new release's pages, and the length of a page's
-    /// brotli pack, `nil` when the server has none).
+    /// bytes, and the next way is taken, as the stager takes it), and for small files their
+    /// pages' packs (`packs`: the new release's pages; ``pack(_:_:pages:)``).
     init(
         _ plan: ReleasePlan,
         release: HeldRelease,
@@ -134,7 +135,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
         localFile: (String) throws -> FolderFile,
         localCopies: LocalCopies,
         blocks: (ReleaseEntry, FolderFile, _ budget: Int64) async throws -> Int64,
-        packs: (pages: [(sha256: String, page: ReleasePage)], brotliLength: (String) async -> Int64?) = ([], { _ in nil })
+        packs: [(sha256: String, page: ReleasePage)] = []
     ) async throws {
         var files: [File] = []
         var packable = Set<String>()
@@ -167,8 +168,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
                     }
                 case .download(let whole): chosen = (SyncReport.Outcome(whole.coding), whole.size, false)
                 case .stream(let whole):
-                    // A download an earlier one began resumes: only the rest comes (nothing, when
-                    // it holds the whole length: it is checked, and fetched again only if wrong).
+                    // A download begun earlier resumes: only the rest comes (none when whole: it is checked, fetched again if wrong).
                     let held = staging.partialFile(FileStager.partialName(of: whole)).size ?? 0
                     chosen = (SyncReport.Outcome(whole.coding), held <= whole.size ? whole.size - held : whole.size, false)
                 }
@@ -176,7 +176,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
             let (way, bytes, isBound) = chosen ?? (.full, entry.size, false)
             files.append(File(path: entry.path, size: entry.size, way: way, expectedBytes: bytes, isBound: isBound))
         }
-        await Self.pack(&files, packable, pages: packs.pages, brotliLength: packs.brotliLength)
+        Self.pack(&files, packable, pages: packs)
         self.init(
             release: release,
             isUpToDate: false,

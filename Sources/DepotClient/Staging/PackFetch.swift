@@ -24,9 +24,16 @@ struct PackFetch {
         /// Whether it is every member of the page.
         var isWholePage = false
 
+        /// The bytes its members' contents add up to: what the brotli pack decodes to, in memory.
+        var contentsLength: Int64 { members.reduce(0) { $0 + $1.entry.size } }
+
         /// Whether the page's brotli pack (`packs/{page}.br`) is asked for it first: a whole
-        /// page, by a client that decodes brotli. The one rule of the fetch and of a check's plan.
-        var takesBrotliPack: Bool { isWholePage && ContentDecoders.decodable.contains(.br) }
+        /// page, by a client that decodes brotli, whose contents fit in
+        /// ``maximumDecodedBytes``: memory follows that bound, not the page. The one rule of the
+        /// fetch and of a check's plan.
+        var takesBrotliPack: Bool {
+            isWholePage && contentsLength <= PackFetch.maximumDecodedBytes && ContentDecoders.decodable.contains(.br)
+        }
     }
 
     /// The runs to fetch: maximal sequences of consecutive pack members of each page whose
@@ -55,6 +62,12 @@ struct PackFetch {
     /// Runs shorter than this are not worth a pack request.
     static let minimumRun = 2
 
+    /// The most a brotli pack may decode to: it is decoded into memory whole, and a few packs
+    /// come at once. Each member is small once decoded (a whole download through memory,
+    /// ``FileStager/inMemoryLimit``), but a page may hold many; a larger page comes in its plain
+    /// pack, whose bytes are what the page lists.
+    static let maximumDecodedBytes: Int64 = 4 << 20
+
     let server: URL
     let session: TransferSession
 
@@ -64,14 +77,25 @@ struct PackFetch {
         let bytes: Data
         /// Where `bytes` start in the pack; `nil` for the members' contents.
         let start: Int64?
-        /// The bytes that came: `bytes.count`, but for a brotli pack.
+        /// Every byte the request moved: `bytes.count`, but for a brotli pack, and with what a
+        /// brotli attempt that failed had moved.
         let transferred: Int64
     }
 
     /// Fetches `run`: for a whole page, its brotli pack when the server has one; else a range of
-    /// the pack, or the whole pack when the server or a proxy answers 200.
+    /// the pack, or the whole pack when the server or a proxy answers 200. A brotli attempt
+    /// that fails (none, damaged, or longer than the plain pack: it is cut off there) moved
+    /// bytes all the same: the answer counts them.
     func fetch(_ run: Run) async throws -> Answer {
-        if run.takesBrotliPack, let answer = try? await fetchBrotli(run) { return answer }
+        var attempted: Int64 = 0
+        if run.takesBrotliPack {
+            let brotli = BoundedFetch(maximumBytes: Int(run.packLength))
+            do {
+                return try await fetchBrotli(run, with: brotli)
+            } catch {
+                attempted = brotli.bytesReceived
+            }
+        }
         let path = try TreeObject.pack(ofPage: run.page).url
         var request = URLRequest.bytes(of: try OriginPolicy.url(path, below: server))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
@@ -89,19 +113,20 @@ struct PackFetch {
         case 200: start = 0
         default: throw SyncError(.server, "\(path) answered \(response.statusCode)")
         }
-        return Answer(bytes: data, start: start, transferred: Int64(data.count))
+        return Answer(bytes: data, start: start, transferred: attempted + Int64(data.count))
     }
 
-    /// The page's brotli pack, whole, decoded: at most as many bytes as the plain pack (else it
-    /// is no saving) and decoding to exactly the members' contents (else it is a bomb or
-    /// damaged). Throws when the server has none (an origin or a mirror before them).
-    private func fetchBrotli(_ run: Run) async throws -> Answer {
+    /// The page's brotli pack, whole, decoded: at most as many bytes as the plain pack (the
+    /// limit of `fetcher`: else it is no saving) and decoding to exactly the members' contents
+    /// (else it is a bomb or damaged). Throws when the server has none (an origin or a mirror
+    /// before them).
+    private func fetchBrotli(_ run: Run, with fetcher: BoundedFetch) async throws -> Answer {
         let path = try TreeObject.brotliPack(ofPage: run.page).url
         var request = URLRequest.bytes(of: try OriginPolicy.url(path, below: server))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        let (response, data) = try await BoundedFetch(maximumBytes: Int(run.packLength)).fetch(request, session: session, deadline: nil)
+        let (response, data) = try await fetcher.fetch(request, session: session, deadline: nil)
         guard response.statusCode == 200 else { throw SyncError(.server, "\(path) answered \(response.statusCode)") }
-        let length = run.members.reduce(0) { $0 + Int($1.entry.size) }
+        let length = Int(run.contentsLength)
         var contents = Data()
         contents.reserveCapacity(length)
         guard let decoder = try ContentDecoders.decoder(for: .br) else { throw SyncError(.corrupt, "no brotli decoder") }
@@ -133,8 +158,9 @@ struct PackFetch {
             file.encoding = member.isGzip ? ContentCoding.gzip.rawValue : nil
             staged.append(file)
         }
-        // Bytes that staged nothing (a member that did not check out, a whole pack) count too.
-        let extra = Int64(data.count) - staged.reduce(0) { $0 + $1.bytesTransferred }
+        // Bytes that staged nothing (a member that did not check out, a whole pack, a brotli
+        // attempt that failed) count too.
+        let extra = answer.transferred - staged.reduce(0) { $0 + $1.bytesTransferred }
         if extra > 0, !staged.isEmpty { staged[0].bytesTransferred += extra }
         return staged
     }
@@ -159,25 +185,11 @@ struct PackFetch {
     }
 
     /// `transferred` bytes shared among files of `sizes` in proportion, the rest of the division
-    /// to the first: how a brotli pack's bytes are counted against its files, in a report and in
-    /// a plan alike.
+    /// to the first: how a brotli pack's bytes are counted against its files in a report.
     static func shares(of transferred: Int64, sizes: [Int64]) -> [Int64] {
         let total = max(1, sizes.reduce(0, +))
         var shares = sizes.map { transferred * $0 / total }
         if !shares.isEmpty { shares[0] += transferred - shares.reduce(0, +) }
         return shares
-    }
-
-    /// The length of the brotli pack of the page `page`, asked with a HEAD; `nil` when the
-    /// server has none (or says nothing usable).
-    func brotliPackLength(page: String) async -> Int64? {
-        guard let path = try? TreeObject.brotliPack(ofPage: page).url, let url = try? OriginPolicy.url(path, below: server) else { return nil }
-        var request = URLRequest.bytes(of: url)
-        request.httpMethod = "HEAD"
-        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
-        guard let (response, _) = try? await BoundedFetch(maximumBytes: .max).fetch(request, session: session, deadline: nil),
-            response.statusCode == 200, response.expectedContentLength >= 0
-        else { return nil }
-        return response.expectedContentLength
     }
 }

@@ -96,7 +96,6 @@ extension SyncAttempt {
             ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
         guard goal == .check || budget != nil || progress.overall != nil else { return nil }
         let blocks = BlockFetch(server: server, session: session, width: configuration.parallelDownloads)
-        let packs = PackFetch(server: server, session: session)
         let (contentPath, localCopies) = (planned.contentPath, planned.localCopies)
         let folder = try client.folder.open()
         var update = try await UpdatePlan(
@@ -112,7 +111,7 @@ extension SyncAttempt {
                     try await blocks.match(entry, from: local, budget: budget, received: ByteCounter())
                 }.matched.expected
             },
-            packs: (planned.afterPages, { await packs.brotliPackLength(page: $0) })
+            packs: planned.afterPages
         )
         update.copiedBytes = planned.carried.copiedBytes
         if goal != .check, let budget, update.expectedBytes > budget {
