@@ -203,8 +203,8 @@ extension Depot {
             guard FileManager.default.fileExists(atPath: parent) else {
                 throw CommandFailure("--dir \(dir): its parent folder \(parent) does not exist (a typo?); make it first")
             }
-            // Said to a person; a program reading --json has the report.
-            guard !json else { return }
+            // Said to a person; a program reading --json has the report. A check makes nothing.
+            guard !json, !check else { return }
             FileHandle.standardError.write(Data("--dir \(dir) is new: making it, and fetching the whole release into it\n".utf8))
         }
 

@@ -84,6 +84,28 @@ struct SyncFailureTextTests {
         }
     }
 
+    @Test("a check of a new folder, and a first sync whose files fail (reported, not thrown), leave no folder")
+    func checkAndFailedFilesLeaveNothing() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("noise.bin", Fixture.pseudoRandom(count: 100_000, seed: 57))])
+            try await FaultyRelay.with(upstreamPort: server.port) { relay in
+                try await withTemporaryDirectory { root in
+                    let base = try #require(URL(string: "http://127.0.0.1:\(relay.port)/"))
+                    let folder = root.appendingPathComponent("new/inner")
+                    let plan = try await DepotClient(server: base, directory: folder).check()
+                    #expect(plan.files.map(\.path) == ["noise.bin"])
+                    #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("new").path), "the check left its folder")
+
+                    // Every blob altered on the way: the file fails its SHA-256, and the sync reports it.
+                    relay.tamper("/blobs/")
+                    let report = try await DepotClient(server: base, directory: folder).sync()
+                    #expect(report.failedCount == 1, "\(report.files)")
+                    #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("new").path), "the failed first sync left its folder")
+                }
+            }
+        }
+    }
+
     @Test("a check's estimate is within 5% of what the download then transfers, documents included, and its totals are in its JSON")
     func estimateCountsDocuments() async throws {
         try await SyncStepsTests.withReleaseOne { server, _, client in

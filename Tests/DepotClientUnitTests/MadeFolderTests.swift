@@ -8,6 +8,13 @@ import Testing
 /// left empty; never a file another process put in the new folder meanwhile.
 @Suite("Made folder")
 struct MadeFolderTests {
+    @Test("what a first sync made stays only after a download or sync that fetched every file: never after a check")
+    func keeps() {
+        #expect(MadeFolder.keeps(.apply, failedCount: 0) && MadeFolder.keeps(.download, failedCount: 0))
+        #expect(!MadeFolder.keeps(.check, failedCount: 0))
+        #expect(!MadeFolder.keeps(.apply, failedCount: 1) && !MadeFolder.keeps(.download, failedCount: 2))
+    }
+
     @Test("only .depot and the folders left empty go; a file another process wrote in the new folder keeps it, and its parents")
     func removesOnlyWhatItMade() async throws {
         try await withTemporaryDirectory { root in

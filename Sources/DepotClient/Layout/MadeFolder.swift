@@ -2,11 +2,12 @@ import DepotFiles
 import Foundation
 
 /// The first folder missing on the way to a sync folder, seen before a sync makes it: a first
-/// sync that fails removes what it made (the sync folder's `.depot`: install id, locks, staged
-/// files), then the folders on the way that are left empty, so that a typo or a full disk leaves
-/// nothing behind. Nothing else is removed: a file another process put in the new folder
-/// meanwhile keeps it. Removed through its parent's descriptor (``DepotFiles/ContainedFolder``),
-/// never following a link.
+/// sync that fails (throws, or reports files it could not fetch) and a check remove what they
+/// made (the sync folder's `.depot`: install id, locks, staged files), then the folders on the
+/// way that are left empty, so that a typo, a full disk or a look at what a sync would do leaves
+/// nothing behind (``keeps(_:failedCount:)``). Nothing else is removed: a file another process
+/// put in the new folder meanwhile keeps it. Removed through its parent's descriptor
+/// (``DepotFiles/ContainedFolder``), never following a link.
 struct MadeFolder {
     /// The folder holding the missing one, which exists.
     let parent: String
@@ -34,6 +35,13 @@ struct MadeFolder {
     private static func exists(_ path: String) -> Bool {
         var status = stat()
         return lstat(path, &status) == 0
+    }
+
+    /// Whether what a first sync that ended without throwing made stays: not after a check
+    /// (it changes nothing), nor after a sync that reports `failedCount` files it could not
+    /// fetch (it switched to nothing: the folder would hold only `.depot`).
+    static func keeps(_ goal: SyncGoal, failedCount: Int) -> Bool {
+        goal != .check && failedCount == 0
     }
 
     /// Removes what the sync made in the folder, then each folder from the sync folder up to

@@ -7,19 +7,22 @@ extension DepotClient {
     /// Runs the sync's steps up to `goal` (``SyncGoal``), on each server in turn (``Failover``),
     /// under the folder's sync lock, once an interrupted switch is finished and waiting reports
     /// are sent; returns the report and, for `.check`, the plan. A sync that made the folder and
-    /// then fails removes it (``MadeFolder``).
+    /// then fails, or a check that made it, removes it (``MadeFolder``).
     func run(to goal: SyncGoal, progress: ProgressSink) async throws -> (report: SyncReport, plan: UpdatePlan?) {
         let made = MadeFolder(path: directoryPath)
         let syncLock = try lockForSync()
         defer { syncLock.unlock() }
+        let result: (report: SyncReport, plan: UpdatePlan?)
         do {
-            return try await runLocked(to: goal, progress: progress)
+            result = try await runLocked(to: goal, progress: progress)
         } catch {
             // A first sync that fails leaves no folder behind: what it made goes, under its lock
             // (a sync that could not take the lock made nothing).
             made?.remove()
             throw error
         }
+        if let made, !MadeFolder.keeps(goal, failedCount: result.report.failedCount) { made.remove() }
+        return result
     }
 
     /// ``run(to:progress:)`` under the folder's sync lock.
