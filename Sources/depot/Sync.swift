@@ -59,11 +59,7 @@ extension Depot {
         @Option(help: "Downloads under way at once, over one keep-alive connection pool.")
         var parallel = 4
 
-        @Option(help: "Bytes a second every transfer must average over --rate-window, or it fails (0: no minimum).")
-        var minimumRate = 1024
-
-        @Option(help: "How long the transfer rate is averaged over (seconds, or 90s, 2m).")
-        var rateWindow = DurationArgument(seconds: 30)
+        @OptionGroup var rate: TransferRateOptions
 
         @Option(help: "How long a channel, release or page document may take to arrive (seconds, or 90s, 2m).")
         var documentTimeout = DurationArgument(seconds: 120)
@@ -131,7 +127,7 @@ extension Depot {
                 throw ValidationError("--keep-deleted keeps files in place: not with --layout release-folders")
             }
             guard (1...64).contains(parallel) else { throw ValidationError("--parallel takes 1 to 64") }
-            guard minimumRate >= 0 else { throw ValidationError("--minimum-rate takes 0 or more bytes a second") }
+            try rate.check()
             guard maxBackoff.seconds > 0, maxBackoff.seconds <= Self.longestWait else {
                 throw ValidationError("--max-backoff takes a duration over 0 and at most 366d, as 90s or 5m")
             }
@@ -151,8 +147,8 @@ extension Depot {
                     trustedKeys: trust.trustedKeys,
                     trustedRoot: try trust.rootDocument(),
                     removesDeletedFiles: !keepDeleted,
-                    minimumTransferRate: minimumRate,
-                    transferRateWindow: rateWindow.seconds,
+                    minimumTransferRate: rate.minimumRate,
+                    transferRateWindow: rate.rateWindow.seconds,
                     documentTimeout: documentTimeout.seconds,
                     parallelDownloads: parallel,
                     sendsReports: reports,

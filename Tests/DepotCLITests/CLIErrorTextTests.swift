@@ -150,6 +150,7 @@ struct CLIErrorTextTests {
                 (["--server", "http://user:SECRET@127.0.0.1:9"], "network", 2),
                 (["--server", server, "--trusted-key", publicKey], "untrusted", 3),
                 (["--server", server, "--parallel", "0"], "usage", 64),
+                (["--server", server, "--minimum-rate=-1"], "usage", 64),
                 (["--apply"], "not-staged", 5),
             ]
             for (arguments, code, status) in cases {

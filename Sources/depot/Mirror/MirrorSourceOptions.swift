@@ -30,6 +30,7 @@ struct MirrorSourceOptions: ParsableArguments {
 
     func validate() throws {
         if from.isEmpty { throw ValidationError("give the source with --from") }
+        try rate.check()
         if let bad = channels.first(where: { ChannelName.problem($0) != nil }) {
             throw ValidationError("--channel \(bad): \(ChannelName.problem(bad)!)")
         }
@@ -49,7 +50,7 @@ struct MirrorSourceOptions: ParsableArguments {
     /// else the default one.
     static func defaultChannels(of source: MirrorAddress) -> [String] {
         guard case .folder(let root) = source,
-            let names = try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("channels").path)
+            let names = try? ContainedFolder(root: root.path, creating: false).names(in: "channels")
         else { return [ChannelName.default] }
         let channels = names.filter { ChannelName.problem($0) == nil }.sorted()
         return channels.isEmpty ? [ChannelName.default] : channels
