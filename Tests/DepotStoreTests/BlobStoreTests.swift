@@ -1,3 +1,4 @@
+import DepotFiles
 import DepotHTTP
 import DepotStore
 import DepotTestFixtures
@@ -77,11 +78,16 @@ struct BlobStoreTests {
             var content = Data()
             while content.count < 5 << 19 { content += Fixture.text + Fixture.noise.prefix(3000) }
             let pieces = stride(from: 0, to: content.count, by: piece).map { ByteBuffer(bytes: content[$0..<min($0 + piece, content.count)]) }
-            let tap = try BlockIndexTap(packedPath: folder.appendingPathComponent("tapped.zblocks").path, blockSize: 1024)
+            let tap = try BlockIndexTap(packed: "tapped.zblocks", in: ContainedFolder(root: folder.path), blockSize: 1024)
             let record = try await store.ingest(pieces.async, indexing: tap)
             let tapped = try tap.finish()
             let madePath = folder.appendingPathComponent("made.zblocks").path
-            let made = try BlockIndexMaker.make(content: store.path(forSHA256: record.sha256).string, packedPath: madePath, blockSize: 1024)
+            let made = try BlockIndexMaker.make(
+                content: store.path(forSHA256: record.sha256).string,
+                packed: "made.zblocks",
+                in: ContainedFolder(root: folder.path),
+                blockSize: 1024
+            )
             #expect(tapped == made)
             #expect(try Data(contentsOf: URL(fileURLWithPath: tap.packedPath)) == Data(contentsOf: URL(fileURLWithPath: madePath)))
         }
@@ -95,7 +101,7 @@ struct BlobStoreTests {
         try await withTemporaryDirectory { folder in
             let store = try await BlobStore.open(dataDirectory: FilePath(folder.path))
             let content = Fixture.pseudoRandom(count: 3 << 20, seed: 9)
-            let tap = try BlockIndexTap(packedPath: "/dev/full", blockSize: 1024)
+            let tap = try BlockIndexTap(packed: "full", in: ContainedFolder(root: "/dev", creating: false), blockSize: 1024)
             let record = try await store.ingest(Self.chunks(content).async, indexing: tap)
             #expect(record.sha256 == Fixture.sha256(content))
             #expect(try Data(contentsOf: URL(fileURLWithPath: store.path(forSHA256: record.sha256).string)) == content)

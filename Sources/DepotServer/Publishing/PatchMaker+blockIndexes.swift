@@ -41,13 +41,12 @@ extension PatchMaker {
             packedPath = FilePath(tapped.packedPath)
         } else {
             let contentPath = store.path(forSHA256: content.sha256).string
-            packedPath = store.temporaryPath(extension: "zblocks")
             let blockSize = configuration.blockSize
-            index = try await encoder.runIfActive {
-                try BlockIndexMaker.make(content: contentPath, packedPath: packedPath.string, blockSize: blockSize)
+            (index, packedPath) = try await encoder.runIfActive { [store] in
+                try BlockIndexMaker.make(content: contentPath, temporaryIn: store, blockSize: blockSize)
             }
         }
-        defer { if tapped == nil { _ = try? FileManager.default.removeItem(atPath: packedPath.string) } }
+        defer { if tapped == nil { store.removeTemporary(packedPath) } }
         let packed = try await store.ingest(contentsOf: packedPath, compresses: false)
         defer { store.release(packed.sha256) }
         let indexBlob = try await store.ingest(

@@ -83,7 +83,7 @@ struct ReleaseController: Sendable {
         }
         defer {
             uploads.store.release(blob.sha256)
-            if let index { try? FileManager.default.removeItem(atPath: index.packedPath) }
+            index?.removePacked()
         }
         try await publisher.recordUpload(blob, index: index, logger: context.logger)
         return try Response.json(BlobReply(sha256: blob.sha256, size: blob.size, stored: true), status: .created)

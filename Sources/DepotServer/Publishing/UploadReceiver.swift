@@ -53,7 +53,7 @@ struct UploadReceiver: Sendable {
         // a tap (its file could not be made), the index is made from the stored file later.
         let tap =
             indexing && configuration.deltas.indexesBlocks(ofSize: length ?? 0)
-            ? try? BlockIndexTap(packedPath: store.temporaryPath(extension: "zblocks").string, blockSize: configuration.deltas.blockSize)
+            ? try? BlockIndexTap(in: store, blockSize: configuration.deltas.blockSize)
             : nil
         do {
             let blob = try await store.ingest(LimitedBody(base: request.body, limit: configuration.maxUploadBytes), indexing: tap) {
@@ -61,7 +61,7 @@ struct UploadReceiver: Sendable {
             }
             return .stored(blob, index: tap)
         } catch {
-            if let tap { try? FileManager.default.removeItem(atPath: tap.packedPath) }
+            tap?.removePacked()
             switch error {
             case is UploadTooLarge:
                 return .refused(tooLarge(context: context))

@@ -48,7 +48,7 @@ public struct BlobBatchWriter: ~Copyable {
                     )
                 }
             } catch {
-                Self.remove(done)
+                Self.remove(done, in: store)
                 throw error
             }
             return done
@@ -65,9 +65,9 @@ public struct BlobBatchWriter: ~Copyable {
         let written = written
         return try await NIOThreadPool.singleton.runIfActive {
             do {
-                try Self.synchronize(store.temporaryDirectory, files: written)
+                try Self.synchronize(files: written, in: store)
             } catch {
-                Self.remove(written)
+                Self.remove(written, in: store)
                 throw error
             }
             var records: [BlobRecord] = []
@@ -80,32 +80,30 @@ public struct BlobBatchWriter: ~Copyable {
                     do {
                         let target = store.path(forSHA256: sha256)
                         if target.withPlatformString(SystemFileExists) {
-                            Self.remove([blob])
+                            Self.remove([blob], in: store)
                             records.append(try Self.storedRecord(blob.record, store: store))
                             continue
                         }
                         let folder = target.removingLastComponent()
                         if !folder.withPlatformString(SystemFileExists) {
-                            guard folder.withPlatformString({ SystemMakeDirectory($0) }) else {
-                                throw StoreError(.io, "Cannot create \(folder): errno \(SystemErrno())")
-                            }
+                            try store.makeFolder(folder)
                             newFolder = true
                         }
                         if let gzip = blob.gzip {
                             // The variant first: a blob whose content exists is taken as complete.
-                            try SystemRename(gzip, to: store.gzipPath(forSHA256: sha256))
+                            try store.rename(gzip, to: store.gzipPath(forSHA256: sha256))
                         }
-                        try SystemRename(blob.content, to: target)
+                        try store.rename(blob.content, to: target)
                         folders.insert(folder)
                         records.append(blob.record)
                     } catch {
                         store.holds.release(sha256)
-                        Self.remove(Array(written[position...]))
+                        Self.remove(Array(written[position...]), in: store)
                         throw error
                     }
                 }
                 if newFolder { folders.insert(store.directory) }
-                try Self.synchronize(store.directory, folders: folders)
+                try Self.synchronize(folders: folders, in: store)
             } catch {
                 for record in records { store.holds.release(record.sha256) }
                 throw error
@@ -116,7 +114,7 @@ public struct BlobBatchWriter: ~Copyable {
 
     /// Removes the temporary files of what was written and not committed.
     public consuming func discard() {
-        Self.remove(written)
+        Self.remove(written, in: store)
     }
 
     private static func writeTemporary(_ bytes: [UInt8], claimed: String, name: String, store: BlobStore, compressor: GzipDeflater) throws -> Written
@@ -138,14 +136,16 @@ public struct BlobBatchWriter: ~Copyable {
         // several times more than spread over a few hundred (a search of the folder's block
         // group for each inode).
         let folder = store.temporaryDirectory.appending(String(sha256.prefix(2)))
-        _ = folder.withPlatformString { SystemMakeDirectory($0) }
         let content = folder.appending("\(name).blob")
         let gzip = keepsGzip ? folder.appending("\(name).gz") : nil
         do {
-            try bytes.withUnsafeBytes { try BlockingFileWriter(creating: content.string).write($0) }
-            if let gzip { try compressed.withUnsafeBytes { try BlockingFileWriter(creating: gzip.string).write($0) } }
+            // The shard folder is made with the file, when missing.
+            try bytes.withUnsafeBytes { try BlockingFileWriter(descriptor: try store.createFile(content), path: content.string).write($0) }
+            if let gzip {
+                try compressed.withUnsafeBytes { try BlockingFileWriter(descriptor: try store.createFile(gzip), path: gzip.string).write($0) }
+            }
         } catch {
-            remove([Written(record: BlobRecord(sha256: sha256, md5: md5, size: 0, gzip: nil), content: content, gzip: gzip)])
+            remove([Written(record: BlobRecord(sha256: sha256, md5: md5, size: 0, gzip: nil), content: content, gzip: gzip)], in: store)
             throw error
         }
         let variant = keepsGzip ? BlobRecord.GzipVariant(sha256: Hex.string(SHA256.hash(data: compressed)), size: Int64(compressed.count)) : nil
@@ -163,32 +163,32 @@ public struct BlobBatchWriter: ~Copyable {
         return BlobRecord(sha256: record.sha256, md5: record.md5, size: record.size, gzip: gzip)
     }
 
-    private static func remove(_ written: [Written]) {
+    private static func remove(_ written: [Written], in store: BlobStore) {
         for blob in written {
-            blob.content.withPlatformString { _ = SystemUnlink($0) }
-            blob.gzip?.withPlatformString { _ = SystemUnlink($0) }
+            store.remove(blob.content)
+            if let gzip = blob.gzip { store.remove(gzip) }
         }
     }
 
     /// Makes the temporary files of `written` durable: one `syncfs(2)` of the file system
-    /// holding `folder` on Linux, else an fsync of each file.
-    private static func synchronize(_ folder: FilePath, files written: [Written]) throws {
+    /// holding the store on Linux, else an fsync of each file.
+    private static func synchronize(files written: [Written], in store: BlobStore) throws {
         #if os(Linux)
-        try SystemSynchronizeFileSystem(of: folder)
+        try store.synchronizeFileSystem()
         #else
         for blob in written {
-            try SystemSynchronize(blob.content)
-            if let gzip = blob.gzip { try SystemSynchronize(gzip) }
+            try store.synchronize(blob.content)
+            if let gzip = blob.gzip { try store.synchronize(gzip) }
         }
         #endif
     }
 
     /// Makes the renames in `folders` durable: one `syncfs(2)` on Linux, else an fsync of each.
-    private static func synchronize(_ store: FilePath, folders: Set<FilePath>) throws {
+    private static func synchronize(folders: Set<FilePath>, in store: BlobStore) throws {
         #if os(Linux)
-        try SystemSynchronizeFileSystem(of: store)
+        try store.synchronizeFileSystem()
         #else
-        for folder in folders { try SystemSynchronize(folder) }
+        for folder in folders { try store.synchronize(folder) }
         #endif
     }
 }

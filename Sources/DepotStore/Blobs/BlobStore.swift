@@ -1,9 +1,16 @@
 import Crypto
+import DepotFiles
 import DepotHTTP
 import Logging
 import NIOCore
 import NIOPosix
 import _NIOFileSystem
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Content-addressed storage: every blob is stored once, under its SHA-256, beside an optional
 /// gzip variant.
@@ -18,13 +25,27 @@ import _NIOFileSystem
 /// to `tmp/`, fsynced, renamed into place, and the directory fsynced. A crash leaves at most a
 /// stray file in `tmp/`, never a partial blob.
 public struct BlobStore: Sendable {
+    /// `<data>`.
+    public let dataDirectory: FilePath
     /// `<data>/blobs`.
     public let directory: FilePath
     /// `<data>/tmp`, on the same file system so that renames are atomic.
     public let temporaryDirectory: FilePath
     public let configuration: BlobStoreConfiguration
     let fileSystem: FileSystem
+    /// The data folder, through which every file of the store is made, renamed and removed
+    /// (``dataFolder()``); `nil` for a store opened for reading over a missing folder.
+    let folder: ContainedFolder?
     let holds = BlobHolds()
+
+    private init(dataDirectory: FilePath, configuration: BlobStoreConfiguration, fileSystem: FileSystem, folder: ContainedFolder?) {
+        self.dataDirectory = dataDirectory
+        directory = dataDirectory.appending("blobs")
+        temporaryDirectory = dataDirectory.appending("tmp")
+        self.configuration = configuration
+        self.fileSystem = fileSystem
+        self.folder = folder
+    }
 
     /// Opens (creating if needed) the store under `dataDirectory` and removes temporary files a
     /// previous process left behind.
@@ -34,25 +55,21 @@ public struct BlobStore: Sendable {
         fileSystem: FileSystem = .shared,
         logger: Logger? = nil
     ) async throws -> BlobStore {
-        let store = BlobStore(
-            directory: dataDirectory.appending("blobs"),
-            temporaryDirectory: dataDirectory.appending("tmp"),
-            configuration: configuration,
-            fileSystem: fileSystem
-        )
         do {
-            try await fileSystem.createDirectory(at: store.directory, withIntermediateDirectories: true)
+            let folder = try ContainedFolder(root: dataDirectory.string)
+            let store = BlobStore(dataDirectory: dataDirectory, configuration: configuration, fileSystem: fileSystem, folder: folder)
+            try folder.makeFolder("blobs")
             // Files only: the shard folders a clean run leaves are no sign of an upload cut short.
             let leftovers = try await store.temporaryFileCount()
-            try await fileSystem.removeItem(at: store.temporaryDirectory, recursively: true)
+            try folder.removeTree("tmp")
             if leftovers > 0 {
                 logger?.notice("Removed temporary files left by an earlier run", metadata: ["count": "\(leftovers)"])
             }
-            try await fileSystem.createDirectory(at: store.temporaryDirectory, withIntermediateDirectories: true)
+            try folder.makeFolder("tmp")
+            return store
         } catch {
             throw StoreError(.io, "Cannot prepare the data directory \(dataDirectory)", cause: error)
         }
-        return store
     }
 
     /// How many files (not folders) the temporary folder holds, at any depth; 0 when it is missing.
@@ -70,10 +87,10 @@ public struct BlobStore: Sendable {
     /// under way.
     public static func reading(dataDirectory: FilePath, fileSystem: FileSystem = .shared) -> BlobStore {
         BlobStore(
-            directory: dataDirectory.appending("blobs"),
-            temporaryDirectory: dataDirectory.appending("tmp"),
+            dataDirectory: dataDirectory,
             configuration: .init(),
-            fileSystem: fileSystem
+            fileSystem: fileSystem,
+            folder: try? ContainedFolder(root: dataDirectory.string, creating: false)
         )
     }
 
@@ -233,7 +250,7 @@ extension BlobStore {
             // A publish may have stored this content again since `keep` was read: the unlinks
             // happen only if no writer holds it now (see ``BlobHolds/removeUnlessHeld(_:_:)``).
             let unlinked = holds.removeUnlessHeld(sha256) {
-                for entry in doomed { entry.path.withPlatformString { _ = SystemUnlink($0) } }
+                for entry in doomed { remove(entry.path) }
             }
             guard unlinked else { continue }
             if found.contains(where: { !$0.name.string.hasSuffix(".gz") }) { count += 1 }
@@ -252,7 +269,7 @@ extension BlobStore {
     /// Creates and removes a file in the temporary folder; throws when the store cannot be written.
     public func checkWritable() async throws {
         let probe = temporaryDirectory.appending("ready-\(UInt64.random(in: .min ... .max))")
-        try await fileSystem.withFileHandle(forWritingAt: probe, options: .newFile(replaceExisting: true)) { _ in }
-        _ = try await fileSystem.removeItem(at: probe)
+        close(try createFile(probe))
+        remove(probe)
     }
 }

@@ -15,8 +15,8 @@ struct BlobWriter {
     private let store: BlobStore
     private let contentPath: FilePath
     private let gzipPath: FilePath
-    private let content: WriteFileHandle
-    private let gzip: WriteFileHandle
+    private let content: StoreFile
+    private let gzip: StoreFile
     /// Nil for content that is compressed already (patches, packed blocks): no gzip variant.
     private let compressor: GzipDeflater?
     /// Indexes the same bytes meanwhile, when the content gets a block index.
@@ -35,14 +35,13 @@ struct BlobWriter {
         let name = String(UInt64.random(in: .min ... .max), radix: 36)
         let contentPath = store.temporaryDirectory.appending("\(name).blob")
         let gzipPath = store.temporaryDirectory.appending("\(name).gz")
-        let options = OpenOptions.Write(existingFile: .none, newFile: .init(permissions: BlobStore.filePermissions, transactionalCreation: false))
         do {
-            let content = try await store.fileSystem.openFile(forWritingAt: contentPath, options: options)
-            let gzip: WriteFileHandle
+            let content = try StoreFile(creating: contentPath, in: store)
+            let gzip: StoreFile
             do {
-                gzip = try await store.fileSystem.openFile(forWritingAt: gzipPath, options: options)
+                gzip = try StoreFile(creating: gzipPath, in: store)
             } catch {
-                Self.closeNow(content, removing: contentPath)
+                Self.closeNow(content, in: store)
                 throw error
             }
             let level = Int32(min(9, max(1, store.configuration.gzipLevel)))
@@ -57,8 +56,8 @@ struct BlobWriter {
                     tap: tap
                 )
             } catch {
-                Self.closeNow(content, removing: contentPath)
-                Self.closeNow(gzip, removing: gzipPath)
+                Self.closeNow(content, in: store)
+                Self.closeNow(gzip, in: store)
                 throw error
             }
         } catch {
@@ -70,8 +69,8 @@ struct BlobWriter {
         store: BlobStore,
         contentPath: FilePath,
         gzipPath: FilePath,
-        content: WriteFileHandle,
-        gzip: WriteFileHandle,
+        content: StoreFile,
+        gzip: StoreFile,
         compressor: GzipDeflater?,
         tap: BlockIndexTap?
     ) {
@@ -117,8 +116,7 @@ struct BlobWriter {
             sha256.update(bufferPointer: bytes)
             md5.update(bufferPointer: bytes)
         }
-        _ = try await content.write(contentsOf: chunk.readableBytesView, toAbsoluteOffset: size)
-        try await Self.startWriteback(content, offset: size, count: Int64(chunk.readableBytes))
+        try await content.write(chunk, at: size)
         size += Int64(chunk.readableBytes)
         try await compress(chunk, finish: false)
     }
@@ -158,25 +156,24 @@ struct BlobWriter {
         }
         let keepGzip = record.gzip != nil
         try await content.synchronize()
-        try await content.close()
+        content.close()
         if keepGzip { try await gzip.synchronize() }
-        try await gzip.close()
+        gzip.close()
 
         let directory = finalPath.removingLastComponent()
         if try await store.fileSystem.info(forFileAt: directory) == nil {
-            try await store.fileSystem.createDirectory(at: directory, withIntermediateDirectories: true, permissions: BlobStore.folderPermissions)
-            // The new folder's own entry, in blobs/, must be durable before the blob in it is.
-            try await Self.synchronizeDirectory(store.directory, fileSystem: store.fileSystem)
+            // Made durable in blobs/ at once: the new folder's own entry must be before the blob in it is.
+            try store.makeFolder(directory)
         }
         if keepGzip {
             // The variant first: a blob whose content exists is taken as complete. A variant
             // left without its content (a crash between the two renames) is replaced, as
             // nothing served it.
-            try SystemRename(gzipPath, to: store.gzipPath(forSHA256: record.sha256))
+            try store.rename(gzipPath, to: store.gzipPath(forSHA256: record.sha256))
         } else {
-            _ = try? await store.fileSystem.removeItem(at: gzipPath)
+            store.remove(gzipPath)
         }
-        try SystemRename(contentPath, to: finalPath)
+        try store.rename(contentPath, to: finalPath)
         try await Self.synchronizeDirectory(directory, fileSystem: store.fileSystem)
         return record
     }
@@ -200,15 +197,15 @@ struct BlobWriter {
     /// cancelled task (a server stopping mid-scan) does not reach: a handle dropped open is a
     /// crash.
     func discard() async {
-        Self.closeNow(content, removing: contentPath)
-        Self.closeNow(gzip, removing: gzipPath)
+        Self.closeNow(content, in: store)
+        Self.closeNow(gzip, in: store)
     }
 
-    /// Closes `handle` on this thread, if it is still open, and removes `path`: what every way
-    /// out of a writer does, cancelled or not.
-    private static func closeNow(_ handle: WriteFileHandle, removing path: FilePath) {
-        try? handle.detachUnsafeFileDescriptor().close()
-        unlink(path.string)
+    /// Closes `file` on this thread, if it is still open, and removes it: what every way out of
+    /// a writer does, cancelled or not.
+    private static func closeNow(_ file: StoreFile, in store: BlobStore) {
+        file.close()
+        store.remove(file.path)
     }
 
     private mutating func compress(_ input: ByteBuffer, finish: Bool) async throws {
@@ -219,15 +216,8 @@ struct BlobWriter {
         }
         guard produced.readableBytes > 0 else { return }
         produced.withUnsafeReadableBytes { gzipSHA256.update(bufferPointer: $0) }
-        _ = try await gzip.write(contentsOf: produced.readableBytesView, toAbsoluteOffset: gzipSize)
-        try await Self.startWriteback(gzip, offset: gzipSize, count: Int64(produced.readableBytes))
+        try await gzip.write(produced, at: gzipSize)
         gzipSize += Int64(produced.readableBytes)
-    }
-
-    /// Starts writing a batch to disk while the next one is made: `install`'s `fsync(2)` then
-    /// waits for the last batches only, instead of the whole file.
-    private static func startWriteback(_ handle: WriteFileHandle, offset: Int64, count: Int64) async throws {
-        try await handle.withUnsafeDescriptor { SystemStartWriteback($0.rawValue, offset: offset, count: count) }
     }
 
     /// Makes a rename in `directory` durable.

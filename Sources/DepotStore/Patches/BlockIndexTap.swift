@@ -1,4 +1,5 @@
 import DepotDelta
+import DepotFiles
 import NIOCore
 import NIOPosix
 
@@ -12,20 +13,40 @@ import NIOPosix
 /// indexing and lets the upload go on; ``finish()`` then throws, and the index is made from the
 /// stored file later, as for any upload.
 ///
-/// Used by one writer, one batch at a time; the caller removes ``packedPath`` when done.
+/// Used by one writer, one batch at a time; the caller removes the packed blocks when done
+/// (``removePacked()``).
 public final class BlockIndexTap: @unchecked Sendable {
     /// Where the packed blocks are written.
     public let packedPath: String
+    /// The folder they are written in, and their name there.
+    private let folder: ContainedFolder
+    private let name: String
     private var builder: BlockIndexBuilder
     private let packed: BlockingFileWriter
     /// Why indexing stopped, if it did.
     private var failure: (any Error)?
 
+    /// Writes the packed blocks to the new file `name` of `folder` (emptied when there is one;
+    /// a link there is refused).
+    ///
     /// - Parameter blockSize: One of ``DepotDelta/BlockIndex/blockSizes``.
-    public init(packedPath: String, blockSize: Int) throws {
+    public init(packed name: String, in folder: ContainedFolder, blockSize: Int) throws {
         builder = try BlockIndexBuilder(blockSize: blockSize)
-        packed = try BlockingFileWriter(creating: packedPath)
-        self.packedPath = packedPath
+        packedPath = "\(folder.root)/\(name)"
+        packed = BlockingFileWriter(descriptor: try folder.open(name, mode: .truncate), path: packedPath)
+        self.folder = folder
+        self.name = name
+    }
+
+    /// Writes the packed blocks to a new temporary file of `store` (``BlobStore/temporaryPath(extension:)``).
+    public convenience init(in store: BlobStore, blockSize: Int) throws {
+        let path = store.temporaryPath(extension: "zblocks")
+        try self.init(packed: try store.name(of: path), in: try store.dataFolder(), blockSize: blockSize)
+    }
+
+    /// Removes the packed blocks' file, if any.
+    public func removePacked() {
+        try? folder.remove(name)
     }
 
     /// Takes the content's next bytes, on NIO's thread pool; after a failure, none.
