@@ -189,6 +189,7 @@ let package = Package(
                 "DepotAPI",
                 .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
                 "DepotDelta",
+                "DepotFiles",
                 "DepotHTTP",
                 "DepotStore",
                 "DepotManifest",
@@ -229,6 +230,7 @@ let package = Package(
             dependencies: [
                 .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
                 "DepotAPI",
+                "DepotFiles",
                 "DepotHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),

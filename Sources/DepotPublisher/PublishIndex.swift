@@ -1,4 +1,5 @@
 import Crypto
+import DepotFiles
 import DepotHTTP
 import Foundation
 
@@ -91,27 +92,21 @@ extension PublishIndex {
     private static let header = "depot-publish-index 1"
 
     /// The index stored at `url`; an empty one when there is none, or it is damaged or from
-    /// another format.
+    /// another format. Read through its folder's descriptor: a link at its name is no index.
     public static func load(from url: URL) -> PublishIndex {
-        guard let data = try? Data(contentsOf: url) else { return PublishIndex() }
-        return PublishIndex(encoded: data) ?? PublishIndex()
+        let folder = url.deletingLastPathComponent().path
+        guard let bytes = try? ContainedFolder(root: folder, creating: false).read(url.lastPathComponent) else { return PublishIndex() }
+        return PublishIndex(encoded: Data(bytes)) ?? PublishIndex()
     }
 
     /// Replaces the index at `url` (its folder created if needed) with this one, atomically: a
-    /// new file renamed over the old. Not made durable: after a crash the worst is an index
-    /// that is older, or ignored.
+    /// new file renamed over the old, through the folder's descriptor (a link at its name is
+    /// replaced, never followed). Not made durable: after a crash the worst is an index that is
+    /// older, or ignored.
     public func save(to url: URL) throws {
-        let folder = url.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UInt64.random(in: .min ... .max))")
-            try encoded().write(to: temporary)
-            guard rename(temporary.path, url.path) == 0 else {
-                try? FileManager.default.removeItem(at: temporary)
-                throw PublisherError("cannot replace \(url.path)")
-            }
-        } catch let error as PublisherError {
-            throw error
+            let folder = try ContainedFolder(root: url.deletingLastPathComponent().path)
+            try folder.replace(url.lastPathComponent, with: Array(encoded()), durable: false)
         } catch {
             throw PublisherError("cannot write the publish index \(url.path)")
         }
@@ -227,7 +222,7 @@ extension PublishIndex {
         let environment = ProcessInfo.processInfo.environment
         let cache =
             environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".cache")
         let absolute = items.map { URL(fileURLWithPath: $0).standardizedFileURL.resolvingSymlinksInPath().path }
         let key = ([server, channel, logicalPath ?? ""] + absolute).joined(separator: "\n")
         return cache.appendingPathComponent("depot/publish").appendingPathComponent(String(checksum(Array(key.utf8)).prefix(32)) + ".index")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Configuration
+import DepotFiles
 import DepotServer
 import Foundation
 import Hummingbird
@@ -49,15 +50,15 @@ extension Depot {
             // Before the data folder is made: a first start in the wrong folder leaves nothing.
             // The default ./public alone is made when missing, so that the quick start works
             // with only the binary; a folder named on purpose must exist.
-            var isFolder: ObjCBool = false
-            if reader.string(forKey: "public.path") == nil, !FileManager.default.fileExists(atPath: configuration.publicDirectory) {
-                try FileManager.default.createDirectory(atPath: configuration.publicDirectory, withIntermediateDirectories: false)
+            // A folder there is opened (a file is not, and a file in its place is not replaced).
+            func isFolder() -> Bool { (try? ContainedFolder(root: configuration.publicDirectory, creating: false)) != nil }
+            if reader.string(forKey: "public.path") == nil, !isFolder(), (try? ContainedFolder(root: configuration.publicDirectory)) != nil {
                 logger.notice(
                     "Made the public folder, empty: put files in it to serve them at /",
                     metadata: ["public": "\(configuration.publicDirectory)"]
                 )
             }
-            guard FileManager.default.fileExists(atPath: configuration.publicDirectory, isDirectory: &isFolder), isFolder.boolValue else {
+            guard isFolder() else {
                 FileHandle.standardError.write(
                     Data(
                         ("Error: The public folder \(configuration.publicDirectory) does not exist: create it (mkdir \(configuration.publicDirectory)), "

@@ -1,3 +1,4 @@
+import DepotFiles
 import DepotStore
 import Foundation
 import Logging
@@ -16,7 +17,10 @@ public func exportPublishedTree(
 ) async throws -> StaticExport.Outcome {
     let data = FilePath(configuration.dataDirectory)
     let catalogPath = data.appending("catalog.sqlite").string
-    guard FileManager.default.fileExists(atPath: catalogPath) else { throw StoreError(.invalidInput, "No catalog at \(catalogPath)") }
+    // Looked at through the data folder's descriptor: a link at the catalog's name is no catalog.
+    guard (try? ContainedFolder(root: data.string, creating: false).contains("catalog.sqlite")) == true else {
+        throw StoreError(.invalidInput, "No catalog at \(catalogPath)")
+    }
     let store = BlobStore.reading(dataDirectory: data)
     let catalog = try Catalog(path: catalogPath, logger: logger)
     let content = PublishedContent(catalog: catalog, store: store, cachePolicy: configuration.cachePolicy, signer: configuration.channels)

@@ -1,5 +1,6 @@
 import Crypto
 import DepotConnection
+import DepotFiles
 import DepotHTTP
 import DepotManifest
 import DepotSigning
@@ -112,9 +113,10 @@ public struct ChannelSigner: Sendable {
         return key
     }
 
-    /// Reads the roots of `folder`: `1.root.json`, `2.root.json`… from 1 on, with no gap.
+    /// Reads the roots of `folder`: `1.root.json`, `2.root.json`… from 1 on, with no gap. Each
+    /// is read through the folder's descriptor: a link in it is refused, never followed.
     public static func readRoots(folder: String) throws -> [Root] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+        guard let roots = try? ContainedFolder(root: folder, creating: false), let names = try? roots.names(in: "") else {
             throw ConfigurationError("channels.rootDirectory \(folder) cannot be read")
         }
         let versions = names.compactMap { $0.hasSuffix(".root.json") ? Int64($0.dropLast(".root.json".count)) : nil }.sorted()
@@ -123,10 +125,10 @@ public struct ChannelSigner: Sendable {
         }
         return try versions.map { version in
             let file = "\(folder)/\(version).root.json"
-            guard let bytes = FileManager.default.contents(atPath: file), let document = try? JSONDecoder().decode(RootDocument.self, from: bytes)
+            guard let read = try? roots.read("\(version).root.json"), let document = try? JSONDecoder().decode(RootDocument.self, from: Data(read))
             else { throw ConfigurationError("\(file) is not a root document") }
             guard document.version == version else { throw ConfigurationError("\(file) holds root \(document.version)") }
-            return Root(bytes: Array(bytes), document: document)
+            return Root(bytes: read, document: document)
         }
     }
 }

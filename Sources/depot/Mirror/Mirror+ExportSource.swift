@@ -65,7 +65,7 @@ extension Mirror: ExportSource {
             return
         }
         try folder.place(named.object, from: FilePath(file.path))
-        try FileManager.default.removeItem(at: file)
+        try reader.source.discard(file)
     }
 
     /// `/blobs/{sha256}.zblocks`, which no release lists by hash: each block must unpack to the

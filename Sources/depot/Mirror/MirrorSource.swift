@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import DepotClient
+import DepotFiles
 import DepotManifest
 import Foundation
 import NIOCore
@@ -17,7 +18,7 @@ struct MirrorSource: MirrorSourcing {
     let base: String
     let client: HTTPClient
     /// Where downloads under way are kept: `.mirror/` in the destination folder.
-    let partialFolder: URL
+    let partialFolder: ContainedFolder
     /// The rate every request must keep.
     let limits: TransferLimits
     /// The largest document accepted.
@@ -82,8 +83,8 @@ struct MirrorSource: MirrorSourcing {
     /// sent wrong bytes under the right tag costs one download, not every later run.
     func file(_ object: TreeObject, sha256: String, size: Int64) async throws -> URL? {
         guard ContentAddress.isSHA256(sha256), size >= 0 else { throw MirrorError("\(object) is listed with an invalid SHA-256 or size") }
-        let partial = partialFolder.appendingPathComponent(sha256)
-        try Self.refuseLinks(partialFolder, partial, partial.appendingPathExtension("etag"))
+        let partial = URL(fileURLWithPath: partialFolder.root).appendingPathComponent(sha256)
+        try Self.refuseLinks(partialFolder, sha256, sha256 + ".etag")
         do {
             _ = try await PartialFile.fetchChecked(
                 partial,
@@ -99,23 +100,25 @@ struct MirrorSource: MirrorSourcing {
             PartialFile.discard(partial)
             return nil
         }
-        try? FileManager.default.removeItem(at: partial.appendingPathExtension("etag"))
+        try? partialFolder.remove(sha256 + ".etag")
         return partial
     }
 
     /// The source answered 404 for a file.
     private struct Missing: Error {}
 
-    /// Refuses to go on when one of `entries` is a link (or `.mirror` no folder): whoever else
-    /// can write the destination could otherwise make the mirror rewrite a file outside it.
+    /// Refuses to go on when one of the entries `names` of `folder` is not a file (a link), or
+    /// `.mirror`'s path no longer names the folder opened (a link swapped in): whoever else can
+    /// write the destination could otherwise make the mirror rewrite a file outside it.
     /// Checked before each download; an entry the mirror did not make is removed by hand.
-    static func refuseLinks(_ folder: URL, _ entries: URL...) throws {
-        var status = stat()
-        guard lstat(folder.path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
-            throw MirrorError("\(folder.path) is not a folder the mirror made (a link?): remove it")
-        }
-        for entry in entries where lstat(entry.path, &status) == 0 && status.st_mode & S_IFMT != S_IFREG {
-            throw MirrorError("\(entry.path) is not a file the mirror made (a link?): remove it")
+    static func refuseLinks(_ folder: ContainedFolder, _ names: String...) throws {
+        guard folder.isAtRoot else { throw MirrorError("\(folder.root) is not a folder the mirror made (a link?): remove it") }
+        for name in names {
+            do {
+                _ = try folder.status(of: name)
+            } catch {
+                throw MirrorError("\(folder.root)/\(name) is not a file the mirror made (a link?): remove it")
+            }
         }
     }
 
@@ -164,8 +167,17 @@ struct MirrorSource: MirrorSourcing {
 /// ``DepotClient/TreeReader``, and its files, each checked before it is handed over.
 protocol MirrorSourcing: TreeSource {
     /// The file `object`, which must have `sha256` and `size`: where it is, checked, or `nil`
-    /// when the source has none. The caller removes it once placed.
+    /// when the source has none. The caller removes it once placed (``discard(_:)``).
     func file(_ object: TreeObject, sha256: String, size: Int64) async throws -> URL?
+    /// `.mirror/` in the destination folder, where ``file(_:sha256:size:)`` puts its files.
+    var partialFolder: ContainedFolder { get }
+}
+
+extension MirrorSourcing {
+    /// Removes `file`, one ``file(_:sha256:size:)`` gave, through `.mirror/`'s descriptor.
+    func discard(_ file: URL) throws {
+        try partialFolder.remove(file.lastPathComponent)
+    }
 }
 
 /// A failure of `depot mirror`, told in one line.

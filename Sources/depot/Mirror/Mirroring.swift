@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import DepotClient
 import DepotExport
+import DepotFiles
 import DepotManifest
 import DepotSigning
 import Foundation
@@ -22,8 +23,10 @@ enum Mirroring {
         limits: TransferLimits,
         newestFirst: Bool = false
     ) async throws -> (mirrored: [MirroredChannel], failovers: [SyncReport.Failover]) {
-        let partial = URL(fileURLWithPath: "\(folder.root)").appendingPathComponent(".mirror")
-        try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
+        // Made and opened through the destination's descriptor: a link at `.mirror` is refused.
+        let destination = try ContainedFolder(root: "\(folder.root)", creating: false)
+        try destination.makeFolder(".mirror")
+        let partial = try destination.subfolder(".mirror")
         return try await withHTTPClient { client in
             func copy(_ sources: [MirrorAddress], _ channels: [String]) async throws -> ([MirroredChannel], [SyncReport.Failover]) {
                 try await Failover.run(sources, name: \.name) { address, _ in
@@ -59,7 +62,7 @@ enum Mirroring {
         _ sources: [MirrorAddress],
         channel: String,
         client: HTTPClient,
-        partial: URL,
+        partial: ContainedFolder,
         trust: ChannelCheck.Trust,
         limits: TransferLimits
     ) async -> [MirrorAddress] {
@@ -87,15 +90,14 @@ enum MirrorAddress: Sendable {
             self = .url(base)
             return
         }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: text, isDirectory: &isFolder), isFolder.boolValue else {
+        guard (try? ContainedFolder(root: text, creating: false)) != nil else {
             throw CommandFailure("--from \(text): not an http:// or https:// URL, nor a folder that exists")
         }
         self = .folder(URL(fileURLWithPath: text))
     }
 
     /// The source to read at this address: over HTTP with `client`, under `limits`, or the folder.
-    func source(client: HTTPClient, partialFolder: URL, limits: TransferLimits) -> any MirrorSourcing {
+    func source(client: HTTPClient, partialFolder: ContainedFolder, limits: TransferLimits) -> any MirrorSourcing {
         switch self {
         case .url(let base): MirrorSource(base: base, client: client, partialFolder: partialFolder, limits: limits)
         case .folder(let root): FolderSource(root: root, partialFolder: partialFolder)
