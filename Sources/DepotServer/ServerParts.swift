@@ -44,7 +44,14 @@ struct ServerParts {
         let store = try await BlobStore.open(dataDirectory: FilePath(configuration.dataDirectory), configuration: configuration.store, logger: logger)
         let catalog = try Catalog(path: FilePath(configuration.dataDirectory).appending("catalog.sqlite").string, logger: logger)
         (self.store, self.catalog) = (store, catalog)
-        let variants = VariantMaker(catalog: catalog, store: store, variants: configuration.variants, logger: logger)
+        let variants = VariantMaker(
+            catalog: catalog,
+            store: store,
+            variants: configuration.variants,
+            metrics: VariantMetrics(registry: metrics.registry),
+            chunkRead: configuration.variantChunkRead,
+            logger: logger
+        )
         self.variants = variants
         site = PublicSite(
             directory: try PublicDirectory(path: configuration.publicDirectory, store: store),

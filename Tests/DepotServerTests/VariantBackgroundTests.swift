@@ -27,7 +27,9 @@ struct VariantBackgroundTests {
             let data = FilePath(folder.appendingPathComponent("data").path)
             let store = try await BlobStore.open(dataDirectory: data, logger: logger)
             let catalog = try Catalog(path: data.appending("catalog.sqlite").string)
-            let maker = VariantMaker(catalog: catalog, store: store, variants: quick, maximumPending: maximumPending, logger: logger)
+            var variants = quick
+            variants.maximumPending = maximumPending
+            let maker = VariantMaker(catalog: catalog, store: store, variants: variants, logger: logger)
             return try await body(maker, store, catalog)
         }
     }

@@ -1,4 +1,5 @@
 import DepotCodecs
+import DepotStore
 import DepotTestFixtures
 import Foundation
 import SystemPackage
@@ -11,20 +12,22 @@ import Testing
 /// a leftover): the encoding stops at the next chunk, and its temporary file goes.
 @Suite("Variants: a shutdown mid-encoding")
 struct VariantShutdownTests {
-    @Test("the encoding stops at the chunk after it is told to, and the temporary file is removed by a plain unlink")
+    @Test("the encoding stops at the chunk after it is told to, and the temporary file is removed by a synchronous call")
     func stopsAtTheNextChunk() async throws {
         try await withTemporaryDirectory { folder in
             let source = folder.appendingPathComponent("content")
             let content = Data(repeating: 0x61, count: 3 * VariantMaker.chunkSize + 10)
             try content.write(to: source)
-            let output = FilePath(folder.appendingPathComponent("variant.zst").path)
+            let store = try await BlobStore.open(dataDirectory: FilePath(folder.appendingPathComponent("data").path))
+            let output = store.temporaryPath(extension: "zst")
             var chunks = 0
             #expect(throws: CancellationError.self) {
                 try VariantMaker.encode(
                     FilePath(source.path),
                     size: Int64(content.count),
                     with: try Zstd.Encoder(settings: .init(level: 3, longWindow: nil), size: Int64(content.count)),
-                    into: output
+                    into: output,
+                    of: store
                 ) {
                     chunks += 1
                     return chunks > 1
@@ -32,7 +35,7 @@ struct VariantShutdownTests {
             }
             #expect(chunks == 2, "one chunk encoded, then stopped")
             #expect(FileManager.default.fileExists(atPath: output.string))
-            VariantMaker.removeTemporary(output)
+            store.removeTemporary(output)
             #expect(!FileManager.default.fileExists(atPath: output.string))
         }
     }

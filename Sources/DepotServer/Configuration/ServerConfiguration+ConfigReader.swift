@@ -58,6 +58,7 @@ extension ServerConfiguration {
     /// | `variants.minimumBytes` | int | 65537 | contents smaller than this get no brotli or zstd variant (smaller files travel in packs) |
     /// | `variants.maximumBytes` | int | 256 MiB | contents larger than this get none (making one costs seconds of CPU a megabyte) |
     /// | `variants.background` | bool | `true` | make variants after the commit, in the background; `false`: before it |
+    /// | `variants.maximumPending` | int | `1024` | most contents waiting for variants; more are refused (logged, counted) and found again once it drains |
     /// | `access.tokens` | string array, secret | none | named tokens and their scopes: `name=ci publish=beta+nightly read token=…` (SECURITY.md) |
     /// | `publish.tokens` | string array, secret | none | bearer tokens that may do everything (named `publish-token`, `publish-token-2`…) |
     /// | `publish.tokenFile` | string | none | file with more such tokens, one a line |

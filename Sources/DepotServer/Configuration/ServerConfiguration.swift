@@ -85,6 +85,10 @@ public struct ServerConfiguration: Sendable {
     /// Awaited before the first scan of ``publicDirectory``: for tests that hold it back
     /// (``PublicSiteRescanService``).
     package var beforePublicScan: (@Sendable () async -> Void)?
+    /// Called on the variant maker's thread after each chunk of a stored file it reads, before
+    /// encoding it: for tests that hold an encoding mid-file (``VariantMaker``). A call that
+    /// blocks holds that thread only.
+    package var variantChunkRead: (@Sendable () -> Void)?
     /// The wait after a failed first scan of ``publicDirectory`` before the next try; it doubles
     /// each time, up to a minute. Shorter in tests.
     package var publicScanRetry: Duration = .seconds(1)

@@ -35,6 +35,11 @@ public struct VariantConfiguration: Hashable, Sendable {
     /// them before the commit that first lists a content, so that its first clients take them,
     /// at the publish's cost (docs/performance.md).
     public var background: Bool
+    /// The most contents waiting for their variants (``VariantMaker``): past it a request is
+    /// refused, logged and counted (`depot_variant_requests_refused_total`), and the contents a
+    /// channel lists that lack variants are found again in the catalog once the queue drained.
+    /// The queue holds contents' names, never their bytes.
+    public var maximumPending: Int
 
     public init(
         brotli: Brotli.Settings? = Brotli.Settings(quality: 9, window: 22),
@@ -42,7 +47,8 @@ public struct VariantConfiguration: Hashable, Sendable {
         minimumSavings: Double = 0.03,
         minimumBytes: Int64 = 64 * 1024 + 1,
         maximumBytes: Int64 = 256 << 20,
-        background: Bool = true
+        background: Bool = true,
+        maximumPending: Int = 1024
     ) {
         self.brotli = brotli
         self.zstd = zstd
@@ -50,6 +56,7 @@ public struct VariantConfiguration: Hashable, Sendable {
         self.minimumBytes = minimumBytes
         self.maximumBytes = maximumBytes
         self.background = background
+        self.maximumPending = maximumPending
     }
 
     /// No brotli or zstd variants.
@@ -160,13 +167,16 @@ extension VariantConfiguration {
         guard minimumBytes >= 1, maximumBytes >= minimumBytes else {
             throw ConfigurationError("variants.minimumBytes must be at least 1, variants.maximumBytes at least variants.minimumBytes")
         }
+        let maximumPending = variants.int(forKey: "maximumPending", default: defaults.maximumPending)
+        guard maximumPending >= 1 else { throw ConfigurationError("variants.maximumPending must be at least 1") }
         self.init(
             brotli: variants.bool(forKey: "brotli", default: true) ? .init(quality: brotliQuality, window: brotliWindow) : nil,
             zstd: variants.bool(forKey: "zstd", default: true) ? .init(level: zstdLevel, longWindow: zstdWindow == 0 ? nil : zstdWindow) : nil,
             minimumSavings: savings,
             minimumBytes: Int64(minimumBytes),
             maximumBytes: Int64(maximumBytes),
-            background: variants.bool(forKey: "background", default: defaults.background)
+            background: variants.bool(forKey: "background", default: defaults.background),
+            maximumPending: maximumPending
         )
     }
 }

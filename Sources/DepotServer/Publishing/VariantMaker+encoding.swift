@@ -25,16 +25,25 @@ extension VariantMaker {
     }
 
     /// What `judge` says of the samples of the `size`-byte file at `path`
-    /// (``VariantConfiguration/sampleOffsets(size:)``).
-    static func samples<T>(of path: FilePath, size: Int64, _ judge: ([UnsafeRawBufferPointer]) -> T) throws -> T {
+    /// (``VariantConfiguration/sampleOffsets(size:)``), their buffers counted in `held`.
+    static func samples<T>(
+        of path: FilePath,
+        size: Int64,
+        held: BufferedBytes = BufferedBytes(),
+        _ judge: ([UnsafeRawBufferPointer]) -> T
+    ) throws -> T {
         let file = try FileDescriptor.open(path, .readOnly)
-        return try file.closeAfter {
-            let samples = try VariantConfiguration.sampleOffsets(size: size).map { offset in
-                var sample = [UInt8](repeating: 0, count: CompressionSample.sampleSize)
-                let read = try sample.withUnsafeMutableBytes { try file.read(fromAbsoluteOffset: offset, into: $0) }
-                return Array(sample.prefix(read))
+        let offsets = VariantConfiguration.sampleOffsets(size: size)
+        return try held.holding(offsets.count * CompressionSample.sampleSize) {
+            try file.closeAfter {
+                let samples = try offsets.map { offset in
+                    var sample = [UInt8](repeating: 0, count: CompressionSample.sampleSize)
+                    let read = try sample.withUnsafeMutableBytes { try file.read(fromAbsoluteOffset: offset, into: $0) }
+                    sample.removeSubrange(read...)
+                    return sample
+                }
+                return withSamples(samples, judge)
             }
-            return withSamples(samples, judge)
         }
     }
 
@@ -58,7 +67,8 @@ extension VariantMaker {
     }
 
     /// Streams the `size`-byte file at `path` through `encoder` into a new file at `output`, a
-    /// chunk at a time, until `stops` says to stop; returns the encoded size.
+    /// chunk at a time (the one buffer counted in `held`; `chunkRead` is called after each read),
+    /// until `stops` says to stop; returns the encoded size.
     ///
     /// - Throws: ``CodecError``; `Errno` when a file cannot be read or written, or the file is
     ///   not `size` bytes; `CancellationError` once `stops` is true.
@@ -67,7 +77,9 @@ extension VariantMaker {
         size: Int64,
         with encoder: any StreamEncoder,
         into output: FilePath,
-        stops: () -> Bool = { false }
+        held: BufferedBytes = BufferedBytes(),
+        stops: () -> Bool = { false },
+        chunkRead: () -> Void = {}
     ) throws -> Int64 {
         let source = try FileDescriptor.open(path, .readOnly)
         return try source.closeAfter {
@@ -80,14 +92,18 @@ extension VariantMaker {
             return try target.closeAfter {
                 var written: Int64 = 0
                 let write = { (piece: UnsafeRawBufferPointer) in written += Int64(try target.writeAll(piece)) }
-                var chunk = [UInt8](repeating: 0, count: chunkSize)
-                var read: Int64 = 0
-                while true {
-                    guard !stops() else { throw CancellationError() }
-                    let count = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
-                    guard count > 0 else { break }
-                    read += Int64(count)
-                    try chunk.withUnsafeBytes { try encoder.encode(UnsafeRawBufferPointer(rebasing: $0[..<count]), output: write) }
+                let read = try held.holding(chunkSize) {
+                    var chunk = [UInt8](repeating: 0, count: chunkSize)
+                    var read: Int64 = 0
+                    while true {
+                        guard !stops() else { throw CancellationError() }
+                        let count = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
+                        guard count > 0 else { break }
+                        read += Int64(count)
+                        chunkRead()
+                        try chunk.withUnsafeBytes { try encoder.encode(UnsafeRawBufferPointer(rebasing: $0[..<count]), output: write) }
+                    }
+                    return read
                 }
                 guard read == size else { throw StoreError(.io, "The stored file \(path) is \(read) bytes, not \(size)") }
                 try encoder.finish(output: write)

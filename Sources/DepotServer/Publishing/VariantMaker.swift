@@ -16,10 +16,12 @@ import _NIOFileSystem
 /// for a publish (``PatchMaker``) and for the public folder (``PublicSite``).
 ///
 /// A service: contents are requested (``request(_:)``, or ``make(of:)`` to wait for them) into a
-/// queue of at most `maximumPending`, and its `run` makes them one content and one encoding at
+/// queue of at most ``VariantConfiguration/maximumPending`` (their names, never their bytes:
+/// past it a request is refused, logged and counted), and its `run` makes them one content and one encoding at
 /// a time, on a thread of its own at the lowest CPU priority (the threads that answer clients
 /// go first), streaming the stored file through the encoder in chunks: memory stays at one
-/// encoder's window and tables, whatever the file's size. A content is sampled first
+/// chunk (``buffered``) and one encoder's window and tables, whatever the file's size and however
+/// many wait. A content is sampled first
 /// (``VariantConfiguration/worthTrying(gzipSize:samples:)``): an incompressible one costs no
 /// encoding. At start and after its queue overflowed it takes up the contents a channel lists
 /// that lack variants, so a restart or a burst loses none. A crash on the way leaves at most an
@@ -31,7 +33,13 @@ final class VariantMaker: Service {
     let logger: Logger
     /// The most contents waiting; more are refused until the queue drains, then found again
     /// in the catalog.
-    let maximumPending: Int
+    var maximumPending: Int { variants.maximumPending }
+    /// The bytes of stored files held in memory (samples, then one chunk at a time).
+    let buffered: BufferedBytes
+    private let metrics: VariantMetrics?
+    /// Called on the encoding thread after each chunk read: for tests that hold an encoding
+    /// mid-file (``ServerConfiguration/variantChunkRead``).
+    private let chunkRead: (@Sendable () -> Void)?
 
     /// What was requested, by content, each with the callers waiting for it.
     private struct Queue {
@@ -40,29 +48,26 @@ final class VariantMaker: Service {
         var closed = false
     }
 
-    /// How much work was done: what tests and the log read.
-    struct Counts: Sendable, Equatable {
-        /// Encodings run (one a coding a content).
-        var encoded = 0
-        /// Contents whose samples said no encoding would pay.
-        var sampledOut = 0
-        /// Requests refused because the queue was full.
-        var refused = 0
-        /// The most contents ever waiting at once.
-        var mostPending = 0
-    }
-
     private let queue = Mutex(Queue())
     private let counts = Mutex(Counts())
     private let observers = Mutex<[@Sendable (String) async -> Void]>([])
     private let requests: AsyncStream<BlobRecord>
     private let requestInput: AsyncStream<BlobRecord>.Continuation
 
-    init(catalog: Catalog, store: BlobStore, variants: VariantConfiguration, maximumPending: Int = 1024, logger: Logger) {
+    init(
+        catalog: Catalog,
+        store: BlobStore,
+        variants: VariantConfiguration,
+        metrics: VariantMetrics? = nil,
+        chunkRead: (@Sendable () -> Void)? = nil,
+        logger: Logger
+    ) {
         self.catalog = catalog
         self.store = store
         self.variants = variants
-        self.maximumPending = maximumPending
+        self.metrics = metrics
+        self.chunkRead = chunkRead
+        buffered = BufferedBytes(gauge: metrics?.buffered)
         self.logger = logger
         (requests, requestInput) = AsyncStream.makeStream(of: BlobRecord.self)
     }
@@ -103,31 +108,48 @@ final class VariantMaker: Service {
 
     private func enqueue(_ content: BlobRecord, waiter: CheckedContinuation<Bool, Never>?) -> Bool {
         guard variants.makesVariants(ofSize: content.size) else { return false }
-        enum Admission { case joined, queued, refused }
+        enum Admission {
+            case joined, closed
+            case queued(waiting: Int)
+            case full(first: Bool)
+        }
         let admission = queue.withLock { queue -> Admission in
-            if queue.closed { return .refused }
+            if queue.closed { return .closed }
             if queue.waiting[content.sha256] != nil {
                 if let waiter { queue.waiting[content.sha256]!.append(waiter) }
                 return .joined
             }
             guard queue.waiting.count < maximumPending else {
-                queue.overflowed = true
-                return .refused
+                defer { queue.overflowed = true }
+                return .full(first: !queue.overflowed)
             }
             queue.waiting[content.sha256] = waiter.map { [$0] } ?? []
-            return .queued
+            return .queued(waiting: queue.waiting.count)
         }
         switch admission {
         case .joined: return true
-        case .refused:
-            counts.withLock { $0.refused += 1 }
+        case .closed: return false
+        case .full(let first):
+            refused(content, first: first)
             return false
-        case .queued:
-            let waiting = pending
+        case .queued(let waiting):
             counts.withLock { $0.mostPending = max($0.mostPending, waiting) }
+            metrics?.recordQueue(waiting)
             requestInput.yield(content)
             return true
         }
+    }
+
+    /// Counts a request the full queue refused; the first of an overflow is logged (the rest
+    /// would flood the log), and the catalog is searched again once the queue drained.
+    private func refused(_ content: BlobRecord, first: Bool) {
+        counts.withLock { $0.refused += 1 }
+        metrics?.recordRefusal()
+        guard first else { return }
+        logger.warning(
+            "Variant queue full: requests refused until it drains, then contents lacking variants are found again",
+            metadata: ["maximumPending": "\(maximumPending)", "sha256": "\(content.sha256)"]
+        )
     }
 
     func run() async throws {
@@ -138,12 +160,13 @@ final class VariantMaker: Service {
             for await content in requests {
                 if queue.withLock({ $0.closed }) { break }
                 let kept = await makeNow(content, on: encoder)
-                let (waiters, retake) = queue.withLock { queue in
+                let (waiters, retake, waiting) = queue.withLock { queue in
                     let waiters = queue.waiting.removeValue(forKey: content.sha256) ?? []
                     let retake = queue.waiting.isEmpty && queue.overflowed
                     if retake { queue.overflowed = false }
-                    return (waiters, retake)
+                    return (waiters, retake, queue.waiting.count)
                 }
+                metrics?.recordQueue(waiting)
                 for waiter in waiters { waiter.resume(returning: kept) }
                 if retake { await takeUpLacking() }
             }
@@ -186,9 +209,11 @@ final class VariantMaker: Service {
             let wanted = variants.encodings.filter { !made.contains($0.coding) }
             guard !wanted.isEmpty else { return false }
             let path = store.path(forSHA256: content.sha256)
-            let worthTrying = try await encoder.runIfActive { [variants] in
+            let worthTrying = try await encoder.runIfActive { [variants, buffered] in
                 Self.lowerPriority()
-                return try Self.samples(of: path, size: content.size) { variants.worthTrying(gzipSize: content.gzip?.size, samples: $0) }
+                return try Self.samples(of: path, size: content.size, held: buffered) {
+                    variants.worthTrying(gzipSize: content.gzip?.size, samples: $0)
+                }
             }
             guard worthTrying else {
                 counts.withLock { $0.sampledOut += 1 }
@@ -223,9 +248,15 @@ final class VariantMaker: Service {
         defer { Self.removeTemporary(temporary) }
         size = try await encoder.runIfActive { [self] in
             // A shutdown stops the encoding at the next chunk instead of waiting out the file.
-            try Self.encode(path, size: content.size, with: try encoding.encoder(size: content.size), into: temporary) {
-                queue.withLock { $0.closed }
-            }
+            try Self.encode(
+                path,
+                size: content.size,
+                with: try encoding.encoder(size: content.size),
+                into: temporary,
+                held: buffered,
+                stops: { queue.withLock { $0.closed } },
+                chunkRead: { chunkRead?() }
+            )
         }
         if variants.keeps(size: size, contentSize: content.size, gzipSize: content.gzip?.size) {
             let blob = try await store.ingest(contentsOf: temporary, compresses: false)
