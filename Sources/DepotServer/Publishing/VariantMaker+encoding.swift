@@ -60,13 +60,8 @@ extension VariantMaker {
         return next(0)
     }
 
-    /// Removes the temporary file at `path`, if any, by a plain `unlink(2)`: a task that is
-    /// cancelled (a shutdown) still removes it, where the file system's async calls would throw.
-    static func removeTemporary(_ path: FilePath) {
-        _ = unlink(path.string)
-    }
-
-    /// Streams the `size`-byte file at `path` through `encoder` into a new file at `output`, a
+    /// Streams the `size`-byte file at `path` through `encoder` into a new temporary file of
+    /// `store` at `output` (``BlobStore/createTemporary(_:)``), a
     /// chunk at a time (the one buffer counted in `held`; `chunkRead` is called after each read),
     /// until `stops` says to stop; returns the encoded size.
     ///
@@ -77,18 +72,14 @@ extension VariantMaker {
         size: Int64,
         with encoder: any StreamEncoder,
         into output: FilePath,
+        of store: BlobStore,
         held: BufferedBytes = BufferedBytes(),
         stops: () -> Bool = { false },
         chunkRead: () -> Void = {}
     ) throws -> Int64 {
         let source = try FileDescriptor.open(path, .readOnly)
         return try source.closeAfter {
-            let target = try FileDescriptor.open(
-                output,
-                .writeOnly,
-                options: [.create, .exclusiveCreate],
-                permissions: [.ownerReadWrite, .groupRead, .otherRead]
-            )
+            let target = FileDescriptor(rawValue: try store.createTemporary(output))
             return try target.closeAfter {
                 var written: Int64 = 0
                 let write = { (piece: UnsafeRawBufferPointer) in written += Int64(try target.writeAll(piece)) }

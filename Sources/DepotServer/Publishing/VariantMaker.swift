@@ -245,7 +245,7 @@ final class VariantMaker: Service {
         let (size, stored): (Int64, ContentVariantRecord.Stored?)
         // Removed whatever happens, by a call that a cancelled task still makes: a shutdown
         // leaves no temporary file for the next start to call a leftover.
-        defer { Self.removeTemporary(temporary) }
+        defer { store.removeTemporary(temporary) }
         size = try await encoder.runIfActive { [self] in
             // A shutdown stops the encoding at the next chunk instead of waiting out the file.
             try Self.encode(
@@ -253,6 +253,7 @@ final class VariantMaker: Service {
                 size: content.size,
                 with: try encoding.encoder(size: content.size),
                 into: temporary,
+                of: store,
                 held: buffered,
                 stops: { queue.withLock { $0.closed } },
                 chunkRead: { chunkRead?() }
