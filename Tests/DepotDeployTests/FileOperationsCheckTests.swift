@@ -43,6 +43,34 @@ struct FileOperationsCheckTests {
             Row(source: "try bytes.write(to: url)\n", problem: "write(to:) outside DepotFiles"),
             Row(source: "try await fileSystem.removeItem(at: path)\n", problem: "FileSystem.removeItem outside DepotFiles"),
             Row(source: "let s = \"\\(FileManager.default.currentDirectoryPath)\"\n", problem: "FileManager outside DepotFiles"),
+            // The adversarial pass's bypasses (issue 57, cause 8): each slipped past before.
+            Row(source: "var u = url\ntry u.setResourceValues(values)\n", problem: "Planted.swift:2: setResourceValues outside DepotFiles"),
+            Row(source: "let d = try Data.init(contentsOf: url)\n", problem: "Data(contentsOf:) outside DepotFiles"),
+            Row(source: "let s = try String.init(contentsOfFile: p)\n", problem: "String(contentsOfFile:) outside DepotFiles"),
+            Row(source: "_ = mkfifo(p, 0o600)\n", problem: "mkfifo( outside DepotFiles"),
+            Row(source: "_ = utimes(p, nil)\n", problem: "utimes( outside DepotFiles"),
+            Row(source: "_ = utimensat(AT_FDCWD, p, nil, 0)\n", problem: "utimensat( outside DepotFiles"),
+            Row(source: "_ = lchown(p, 0, 0)\n", problem: "lchown( outside DepotFiles"),
+            Row(source: "_ = renameat2(AT_FDCWD, a, AT_FDCWD, b, 0)\n", problem: "renameat2( outside DepotFiles"),
+            Row(source: "_ = mkstemp(&template)\n", problem: "mkstemp( outside DepotFiles"),
+            Row(source: "_ = freopen(p, \"w\", stdout)\n", problem: "freopen( outside DepotFiles"),
+            Row(source: "let x = 1;_ = Glibc.remove(p)\n", problem: "remove( outside DepotFiles"),
+            Row(source: "_ = posix_spawn(&pid, tool, nil, nil, argv, nil)\n", problem: "posix_spawn( outside DepotFiles"),
+            Row(
+                source: "let rm = Process()\nrm.executableURL = URL(fileURLWithPath: tool)\n",
+                problem: "Planted.swift:1: Process outside DepotFiles"
+            ),
+            Row(source: "_ = try await FileSystem.shared.createTemporaryDirectory(template: p)\n", problem: "FileSystem.createDirectory outside"),
+            Row(
+                source: "let h = try NIOFileHandle(\n    path: p, mode: .write, flags: .allowFileCreation())\n",
+                problem: "NIOFileHandle(mode: .write) outside"
+            ),
+            Row(
+                source: "let h = try await io.openFile(_deprecatedPath: p, mode: .write, eventLoop: l)\n",
+                problem: "NIOFileHandle(mode: .write) outside"
+            ),
+            // Reads NIO serves blobs with, a type's own `remove(`, and ProcessInfo stay allowed.
+            Row(source: "let h = try NIOFileHandle(_deprecatedPath: p)\nremove(path)\nlet e = ProcessInfo.processInfo.environment\n"),
             // Not file operations on paths: methods, declarations, labelled Swift calls, comments,
             // doc comments and strings.
             Row(source: "try folder.rename(\"a\", to: \"b\")\ntry folder.open(\"a\", mode: .read)\nfunc open(_ a: Int) {}\n"),
