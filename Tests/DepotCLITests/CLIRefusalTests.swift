@@ -159,6 +159,10 @@ struct CLIRefusalTests {
                 try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
                 #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
             }
+            // A check of a new folder makes nothing, and says it makes nothing.
+            let checked = try await DepotCLI.run(["sync", "--dir", "out", "--check", "--server", server], token: nil, in: root)
+            #expect(checked.status == 0 && !checked.output.contains("is new"), "\(checked.output) \(checked.errors)")
+            #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("out").path), "the check made its folder")
             let synced = try await DepotCLI.run(
                 ["sync", "--dir", "out", "--rate-window", "2m", "--document-timeout", "90s", "--server", server],
                 token: nil,
