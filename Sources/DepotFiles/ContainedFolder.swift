@@ -176,9 +176,21 @@ public final class ContainedFolder: Sendable {
         case .truncate: flags = O_WRONLY | O_CREAT | O_TRUNC
         }
         let file = try withParent(of: path, creating: mode != .read) { folder, name in
-            openat(folder, name, flags | O_NOFOLLOW | O_CLOEXEC, permissions)
+            openat(folder, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, permissions)
         }
         guard file >= 0 else { throw errno == ELOOP || errno == EISDIR ? refused(path) : FolderError.system("Cannot open \(root)/\(path)") }
+        return try regularFile(file, path)
+    }
+
+    /// `file`, opened with `O_NONBLOCK` (so that a FIFO or device planted in a file's place
+    /// cannot hold the open), when it is a regular file, back to blocking; closed and refused
+    /// otherwise.
+    private func regularFile(_ file: Int32, _ path: String) throws -> Int32 {
+        var status = stat()
+        guard fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, fcntl(file, F_SETFL, fcntl(file, F_GETFL) & ~O_NONBLOCK) == 0 else {
+            close(file)
+            throw refused(path)
+        }
         return file
     }
 
@@ -186,7 +198,7 @@ public final class ContainedFolder: Sendable {
     public func read(_ path: String) throws -> [UInt8]? {
         let file: Int32
         do {
-            file = try withParent(of: path) { folder, name in openat(folder, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+            file = try withParent(of: path) { folder, name in openat(folder, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) }
         } catch is Absent {
             return nil
         }
@@ -195,6 +207,7 @@ public final class ContainedFolder: Sendable {
             if errno == ELOOP { throw refused(path) }
             throw FolderError.system("Cannot open \(root)/\(path)")
         }
+        _ = try regularFile(file, path)
         defer { close(file) }
         var bytes: [UInt8] = []
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
