@@ -12,6 +12,9 @@ public struct BrokenServer: Sendable {
         case status(Int)
         /// Requests are read and never answered.
         case silence
+        /// Every request gets `307 Temporary Redirect` to this URL: a server sending its client
+        /// elsewhere.
+        case redirect(String)
     }
 
     /// The port it listens on.
@@ -60,6 +63,9 @@ public struct BrokenServer: Sendable {
                     tally.requests.withLock { $0 += 1 }
                     if case .status(let status) = failure {
                         try await outbound.write(ByteBuffer(string: "HTTP/1.1 \(status) Broken\r\nContent-Length: 0\r\n\r\n"))
+                    }
+                    if case .redirect(let location) = failure {
+                        try await outbound.write(ByteBuffer(string: "HTTP/1.1 307 Elsewhere\r\nLocation: \(location)\r\nContent-Length: 0\r\n\r\n"))
                     }
                 }
                 tail = Array(bytes[max(index, bytes.count - end.count + 1)...])

@@ -83,14 +83,33 @@ struct ReportQueue {
         try withLock { queue, status in (queue.count, status) }
     }
 
+    /// The most bytes `reports.json` of `capacity` reports is read at: a report is at most about
+    /// 600 bytes (a reason is cut at 200), so a file past this was not written by the queue.
+    /// From 1 MiB to 256 MiB.
+    static func maximumBytes(_ capacity: Int) -> Int { capacity >= 256 << 10 ? 256 << 20 : max(1 << 20, capacity * 1024) }
+
+    /// The bytes of `path` when it is a regular file of at most `bound` bytes; otherwise (a FIFO,
+    /// which would block the read, a device, a file grown without bound by another process)
+    /// `nil`, as for a file that cannot be decoded: the queue starts over.
+    private static func read(_ path: String, in folder: ContainedFolder, bound: Int) throws -> [UInt8]? {
+        guard let status = try folder.status(of: path), status.st_size <= bound else { return nil }
+        return try folder.read(path)
+    }
+
     /// Runs `body` on the queue and its status under an exclusive lock (the app and a sync may
     /// both add), and saves what it changes.
     private func withLock<T>(_ body: (inout [Report], inout Status) throws -> T) throws -> T {
         try folder.with { folder in
             let lock = try FileLock.acquire(Self.lock, in: folder, exclusive: true)
             defer { lock?.unlock() }
-            var queue = (try? folder.read(Self.file).flatMap { try JSONDecoder().decode([Report].self, from: Data($0)) }) ?? []
-            var status = (try? folder.read(Self.statusFile).flatMap { try JSONDecoder().decode(Status.self, from: Data($0)) }) ?? Status()
+            var queue =
+                (try? Self.read(Self.file, in: folder, bound: Self.maximumBytes(capacity)).flatMap {
+                    try JSONDecoder().decode([Report].self, from: Data($0))
+                }) ?? []
+            var status =
+                (try? Self.read(Self.statusFile, in: folder, bound: 64 * 1024).flatMap { try JSONDecoder().decode(Status.self, from: Data($0)) })
+                ?? Status()
+            status.dropped = max(0, status.dropped)
             let before = (queue, status)
             let result = try body(&queue, &status)
             if queue != before.0 { try folder.replace(Self.file, with: Array(try APIJSON.encoder.encode(queue)), durable: false) }
