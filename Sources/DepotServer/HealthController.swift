@@ -1,3 +1,4 @@
+import DepotConnection
 import DepotStore
 import Foundation
 import Hummingbird
@@ -13,13 +14,27 @@ struct HealthController: Sendable {
     let site: PublicSite
     let check: ReadinessCheck
 
-    init(catalog: Catalog, store: BlobStore, site: PublicSite, logger: Logger, interval: Duration = .seconds(1)) {
+    /// - Parameters:
+    ///   - interval: how long a verdict is reused.
+    ///   - clock: the time verdicts age by (a test's, or the system's monotonic clock).
+    ///   - beforeProbe: awaited at the start of each computation, for tests that count or hold them.
+    init(
+        catalog: Catalog,
+        store: BlobStore,
+        site: PublicSite,
+        logger: Logger,
+        interval: Duration = .seconds(1),
+        clock: ConnectionClock = .system,
+        beforeProbe: (@Sendable () async -> Void)? = nil
+    ) {
         self.site = site
-        let start = ContinuousClock.now
         check = ReadinessCheck(
             interval: interval,
-            now: { ContinuousClock.now - start },
-            probe: { await Self.probe(catalog: catalog, store: store, logger: logger) }
+            now: clock.now,
+            probe: {
+                await beforeProbe?()
+                return await Self.probe(catalog: catalog, store: store, logger: logger)
+            }
         )
     }
 

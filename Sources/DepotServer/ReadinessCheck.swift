@@ -25,6 +25,10 @@ actor ReadinessCheck {
         self.probe = probe
     }
 
+    /// Probes waiting for the computation under way (0 when none runs): for tests that hold a
+    /// computation until the others have arrived.
+    var waiters: Int { waiting?.count ?? 0 }
+
     /// The verdict: the last one while it is younger than ``interval``, else a new one (shared
     /// with every probe that asks meanwhile).
     func verdict() async -> Verdict {

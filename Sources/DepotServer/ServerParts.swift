@@ -136,7 +136,14 @@ struct ServerParts {
             rollouts: RolloutController(publisher: publisher, gateNetworks: configuration.reports.gateNetworks),
             reports: ReportsController(intake: reports, trustedProxies: configuration.trustedProxies),
             documents: ReleaseDocumentsController(content: content, packs: packs, catalog: catalog, responder: responder),
-            health: HealthController(catalog: catalog, store: store, site: site, logger: logger),
+            health: HealthController(
+                catalog: catalog,
+                store: store,
+                site: site,
+                logger: logger,
+                clock: configuration.readinessClock ?? .system,
+                beforeProbe: configuration.beforeReadinessProbe
+            ),
             dashboard: try traffic.map { traffic in
                 DashboardController(
                     data: DashboardData(

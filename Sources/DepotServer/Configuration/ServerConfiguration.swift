@@ -89,6 +89,12 @@ public struct ServerConfiguration: Sendable {
     /// encoding it: for tests that hold an encoding mid-file (``VariantMaker``). A call that
     /// blocks holds that thread only.
     package var variantChunkRead: (@Sendable () -> Void)?
+    /// The time `/readyz`'s verdict ages by (``ReadinessCheck``): a test's, or (nil) the system's
+    /// monotonic clock.
+    package var readinessClock: ConnectionClock?
+    /// Awaited at the start of each computation of `/readyz`'s verdict: for tests that count and
+    /// hold them (``ReadinessCheck``).
+    package var beforeReadinessProbe: (@Sendable () async -> Void)?
     /// The wait after a failed first scan of ``publicDirectory`` before the next try; it doubles
     /// each time, up to a minute. Shorter in tests.
     package var publicScanRetry: Duration = .seconds(1)
