@@ -25,6 +25,21 @@ struct PerSecondLimitTests {
         }
     }
 
+    @Test(
+        "keyed as reports are (ReportNetwork.rateKey): 60 addresses of one IPv6 /64 share one limit; another /64, or an IPv4 neighbour, has its own"
+    )
+    func networks() {
+        var rule = PerSecondLimit(limit: 20)
+        let subnet = (1...60).filter { rule.admits(ReportNetwork.rateKey(of: "2001:db8:0:1::\(String($0, radix: 16))"), now: 7) }
+        #expect(subnet.count == 20)
+        let others = [
+            ("[2001:db8:0:2::1]:40001", 7), ("[2001:db8:0:1:ffff::1]:40001", 7), ("198.51.100.8", 7), ("198.51.100.9:40001", 7),
+            ("2001:db8:0:1::1", 8),
+        ].map { rule.admits(ReportNetwork.rateKey(of: $0.0), now: Int64($0.1)) }
+        // Another /64; the first /64 again; two IPv4 addresses, one with a port; the first /64 in a new second.
+        #expect(others == [true, false, true, true, true])
+    }
+
     @Test("it holds one second's keys at most")
     func bounded() {
         var rule = PerSecondLimit(limit: 1)
