@@ -50,7 +50,7 @@ struct ReleaseDocumentsController: Sendable {
     @Sendable func release(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
         guard ContentAddress.isSHA256(id), let document = try await catalog.releaseDocument(id: id) else {
-            throw HTTPError(.notFound, message: "No release \(id)")
+            throw HTTPError(.notFound, message: "No release \(id.prefix(80))")
         }
         return try respond(to: request, with: document)
     }
@@ -58,7 +58,7 @@ struct ReleaseDocumentsController: Sendable {
     @Sendable func page(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let sha256 = context.parameters.get("sha256") ?? ""
         guard ContentAddress.isSHA256(sha256), let document = try await catalog.pageDocument(sha256: sha256) else {
-            throw HTTPError(.notFound, message: "No page \(sha256)")
+            throw HTTPError(.notFound, message: "No page \(sha256.prefix(80))")
         }
         return try respond(to: request, with: document)
     }
@@ -77,7 +77,7 @@ struct ReleaseDocumentsController: Sendable {
             case .brotliPack: try await packs.pack(page: object?.address ?? "", kind: .br)
             default: nil
             }
-        guard let resource else { throw HTTPError(.notFound, message: "No pack \(name)") }
+        guard let resource else { throw HTTPError(.notFound, message: "No pack \(name.prefix(80))") }
         return try responder.respond(to: request, resource: resource, now: .now())
     }
 

@@ -1,0 +1,138 @@
+import DepotServer
+import DepotTestFixtures
+import DepotTestSupport
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+/// Issue 57, cause 8: the page packs made once and kept (``PackComputationTests``), attacked as
+/// an anonymous client would: names that are not pages, validators and ranges on a kept pack,
+/// and requests abandoned while their pack is being made. Counted by `depot_packs_made_total`,
+/// over a real socket.
+@Suite("Page packs: attacks by an anonymous client")
+struct PackAttackTests {
+    static func made(_ server: LiveServer) async throws -> (br: Double, identity: Double) {
+        (
+            try await PackComputationTests.metric(server, PackComputationTests.brMade),
+            try await PackComputationTests.metric(server, PackComputationTests.identityMade)
+        )
+    }
+
+    @Test("names that are not a stored page (random, uppercase, .br.br, dot-dot, overlong, a file's blob) make nothing and get short answers")
+    func notPages() async throws {
+        try await LiveServer.withPublishing { server in
+            let (pages, _, fileSHA256) = try await PackComputationTests.publish(server, count: 40)
+            let page = try #require(pages.first)
+            let names = [
+                String(repeating: "ab", count: 32), page.uppercased(), "\(page).br.br", "\(page).BR", "\(page).gz", "%2e%2e%2f\(page)",
+                "..%2f\(page).br", "\(page)%00.br", page + String(repeating: "0", count: 2_000), String(page.dropLast()), fileSHA256,
+                "\(fileSHA256).br",
+            ]
+            for name in names {
+                for method in ["GET", "HEAD"] {
+                    let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request(method, "/packs/\(name)") }
+                    #expect([400, 404].contains(answer.status), "\(method) \(name): \(answer.status)")
+                    #expect(answer.body.count < 256, "\(method) \(name): a body of \(answer.body.count) bytes")
+                }
+                let posted = try await RawHTTPConnection.with(port: server.port) { try await $0.request("POST", "/packs/\(name)", body: [1]) }
+                #expect(posted.status == 405 && posted.body.count < 256, "POST \(name): \(posted.status)")
+            }
+            // Their siblings echo a name too: never more of it than a line.
+            for path in ["/pages/", "/releases/"] {
+                let answer = try await RawHTTPConnection.with(port: server.port) {
+                    try await $0.request("GET", path + String(repeating: "a", count: 4_000))
+                }
+                #expect(answer.status == 404 && answer.body.count < 256, "\(path): \(answer.status), \(answer.body.count) bytes")
+            }
+            let made = try await Self.made(server)
+            #expect(made.br == 0 && made.identity == 0, "made \(made)")
+        }
+    }
+
+    @Test("Range, If-None-Match and If-Range on a kept brotli pack: 206 of its bytes, 304, and an ETag stable across a restart")
+    func validatorsAndRanges() async throws {
+        try await withTemporaryDirectory { folder in
+            let data = folder.appendingPathComponent("data")
+            var configuration = ServerConfiguration()
+            configuration.publish.tokens = [LiveServer.token]
+            let (page, whole, tag) = try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+                let page = try #require(try await PackComputationTests.publish(server, count: 40).pages.first)
+                let path = "/packs/\(page).br"
+                return try await RawHTTPConnection.with(port: server.port) { connection in
+                    let whole = try await connection.request("GET", path)
+                    let tag = try #require(whole.header("ETag"))
+                    #expect(whole.status == 200 && tag.hasPrefix("\""), "a strong ETag: \(tag)")
+                    let part = try await connection.request("GET", path, headers: [("Range", "bytes=0-9")])
+                    #expect(part.status == 206 && part.body == Array(whole.body.prefix(10)))
+                    #expect(part.header("Content-Range") == "bytes 0-9/\(whole.body.count)")
+                    let tail = try await connection.request("GET", path, headers: [("Range", "bytes=-5")])
+                    #expect(tail.status == 206 && tail.body == Array(whole.body.suffix(5)))
+                    let beyond = try await connection.request("GET", path, headers: [("Range", "bytes=\(whole.body.count)-")])
+                    #expect(beyond.status == 416)
+                    let unchanged = try await connection.request("GET", path, headers: [("If-None-Match", tag)])
+                    #expect(unchanged.status == 304 && unchanged.body.isEmpty)
+                    let resumed = try await connection.request("GET", path, headers: [("Range", "bytes=10-"), ("If-Range", tag)])
+                    #expect(resumed.status == 206 && resumed.body == Array(whole.body.dropFirst(10)))
+                    let other = try await connection.request("GET", path, headers: [("Range", "bytes=10-"), ("If-Range", "\"other\"")])
+                    #expect(other.status == 200 && other.body == whole.body)
+                    return (page, whole.body, tag)
+                }
+            }
+            try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+                try await RawHTTPConnection.with(port: server.port) { connection in
+                    let again = try await connection.request("GET", "/packs/\(page).br", headers: [("Range", "bytes=10-"), ("If-Range", tag)])
+                    #expect(again.status == 206 && again.body == Array(whole.dropFirst(10)))
+                    #expect(again.header("ETag") == tag)
+                    #expect(try await connection.request("HEAD", "/packs/\(page).br", headers: [("If-None-Match", tag)]).status == 304)
+                }
+                let made = try await Self.made(server)
+                #expect(made.br == 0, "made \(made) after the restart")
+            }
+        }
+    }
+
+    @Test("requests abandoned while their pack is being made: the pack is made once and kept, the next request makes none")
+    func abandoned() async throws {
+        let entered = Atomic(0)
+        let gate = DispatchSemaphore(value: 0)
+        var configuration = ServerConfiguration(memoryCacheBytes: 0)
+        configuration.packs = ComputeLimits(maximumConcurrent: 1, maximumQueued: 1)
+        configuration.packs.whileComputing = {
+            entered.add(1, ordering: .relaxed)
+            gate.wait()
+        }
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            defer { for _ in 0..<8 { gate.signal() } }
+            let (pages, path, _) = try await PackComputationTests.publish(server, count: 200)
+            try #require(pages.count >= 3)
+            // Three clients ask for the first page's pack and hang up while it is being made.
+            for _ in 0..<3 {
+                try await RawHTTPConnection.with(port: server.port) { try await $0.send("GET", "/packs/\(pages[0]).br") }
+            }
+            let held = try await poll(every: .milliseconds(5), for: .seconds(120)) { entered.load(ordering: .relaxed) >= 1 ? true : nil }
+            try #require(held == true, "the pack is being made")
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                // The second page waits (the queue's one place); a third is refused at once.
+                try await connection.send("GET", "/packs/\(pages[1]).br")
+                try await RawHTTPConnection.with(port: server.port) { other in
+                    let busy = try await other.request("GET", "/packs/\(pages[2]).br")
+                    #expect(busy.status == 503 && busy.header("Retry-After") != nil && busy.body.count < 256)
+                    #expect(try await other.request("GET", "/files/\(path)").status == 200)
+                }
+            }
+            gate.signal()
+            gate.signal()
+            let kept = try await RawHTTPConnection.with(port: server.port) {
+                try await $0.waitForMetric(PackComputationTests.brMade, toReach: 2)
+            }
+            #expect(kept, "both abandoned packs were made and kept")
+            for page in pages.prefix(2) {
+                let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }
+                #expect(answer.status == 200)
+            }
+            let made = try await Self.made(server)
+            #expect(made.br == 2 && entered.load(ordering: .relaxed) == 2, "made \(made), computations \(entered.load(ordering: .relaxed))")
+        }
+    }
+}
