@@ -17,7 +17,7 @@ struct ServerOptions: ParsableArguments {
     /// `text`, an http:// or https:// URL, without a trailing slash.
     static func baseURL(of text: String) throws -> String {
         guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
-            throw ValidationError("--server must be an http:// or https:// URL, not \"\(text)\"")
+            throw ValidationError("--server must be an http:// or https:// URL, not \"\(refusedURLText(text))\"")
         }
         return text.hasSuffix("/") ? String(text.dropLast()) : text
     }

@@ -14,7 +14,7 @@ extension Depot.Sync {
         guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil,
             let base = URL(string: text.hasSuffix("/") ? text : text + "/")
         else {
-            throw CommandFailure("--report-server must be an http:// or https:// URL, not \"\(text)\".", kind: .usage)
+            throw CommandFailure("--report-server must be an http:// or https:// URL, not \"\(refusedURLText(text))\".", kind: .usage)
         }
         return base
     }

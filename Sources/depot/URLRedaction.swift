@@ -13,6 +13,14 @@ func redactingCredentials(in text: String) -> String {
     text.replacing(#/([A-Za-z][A-Za-z0-9+.\-]*://)[A-Za-z0-9\-._~%!$&'()*+,;=:@]*@/#) { match in match.output.1 }
 }
 
+/// `text`, a URL the CLI refuses, as its refusal quotes it: what comes before its last `@` left
+/// out (`…@host`), so that a password typed without a scheme (`user:secret@host`, which
+/// ``redactingCredentials(in:)`` cannot tell from other text) is not printed either.
+func refusedURLText(_ text: String) -> String {
+    guard let at = text.lastIndex(of: "@") else { return text }
+    return "…" + text[at...]
+}
+
 /// A line as the CLI prints it to a terminal or a log: credentials left out of its URLs
 /// (``redactingCredentials(in:)``), and each control character written out as `\u{…}`, as the
 /// audit trail quotes text (``DepotAPI/AuditText``): a path or an error a hostile mirror wrote,
