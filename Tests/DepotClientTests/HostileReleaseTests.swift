@@ -16,10 +16,12 @@ import Testing
 struct HostileReleaseTests {
     static let blob = Data(String(repeating: "blob bytes\n", count: 500).utf8)
 
-    /// Serves `release` from `/evil/` and syncs a fresh folder from there.
+    /// Serves `release` from `/evil/` and syncs a fresh folder from there (made first with
+    /// `existingFolder`: a first sync that fails removes a folder it made, and what it held).
     static func sync(
         _ release: FakeRelease,
         configuration: DepotClient.Configuration = .init(),
+        existingFolder: Bool = false,
         corrupt: ((URL) throws -> Void)? = nil,
         check: @Sendable (Result<SyncReport, any Error>, URL) throws -> Void
     ) async throws {
@@ -31,6 +33,7 @@ struct HostileReleaseTests {
         try await LiveServer.with(prepare: prepare) { server in
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")
+                if existingFolder { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
                 let client = DepotClient(server: URL(string: server.url("/evil/"))!, directory: folder, configuration: configuration)
                 let result: Result<SyncReport, any Error>
                 do { result = .success(try await client.sync()) } catch { result = .failure(error) }
@@ -171,7 +174,7 @@ struct HostileReleaseTests {
     @Test("a download longer than the release's size stops there and fails, writing no more than promised; nothing is switched")
     func downloadCap() async throws {
         let release = FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob, size: 100), FakeRelease.entry("b.bin", Data("b".utf8))])
-        try await Self.sync(release) { result, root in
+        try await Self.sync(release, existingFolder: true) { result, root in
             let report = try result.get()
             let failed = try #require(report.files.first { $0.path == "a.bin" })
             #expect(failed.outcome == .failed)

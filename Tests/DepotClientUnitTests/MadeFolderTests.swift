@@ -8,11 +8,25 @@ import Testing
 /// left empty; never a file another process put in the new folder meanwhile.
 @Suite("Made folder")
 struct MadeFolderTests {
-    @Test("what a first sync made stays only after a download or sync that fetched every file: never after a check")
-    func keeps() {
-        #expect(MadeFolder.keeps(.apply, failedCount: 0) && MadeFolder.keeps(.download, failedCount: 0))
-        #expect(!MadeFolder.keeps(.check, failedCount: 0))
-        #expect(!MadeFolder.keeps(.apply, failedCount: 1) && !MadeFolder.keeps(.download, failedCount: 2))
+    @Test("after files failed, what a first sync made stays only when it holds files staged or a download begun, for the next sync")
+    func removeUnlessResumable() async throws {
+        try await withTemporaryDirectory { root in
+            let folder = root.appendingPathComponent("new")
+            let manager = FileManager.default
+            for own in ["partial", "staging"] {
+                let made = try #require(MadeFolder(path: folder.path))
+                for empty in ["partial", "staging/ab", "releases"] {
+                    try manager.createDirectory(at: folder.appendingPathComponent(".depot/\(empty)"), withIntermediateDirectories: true)
+                }
+                try Data("lock".utf8).write(to: folder.appendingPathComponent(".depot/sync.lock"))
+                try Data("begun".utf8).write(to: folder.appendingPathComponent(".depot/\(own)/a"))
+                made.removeUnlessResumable()
+                #expect(manager.fileExists(atPath: folder.appendingPathComponent(".depot/\(own)/a").path), "\(own)")
+                try manager.removeItem(at: folder.appendingPathComponent(".depot/\(own)/a"))
+                made.removeUnlessResumable()
+                #expect(!manager.fileExists(atPath: folder.path), "nothing to resume: \(own)")
+            }
+        }
     }
 
     @Test("only .depot and the folders left empty go; a file another process wrote in the new folder keeps it, and its parents")

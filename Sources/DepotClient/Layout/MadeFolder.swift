@@ -2,11 +2,12 @@ import DepotFiles
 import Foundation
 
 /// The first folder missing on the way to a sync folder, seen before a sync makes it: a first
-/// sync that fails (throws, or reports files it could not fetch) and a check remove what they
-/// made (the sync folder's `.depot`: install id, locks, staged files), then the folders on the
-/// way that are left empty, so that a typo, a full disk or a look at what a sync would do leaves
-/// nothing behind (``keeps(_:failedCount:)``). Nothing else is removed: a file another process
-/// put in the new folder meanwhile keeps it. Removed through its parent's descriptor
+/// sync that fails and a check remove what they made (the sync folder's `.depot`: install id,
+/// locks, staged files), then the folders on the way that are left empty, so that a typo, a
+/// full disk or a look at what a sync would do leaves nothing behind. A first sync that reports
+/// files it could not fetch keeps the folder only when it holds what the next sync resumes from
+/// (``removeUnlessResumable()``). Nothing else is removed: a file another process put in the new
+/// folder meanwhile keeps it. Removed through its parent's descriptor
 /// (``DepotFiles/ContainedFolder``), never following a link.
 struct MadeFolder {
     /// The folder holding the missing one, which exists.
@@ -37,11 +38,17 @@ struct MadeFolder {
         return lstat(path, &status) == 0
     }
 
-    /// Whether what a first sync that ended without throwing made stays: not after a check
-    /// (it changes nothing), nor after a sync that reports `failedCount` files it could not
-    /// fetch (it switched to nothing: the folder would hold only `.depot`).
-    static func keeps(_ goal: SyncGoal, failedCount: Int) -> Bool {
-        goal != .check && failedCount == 0
+    /// After a first sync that reported files it could not fetch (it switched to nothing: the
+    /// folder holds only `.depot`): removes what it made, unless it holds files verified and
+    /// staged or downloads begun, which the next sync takes on from (a first install on a flaky
+    /// link goes on where it stopped, rather than from nothing).
+    func removeUnlessResumable() {
+        guard let parent = try? ContainedFolder(root: parent) else { return }
+        // A file at any depth (staging shards its files in folders), or what cannot be read.
+        let progress = [SyncFolder.ownFolders[1], SyncFolder.ownFolders[2]].contains { own in
+            (try? parent.tree(below: folder + "/" + own).contains { $0.kind != S_IFDIR }) != false
+        }
+        if !progress { remove() }
     }
 
     /// Removes what the sync made in the folder, then each folder from the sync folder up to

@@ -7,7 +7,8 @@ extension DepotClient {
     /// Runs the sync's steps up to `goal` (``SyncGoal``), on each server in turn (``Failover``),
     /// under the folder's sync lock, once an interrupted switch is finished and waiting reports
     /// are sent; returns the report and, for `.check`, the plan. A sync that made the folder and
-    /// then fails, or a check that made it, removes it (``MadeFolder``).
+    /// then fails (or reports failed files, with nothing to resume), or a check that made it,
+    /// removes it (``MadeFolder``).
     func run(to goal: SyncGoal, progress: ProgressSink) async throws -> (report: SyncReport, plan: UpdatePlan?) {
         let made = MadeFolder(path: directoryPath)
         let syncLock = try lockForSync()
@@ -21,7 +22,11 @@ extension DepotClient {
             made?.remove()
             throw error
         }
-        if let made, !MadeFolder.keeps(goal, failedCount: result.report.failedCount) { made.remove() }
+        if goal == .check {
+            made?.remove()
+        } else if result.report.failedCount > 0 {
+            made?.removeUnlessResumable()
+        }
         return result
     }
 
