@@ -12,12 +12,16 @@ public final class LyingPackMirror: Sendable {
     /// The port clients connect to.
     public let port: Int
     private let upstreamPort: Int
+    /// Bytes added after the plain pack's in a brotli pack's answer (issue 57, cause 8: a body
+    /// longer than the signed length).
+    private let surplus: Int
     /// Each answer sent: its request line's method and target, and its body's bytes.
     private let sent = Mutex<[(method: String, target: String, bytes: Int)]>([])
 
-    init(port: Int, upstreamPort: Int) {
+    init(port: Int, upstreamPort: Int, surplus: Int = 0) {
         self.port = port
         self.upstreamPort = upstreamPort
+        self.surplus = surplus
     }
 
     /// `http://127.0.0.1:port` followed by `path`.
@@ -33,10 +37,15 @@ public final class LyingPackMirror: Sendable {
         sent.withLock { $0.filter { $0.method == method && $0.target.hasPrefix(prefix) }.count }
     }
 
-    /// Starts a mirror in front of `127.0.0.1:upstreamPort`, runs `body`, and stops it.
-    public static func with<Result: Sendable>(upstreamPort: Int, _ body: @Sendable (LyingPackMirror) async throws -> Result) async throws -> Result {
+    /// Starts a mirror in front of `127.0.0.1:upstreamPort`, runs `body`, and stops it. With a
+    /// `surplus`, a brotli pack's answer is that many bytes longer than the plain pack.
+    public static func with<Result: Sendable>(
+        upstreamPort: Int,
+        surplus: Int = 0,
+        _ body: @Sendable (LyingPackMirror) async throws -> Result
+    ) async throws -> Result {
         try await LocalListener.serve(
-            making: { LyingPackMirror(port: $0, upstreamPort: upstreamPort) },
+            making: { LyingPackMirror(port: $0, upstreamPort: upstreamPort, surplus: surplus) },
             handle: { mirror, connection in try await mirror.serve(connection) },
             body
         )
@@ -70,8 +79,8 @@ public final class LyingPackMirror: Sendable {
         let path = String(target.prefix { $0 != "?" })
         if path.hasPrefix("/packs/"), path.hasSuffix(".br") {
             if method == "HEAD" { return record(method, target, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nConnection: close\r\n\r\n", body: []) }
-            let plain = try await relay("GET", String(path.dropLast(3)), fields: [])
-            return record(method, target, "HTTP/1.1 200 OK\r\nContent-Length: \(plain.body.count)\r\nConnection: close\r\n\r\n", body: plain.body)
+            let body = try await relay("GET", String(path.dropLast(3)), fields: []).body + [UInt8](repeating: 0, count: surplus)
+            return record(method, target, "HTTP/1.1 200 OK\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n", body: body)
         }
         let response = try await relay(method, target, fields: fields)
         var text = "HTTP/1.1 \(response.status) Relayed\r\n"
