@@ -10,7 +10,7 @@ import Testing
 /// `ContainedFolder`) attacked by a local process that plants a FIFO where Depot keeps a partial
 /// file or its tag. Opening a FIFO for reading (or writing) waits for the other end forever: a
 /// planted one must be refused, never waited on.
-@Suite("Staging attacks: FIFOs planted in the sync folder")
+@Suite("Staging attacks: FIFOs and huge files planted in the sync folder")
 struct StagingAttackTests {
     /// Runs `body` on a thread of its own and waits for it at most `bound` (not a deadline the
     /// code must meet: a bound on the wait, so that a hang fails instead of hanging the run).
@@ -87,6 +87,20 @@ struct StagingAttackTests {
             #expect(finished, "the FIFO was waited on")
             #expect(outcome.withLock { $0 } == "refused refused refused")
             #expect(file.size == nil)
+        }
+    }
+
+    @Test("a huge sparse file planted as a partial file's kept tag is not read into memory nor sent as If-Range")
+    func hugeTag() async throws {
+        try await withTemporaryDirectory { folder in
+            let url = folder.appendingPathComponent("f.partial")
+            try Data(repeating: 7, count: 40).write(to: url)
+            let tag = url.appendingPathExtension("etag")
+            #expect(FileManager.default.createFile(atPath: tag.path, contents: Data("\"t".utf8)))
+            #expect(truncate(tag.path, 64 << 20) == 0)
+            let partial = try PartialFile(at: url, source: "/blobs/f", expectedLength: 100)
+            let ifRange = partial.requestHeaders(assumedTag: "\"sha\"").first { $0.name == "If-Range" }?.value
+            #expect(ifRange == "\"sha\"", "If-Range of \(ifRange?.utf8.count ?? 0) bytes")
         }
     }
 }

@@ -61,6 +61,9 @@ public final class PartialFile {
     /// Beside the partial file: the strong ETag the server sent with its first bytes.
     public var tagFile: URL { URL(fileURLWithPath: tag.shown, isDirectory: false) }
 
+    /// The longest kept tag read back: a longer file there is not a tag Depot wrote.
+    static let maximumTagBytes: Int64 = 256
+
     /// Whether the file holds the promised length already: nothing is to be asked for.
     public var isComplete: Bool { held == expectedLength }
 
@@ -71,8 +74,9 @@ public final class PartialFile {
     /// `If-Range` (the tag kept, else `assumedTag`; without either, the whole file).
     public func requestHeaders(assumedTag: String?) -> [(name: String, value: String)] {
         guard resumeFrom > 0 else { return [] }
-        // A link in place of the tag is not read: the tag assumed is asked with instead.
-        let kept = (try? tag.read())?.map { String(decoding: $0, as: UTF8.self) }
+        // A link in place of the tag is not read, nor a file longer than a tag: the tag assumed
+        // is asked with instead.
+        let kept = (tag.size ?? .max) <= Self.maximumTagBytes ? (try? tag.read())?.map { String(decoding: $0, as: UTF8.self) } : nil
         guard let tag = kept ?? assumedTag else { return [] }
         return [("Range", "bytes=\(resumeFrom)-"), ("If-Range", tag)]
     }
