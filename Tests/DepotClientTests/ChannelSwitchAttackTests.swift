@@ -20,6 +20,52 @@ struct ChannelSwitchAttackTests {
         case folderLink
     }
 
+    /// Where the power cut falls in the switch to beta; `partly` removes one of stable's files
+    /// by hand after a cut at `journalWritten`: a cut in the middle of the removals.
+    enum Cut: String, Sendable, CaseIterable {
+        case journalWritten, partly, removalsDone, stateSaved
+        var step: SwitchStep {
+            switch self {
+            case .journalWritten, .partly: .journalWritten
+            case .removalsDone: .removalsDone
+            case .stateSaved: .stateSaved
+            }
+        }
+    }
+
+    struct Cutoff: Error {}
+
+    @Test("a power cut in the switch to beta, then a sync: the folder holds beta's release exactly", arguments: Cut.allCases)
+    func powerCut(_ cut: Cut) async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, [("shared.txt", ChannelSwitchTests.shared)])
+            let promoted = try await RolloutFleetTests.send(server, "POST", "/v1/channels/beta/promote", json: PromoteRequest(release: "1"))
+            #expect(promoted.status == 200, "\(promoted.bodyText)")
+            let stableOnly = ["old/a.txt", "old/b.txt", "c.txt"]
+            try await SyncTests.publish(server, stableOnly.map { ($0, Data("stable \($0)\n".utf8)) })
+            try await withTemporaryDirectory { folder in
+                let client = { (channel: String) in
+                    DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: DepotClient.Configuration(channel: channel))
+                }
+                let stable = try await client("stable").sync()
+                let held = try SwitchCrashTests.files(folder)
+                #expect(
+                    stable.release?.channel == "stable" && stableOnly.allSatisfy { held[$0] != nil },
+                    "\(held) \(String(describing: stable.release))"
+                )
+                var cutting = client("beta")
+                cutting.switchFault = { step in if step == cut.step { throw Cutoff() } }
+                await #expect(throws: (any Error).self) { try await cutting.sync() }
+                if cut == .partly { try FileManager.default.removeItem(at: folder.appendingPathComponent("old/a.txt")) }
+
+                let beta = try await client("beta").sync()
+                #expect(beta.release?.channel == "beta" && beta.release?.number == 1, "\(String(describing: beta.release))")
+                #expect(try SwitchCrashTests.files(folder) == ["shared.txt": String(decoding: ChannelSwitchTests.shared, as: UTF8.self)])
+                #expect(try client("beta").withCurrentRelease { $0?.channel } == "beta")
+            }
+        }
+    }
+
     @Test("stable, a path of it planted, then beta", arguments: Plant.allCases)
     func planted(_ plant: Plant) async throws {
         try await LiveServer.withPublishing { server in
