@@ -189,4 +189,37 @@ struct PackAttackTests {
             }
         }
     }
+
+    @Test("packs of a page no kept release lists are collected with it; asking for them afterwards makes none")
+    func retiredPagesPacksCollected() async throws {
+        let configuration = ServerConfiguration(
+            publish: .init(keepVersions: 1, keepReleases: 1, retiredGracePeriod: .zero, collectionInterval: .milliseconds(100))
+        )
+        try await LiveServer.withPublishing(configuration: configuration) { server in
+            let old = try #require(try await PackComputationTests.publish(server, count: 40).pages.first)
+            var packBlobs: [String] = []
+            for path in ["/packs/\(old)", "/packs/\(old).br"] {
+                let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", path) }
+                #expect(answer.status == 200)
+                packBlobs.append(try #require(answer.header("ETag")).trimmingCharacters(in: ["\""]))
+            }
+            #expect(RetentionAndConcurrencyTests.blobFiles(server).isSuperset(of: packBlobs), "the packs are kept as blobs: \(packBlobs)")
+            let new = try await PackComputationTests.publish(server, count: 41).pages
+            #expect(!new.contains(old))
+            // However slowly a loaded machine runs the collections: the bound only guards a hang.
+            var files = RetentionAndConcurrencyTests.blobFiles(server)
+            for _ in 0..<12_000 where !files.isDisjoint(with: packBlobs) {
+                try await Task.sleep(for: .milliseconds(50))
+                files = RetentionAndConcurrencyTests.blobFiles(server)
+            }
+            #expect(files.isDisjoint(with: packBlobs), "the retired page's packs were not collected")
+            let before = try await Self.made(server)
+            for path in ["/packs/\(old)", "/packs/\(old).br"] {
+                let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", path) }
+                #expect(answer.status == 404, "\(path): \(answer.status)")
+            }
+            let after = try await Self.made(server)
+            #expect(after.br == before.br && after.identity == before.identity, "made \(before) then \(after)")
+        }
+    }
 }
