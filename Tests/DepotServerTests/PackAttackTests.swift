@@ -222,4 +222,52 @@ struct PackAttackTests {
             #expect(after.br == before.br && after.identity == before.identity, "made \(before) then \(after)")
         }
     }
+
+    @Test(
+        "a server stopped while packs are computing and queued (their clients gone) stops cleanly, and keeps the one made",
+        .disabled(
+            "defect: the stop runs every queued computation first (4 of 4 made, each held here until its bound): the HTTP server's graceful stop waits for the handlers, which wait for their flights, before ComputeOnce is told to stop and answer the queue busy; a stop can take maximumConcurrent + maximumQueued computations"
+        )
+    )
+    func stopWhileQueued() async throws {
+        let entered = Atomic(0)
+        let gate = DispatchSemaphore(value: 0)
+        var configuration = ServerConfiguration(memoryCacheBytes: 0)
+        configuration.publish.tokens = [LiveServer.token]
+        configuration.packs = ComputeLimits(maximumConcurrent: 1, maximumQueued: 4)
+        configuration.packs.whileComputing = {
+            entered.add(1, ordering: .relaxed)
+            // Held until the server is stopping (a bound, not a deadline: the stop signals it).
+            _ = gate.wait(timeout: .now() + 10)
+        }
+        try await withTemporaryDirectory { folder in
+            let data = folder.appendingPathComponent("data")
+            let pages = try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+                let pages = try await PackComputationTests.publish(server, count: 200).pages
+                try #require(pages.count >= 4)
+                for page in pages.prefix(4) {
+                    try await RawHTTPConnection.with(port: server.port) { try await $0.send("GET", "/packs/\(page).br") }
+                }
+                let held = try await poll(every: .milliseconds(5), for: .seconds(120)) { entered.load(ordering: .relaxed) >= 1 ? true : nil }
+                try #require(held == true, "a pack is being made")
+                // Let the computation under way end once the stop has begun.
+                Task { [gate] in
+                    try await Task.sleep(for: .milliseconds(200))
+                    gate.signal()
+                }
+                return pages
+            }
+            #expect(entered.load(ordering: .relaxed) == 1, "only the pack under way was made; the queued ones were dropped at the stop")
+            // Started again: the pack made during the stop was kept; the others are made now.
+            configuration.packs = ComputeLimits(maximumConcurrent: 1, maximumQueued: 4)
+            try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+                for page in pages.prefix(4) {
+                    let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }
+                    #expect(answer.status == 200)
+                }
+                let made = try await Self.made(server)
+                #expect(made.br == 3, "made \(made) after the restart")
+            }
+        }
+    }
 }
