@@ -79,6 +79,47 @@ struct ReportServerAttackTests {
         }
     }
 
+    @Test("a report server that never answers: the send gives up at the minimum rate, by the client's clock, and the report waits")
+    func silentServer() async throws {
+        try await BrokenServer.with(.silence) { server in
+            try await withTemporaryDirectory { folder in
+                let clock = ManualClock()
+                let configuration = DepotClient.Configuration(
+                    minimumTransferRate: 10,
+                    transferRateWindow: 3,
+                    transferClock: clock,
+                    documentTimeout: 100_000,
+                    sendsReports: true,
+                    reportServer: URL(string: server.url("/"))
+                )
+                let client = DepotClient(server: URL(string: "http://127.0.0.1:1/")!, directory: folder, configuration: configuration)
+                try client.reportQueue.add(.applied, release: Self.release, channel: "stable", install: InstallID.random())
+                // The client's clock moves 1 s every 20 ms once the request is read: the send
+                // must end within 1,000 steps (about 20 s of real time, and 1,000 s of its clock).
+                let ended = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    group.addTask {
+                        await client.sendReports()
+                        return true
+                    }
+                    group.addTask {
+                        while server.requestsRead == 0 { try await Task.sleep(for: .milliseconds(20)) }
+                        for _ in 0..<1_000 {
+                            try await Task.sleep(for: .milliseconds(20))
+                            clock.advance(by: .seconds(1))
+                        }
+                        return false
+                    }
+                    let first = try await group.next() ?? false
+                    group.cancelAll()
+                    return first
+                }
+                #expect(ended, "still waiting after 1,000 s of the client's clock")
+                let delivery = try #require(try client.reportDelivery())
+                #expect(delivery.queued == 1 && delivery.reason?.contains("slower than 10 bytes/s") == true, "\(delivery)")
+            }
+        }
+    }
+
     @Test("reports.json as a FIFO (it would block the read), or as a link: the queue starts over, nothing hangs, the link is not followed")
     func plantedInPlace() async throws {
         try await withTemporaryDirectory { folder in

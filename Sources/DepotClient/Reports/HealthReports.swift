@@ -64,10 +64,19 @@ extension DepotClient {
         )
     }
 
-    /// Sends the waiting reports over a session of their own; failures leave them waiting.
+    /// Sends the waiting reports over a session of their own, bounded as a sync's transfers are
+    /// (``Configuration/minimumTransferRate`` over ``Configuration/transferRateWindow``, judged
+    /// by ``Configuration/transferClock``): a report server that answers nothing, or trickles,
+    /// holds the call (and the start of every sync) for a window, not ``Configuration/documentTimeout``.
+    /// Failures leave them waiting.
     func sendReports() async {
         guard configuration.sendsReports else { return }
-        let session = TransferSession(configuration: sessionConfiguration, limits: TransferLimits(minimumBytesPerSecond: 0, window: 30))
+        let limits = TransferLimits(
+            minimumBytesPerSecond: configuration.minimumTransferRate,
+            window: configuration.transferRateWindow,
+            clock: configuration.transferClock
+        )
+        let session = TransferSession(configuration: sessionConfiguration, limits: limits)
         defer { session.finish() }
         await sendReports(session: session)
     }
