@@ -88,7 +88,10 @@ public struct DepotClient: Sendable {
         public var reportQueueCapacity = ReportQueue.defaultCapacity
         /// The most bytes a download may be expected to transfer (``UpdatePlan/expectedBytes``,
         /// documents aside): a release that would cost more is not downloaded, and the sync fails
-        /// with ``SyncError`` `.overBudget`, which says what it needed. `nil`: no limit.
+        /// with ``SyncError`` `.overBudget`, which says what it needed. A plan within it holds
+        /// the transfers too: servers that send more than the plan (a failed attempt and its
+        /// fallback, a lying mirror) cannot take the sync past it; the transfer that would is
+        /// refused or stopped, and the files left fail with `.overBudget`. `nil`: no limit.
         public var maximumTransferBytes: Int64?
         /// The budget of a critical release, which the app should apply at once; `nil`:
         /// ``maximumTransferBytes``.

@@ -61,6 +61,17 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
         return error
     }
 
+    /// A sync whose servers sent more than its plan: `moved` bytes, past `budget`
+    /// (``TransferBudget``).
+    static func overBudget(moved: Int64, budget: Int64) -> SyncError {
+        var error = SyncError(
+            .overBudget,
+            "the servers sent more than the plan: \(moved) bytes moved, and the budget of \(budget) leaves no room for the rest; nothing was applied"
+        )
+        error.expectedBytes = moved
+        return error
+    }
+
     /// Release `release` needs `required` bytes of space in `folder`, which has `free`.
     static func noSpace(required: Int64, free: Int64, release: Int64, folder: String) -> SyncError {
         let needs = "release \(release) needs \(FreeSpace.text(required)) of space in \(folder), \(FreeSpace.text(free)) free"

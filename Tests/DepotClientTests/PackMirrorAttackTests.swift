@@ -36,12 +36,7 @@ struct PackMirrorAttackTests {
         }
     }
 
-    @Test(
-        "maximumTransferBytes just above the plain pack: a mirror whose brotli pack fails makes the sync move twice it",
-        .disabled(
-            "defect: the budget is judged on the plan alone (the plain pack's length); a failed brotli attempt (cut off at that length) and the plain pack after it move up to twice the budget"
-        )
-    )
+    @Test("maximumTransferBytes just above the plain pack: a mirror whose brotli pack fails cannot make the sync move past it")
     func budgetHoldsAgainstAFailedAttempt() async throws {
         try await LiveServer.withPublishing { server in
             try await SyncTests.publish(server, Self.files)
@@ -50,14 +45,17 @@ struct PackMirrorAttackTests {
                     let url = try #require(URL(string: mirror.url("/")))
                     var budgeted = DepotClient.Configuration()
                     budgeted.maximumTransferBytes = Self.packLength * 11 / 10
-                    let outcome: String
-                    do {
-                        outcome = "\(try await DepotClient(server: url, directory: folder, configuration: budgeted).sync().updatedCount) updated"
-                    } catch {
-                        outcome = "\(error)"
-                    }
+                    let report = try await DepotClient(server: url, directory: folder, configuration: budgeted).sync()
                     let moved = Int64(mirror.bodyBytes(startingWith: "/packs/") + mirror.bodyBytes(startingWith: "/blobs/"))
-                    #expect(moved <= Self.packLength * 11 / 10, "moved \(moved) under a budget of \(Self.packLength * 11 / 10): \(outcome)")
+                    #expect(moved <= Self.packLength * 11 / 10, "moved \(moved) under a budget of \(Self.packLength * 11 / 10)")
+                    // The plain pack after the failed attempt was refused before it started, and no
+                    // file after it: each says why, and nothing is applied.
+                    #expect(report.updatedCount == 0 && report.failedCount == 30)
+                    #expect(
+                        report.files.allSatisfy { $0.error?.contains("the servers sent more than the plan") == true },
+                        "\(report.files.prefix(2))"
+                    )
+                    #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(Self.files[0].0).path))
                 }
             }
         }

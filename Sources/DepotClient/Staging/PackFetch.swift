@@ -100,6 +100,8 @@ struct PackFetch {
         var request = URLRequest.bytes(of: try OriginPolicy.url(path, below: server))
         request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         let range = run.range
+        // The plan counted this request alone: after a failed attempt, it must still fit the budget.
+        if attempted > 0 { try session.admit(Int64(range.count)) }
         request.setValue("bytes=\(range.lowerBound)-\(range.upperBound)", forHTTPHeaderField: "Range")
         let fetch = BoundedFetch(maximumBytes: Int(max(run.packLength, Int64(range.count))) + 1024)
         let (response, data) = try await fetch.fetch(request, session: session, deadline: nil)

@@ -114,8 +114,11 @@ extension SyncAttempt {
             packs: planned.afterPages
         )
         update.copiedBytes = planned.carried.copiedBytes
-        if goal != .check, let budget, update.expectedBytes > budget {
-            throw SyncError.overBudget(expected: update.expectedBytes, budget: budget, release: planned.next.number)
+        if goal != .check, let budget {
+            guard update.expectedBytes <= budget else {
+                throw SyncError.overBudget(expected: update.expectedBytes, budget: budget, release: planned.next.number)
+            }
+            session.limitTransfers(to: budget)
         }
         return update
     }

@@ -59,6 +59,13 @@ class DataTaskDelegate: @unchecked Sendable {
         }
     }
 
+    /// Fails the transfer with `error`, for a reason of the session's (``TransferBudget``).
+    func stop(_ error: any Error, task: URLSessionDataTask) {
+        guard failure == nil else { return }
+        failure = error
+        task.cancel()
+    }
+
     func didComplete(task: URLSessionTask, error: (any Error)?) {
         let continuation = self.continuation
         self.continuation = nil

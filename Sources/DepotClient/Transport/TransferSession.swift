@@ -12,6 +12,7 @@ import FoundationNetworking
 /// ``DataTaskDelegate``, so every transfer still checks its own response and body.
 final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private let handlers = Mutex<[Int: DataTaskDelegate]>([:])
+    private let budget = Mutex(TransferBudget())
     // Set once in init, before any task runs.
     private var session: URLSession!
     /// The rate every transfer must keep (``TransferLimits``, without a deadline).
@@ -23,6 +24,19 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
+    }
+
+    /// Holds every transfer from now on to `limit` bytes in all (``TransferBudget``).
+    func limitTransfers(to limit: Int64) {
+        budget.withLock { $0 = TransferBudget(limit: limit) }
+    }
+
+    /// Throws ``SyncError`` `.overBudget` unless a transfer of at most `bytes` more fits the
+    /// budget; the sync then starts no other.
+    func admit(_ bytes: Int64) throws {
+        try budget.withLock { budget in
+            guard budget.admits(bytes) else { throw budget.error }
+        }
     }
 
     /// Lets transfers under way end, then releases the session.
@@ -37,6 +51,7 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
         var watched = limits
         watched.deadline = deadline
         let limits = watched
+        try admit(0)
         let what = request.url?.path ?? "the answer"
         let task = session.dataTask(with: request)
         handlers.withLock { $0[task.taskIdentifier] = handler }
@@ -84,7 +99,12 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        handler(for: dataTask)?.didReceive(data, task: dataTask)
+        let refusal = budget.withLock { $0.receive(Int64(data.count)) ? nil : $0.error }
+        if let refusal {
+            handler(for: dataTask)?.stop(refusal, task: dataTask)
+        } else {
+            handler(for: dataTask)?.didReceive(data, task: dataTask)
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
