@@ -103,7 +103,17 @@ final class ComputeOnce<Key: Hashable & Sendable, Value: Sendable>: Service, Sen
             return state.nextWaiter
         }
         let admitted = limits.maximumConcurrent + limits.maximumQueued
-        return try await withTaskCancellationHandler {
+        // A stopping server's requests are answered busy at once: its graceful stop waits for
+        // them, and they would otherwise wait for every queued computation (``close()``).
+        return try await withGracefulShutdownHandler {
+            try await waitAdmitted(id: id, key: key, admitted: admitted, job: job)
+        } onGracefulShutdown: {
+            self.close()
+        }
+    }
+
+    private func waitAdmitted(id: Int, key: Key, admitted: Int, job: @escaping @Sendable () async throws -> Value) async throws -> Answer {
+        try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: Waiter) in
                 let admission = state.withLock { state -> Admission in
                     // Checked under the lock the cancellation handler takes: either it finds
@@ -140,14 +150,15 @@ final class ComputeOnce<Key: Hashable & Sendable, Value: Sendable>: Service, Sen
                     if running == limits.maximumConcurrent {
                         await group.next()
                         running -= 1
+                        // Closed while this key waited for a thread: dropped with the queue.
+                        if state.withLock({ $0.closed }) { break }
                     }
                     group.addTask { await self.fly(key) }
                     running += 1
                 }
             }
         } onGracefulShutdown: {
-            self.state.withLock { $0.closed = true }
-            self.queueInput.finish()
+            self.close()
         }
         let waiting = state.withLock { state in
             state.closed = true
@@ -156,6 +167,23 @@ final class ComputeOnce<Key: Hashable & Sendable, Value: Sendable>: Service, Sen
         }
         for waiter in waiting { waiter.resume(returning: .busy) }
         try await threads.shutdownGracefully()
+    }
+
+    /// Takes no more keys and answers everyone waiting with ``Answer/busy``: the server is
+    /// stopping. Computations under way finish, and their results are kept; queued ones are
+    /// dropped. Called when the service or a waiting request hears of a graceful shutdown.
+    func close() {
+        let waiting = state.withLock { state -> [Waiter] in
+            state.closed = true
+            var waiting: [Waiter] = []
+            for key in Array(state.flights.keys) {
+                waiting += state.flights[key]!.waiters.values
+                state.flights[key]!.waiters = [:]
+            }
+            return waiting
+        }
+        queueInput.finish()
+        for waiter in waiting { waiter.resume(returning: .busy) }
     }
 
     /// Runs the flight of `key` and answers everyone waiting for it.
