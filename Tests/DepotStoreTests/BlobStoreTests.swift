@@ -94,18 +94,34 @@ struct BlobStoreTests {
     }
 
     @Test(
-        "a block index that cannot be written (a full disk: /dev/full) stops indexing, not the upload; finishing it says why",
-        .enabled(if: FileManager.default.isWritableFile(atPath: "/dev/full"))
+        "a block index that cannot be written (a full disk: a 1 MiB file system) stops indexing, not the upload; finishing it says why",
+        .enabled(if: getuid() == 0)
     )
     func indexOnFullDisk() async throws {
         try await withTemporaryDirectory { folder in
             let store = try await BlobStore.open(dataDirectory: FilePath(folder.path))
             let content = Fixture.pseudoRandom(count: 3 << 20, seed: 9)
-            let tap = try BlockIndexTap(packed: "full", in: ContainedFolder(root: "/dev", creating: false), blockSize: 1024)
-            let record = try await store.ingest(Self.chunks(content).async, indexing: tap)
-            #expect(record.sha256 == Fixture.sha256(content))
-            #expect(try Data(contentsOf: URL(fileURLWithPath: store.path(forSHA256: record.sha256).string)) == content)
-            #expect(throws: StoreError.self) { try tap.finish() }
+            // A real file system of 1 MiB for the index only (needs root to mount): the packed
+            // blocks of 3 MiB of noise cannot fit there; the store's own folder has room.
+            let small = folder.appendingPathComponent("small")
+            try FileManager.default.createDirectory(at: small, withIntermediateDirectories: false)
+            let mount = try await ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", small.path])
+            try #require(mount.status == 0)
+            // Unmounted however the test ends (lazily: the tap's descriptor may still be open);
+            // scripts/test unmounts what a crash leaves.
+            func unmount() async throws { _ = try await ChildProcess.run("/bin/umount", ["-l", small.path]) }
+            do {
+                let tap = try BlockIndexTap(packed: "packed.zblocks", in: ContainedFolder(root: small.path, creating: false), blockSize: 1024)
+                let record = try await store.ingest(Self.chunks(content).async, indexing: tap)
+                #expect(record.sha256 == Fixture.sha256(content))
+                #expect(try Data(contentsOf: URL(fileURLWithPath: store.path(forSHA256: record.sha256).string)) == content)
+                let error = #expect(throws: StoreError.self) { try tap.finish() }
+                #expect(error?.code == .noSpace, "\(error?.message ?? "")")
+            } catch {
+                try await unmount()
+                throw error
+            }
+            try await unmount()
         }
     }
 
