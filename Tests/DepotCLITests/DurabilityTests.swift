@@ -17,7 +17,10 @@ struct DurabilityTests {
                 ["serve", "--port", "0", "--public", "public", "--data", "data"],
                 environment: ["DEPOT_PUBLISH_TOKENS": Self.token],
                 in: root,
-                wrapper: ["/usr/bin/strace", "-f", "-qq", "-e", "trace=mkdir,mkdirat,openat,fsync,rename,renameat,renameat2", "-o", trace.path]
+                wrapper: [
+                    "/usr/bin/strace", "-f", "-qq", "-e", "trace=mkdir,mkdirat,open,openat,close,dup,dup2,dup3,fcntl,fsync,rename,renameat,renameat2",
+                    "-o", trace.path,
+                ]
             ) { depot in
                 let port = try await depot.waitForPort()
                 let reply = try await RawHTTPConnection.with(port: port) {
@@ -31,18 +34,24 @@ struct DurabilityTests {
                 #expect(reply.status == 201)
                 let sha256 = Fixture.sha256(Data("durable\n".utf8))
                 let blobs = "data/blobs"  // as the server names it, under --data data
-                let lines = try String(contentsOf: trace, encoding: .utf8).split(separator: "\n").map(String.init)
-                // The folder blobs/xx is made, then blobs/ itself is opened and fsynced, then the blob
-                // is renamed into blobs/xx.
-                let made = try #require(lines.firstIndex { $0.contains("mkdir") && $0.contains("\(blobs)/\(sha256.prefix(2))\"") })
-                let renamed = try #require(lines.firstIndex { $0.contains("rename") && $0.contains("\(blobs)/\(sha256.prefix(2))/\(sha256)\"") })
-                let parentSynced = lines[made..<renamed].contains { line in
-                    guard line.contains("openat("), line.contains("\"\(blobs)\""),
-                        let fd = line.split(separator: "=").last?.trimmingCharacters(in: .whitespaces)
-                    else { return false }
-                    return lines[made..<renamed].contains { $0.contains("fsync(\(fd))") }
+                let folder = "\(blobs)/\(sha256.prefix(2))"
+                let calls = SystemCallTrace(log: try String(contentsOf: trace, encoding: .utf8)).calls
+                let shown = calls.filter { $0.paths.contains { $0.contains("blobs") } }.map {
+                    "\($0.name)(\($0.arguments.joined(separator: ", "))) = \($0.result) \($0.paths)"
                 }
-                #expect(parentSynced, "\(lines[made..<renamed].joined(separator: "\n"))")
+                // The folder blobs/xx is made (by its path, or by its name relative to a
+                // descriptor of blobs/), then a descriptor of blobs/ itself is fsynced, then the
+                // blob is renamed into blobs/xx; all before the 201.
+                let made = try #require(
+                    calls.firstIndex { ["mkdir", "mkdirat"].contains($0.name) && $0.succeeded && $0.paths.first?.names(folder) == true },
+                    "\(shown.joined(separator: "\n"))"
+                )
+                let renamed = try #require(
+                    calls[made...].firstIndex { $0.name.hasPrefix("rename") && $0.succeeded && $0.paths.last?.names("\(folder)/\(sha256)") == true },
+                    "\(shown.joined(separator: "\n"))"
+                )
+                let parentSynced = calls[made..<renamed].contains { $0.name == "fsync" && $0.succeeded && $0.paths.first?.names(blobs) == true }
+                #expect(parentSynced, "\(shown.joined(separator: "\n"))")
             }
         }
     }
