@@ -21,7 +21,8 @@ extension ContainedFolder {
     }
 
     /// A descriptor of the file at `path`, which the caller closes; the folders on the way are
-    /// made when the mode may create the file. A link in its place is refused.
+    /// made when the mode may create the file. Anything but a regular file in its place (a link,
+    /// a folder, a FIFO, a device) is refused, so a caller need not check again.
     public func open(_ path: String, mode: OpenMode, permissions: mode_t = FileModes.file) throws -> Int32 {
         let flags: Int32
         switch mode {

@@ -39,8 +39,6 @@ extension ContainedFolder {
     public func setPermissions(_ path: String, _ mode: mode_t) throws {
         let file = try open(path, mode: .read)
         defer { close(file) }
-        var status = stat()
-        guard fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw refused(path) }
         guard fchmod(file, mode) == 0 else { throw FolderError.system("Cannot change the permissions of \(root)/\(path)") }
     }
 }

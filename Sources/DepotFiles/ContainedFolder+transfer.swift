@@ -103,8 +103,6 @@ extension ContainedFolder {
     public func replace(_ path: String, durable: Bool, copying sourcePath: String, from source: ContainedFolder) throws {
         let input = try source.open(sourcePath, mode: .read)
         defer { close(input) }
-        var status = stat()
-        guard fstat(input, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw source.refused(sourcePath) }
         try replace(path, durable: durable) { write in
             var chunk = [UInt8](repeating: 0, count: 1 << 20)
             while true {
