@@ -21,19 +21,20 @@ let migrationFiles: [String] = {
     return names.filter { $0.hasSuffix(".sql") }.sorted()
 }()
 
+/// A target of the client's package (Client/): DepotClient and the pure rules it shares.
+func client(_ name: String) -> Target.Dependency { .product(name: name, package: "Client") }
+
 let package = Package(
     name: "depot",
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "depot", targets: ["depot"]),
         .executable(name: "depot-catalog-example", targets: ["CatalogExample"]),
-        .library(name: "DepotHTTP", targets: ["DepotHTTP"]),
         .library(name: "DepotStore", targets: ["DepotStore"]),
-        .library(name: "DepotClient", targets: ["DepotClient"]),
-        .library(name: "DepotDelta", targets: ["DepotDelta"]),
         .library(name: "DepotServer", targets: ["DepotServer"]),
     ],
     dependencies: [
+        .package(path: "Client"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -52,17 +53,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
     ],
     targets: [
-        // Pure RFC 9110 logic: validators, dates, preconditions, ranges, content negotiation. No I/O.
-        .target(name: "DepotHTTP", swiftSettings: swiftSettings),
-        // The manifest document: shared by the server and the client, standard library and
-        // DepotHTTP's content codings only.
-        .target(name: "DepotManifest", dependencies: ["DepotHTTP"], swiftSettings: swiftSettings),
-        // The publisher API's requests and replies (`/v1/…`), as the server writes them and the
-        // CLI, the dashboard and tests read them: Codable types and the JSON coding, no I/O.
-        .target(name: "DepotAPI", swiftSettings: swiftSettings),
-        // Pure rules: a rollout's plan and gate, an install's side of a rollout, and what a
-        // sync fetches from which copy (ReleasePlan).
-        .target(name: "DepotPolicy", dependencies: ["DepotHTTP", "DepotManifest"], swiftSettings: swiftSettings),
         // The catalog's numbered SQL migrations, embedded in the binary.
         .target(
             name: "DepotMigrations",
@@ -70,58 +60,9 @@ let package = Package(
             resources: migrationFiles.map { .embedInCode($0) },
             swiftSettings: swiftSettings
         ),
-        // Ed25519 signatures of channel and root documents, as server, client and CLI judge them.
-        .target(
-            name: "DepotSigning",
-            dependencies: ["DepotManifest", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: swiftSettings
-        ),
-        // zlib, as the client links it.
-        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // liblzma (XZ Utils), as the server packs patches with it; the client decodes them by
         // itself (DepotDelta's LZMA2Decoder) and does not link it.
         .systemLibrary(name: "CLzma", providers: [.apt(["liblzma-dev"])]),
-        // Brotli (libbrotli) and Zstandard (libzstd) from Debian's packages, bound in DepotCodecs
-        // (issue 45): the server's encoders, and decoders where the platform has none.
-        .systemLibrary(name: "CBrotli", providers: [.apt(["libbrotli-dev"])]),
-        .systemLibrary(name: "CZstd", providers: [.apt(["libzstd-dev"])]),
-        // One-shot brotli and zstd encoding and bounded decoding over the C libraries; no codec
-        // is written by hand.
-        .target(name: "DepotCodecs", dependencies: ["CBrotli", "CZstd"], swiftSettings: swiftSettings),
-        // Linux calls Swift's Glibc module leaves out (declared by glibc only with _GNU_SOURCE).
-        .systemLibrary(name: "CLinuxCalls"),
-        // RFC 3284 VCDIFF deltas: encoder and decoder, and patches as gzip-compressed VCDIFF
-        // (GzipVCDIFF); Depot's one zlib binding (Gzip); standard library and zlib only. Always
-        // optimised: its loops run a hundred times slower unoptimised, too slow for tests.
-        .target(
-            name: "DepotDelta",
-            dependencies: ["CZlib", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]
-        ),
-        // The folders Depot writes (the export folder, the client's sync folder), touched only
-        // through descriptors so that no link planted inside is followed, and their locks.
-        // POSIX only, so the client builds for iOS and macOS with it.
-        .target(name: "DepotFiles", swiftSettings: swiftSettings),
-        // The thin client: Foundation, zlib (through DepotDelta) and swift-crypto only, so it also
-        // builds for iOS and macOS.
-        .target(
-            name: "DepotClient",
-            dependencies: [
-                "DepotPolicy",
-                // brotli and zstd through Debian's libraries on Linux; Apple's Compression
-                // decodes brotli on Apple platforms.
-                .target(name: "DepotCodecs", condition: .when(platforms: [.linux])),
-                .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
-                "DepotAPI",
-                "DepotDelta",
-                "DepotFiles",
-                "DepotHTTP",
-                "DepotManifest",
-                "DepotSigning",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: swiftSettings
-        ),
         // The catalog and its releases, the content-addressed blob store, hashing and gzip
         // variants, patches, the scanned `public/` folder.
         // The folder of plain files an export and a mirror write: durable placements, atomic
@@ -129,9 +70,9 @@ let package = Package(
         .target(
             name: "DepotExport",
             dependencies: [
-                "DepotCodecs",
-                "DepotFiles",
-                "DepotManifest",
+                client("DepotCodecs"),
+                client("DepotFiles"),
+                client("DepotManifest"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
@@ -140,13 +81,13 @@ let package = Package(
         .target(
             name: "DepotStore",
             dependencies: [
-                "DepotPolicy",
-                "CLinuxCalls",
+                client("DepotPolicy"),
+                client("CLinuxCalls"),
                 "CLzma",
-                "DepotDelta",
-                "DepotFiles",
-                "DepotHTTP",
-                "DepotManifest",
+                client("DepotDelta"),
+                client("DepotFiles"),
+                client("DepotHTTP"),
+                client("DepotManifest"),
                 "DepotMigrations",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -164,8 +105,8 @@ let package = Package(
         .target(
             name: "DepotConnection",
             dependencies: [
-                .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
-                "DepotHTTP",
+                .product(name: "CLinuxCalls", package: "Client", condition: .when(platforms: [.linux])),
+                client("DepotHTTP"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -182,18 +123,18 @@ let package = Package(
         .target(
             name: "DepotServer",
             dependencies: [
-                "DepotCodecs",
+                client("DepotCodecs"),
                 "DepotExport",
-                "DepotPolicy",
+                client("DepotPolicy"),
                 "DepotConnection",
-                "DepotAPI",
-                .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
-                "DepotDelta",
-                "DepotFiles",
-                "DepotHTTP",
+                client("DepotAPI"),
+                .product(name: "CLinuxCalls", package: "Client", condition: .when(platforms: [.linux])),
+                client("DepotDelta"),
+                client("DepotFiles"),
+                client("DepotHTTP"),
                 "DepotStore",
-                "DepotManifest",
-                "DepotSigning",
+                client("DepotManifest"),
+                client("DepotSigning"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -228,10 +169,10 @@ let package = Package(
         .target(
             name: "DepotPublisher",
             dependencies: [
-                .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
-                "DepotAPI",
-                "DepotFiles",
-                "DepotHTTP",
+                .product(name: "CLinuxCalls", package: "Client", condition: .when(platforms: [.linux])),
+                client("DepotAPI"),
+                client("DepotFiles"),
+                client("DepotHTTP"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -240,17 +181,18 @@ let package = Package(
         .executableTarget(
             name: "depot",
             dependencies: [
+                client("DepotConcurrency"),
                 "DepotExport",
-                "DepotPolicy",
-                "DepotAPI",
+                client("DepotPolicy"),
+                client("DepotAPI"),
                 "DepotPublisher",
                 "DepotServer",
-                "DepotClient",
-                "DepotDelta",
-                "DepotFiles",
-                "DepotHTTP",
-                "DepotManifest",
-                "DepotSigning",
+                client("DepotClient"),
+                client("DepotDelta"),
+                client("DepotFiles"),
+                client("DepotHTTP"),
+                client("DepotManifest"),
+                client("DepotSigning"),
                 "DepotStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -273,23 +215,19 @@ let package = Package(
         .executableTarget(
             name: "CatalogExample",
             dependencies: [
-                "DepotClient",
+                client("DepotClient"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),
-        // Test content, digests and temporary folders: no server, so the pure modules' tests
-        // do not build one.
+        // Child processes for tests, and (re-exported) the client package's fixtures: content,
+        // digests, temporary folders. No server, so the pure modules' tests do not build one.
         .target(
             name: "DepotTestFixtures",
             dependencies: [
-                .target(name: "CLinuxCalls", condition: .when(platforms: [.linux])),
-                "DepotDelta",
-                "DepotManifest",
-                "DepotSigning",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "CLinuxCalls", package: "Client", condition: .when(platforms: [.linux])),
+                client("DepotFixtures"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
             ],
@@ -299,9 +237,9 @@ let package = Package(
         .target(
             name: "DepotTestSupport",
             dependencies: [
-                "DepotAPI",
+                client("DepotAPI"),
                 "DepotConnection",
-                "DepotHTTP",
+                client("DepotHTTP"),
                 "DepotServer",
                 "DepotTestFixtures",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -315,34 +253,25 @@ let package = Package(
         // The publisher's decisions (index, commit plan, tree walk), tested without a server.
         .testTarget(
             name: "DepotPublisherTests",
-            dependencies: ["DepotAPI", "DepotPublisher", "DepotTestFixtures"],
+            dependencies: [client("DepotAPI"), "DepotPublisher", "DepotTestFixtures"],
             swiftSettings: testSwiftSettings
         ),
         // The client's decisions, tested without building the server.
         .testTarget(
             name: "DepotFilesTests",
-            dependencies: ["DepotFiles", "DepotTestFixtures"],
-            swiftSettings: testSwiftSettings
-        ),
-        .testTarget(
-            name: "DepotClientUnitTests",
-            dependencies: [
-                "DepotPolicy",
-                "DepotAPI", "DepotClient", "DepotCodecs", "DepotDelta", "DepotManifest", "DepotSigning", "DepotTestFixtures",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
+            dependencies: [client("DepotFiles"), "DepotTestFixtures"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "DepotClientTests",
             dependencies: [
-                "DepotCodecs",
-                "DepotAPI",
-                "DepotClient",
-                "DepotFiles",
-                "DepotHTTP",
-                "DepotManifest",
-                "DepotSigning",
+                client("DepotCodecs"),
+                client("DepotAPI"),
+                client("DepotClient"),
+                client("DepotFiles"),
+                client("DepotHTTP"),
+                client("DepotManifest"),
+                client("DepotSigning"),
                 "DepotServer",
                 "DepotStore",
                 "DepotTestSupport",
@@ -357,18 +286,18 @@ let package = Package(
         ),
         .testTarget(
             name: "DepotDeployTests",
-            dependencies: ["DepotAPI", "DepotClient", "DepotManifest", "DepotServer", "DepotTestSupport"],
+            dependencies: [client("DepotAPI"), client("DepotClient"), client("DepotManifest"), "DepotServer", "DepotTestSupport"],
             exclude: ["Browser"],  // the browser test's Playwright script, run by DashboardBrowserTests
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "DepotStoreTests",
             dependencies: [
-                "DepotPolicy",
-                "DepotDelta",
-                "DepotFiles",
-                "DepotHTTP",
-                "DepotManifest",
+                client("DepotPolicy"),
+                client("DepotDelta"),
+                client("DepotFiles"),
+                client("DepotHTTP"),
+                client("DepotManifest"),
                 "DepotStore",
                 "DepotTestFixtures",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -382,7 +311,8 @@ let package = Package(
         .testTarget(
             name: "DepotCLITests",
             dependencies: [
-                "CatalogExample", "depot", "DepotAPI", "DepotClient", "DepotManifest", "DepotPublisher", "DepotSigning", "DepotTestSupport",
+                "CatalogExample", "depot", client("DepotAPI"), client("DepotClient"), client("DepotManifest"), "DepotPublisher",
+                client("DepotSigning"), "DepotTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -391,30 +321,19 @@ let package = Package(
         .testTarget(
             name: "DepotExportTests",
             dependencies: [
-                "DepotExport", "DepotFiles", "DepotManifest", "DepotTestFixtures",
+                "DepotExport", client("DepotFiles"), client("DepotManifest"), "DepotTestFixtures",
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
-            name: "DepotPolicyTests",
-            dependencies: ["DepotPolicy", "DepotHTTP", "DepotManifest"],
-            swiftSettings: testSwiftSettings
-        ),
-        .testTarget(
-            name: "DepotHTTPTests",
-            dependencies: ["DepotHTTP", "DepotManifest"],
-            exclude: ["Corpus"],  // read from the source tree, and by scripts/fuzz paths|fields|pages
-            swiftSettings: testSwiftSettings
-        ),
-        .testTarget(
             name: "DepotCodecsTests",
-            dependencies: ["DepotCodecs", "DepotTestFixtures"],
+            dependencies: [client("DepotCodecs"), "DepotTestFixtures"],
             swiftSettings: testSwiftSettings
         ),
         .testTarget(
             name: "DepotDeltaTests",
-            dependencies: ["DepotDelta", "DepotTestFixtures"],
+            dependencies: [client("DepotDelta"), "DepotTestFixtures"],
             exclude: ["Corpus"],  // read from the source tree, and by scripts/fuzz delta
             swiftSettings: testSwiftSettings
         ),
@@ -422,7 +341,7 @@ let package = Package(
             name: "DepotConnectionTests",
             dependencies: [
                 "DepotConnection",
-                "DepotHTTP",
+                client("DepotHTTP"),
                 "DepotTestSupport",
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -437,11 +356,11 @@ let package = Package(
         .testTarget(
             name: "DepotServerTests",
             dependencies: [
-                "DepotCodecs",
+                client("DepotCodecs"),
                 "DepotConnection",
-                "DepotAPI",
-                "DepotDelta",
-                "DepotHTTP",
+                client("DepotAPI"),
+                client("DepotDelta"),
+                client("DepotHTTP"),
                 "DepotServer",
                 "DepotStore",
                 "DepotTestSupport",

@@ -133,4 +133,4 @@ final class Flag: Sendable {
     func set(_ new: Bool) { value.withLock { $0 = new } }
 }
 
-extension FolderLayout: ExpressibleByArgument {}
+extension FolderLayout: @retroactive ExpressibleByArgument {}

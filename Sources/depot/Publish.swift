@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Crypto
 import DepotAPI
 import DepotClient
+import DepotConcurrency
 import DepotHTTP
 import DepotManifest
 import DepotPublisher

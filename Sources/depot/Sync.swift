@@ -330,4 +330,4 @@ final class ProgressBars: Sendable {
     }
 }
 
-extension FolderLayout: ExpressibleByArgument {}
+extension FolderLayout: @retroactive ExpressibleByArgument {}

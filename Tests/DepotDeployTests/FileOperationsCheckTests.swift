@@ -33,7 +33,7 @@ struct FileOperationsCheckTests {
             Row(source: plant, exceptions: "Sources/DepotStore/Planted.swift:FileManager\n", problem: "has no reason"),
             Row(source: "let a = 1\n", exceptions: "Sources/DepotStore/Planted.swift:FileManager  a reason\n", problem: "not found there any more"),
             // DepotFiles and the test-only targets may.
-            Row(file: "Sources/DepotFiles/Planted.swift", source: plant),
+            Row(file: "Client/Sources/DepotFiles/Planted.swift", source: plant),
             Row(file: "Sources/DepotTestSupport/Planted.swift", source: plant),
             // C calls on paths, bare, qualified, over lines; the other Foundation forms.
             Row(source: "_ = Glibc.unlink(path)\n", problem: "Planted.swift:1: unlink( outside DepotFiles"),

@@ -1,4 +1,4 @@
-// libFuzzer entry point for the VCDIFF decoder, compiled together with Sources/DepotDelta by
+// libFuzzer entry point for the VCDIFF decoder, compiled together with Client/Sources/DepotDelta by
 // scripts/fuzz delta. The seed corpus is Tests/DepotDeltaTests/Corpus, which the test suite also
 // runs; the source every input is decoded against is that folder's source.bin.
 import Foundation

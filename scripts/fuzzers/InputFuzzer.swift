@@ -1,6 +1,6 @@
 // libFuzzer entry point for request paths, request fields, the client's release page and channel decoding and its
-// reading of multipart/byteranges bodies, compiled by scripts/fuzz (paths, fields, pages, multipart) together with Sources/DepotHTTP, Sources/DepotManifest and the
-// checks in Tests/DepotHTTPTests/InputHarness.swift. DEPOT_FUZZ_TARGET picks the check.
+// reading of multipart/byteranges bodies, compiled by scripts/fuzz (paths, fields, pages, multipart) together with Client/Sources/DepotHTTP, Client/Sources/DepotManifest and the
+// checks in Client/Tests/DepotHTTPTests/InputHarness.swift. DEPOT_FUZZ_TARGET picks the check.
 import Foundation
 
 private let check: ([UInt8]) throws -> Void = {
