@@ -17,6 +17,13 @@ let shared = [
     "DepotCodecs", "CLinuxCalls",
 ]
 
+/// DepotDelta's loops run a hundred times slower unoptimised, too slow for tests: Depot's own
+/// builds optimise it in debug too. SwiftPM refuses such a flag in a package an app adds by
+/// version (a checkout: `.build/checkouts/`, Xcode's `SourcePackages/checkouts/`), where it is
+/// left out and DepotDelta builds as the app's configuration says.
+let optimisedInDebug: [SwiftSetting] =
+    Context.packageDirectory.contains("/checkouts/") ? [] : [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 
 let package = Package(
@@ -62,13 +69,8 @@ let package = Package(
         // Linux calls Swift's Glibc module leaves out (declared by glibc only with _GNU_SOURCE).
         .systemLibrary(name: "CLinuxCalls"),
         // RFC 3284 VCDIFF deltas: encoder and decoder, and patches as gzip-compressed VCDIFF
-        // (GzipVCDIFF); Depot's one zlib binding (Gzip); standard library and zlib only. Always
-        // optimised: its loops run a hundred times slower unoptimised, too slow for tests.
-        .target(
-            name: "DepotDelta",
-            dependencies: ["CZlib", crypto],
-            swiftSettings: swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]
-        ),
+        // (GzipVCDIFF); Depot's one zlib binding (Gzip); standard library and zlib only.
+        .target(name: "DepotDelta", dependencies: ["CZlib", crypto], swiftSettings: swiftSettings + optimisedInDebug),
         // The folders Depot writes (the export folder, the client's sync folder), touched only
         // through descriptors so that no link planted inside is followed, and their locks.
         // POSIX only, so the client builds for iOS and macOS with it.

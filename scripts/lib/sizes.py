@@ -3,8 +3,8 @@
 accessors aside) over another. Used by scripts/test (the limits of issue 42 for the targets that
 do I/O and grow fastest) and by hand:
 
-    scripts/lib/sizes.py check Sources/DepotStore Sources/DepotClient Sources/DepotServer
-    scripts/lib/sizes.py report Sources/DepotClient        the longest functions, and lines per folder
+    scripts/lib/sizes.py check Sources/DepotStore Client/Sources/DepotClient Sources/DepotServer
+    scripts/lib/sizes.py report Client/Sources/DepotClient the longest functions, and lines per folder
 
 A small brace counter, written by hand: no Swift parser is on the machine's package list for
 Python, and swift-syntax would make the lint step build a tool first. It skips comments and
