@@ -62,8 +62,12 @@ struct CatalogExample: AsyncParsableCommand {
                         try await Task.sleep(for: .milliseconds(Int64(every * 1000)))
                         continue
                     }
-                    let report = try await client.download()
-                    if report.failedCount == 0 { staged.set(true) }
+                    do {
+                        _ = try await client.download()
+                        staged.set(true)
+                    } catch let error as SyncError where error.report != nil {
+                        // A file failed (what was downloaded is kept): the next round tries again.
+                    }
                 }
             }
             // The app: queries without pause, and applies between two of them.

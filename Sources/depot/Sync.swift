@@ -214,11 +214,16 @@ extension Depot {
             let report: SyncReport
             do {
                 report = try await downloadOnly ? client.download { bars.update($0) } : client.sync { bars.update($0) }
+                bars.finish()
+            } catch let error as SyncError {
+                bars.finish()
+                // Files failed: the report attached names each, and is printed as any other.
+                guard let failed = error.report else { throw error }
+                report = failed
             } catch {
                 bars.finish()
                 throw error
             }
-            bars.finish()
             if json {
                 try writeJSON(report)
             } else {

@@ -175,7 +175,7 @@ struct HostileReleaseTests {
     func downloadCap() async throws {
         let release = FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob, size: 100), FakeRelease.entry("b.bin", Data("b".utf8))])
         try await Self.sync(release, existingFolder: true) { result, root in
-            let report = try result.get()
+            let report = try result.failedReport()
             let failed = try #require(report.files.first { $0.path == "a.bin" })
             #expect(failed.outcome == .failed)
             #expect(failed.error?.contains("longer than the 100 bytes") == true, "\(report.files)")
@@ -205,7 +205,7 @@ struct HostileReleaseTests {
     @Test("a path in the client's own folder, in any letter case, is not written", arguments: [".depot/planted", ".DEPOT/x", ".Depot/partial/y"])
     func reservedFolder(path: String) async throws {
         try await Self.sync(FakeRelease(entries: [FakeRelease.entry(path, Self.blob)])) { result, root in
-            let report = try result.get()
+            let report = try result.failedReport()
             #expect(report.files.first?.outcome == .failed)
             #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("sync/\(path)").path))
         }

@@ -45,7 +45,7 @@ struct PackMirrorAttackTests {
                     let url = try #require(URL(string: mirror.url("/")))
                     var budgeted = DepotClient.Configuration()
                     budgeted.maximumTransferBytes = Self.packLength * 11 / 10
-                    let report = try await DepotClient(server: url, directory: folder, configuration: budgeted).sync()
+                    let report = try await failedReport { try await DepotClient(server: url, directory: folder, configuration: budgeted).sync() }
                     let moved = Int64(mirror.bodyBytes(startingWith: "/packs/") + mirror.bodyBytes(startingWith: "/blobs/"))
                     #expect(moved <= Self.packLength * 11 / 10, "moved \(moved) under a budget of \(Self.packLength * 11 / 10)")
                     // The plain pack after the failed attempt was refused before it started, and no

@@ -44,7 +44,7 @@ struct RedirectTests {
         let prepare: (URL) throws -> Void = { try $0.write(Self.blob, to: "blob.bin") }
         try await LiveServer.with(prepare: prepare) { other in
             let result = try await Self.sync(Self.server(location: other.url("/blob.bin")))
-            let report = try result.get()
+            let report = try result.failedReport()
             #expect(report.files.first?.outcome == .failed)
             #expect(report.files.first?.error?.contains("302") == true, "\(report.files)")
             #expect(other.requests.total(pathPrefix: "/blob.bin") == 0)

@@ -42,7 +42,7 @@ struct ResumeTests {
     func cutAndResume() async throws {
         try await Self.withRelayedClient { server, relay, folder, client in
             relay.cutNextBlobResponse(after: 1_000_000)
-            let broken = try await client.sync()
+            let broken = try await failedReport { try await client.sync() }
             #expect(broken.files.first?.outcome == .failed)
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("db.bin").path))
             let partial = try #require(Self.partials(folder).first)
@@ -64,7 +64,7 @@ struct ResumeTests {
     func republishedBetween() async throws {
         try await Self.withRelayedClient { server, relay, folder, client in
             relay.cutNextBlobResponse(after: 1_000_000)
-            _ = try await client.sync()
+            _ = try await failedReport { try await client.sync() }
             #expect(Self.partials(folder).count == 1)
             try await SyncTests.publish(server, [("db.bin", Self.second)])
 

@@ -83,7 +83,9 @@ struct SlowRetrievalTests {
             )
             // 1,000 s of the client's clock each step: far fewer than 10 bytes a second of it
             // trickle in. By the wall clock the 110 kB would come, at about 1,000 bytes a second.
-            let report = try await Self.advancing(clock, by: .seconds(1000), once: relay, saw: "GET /evil/blobs/") { try await slow.sync() }
+            let report = try await Self.advancing(clock, by: .seconds(1000), once: relay, saw: "GET /evil/blobs/") {
+                try await failedReport { try await slow.sync() }
+            }
             let file = try #require(report.files.first)
             #expect(file.outcome == .failed)
             #expect(file.error?.contains("slower than 10 bytes/s over 3 s") == true, "\(file.error ?? "")")

@@ -26,12 +26,12 @@ struct StagingSyncAttackTests {
                 #expect(mkfifo(partial.path + ".etag", 0o600) == 0)
 
                 // Refused in one line that names the entry (as a link there is), not waited on.
-                let refused = try await SyncTests.client(server, folder).sync()
+                let refused = try await failedReport { try await SyncTests.client(server, folder).sync() }
                 let error = refused.files.first { $0.path == "db.bin" }?.error ?? ""
                 #expect(error.contains("\(sha).partial is not a folder or file Depot made"), "\(error)")
                 try FileManager.default.removeItem(atPath: partial.path)
                 try FileManager.default.removeItem(atPath: partial.path + ".etag")
-                let again = try await SyncTests.client(server, folder).sync()
+                let again = try await failedReport { try await SyncTests.client(server, folder).sync() }
                 let staging = again.files.first { $0.path == "db.bin" }?.error ?? ""
                 #expect(staging.contains("\(sha) is not a folder or file Depot made"), "\(staging)")
                 // Once the planted entries are gone, the next sync takes the file.

@@ -84,7 +84,7 @@ struct SyncFailureTextTests {
         }
     }
 
-    @Test("a check of a new folder, and a first sync whose files fail (reported, not thrown), leave no folder")
+    @Test("a check of a new folder, and a first sync whose files fail (thrown, the report attached), leave no folder")
     func checkAndFailedFilesLeaveNothing() async throws {
         try await LiveServer.withPublishing { server in
             try await SyncTests.publish(server, [("noise.bin", Fixture.pseudoRandom(count: 100_000, seed: 57))])
@@ -96,9 +96,9 @@ struct SyncFailureTextTests {
                     #expect(plan.files.map(\.path) == ["noise.bin"])
                     #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("new").path), "the check left its folder")
 
-                    // Every blob altered on the way: the file fails its SHA-256, and the sync reports it.
+                    // Every blob altered on the way: the file fails its SHA-256, and the sync throws its report.
                     relay.tamper("/blobs/")
-                    let report = try await DepotClient(server: base, directory: folder).sync()
+                    let report = try await failedReport { try await DepotClient(server: base, directory: folder).sync() }
                     #expect(report.failedCount == 1, "\(report.files)")
                     #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("new").path), "the failed first sync left its folder")
                 }

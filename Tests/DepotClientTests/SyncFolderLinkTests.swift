@@ -61,12 +61,16 @@ struct SyncFolderLinkTests {
                 let refusal: String
                 do {
                     let report = try await client.sync()
-                    let failed = report.files.filter { $0.outcome == .failed }
-                    refusal = failed.map { $0.error ?? "" }.joined(separator: "; ")
-                    #expect(!failed.isEmpty, "the sync went through a link: \(report.files)")
+                    Issue.record("the sync went through a link: \(report.files)")
+                    refusal = ""
                 } catch let error as SyncError {
-                    #expect(error.code == .io)
-                    refusal = error.message
+                    if let report = error.report {
+                        // Its files failed: the report names each refusal.
+                        refusal = report.files.filter { $0.outcome == .failed }.map { $0.error ?? "" }.joined(separator: "; ")
+                    } else {
+                        #expect(error.code == .io)
+                        refusal = error.message
+                    }
                 }
                 #expect(refusal.contains("a link?"), "\(refusal)")
                 #expect(!refusal.contains("\n"))

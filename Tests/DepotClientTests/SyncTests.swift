@@ -155,7 +155,7 @@ struct SyncTests {
                 stored[50_000] ^= 0xFF
                 try stored.write(to: blob)
 
-                let report = try await client.sync()
+                let report = try await failedReport { try await client.sync() }
                 let file = try #require(report.files.first)
                 #expect(file.outcome == .failed)
                 #expect(file.error?.contains("does not match the release") == true)

@@ -61,7 +61,7 @@ struct VariantSyncTests {
             bytes[bytes.count / 2] ^= 0x55
             try bytes.write(to: stored)
             try await withTemporaryDirectory { folder in
-                let report = try await SyncTests.client(server, folder).sync()
+                let report = try await failedReport { try await SyncTests.client(server, folder).sync() }
                 #expect(report.files.first?.outcome == .failed, "\(report.files)")
                 #expect(SyncTests.contents(folder, "db/catalog.sqlite") == nil)
             }

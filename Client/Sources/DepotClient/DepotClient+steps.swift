@@ -20,6 +20,8 @@ extension DepotClient {
     /// Downloads and verifies every file of the release the channel points to into
     /// `.depot/staging/`, resumable as a sync is, and keeps the switch for ``apply()``: the
     /// folder the app reads is not touched. The report's release is the one still held.
+    ///
+    /// - Throws: as ``sync(progress:)`` does, when any file failed too (``SyncError/report``).
     public func download(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SyncReport {
         try await run(to: .download, progress: ProgressSink(file: progress)).report
     }

@@ -205,11 +205,12 @@ public struct DepotClient: Sendable {
     /// Brings the folder to the release the channel points to.
     ///
     /// - Parameter progress: Called as download bytes arrive, from any thread.
-    /// - Returns: What happened to each changed file. When a file fails, the folder stays at the
-    ///   release it held (a release is applied whole or not at all) and the report lists the
-    ///   failure; what was downloaded is kept for the next sync.
+    /// - Returns: What happened to each changed file.
     /// - Throws: ``SyncError`` when the channel or the release cannot be fetched or believed,
-    ///   or the folder is unusable, or another sync of the folder is running.
+    ///   or the folder is unusable, or another sync of the folder is running; and when any file
+    ///   failed: the first failure's code, with the report attached (``SyncError/report``), which
+    ///   names each failure. The folder then stays at the release it held (a release is applied
+    ///   whole or not at all); what was downloaded is kept for the next sync.
     public func sync(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SyncReport {
         try await run(to: .apply, progress: ProgressSink(file: progress)).report
     }

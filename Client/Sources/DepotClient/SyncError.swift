@@ -1,8 +1,16 @@
 import DepotPolicy
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Why a sync, or one file of it, failed.
+///
+/// ``message`` (``description``) is the developer's reason, for logs; ``errorDescription``
+/// (`localizedDescription`) is a sentence for the user (``SyncError/errorDescription``).
 public struct SyncError: Error, CustomStringConvertible, Sendable {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible, Codable {
         let name: String
         public var description: String { name }
 
@@ -38,7 +46,7 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
         /// Whether the fault may be the server's, so that another server may do better
         /// (``DepotClient/servers``): not for the folder's own failures, nor for an app no
         /// release suits.
-        var isServerFault: Bool { ![.io, .incompatible, .inUse, .notStaged, .overBudget, .noSpace].contains(self) }
+        var isServerFault: Bool { !([.io, .incompatible, .inUse, .notStaged, .overBudget, .noSpace] as [Code]).contains(self) }
     }
 
     public let code: Code
@@ -48,6 +56,10 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
     /// For `.noSpace`: the space the download needs, and the space free.
     public private(set) var requiredBytes: Int64?
     public private(set) var freeBytes: Int64?
+    /// When ``DepotClient/sync(progress:)`` or ``DepotClient/download(progress:)`` failed because
+    /// files failed: the report, which names each failure (``SyncReport/failedCount``). The folder stays
+    /// at the release it held; what was downloaded is kept for the next sync.
+    public internal(set) var report: SyncReport?
 
     public init(_ code: Code, _ message: String) {
         self.code = code
@@ -81,7 +93,39 @@ public struct SyncError: Error, CustomStringConvertible, Sendable {
         return error
     }
 
+    /// A sync or download whose `report` has failed files: the first failure's code, a message
+    /// that counts them and gives the first one's reason, and the report attached.
+    static func filesFailed(_ report: SyncReport) -> SyncError {
+        let first = report.files.first { $0.outcome == .failed }
+        let count = "\(report.failedCount) file\(report.failedCount == 1 ? "" : "s") could not be synced"
+        var error = SyncError(first?.code ?? .io, count + (first.map { "; the first, \($0.path): \($0.error ?? "failed")" } ?? ""))
+        error.report = report
+        return error
+    }
+
     public var description: String { message }
+}
+
+extension SyncError.Code {
+    /// The code of `error`, a file's failure: a ``SyncError``'s own; a URL loading error is
+    /// `.network`; any other, `.io`.
+    init(of error: any Error) {
+        switch error {
+        case let error as SyncError: self = error.code
+        case is URLError: self = .network
+        default: self = .io
+        }
+    }
+
+    /// Its name, as ``description`` prints it.
+    public init(from decoder: any Decoder) throws {
+        self.init(name: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(name)
+    }
 }
 
 extension SyncError {

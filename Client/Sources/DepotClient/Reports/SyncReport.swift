@@ -55,7 +55,11 @@ public struct SyncReport: Sendable, Codable, Equatable {
         public var bytesTransferred: Int64
         /// The size of the file: what a plain full download would have cost.
         public var size: Int64
+        /// Why it failed, for the developer's log (``SyncError/message``).
         public var error: String?
+        /// The code of its failure (``SyncError/code``): what ``DepotClient/sync(progress:)``
+        /// throws when it is the first failure.
+        public var code: SyncError.Code?
         /// The server it was fetched from (``DepotClient/servers``), when it was fetched.
         public var server: String?
         /// The content coding its bytes came in (`gzip`, `br`, `zstd`), when it came whole and

@@ -42,6 +42,7 @@ struct FileStager: Sendable {
         } catch {
             file.outcome = .failed
             file.error = "\(error)"
+            file.code = SyncError.Code(of: error)
             return file
         }
         // Staged by a sync that stopped before its switch, maybe before its writes were durable:
@@ -74,6 +75,7 @@ struct FileStager: Sendable {
         } catch {
             file.outcome = .failed
             file.error = "\(error)"
+            file.code = SyncError.Code(of: error)
         }
         return file
     }

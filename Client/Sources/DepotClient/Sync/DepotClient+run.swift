@@ -6,8 +6,9 @@ import Foundation
 extension DepotClient {
     /// Runs the sync's steps up to `goal` (``SyncGoal``), on each server in turn (``Failover``),
     /// under the folder's sync lock, once an interrupted switch is finished and waiting reports
-    /// are sent; returns the report and, for `.check`, the plan. A sync that made the folder and
-    /// then fails (or reports failed files, with nothing to resume), or a check that made it,
+    /// are sent; returns the report and, for `.check`, the plan. When files failed it throws
+    /// ``SyncError/filesFailed(_:)``, the report attached. A sync that made the folder and
+    /// then fails (or has failed files, with nothing to resume), or a check that made it,
     /// removes it (``MadeFolder``).
     func run(to goal: SyncGoal, progress: ProgressSink) async throws -> (report: SyncReport, plan: UpdatePlan?) {
         let made = MadeFolder(path: directoryPath)
@@ -26,6 +27,7 @@ extension DepotClient {
             made?.remove()
         } else if result.report.failedCount > 0 {
             made?.removeUnlessResumable()
+            throw SyncError.filesFailed(result.report)
         }
         return result
     }
