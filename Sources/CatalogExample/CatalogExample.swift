@@ -45,7 +45,7 @@ struct CatalogExample: AsyncParsableCommand {
     var layout = FolderLayout.inPlace
 
     func run() async throws {
-        guard let url = URL(string: server.hasSuffix("/") ? server : server + "/") else { throw ValidationError("invalid --server") }
+        guard let url = URL(string: server) else { throw ValidationError("invalid --server") }
         let folder = URL(fileURLWithPath: dir)
         var configuration = DepotClient.Configuration(minimumTransferRate: minimumRate)
         configuration.layout = layout

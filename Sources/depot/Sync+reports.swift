@@ -11,12 +11,10 @@ extension Depot.Sync {
     /// (the one `--server` of a sync with no `--fallback-server`; with several, none).
     func reportServerURL() throws -> URL? {
         guard reports, let text = reportServer ?? ProcessInfo.processInfo.environment[Self.reportServerVariable] else { return nil }
-        guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil,
-            let base = URL(string: text.hasSuffix("/") ? text : text + "/")
-        else {
+        guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
             throw CommandFailure("--report-server must be an http:// or https:// URL, not \"\(refusedURLText(text))\".", kind: .usage)
         }
-        return base
+        return url
     }
 
     /// Checks the report options: `--report-server` needs `--reports`, and the queue's bound is

@@ -173,12 +173,12 @@ extension Depot {
         /// `--server`, then each `--fallback-server`. `--apply` needs none: it renames what a
         /// download staged and sends nothing (a report it makes waits for the next sync), so
         /// without one the client is given a name that resolves nowhere (RFC 2606's `.invalid`),
-        /// never asked.
+        /// never asked. The client takes each as a folder, with or without its trailing slash.
         func serverURLs() throws -> [URL] {
             let named = server.server ?? ProcessInfo.processInfo.environment["DEPOT_SERVER"]
             if apply, named == nil, let nowhere = URL(string: "http://apply.invalid/") { return [nowhere] }
             return try ([try server.baseURL()] + fallbackServers.map(ServerOptions.baseURL(of:))).map { text in
-                guard let url = URL(string: text + "/") else { throw CommandFailure("--server \(text) is not a URL.", kind: .usage) }
+                guard let url = URL(string: text) else { throw CommandFailure("--server \(text) is not a URL.", kind: .usage) }
                 return url
             }
         }

@@ -81,11 +81,12 @@ public struct DepotClient: Sendable {
         /// Where reports go: the origin, whose gates count them (``ReportDestination``). `nil`:
         /// the server of a client of one server; with several, none, and reports wait
         /// (``DepotClient/reportDelivery()`` says why). Reports go nowhere else: a mirror counts
-        /// nothing, and one that answered 202 and dropped them would lose them.
+        /// nothing, and one that answered 202 and dropped them would lose them. A path without
+        /// its trailing slash is taken as a folder, as a server's is (``ServerURL``).
         public var reportServer: URL?
         /// The most reports `.depot/reports.json` keeps while the report server cannot take
         /// them; past it the oldest are dropped, and counted (``ReportDelivery/dropped``).
-        public var reportQueueCapacity = ReportQueue.defaultCapacity
+        public var reportQueueCapacity: Int
         /// The most bytes a download may be expected to transfer (``UpdatePlan/expectedBytes``,
         /// documents aside): a release that would cost more is not downloaded, and the sync fails
         /// with ``SyncError`` `.overBudget`, which says what it needed. A plan within it holds
@@ -98,22 +99,22 @@ public struct DepotClient: Sendable {
         public var criticalMaximumTransferBytes: Int64?
         /// Whether downloads may use an expensive network (cellular, a personal hotspot), on the
         /// platforms that tell (URLSession's `allowsExpensiveNetworkAccess`).
-        public var allowsExpensiveNetworkAccess = true
+        public var allowsExpensiveNetworkAccess: Bool
         /// Whether downloads may use a network in Low Data Mode, on the platforms that tell
         /// (URLSession's `allowsConstrainedNetworkAccess`).
-        public var allowsConstrainedNetworkAccess = true
+        public var allowsConstrainedNetworkAccess: Bool
         /// How the folder holds its release: in place, or a folder per release behind the link
         /// `current`, for an app that keeps a database open across updates (``FolderLayout``).
         /// A folder keeps the layout it was first synced in.
-        public var layout = FolderLayout.inPlace
+        public var layout: FolderLayout
         /// How the space free on the folder's file system is read before a download, which
         /// fails with ``SyncError`` `.noSpace` when the release needs more
         /// (``UpdatePlan/requiredBytes``): `statvfs(3)`, or a test's reading.
-        public var freeSpace = FreeSpace.fileSystem
+        public var freeSpace: FreeSpace
         /// Whether this sync may drop or replace the trust the folder was last synced with
         /// (``trustedKeys``, ``trustedRoot``): off, a folder synced with trusted keys or a root
         /// refuses a sync that trusts nothing, or only other keys (``SyncError`` `.untrusted`).
-        public var replacesTrust = false
+        public var replacesTrust: Bool
 
         public init(
             channel: String = ChannelName.default,
@@ -129,7 +130,15 @@ public struct DepotClient: Sendable {
             parallelDownloads: Int = 4,
             sendsReports: Bool = false,
             clientVersion: ClientVersion? = nil,
-            reportServer: URL? = nil
+            reportServer: URL? = nil,
+            reportQueueCapacity: Int = ReportQueue.defaultCapacity,
+            maximumTransferBytes: Int64? = nil,
+            criticalMaximumTransferBytes: Int64? = nil,
+            allowsExpensiveNetworkAccess: Bool = true,
+            allowsConstrainedNetworkAccess: Bool = true,
+            layout: FolderLayout = .inPlace,
+            freeSpace: FreeSpace = .fileSystem,
+            replacesTrust: Bool = false
         ) {
             self.channel = channel
             self.trustedKeys = trustedKeys
@@ -145,6 +154,14 @@ public struct DepotClient: Sendable {
             self.sendsReports = sendsReports
             self.clientVersion = clientVersion
             self.reportServer = reportServer
+            self.reportQueueCapacity = reportQueueCapacity
+            self.maximumTransferBytes = maximumTransferBytes
+            self.criticalMaximumTransferBytes = criticalMaximumTransferBytes
+            self.allowsExpensiveNetworkAccess = allowsExpensiveNetworkAccess
+            self.allowsConstrainedNetworkAccess = allowsConstrainedNetworkAccess
+            self.layout = layout
+            self.freeSpace = freeSpace
+            self.replacesTrust = replacesTrust
         }
     }
 
@@ -176,10 +193,12 @@ public struct DepotClient: Sendable {
         self.init(servers: [server], directory: directory, configuration: configuration)
     }
 
-    /// A client of the servers `servers` (not empty), tried in this order.
+    /// A client of the servers `servers` (not empty), tried in this order. A server's URL may
+    /// have a path, with or without its trailing slash (an S3 path-style bucket,
+    /// `https://s3.example.com/bucket/prefix`): the tree is read below it (``ServerURL``).
     public init(servers: [URL], directory: URL, configuration: Configuration = Configuration()) {
         precondition(!servers.isEmpty, "a DepotClient needs a server")
-        self.servers = servers
+        self.servers = servers.map(ServerURL.base)
         self.directory = directory
         self.directoryPath = directory.path
         self.folder = SyncFolder(path: directory.path)

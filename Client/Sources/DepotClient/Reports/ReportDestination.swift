@@ -24,7 +24,7 @@ enum ReportDestination: Equatable {
     /// The destination for a client of `servers` (in the order tried) with `named` as its
     /// report server, if any.
     static func choose(named: URL?, servers: [URL]) -> ReportDestination {
-        if let named { return .server(named) }
+        if let named { return .server(ServerURL.base(named)) }
         if servers.count == 1, let only = servers.first { return .server(only) }
         return .none(reason: noServer(among: servers.count))
     }

@@ -9,11 +9,12 @@ import Foundation
 ///
 /// Beside it, `.depot/reports-delivery.json` (``Status``) keeps why they wait and how many the
 /// bound dropped since reports were last delivered (``ReportDelivery``).
+@usableFromInline
 struct ReportQueue {
     typealias Report = ReportBatch.Report
 
     /// The bound unless configured (``DepotClient/Configuration/reportQueueCapacity``).
-    static let defaultCapacity = 100
+    @usableFromInline static let defaultCapacity = 100
     static let file = ".depot/reports.json"
     static let statusFile = ".depot/reports-delivery.json"
     static let lock = ".depot/reports.lock"
