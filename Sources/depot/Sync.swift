@@ -213,7 +213,9 @@ extension Depot {
             let bars = ProgressBars(isEnabled: !json && isatty(STDERR_FILENO) == 1)
             let report: SyncReport
             do {
-                report = try await downloadOnly ? client.download { bars.update($0) } : client.sync { bars.update($0) }
+                // No progress asked when no bar shows it: asking costs the plan's read-ahead.
+                let progress: (@Sendable (SyncProgress) -> Void)? = bars.isEnabled ? { @Sendable in bars.update($0) } : nil
+                report = try await downloadOnly ? client.download(progress: progress) : client.sync(progress: progress)
                 bars.finish()
             } catch let error as SyncError {
                 bars.finish()
@@ -319,15 +321,15 @@ final class ProgressBars: Sendable {
         self.isEnabled = isEnabled
     }
 
-    func update(_ progress: DepotClient.Progress) {
-        guard isEnabled else { return }
+    func update(_ progress: SyncProgress) {
+        guard isEnabled, let path = progress.file, progress.fileBytesExpected > 0 else { return }
         let bar: ProgressBar = current.withLock { current in
-            if let current, current.path == progress.path { return current.bar }
-            let bar = ProgressBar(label: progress.path, total: progress.bytesExpected, isEnabled: true)
-            current = (progress.path, bar)
+            if let current, current.path == path { return current.bar }
+            let bar = ProgressBar(label: path, total: progress.fileBytesExpected, isEnabled: true)
+            current = (path, bar)
             return bar
         }
-        bar.set(done: progress.bytesReceived)
+        bar.set(done: progress.fileBytesDone)
     }
 
     func finish() {

@@ -30,9 +30,9 @@ struct ReleaseFolderSwapTests {
                     let swapped = Mutex(false)
                     let sub = held.appendingPathComponent("sub")
                     // After the plan, while big.bin downloads: `sub` becomes a link to a folder outside.
-                    _ = try? await client.sync { _ in
+                    _ = try? await client.sync { progress in
                         swapped.withLock { done in
-                            guard !done else { return }
+                            guard !done, progress.file != nil else { return }
                             done = true
                             try? FileManager.default.moveItem(at: sub, to: held.appendingPathComponent("sub.old"))
                             try? FileManager.default.createSymbolicLink(at: sub, withDestinationURL: outside)

@@ -80,11 +80,24 @@ struct SyncStepsTests {
             for await update in updates { seen.append(update) }
             let report = try await download
 
-            #expect(seen.first == SyncProgress(bytesDone: 0, bytesExpected: expected, file: nil))
-            #expect(seen.allSatisfy { $0.bytesExpected == expected })
+            #expect(seen.first == SyncProgress(bytesDone: 0, bytesExpected: expected, filesTotal: 2))
+            #expect(seen.allSatisfy { $0.bytesExpected == expected && $0.filesTotal == 2 })
             #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.bytesDone <= $1.bytesDone }, "bytes done went back")
+            #expect(zip(seen, seen.dropFirst()).allSatisfy { $0.filesDone <= $1.filesDone }, "files done went back")
+            #expect(seen.allSatisfy { $0.fileBytesDone <= $0.fileBytesExpected || $0.fileBytesExpected == 0 })
             #expect(Set(seen.compactMap(\.file)) == ["big.bin", "doc.txt"])
             #expect(seen.last?.bytesDone == report.files.reduce(0) { $0 + $1.bytesTransferred })
+            #expect(seen.last?.filesDone == 2)
+            #expect(seen.first?.fractionDone == 0 && zip(seen, seen.dropFirst()).allSatisfy { $0.fractionDone <= $1.fractionDone })
+
+            // The closure variant gives the same one shape.
+            try client.apply()
+            try await SyncTests.publish(server, [("more.txt", Self.text + Data("more".utf8))])
+            let told = Mutex<[SyncProgress]>([])
+            _ = try await client.download { progress in told.withLock { $0.append(progress) } }
+            let closure = told.withLock { $0 }
+            #expect(closure.first?.bytesDone == 0 && closure.first?.filesTotal == 1, "\(String(describing: closure.first))")
+            #expect(closure.last?.filesDone == 1 && closure.last?.file == "more.txt", "\(String(describing: closure.last))")
         }
     }
 
@@ -97,7 +110,7 @@ struct SyncStepsTests {
             let running = Mutex<Task<SyncReport, any Error>?>(nil)
             let download = Task {
                 try await client.download { progress in
-                    if progress.bytesReceived > 0 { running.withLock { $0?.cancel() } }
+                    if progress.bytesDone > 0 { running.withLock { $0?.cancel() } }
                 }
             }
             running.withLock { $0 = download }

@@ -47,9 +47,10 @@ struct MirrorFailoverTests {
                             let state = Mutex((arrived: Set<String>(), killed: false))
                             let report = try await client.sync { progress in
                                 state.withLock { state in
-                                    if progress.bytesReceived == progress.bytesExpected { state.arrived.insert(progress.path) }
-                                    guard !state.killed, !state.arrived.isEmpty, !state.arrived.contains(progress.path),
-                                        progress.bytesReceived > 1 << 20
+                                    guard let path = progress.file else { return }
+                                    if progress.fileBytesDone == progress.fileBytesExpected { state.arrived.insert(path) }
+                                    guard !state.killed, !state.arrived.isEmpty, !state.arrived.contains(path),
+                                        progress.fileBytesDone > 1 << 20
                                     else { return }
                                     first.kill()
                                     relay.sever()

@@ -22,8 +22,8 @@ extension DepotClient {
     /// folder the app reads is not touched. The report's release is the one still held.
     ///
     /// - Throws: as ``sync(progress:)`` does, when any file failed too (``SyncError/report``).
-    public func download(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SyncReport {
-        try await run(to: .download, progress: ProgressSink(file: progress)).report
+    public func download(progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncReport {
+        try await run(to: .download, progress: ProgressSink(overall: progress)).report
     }
 
     /// ``download(progress:)``, its progress as an `AsyncSequence`: the first element, before

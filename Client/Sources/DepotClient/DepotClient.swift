@@ -165,13 +165,6 @@ public struct DepotClient: Sendable {
         }
     }
 
-    /// Progress of one file's download.
-    public struct Progress: Sendable {
-        public let path: String
-        public let bytesReceived: Int64
-        public let bytesExpected: Int64
-    }
-
     /// The servers, in the order they are tried.
     public let servers: [URL]
     /// The first of ``servers``.
@@ -223,15 +216,18 @@ public struct DepotClient: Sendable {
 
     /// Brings the folder to the release the channel points to.
     ///
-    /// - Parameter progress: Called as download bytes arrive, from any thread.
+    /// - Parameter progress: Called as download bytes arrive and files are staged, from any
+    ///   thread, one call at a time (``SyncProgress``); the first, before the first byte, says
+    ///   what the whole is expected to transfer. Given one, a sync works out what it expects
+    ///   before downloading (as ``check()`` does), which may cost a few requests.
     /// - Returns: What happened to each changed file.
     /// - Throws: ``SyncError`` when the channel or the release cannot be fetched or believed,
     ///   or the folder is unusable, or another sync of the folder is running; and when any file
     ///   failed: the first failure's code, with the report attached (``SyncError/report``), which
     ///   names each failure. The folder then stays at the release it held (a release is applied
     ///   whole or not at all); what was downloaded is kept for the next sync.
-    public func sync(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> SyncReport {
-        try await run(to: .apply, progress: ProgressSink(file: progress)).report
+    public func sync(progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncReport {
+        try await run(to: .apply, progress: ProgressSink(overall: progress)).report
     }
 
     /// Which release of the channel document last followed this install follows, and why

@@ -90,7 +90,9 @@ extension FileStager {
             while let (run, answer) = await group.next() {
                 if next < runs.count { addRun() }
                 guard let answer else { continue }
-                staged += PackFetch.stage(run, from: answer, staging: staging)
+                let files = PackFetch.stage(run, from: answer, staging: staging)
+                for file in files { progress?.staged(file.path) }
+                staged += files
             }
         }
         return staged

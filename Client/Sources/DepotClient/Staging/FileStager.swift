@@ -24,7 +24,8 @@ struct FileStager: Sendable {
     /// Files fetched at once.
     let parallelDownloads: Int
     let session: TransferSession
-    let progress: (@Sendable (DepotClient.Progress) -> Void)?
+    /// Told each file's bytes and each file staged; `nil` when no one listens.
+    let progress: ProgressSink.Stager?
     /// What this sync learnt of the local copies, shared with its plan (``UpdatePlan``).
     var localCopies = LocalCopies()
     /// The new release's pages the fetches come from, by SHA-256: their packs carry the small
@@ -35,6 +36,7 @@ struct FileStager: Sendable {
     /// in turn until one stages it, counting the bytes of every try.
     func stage(_ fetch: ReleasePlan.Fetch) async -> SyncReport.File {
         let entry = fetch.entry
+        defer { progress?.staged(entry.path) }
         var file = SyncReport.File(path: entry.path, outcome: .staged, bytesTransferred: 0, size: entry.size)
         let staged: FolderFile
         do {
@@ -196,7 +198,7 @@ struct FileStager: Sendable {
             throw SyncError(.corrupt, "\(request.url?.path ?? "the download") is longer than the \(length) bytes the release says")
         }
         guard http.statusCode == 200 else { throw SyncError(.server, "\(request.url?.redacted ?? "") answered \(http.statusCode)") }
-        progress?(DepotClient.Progress(path: entry.path, bytesReceived: Int64(data.count), bytesExpected: length))
+        progress?.received(FileProgress(path: entry.path, bytesReceived: Int64(data.count), bytesExpected: length))
         try StagedContent.stage(data, coding: whole.coding, entry: entry, to: staged)
         return (SyncReport.Outcome(whole.coding), Int64(data.count))
     }
@@ -229,7 +231,7 @@ struct FileStager: Sendable {
         let counter = ByteCounter()
         let expected = download.expectedLength
         return try await download.run(session: session) { count in
-            progress?(DepotClient.Progress(path: path, bytesReceived: counter.add(count), bytesExpected: expected))
+            progress?.received(FileProgress(path: path, bytesReceived: counter.add(count), bytesExpected: expected))
         }
     }
 }

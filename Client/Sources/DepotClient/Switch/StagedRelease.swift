@@ -17,6 +17,11 @@ struct StagedRelease: Codable, Equatable {
     var journal: ReleaseJournal
     /// The pages of the release it replaces that changed: dropped from the cache once applied.
     var pagesBefore: [String]
+    /// The size of the files it brings (new or changed), in bytes; `nil` in a record from before
+    /// it was kept (``StagedUpdate``).
+    var bytes: Int64? = nil
+    /// When it was staged, in seconds since 1970; `nil` in a record from before it was kept.
+    var stagedAt: Int64? = nil
 
     /// Writes the record as JSON, its journal a part at a time (``ReleaseJournal/encode(into:)``).
     func encode(into stream: inout JSONStream) throws {
@@ -25,6 +30,8 @@ struct StagedRelease: Codable, Equatable {
         stream.raw("\"journal\":")
         try journal.encode(into: &stream)
         stream.raw(",")
+        if let bytes { try stream.key("bytes", bytes) }
+        if let stagedAt { try stream.key("stagedAt", stagedAt) }
         try stream.key("pagesBefore", pagesBefore, last: true)
         stream.raw("}")
     }

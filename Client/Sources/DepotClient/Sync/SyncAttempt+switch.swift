@@ -6,7 +6,7 @@ import Foundation
 extension SyncAttempt {
     /// Fetches and verifies every file of the plan into `.depot/staging/` (``FileStager``); a
     /// file that fails is reported as failed and the others go on.
-    func stage(_ planned: PlannedSync, progress: (@Sendable (DepotClient.Progress) -> Void)?) async throws -> [SyncReport.File] {
+    func stage(_ planned: PlannedSync, progress: ProgressSink.Stager?) async throws -> [SyncReport.File] {
         let (contentPath, folder) = (planned.contentPath, try client.folder.open())
         var stager = FileStager(
             server: server,
@@ -38,7 +38,13 @@ extension SyncAttempt {
             built = try client.buildTree(of: planned.next, entries: planned.entries, plan: planned.plan, held: start.placed == nil ? nil : start.tree)
             journal = ReleaseJournal(state: state, moves: [], removals: [], tree: built?.name)
         }
-        let staged = StagedRelease(base: start.placed?.id, journal: journal, pagesBefore: planned.pagesBefore)
+        let staged = StagedRelease(
+            base: start.placed?.id,
+            journal: journal,
+            pagesBefore: planned.pagesBefore,
+            bytes: planned.plan.fetches.reduce(0) { $0 + $1.entry.size },
+            stagedAt: client.now()
+        )
         guard goal == .apply else {
             // Downloaded only: kept for ``DepotClient/apply()``, which needs no network.
             try client.keepStaged(staged)

@@ -73,7 +73,8 @@ struct SyncAttempt {
             return (report, estimate)
         }
         try checkSpace(planned, estimate: estimate)
-        report.files = try await stage(planned, progress: estimate.map { progress.starting(expected: $0.expectedBytes) } ?? progress.file)
+        let stager = estimate.flatMap { progress.starting(expected: $0.expectedBytes, files: planned.plan.fetches.count) }
+        report.files = try await stage(planned, progress: stager)
         if let failure = report.files.first(where: { $0.outcome == .failed }) {
             if reportsFailure { try await self.report(.failed(reason: "\(failure.path): \(failure.error ?? "failed")"), about: channel.side.release) }
             return (report, nil)
