@@ -2,7 +2,6 @@ import ArgumentParser
 import DepotClient
 import Foundation
 import GRDB
-import Synchronization
 
 /// An app as Depot's users write one, small enough to read: it keeps its SQLite catalog open
 /// (WAL mode, the system SQLite through GRDB) and queries it without pause, while a background
@@ -51,25 +50,18 @@ struct CatalogExample: AsyncParsableCommand {
         configuration.layout = layout
         let client = DepotClient(server: url, directory: folder, configuration: configuration)
         if client.currentRelease == nil { _ = try await client.sync() }
-        let (until, every, catalog, layout) = (until, every, catalog, layout)
-        let staged = Flag()
+        let (until, catalog, layout) = (until, catalog, layout)
+        // Checks every `every` seconds (and as often after a failure), applies when the app says.
+        let period = Duration.milliseconds(Int64(every * 1000))
+        let updater = DepotUpdater(
+            client: client,
+            configuration: .init(interval: period, retryDelay: period, maximumRetryDelay: period, jitter: 0, policy: .applyOnSignal)
+        )
 
         try await withThrowingTaskGroup(of: Void.self) { group in
-            // In the background: check, and download what is new; then wait for the app to apply.
-            group.addTask {
-                while !Task.isCancelled {
-                    guard !staged.isSet, !(try await client.check().isUpToDate) else {
-                        try await Task.sleep(for: .milliseconds(Int64(every * 1000)))
-                        continue
-                    }
-                    do {
-                        _ = try await client.download()
-                        staged.set(true)
-                    } catch let error as SyncError where error.report != nil {
-                        // A file failed (what was downloaded is kept): the next round tries again.
-                    }
-                }
-            }
+            // In the background: check, and download what is new; then wait for the app to apply
+            // (the updater's state says when a release is staged: no flag of the app's own).
+            group.addTask { await updater.run() }
             // The app: queries without pause, and applies between two of them.
             group.addTask {
                 // The release held open: its files stay as they are until it is closed.
@@ -79,13 +71,13 @@ struct CatalogExample: AsyncParsableCommand {
                 while true {
                     try Self.query(database, holding: open.release.number)
                     queries += 1
-                    guard staged.isSet else { continue }
+                    guard case .ready = updater.state else { continue }
                     if layout == .inPlace {
                         try database.close()
                         open.close()
                     }
-                    let release = try client.apply()
-                    staged.set(false)
+                    // Waits for a check under way: one at a time, each holds the folder.
+                    let release = try await updater.applyNow()
                     let (old, oldOpen) = (database, open)
                     open = try Self.open(client)
                     database = try DatabaseQueue(path: open.url(for: catalog).path)
@@ -128,13 +120,6 @@ struct CatalogExample: AsyncParsableCommand {
 /// A query saw rows of two releases, or of another release than the folder holds.
 struct Mix: Error, CustomStringConvertible {
     let description: String
-}
-
-/// Whether a download is staged, between the background task and the app's.
-final class Flag: Sendable {
-    private let value = Mutex(false)
-    var isSet: Bool { value.withLock { $0 } }
-    func set(_ new: Bool) { value.withLock { $0 = new } }
 }
 
 extension FolderLayout: @retroactive ExpressibleByArgument {}

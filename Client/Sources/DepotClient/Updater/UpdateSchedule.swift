@@ -1,0 +1,26 @@
+/// When a ``DepotUpdater`` checks next: a pure rule, tested as a table.
+///
+/// After a success, the next check is ``interval`` away; after `n` failures in a row,
+/// ``retryDelay`` × 2ⁿ⁻¹, at most ``maximumRetryDelay``. Either is then moved by up to
+/// ± ``jitter`` of itself, so that a fleet that failed together does not retry together.
+struct UpdateSchedule: Sendable, Equatable {
+    var interval: Duration
+    var retryDelay: Duration
+    var maximumRetryDelay: Duration
+    /// The share of a delay it may move by, in 0...1.
+    var jitter: Double
+
+    /// The delay before the next check after `failures` failures in a row (0: after a success,
+    /// or at start), `draw` a number in -1...1 (the random source's).
+    func delay(afterFailures failures: Int, draw: Double) -> Duration {
+        var base = interval
+        if failures > 0 {
+            // Doubling stops at the cap, before it could overflow.
+            base = retryDelay
+            for _ in 1..<failures where base < maximumRetryDelay { base *= 2 }
+            base = min(base, maximumRetryDelay)
+        }
+        let share = max(0, min(1, jitter)) * max(-1, min(1, draw))
+        return base + base * share
+    }
+}
