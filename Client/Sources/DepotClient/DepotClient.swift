@@ -54,6 +54,11 @@ public struct DepotClient: Sendable {
         public var trustedRoot: Data?
         /// Remove local files that are not in the release.
         public var removesDeletedFiles: Bool
+        /// With ``FolderLayout/releaseFolders``, keep the previous release's folder beside the
+        /// current one, so that ``DepotClient/revert()`` can go back to it with no network. It
+        /// costs what the two releases do not share: the files that changed, and a copy of each
+        /// database. Off: the previous folder goes once nobody holds it, and `revert()` throws.
+        public var keepsPreviousRelease: Bool
         /// Seconds without data after which a request fails.
         public var requestTimeout: TimeInterval
         /// Bytes a second every transfer must average over each ``transferRateWindow``, or it
@@ -137,6 +142,7 @@ public struct DepotClient: Sendable {
             allowsExpensiveNetworkAccess: Bool = true,
             allowsConstrainedNetworkAccess: Bool = true,
             layout: FolderLayout = .inPlace,
+            keepsPreviousRelease: Bool = false,
             freeSpace: FreeSpace = .fileSystem,
             replacesTrust: Bool = false
         ) {
@@ -160,6 +166,7 @@ public struct DepotClient: Sendable {
             self.allowsExpensiveNetworkAccess = allowsExpensiveNetworkAccess
             self.allowsConstrainedNetworkAccess = allowsConstrainedNetworkAccess
             self.layout = layout
+            self.keepsPreviousRelease = keepsPreviousRelease
             self.freeSpace = freeSpace
             self.replacesTrust = replacesTrust
         }

@@ -45,7 +45,9 @@ extension DepotClient {
     }
 
     /// With release folders, removes the trees that are neither current nor staged nor named
-    /// by a switch under way, and that nobody holds (``ReleaseTrees/collect(keeping:)``).
+    /// by a switch under way, nor the previous release's when it is kept
+    /// (``Configuration/keepsPreviousRelease``), and that nobody holds
+    /// (``ReleaseTrees/collect(keeping:)``).
     func collectTrees() {
         guard configuration.layout == .releaseFolders, let folder = try? folder.open() else { return }
         let trees = ReleaseTrees(folder: folder)
@@ -55,7 +57,8 @@ extension DepotClient {
             let staged = self.folder.decoded(.staged, as: StagedRelease.self)?.journal.tree
             let switching = self.folder.decoded(.journal, as: ReleaseJournal.self)?.tree
             let current = try? trees.current()
-            return Set([staged, switching, current].compactMap { $0 })
+            let previous = self.configuration.keepsPreviousRelease ? SyncState.load(from: self.folder).previous?.tree : nil
+            return Set([staged, switching, current, previous].compactMap { $0 })
         }
     }
 

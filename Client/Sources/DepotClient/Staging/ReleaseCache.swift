@@ -41,12 +41,19 @@ struct ReleaseCache {
         try folder.with { try $0.replace(Self.pages + "/" + sha256, with: Array(bytes), durable: false) }
     }
 
-    /// Forgets release documents other than `id`, and the pages `release` does not list among
-    /// `candidates` (the pages that changed): O(change), not O(catalog).
+    /// Forgets release documents other than `id` and the previous release's
+    /// (``SyncState/previous``: a sync after ``DepotClient/revert()`` plans from it), and the
+    /// pages neither lists among `candidates` (the pages that changed) and those of the
+    /// documents forgotten: O(change), not O(catalog).
     func forget(releasesOtherThan id: String, pages candidates: Set<String>, keeping release: ReleaseDocument) {
+        let previous = SyncState.load(from: folder).previous.flatMap { held in self.release(held.release.id).map { (held.release.id, $0) } }
         try? folder.with { folder in
-            for name in try folder.names(in: Self.releases) where name != id { try? folder.remove(Self.releases + "/" + name) }
-            let kept = Set(release.pages)
+            var candidates = candidates
+            for name in try folder.names(in: Self.releases) where name != id && name != previous?.0 {
+                if previous != nil { candidates.formUnion(self.release(name)?.pages ?? []) }
+                try? folder.remove(Self.releases + "/" + name)
+            }
+            let kept = Set(release.pages + (previous?.1.pages ?? []))
             for page in candidates where !kept.contains(page) { try? folder.remove(Self.pages + "/" + page) }
         }
     }

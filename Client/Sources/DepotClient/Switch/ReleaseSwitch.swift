@@ -96,6 +96,8 @@ enum SwitchStep: Equatable, Sendable {
     case moved(Int)
     /// The new state is saved; the journal is still there.
     case stateSaved
+    /// A revert's switch is done; its `failed` report is not queued yet (``DepotClient/revert()``).
+    case reverted
 }
 
 extension DepotClient {
@@ -157,8 +159,9 @@ extension DepotClient {
     }
 
     /// Writes `journal` (the commit point) and carries it out. Everything staged and cached is
-    /// made durable first, in one go.
-    func switchRelease(_ journal: ReleaseJournal) throws {
+    /// made durable first, in one go. A switch to a tree records the release it replaces as the
+    /// one to revert to (``SyncState/previous``), unless it is not `keepingPrevious` (a revert).
+    func switchRelease(_ journal: ReleaseJournal, keepingPrevious: Bool = true) throws {
         let staging = StagingFolder(try folder.open())
         var journal = try stageNewFolders(journal, staging: staging)
         journal.format = ReleaseJournal.currentFormat
@@ -172,6 +175,7 @@ extension DepotClient {
         // carried out from memory, not read back (100,000 moves are megabytes of JSON).
         let lock = try folder.with { try FileLock.acquire(Self.readLock, in: $0, exclusive: true) }
         defer { lock?.unlock() }
+        if let tree = journal.tree { journal.state.previous = keepingPrevious ? try previousRelease(replacedBy: tree) : nil }
         try write(journal)
         try carryOut(journal, staging: staging)
     }

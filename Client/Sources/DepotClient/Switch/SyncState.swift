@@ -39,6 +39,16 @@ struct SyncState: Codable, Equatable {
     /// serial floor of a channel outlives a switch to another (``floor(of:)``, ``hold(_:)``).
     /// `nil` in a folder synced before it was kept: ``release`` alone then.
     var accepted: [String: HeldRelease]?
+    /// With release folders, the release held before ``release`` and its tree: what
+    /// ``DepotClient/revert()`` goes back to, while the tree is kept
+    /// (``DepotClient/Configuration/keepsPreviousRelease``). Recorded by every switch to a tree.
+    var previous: PreviousRelease?
+    /// The releases the app reverted (``DepotClient/revert()``), newest last: a sync does not
+    /// take them again while the channel names them; a newer release is taken as usual.
+    var refused: [String]?
+    /// A release reverted whose `failed` report is not queued yet (a crash came between):
+    /// queued by the next revert or sync (``DepotClient/finishRevert()``).
+    var unreportedRevert: HeldRelease?
 
     /// The last document of `channel` the folder accepted, as a serial floor for the next one
     /// (``ChannelCheck/check(_:channel:trust:now:lastAccepted:)``): a client that followed

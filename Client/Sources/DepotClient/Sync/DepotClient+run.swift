@@ -35,6 +35,7 @@ extension DepotClient {
     /// ``run(to:progress:)`` under the folder's sync lock.
     private func runLocked(to goal: SyncGoal, progress: ProgressSink) async throws -> (report: SyncReport, plan: UpdatePlan?) {
         try finishInterruptedSwitch()
+        if goal != .check { _ = try finishRevert() }
         try checkLayout()
         try checkFolderTrust(recording: goal != .check)
         collectTrees()

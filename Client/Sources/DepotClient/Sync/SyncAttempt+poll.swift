@@ -56,7 +56,7 @@ extension SyncAttempt {
             // version, the install id) may have changed since, though the document has not.
             let side = try client.rolloutSide(of: document, holding: held?.id)
             report.rollout = side
-            guard let held, side.release != held.id else { return .notModified(report) }
+            guard let held, side.release != held.id, !start.state.refuses(side.release) else { return .notModified(report) }
             try client.dropStaged(unless: side.release)
             let next = HeldRelease(side: side, of: document, signature: signature, trust: trust, held: held)
             return .newRelease(NewChannel(document: document, entityTag: start.state.channelETag, side: side, report: report, next: next))
@@ -69,6 +69,9 @@ extension SyncAttempt {
         report.rollout = side
         try client.dropStaged(unless: side.release)
         let release = HeldRelease(side: side, of: document, signature: checked.signature, trust: checked.trust, held: held)
+        if let held, start.state.refuses(side.release) {
+            return start.state.keeping(held, refusing: release, document: document, entityTag: checked.entityTag, report: report)
+        }
         guard let held, side.release == held.id else {
             return .newRelease(
                 NewChannel(document: document, entityTag: checked.entityTag, side: side, report: report, next: release)

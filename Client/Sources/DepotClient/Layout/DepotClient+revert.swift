@@ -1,0 +1,111 @@
+import DepotFiles
+import DepotManifest
+import Foundation
+
+/// The release a folder held before its current one, and the tree that holds it
+/// (``SyncState/previous``).
+struct PreviousRelease: Codable, Equatable {
+    var release: HeldRelease
+    var tree: String
+}
+
+extension DepotClient {
+    /// The most releases the folder remembers as reverted (``SyncState/refused``).
+    static let refusedKept = 16
+
+    /// Goes back to the release the folder held before the current one, when the app judges the
+    /// current one broken: with ``FolderLayout/releaseFolders`` and
+    /// ``Configuration/keepsPreviousRelease`` on, the link `current` names the previous
+    /// release's folder again, with no network, in the switch's crash-safe order
+    /// (``ReleaseJournal``). The folder remembers the release reverted: a sync does not take it
+    /// again while the channel still names it, and takes a newer release as usual. With
+    /// ``Configuration/sendsReports``, a `failed` report on the reverted release is queued (sent
+    /// by the next sync), so the rollout's gate hears of it. An app holding the reverted
+    /// release open (``openCurrentRelease()``) keeps reading it until it reopens.
+    ///
+    /// ```swift
+    /// if launchFailed { try client.revert() }  // then reopen: client.openCurrentRelease()
+    /// ```
+    ///
+    /// Called again after a crash cut it short, it finishes it and returns the same release.
+    ///
+    /// - Returns: The release now held.
+    /// - Throws: ``SyncError`` `.io` in the in-place layout, which keeps no previous release;
+    ///   `.notStaged` when there is no previous release, or its folder is no longer kept.
+    @discardableResult
+    public func revert() throws -> HeldRelease {
+        let syncLock = try lockForSync()
+        defer { syncLock.unlock() }
+        try finishInterruptedSwitch()
+        if let reverted = try finishRevert() { return reverted }
+        guard configuration.layout == .releaseFolders else {
+            throw SyncError(
+                .io,
+                "revert() needs the release-folders layout (Configuration.layout = .releaseFolders, with keepsPreviousRelease): in place, the previous release's files are replaced as a sync applies, so \(directoryPath) keeps none to go back to"
+            )
+        }
+        try checkLayout()
+        let state = SyncState.load(from: folder)
+        guard let current = state.release, let previous = state.previous else {
+            throw SyncError(.notStaged, "\(directoryPath) holds no previous release to revert to: it was synced once, or reverted already")
+        }
+        guard configuration.keepsPreviousRelease, try ReleaseTrees(folder: try folder.open()).contains(previous.tree) else {
+            throw SyncError(
+                .notStaged,
+                "the folder of release \(previous.release.number), the previous one, is no longer kept in \(directoryPath): turn on Configuration.keepsPreviousRelease to keep it for a revert"
+            )
+        }
+        var reverted = state
+        reverted.release = previous.release
+        reverted.previous = nil
+        reverted.refused = Array(((state.refused ?? []).filter { $0 != current.id } + [current.id]).suffix(Self.refusedKept))
+        reverted.unreportedRevert = configuration.sendsReports ? current : nil
+        try switchRelease(ReleaseJournal(state: reverted, moves: [], removals: [], tree: previous.tree), keepingPrevious: false)
+        try switchFault?(.reverted)
+        collectTrees()
+        _ = try finishRevert()
+        return previous.release
+    }
+
+    /// Queues the `failed` report of a revert not yet reported (``SyncState/unreportedRevert``)
+    /// and forgets it; returns the release the folder holds then, or `nil` when no revert waited.
+    /// Run under the sync lock, by a revert and by a sync.
+    func finishRevert() throws -> HeldRelease? {
+        var state = SyncState.load(from: folder)
+        guard let reverted = state.unreportedRevert else { return nil }
+        if configuration.sendsReports {
+            try reportQueue.add(.failed(reason: "reverted by the app"), release: reverted.id, channel: reverted.channel, install: try installID())
+        }
+        state.unreportedRevert = nil
+        try state.save(in: folder)
+        return state.release
+    }
+
+    /// The release held and its tree, as a switch to `next` finds them under the exclusive read
+    /// lock: what ``revert()`` goes back to; `nil` before the first release, or in place.
+    func previousRelease(replacedBy next: String) throws -> PreviousRelease? {
+        guard let held = SyncState.load(from: folder).release, let tree = try ReleaseTrees(folder: try folder.open()).current(), tree != next
+        else { return nil }
+        return PreviousRelease(release: held, tree: tree)
+    }
+}
+
+extension SyncState {
+    /// Whether the app reverted `release` (``DepotClient/revert()``): a sync does not take it.
+    func refuses(_ release: String) -> Bool {
+        refused?.contains(release) ?? false
+    }
+
+    /// A poll's answer when the channel's new document names `release`, which the app reverted:
+    /// the folder keeps `held`, and follows the document (its `ETag`, and its serial as the
+    /// channel's floor).
+    func keeping(_ held: HeldRelease, refusing release: HeldRelease, document: ChannelDocument, entityTag: String?, report: SyncReport) -> Poll {
+        var state = self
+        state.channel = document
+        state.channelETag = entityTag
+        state.accepted = (accepted ?? [:]).merging([release.channel: release]) { $1 }
+        var report = report
+        report.release = held
+        return .sameRelease(report, state)
+    }
+}

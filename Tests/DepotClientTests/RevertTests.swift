@@ -1,0 +1,139 @@
+import DepotServer
+import DepotTestSupport
+import Foundation
+import Testing
+
+@testable import DepotClient
+
+/// ``DepotClient/revert()``: back to the previous release's folder when the app judges the new
+/// one broken, remembered so that a sync does not take it again, reported `failed`.
+@Suite("Revert to the previous release")
+struct RevertTests {
+    struct Crash: Error {}
+
+    static func client(_ server: LiveServer, _ folder: URL, layout: FolderLayout = .releaseFolders, keeps: Bool = true) -> DepotClient {
+        var configuration = DepotClient.Configuration(sendsReports: true)
+        configuration.layout = layout
+        configuration.keepsPreviousRelease = keeps
+        return DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration)
+    }
+
+    /// Publishes `text` as `a.txt`: a new release.
+    static func publish(_ server: LiveServer, _ text: String) async throws {
+        try await SyncTests.publish(server, [("a.txt", Data(text.utf8))])
+    }
+
+    /// `a.txt` as the link `current` names it: what a reader opening the folder now gets.
+    static func current(_ folder: URL) -> String? {
+        FileManager.default.contents(atPath: folder.appendingPathComponent("current/a.txt").path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The reports waiting in the folder's queue: (kind, release id).
+    static func queued(_ folder: URL) throws -> [(kind: String, release: String)] {
+        guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(ReportQueue.file).path) else { return [] }
+        let reports = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        return reports.map { (($0["kind"] as? String) ?? "", ($0["release"] as? String) ?? "") }
+    }
+
+    @Test(
+        "revert after a sync restores the old files and `current`, queues a failed report; the next sync stays while the channel names the bad release, and takes a newer one"
+    )
+    func restores() async throws {
+        try await LiveServer.withPublishing { server in
+            try await Self.publish(server, "one\n")
+            try await withTemporaryDirectory { folder in
+                let client = Self.client(server, folder)
+                let one = try #require(try await client.sync().release)
+                try await Self.publish(server, "two\n")
+                let two = try #require(try await client.sync().release)
+                #expect(Self.current(folder) == "two\n")
+
+                #expect(try client.revert() == one)
+                #expect(Self.current(folder) == "one\n" && client.currentRelease == one)
+                let open = try #require(try client.openCurrentRelease())
+                #expect(FileManager.default.contents(atPath: try open.url(for: "a.txt").path) == Data("one\n".utf8))
+                open.close()
+                let queued = try Self.queued(folder)
+                #expect(queued.contains { $0 == ("failed", two.id) }, "\(queued)")
+                #expect(ReleaseFoldersTests.trees(folder).count == 1, "release 2's folder goes")
+
+                // The channel still names release 2: the sync stays on release 1, and sends the report.
+                let stay = try await client.sync()
+                #expect(stay.release == one && Self.current(folder) == "one\n")
+                #expect(try Self.queued(folder).isEmpty)
+                #expect(try await client.check().release == one)
+
+                try await Self.publish(server, "three\n")
+                #expect(try await client.sync().release?.number == two.number + 1)
+                #expect(Self.current(folder) == "three\n")
+            }
+        }
+    }
+
+    @Test("revert throws, naming why: in place; with no previous release; with the previous folder not kept")
+    func refusals() async throws {
+        try await LiveServer.withPublishing { server in
+            try await Self.publish(server, "one\n")
+            try await withTemporaryDirectory { root in
+                let inPlace = Self.client(server, root.appendingPathComponent("in-place"), layout: .inPlace)
+                _ = try await inPlace.sync()
+                let notFolders = #expect(throws: SyncError.self) { try inPlace.revert() }
+                #expect(notFolders?.code == .io && notFolders?.message.contains("release-folders layout") == true, "\(notFolders?.message ?? "")")
+
+                let folders = Self.client(server, root.appendingPathComponent("folders"))
+                _ = try await folders.sync()
+                let first = #expect(throws: SyncError.self) { try folders.revert() }
+                #expect(first?.code == .notStaged && first?.message.contains("no previous release") == true, "\(first?.message ?? "")")
+
+                let unkept = Self.client(server, root.appendingPathComponent("unkept"), keeps: false)
+                _ = try await unkept.sync()
+                try await Self.publish(server, "two\n")
+                _ = try await unkept.sync()
+                let gone = #expect(throws: SyncError.self) { try unkept.revert() }
+                #expect(gone?.message.contains("keepsPreviousRelease") == true, "\(gone?.message ?? "")")
+                #expect(Self.current(root.appendingPathComponent("unkept")) == "two\n")
+
+                // Reverted once, a second revert has nothing to go back to.
+                _ = try await folders.sync()
+                _ = try folders.revert()
+                await #expect(throws: SyncError.self) { try folders.revert() }
+            }
+        }
+    }
+
+    @Test(
+        "a revert crashed at each step leaves release 1 or 2 whole behind `current`, and the next revert or sync finishes it, the failed report queued once",
+        arguments: [SwitchStep.foldersStaged, .journalWritten, .moved(1), .stateSaved, .reverted]
+    )
+    func crash(at step: SwitchStep) async throws {
+        try await LiveServer.withPublishing { server in
+            try await Self.publish(server, "one\n")
+            try await withTemporaryDirectory { root in
+                let folders = ["revert", "sync"].map { root.appendingPathComponent($0) }
+                for folder in folders { _ = try await Self.client(server, folder).sync() }
+                try await Self.publish(server, "two\n")
+                var two: HeldRelease?
+                for folder in folders { two = try await Self.client(server, folder).sync().release }
+                for (index, folder) in folders.enumerated() {
+                    let client = Self.client(server, folder)
+                    var crashing = client
+                    crashing.switchFault = { if $0 == step { throw Crash() } }
+                    #expect(throws: Crash.self) { try crashing.revert() }
+                    #expect(["one\n", "two\n"].contains(Self.current(folder)), "\(String(describing: Self.current(folder)))")
+                    let committed = step != .foldersStaged
+                    if index == 0 {
+                        #expect(try client.revert().number == two!.number - 1)
+                        #expect(Self.current(folder) == "one\n")
+                        let queued = try Self.queued(folder)
+                        #expect(queued.filter { $0.kind == "failed" }.count == 1, "\(queued)")
+                    } else {
+                        let report = try await client.sync()
+                        #expect(report.release?.number == (committed ? two!.number - 1 : two!.number))
+                        #expect(Self.current(folder) == (committed ? "one\n" : "two\n"))
+                        #expect(try Self.queued(folder).isEmpty, "the failed report is sent")
+                    }
+                }
+            }
+        }
+    }
+}
