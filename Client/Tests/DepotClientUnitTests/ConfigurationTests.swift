@@ -33,6 +33,7 @@ struct ConfigurationTests {
             allowsExpensiveNetworkAccess: false,
             allowsConstrainedNetworkAccess: false,
             layout: .releaseFolders,
+            keepsPreviousRelease: true,
             freeSpace: space,
             replacesTrust: true
         )
@@ -43,7 +44,7 @@ struct ConfigurationTests {
         #expect(configuration.reportServer == report && configuration.reportQueueCapacity == 7)
         #expect(configuration.maximumTransferBytes == 1_000_000 && configuration.criticalMaximumTransferBytes == 2_000_000)
         #expect(!configuration.allowsExpensiveNetworkAccess && !configuration.allowsConstrainedNetworkAccess)
-        #expect(configuration.layout == .releaseFolders && configuration.replacesTrust)
+        #expect(configuration.layout == .releaseFolders && configuration.replacesTrust && configuration.keepsPreviousRelease)
         #expect(configuration.freeSpace.read("/") == 42)
     }
 
@@ -53,5 +54,6 @@ struct ConfigurationTests {
         #expect(configuration.reportQueueCapacity == ReportQueue.defaultCapacity && configuration.maximumTransferBytes == nil)
         #expect(configuration.criticalMaximumTransferBytes == nil && configuration.allowsExpensiveNetworkAccess)
         #expect(configuration.allowsConstrainedNetworkAccess && configuration.layout == .inPlace && !configuration.replacesTrust)
+        #expect(!configuration.keepsPreviousRelease)
     }
 }
