@@ -100,6 +100,11 @@ struct UpdaterScheduleTests {
             running.cancel()
             await running.value
             #expect(clock.sleepers == 0, "the cancelled updater still waits")
+            // No check after the cancel: the state is still the last check's.
+            guard case .failed = updater.state else {
+                Issue.record("checked after the cancel: \(updater.state)")
+                return
+            }
             scheduled.finish()
             #expect(await waits.next() == nil, "the cancelled updater scheduled another check")
         }
