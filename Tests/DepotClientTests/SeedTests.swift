@@ -187,6 +187,11 @@ struct SeedTests {
                 let seen = try client.withCurrentRelease { $0 }
                 if seen != nil {
                     for (path, bytes) in Self.files(edition: 1) { #expect(try Self.read(client, path) == bytes, "\(layout) \(path)") }
+                } else {
+                    // No release, and none of its files in sight.
+                    for path in Self.files(edition: 1).map(\.0) + [ReleaseTrees.link] {
+                        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).path), "\(layout) \(path)")
+                    }
                 }
                 let held = try await client.seed(from: bundle)
                 #expect(held.files == 21 && client.currentRelease == held, "\(layout)")
