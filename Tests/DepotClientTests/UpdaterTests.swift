@@ -150,4 +150,32 @@ struct UpdaterTests {
             #expect(await updater.checkNow() == .upToDate(release))
         }
     }
+
+    @Test("a release over the client's budget is not downloaded: failed, over budget, nothing staged", .timeLimit(.minutes(2)))
+    func overBudget() async throws {
+        var configuration = DepotClient.Configuration()
+        configuration.maximumTransferBytes = 1000
+        try await SyncStepsTests.withReleaseOne(configuration: configuration) { server, folder, client in
+            try await SyncTests.publish(server, [("big.bin", SyncStepsTests.large)])
+            let updater = DepotUpdater(client: client, configuration: Self.configuration(.applyImmediately, clock: ManualClock()))
+            guard case .failed(let error) = await updater.checkNow() else {
+                Issue.record("\(updater.state)")
+                return
+            }
+            #expect(error.code == .overBudget)
+            #expect(client.stagedUpdate == nil && client.currentRelease?.number == 1)
+        }
+    }
+
+    @Test("reportHealthy is the client's report(.healthy): kept in .depot/ for the report server", .timeLimit(.minutes(2)))
+    func reportHealthy() async throws {
+        try await SyncStepsTests.withReleaseOne(configuration: .init(sendsReports: true)) { server, folder, client in
+            // The report server unreachable: the report waits in the folder, where the test reads it.
+            let offline = DepotClient(server: URL(string: "http://127.0.0.1:9/")!, directory: folder, configuration: .init(sendsReports: true))
+            let updater = DepotUpdater(client: offline, configuration: Self.configuration(.applyOnSignal, clock: ManualClock()))
+            try await updater.reportHealthy()
+            let queued = String(decoding: try Data(contentsOf: folder.appendingPathComponent(".depot/reports.json")), as: UTF8.self)
+            #expect(queued.contains("healthy"), "\(queued)")
+        }
+    }
 }
