@@ -169,7 +169,7 @@ struct ResumeTests {
 }
 
 extension ResumeTests {
-    @Test("cancelling a sync leaves the old file whole, and the next sync resumes")
+    @Test("cancelling a sync throws CancellationError, leaves the old file whole, and the next sync resumes")
     func cancelled() async throws {
         try await Self.withRelayedClient { server, relay, folder, client in
             _ = try await client.sync()
@@ -182,7 +182,8 @@ extension ResumeTests {
                 partial = Self.partials(folder).first.map(Self.size) ?? 0
             }
             task.cancel()
-            _ = try? await task.value
+            // The caller hears its own cancellation, not a failed file (issue 58).
+            await #expect(throws: CancellationError.self) { try await task.value }
             #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.first)
             relay.slowDownBlobResponses(by: nil)
             let report = try await client.sync()

@@ -7,7 +7,8 @@ extension DepotClient {
     /// Runs the sync's steps up to `goal` (``SyncGoal``), on each server in turn (``Failover``),
     /// under the folder's sync lock, once an interrupted switch is finished and waiting reports
     /// are sent; returns the report and, for `.check`, the plan. When files failed it throws
-    /// ``SyncError/filesFailed(_:)``, the report attached. A sync that made the folder and
+    /// ``SyncError/filesFailed(_:)``, the report attached, or `CancellationError` when the
+    /// caller's task was cancelled. A sync that made the folder and
     /// then fails (or has failed files, with nothing to resume), or a check that made it,
     /// removes it (``MadeFolder``).
     func run(to goal: SyncGoal, progress: ProgressSink) async throws -> (report: SyncReport, plan: UpdatePlan?) {
@@ -27,6 +28,9 @@ extension DepotClient {
             made?.remove()
         } else if result.report.failedCount > 0 {
             made?.removeUnlessResumable()
+            // Files cut short by the caller's cancellation failed because it asked: it hears so,
+            // as from any other cancelled call (what was downloaded is kept for the next sync).
+            try Task.checkCancellation()
             throw SyncError.filesFailed(result.report)
         }
         return result
