@@ -109,19 +109,44 @@ public struct ReleasePlan: Equatable, Sendable {
     ///   a case- or normalization-insensitive file system; such paths share a page, so the
     ///   changed pages are enough to find them.
     public init(before: [ReleasePage], after: [ReleasePage], removesDeletedFiles: Bool) throws(PolicyError) {
-        var held: [String: ReleaseEntry] = [:]
-        for page in before { for entry in page.entries { held[entry.path] = entry } }
+        var held = Self.held(in: before)
+        try self.init(held: &held, after: after)
+        if removesDeletedFiles { removals = Self.removals(left: held) }
+    }
+
+    /// The fetches of some of the changed pages of the new release, `after`, against the entries
+    /// held (``held(in:)``), from which it takes those it meets: what is left once every page
+    /// was compared goes (``removals(left:)``). A plan a few pages at a time, without the others'
+    /// entries; no removals.
+    ///
+    /// - Throws: ``PolicyError`` `.corrupt`, as ``init(before:after:removesDeletedFiles:)``.
+    public init(held: inout [String: ReleaseEntry], after: [ReleasePage]) throws(PolicyError) {
         let entries = after.flatMap(\.entries)
         if let collision = PortablePath.collisions(in: entries.map(\.path)).first {
             throw PolicyError(.corrupt, "the release lists \(collision.path) beside \(collision.with): one file on some file systems")
         }
         for entry in entries {
             let previous = held.removeValue(forKey: entry.path)
-            if previous.map(entry.hasContent(of:)) != true {
-                fetches.append(Fetch(entry: entry, held: previous))
-            }
+            if Self.fetches(entry, held: previous) { fetches.append(Fetch(entry: entry, held: previous)) }
         }
-        if removesDeletedFiles { removals = held.values.sorted { $0.path < $1.path } }
         fetches.sort { $0.entry.path < $1.entry.path }
+    }
+
+    /// Whether `entry` is fetched when the folder holds `held` at its path: unless it holds
+    /// the same content.
+    public static func fetches(_ entry: ReleaseEntry, held: ReleaseEntry?) -> Bool {
+        held.map(entry.hasContent(of:)) != true
+    }
+
+    /// The entries of the changed pages of the release held, by path.
+    public static func held(in before: [ReleasePage]) -> [String: ReleaseEntry] {
+        var held: [String: ReleaseEntry] = [:]
+        for page in before { for entry in page.entries { held[entry.path] = entry } }
+        return held
+    }
+
+    /// The files the new release no longer lists: the entries held that no changed page took.
+    public static func removals(left held: [String: ReleaseEntry]) -> [ReleaseEntry] {
+        held.values.sorted { $0.path < $1.path }
     }
 }

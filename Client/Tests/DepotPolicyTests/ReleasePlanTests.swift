@@ -211,4 +211,26 @@ struct ReleasePlanTests {
             )
         }
     }
+
+    @Test("planned a few pages at a time against the entries held, the fetches and the removals are those of the whole plan")
+    func pagedPlan() throws {
+        let before = [
+            ReleasePage(entries: [Self.entry("a", "1"), Self.entry("b", "2")]),
+            ReleasePage(entries: [Self.entry("c", "3"), Self.entry("d", "4")]),
+        ]
+        // "c" moves to the first page, "b" to the second; "d" leaves; "e" is new.
+        let after = [
+            ReleasePage(entries: [Self.entry("a", "1"), Self.entry("c", "5")]),
+            ReleasePage(entries: [Self.entry("b", "2"), Self.entry("e", "6")]),
+        ]
+        let whole = try ReleasePlan(before: before, after: after, removesDeletedFiles: true)
+        var held = ReleasePlan.held(in: before)
+        let pages = try after.map { page in try ReleasePlan(held: &held, after: [page]) }
+        #expect(pages.flatMap(\.fetches) == whole.fetches)
+        #expect(pages.flatMap(\.fetches).map(\.entry.path) == ["c", "e"])
+        #expect(pages.flatMap(\.fetches).map(\.held?.path) == ["c", nil])
+        #expect(pages.allSatisfy { $0.removals.isEmpty })
+        #expect(ReleasePlan.removals(left: held) == whole.removals)
+        #expect(whole.removals.map(\.path) == ["d"])
+    }
 }

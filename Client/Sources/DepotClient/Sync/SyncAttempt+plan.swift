@@ -23,7 +23,7 @@ struct PlannedSync {
     /// The release the folder would hold.
     let next: HeldRelease
     /// The new release's changed pages: their packs carry its small files.
-    let afterPages: [(sha256: String, page: ReleasePage)]
+    var afterPages: [(sha256: String, page: ReleasePage)]
     /// The changed pages of the release held: forgotten once the new one is applied.
     let pagesBefore: [String]
     /// With release folders, every entry of the new release, and what the tree held gives it.
@@ -33,6 +33,24 @@ struct PlannedSync {
     let contentPath: String
     /// What the plan and the stager learn of the local copies, shared.
     let localCopies = LocalCopies()
+    /// The switch's moves and the bytes of the files fetched, once the pages are let go
+    /// (``forgetPages()``).
+    var kept: (moves: [ReleaseJournal.Move], fetchedBytes: Int64)? = nil
+
+    /// The switch's renames (``ReleasePlan/moves``).
+    var moves: [ReleaseJournal.Move] { kept?.moves ?? plan.moves }
+    /// The size of the files fetched (new or changed), in bytes.
+    var fetchedBytes: Int64 { kept?.fetchedBytes ?? plan.fetches.reduce(0) { $0 + $1.entry.size } }
+
+    /// Once every file is staged: keeps the switch's moves and lets the fetches and the pages go,
+    /// and with them the release's entries (a few hundred bytes each), which the switch does
+    /// not need. With release folders the tree is built from every entry, and they stay.
+    mutating func forgetPages() {
+        guard entries.isEmpty, kept == nil else { return }
+        kept = (plan.moves, fetchedBytes)
+        plan.fetches = []
+        afterPages = []
+    }
 }
 
 extension SyncAttempt {
@@ -84,6 +102,19 @@ extension SyncAttempt {
         )
     }
 
+    /// The bytes a download or sync of `channel`'s release may transfer, if bounded.
+    func transferBudget(of channel: NewChannel) -> Int64? {
+        let configuration = client.configuration
+        return channel.side.critical
+            ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
+    }
+
+    /// Whether the sync estimates its whole plan before staging (``estimate(_:of:)``): for a
+    /// check, a budget or a progress stream.
+    func readsAhead(_ channel: NewChannel) -> Bool {
+        goal == .check || transferBudget(of: channel) != nil || progress.overall != nil
+    }
+
     /// What the fetches are expected to transfer and the space they need (``UpdatePlan``), for a
     /// check, a budget or a progress stream (else `nil`: nothing is read ahead).
     ///
@@ -91,10 +122,8 @@ extension SyncAttempt {
     ///   the budget.
     func estimate(_ planned: PlannedSync, of channel: NewChannel) async throws -> UpdatePlan? {
         let configuration = client.configuration
-        let budget =
-            channel.side.critical
-            ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
-        guard goal == .check || budget != nil || progress.overall != nil else { return nil }
+        let budget = transferBudget(of: channel)
+        guard readsAhead(channel) else { return nil }
         let blocks = BlockFetch(server: server, session: session, width: configuration.parallelDownloads)
         let (contentPath, localCopies) = (planned.contentPath, planned.localCopies)
         let folder = try client.folder.open()

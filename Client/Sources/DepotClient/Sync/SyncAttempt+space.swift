@@ -21,7 +21,15 @@ extension SyncAttempt {
             }
             required = UpdatePlan.spaceNeeded(files, copied: planned.carried.copiedBytes)
         }
-        guard required > free else { return }
-        throw SyncError.noSpace(required: required, free: free, release: planned.next.number, folder: client.directoryPath)
+        try checkSpace(needed: required, release: planned.next.number, free: free)
+    }
+
+    /// Refuses to stage `needed` bytes of `release` when the folder's file system has less
+    /// free (`free`, else read).
+    ///
+    /// - Throws: ``SyncError`` `.noSpace`, saying what is needed and what is free.
+    func checkSpace(needed: Int64, release: Int64, free: Int64? = nil) throws {
+        guard let free = free ?? client.configuration.freeSpace.read(client.directoryPath), needed > free else { return }
+        throw SyncError.noSpace(required: needed, free: free, release: release, folder: client.directoryPath)
     }
 }

@@ -31,7 +31,7 @@ extension SyncAttempt {
         state.channel = channel.document
         state.channelETag = channel.entityTag
         state.hold(planned.next)
-        var journal = ReleaseJournal(state: state, moves: planned.plan.moves, removals: planned.plan.removals.map(\.path))
+        var journal = ReleaseJournal(state: state, moves: planned.moves, removals: planned.plan.removals.map(\.path))
         var built: (name: String, lock: FileLock)?
         defer { built?.lock.unlock() }
         if client.configuration.layout == .releaseFolders {
@@ -42,7 +42,7 @@ extension SyncAttempt {
             base: start.placed?.id,
             journal: journal,
             pagesBefore: planned.pagesBefore,
-            bytes: planned.plan.fetches.reduce(0) { $0 + $1.entry.size },
+            bytes: planned.fetchedBytes,
             stagedAt: client.now()
         )
         guard goal == .apply else {

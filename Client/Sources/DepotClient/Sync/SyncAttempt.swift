@@ -28,6 +28,8 @@ struct SyncAttempt {
     /// The documents' source, which counts their bytes.
     let source: SessionSource
     let reader: TreeReader<SessionSource>
+    /// The entries a batch of pages may hold in a paged sync (``runPaged(_:from:)``).
+    var entriesPerBatch = SyncAttempt.defaultEntriesPerBatch
 
     init(client: DepotClient, server: URL, goal: SyncGoal, progress: ProgressSink = ProgressSink(), reportsFailure: Bool = true) {
         self.client = client
@@ -61,11 +63,12 @@ struct SyncAttempt {
         case .newRelease(let new):
             channel = new
         }
+        if isPaged(channel) { return try await runPaged(channel, from: start) }
         var report = channel.report
-        let documents = try await documents(of: channel, from: start)
+        // The documents go once planned: the plan keeps what it needs of their pages.
+        var planned = try plan(try await documents(of: channel, from: start), of: channel, from: start)
         report.documentBytes = source.received.total
-        let planned = try plan(documents, of: channel, from: start)
-        report.unchangedCount = Int(documents.release.files) - planned.plan.fetches.count
+        report.unchangedCount = Int(planned.next.files) - planned.plan.fetches.count
         var estimate = try await estimate(planned, of: channel)
         if goal == .check, estimate != nil {
             // The download polls again: what this check's poll moved, it moves.
@@ -75,10 +78,9 @@ struct SyncAttempt {
         try checkSpace(planned, estimate: estimate)
         let stager = estimate.flatMap { progress.starting(expected: $0.expectedBytes, files: planned.plan.fetches.count) }
         report.files = try await stage(planned, progress: stager)
-        if let failure = report.files.first(where: { $0.outcome == .failed }) {
-            if reportsFailure { try await self.report(.failed(reason: "\(failure.path): \(failure.error ?? "failed")"), about: channel.side.release) }
-            return (report, nil)
-        }
+        if try await reportsFailure(in: report, of: channel) { return (report, nil) }
+        // Staged: the switch needs the moves, not the pages' entries (100,000 are 30 MB).
+        planned.forgetPages()
         return (try await switchOrKeep(planned, of: channel, from: start, report: report), nil)
     }
 

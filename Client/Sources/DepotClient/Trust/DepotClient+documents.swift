@@ -21,11 +21,23 @@ extension DepotClient {
     /// Fetches and keeps the pages `hashes`, a few at a time, each as a patch from the held page
     /// `bases` names for it when there is one; returns them decoded and checked.
     func fetchPages(_ hashes: Set<String>, bases: [String: String], reader: TreeReader<SessionSource>) async throws -> [String: ReleasePage] {
+        try await fetchPages(hashes, bases: bases, reader: reader) { $0 }
+    }
+
+    /// Fetches and keeps the pages `hashes` as ``fetchPages(_:bases:reader:)`` does; returns
+    /// what `summary` makes of each, decoded and checked, instead of the page, which goes: a
+    /// sync a few pages at a time reads them again from the cache.
+    func fetchPages<Summary: Sendable>(
+        _ hashes: Set<String>,
+        bases: [String: String],
+        reader: TreeReader<SessionSource>,
+        summary: @escaping @Sendable (ReleasePage) throws -> Summary
+    ) async throws -> [String: Summary] {
         let fetched = try await mapConcurrently(Array(hashes), width: configuration.parallelDownloads) { sha256 in
             let base = bases[sha256].flatMap { base in cache.pageBytes(base).map { (base, [UInt8]($0)) } }
             let (page, bytes) = try await reader.page(sha256, base: base)
             try cache.storePage(Data(bytes), sha256: sha256)
-            return (sha256, page)
+            return (sha256, try summary(page))
         }
         return Dictionary(fetched) { first, _ in first }
     }

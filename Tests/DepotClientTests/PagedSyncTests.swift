@@ -1,0 +1,56 @@
+import DepotManifest
+import DepotServer
+import DepotTestSupport
+import Foundation
+import Testing
+
+@testable import DepotClient
+
+/// A sync a batch of pages at a time (``SyncAttempt/runPaged(_:from:)``), against a real server
+/// whose release has several pages, here a page a batch.
+@Suite("A sync a batch of pages at a time")
+struct PagedSyncTests {
+    /// 80 files (two pages: more than 64), ten of them one content, in both pages.
+    static let files: [(String, Data)] = (0..<80).map { number in
+        ("files/\(number).txt", Data((number % 8 == 0 ? "shared\n" : "file \(number)\n").utf8))
+    }
+
+    /// Runs a sync of `client`'s folder a page a batch.
+    static func syncPaged(_ client: DepotClient) async throws -> SyncReport {
+        var attempt = SyncAttempt(client: client, server: client.server, goal: .apply)
+        attempt.entriesPerBatch = 1
+        defer { attempt.session.finish() }
+        return try await attempt.run().0
+    }
+
+    @Test(
+        "a first sync and an update, a page a batch: every file in place, a content shared across pages staged once and copied, removals done, the report in path order"
+    )
+    func pageAtATime() async throws {
+        try await LiveServer.withPublishing { server in
+            try await SyncTests.publish(server, Self.files)
+            try await withTemporaryDirectory { folder in
+                let client = SyncTests.client(server, folder)
+                let first = try await Self.syncPaged(client)
+                let id = try #require(client.currentRelease?.id)
+                let document = try #require(client.cache.release(id))
+                #expect(document.pages.count == 2)
+                #expect(first.failedCount == 0 && first.updatedCount == 80)
+                #expect(first.files.map(\.path) == first.files.map(\.path).sorted())
+                for (path, content) in Self.files { #expect(SyncTests.contents(folder, path) == content, "\(path)") }
+
+                // Republished: a shared file changes, another file leaves, one is added.
+                try await SyncTests.publish(server, [("files/0.txt", Data("changed\n".utf8)), ("files/new.txt", Data("shared\n".utf8))])
+                let delete = try await RolloutFleetTests.send(server, "DELETE", "/v1/files/files/1.txt")
+                #expect([200, 204].contains(delete.status), "\(delete.bodyText)")
+                let second = try await Self.syncPaged(client)
+                #expect(second.failedCount == 0 && second.updatedCount == 2 && second.removedCount == 1)
+                #expect(SyncTests.contents(folder, "files/0.txt") == Data("changed\n".utf8))
+                #expect(SyncTests.contents(folder, "files/new.txt") == Data("shared\n".utf8))
+                #expect(SyncTests.contents(folder, "files/1.txt") == nil)
+                #expect(SyncTests.contents(folder, "files/8.txt") == Data("shared\n".utf8))
+                #expect(client.currentRelease?.files == 80)
+            }
+        }
+    }
+}
