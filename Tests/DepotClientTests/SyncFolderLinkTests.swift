@@ -122,10 +122,11 @@ struct SyncFolderLinkTests {
                 let report = try await client.sync()
                 #expect(report.failedCount == 0, "\(report.files)")
                 // What each file is written by: a sync (state, journal), a rollout (install id),
-                // a root walk (root).
+                // a root walk (root), an updater's check (its stamp).
                 switch file {
                 case .installID: _ = try client.installID()
                 case .root: try client.folder.replace(.root, with: Array("{}".utf8))
+                case .updater: _ = await DepotUpdater(client: client).checkNow()
                 case .state, .journal, .staged: break
                 }
                 #expect(try Data(contentsOf: outside) == kept, "the link's target was written")

@@ -167,6 +167,30 @@ struct UpdaterTests {
         }
     }
 
+    @Test("a successful check is recorded in the folder, at the updater's time, for the next launch's schedule; a failed one is not", .timeLimit(.minutes(2)))
+    func checkRecorded() async throws {
+        try await SyncStepsTests.withReleaseOne { server, folder, client in
+            let stamp = folder.appendingPathComponent(".depot/updater.json")
+            var configuration = Self.configuration(.applyOnSignal, clock: ManualClock())
+            configuration.now = { Date(timeIntervalSince1970: 1_800_000_000) }
+            let updater = DepotUpdater(client: client, configuration: configuration)
+            let held = try #require(client.currentRelease)
+            #expect(await updater.checkNow() == .upToDate(held))
+            let recorded = try String(contentsOf: stamp, encoding: .utf8)
+            #expect(recorded == #"{"checkedAt":1800000000}"#)
+
+            configuration.now = { Date(timeIntervalSince1970: 1_900_000_000) }
+            let down = DepotClient(server: URL(string: "http://127.0.0.1:1/")!, directory: folder)
+            guard case .failed = await DepotUpdater(client: down, configuration: configuration).checkNow() else {
+                Issue.record("a check of a server that is down did not fail")
+                return
+            }
+            let kept = try String(contentsOf: stamp, encoding: .utf8)
+            #expect(kept == #"{"checkedAt":1800000000}"#)
+            _ = server
+        }
+    }
+
     @Test("reportHealthy is the client's report(.healthy): kept in .depot/ for the report server", .timeLimit(.minutes(2)))
     func reportHealthy() async throws {
         try await SyncStepsTests.withReleaseOne(configuration: .init(sendsReports: true)) { server, folder, client in

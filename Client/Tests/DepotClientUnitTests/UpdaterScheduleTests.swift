@@ -26,6 +26,45 @@ struct UpdaterScheduleTests {
         #expect(Self.schedule.delay(afterFailures: failures, draw: draw) == .seconds(seconds))
     }
 
+    @Test(
+        "the time since the last successful check counts towards the interval, not towards a retry",
+        arguments: [
+            (0, 0.0, 30.0, 70.0), (0, 0.0, 100.0, 0.0), (0, 0.0, 10_000.0, 0.0),  // due, or overdue: now
+            (0, 1.0, 30.0, 90.0),  // the jittered interval, less the time since
+            (0, 0.0, 0.0, 100.0),
+            (2, 0.0, 30.0, 20.0),  // a retry waits its backoff whatever the last success
+        ] as [(Int, Double, Double, Double)]
+    )
+    func elapsed(failures: Int, draw: Double, elapsed: Double, seconds: Double) {
+        #expect(Self.schedule.delay(afterFailures: failures, draw: draw, elapsed: .seconds(elapsed)) == .seconds(seconds))
+    }
+
+    @Test(
+        "a relaunched updater checks one interval after the last check recorded in the folder, not one after its launch",
+        arguments: [
+            (70.0, 30.0),  // checked 70 s ago: due in 30
+            (500.0, 0.0),  // overdue: at once
+            (-50.0, 100.0),  // a check ahead of now (the clock set back): a whole interval
+        ] as [(Double, Double)]
+    )
+    func relaunched(checkedAgo: Double, firstDelay: Double) async throws {
+        try await withTemporaryDirectory { folder in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let app = folder.appendingPathComponent("app")
+            let stamp = #"{"checkedAt":\#(Int64(now.timeIntervalSince1970 - checkedAgo))}"#
+            try folder.write(Data(stamp.utf8), to: "app/.depot/updater.json")
+            let configuration = DepotUpdater.Configuration(interval: .seconds(100), jitter: 0, clock: ManualClock(), now: { now })
+            let (delays, scheduled) = AsyncStream.makeStream(of: Duration.self)
+            let client = DepotClient(server: Self.down, directory: app)
+            let updater = DepotUpdater(client: client, configuration: configuration, scheduled: { scheduled.yield($0) })
+            let running = Task { await updater.run() }
+            var waits = delays.makeAsyncIterator()
+            #expect(await waits.next() == .seconds(firstDelay))
+            running.cancel()
+            await running.value
+        }
+    }
+
     /// A server nothing listens on: every check fails at once with `.network`.
     static let down = URL(string: "http://127.0.0.1:1/")!
 

@@ -72,6 +72,8 @@ enum OwnFile: String, CaseIterable {
     case installID = ".depot/install-id"
     /// A release downloaded for ``DepotClient/apply()`` (``StagedRelease``).
     case staged = ".depot/staged.json"
+    /// When a ``DepotUpdater`` last checked with success (``UpdateCheckStamp``).
+    case updater = ".depot/updater.json"
 }
 
 extension SyncFolder {

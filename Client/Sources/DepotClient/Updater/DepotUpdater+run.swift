@@ -3,14 +3,16 @@ import Foundation
 
 extension DepotUpdater {
     /// Checks on the schedule until the task running it is cancelled: waits, checks
-    /// (``checkNow()``), waits again, longer after failures. Returns when cancelled; a
+    /// (``checkNow()``), waits again, longer after failures. The interval counts from the last
+    /// successful check, recorded in the folder: a relaunched app checks when it is due. Returns when cancelled; a
     /// download under way then stops where it is, the folder unchanged, and resumes at the next
     /// check.
     public func run() async {
         let schedule = configuration.schedule
         while !Task.isCancelled {
             let failures = inner.withLock { $0.failures }
-            let delay = schedule.delay(afterFailures: failures, draw: configuration.random())
+            let elapsed = UpdateCheckStamp.load(from: client)?.elapsed(until: configuration.now())
+            let delay = schedule.delay(afterFailures: failures, draw: configuration.random(), elapsed: elapsed)
             do {
                 try await wait(delay, on: configuration.clock)
             } catch {
@@ -39,9 +41,11 @@ extension DepotUpdater {
             let outcome = await check()
             // Cancelled: neither a failure nor a success.
             guard !Task.isCancelled else { return outcome }
-            inner.withLock { inner in
+            let failed = inner.withLock { inner in
                 if case .failed = outcome { inner.failures += 1 } else { inner.failures = 0 }
+                return inner.failures > 0
             }
+            if !failed { UpdateCheckStamp.record(configuration.now(), in: client) }
             return outcome
         }
     }
@@ -78,11 +82,8 @@ extension DepotUpdater {
             let (updates, progress) = AsyncStream.makeStream(of: SyncProgress.self, bufferingPolicy: .bufferingNewest(1))
             async let downloaded = client.download(progress: progress)
             for await update in updates { set(.downloading(update)) }
-            let report = try await downloaded
-            if report.failedCount > 0 {
-                let failure = report.files.first { $0.outcome == .failed }
-                throw SyncError(failure?.code ?? .io, "\(failure?.path ?? "a file"): \(failure?.error ?? "failed")")
-            }
+            // A file that failed throws (``SyncError/filesFailed(_:)``), the report attached.
+            _ = try await downloaded
         } catch {
             if Task.isCancelled {
                 let resting = Self.restingState(of: client)

@@ -81,6 +81,9 @@ public final class DepotUpdater: Sendable {
         public var clock: any Clock<Duration>
         /// Where the jitter is drawn from: a number in -1...1 each time (uniform by default).
         public var random: @Sendable () -> Double
+        /// The wall-clock time a successful check is recorded at in the folder, so that the
+        /// schedule counts from the last check across launches (``UpdateCheckStamp``).
+        public var now: @Sendable () -> Date
 
         public init(
             interval: Duration = .seconds(6 * 3600),
@@ -89,7 +92,8 @@ public final class DepotUpdater: Sendable {
             jitter: Double = 0.1,
             policy: ApplyPolicy = .applyOnSignal,
             clock: any Clock<Duration> = ContinuousClock(),
-            random: @escaping @Sendable () -> Double = { Double.random(in: -1...1) }
+            random: @escaping @Sendable () -> Double = { Double.random(in: -1...1) },
+            now: @escaping @Sendable () -> Date = { Date() }
         ) {
             self.interval = interval
             self.retryDelay = retryDelay
@@ -98,6 +102,7 @@ public final class DepotUpdater: Sendable {
             self.policy = policy
             self.clock = clock
             self.random = random
+            self.now = now
         }
 
         var schedule: UpdateSchedule {
