@@ -167,7 +167,10 @@ struct UpdaterTests {
         }
     }
 
-    @Test("a successful check is recorded in the folder, at the updater's time, for the next launch's schedule; a failed one is not", .timeLimit(.minutes(2)))
+    @Test(
+        "a successful check is recorded in the folder, at the updater's time, for the next launch's schedule; a failed one is not",
+        .timeLimit(.minutes(2))
+    )
     func checkRecorded() async throws {
         try await SyncStepsTests.withReleaseOne { server, folder, client in
             let stamp = folder.appendingPathComponent(".depot/updater.json")
