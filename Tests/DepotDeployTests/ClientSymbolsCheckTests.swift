@@ -25,6 +25,9 @@ struct ClientSymbolsCheckTests {
             Row(source: "let lock = Mutex<Int>(0)\n", problem: "Mutex<"),
             Row(source: "private let received = Atomic<Int64>(0)\n", problem: "Atomic<"),
             Row(source: "let text = String(validating: bytes, as: UTF8.self)\n", problem: "String(validating:"),
+            // The same, spelled another way.
+            Row(source: "import struct Synchronization.Mutex\n", problem: "import struct Synchronization"),
+            Row(source: "let lock = Synchronization.Mutex<Int>(0)\n", problem: "Mutex<"),
             // What an app-facing API is tempted by.
             Row(source: "@Observable final class Model {}\n", problem: "@Observable"),
             Row(source: "func states() -> some AsyncSequence<Int, Never> { stream }\n", problem: "some AsyncSequence<"),
