@@ -68,7 +68,8 @@ public final class DepotUpdater: Sendable {
     public struct Configuration: Sendable {
         /// Time between checks after a success, and before the first.
         public var interval: Duration
-        /// Time before the check after a failure; doubled for each failure in a row.
+        /// Time before the check after a failure; doubled for each failure in a row. At least
+        /// one second, whatever is set: a zero would stay zero, doubled.
         public var retryDelay: Duration
         /// The most time between checks after failures.
         public var maximumRetryDelay: Duration

@@ -20,9 +20,10 @@ struct UpdateCheckStamp: Codable, Equatable {
         try? client.folder.replace(.updater, with: Array(bytes))
     }
 
-    /// The time from the check to `now`; `nil` when the check is ahead of `now`.
+    /// The time from the check to `now`; `nil` when the check is ahead of `now`, or so far
+    /// behind that the difference overflows (a stamp edited to `Int64.min` must not trap).
     func elapsed(until now: Date) -> Duration? {
-        let seconds = Int64(now.timeIntervalSince1970) - checkedAt
-        return seconds < 0 ? nil : .seconds(seconds)
+        let (seconds, overflow) = Int64(now.timeIntervalSince1970).subtractingReportingOverflow(checkedAt)
+        return overflow || seconds < 0 ? nil : .seconds(seconds)
     }
 }

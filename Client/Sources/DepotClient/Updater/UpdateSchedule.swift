@@ -12,6 +12,10 @@ struct UpdateSchedule: Sendable, Equatable {
     /// The share of a delay it may move by, in 0...1.
     var jitter: Double
 
+    /// The least a retry waits, whatever ``retryDelay`` says: doubling a zero (or negative)
+    /// delay leaves it zero, and a server down would be asked again at once, forever.
+    static let minimumRetryDelay = Duration.seconds(1)
+
     /// The delay before the next check after `failures` failures in a row (0: after a success,
     /// or at start), `draw` a number in -1...1 (the random source's), `elapsed` the time since
     /// the last successful check (`nil`: unknown), which shortens the interval, down to zero.
@@ -19,9 +23,10 @@ struct UpdateSchedule: Sendable, Equatable {
         var base = interval
         if failures > 0 {
             // Doubling stops at the cap, before it could overflow.
-            base = retryDelay
-            for _ in 1..<failures where base < maximumRetryDelay { base *= 2 }
-            base = min(base, maximumRetryDelay)
+            let cap = max(maximumRetryDelay, Self.minimumRetryDelay)
+            base = max(retryDelay, Self.minimumRetryDelay)
+            for _ in 1..<failures where base < cap { base *= 2 }
+            base = min(base, cap)
         }
         let share = max(0, min(1, jitter)) * max(-1, min(1, draw))
         let jittered = base + base * share

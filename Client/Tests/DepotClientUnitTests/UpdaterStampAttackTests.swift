@@ -1,0 +1,60 @@
+import DepotFixtures
+import Foundation
+import Testing
+
+@testable import DepotClient
+
+/// Issue 58, attack: what a naive configuration or a local process editing the folder can make a
+/// ``DepotUpdater``'s schedule do. A zero or negative retry delay still backs off (from one
+/// second); a stamp edited to any number, or to anything but a stamp, gives a sane first delay
+/// and never traps.
+@Suite("DepotUpdater schedule, attacked")
+struct UpdaterStampAttackTests {
+    @Test(
+        "a retry delay of zero or less still waits, and doubles: a down server is not asked again at once, forever",
+        arguments: [
+            (0, 1, 0.0, 1.0), (0, 2, 0.0, 2.0), (0, 3, 0.0, 4.0), (0, 10, 0.0, 60.0),
+            (-5, 1, 0.0, 1.0), (-5, 4, 0.0, 8.0),
+            (0, 10, -1.0, 48.0),  // the jitter moves the capped delay as before
+        ] as [(Int64, Int, Double, Double)]
+    )
+    func zeroRetry(retry: Int64, failures: Int, draw: Double, seconds: Double) {
+        let schedule = UpdateSchedule(interval: .seconds(100), retryDelay: .seconds(retry), maximumRetryDelay: .seconds(60), jitter: 0.2)
+        #expect(schedule.delay(afterFailures: failures, draw: draw) == .seconds(seconds))
+    }
+
+    @Test("a cap below one second does not undo the floor")
+    func zeroCap() {
+        let schedule = UpdateSchedule(interval: .seconds(100), retryDelay: .zero, maximumRetryDelay: .zero, jitter: 0)
+        #expect(schedule.delay(afterFailures: 5, draw: 0) == .seconds(1))
+    }
+
+    @Test(
+        "a stamp edited to any number, or to anything but a stamp: the first check a whole interval away (or, when it says long ago, now), no trap",
+        arguments: [
+            (#"{"checkedAt":-9223372036854775808}"#, 100.0),  // Int64.min: the subtraction overflowed, and trapped
+            (#"{"checkedAt":9223372036854775807}"#, 100.0),  // far ahead
+            (#"{"checkedAt":-1}"#, 0.0),  // long ago
+            (#"{"checkedAt":0}"#, 0.0),
+            (#"{"checkedAt":1e300}"#, 100.0),  // not an Int64
+            (#"{"checkedAt":"soon"}"#, 100.0),
+            ("not json", 100.0),
+            ("", 100.0),
+        ] as [(String, Double)]
+    )
+    func editedStamp(contents: String, firstDelay: Double) async throws {
+        try await withTemporaryDirectory { folder in
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            try folder.write(Data(contents.utf8), to: "app/.depot/updater.json")
+            let configuration = DepotUpdater.Configuration(interval: .seconds(100), jitter: 0, clock: ManualClock(), now: { now })
+            let (delays, scheduled) = AsyncStream.makeStream(of: Duration.self)
+            let client = DepotClient(server: UpdaterScheduleTests.down, directory: folder.appendingPathComponent("app"))
+            let updater = DepotUpdater(client: client, configuration: configuration, scheduled: { scheduled.yield($0) })
+            let running = Task { await updater.run() }
+            var waits = delays.makeAsyncIterator()
+            #expect(await waits.next() == .seconds(firstDelay))
+            running.cancel()
+            await running.value
+        }
+    }
+}
