@@ -96,7 +96,37 @@ struct RevertTests {
                 // Reverted once, a second revert has nothing to go back to.
                 _ = try await folders.sync()
                 _ = try folders.revert()
-                await #expect(throws: SyncError.self) { try folders.revert() }
+                #expect(throws: SyncError.self) { try folders.revert() }
+            }
+        }
+    }
+
+    @Test(
+        "a state whose previous release names no tree of it (edited: empty, a folder planted, `..`, the current tree) is refused before the switch, and the folder stays whole and syncs",
+        arguments: ["", "x", "../x", "current"]
+    )
+    func previousEdited(tree: String) async throws {
+        try await LiveServer.withPublishing { server in
+            try await Self.publish(server, "one\n")
+            try await withTemporaryDirectory { folder in
+                let client = Self.client(server, folder)
+                _ = try await client.sync()
+                try await Self.publish(server, "two\n")
+                let two = try #require(try await client.sync().release)
+                var state = SyncState.load(from: client.folder)
+                let trees = ReleaseTrees(folder: try client.folder.open())
+                state.previous?.tree = tree == "current" ? try #require(try trees.current()) : tree
+                try state.save(in: client.folder)
+                try FileManager.default.createDirectory(
+                    at: folder.appendingPathComponent(ReleaseTrees.treePath("x")),
+                    withIntermediateDirectories: true
+                )
+
+                let refused = #expect(throws: SyncError.self) { try client.revert() }
+                #expect(refused?.message.contains("release folder") == true, "\(refused?.message ?? "")")
+                #expect(Self.current(folder) == "two\n" && client.currentRelease == two)
+                #expect(client.folder.read(.journal) == nil, "no journal the switch cannot carry out")
+                #expect(try await client.sync().release == two)
             }
         }
     }

@@ -49,7 +49,16 @@ extension DepotClient {
         guard let current = state.release, let previous = state.previous else {
             throw SyncError(.notStaged, "\(directoryPath) holds no previous release to revert to: it was synced once, or reverted already")
         }
-        guard configuration.keepsPreviousRelease, try ReleaseTrees(folder: try folder.open()).contains(previous.tree) else {
+        let trees = ReleaseTrees(folder: try folder.open())
+        // A state edited to name another folder (`..`, the current tree, another release's) would
+        // commit a journal no switch can carry out, or a release whose files are not its own.
+        guard ReleaseTrees.isName(previous.tree, number: previous.release.number), previous.tree != (try trees.current()) else {
+            throw SyncError(
+                .io,
+                "\(directoryPath)/.depot/state.json names \(previous.tree) as the folder of release \(previous.release.number), the previous one: not a release folder Depot made for it"
+            )
+        }
+        guard configuration.keepsPreviousRelease, try trees.contains(previous.tree) else {
             throw SyncError(
                 .notStaged,
                 "the folder of release \(previous.release.number), the previous one, is no longer kept in \(directoryPath): turn on Configuration.keepsPreviousRelease to keep it for a revert"

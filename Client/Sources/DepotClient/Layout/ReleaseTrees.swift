@@ -54,6 +54,11 @@ struct ReleaseTrees {
         return parts[1].count == 16 && parts[1].allSatisfy { $0.isHexDigit && !$0.isUppercase }
     }
 
+    /// Whether `name` is the name of a tree of release `number` (``newName(number:)``).
+    static func isName(_ name: String, number: Int64) -> Bool {
+        isName(name) && name.hasPrefix("\(number)-")
+    }
+
     static func treePath(_ name: String) -> String { path + "/" + name }
     static func lockPath(_ name: String) -> String { path + "/" + name + ".lock" }
 
