@@ -161,6 +161,54 @@ struct SeedTests {
         }
     }
 
+    @Test("a seed of the release the app reverted leaves the folder on the release it went back to: no seed, crash, revert loop at each launch")
+    func reverted() async throws {
+        try await withTemporaryDirectory { root in
+            let (data, bundle) = (root.appendingPathComponent("data"), root.appendingPathComponent("Seed"))
+            let folder = root.appendingPathComponent("app")
+            try await Self.serving(data) { server in
+                var configuration = Self.client(folder, layout: .releaseFolders).configuration
+                configuration.keepsPreviousRelease = true
+                let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration)
+                try await SyncTests.publish(server, Self.files(edition: 1))
+                let one = try #require(try await client.sync().release)
+                // The app's next version ships release 2 in its bundle; the folder takes it by sync.
+                try await SyncTests.publish(server, [("notes.txt", Data("edition 2\n".utf8))])
+                try await Self.export(data, to: bundle)
+                #expect(try await client.sync().release?.number == one.number + 1)
+                #expect(try client.revert() == one)
+                // The next launch seeds before it syncs: release 2 stays refused.
+                #expect(try await client.seed(from: bundle) == one)
+                #expect(client.currentRelease == one)
+                #expect(try Self.read(client, "notes.txt") == Data("edition 1\n".utf8))
+            }
+        }
+    }
+
+    @Test(
+        "a seed whose channel document is older than the one the folder followed since (the channel rolled back after the app was built) moves nothing, and throws nothing"
+    )
+    func rolledBack() async throws {
+        try await withTemporaryDirectory { root in
+            let (data, bundle) = (root.appendingPathComponent("data"), root.appendingPathComponent("Seed"))
+            let folder = root.appendingPathComponent("app")
+            try await Self.serving(data) { server in
+                let client = Self.client(folder, server: URL(string: server.url("/"))!)
+                try await SyncTests.publish(server, Self.files(edition: 1))
+                let one = try #require(try await client.sync().release)
+                try await SyncTests.publish(server, [("notes.txt", Data("edition 2\n".utf8))])
+                try await Self.export(data, to: bundle)
+                // Release 2 is found broken on the server: the channel names release 1 again, under a newer serial.
+                #expect(try await RolloutFleetTests.send(server, "POST", "/v1/channels/stable/rollback").status == 200)
+                let back = try #require(try await client.sync().release)
+                #expect(back.id == one.id && back.serial > one.serial)
+                // The bundle's document (release 2, an older serial) is stale, not an attack: nothing moves.
+                #expect(try await client.seed(from: bundle) == back)
+                #expect(try Self.read(client, "notes.txt") == Data("edition 1\n".utf8))
+            }
+        }
+    }
+
     @Test(
         "a seed crashed at each step of its switch leaves no release or the seed's whole, and the next seed finishes",
         arguments: [SwitchStep.foldersStaged, .journalWritten, .removalsDone, .foldersMoved, .moved(1), .stateSaved]

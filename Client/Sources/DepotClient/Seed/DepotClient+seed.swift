@@ -28,8 +28,9 @@ extension DepotClient {
     /// ships for months and a seed never moves a folder back. The documents are kept as a
     /// sync's are, so the next sync against the server is a delta from the seed.
     ///
-    /// - Returns: The release the folder holds: the seed's, or a newer one it held already
-    ///   (nothing is changed then).
+    /// - Returns: The release the folder holds: the seed's, or (nothing is changed then) a newer
+    ///   one it held already, the one it went back to when the app reverted the seed's, or the
+    ///   one a newer channel document named since (the channel rolled back after the build).
     /// - Throws: ``SyncError``: `.untrusted` for a channel document the trust refuses, `.corrupt`
     ///   for a document or file that is not what its hash says, or missing, `.io` when the
     ///   folder cannot be written. A refused seed changes nothing the app sees; a folder it made
@@ -58,15 +59,25 @@ extension DepotClient {
         let reader = TreeReader(source: source, maximumDocumentBytes: configuration.maximumDocumentBytes)
         let (checked, time) = try await seedChannel(reader)
         let side = try rolloutSide(of: checked.document, holding: start.held?.id)
-        // Never back: a folder at this release or a newer one keeps it.
-        if let placed = start.placed, placed.number >= side.number { return placed }
-        let signature = try ChannelCheck.check(
-            checked.document,
-            channel: configuration.channel,
-            trust: checked.trust,
-            now: time,
-            lastAccepted: start.state.floor(of: configuration.channel)
-        )
+        // Never back: a folder at this release or a newer one keeps it; nor to a release the app
+        // reverted (``revert()``), which a seed at every launch would take again each time.
+        if let placed = start.placed, placed.number >= side.number || start.state.refuses(side.release) { return placed }
+        let signature: ChannelCheck.SignatureStatus
+        do {
+            signature = try ChannelCheck.check(
+                checked.document,
+                channel: configuration.channel,
+                trust: checked.trust,
+                now: time,
+                lastAccepted: start.state.floor(of: configuration.channel)
+            )
+        } catch {
+            // Checked without the floor above, so only the floor objects: the folder followed a
+            // newer document since the app was built (the channel rolled back to an older
+            // release). A stale seed, not a replay to refuse at every launch: nothing moves.
+            guard let placed = start.placed else { throw error }
+            return placed
+        }
         if let newest = checked.roots.last { try folder.replace(.root, with: newest.bytes) }
         var next = HeldRelease(side: side, of: checked.document, signature: signature, trust: checked.trust, held: nil)
         let seeded = try await SeedDocuments(client: self, reader: reader, release: side, over: start.placed)
