@@ -121,6 +121,50 @@ struct SeedTests {
         }
     }
 
+    /// What a hostile bundle (a jailbroken device's, a compromised build's) puts in place of a
+    /// file of the export: `fifo`, `link` (to the right bytes, outside the bundle), `folder`.
+    static func plant(_ kind: String, at url: URL, outside: URL) throws {
+        let bytes = try Data(contentsOf: url)
+        try FileManager.default.removeItem(at: url)
+        switch kind {
+        case "fifo": #expect(mkfifo(url.path, 0o600) == 0)
+        case "link":
+            try bytes.write(to: outside)
+            try FileManager.default.createSymbolicLink(at: url, withDestinationURL: outside)
+        default: try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+        }
+    }
+
+    @Test(
+        "a bundle whose channel document, release document, page or blob is a FIFO, a link (to the right bytes) or a folder is refused at once (no read blocks), leaving no folder",
+        arguments: ["channel", "release", "page", "blob"],
+        ["fifo", "link", "folder"]
+    )
+    func hostileEntries(entry: String, kind: String) async throws {
+        try await withTemporaryDirectory { root in
+            let (data, bundle) = (root.appendingPathComponent("data"), root.appendingPathComponent("Seed"))
+            try await Self.serving(data) { server in try await SyncTests.publish(server, Self.files(edition: 1)) }
+            try await Self.export(data, to: bundle)
+            let channel = try JSONDecoder().decode(ChannelDocument.self, from: Data(contentsOf: bundle.appendingPathComponent("channels/stable")))
+            let release = try JSONDecoder().decode(
+                ReleaseDocument.self,
+                from: Data(contentsOf: bundle.appendingPathComponent("releases/" + channel.release))
+            )
+            let target: URL
+            switch entry {
+            case "channel": target = bundle.appendingPathComponent("channels/stable")
+            case "release": target = bundle.appendingPathComponent("releases/" + channel.release)
+            case "page": target = bundle.appendingPathComponent("pages/" + (try #require(release.pages.first)))
+            default: target = bundle.appendingPathComponent("blobs/" + Fixture.sha256(Self.files(edition: 1)[0].1))
+            }
+            try Self.plant(kind, at: target, outside: root.appendingPathComponent("outside"))
+            let app = root.appendingPathComponent("app")
+            let refused = await #expect(throws: SyncError.self) { try await Self.client(app.appendingPathComponent("depot")).seed(from: bundle) }
+            #expect([.corrupt, .io, .server].contains(refused?.code), "\(refused?.message ?? "")")
+            #expect(!FileManager.default.fileExists(atPath: app.path))
+        }
+    }
+
     @Test(
         "seeded, then synced against the server: only the file that changed is fetched; a seed of an older release then changes nothing; a tampered newer seed leaves the folder as it was",
         arguments: FolderLayout.allCases
