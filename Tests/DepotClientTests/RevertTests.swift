@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotServer
 import DepotTestSupport
 import Foundation
@@ -127,6 +128,31 @@ struct RevertTests {
                 #expect(Self.current(folder) == "two\n" && client.currentRelease == two)
                 #expect(client.folder.read(.journal) == nil, "no journal the switch cannot carry out")
                 #expect(try await client.sync().release == two)
+            }
+        }
+    }
+
+    @Test("a revert to a release of the channel followed before stays: the sync on the new channel does not take the reverted release again")
+    func acrossChannels() async throws {
+        try await LiveServer.withPublishing { server in
+            try await Self.publish(server, "one\n")
+            try await withTemporaryDirectory { folder in
+                var beta = Self.client(server, folder).configuration
+                beta.channel = "beta"
+                let one = try #require(try await Self.client(server, folder).sync().release)
+                let promoted = try await RolloutFleetTests.send(server, "POST", "/v1/channels/beta/promote", json: PromoteRequest(release: one.id))
+                #expect(promoted.status == 200, "\(promoted.bodyText)")
+                let betaClient = DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: beta)
+                #expect(try await betaClient.sync().release?.channel == "beta")
+                // The app moves to stable, whose new release it finds broken.
+                try await Self.publish(server, "two\n")
+                let client = Self.client(server, folder)
+                let two = try #require(try await client.sync().release)
+                #expect(try client.revert().channel == "beta")
+                #expect(Self.current(folder) == "one\n")
+                let stay = try await client.sync()
+                #expect(stay.release?.id == one.id && stay.release?.id != two.id)
+                #expect(Self.current(folder) == "one\n")
             }
         }
     }

@@ -69,8 +69,9 @@ extension SyncAttempt {
         report.rollout = side
         try client.dropStaged(unless: side.release)
         let release = HeldRelease(side: side, of: document, signature: checked.signature, trust: checked.trust, held: held)
-        if let held, start.state.refuses(side.release) {
-            return start.state.keeping(held, refusing: release, document: document, entityTag: checked.entityTag, report: report)
+        // The release placed, of whatever channel: a revert may go back to the channel followed before.
+        if let placed = start.placed, start.state.refuses(side.release) {
+            return start.state.keeping(placed, refusing: release, document: document, entityTag: checked.entityTag, report: report)
         }
         guard let held, side.release == held.id else {
             return .newRelease(
