@@ -12,7 +12,8 @@ import FoundationNetworking
 class DataTaskDelegate: @unchecked Sendable {
     // Touched only on the session's serial delegate queue, then read once the task completed.
     private var failure: (any Error)?
-    var continuation: CheckedContinuation<Void, any Error>?
+    /// The task's end and who waits for it, in either order (``wait(_:)``, ``end(_:)``).
+    private let ending = Locked(Ending())
     /// Body bytes received so far, read by the session's watch of ``TransferLimits``.
     private let received = Locked<Int64>(0)
     var bytesReceived: Int64 { received.withLock { $0 } }
@@ -67,14 +68,42 @@ class DataTaskDelegate: @unchecked Sendable {
     }
 
     func didComplete(task: URLSessionTask, error: (any Error)?) {
-        let continuation = self.continuation
-        self.continuation = nil
         if let failure {
-            continuation?.resume(throwing: failure)
+            end(.failure(failure))
         } else if let error {
-            continuation?.resume(throwing: networkFailure(error, task: task))
+            end(.failure(networkFailure(error, task: task)))
         } else {
-            continuation?.resume()
+            end(.success(()))
         }
+    }
+
+    /// The task's end, and the caller waiting for it: the end may come first (a task cancelled
+    /// before it was started is told ended at once), and is then kept for the wait.
+    private struct Ending {
+        var waiting: CheckedContinuation<Void, any Error>?
+        var outcome: Result<Void, any Error>?
+    }
+
+    /// Waits for the task's end with `continuation`; `false` when it has ended already, and
+    /// `continuation` is resumed with how.
+    func wait(_ continuation: CheckedContinuation<Void, any Error>) -> Bool {
+        let outcome = ending.withLock { ending in
+            if ending.outcome == nil { ending.waiting = continuation }
+            return ending.outcome
+        }
+        guard let outcome else { return true }
+        continuation.resume(with: outcome)
+        return false
+    }
+
+    /// Ends the wait with `outcome`, the first time only: later ends are ignored.
+    func end(_ outcome: Result<Void, any Error>) {
+        let waiting = ending.withLock { ending -> CheckedContinuation<Void, any Error>? in
+            guard ending.outcome == nil else { return nil }
+            ending.outcome = outcome
+            defer { ending.waiting = nil }
+            return ending.waiting
+        }
+        waiting?.resume(with: outcome)
     }
 }

@@ -55,11 +55,16 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
         let what = request.url?.path ?? "the answer"
         let task = session.dataTask(with: request)
         handlers.withLock { $0[task.taskIdentifier] = handler }
+        // Told its end already, unless it was cancelled before it started.
+        defer { handlers.withLock { $0[task.taskIdentifier] = nil } }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 try await withTaskCancellationHandler {
                     try await withCheckedThrowingContinuation { continuation in
-                        handler.continuation = continuation
+                        guard handler.wait(continuation) else { return }
+                        // Cancelled before it started: the task's end may never be told (the
+                        // cancel was lost, and with it the check's turn), so it ends here.
+                        guard !Task.isCancelled else { return handler.end(.failure(CancellationError())) }
                         task.resume()
                     }
                 } onCancel: {
