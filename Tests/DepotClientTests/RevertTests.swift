@@ -1,3 +1,4 @@
+import Crypto
 import DepotAPI
 import DepotServer
 import DepotTestSupport
@@ -153,6 +154,33 @@ struct RevertTests {
                 let stay = try await client.sync()
                 #expect(stay.release?.id == one.id && stay.release?.id != two.id)
                 #expect(Self.current(folder) == "one\n")
+            }
+        }
+    }
+
+    @Test("a revert to a release whose document only a key the app no longer trusts signed is refused (a leaked key dropped by an app update)")
+    func revokedKey() async throws {
+        let (old, new) = (Curve25519.Signing.PrivateKey(), Curve25519.Signing.PrivateKey())
+        try await withTemporaryDirectory { root in
+            let (data, folder) = (root.appendingPathComponent("data"), root.appendingPathComponent("app"))
+            var configuration = SeedTests.configuration(data: data)
+            configuration.channels = ChannelSigner(keys: [old, new])
+            try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+                func client(trusting keys: [Curve25519.Signing.PrivateKey]) -> DepotClient {
+                    var configuration = DepotClient.Configuration(trustedKeys: keys.map { $0.publicKey.rawRepresentation.base64EncodedString() })
+                    configuration.layout = .releaseFolders
+                    configuration.keepsPreviousRelease = true
+                    return DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration)
+                }
+                try await Self.publish(server, "one\n")
+                let one = try #require(try await client(trusting: [old]).sync().release)
+                // The next version of the app adds the new key; the one after drops the old one.
+                try await Self.publish(server, "two\n")
+                _ = try await client(trusting: [old, new]).sync()
+                let refused = #expect(throws: SyncError.self) { try client(trusting: [new]).revert() }
+                #expect(refused?.code == .untrusted, "\(refused?.message ?? "")")
+                #expect(Self.current(folder) == "two\n")
+                #expect(try client(trusting: [old, new]).revert().id == one.id)
             }
         }
     }

@@ -31,7 +31,8 @@ extension DepotClient {
     ///
     /// - Returns: The release now held.
     /// - Throws: ``SyncError`` `.io` in the in-place layout, which keeps no previous release;
-    ///   `.notStaged` when there is no previous release, or its folder is no longer kept.
+    ///   `.notStaged` when there is no previous release, or its folder is no longer kept;
+    ///   `.untrusted` when no key or root trusted now signed the document that named it.
     @discardableResult
     public func revert() throws -> HeldRelease {
         let syncLock = try lockForSync()
@@ -62,6 +63,12 @@ extension DepotClient {
             throw SyncError(
                 .notStaged,
                 "the folder of release \(previous.release.number), the previous one, is no longer kept in \(directoryPath): turn on Configuration.keepsPreviousRelease to keep it for a revert"
+            )
+        }
+        guard previous.release.isStillTrusted(since: current, under: try trust()) else {
+            throw SyncError(
+                .untrusted,
+                "release \(previous.release.number), the previous one, was named by a channel document that no key or root trusted now signed: not gone back to"
             )
         }
         var reverted = state
@@ -96,6 +103,18 @@ extension DepotClient {
         guard let held = SyncState.load(from: folder).release, let tree = try ReleaseTrees(folder: try folder.open()).current(), tree != next
         else { return nil }
         return PreviousRelease(release: held, tree: tree)
+    }
+}
+
+extension HeldRelease {
+    /// Whether the app may still go back to this release under `trust`, the folder having
+    /// accepted `newer` since: under keys, a key that signed the document naming it is still
+    /// trusted (the rule of a serial floor, ``ChannelCheck/floorApplies(_:under:)``); under a
+    /// root, it was named under the root of `newer` or a later one (a new root is how a leaked
+    /// key is revoked).
+    func isStillTrusted(since newer: HeldRelease, under trust: ChannelCheck.Trust) -> Bool {
+        let accepted = ChannelCheck.Accepted(serial: serial, release: id, root: root, signers: signers.map(Set.init))
+        return ChannelCheck.floorApplies(accepted, under: trust) && (root ?? 0) >= (newer.root ?? 0)
     }
 }
 
