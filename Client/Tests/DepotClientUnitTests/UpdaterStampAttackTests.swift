@@ -1,3 +1,4 @@
+import DepotConcurrency
 import DepotFixtures
 import Foundation
 import Testing
@@ -55,6 +56,31 @@ struct UpdaterStampAttackTests {
             #expect(await waits.next() == .seconds(firstDelay))
             running.cancel()
             await running.value
+        }
+    }
+
+    @Test("states taken and dropped, or iterated and abandoned, leave no subscriber behind; one never iterated holds 16 states at most")
+    func abandonedStates() async throws {
+        try await withTemporaryDirectory { folder in
+            let client = DepotClient(server: UpdaterScheduleTests.down, directory: folder.appendingPathComponent("app"))
+            let updater = DepotUpdater(client: client, configuration: .init(clock: ManualClock()))
+            for _ in 0..<10_000 { _ = updater.states }
+            for _ in 0..<100 {
+                var states = updater.states.makeAsyncIterator()
+                _ = await states.next()
+            }
+            #expect(updater.inner.withLock { $0.subscribers.count } == 0)
+
+            let kept = updater.states
+            for _ in 0..<1_000 { updater.set(.checking) }
+            var seen = 0
+            var iterator = kept.makeAsyncIterator()
+            updater.set(.idle)
+            while let state = await iterator.next() {
+                seen += 1
+                if state == .idle { break }
+            }
+            #expect(seen <= 16)
         }
     }
 }

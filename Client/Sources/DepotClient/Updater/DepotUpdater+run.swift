@@ -9,9 +9,12 @@ extension DepotUpdater {
     /// check.
     public func run() async {
         let schedule = configuration.schedule
+        // The folder's stamp counts until this run's first check; then the interval counts from
+        // that check, whether the folder took its stamp or not (a full disk, a read-only folder:
+        // the old stamp would make every check overdue, one after another without a pause).
+        var elapsed = UpdateCheckStamp.load(from: client)?.elapsed(until: configuration.now())
         while !Task.isCancelled {
             let failures = inner.withLock { $0.failures }
-            let elapsed = UpdateCheckStamp.load(from: client)?.elapsed(until: configuration.now())
             let delay = schedule.delay(afterFailures: failures, draw: configuration.random(), elapsed: elapsed)
             do {
                 try await wait(delay, on: configuration.clock)
@@ -19,6 +22,7 @@ extension DepotUpdater {
                 return
             }
             await checkNow()
+            elapsed = nil
         }
     }
 
