@@ -33,6 +33,14 @@ struct ClientSymbolsCheckTests {
             Row(source: "func states() -> some AsyncSequence<Int, Never> { stream }\n", problem: "some AsyncSequence<"),
             Row(source: "await withDiscardingTaskGroup { group in }\n", problem: "withDiscardingTaskGroup"),
             Row(source: "let a: InlineArray<4, Int> = [1, 2, 3, 4]\n", problem: "InlineArray"),
+            // Standard library additions of iOS 18 and 26 a rule is tempted by (issue 58, attack).
+            Row(source: "let failed = files.indices(where: { $0.failed })\n", problem: ".indices(where:"),
+            Row(source: "var set = RangeSet<Int>()\n", problem: "RangeSet<"),
+            Row(source: "list.removeSubranges(failed)\n", problem: ".removeSubranges("),
+            Row(source: "let total: UInt128 = 0\n", problem: "UInt128"),
+            Row(source: "let nanos = delay.attoseconds / 1_000_000_000\n", problem: ".attoseconds"),
+            Row(source: "let name = Task.name ?? \"check\"\n", problem: "Task.name"),
+            Row(source: "let count = files.count(where: { $0.failed })\nlet a = delay.components.attoseconds\n"),
             // What the client may use: its own lock, AsyncStream, comments and strings.
             Row(source: "let lock = Locked<Int>(0)\nlet (s, c) = AsyncStream.makeStream(of: Int.self)\n"),
             Row(source: "// Mutex<Int> needs iOS 18\nlet s = \"import Synchronization\"\n/* @Observable */\n"),
