@@ -49,8 +49,9 @@ extension ContainedFolder {
         return file
     }
 
-    /// The bytes of the file at `path`, or `nil` when there is none.
-    public func read(_ path: String) throws -> [UInt8]? {
+    /// The bytes of the file at `path`, or `nil` when there is none, or when it holds more than
+    /// `bound` bytes (a file grown by another process is not read whole: the read stops there).
+    public func read(_ path: String, bound: Int = .max) throws -> [UInt8]? {
         let file: Int32
         do {
             file = try withParent(of: path) { folder, name in openat(folder, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK) }
@@ -72,6 +73,7 @@ extension ContainedFolder {
             if count < 0, errno == EINTR { continue }
             guard count >= 0 else { throw FolderError.system("Cannot read \(root)/\(path)") }
             if count == 0 { return bytes }
+            guard count <= bound - bytes.count else { return nil }
             bytes += UnsafeRawBufferPointer(rebasing: buffer[..<count])
         }
     }

@@ -41,6 +41,9 @@ struct UpdaterStampAttackTests {
             (#"{"checkedAt":"soon"}"#, 100.0),
             ("not json", 100.0),
             ("", 100.0),
+            // A stamp checked 70 s ago, padded past 4 KiB (a file grown by another process): not
+            // read, so a whole interval; it was read whole, and its check taken (30 s).
+            (#"{"checkedAt":1799999930}"# + String(repeating: " ", count: 8192), 100.0),
         ] as [(String, Double)]
     )
     func editedStamp(contents: String, firstDelay: Double) async throws {

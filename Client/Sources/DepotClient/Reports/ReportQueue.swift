@@ -94,7 +94,7 @@ struct ReportQueue {
     /// `nil`, as for a file that cannot be decoded: the queue starts over.
     private static func read(_ path: String, in folder: ContainedFolder, bound: Int) throws -> [UInt8]? {
         guard let status = try folder.status(of: path), status.st_size <= bound else { return nil }
-        return try folder.read(path)
+        return try folder.read(path, bound: bound)
     }
 
     /// Runs `body` on the queue and its status under an exclusive lock (the app and a sync may

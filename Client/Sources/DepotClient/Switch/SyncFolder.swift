@@ -78,14 +78,15 @@ enum OwnFile: String, CaseIterable {
 
 extension SyncFolder {
     /// The bytes of `file`; `nil` when there is none, or it cannot be read (a link in its
-    /// place, or a folder that cannot be opened).
-    func read(_ file: OwnFile) -> [UInt8]? {
-        (try? with { try $0.read(file.rawValue) }) ?? nil
+    /// place, or a folder that cannot be opened), or it holds more than `bound` bytes.
+    func read(_ file: OwnFile, bound: Int = .max) -> [UInt8]? {
+        (try? with { try $0.read(file.rawValue, bound: bound) }) ?? nil
     }
 
-    /// `file` decoded from its JSON; `nil` when there is none, or it cannot be read or decoded.
-    func decoded<Value: Decodable>(_ file: OwnFile, as type: Value.Type) -> Value? {
-        read(file).flatMap { try? JSONDecoder().decode(type, from: Data($0)) }
+    /// `file` decoded from its JSON; `nil` when there is none, or it cannot be read or decoded,
+    /// or it holds more than `bound` bytes.
+    func decoded<Value: Decodable>(_ file: OwnFile, as type: Value.Type, bound: Int = .max) -> Value? {
+        read(file, bound: bound).flatMap { try? JSONDecoder().decode(type, from: Data($0)) }
     }
 
     /// Replaces `file` with `bytes`, durably.

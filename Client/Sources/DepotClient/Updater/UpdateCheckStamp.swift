@@ -8,9 +8,14 @@ struct UpdateCheckStamp: Codable, Equatable {
     /// Seconds since 1970 of the check.
     var checkedAt: Int64
 
-    /// The stamp `client`'s folder keeps; `nil` when none, or unreadable.
+    /// The most bytes a stamp is read at: the updater writes about 30, so a larger file was
+    /// not written by it, and is not read whole at each launch.
+    static let maximumBytes = 4096
+
+    /// The stamp `client`'s folder keeps; `nil` when none, or unreadable, or past
+    /// ``maximumBytes``.
     static func load(from client: DepotClient) -> UpdateCheckStamp? {
-        client.folder.decoded(.updater, as: UpdateCheckStamp.self)
+        client.folder.decoded(.updater, as: UpdateCheckStamp.self, bound: maximumBytes)
     }
 
     /// Records a check at `now` in `client`'s folder; a folder that cannot take it (not made
