@@ -25,18 +25,21 @@ extension SyncAttempt {
     /// are about 1.5 MB decoded, and the batch's files are fetched a few at a time.
     static let defaultEntriesPerBatch = 4_096
 
-    /// Whether this sync goes a batch of pages at a time (``runPaged(_:from:)``): in place, since
-    /// release folders build a tree of every entry, and with no estimate to make first
-    /// (``readsAhead(_:)``).
+    /// Whether this sync goes a batch of pages at a time (``runPaged(_:from:)``): a download or
+    /// sync (a check returns every file's plan), in place, since release folders build a tree of
+    /// every entry. A budget or a progress stream is estimated a batch at a time too
+    /// (``estimate(_:of:next:held:contentPath:localCopies:)``).
     func isPaged(_ channel: NewChannel) -> Bool {
-        client.configuration.layout != .releaseFolders && !readsAhead(channel)
+        client.configuration.layout != .releaseFolders && goal != .check
     }
 
     /// The steps of ``run()`` from the documents on, holding a batch of pages at a time, not the
     /// release's every entry (100,000 are 30 MB): the changed pages are fetched into the
     /// folder's cache and counted (their files' number and space), then read back a batch at a
     /// time, planned against the entries held, staged, and let go; the switch's moves are kept,
-    /// not the entries. The switch and its journal are those of ``switchOrKeep(_:of:from:report:)``.
+    /// not the entries. With a budget or a progress stream the batches are estimated first, the
+    /// same way (``estimate(_:of:next:held:contentPath:localCopies:)``), and only the totals kept.
+    /// The switch and its journal are those of ``switchOrKeep(_:of:from:report:)``.
     func runPaged(_ channel: NewChannel, from start: SyncStart) async throws -> (SyncReport, UpdatePlan?) {
         var report = channel.report
         let release = try await client.fetchRelease(channel.side.release, base: start.placed?.id, reader: reader)
@@ -47,17 +50,27 @@ extension SyncAttempt {
         let (counts, entries) = try await count(changed.after, held: held, bases: bases)
         report.documentBytes = source.received.total
         report.unchangedCount = Int(release.files) - counts.fetches
-        try checkSpace(needed: counts.spaceNeeded, release: channel.next.number)
         var next = channel.next
         next.files = release.files
         let contentPath = client.contentPath(tree: start.tree)
+        let batches = Self.batches(changed.after, entries: entries, limit: entriesPerBatch)
+        let localCopies = LocalCopies()
+        var stager: ProgressSink.Stager?
+        if readsAhead(channel) {
+            let estimate = try await estimate(batches, of: channel, next: next, held: held, contentPath: contentPath, localCopies: localCopies)
+            try checkSpace(needed: estimate.requiredBytes, release: next.number)
+            stager = progress.starting(expected: estimate.expectedBytes, files: estimate.files)
+        } else {
+            try checkSpace(needed: counts.spaceNeeded, release: next.number)
+        }
         var left = held
         var moves: [ReleaseJournal.Move] = []
         var fetchedBytes: Int64 = 0
         report.files.reserveCapacity(counts.fetches)
-        for batch in Self.batches(changed.after, entries: entries, limit: entriesPerBatch) {
-            let batchPlan = try plan(batch, held: &left, next: next, contentPath: contentPath)
-            report.files += try await stage(batchPlan, progress: nil)
+        for batch in batches {
+            var batchPlan = try plan(batch, held: &left, next: next, contentPath: contentPath)
+            batchPlan.localCopies = localCopies
+            report.files += try await stage(batchPlan, progress: stager)
             moves += batchPlan.moves
             fetchedBytes += batchPlan.fetchedBytes
         }
@@ -83,7 +96,7 @@ extension SyncAttempt {
 
     /// The batch of pages `batch`, read back from the folder's cache and planned against the
     /// entries `held` the release held (taking those it meets).
-    private func plan(_ batch: [String], held: inout [String: ReleaseEntry], next: HeldRelease, contentPath: String) throws -> PlannedSync {
+    func plan(_ batch: [String], held: inout [String: ReleaseEntry], next: HeldRelease, contentPath: String) throws -> PlannedSync {
         let pages = try batch.map { sha256 in
             guard let page = client.cache.page(sha256) else { throw SyncError(.io, "the page \(sha256) is missing from \(ReleaseCache.pages)") }
             return (sha256: sha256, page: page)

@@ -31,8 +31,9 @@ struct PlannedSync {
     let carried: ReleaseTrees.Carried
     /// The folder of the files held (``DepotClient/contentPath(tree:)``).
     let contentPath: String
-    /// What the plan and the stager learn of the local copies, shared.
-    let localCopies = LocalCopies()
+    /// What the plan and the stager learn of the local copies, shared (in a paged sync, by its
+    /// estimate and every batch).
+    var localCopies = LocalCopies()
     /// The switch's moves and the bytes of the files fetched, once the pages are let go
     /// (``forgetPages()``).
     var kept: (moves: [ReleaseJournal.Move], fetchedBytes: Int64)? = nil
@@ -109,8 +110,8 @@ extension SyncAttempt {
             ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
     }
 
-    /// Whether the sync estimates its whole plan before staging (``estimate(_:of:)``): for a
-    /// check, a budget or a progress stream.
+    /// Whether the sync estimates its whole plan before staging (``estimate(_:of:)``, or a batch
+    /// at a time in a paged sync): for a check, a budget or a progress stream.
     func readsAhead(_ channel: NewChannel) -> Bool {
         goal == .check || transferBudget(of: channel) != nil || progress.overall != nil
     }
@@ -121,10 +122,16 @@ extension SyncAttempt {
     /// - Throws: ``SyncError`` `.overBudget` when a download or sync would transfer more than
     ///   the budget.
     func estimate(_ planned: PlannedSync, of channel: NewChannel) async throws -> UpdatePlan? {
-        let configuration = client.configuration
-        let budget = transferBudget(of: channel)
         guard readsAhead(channel) else { return nil }
-        let blocks = BlockFetch(server: server, session: session, width: configuration.parallelDownloads)
+        let update = try await updatePlan(planned, of: channel)
+        if goal != .check { try holdToBudget(expected: update.expectedBytes, of: channel, release: planned.next.number) }
+        return update
+    }
+
+    /// The ``UpdatePlan`` of `planned`'s fetches: each file's way and expected bytes, as the
+    /// stager would take it (the block matches kept in `planned.localCopies` for it).
+    func updatePlan(_ planned: PlannedSync, of channel: NewChannel) async throws -> UpdatePlan {
+        let blocks = BlockFetch(server: server, session: session, width: client.configuration.parallelDownloads)
         let (contentPath, localCopies) = (planned.contentPath, planned.localCopies)
         let folder = try client.folder.open()
         var update = try await UpdatePlan(
@@ -143,12 +150,16 @@ extension SyncAttempt {
             packs: planned.afterPages
         )
         update.copiedBytes = planned.carried.copiedBytes
-        if goal != .check, let budget {
-            guard update.expectedBytes <= budget else {
-                throw SyncError.overBudget(expected: update.expectedBytes, budget: budget, release: planned.next.number)
-            }
-            session.limitTransfers(to: budget)
-        }
         return update
+    }
+
+    /// Refuses a download or sync of `channel`'s release expected to transfer more than its
+    /// budget (``transferBudget(of:)``), and holds the session's transfers to it.
+    ///
+    /// - Throws: ``SyncError`` `.overBudget`.
+    func holdToBudget(expected: Int64, of channel: NewChannel, release: Int64) throws {
+        guard let budget = transferBudget(of: channel) else { return }
+        guard expected <= budget else { throw SyncError.overBudget(expected: expected, budget: budget, release: release) }
+        session.limitTransfers(to: budget)
     }
 }
