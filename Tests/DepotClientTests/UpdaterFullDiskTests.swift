@@ -16,7 +16,7 @@ struct UpdaterFullDiskTests {
     @Test(
         "a check the full folder cannot record: the next one is still a whole interval away, not at once",
         .enabled(if: getuid() == 0),
-        .timeLimit(.minutes(2))
+        .timeLimit(.minutes(10))
     )
     func unrecordedCheck() async throws {
         try await LiveServer.withPublishing { server in

@@ -83,7 +83,7 @@ struct UpdaterScheduleTests {
 
     @Test(
         "no check before the interval, one at it; after failures 1x, 2x, 4x the retry delay, capped, within the jitter; cancel stops",
-        .timeLimit(.minutes(1))
+        .timeLimit(.minutes(10))
     )
     func backoffAgainstADownServer() async throws {
         try await withTemporaryDirectory { folder in
