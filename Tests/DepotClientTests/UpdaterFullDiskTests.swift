@@ -78,7 +78,7 @@ struct UpdaterFullDiskTests {
 
     /// Writes `file` until its file system is full.
     static func fill(_ file: URL) throws {
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }
         let block = Data(count: 4096)
