@@ -48,20 +48,29 @@ struct UpdaterScheduleTests {
         ] as [(Double, Double)]
     )
     func relaunched(checkedAgo: Double, firstDelay: Double) async throws {
+        let stamp = #"{"checkedAt":\#(Int64(Self.now.timeIntervalSince1970 - checkedAgo))}"#
+        #expect(try await Self.firstDelay(stamp: stamp) == .seconds(firstDelay))
+    }
+
+    /// The time the stamp tests run at.
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// The first delay `run()` schedules for a folder whose `.depot/updater.json` holds `stamp`,
+    /// at ``now``, with an interval of 100 s and no jitter; the run is then cancelled (its
+    /// server is down: no check is reached).
+    static func firstDelay(stamp: String) async throws -> Duration? {
         try await withTemporaryDirectory { folder in
-            let now = Date(timeIntervalSince1970: 1_800_000_000)
-            let app = folder.appendingPathComponent("app")
-            let stamp = #"{"checkedAt":\#(Int64(now.timeIntervalSince1970 - checkedAgo))}"#
             try folder.write(Data(stamp.utf8), to: "app/.depot/updater.json")
             let configuration = DepotUpdater.Configuration(interval: .seconds(100), jitter: 0, clock: ManualClock(), now: { now })
             let (delays, scheduled) = AsyncStream.makeStream(of: Duration.self)
-            let client = DepotClient(server: Self.down, directory: app)
+            let client = DepotClient(server: down, directory: folder.appendingPathComponent("app"))
             let updater = DepotUpdater(client: client, configuration: configuration, scheduled: { scheduled.yield($0) })
             let running = Task { await updater.run() }
             var waits = delays.makeAsyncIterator()
-            #expect(await waits.next() == .seconds(firstDelay))
+            let first = await waits.next()
             running.cancel()
             await running.value
+            return first
         }
     }
 

@@ -47,19 +47,7 @@ struct UpdaterStampAttackTests {
         ] as [(String, Double)]
     )
     func editedStamp(contents: String, firstDelay: Double) async throws {
-        try await withTemporaryDirectory { folder in
-            let now = Date(timeIntervalSince1970: 1_800_000_000)
-            try folder.write(Data(contents.utf8), to: "app/.depot/updater.json")
-            let configuration = DepotUpdater.Configuration(interval: .seconds(100), jitter: 0, clock: ManualClock(), now: { now })
-            let (delays, scheduled) = AsyncStream.makeStream(of: Duration.self)
-            let client = DepotClient(server: UpdaterScheduleTests.down, directory: folder.appendingPathComponent("app"))
-            let updater = DepotUpdater(client: client, configuration: configuration, scheduled: { scheduled.yield($0) })
-            let running = Task { await updater.run() }
-            var waits = delays.makeAsyncIterator()
-            #expect(await waits.next() == .seconds(firstDelay))
-            running.cancel()
-            await running.value
-        }
+        #expect(try await UpdaterScheduleTests.firstDelay(stamp: contents) == .seconds(firstDelay))
     }
 
     @Test("states taken and dropped, or iterated and abandoned, leave no subscriber behind; one never iterated holds 16 states at most")
