@@ -66,7 +66,9 @@ public final class DepotUpdater: Sendable {
 
     /// How an updater behaves.
     public struct Configuration: Sendable {
-        /// Time between checks after a success, and before the first.
+        /// Time between checks after a success, and before the first (counted from the last check
+        /// recorded in the folder). Not bounded below: zero checks again as soon as a check ends,
+        /// for a test or a kiosk; an app keeps hours.
         public var interval: Duration
         /// Time before the check after a failure; doubled for each failure in a row. At least
         /// one second, whatever is set: a zero would stay zero, doubled.
