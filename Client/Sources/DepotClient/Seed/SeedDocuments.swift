@@ -13,7 +13,6 @@ struct SeedDocuments {
     /// Every page needed: the changed ones and, with release folders, all of the seed's.
     let pages: [String: ReleasePage]
     let layout: FolderLayout
-    let removesDeletedFiles: Bool
 
     /// Reads the release `side` names, and its pages, from `reader`; the pages of the release
     /// `held` from the folder's cache.
@@ -53,7 +52,6 @@ struct SeedDocuments {
         self.release = release
         self.pages = pages
         self.layout = layout
-        self.removesDeletedFiles = client.configuration.removesDeletedFiles
     }
 
     private func page(_ sha256: String) throws -> ReleasePage {
@@ -67,19 +65,8 @@ struct SeedDocuments {
     /// plans them.
     func plan(for client: DepotClient, tree: String?) throws -> (ReleasePlan, entries: [ReleaseEntry]) {
         let (before, after) = (try changed.before.map(page), try changed.after.map(page))
-        var plan: ReleasePlan
-        do {
-            plan = try ReleasePlan(before: before, after: after, removesDeletedFiles: removesDeletedFiles)
-        } catch {
-            throw SyncError(error)
-        }
-        guard layout == .releaseFolders else { return (plan, []) }
-        let entries = try release.pages.flatMap { try page($0).entries }
-        if let tree {
-            let fetching = Set(plan.fetches.map(\.entry.path))
-            let carried = ReleaseTrees(folder: try client.folder.open()).altered(entries.lazy.filter { !fetching.contains($0.path) }, in: tree)
-            plan.fetches = (plan.fetches + carried.altered.map { ReleasePlan.Fetch(entry: $0, held: nil) }).sorted { $0.entry.path < $1.entry.path }
-        }
+        let entries = layout == .releaseFolders ? try release.pages.flatMap { try page($0).entries } : []
+        let plan = try client.releasePlan(before: before, after: after, entries: entries, over: layout == .releaseFolders ? tree : nil).plan
         return (plan, entries)
     }
 }

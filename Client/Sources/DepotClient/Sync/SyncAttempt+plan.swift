@@ -74,22 +74,15 @@ extension SyncAttempt {
     /// keeps is carried over from the tree held, and one the app changed there is fetched
     /// instead (``ReleaseTrees/altered(_:in:)``).
     func plan(_ documents: ReleaseDocuments, of channel: NewChannel, from start: SyncStart) throws -> PlannedSync {
-        let configuration = client.configuration
         let afterPages = try documents.changed.after.map { (sha256: $0, page: try documents.page($0)) }
         let before = try documents.changed.before.map { try documents.page($0) }
-        var plan: ReleasePlan
-        do {
-            plan = try ReleasePlan(before: before, after: afterPages.map(\.page), removesDeletedFiles: configuration.removesDeletedFiles)
-        } catch {
-            throw SyncError(error)
-        }
-        let entries = configuration.layout == .releaseFolders ? try documents.release.pages.flatMap { try documents.page($0).entries } : []
-        var carried = ReleaseTrees.Carried()
-        if let tree = start.tree, start.placed != nil {
-            let fetching = Set(plan.fetches.map(\.entry.path))
-            carried = ReleaseTrees(folder: try client.folder.open()).altered(entries.lazy.filter { !fetching.contains($0.path) }, in: tree)
-            plan.fetches = (plan.fetches + carried.altered.map { ReleasePlan.Fetch(entry: $0, held: nil) }).sorted { $0.entry.path < $1.entry.path }
-        }
+        let entries = client.configuration.layout == .releaseFolders ? try documents.release.pages.flatMap { try documents.page($0).entries } : []
+        let (plan, carried) = try client.releasePlan(
+            before: before,
+            after: afterPages.map(\.page),
+            entries: entries,
+            over: start.placed == nil ? nil : start.tree
+        )
         var next = channel.next
         next.files = documents.release.files
         return PlannedSync(
