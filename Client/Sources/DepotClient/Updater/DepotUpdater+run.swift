@@ -88,22 +88,31 @@ extension DepotUpdater {
             for await update in updates { set(.downloading(update)) }
             // A file that failed throws (``SyncError/filesFailed(_:)``), the report attached.
             _ = try await downloaded
+        } catch  where !Task.isCancelled {
+            return .failed(fail(error))
         } catch {
-            if Task.isCancelled {
-                let resting = Self.restingState(of: client)
-                set(resting)
-                return resting
-            }
-            let failure = error as? SyncError ?? SyncError(.io, "\(error)")
-            set(.failed(failure))
-            return .failed(failure)
+            // Cancelled: neither a failure nor a success; the folder says where it stands.
+            return rest()
         }
         if configuration.policy == .applyImmediately, client.stagedUpdate != nil {
             return (try? apply()).map { UpdateState.upToDate($0) } ?? state
         }
+        return rest()
+    }
+
+    /// Makes what the folder alone says the state (``restingState(of:)``), and returns it.
+    private func rest() -> UpdateState {
         let resting = Self.restingState(of: client)
         set(resting)
         return resting
+    }
+
+    /// Makes `error` the state, ``UpdateState/failed(_:)`` (a ``SyncError``; any other as
+    /// `.io`), and returns it as the ``SyncError``.
+    private func fail(_ error: any Error) -> SyncError {
+        let failure = error as? SyncError ?? SyncError(.io, "\(error)")
+        set(.failed(failure))
+        return failure
     }
 
     /// Switches the folder to the staged release now (``DepotClient/apply()``: renames only, no
@@ -138,9 +147,7 @@ extension DepotUpdater {
             set(.upToDate(release))
             return release
         } catch {
-            let failure = error as? SyncError ?? SyncError(.io, "\(error)")
-            set(.failed(failure))
-            throw failure
+            throw fail(error)
         }
     }
 
