@@ -342,7 +342,7 @@ let package = Package(
             dependencies: [
                 "DepotConnection",
                 client("DepotHTTP"),
-                "DepotTestSupport",
+                "DepotTestFixtures",  // a temporary folder: the light fixtures, not the server
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,4 +1,4 @@
-import DepotTestSupport
+import DepotTestFixtures
 import Foundation
 import NIOCore
 import Testing
