@@ -1,6 +1,6 @@
-// scripts/test-client's stand-in for the README app's SwiftUI part, which Linux cannot build: two
+// scripts/test-client's stand-in for docs/app-developers.md's app's SwiftUI part, which Linux cannot build: two
 // launches of the app against the folder given. The first applies what a previous run staged,
-// checks and downloads (the README's policy applies at the next launch); the second launch
+// checks and downloads (the guide's policy applies at the next launch); the second launch
 // applies it. Prints the release held.
 import DepotClient
 import Foundation

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""What scripts/test-s3 asks of the README and of the buckets, with the standard library only.
+"""What scripts/test-s3 asks of docs/export-and-mirrors.md and of the buckets, with the standard library only.
 
-    s3check.py block README NAME VAR=VALUE...
+    s3check.py block GUIDE NAME VAR=VALUE...
         Prints the fenced block that follows `<!-- scripts/test-s3 runs this block: NAME -->` in
-        README, as written, but for its first line that is not a comment: the reader's own
+        GUIDE, as written, but for its first line that is not a comment: the reader's own
         values (`B=my-depot-bucket U=https://…`), replaced by the VAR=VALUE given, which must
         name the same variables in the same order.
     s3check.py keys URL
@@ -37,33 +37,33 @@ def die(message):
     sys.exit(2)
 
 
-def block(readme, name, assignments):
+def block(guide, name, assignments):
     marker = f"<!-- scripts/test-s3 runs this block: {name} -->"
-    lines = open(readme, encoding="utf-8").read().split("\n")
+    lines = open(guide, encoding="utf-8").read().split("\n")
     found = [number for number, line in enumerate(lines) if line.strip() == marker]
     if len(found) != 1:
-        die(f"{readme} has {len(found)} lines {marker}, not one")
+        die(f"{guide} has {len(found)} lines {marker}, not one")
     fence = re.match(r"^(\s*)```", lines[found[0] + 1]) if found[0] + 1 < len(lines) else None
     if not fence:
-        die(f"{readme}: no fenced block right after {marker}")
+        die(f"{guide}: no fenced block right after {marker}")
     indent = fence.group(1)
     body = []
     for line in lines[found[0] + 2 :]:
         if line.strip() == "```":
             break
         if line and not line.startswith(indent):
-            die(f"{readme}: the block {name} has a line left of its fence: {line!r}")
+            die(f"{guide}: the block {name} has a line left of its fence: {line!r}")
         body.append(line[len(indent) :])
     else:
-        die(f"{readme}: the block {name} is not closed")
+        die(f"{guide}: the block {name} is not closed")
     values = next((number for number, line in enumerate(body) if line.strip() and not line.lstrip().startswith("#")), None)
     match = values is not None and re.fullmatch(r"((?:[A-Z][A-Z0-9_]*=\S+\s+)*[A-Z][A-Z0-9_]*=\S+)\s*(#.*)?", body[values])
     if not match:
-        die(f"{readme}: the block {name} does not begin with its values (NAME=value ...)")
+        die(f"{guide}: the block {name} does not begin with its values (NAME=value ...)")
     names = [word.split("=", 1)[0] for word in match.group(1).split()]
     given = [assignment.split("=", 1) for assignment in assignments]
     if names != [variable for variable, _ in given]:
-        die(f"{readme}: the block {name} sets {' '.join(names)}; scripts/test-s3 gives {' '.join(v for v, _ in given)}")
+        die(f"{guide}: the block {name} sets {' '.join(names)}; scripts/test-s3 gives {' '.join(v for v, _ in given)}")
     body[values] = " ".join(f"{variable}={shlex.quote(value)}" for variable, value in given)
     print("\n".join(body))
 
@@ -125,4 +125,4 @@ if __name__ == "__main__":
     elif command == "headers" and len(arguments) >= 3:
         headers(arguments[0], arguments[1], arguments[2:])
     else:
-        die("usage: s3check.py block README NAME VAR=VALUE... | keys URL | headers ORIGIN FOLDER BUCKET_URL...")
+        die("usage: s3check.py block GUIDE NAME VAR=VALUE... | keys URL | headers ORIGIN FOLDER BUCKET_URL...")
