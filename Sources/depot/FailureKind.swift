@@ -3,7 +3,7 @@ import DepotClient
 
 /// What kind of failure ended a command: the code `--json` prints (`error.code`) and the exit
 /// status, so that a script can tell a server it may try again later from a refusal that will
-/// not go away by itself. The table (README, "The CLI"):
+/// not go away by itself. The table (docs/cli.md):
 ///
 /// | status | code | what failed |
 /// |---|---|---|

@@ -9,7 +9,7 @@ import Testing
 /// exit status by kind; whole sentences for the server's 401 and 403; never a URL's password.
 @Suite("CLI error texts")
 struct CLIErrorTextTests {
-    /// (code, its exit status): the table of `depot sync --help` and the README.
+    /// (code, its exit status): the table of `depot sync --help` and docs/cli.md.
     static let kinds: [(SyncError.Code, String, Int32)] = [
         (.network, "network", 2), (.untrusted, "untrusted", 3), (.incompatible, "incompatible", 4), (.overBudget, "over-budget", 4),
         (.noSpace, "no-space", 4),

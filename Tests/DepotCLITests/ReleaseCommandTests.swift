@@ -207,7 +207,7 @@ struct ReleaseCommandTests {
     }
 }
 
-/// An app reading a sync folder the way the README tells it to: through
+/// An app reading a sync folder the way docs/app-developers.md tells it to: through
 /// ``DepotClient/withCurrentRelease(_:)``.
 enum DepotReader {
     /// The release the folder holds and every file of it, path to text.

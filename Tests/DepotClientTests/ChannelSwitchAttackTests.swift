@@ -102,7 +102,7 @@ struct ChannelSwitchAttackTests {
                 )
                 switch plant {
                 case .edited, .fileLink:
-                    // The README: what the app (or user) writes to a file stays until a release
+                    // docs/app-developers.md: what the app (or user) writes to a file stays until a release
                     // changes it; a switch that drops the path removes it, a link as a link.
                     #expect(beta?.release?.channel == "beta" && beta?.removedCount == 1, "\(said)")
                     #expect((try? FileManager.default.attributesOfItem(atPath: path.path)) == nil, "removed, not followed: \(said)")

@@ -4,11 +4,11 @@ import DepotTestSupport
 import Foundation
 import Testing
 
-/// Depot run as the README's production install runs it, not as root: `depot serve`, `depot
+/// Depot run as docs/operators.md's production install runs it, not as root: `depot serve`, `depot
 /// export` and `depot mirror` as the service's user and group under the systemd unit's
 /// `UMask=0027`, in a state folder the service owns (mode 0750, as `StateDirectoryMode`), and
 /// the shipped `deploy/nginx/static-mirror.conf` with its workers as another user, in the
-/// service's group (the README: `usermod -aG depot www-data`). Every file the three writers
+/// service's group (docs/export-and-mirrors.md: `usermod -aG depot www-data`). Every file the three writers
 /// leave must be one those workers can read: a file only its owner reads is a 403 from nginx.
 @Suite("Production modes")
 struct ProductionModesTests {
