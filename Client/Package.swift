@@ -107,10 +107,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "DepotPolicyTests", dependencies: ["DepotPolicy", "DepotHTTP", "DepotManifest"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DepotPolicyTests",
+            dependencies: ["DepotPolicy", "DepotHTTP", "DepotManifest", "DepotFixtures"],  // DepotFixtures: the one entry and document builders
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "DepotHTTPTests",
-            dependencies: ["DepotHTTP", "DepotManifest"],
+            dependencies: ["DepotHTTP", "DepotManifest", "DepotFixtures"],
             exclude: ["Corpus"],  // read from the source tree, and by scripts/fuzz paths|fields|pages
             swiftSettings: swiftSettings
         ),

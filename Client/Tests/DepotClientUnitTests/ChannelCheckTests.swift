@@ -1,5 +1,6 @@
 import Crypto
 import DepotClient
+import DepotFixtures
 import DepotManifest
 import Foundation
 import Testing
@@ -25,20 +26,16 @@ struct ChannelCheckTests {
         fallback: String? = nil,
         tamper: ((inout ChannelDocument) -> Void)? = nil
     ) -> ChannelDocument {
-        var document = ChannelDocument(
-            channel: "stable",
+        var document = Fixture.channelDocument(
             release: release,
             number: 3,
             serial: serial,
             expires: expires,
             minimumClientVersion: fallback.map { _ in "2.0" },
             rollout: percent.map { .init(release: releaseB, number: 4, percent: $0, salt: "5a17") },
-            fallbacks: fallback.map { [.init(release: $0, number: 2, minimumClientVersion: nil)] }
+            fallbacks: fallback.map { [.init(release: $0, number: 2, minimumClientVersion: nil)] },
+            signedBy: keys
         )
-        document.signatures = keys.map { key in
-            let id = ChannelDocument.keyID(ofRawKey: Array(key.publicKey.rawRepresentation)) { Array(SHA256.hash(data: $0)) }
-            return .init(keyID: id, signature: (try! key.signature(for: Data(document.signedText))).base64EncodedString())
-        }
         tamper?(&document)
         return document
     }

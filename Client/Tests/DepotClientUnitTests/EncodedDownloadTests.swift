@@ -14,17 +14,7 @@ struct EncodedDownloadTests {
     static let content = Array(Fixture.catalogRows.prefix(100_000))
 
     static func entry(size: Int, sha256: String) -> ReleaseEntry {
-        ReleaseEntry(
-            path: "catalog.db",
-            version: 1,
-            size: Int64(size),
-            sha256: sha256,
-            md5: String(repeating: "0", count: 32),
-            contentType: "application/octet-stream",
-            lastModified: "Tue, 14 Nov 2023 22:13:20 GMT",
-            gzip: nil,
-            patches: nil
-        )
+        Fixture.entry("catalog.db", size: Int64(size), sha256: sha256)
     }
 
     static func encode(_ bytes: [UInt8], _ coding: ContentCoding) throws -> Data {

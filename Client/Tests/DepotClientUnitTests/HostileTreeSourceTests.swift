@@ -62,17 +62,7 @@ struct HostileTreeSourceTests {
     /// (the base a client holds) with a patch from it.
     struct Tree: Sendable {
         var roots: [RootDocument] = [root(1), root(2)]
-        var entry = ReleaseEntry(
-            path: "img/a.png",
-            version: 2,
-            size: 5,
-            sha256: sha256(Array("hello".utf8)),
-            md5: String(repeating: "0", count: 32),
-            contentType: "image/png",
-            lastModified: "Tue, 14 Nov 2023 22:13:20 GMT",
-            gzip: nil,
-            patches: nil
-        )
+        var entry = Fixture.entry("img/a.png", size: 5, sha256: sha256(Array("hello".utf8)), version: 2, contentType: "image/png")
         var pageBits = 0
         var channelRoot: Int64? = 2
         var channelName = "stable"
@@ -104,16 +94,16 @@ struct HostileTreeSourceTests {
             let pageSHA = sha256(page)
             let release = json(ReleaseDocument(number: 2, parent: nil, createdAt: "", files: 1, bytes: 5, pageBits: pageBits, pages: [pageSHA]))
             let releaseSHA = sha256(release)
-            var document = ChannelDocument(
+            var document = Fixture.channelDocument(
                 channel: channelName,
                 release: releaseSHA,
                 number: 2,
                 serial: 7,
                 expires: expires,
                 root: channelRoot,
-                rollout: rollout
+                rollout: rollout,
+                signedBy: [signer]
             )
-            document.signatures = [try! Ed25519.sign(document.signedText, with: signer)]
             tamper(&document)
             let base = Tree.basePage
             var answers: [String: TreeAnswer] = [

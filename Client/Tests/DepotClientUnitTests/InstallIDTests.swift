@@ -1,4 +1,5 @@
 import DepotClient
+import DepotFixtures
 import DepotManifest
 import DepotPolicy
 import Foundation
@@ -12,14 +13,7 @@ struct InstallIDTests {
     static let new = String(repeating: "b", count: 64)
 
     static func document(percent: Int) -> ChannelDocument {
-        ChannelDocument(
-            channel: "stable",
-            release: old,
-            number: 7,
-            serial: 3,
-            expires: "Mon, 30 Nov 2026 12:00:00 GMT",
-            rollout: .init(release: new, number: 8, percent: percent, salt: "5a17")
-        )
+        Fixture.channelDocument(release: old, number: 7, serial: 3, rollout: .init(release: new, number: 8, percent: percent, salt: "5a17"))
     }
 
     @Test("buckets are pinned: SHA-256 of depot-rollout-v1, the salt and the id, modulo 100")

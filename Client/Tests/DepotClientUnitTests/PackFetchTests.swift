@@ -8,17 +8,7 @@ import Testing
 @Suite("Pack runs")
 struct PackFetchTests {
     static func entry(_ path: String, size: Int64, gzip: Int64? = nil) -> ReleaseEntry {
-        ReleaseEntry(
-            path: path,
-            version: 1,
-            size: size,
-            sha256: String(repeating: "a", count: 64),
-            md5: String(repeating: "0", count: 32),
-            contentType: "text/plain",
-            lastModified: "Tue, 14 Nov 2023 22:13:20 GMT",
-            gzip: gzip.map { .init(size: $0, sha256: String(repeating: "b", count: 64)) },
-            patches: nil
-        )
+        Fixture.entry(path, size: size, gzip: gzip.map { .init(size: $0, sha256: Fixture.digest(repeating: "b")) })
     }
 
     @Test("a pack lays out each small entry's whole download, gzip when smaller, nothing for large or empty ones")

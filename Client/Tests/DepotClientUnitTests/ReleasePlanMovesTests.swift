@@ -8,17 +8,7 @@ import Testing
 @Suite("A plan's renames")
 struct ReleasePlanMovesTests {
     static func entry(_ path: String, _ sha: Character, size: Int64 = 1, patches: [ReleaseEntry.Patch]? = nil) -> ReleaseEntry {
-        ReleaseEntry(
-            path: path,
-            version: 1,
-            size: size,
-            sha256: String(repeating: sha, count: 64),
-            md5: String(repeating: "0", count: 32),
-            contentType: "text/plain",
-            lastModified: "Tue, 14 Nov 2023 22:13:20 GMT",
-            gzip: nil,
-            patches: patches
-        )
+        Fixture.entry(path, size: size, sha256: Fixture.digest(repeating: sha), patches: patches)
     }
 
     @Test("content shared by several paths is copied for all but the last, which takes the staged file")

@@ -1,3 +1,4 @@
+import DepotFixtures
 import DepotHTTP
 import DepotManifest
 import Testing
@@ -8,21 +9,9 @@ import Testing
 struct WholeDownloadTests {
     static func entry(gzip: Int64?, brotli: Int64?, zstd: Int64?) -> ReleaseEntry {
         func variant(_ size: Int64?, _ digit: Character) -> ReleaseEntry.Variant? {
-            size.map { ReleaseEntry.Variant(size: $0, sha256: String(repeating: digit, count: 64)) }
+            size.map { ReleaseEntry.Variant(size: $0, sha256: Fixture.digest(repeating: digit)) }
         }
-        return ReleaseEntry(
-            path: "f",
-            version: 1,
-            size: 1000,
-            sha256: String(repeating: "a", count: 64),
-            md5: String(repeating: "0", count: 32),
-            contentType: "application/octet-stream",
-            lastModified: "Tue, 14 Nov 2023 22:13:20 GMT",
-            gzip: variant(gzip, "c"),
-            patches: nil,
-            brotli: variant(brotli, "b"),
-            zstd: variant(zstd, "d")
-        )
+        return Fixture.entry("f", size: 1000, gzip: variant(gzip, "c"), brotli: variant(brotli, "b"), zstd: variant(zstd, "d"))
     }
 
     /// (gzip, brotli, zstd sizes; what the client decodes) → (coding, bytes, URL suffix).

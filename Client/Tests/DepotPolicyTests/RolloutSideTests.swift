@@ -1,3 +1,4 @@
+import DepotFixtures
 import DepotManifest
 import DepotPolicy
 import Foundation
@@ -13,12 +14,10 @@ struct RolloutSideTests {
     static let other = String(repeating: "c", count: 64)
 
     static func document(percent: Int?) -> ChannelDocument {
-        ChannelDocument(
-            channel: "stable",
+        Fixture.channelDocument(
             release: old,
             number: 7,
             serial: 3,
-            expires: "Mon, 30 Nov 2026 12:00:00 GMT",
             rollout: percent.map { .init(release: new, number: 8, percent: $0, salt: "5a17") }
         )
     }
