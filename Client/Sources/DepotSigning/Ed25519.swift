@@ -3,8 +3,9 @@ import DepotManifest
 import Foundation
 
 /// Ed25519 as Depot's documents use it: keys and signatures in base64, key ids as
-/// ``ChannelDocument/keyID(ofRawKey:sha256:)`` says. The one binding of swift-crypto that the
-/// server, the client and the CLI share, so they judge a signature alike.
+/// ``ChannelDocument/keyID(ofRawKey:sha256:)`` says. Every signature Depot makes or checks goes
+/// through here (the server, the client and the CLI alike), so they judge a signature alike; the
+/// key file's format is ``SigningKeyFile``'s.
 public enum Ed25519 {
     /// The id of `key`: the first 16 hex digits of the SHA-256 of its raw 32 bytes.
     public static func keyID(of key: Curve25519.Signing.PublicKey) -> String {
@@ -24,7 +25,13 @@ public enum Ed25519 {
 
     /// Whether `signature` (base64) is `key`'s (base64) over `message` (``RootDocument/Verify``).
     public static func verify(key: String, signature: String, message: [UInt8]) -> Bool {
-        guard let key = publicKey(base64: key), let bytes = Data(base64Encoded: signature) else { return false }
+        guard let key = publicKey(base64: key) else { return false }
+        return verify(key: key, signature: signature, message: message)
+    }
+
+    /// Whether `signature` (base64) is `key`'s over `message`.
+    public static func verify(key: Curve25519.Signing.PublicKey, signature: String, message: [UInt8]) -> Bool {
+        guard let bytes = Data(base64Encoded: signature) else { return false }
         return key.isValidSignature(bytes, for: Data(message))
     }
 

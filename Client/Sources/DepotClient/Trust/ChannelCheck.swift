@@ -218,11 +218,11 @@ public enum ChannelCheck {
     /// a root or none.
     public static func signers(of document: ChannelDocument, under trust: Trust) -> Set<String>? {
         guard case .keys(let trustedKeys) = trust else { return nil }
-        let signed = Data(document.signedText)
+        let signed = document.signedText
         var signers = Set<String>()
         for signature in document.signatures {
-            guard let key = trustedKeys.first(where: { keyID(of: $0) == signature.keyID }), let bytes = Data(base64Encoded: signature.signature),
-                key.isValidSignature(bytes, for: signed)
+            guard let key = trustedKeys.first(where: { keyID(of: $0) == signature.keyID }),
+                Ed25519.verify(key: key, signature: signature.signature, message: signed)
             else { continue }
             signers.insert(signature.keyID)
         }
