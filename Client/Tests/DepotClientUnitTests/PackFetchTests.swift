@@ -1,4 +1,5 @@
 import DepotHTTP
+import DepotFixtures
 import DepotManifest
 import Testing
 

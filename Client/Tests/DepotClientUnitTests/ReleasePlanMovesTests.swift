@@ -1,3 +1,4 @@
+import DepotFixtures
 import DepotManifest
 import DepotPolicy
 import Testing
