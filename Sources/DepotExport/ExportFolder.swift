@@ -201,7 +201,7 @@ public final class ExportFolder: Sendable {
         let descriptor = try folder.create(path)
         defer { close(descriptor) }
         try fill(descriptor, path)
-        guard fsync(descriptor) == 0 else { throw FolderError.system("Cannot sync \(root)/\(path)") }
+        try Durability.synchronize(descriptor: descriptor, name: "\(root)/\(path)")
         return path
     }
 

@@ -23,6 +23,16 @@ func SystemCallError(_ message: String) -> StoreError {
     errno == ENOSPC || errno == EDQUOT ? StoreError(.noSpace, "\(message): no space left") : StoreError(.io, "\(message): errno \(errno)")
 }
 
+/// Runs `body`, telling a ``DepotFiles/FolderError`` as a ``StoreError``: `.noSpace` when the
+/// disk or the quota is full, `.io` otherwise.
+func storeCall<Result>(_ body: () throws -> Result) throws -> Result {
+    do {
+        return try body()
+    } catch let error as FolderError {
+        throw StoreError(error.code == .noSpace ? .noSpace : .io, error.message, cause: error)
+    }
+}
+
 /// Asks the kernel to start writing `count` bytes at `offset` of a file to disk, without waiting
 /// (`sync_file_range(2)` with `SYNC_FILE_RANGE_WRITE`; Linux only, nothing elsewhere). Durability
 /// still comes from `fsync(2)`; this lets the disk work while the rest of the file is made, so
@@ -89,8 +99,8 @@ struct BlockingFileWriter: ~Copyable {
         }
     }
 
-    /// `fsync(2)`: what was written is on the disk.
+    /// `fsync(2)` (``DepotFiles/Durability``): what was written is on the disk.
     func synchronize() throws {
-        guard fsync(descriptor) == 0 else { throw SystemCallError("Cannot sync \(path)") }
+        try storeCall { try Durability.synchronize(descriptor: descriptor, name: path) }
     }
 }

@@ -255,7 +255,7 @@ struct SeedTests {
 
     @Test(
         "a seed crashed at each step of its switch leaves no release or the seed's whole, and the next seed finishes",
-        arguments: [SwitchStep.foldersStaged, .journalWritten, .removalsDone, .foldersMoved, .moved(1), .stateSaved]
+        arguments: [SwitchStep.foldersStaged, .journalWritten, .removalsDone, .foldersMoved, .moved(1), .linked, .stateSaved]
     )
     func crash(at step: SwitchStep) async throws {
         try await withTemporaryDirectory { root in
@@ -267,8 +267,9 @@ struct SeedTests {
                 let client = Self.client(folder, layout: layout)
                 var crashing = client
                 crashing.switchFault = { if $0 == step { throw Crash() } }
-                // A switch to a tree has no removals nor folders to move.
-                let reached = layout == .inPlace || ![.removalsDone, .foldersMoved].contains(step)
+                // A switch to a tree has no removals nor folders nor files to move; one in place
+                // points no link.
+                let reached = layout == .inPlace ? step != .linked : ![.removalsDone, .foldersMoved, .moved(1)].contains(step)
                 do {
                     _ = try await crashing.seed(from: bundle)
                     #expect(!reached, "\(layout): no crash at \(step)")

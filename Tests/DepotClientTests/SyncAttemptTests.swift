@@ -71,11 +71,13 @@ struct SyncAttemptTests {
                 #expect(planned.plan.fetches.map(\.entry.path) == ["a.txt", "c.txt"])
                 #expect(planned.next.id == channel.side.release && planned.next.files == 3)
 
-                // An apply with no budget and no progress stream reads nothing ahead; a check does.
-                #expect(try await attempt.estimate(planned, of: channel) == nil)
+                // An apply with no budget and no progress stream reads nothing ahead; a check does,
+                // then estimates with no network.
+                #expect(!attempt.readsAhead(channel))
                 let check = SyncAttempt(client: client, server: client.server, goal: .check)
                 defer { check.session.finish() }
-                let estimate = try #require(try await check.estimate(planned, of: channel))
+                #expect(check.readsAhead(channel))
+                let estimate = try check.estimate(planned, ways: try await check.readAhead(planned), of: channel)
                 #expect(estimate.files.map(\.path) == ["a.txt", "c.txt"] && estimate.expectedBytes > 0)
 
                 let files = try await attempt.stage(planned, progress: nil)

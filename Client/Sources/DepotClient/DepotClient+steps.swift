@@ -52,7 +52,7 @@ extension DepotClient {
     /// cut it short, it finishes it and returns the same. With no network it cannot
     /// know that the channel has rolled back since: the next ``check()``, ``download()`` or
     /// sync that learns it drops the staged release. What it applies is verified again first
-    /// (``checkStaged(_:release:)``): the staged channel document against the trust configured
+    /// (``SyncContext/checkStaged(_:release:)``): the staged channel document against the trust configured
     /// now (signature, expiry, the channel's serial floor), and every staged file's SHA-256.
     ///
     /// - Throws: ``SyncError`` `.notStaged` when no release is staged, when the folder has moved
@@ -65,15 +65,16 @@ extension DepotClient {
     public func apply() throws -> HeldRelease {
         let syncLock = try lockForSync()
         defer { syncLock.unlock() }
-        try finishInterruptedSwitch()
-        try checkLayout()
-        try checkFolderTrust(recording: true)
+        let context = self.context
+        try context.finishInterruptedSwitch()
+        try context.checkLayout()
+        try context.checkFolderTrust(recording: true)
         guard let bytes = folder.read(.staged) else {
             throw SyncError(.notStaged, "no release is staged in \(directory.path): download first")
         }
         let record = try? JSONDecoder().decode(StagedRelease.self, from: Data(bytes))
         guard let record, let release = record.journal.state.release, record.journal.problem == nil else {
-            try? discardStaged(nil)
+            try? context.discardStaged(nil)
             let problem = record?.journal.problem.map { " (\($0))" } ?? ""
             throw SyncError(.notStaged, "the record of the staged release is damaged\(problem): download again")
         }
@@ -84,22 +85,22 @@ extension DepotClient {
             return release
         }
         guard held?.id == record.base else {
-            try? discardStaged(record)
+            try? context.discardStaged(record)
             throw SyncError(
                 .notStaged,
                 "release \(release.number) was downloaded over \(record.base == nil ? "an empty folder" : "another release") than the folder holds now: download again"
             )
         }
         if let tree = record.journal.tree, try !ReleaseTrees(folder: try folder.open()).contains(tree) {
-            try? discardStaged(record)
+            try? context.discardStaged(record)
             throw SyncError(.notStaged, "the folder of release \(release.number) is no longer staged: download again")
         }
-        var staged = try checkStaged(record, release: release)
+        var staged = try context.checkStaged(record, release: release)
         staged.journal.state.trust = SyncState.load(from: folder).trust
-        try switchRelease(to: staged)
+        try context.switchRelease(to: staged)
         if configuration.sendsReports {
             // Sent by the next sync or report: applying needs no network.
-            try reportQueue.add(.applied, release: release.id, channel: release.channel, install: try installID())
+            try context.reportQueue.add(.applied, release: release.id, channel: release.channel, install: try context.installID())
         }
         return release
     }

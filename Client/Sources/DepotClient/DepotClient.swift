@@ -240,25 +240,9 @@ public struct DepotClient: Sendable {
     /// Which release of the channel document last followed this install follows, and why
     /// (``RolloutSide``); `nil` before the first sync.
     public func rolloutSide() throws -> RolloutSide? {
-        let state = SyncState.load(from: folder)
-        return try state.channel.map { try rolloutSide(of: $0, holding: state.release?.id) }
-    }
-
-    /// The side of this install for `document`; the install id is made when a rollout first
-    /// needs it.
-    func rolloutSide(of document: ChannelDocument, holding: String?) throws -> RolloutSide {
-        let version = configuration.clientVersion
-        let install = document.rollout == nil ? nil : try installID()
-        do {
-            return try RolloutSide.decide(document, bucket: { salt in install?.bucket(salt: salt) ?? 0 }, holding: holding, clientVersion: version)
-        } catch {
-            throw SyncError(error)
-        }
-    }
-
-    /// The local file for a release path; refuses paths that would leave the folder.
-    func localURL(for path: String) throws -> URL {
-        try Self.localURL(for: path, in: directoryPath)
+        let context = self.context
+        let state = context.state
+        return try state.channel.map { try context.rolloutSide(of: $0, holding: state.release?.id) }
     }
 
     /// The file of `path` in the folder at `directoryPath`, refusing a path that is not safe on

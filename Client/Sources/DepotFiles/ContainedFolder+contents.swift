@@ -109,7 +109,7 @@ extension ContainedFolder {
             try produce { bytes in
                 guard bytes.withUnsafeBytes({ writeAll(file, $0) }) else { throw FolderError.system("Cannot write \(root)/\(temporary)") }
             }
-            if durable, fsync(file) != 0 { throw FolderError.system("Cannot sync \(root)/\(temporary)") }
+            if durable { try Durability.synchronize(descriptor: file, name: "\(root)/\(temporary)") }
             try rename(temporary, to: path)
         } catch {
             try? remove(temporary)

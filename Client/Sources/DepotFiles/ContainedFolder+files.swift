@@ -52,7 +52,7 @@ extension ContainedFolder {
     public func synchronize(file path: String) throws {
         let file = try open(path, mode: .read)
         defer { close(file) }
-        guard fsync(file) == 0 else { throw FolderError.system("Cannot sync \(root)/\(path)") }
+        try Durability.synchronize(descriptor: file, name: "\(root)/\(path)")
     }
 
     /// Every entry below the folder `path` (its own path below this folder, and its kind,

@@ -148,6 +148,6 @@ extension ContainedFolder {
     public func synchronize(folder path: String) throws {
         guard let folder = try openFolder(path) else { throw FolderError(.io, "Cannot open \(root)/\(path): it is missing") }
         defer { close(folder) }
-        guard fsync(folder) == 0 else { throw FolderError.system("Cannot sync \(root)/\(path)") }
+        try Durability.synchronize(descriptor: folder, name: "\(root)/\(path)")
     }
 }

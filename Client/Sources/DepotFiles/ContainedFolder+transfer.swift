@@ -128,13 +128,7 @@ extension ContainedFolder {
     /// (`syncfs(2)`; `F_FULLFSYNC` of the folder on Apple platforms): a tree of many new files
     /// made durable at once.
     public func synchronizeFileSystem() throws {
-        #if os(Linux)
-        guard linuxCall(syncfs: descriptor) == 0 else { throw FolderError.system("Cannot sync the file system of \(root)") }
-        #elseif canImport(Darwin)
-        guard fcntl(descriptor, F_FULLFSYNC) == 0 else { throw FolderError.system("Cannot sync \(root)") }
-        #else
-        guard fsync(descriptor) == 0 else { throw FolderError.system("Cannot sync \(root)") }
-        #endif
+        try Durability.synchronizeFileSystem(descriptor: descriptor, name: root)
     }
 
     /// Renames the folder `source` to `destination` (two names in this folder) without ever
@@ -181,15 +175,9 @@ private func renameNoReplace(_ from: Int32, _ fromName: String, _ to: Int32, _ t
 }
 
 #if os(Linux)
-/// `syncfs(2)`, which glibc declares only with `_GNU_SOURCE`, looked up in the C library (no C
-/// module: DepotFiles imports none, so that `struct stat` keeps one owner in every module).
-private func linuxCall(syncfs descriptor: Int32) -> Int32 {
-    typealias Call = @convention(c) (Int32) -> Int32
-    guard let symbol = dlsym(nil, "syncfs") else { return fsync(descriptor) }
-    return unsafeBitCast(symbol, to: Call.self)(descriptor)
-}
-
-/// `renameat2(2)` (glibc 2.28), looked up in the C library likewise; `ENOSYS` without it.
+/// `renameat2(2)` (glibc 2.28), which glibc declares only with `_GNU_SOURCE`, looked up in the C
+/// library (no C module: DepotFiles imports none, so that `struct stat` keeps one owner in every
+/// module); `ENOSYS` without it.
 private func linuxCall(renameat2 from: Int32, _ fromName: String, _ to: Int32, _ toName: String, _ flags: UInt32) -> Int32 {
     typealias Call = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
     guard let symbol = dlsym(nil, "renameat2") else {

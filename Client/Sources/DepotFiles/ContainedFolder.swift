@@ -82,7 +82,7 @@ public final class ContainedFolder: Sendable {
                 guard mkdirat(folder, component, FileModes.folder) == 0 || errno == EEXIST else {
                     throw FolderError.system("Cannot make \(root)/\(walked)")
                 }
-                guard !synchronizesNewFolders || fsync(folder) == 0 else { throw FolderError.system("Cannot sync the folder of \(root)/\(walked)") }
+                if synchronizesNewFolders { try Durability.synchronize(descriptor: folder, name: "the folder of \(root)/\(walked)") }
                 next = openat(folder, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             }
             guard next >= 0 else {
@@ -140,7 +140,7 @@ public final class ContainedFolder: Sendable {
     public func makeFolder(_ path: String) throws {
         try withParent(of: path, creating: true) { folder, name in
             if mkdirat(folder, name, FileModes.folder) == 0 {
-                guard !synchronizesNewFolders || fsync(folder) == 0 else { throw FolderError.system("Cannot sync the folder of \(root)/\(path)") }
+                if synchronizesNewFolders { try Durability.synchronize(descriptor: folder, name: "the folder of \(root)/\(path)") }
             } else if errno != EEXIST {
                 throw FolderError.system("Cannot make \(root)/\(path)")
             }
@@ -184,7 +184,7 @@ public final class ContainedFolder: Sendable {
         let descriptor = systemOpen(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { throw FolderError.system("Cannot open the folder \(parent)") }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw FolderError.system("Cannot sync the folder \(parent)") }
+        try Durability.synchronize(descriptor: descriptor, name: "the folder \(parent)")
     }
 }
 

@@ -170,26 +170,14 @@ public struct BlobBatchWriter: ~Copyable {
         }
     }
 
-    /// Makes the temporary files of `written` durable: one `syncfs(2)` of the file system
-    /// holding the store on Linux, else an fsync of each file.
+    /// Makes the temporary files of `written` durable (one `syncfs(2)` on Linux).
     private static func synchronize(files written: [Written], in store: BlobStore) throws {
-        #if os(Linux)
-        try store.synchronizeFileSystem()
-        #else
-        for blob in written {
-            try store.synchronize(blob.content)
-            if let gzip = blob.gzip { try store.synchronize(gzip) }
-        }
-        #endif
+        try store.synchronize(written.flatMap { [$0.content] + ($0.gzip.map { [$0] } ?? []) })
     }
 
-    /// Makes the renames in `folders` durable: one `syncfs(2)` on Linux, else an fsync of each.
+    /// Makes the renames in `folders` durable (one `syncfs(2)` on Linux).
     private static func synchronize(folders: Set<FilePath>, in store: BlobStore) throws {
-        #if os(Linux)
-        try store.synchronizeFileSystem()
-        #else
-        for folder in folders { try store.synchronize(folder) }
-        #endif
+        try store.synchronize(Array(folders))
     }
 }
 

@@ -35,11 +35,7 @@ extension BlobStore {
     func inFolder<Result>(_ path: FilePath, _ body: (ContainedFolder, String) throws -> Result) throws -> Result {
         let folder = try dataFolder()
         let name = try name(of: path)
-        do {
-            return try body(folder, name)
-        } catch let error as FolderError {
-            throw StoreError(error.code == .noSpace ? .noSpace : .io, error.message, cause: error)
-        }
+        return try storeCall { try body(folder, name) }
     }
 
     /// A new file at `path` (emptied when there is one), with Depot's file mode, open for writing:
@@ -83,18 +79,10 @@ extension BlobStore {
         try inFolder(path) { folder, name in try folder.makeFolder(name) }
     }
 
-    /// `fsync(2)` of the file or folder at `path`.
-    func synchronize(_ path: FilePath) throws {
-        try inFolder(path) { folder, name in
-            if try folder.kind(of: name) == S_IFDIR { return try folder.synchronize(folder: name) }
-            let file = try folder.open(name, mode: .read)
-            defer { close(file) }
-            guard fsync(file) == 0 else { throw FolderError.system("Cannot sync \(path)") }
-        }
-    }
-
-    /// Every write to the file system holding the data folder made durable at once (`syncfs(2)`).
-    func synchronizeFileSystem() throws {
-        try inFolder(directory) { folder, _ in try folder.synchronizeFileSystem() }
+    /// Makes every write to the files and folders at `paths` (in the store), and to the folders
+    /// holding them, durable at once (``DepotFiles/Durability/synchronize(_:in:)``: one
+    /// `syncfs(2)` on Linux).
+    func synchronize(_ paths: [FilePath]) throws {
+        try inFolder(directory) { folder, _ in try Durability.synchronize(try paths.map(name(of:)), in: folder) }
     }
 }

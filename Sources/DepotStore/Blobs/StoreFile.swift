@@ -1,3 +1,4 @@
+import DepotFiles
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -45,11 +46,12 @@ final class StoreFile: Sendable {
         }
     }
 
-    /// `fsync(2)`, on NIO's thread pool: what was written is on the disk.
+    /// `fsync(2)` (``DepotFiles/Durability``), on NIO's thread pool: what was written is on the
+    /// disk.
     func synchronize() async throws {
         try await NIOThreadPool.singleton.runIfActive {
             try self.withDescriptor { file in
-                guard fsync(file) == 0 else { throw SystemCallError("Cannot sync \(self.path)") }
+                try storeCall { try Durability.synchronize(descriptor: file, name: self.path.string) }
             }
         }
     }

@@ -19,8 +19,9 @@ extension DepotClient {
     /// open.close()  // the old release's folder goes
     /// ```
     public func openCurrentRelease() throws -> OpenRelease? {
-        try finishInterruptedSwitch()
-        try checkLayout()
+        let context = self.context
+        try context.finishInterruptedSwitch()
+        try context.checkLayout()
         // The folder's read lock, shared: no switch runs while the tree and state are read.
         guard let readLock = try folder.with({ try FileLock.acquire(Self.readLock, in: $0, exclusive: false) }) else { return nil }
         guard let release = SyncState.load(from: folder).release else {
@@ -32,88 +33,14 @@ extension DepotClient {
         }
         defer { readLock.unlock() }
         let folder = try folder.open()
-        guard let tree = try ReleaseTrees(folder: folder).current() else { throw Self.notReleaseFolders(release, in: directoryPath) }
+        guard let tree = try ReleaseTrees(folder: folder).current() else { throw SyncContext.notReleaseFolders(release, in: directoryPath) }
         guard let lock = try folderCall({ try FileLock.acquire(ReleaseTrees.lockPath(tree), in: folder, exclusive: false) }) else {
             throw SyncError(.io, "cannot lock the release folder \(tree)")
         }
-        let client = self
         return OpenRelease(
             release: release,
             directory: URL(fileURLWithPath: directoryPath + "/" + ReleaseTrees.treePath(tree), isDirectory: true),
             lock: lock
-        ) { client.collectTrees() }
-    }
-
-    /// With release folders, removes the trees that are neither current nor staged nor named
-    /// by a switch under way, nor the previous release's when it is kept
-    /// (``Configuration/keepsPreviousRelease``), and that nobody holds
-    /// (``ReleaseTrees/collect(keeping:)``).
-    func collectTrees() {
-        guard configuration.layout == .releaseFolders, let folder = try? folder.open() else { return }
-        let trees = ReleaseTrees(folder: folder)
-        trees.collect {
-            // Read in the order a release goes through them (staged, then a journal, then the
-            // link), so a tree moving along meanwhile is found in one of them.
-            let staged = self.folder.decoded(.staged, as: StagedRelease.self)?.journal.tree
-            let switching = self.folder.decoded(.journal, as: ReleaseJournal.self)?.tree
-            let current = try? trees.current()
-            let previous = self.configuration.keepsPreviousRelease ? SyncState.load(from: self.folder).previous?.tree : nil
-            return Set([staged, switching, current, previous].compactMap { $0 })
-        }
-    }
-
-    /// The tree the folder holds its release in, with release folders; `nil` in place or before
-    /// the first sync.
-    ///
-    /// - Throws: ``SyncError`` `.io` when the folder holds a release but no tree: it was synced
-    ///   in place.
-    func heldTree(of held: HeldRelease?) throws -> String? {
-        guard configuration.layout == .releaseFolders else { return nil }
-        let tree = try ReleaseTrees(folder: try folder.open()).current()
-        if let held, tree == nil { throw Self.notReleaseFolders(held, in: directoryPath) }
-        return tree
-    }
-
-    /// The folder of the files a sync compares and builds on: the sync folder in place, the
-    /// tree held with release folders (a name no tree has before the first sync).
-    func contentPath(tree: String?) -> String {
-        guard configuration.layout == .releaseFolders else { return directoryPath }
-        return directoryPath + "/" + ReleaseTrees.treePath(tree ?? "none")
-    }
-
-    private static func notReleaseFolders(_ release: HeldRelease, in path: String) -> SyncError {
-        FolderLayout.refusal(configured: .releaseFolders, found: .inPlace, release: release.number, in: path)
-            ?? SyncError(.io, "\(path) holds release \(release.number) in place")
-    }
-
-    /// Refuses a folder that holds its release in the other layout than this client's
-    /// (``Configuration/layout``), either way, before anything is changed: the first step of a
-    /// sync, a check, a download, an apply and an open.
-    ///
-    /// - Throws: ``SyncError`` `.io`, saying which layout the folder holds its release in.
-    func checkLayout() throws {
-        guard let release = SyncState.load(from: folder).release else { return }
-        let found = FolderLayout.found(currentIsLink: try folder.with { try $0.kind(of: ReleaseTrees.link) } == S_IFLNK)
-        if let refusal = FolderLayout.refusal(configured: configuration.layout, found: found, release: release.number, in: directoryPath) {
-            throw refusal
-        }
-    }
-}
-
-extension DepotClient {
-    /// Makes the tree of `release` (``ReleaseTrees/build(_:entries:fetched:held:staging:)``):
-    /// every file of `entries`, those `plan` fetched from staging and the others from the tree
-    /// `held`; durable before it is named in a journal. Returns its name, and its lock, held
-    /// exclusively until the tree is staged or applied: a collection meanwhile leaves it.
-    func buildTree(of release: HeldRelease, entries: [ReleaseEntry], plan: ReleasePlan, held: String?) throws -> (name: String, lock: FileLock) {
-        let staging = StagingFolder(try folder.open())
-        let name = ReleaseTrees.newName(number: release.number)
-        guard let lock = try folderCall({ try FileLock.acquire(ReleaseTrees.lockPath(name), in: staging.folder, exclusive: true) }) else {
-            throw SyncError(.io, "cannot lock the release folder \(name)")
-        }
-        let fetched = Set(plan.fetches.map(\.entry.path))
-        let made = try ReleaseTrees(folder: staging.folder).build(name, entries: entries, fetched: fetched, held: held, staging: staging)
-        try Durability.synchronize(made, in: staging.folder)
-        return (name, lock)
+        ) { context.collectTrees() }
     }
 }

@@ -37,7 +37,8 @@ extension DepotClient {
     public func revert() throws -> HeldRelease {
         let syncLock = try lockForSync()
         defer { syncLock.unlock() }
-        try finishInterruptedSwitch()
+        let context = self.context
+        try context.finishInterruptedSwitch()
         if let reverted = try finishRevert() { return reverted }
         guard configuration.layout == .releaseFolders else {
             throw SyncError(
@@ -45,7 +46,7 @@ extension DepotClient {
                 "revert() needs the release-folders layout (Configuration.layout = .releaseFolders, with keepsPreviousRelease): in place, the previous release's files are replaced as a sync applies, so \(directoryPath) keeps none to go back to"
             )
         }
-        try checkLayout()
+        try context.checkLayout()
         let state = SyncState.load(from: folder)
         guard let current = state.release, let previous = state.previous else {
             throw SyncError(.notStaged, "\(directoryPath) holds no previous release to revert to: it was synced once, or reverted already")
@@ -65,7 +66,7 @@ extension DepotClient {
                 "the folder of release \(previous.release.number), the previous one, is no longer kept in \(directoryPath): turn on Configuration.keepsPreviousRelease to keep it for a revert"
             )
         }
-        guard previous.release.isStillTrusted(since: current, under: try trust()) else {
+        guard previous.release.isStillTrusted(since: current, under: try context.trust()) else {
             throw SyncError(
                 .untrusted,
                 "release \(previous.release.number), the previous one, was named by a channel document that no key or root trusted now signed: not gone back to"
@@ -76,9 +77,8 @@ extension DepotClient {
         reverted.previous = nil
         reverted.refused = Array(((state.refused ?? []).filter { $0 != current.id } + [current.id]).suffix(Self.refusedKept))
         reverted.unreportedRevert = configuration.sendsReports ? current : nil
-        try switchRelease(ReleaseJournal(state: reverted, moves: [], removals: [], tree: previous.tree), keepingPrevious: false)
-        try switchFault?(.reverted)
-        collectTrees()
+        try context.releaseSwitch.switchTo(ReleaseJournal(state: reverted, moves: [], removals: [], tree: previous.tree), keepingPrevious: false)
+        context.collectTrees()
         _ = try finishRevert()
         return previous.release
     }
@@ -87,22 +87,20 @@ extension DepotClient {
     /// and forgets it; returns the release the folder holds then, or `nil` when no revert waited.
     /// Run under the sync lock, by a revert and by a sync.
     func finishRevert() throws -> HeldRelease? {
-        var state = SyncState.load(from: folder)
+        let context = self.context
+        var state = context.state
         guard let reverted = state.unreportedRevert else { return nil }
         if configuration.sendsReports {
-            try reportQueue.add(.failed(reason: "reverted by the app"), release: reverted.id, channel: reverted.channel, install: try installID())
+            try context.reportQueue.add(
+                .failed(reason: "reverted by the app"),
+                release: reverted.id,
+                channel: reverted.channel,
+                install: try context.installID()
+            )
         }
         state.unreportedRevert = nil
         try state.save(in: folder)
         return state.release
-    }
-
-    /// The release held and its tree, as a switch to `next` finds them under the exclusive read
-    /// lock: what ``revert()`` goes back to; `nil` before the first release, or in place.
-    func previousRelease(replacedBy next: String) throws -> PreviousRelease? {
-        guard let held = SyncState.load(from: folder).release, let tree = try ReleaseTrees(folder: try folder.open()).current(), tree != next
-        else { return nil }
-        return PreviousRelease(release: held, tree: tree)
     }
 }
 

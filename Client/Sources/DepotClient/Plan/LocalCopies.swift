@@ -27,6 +27,12 @@ final class LocalCopies: Sendable {
         return copy
     }
 
+    /// `entry`'s blocks matched against `local`, when a match was made this sync: what an
+    /// estimate weighs, with no network (``UpdatePlan/BlockQuestion``).
+    func matched(_ entry: ReleaseEntry, at local: FolderFile) -> BlockFetch.Matched? {
+        matches.withLock { $0[local.path + "\n" + entry.sha256] }
+    }
+
     /// `entry`'s blocks matched against `local` (``BlockFetch/match(_:from:budget:received:)``),
     /// once a sync; `match` runs the first time. Whether it ran now: the index bytes of a match
     /// made earlier were counted by whoever made it.

@@ -118,54 +118,39 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
         self.removals = removals
     }
 
-    /// The plan of a sync to `release`: for each file, the way the stager would take
-    /// (``ReleasePlan/Fetch/actions(stagedIntact:local:inMemoryLimit:decoding:)``), judged as it judges
-    /// it: what is staged intact, what a download under way holds already (in `.depot/partial/`),
-    /// what the folder holds at the path, and for blocks what the
-    /// local copy holds of them (`blocks`: the bytes a rebuild of an entry from a local file
-    /// transfers within a budget, index included; it throws when the blocks are not worth their
-    /// bytes, and the next way is taken, as the stager takes it), and for small files their
-    /// pages' packs (`packs`: the new release's pages; ``pack(_:_:pages:)``).
+    /// The plan of a sync to `release`, from the ways of its fetches (``Way``, ``ways(of:staging:localFile:localCopies:)``),
+    /// judged as the stager judges them: what is staged intact, what a download under way holds
+    /// already (in `.depot/partial/`), what the folder holds at the path, and for blocks what
+    /// the local copy holds of them (`blocks`: the bytes a rebuild transfers within its budget,
+    /// index included, from the block indexes fetched before; `nil` when the blocks are not
+    /// worth their bytes or were not fetched, and the next way is taken, as the stager takes
+    /// it), and for small files their pages' packs (`packs`: the new release's pages;
+    /// ``pack(_:_:pages:)``). No network: what it weighs was fetched before.
     init(
-        _ plan: ReleasePlan,
+        _ ways: [Way],
+        removals: [String],
         release: HeldRelease,
         rollout side: RolloutSide,
         document: ChannelDocument,
         staging: StagingFolder,
-        localFile: (String) throws -> FolderFile,
-        localCopies: LocalCopies,
-        blocks: (ReleaseEntry, FolderFile, _ budget: Int64) async throws -> Int64,
+        blocks: (BlockQuestion) -> Int64?,
         packs: [(sha256: String, page: ReleasePage)] = []
-    ) async throws {
+    ) {
         var files: [File] = []
         var packable = Set<String>()
-        for fetch in plan.fetches {
-            let entry = fetch.entry
-            let stagedIntact = StagedContent.isIntact(staging.file(entry.sha256), for: entry)
-            let local = try localFile(entry.path)
-            let actions = fetch.actions(
-                stagedIntact: stagedIntact,
-                local: localCopies.copy(at: local, held: fetch.held),
-                inMemoryLimit: FileStager.inMemoryLimit,
-                decoding: ContentDecoders.decodable
-            )
-            let wholeLength = FileStager.wholeLength(of: entry)
-            if FileStager.isPackable(actions) { packable.insert(entry.path) }
+        for way in ways {
+            let entry = way.fetch.entry
+            if FileStager.isPackable(way.actions) { packable.insert(entry.path) }
             var chosen: (way: SyncReport.Outcome, bytes: Int64, isBound: Bool)?
-            for action in actions where chosen == nil {
+            for action in way.actions where chosen == nil {
                 switch action {
                 case .alreadyStaged: chosen = (.staged, 0, false)
                 case .empty: chosen = (.full, 0, false)
                 case .patch(let patch): chosen = (.delta, patch.size, false)
-                case .requestedPatch: chosen = (.delta, wholeLength, true)
+                case .requestedPatch: chosen = (.delta, way.wholeLength, true)
                 case .blocks(let restoring):
-                    if let patch = restoring, let held = fetch.held {
-                        if let bytes = try? await blocks(held, local, wholeLength - patch.size) {
-                            chosen = (.blocks, bytes + patch.size, false)
-                        }
-                    } else if let bytes = try? await blocks(entry, local, wholeLength) {
-                        chosen = (.blocks, bytes, false)
-                    }
+                    let question = way.blockQuestion(restoring: restoring)
+                    if let bytes = blocks(question) { chosen = (.blocks, bytes + question.patchBytes, false) }
                 case .download(let whole): chosen = (SyncReport.Outcome(whole.coding), whole.size, false)
                 case .stream(let whole):
                     // A download begun earlier resumes: only the rest comes (none when whole: it is checked, fetched again if wrong).
@@ -173,8 +158,8 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
                     chosen = (SyncReport.Outcome(whole.coding), held <= whole.size ? whole.size - held : whole.size, false)
                 }
             }
-            let (way, bytes, isBound) = chosen ?? (.full, entry.size, false)
-            files.append(File(path: entry.path, size: entry.size, way: way, expectedBytes: bytes, isBound: isBound))
+            let (outcome, bytes, isBound) = chosen ?? (.full, entry.size, false)
+            files.append(File(path: entry.path, size: entry.size, way: outcome, expectedBytes: bytes, isBound: isBound))
         }
         Self.pack(&files, packable, pages: packs)
         self.init(
@@ -183,7 +168,7 @@ public struct UpdatePlan: Sendable, Equatable, Codable {
             critical: side.critical,
             minimumClientVersion: Self.minimumClientVersion(of: side, in: document),
             files: files,
-            removals: plan.removals.map(\.path)
+            removals: removals
         )
     }
 

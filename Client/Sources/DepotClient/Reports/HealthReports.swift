@@ -31,11 +31,11 @@ extension InstallID {
 }
 
 extension DepotClient {
-    var reportQueue: ReportQueue { ReportQueue(folder: folder, capacity: configuration.reportQueueCapacity) }
+    var reportQueue: ReportQueue { context.reportQueue }
 
     /// The id this install reports under and draws its rollout buckets with, made (and kept in
     /// `.depot/`) on first use. It is never sent: reports carry a hash of it per release.
-    public func installID() throws -> InstallID { try InstallID.load(orCreateIn: folder) }
+    public func installID() throws -> InstallID { try context.installID() }
 
     /// Tells the report server `report` about the release the folder holds, when
     /// ``Configuration/sendsReports`` is on (otherwise does nothing). The report is kept in
@@ -44,9 +44,10 @@ extension DepotClient {
     /// (``reportDelivery()`` says why). Never throws for the network: only for a folder that
     /// cannot be written.
     public func report(_ report: HealthReport) async throws {
+        let context = self.context
         guard configuration.sendsReports, let release = currentRelease else { return }
-        try reportQueue.add(report, release: release.id, channel: release.channel, install: try installID())
-        await sendReports()
+        try context.reportQueue.add(report, release: release.id, channel: release.channel, install: try context.installID())
+        await context.sendReports()
     }
 
     /// What became of the reports: how many wait undelivered, why, and how many the queue's
@@ -54,7 +55,7 @@ extension DepotClient {
     public func reportDelivery() throws -> ReportDelivery? {
         guard configuration.sendsReports else { return nil }
         let (queued, status) = try reportQueue.status()
-        let server: String? = if case .server(let url) = reportDestination { url.redacted } else { nil }
+        let server: String? = if case .server(let url) = context.reportDestination { url.redacted } else { nil }
         return ReportDelivery(
             queued: queued,
             reason: queued > 0 ? status.reason : nil,
@@ -63,6 +64,23 @@ extension DepotClient {
             server: server
         )
     }
+
+    /// Sends the waiting reports (``SyncContext/sendReports()``).
+    func sendReports() async {
+        await context.sendReports()
+    }
+
+    /// Sends the waiting reports over `session` (``SyncContext/sendReports(session:)``).
+    func sendReports(session: TransferSession) async {
+        await context.sendReports(session: session)
+    }
+}
+
+extension SyncContext {
+    var reportQueue: ReportQueue { ReportQueue(folder: folder, capacity: configuration.reportQueueCapacity) }
+
+    /// The install's id (``DepotClient/installID()``), made on first use.
+    func installID() throws -> InstallID { try InstallID.load(orCreateIn: folder) }
 
     /// Sends the waiting reports over a session of their own, bounded as a sync's transfers are
     /// (``Configuration/minimumTransferRate`` over ``Configuration/transferRateWindow``, judged
@@ -76,7 +94,7 @@ extension DepotClient {
             window: configuration.transferRateWindow,
             clock: configuration.transferClock
         )
-        let session = TransferSession(configuration: sessionConfiguration, limits: limits)
+        let session = TransferSession(configuration: sessionConfiguration(), limits: limits)
         defer { session.finish() }
         await sendReports(session: session)
     }

@@ -42,7 +42,7 @@ extension DepotClient {
         let syncLock = try lockForSync()
         defer { syncLock.unlock() }
         do {
-            return try await seedLocked(from: source)
+            return try await context.seed(from: source)
         } catch {
             // A switch committed (its journal written) is finished by the next call, not undone.
             if folder.read(.journal) == nil { made?.remove() }
@@ -50,8 +50,11 @@ extension DepotClient {
         }
     }
 
-    /// ``seed(from:)`` under the folder's sync lock.
-    private func seedLocked(from source: BundleSource) async throws -> HeldRelease {
+}
+
+extension SyncContext {
+    /// ``DepotClient/seed(from:)`` under the folder's sync lock.
+    func seed(from source: BundleSource) async throws -> HeldRelease {
         try finishInterruptedSwitch()
         try checkLayout()
         try checkFolderTrust(recording: true)
@@ -80,7 +83,7 @@ extension DepotClient {
         }
         if let newest = checked.roots.last { try folder.replace(.root, with: newest.bytes) }
         var next = HeldRelease(side: side, of: checked.document, signature: signature, trust: checked.trust, held: nil)
-        let seeded = try await SeedDocuments(client: self, reader: reader, release: side, over: start.placed)
+        let seeded = try await SeedDocuments(context: self, reader: reader, release: side, over: start.placed)
         next.files = seeded.release.files
         let (plan, entries) = try seeded.plan(for: self, tree: start.tree)
         let staging = StagingFolder(try folder.open())

@@ -20,14 +20,14 @@ struct SeedDocuments {
     /// - Throws: ``SyncError`` `.corrupt` when the seed lacks a document or one is not what its
     ///   name says; `.io` when the documents of the release held are not in the cache (a seed
     ///   has only its own).
-    init(client: DepotClient, reader: TreeReader<BundleSource>, release side: RolloutSide, over held: HeldRelease?) async throws {
+    init(context: SyncContext, reader: TreeReader<BundleSource>, release side: RolloutSide, over held: HeldRelease?) async throws {
         guard let (release, bytes) = try await reader.release(side.release) else {
             throw SyncError(.corrupt, "the seed at \(reader.source.name) lacks release \(side.number), which its channel document names")
         }
-        let cache = client.cache
+        let cache = context.cache
         let before = held.flatMap { cache.release($0.id) }
         if let held, before == nil {
-            throw SyncError(.io, "cannot seed over release \(held.number): its documents are not in \(client.directoryPath)/.depot: sync instead")
+            throw SyncError(.io, "cannot seed over release \(held.number): its documents are not in \(context.directoryPath)/.depot: sync instead")
         }
         try cache.storeRelease(Data(bytes), id: side.release)
         changed = ReleasePlan.changedPages(from: before, to: release)
@@ -35,11 +35,11 @@ struct SeedDocuments {
         for sha256 in changed.before {
             guard let page = cache.page(sha256) else {
                 let number = held?.number ?? 0
-                throw SyncError(.io, "cannot seed over release \(number): its page \(sha256) is not in \(client.directoryPath)/.depot: sync instead")
+                throw SyncError(.io, "cannot seed over release \(number): its page \(sha256) is not in \(context.directoryPath)/.depot: sync instead")
             }
             pages[sha256] = page
         }
-        let layout = client.configuration.layout
+        let layout = context.configuration.layout
         for sha256 in Set(changed.after + (layout == .releaseFolders ? release.pages : [])) where pages[sha256] == nil {
             if let page = cache.page(sha256) {
                 pages[sha256] = page
@@ -63,10 +63,10 @@ struct SeedDocuments {
     /// the seed's release: the files that changed from the release held, and, from the tree
     /// `tree` held, those the app altered there (``ReleaseTrees/altered(_:in:)``), as a sync
     /// plans them.
-    func plan(for client: DepotClient, tree: String?) throws -> (ReleasePlan, entries: [ReleaseEntry]) {
+    func plan(for context: SyncContext, tree: String?) throws -> (ReleasePlan, entries: [ReleaseEntry]) {
         let (before, after) = (try changed.before.map(page), try changed.after.map(page))
         let entries = layout == .releaseFolders ? try release.pages.flatMap { try page($0).entries } : []
-        let plan = try client.releasePlan(before: before, after: after, entries: entries, over: layout == .releaseFolders ? tree : nil).plan
+        let plan = try context.releasePlan(before: before, after: after, entries: entries, over: layout == .releaseFolders ? tree : nil).plan
         return (plan, entries)
     }
 }

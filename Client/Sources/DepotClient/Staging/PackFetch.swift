@@ -97,25 +97,28 @@ struct PackFetch {
             }
         }
         let path = try TreeObject.pack(ofPage: run.page).url
-        var request = URLRequest.bytes(of: try OriginPolicy.url(path, below: server))
-        request.cachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         let range = run.range
         // The plan counted this request alone: after a failed attempt, it must still fit the budget.
         if attempted > 0 { try session.admit(Int64(range.count)) }
-        request.setValue("bytes=\(range.lowerBound)-\(range.upperBound)", forHTTPHeaderField: "Range")
-        let fetch = BoundedFetch(maximumBytes: Int(max(run.packLength, Int64(range.count))) + 1024)
-        let (response, data) = try await fetch.fetch(request, session: session, deadline: nil)
-        let start: Int64
-        switch response.statusCode {
-        case 206:
-            guard let field = response.value(forHTTPHeaderField: "Content-Range"), field.hasPrefix("bytes \(range.lowerBound)-") else {
+        // One set of range checks (``RangeFetch``): a 206 whose Content-Range or parts do not
+        // match its body is refused; a 200 brings the whole pack.
+        let received = ByteCounter()
+        let answer = try await RangeFetch.run(
+            try OriginPolicy.url(path, below: server),
+            ranges: [range],
+            session: session,
+            received: received,
+            wholeLength: Int(run.packLength)
+        )
+        switch answer {
+        case .whole(let bytes):
+            return Answer(bytes: Data(bytes), start: 0, transferred: attempted + received.total)
+        case .parts(let parts):
+            guard parts.count == 1, let part = parts.first, part.range.lowerBound == range.lowerBound else {
                 throw SyncError(.server, "\(path) answered another range than asked")
             }
-            start = range.lowerBound
-        case 200: start = 0
-        default: throw SyncError(.server, "\(path) answered \(response.statusCode)")
+            return Answer(bytes: Data(part.bytes), start: range.lowerBound, transferred: attempted + received.total)
         }
-        return Answer(bytes: data, start: start, transferred: attempted + Int64(data.count))
     }
 
     /// The page's brotli pack, whole, decoded: at most as many bytes as the plain pack (the

@@ -62,7 +62,7 @@ final class StagingFolder: Sendable {
     /// A new name in the folder, for a copy on its way to the release (``ReleaseJournal``).
     func temporaryPath() -> String { Self.path + "/" + UUID().uuidString }
 
-    /// Where the folders a release adds are staged whole (``DepotClient/stageNewFolders(_:staging:)``).
+    /// Where the folders a release adds are staged whole (``ReleaseSwitch/stageNewFolders(_:staging:)``).
     static let foldersPath = path + "/folders"
 
     /// Every file and folder staged in the new folder `path`, as paths of the sync folder; a

@@ -1,7 +1,7 @@
 import DepotFiles
 import Foundation
 
-extension DepotClient {
+extension ReleaseSwitch {
     /// Stages whole each folder the journal's moves fill that the sync folder does not have at
     /// all (a cold sync's every folder, a release's new section): its files are placed under
     /// `.depot/staging/folders/{folder}` now, before the commit point, and the journal moves the

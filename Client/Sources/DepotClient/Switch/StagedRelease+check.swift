@@ -6,7 +6,7 @@ import Foundation
 /// passed since ``DepotClient/download()``, a power cut may have fallen in between, and the app
 /// may trust other keys now. What was verified when it was downloaded is verified again when it
 /// is applied.
-extension DepotClient {
+extension SyncContext {
     /// Checks `staged`, the record of `release`, against what is true now: its channel document
     /// (signature against the trust configured now, expiry, the channel's serial floor, with
     /// the rules a sync uses, ``ChannelCheck``), and every staged file (hashed again: its
@@ -81,7 +81,7 @@ extension DepotClient {
     /// (``Durability/synchronize(_:in:)``).
     func keepStaged(_ staged: StagedRelease) throws {
         let staging = StagingFolder(try folder.open())
-        try Durability.synchronize(Set(staged.journal.moves.map(\.staged)).map { staging.journaled($0) }, in: staging.folder)
+        try folderCall { try Durability.synchronize(Set(staged.journal.moves.map(\.staged)).map { staging.journaled($0) }, in: staging.folder) }
         try folder.replace(.staged) { try staged.encode(into: &$0) }
     }
 }

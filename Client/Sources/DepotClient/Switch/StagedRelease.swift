@@ -37,13 +37,13 @@ struct StagedRelease: Codable, Equatable {
     }
 }
 
-extension DepotClient {
-    /// Switches to `staged` (``switchRelease(_:)``), then forgets what the release it replaced
+extension SyncContext {
+    /// Switches to `staged` (``ReleaseSwitch/switchTo(_:keepingPrevious:)``), then forgets what the release it replaced
     /// needed: its staged record, its cached documents, what is left staged or partly
     /// downloaded. A clean-up that fails does not fail a switch whose release is in place (the
     /// next one cleans up again).
     func switchRelease(to staged: StagedRelease) throws {
-        try switchRelease(staged.journal)
+        try releaseSwitch.switchTo(staged.journal)
         try? folder.remove(.staged)
         collectTrees()
         if let id = staged.journal.state.release?.id, let release = cache.release(id) {

@@ -38,18 +38,19 @@ extension DepotClient {
 
     /// ``run(to:progress:)`` under the folder's sync lock.
     private func runLocked(to goal: SyncGoal, progress: ProgressSink) async throws -> (report: SyncReport, plan: UpdatePlan?) {
-        try finishInterruptedSwitch()
+        let context = self.context
+        try context.finishInterruptedSwitch()
         if goal != .check { _ = try finishRevert() }
-        try checkLayout()
-        try checkFolderTrust(recording: goal != .check)
-        collectTrees()
+        try context.checkLayout()
+        try context.checkFolderTrust(recording: goal != .check)
+        context.collectTrees()
         // Reports an earlier call could not send go first: a sync is when a server is reachable.
-        await sendReports()
+        await context.sendReports()
         /// What earlier servers of this sync fetched and verified, by path.
         var fetched: [String: SyncReport.File] = [:]
         var plan: UpdatePlan?
         let (result, failovers) = try await Failover.run(servers, name: \.redacted) { candidate, isLast in
-            let attempt = SyncAttempt(client: self, server: candidate, goal: goal, progress: progress, reportsFailure: isLast)
+            let attempt = SyncAttempt(context: context, server: candidate, goal: goal, progress: progress, reportsFailure: isLast)
             var (report, checked) = try await attempt.run()
             plan = checked
             report.files = report.files.map { file in

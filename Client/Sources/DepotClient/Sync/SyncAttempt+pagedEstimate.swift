@@ -25,7 +25,7 @@ extension SyncAttempt {
     /// The estimate of a paged sync with a budget or a progress stream (``readsAhead(_:)``): each
     /// batch of `batches` read back from the folder's cache, planned against a copy of the
     /// entries `held` (``plan(_:held:next:contentPath:)``), estimated as a whole plan's files are
-    /// (``updatePlan(_:of:)``), summed and let go; then the budget is held
+    /// (``readAhead(_:)``, ``updatePlan(_:ways:of:)``), summed and let go; then the budget is held
     /// (``holdToBudget(expected:of:release:)``). The block matches are kept in `localCopies`
     /// for the batches' staging.
     ///
@@ -43,7 +43,8 @@ extension SyncAttempt {
         for batch in batches {
             var planned = try plan(batch, held: &left, next: next, contentPath: contentPath)
             planned.localCopies = localCopies
-            total.add(try await updatePlan(planned, of: channel))
+            let ways = try await readAhead(planned)
+            total.add(try updatePlan(planned, ways: ways, of: channel))
         }
         try holdToBudget(expected: total.expectedBytes, of: channel, release: next.number)
         return total

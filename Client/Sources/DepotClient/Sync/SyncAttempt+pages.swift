@@ -30,7 +30,7 @@ extension SyncAttempt {
     /// every entry. A budget or a progress stream is estimated a batch at a time too
     /// (``estimate(_:of:next:held:contentPath:localCopies:)``).
     func isPaged(_ channel: NewChannel) -> Bool {
-        client.configuration.layout != .releaseFolders && goal != .check
+        context.configuration.layout != .releaseFolders && goal != .check
     }
 
     /// The steps of ``run()`` from the documents on, holding a batch of pages at a time, not the
@@ -42,8 +42,8 @@ extension SyncAttempt {
     /// The switch and its journal are those of ``switchOrKeep(_:of:from:report:)``.
     func runPaged(_ channel: NewChannel, from start: SyncStart) async throws -> (SyncReport, UpdatePlan?) {
         var report = channel.report
-        let release = try await client.fetchRelease(channel.side.release, base: start.placed?.id, reader: reader)
-        let before = start.placed.flatMap { client.cache.release($0.id) }
+        let release = try await context.fetchRelease(channel.side.release, base: start.placed?.id, reader: reader)
+        let before = start.placed.flatMap { context.cache.release($0.id) }
         let changed = ReleasePlan.changedPages(from: before, to: release)
         let bases = release.pageBases(from: before)
         let held = try await heldEntries(changed.before, bases: bases)
@@ -52,7 +52,7 @@ extension SyncAttempt {
         report.unchangedCount = Int(release.files) - counts.fetches
         var next = channel.next
         next.files = release.files
-        let contentPath = client.contentPath(tree: start.tree)
+        let contentPath = context.contentPath(tree: start.tree)
         let batches = Self.batches(changed.after, entries: entries, limit: entriesPerBatch)
         let localCopies = LocalCopies()
         var stager: ProgressSink.Stager?
@@ -80,7 +80,7 @@ extension SyncAttempt {
         ReleaseJournal.Move.markCopies(&moves)
         if try await reportsFailure(in: report, of: channel) { return (report, nil) }
         var plan = try ReleasePlan(before: [], after: [], removesDeletedFiles: false)
-        if client.configuration.removesDeletedFiles { plan.removals = ReleasePlan.removals(left: left) }
+        if context.configuration.removesDeletedFiles { plan.removals = ReleasePlan.removals(left: left) }
         var planned = PlannedSync(
             plan: plan,
             next: next,
@@ -98,7 +98,7 @@ extension SyncAttempt {
     /// entries `held` the release held (taking those it meets).
     func plan(_ batch: [String], held: inout [String: ReleaseEntry], next: HeldRelease, contentPath: String) throws -> PlannedSync {
         let pages = try batch.map { sha256 in
-            guard let page = client.cache.page(sha256) else { throw SyncError(.io, "the page \(sha256) is missing from \(ReleaseCache.pages)") }
+            guard let page = context.cache.page(sha256) else { throw SyncError(.io, "the page \(sha256) is missing from \(ReleaseCache.pages)") }
             return (sha256: sha256, page: page)
         }
         let plan: ReleasePlan
@@ -122,8 +122,8 @@ extension SyncAttempt {
     /// or fetched (a crash can lose unsynced ones).
     private func heldEntries(_ hashes: [String], bases: [String: String]) async throws -> [String: ReleaseEntry] {
         var pages = [String: ReleasePage]()
-        for sha256 in hashes { pages[sha256] = client.cache.page(sha256) }
-        let fetched = try await client.fetchPages(Set(hashes.filter { pages[$0] == nil }), bases: bases, reader: reader)
+        for sha256 in hashes { pages[sha256] = context.cache.page(sha256) }
+        let fetched = try await context.fetchPages(Set(hashes.filter { pages[$0] == nil }), bases: bases, reader: reader)
         pages.merge(fetched) { cached, _ in cached }
         return ReleasePlan.held(in: Array(pages.values))
     }
@@ -132,7 +132,7 @@ extension SyncAttempt {
     /// (each decoded and checked, then let go), and counts what they ask for against `held`:
     /// in all, and the entries of each page.
     func count(_ hashes: [String], held: [String: ReleaseEntry], bases: [String: String]) async throws -> (PageCount, entries: [String: Int]) {
-        let staging = StagingFolder(try client.folder.open())
+        let staging = StagingFolder(try context.folder.open())
         let count: @Sendable (ReleasePage) -> PageCount = { page in
             var count = PageCount(entries: page.entries.count)
             for entry in page.entries where ReleasePlan.fetches(entry, held: held[entry.path]) {
@@ -142,8 +142,8 @@ extension SyncAttempt {
             return count
         }
         var pages = [String: PageCount]()
-        for sha256 in hashes { pages[sha256] = client.cache.page(sha256).map(count) }
-        let fetched = try await client.fetchPages(Set(hashes.filter { pages[$0] == nil }), bases: bases, reader: reader, summary: count)
+        for sha256 in hashes { pages[sha256] = context.cache.page(sha256).map(count) }
+        let fetched = try await context.fetchPages(Set(hashes.filter { pages[$0] == nil }), bases: bases, reader: reader, summary: count)
         pages.merge(fetched) { cached, _ in cached }
         var total = PageCount()
         for page in pages.values { total += page }

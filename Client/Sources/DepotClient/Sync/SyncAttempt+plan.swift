@@ -59,13 +59,13 @@ extension SyncAttempt {
     /// intact (a crash can lose unsynced ones), else fetched, as a patch from the page held when
     /// it can.
     func documents(of channel: NewChannel, from start: SyncStart) async throws -> ReleaseDocuments {
-        let release = try await client.fetchRelease(channel.side.release, base: start.placed?.id, reader: reader)
-        let before = start.placed.flatMap { client.cache.release($0.id) }
+        let release = try await context.fetchRelease(channel.side.release, base: start.placed?.id, reader: reader)
+        let before = start.placed.flatMap { context.cache.release($0.id) }
         let changed = ReleasePlan.changedPages(from: before, to: release)
-        let needed = Set(changed.before + (client.configuration.layout == .releaseFolders ? release.pages : changed.after))
+        let needed = Set(changed.before + (context.configuration.layout == .releaseFolders ? release.pages : changed.after))
         var pages = [String: ReleasePage]()
-        for sha256 in needed { pages[sha256] = client.cache.page(sha256) }
-        let fetched = try await client.fetchPages(needed.filter { pages[$0] == nil }, bases: release.pageBases(from: before), reader: reader)
+        for sha256 in needed { pages[sha256] = context.cache.page(sha256) }
+        let fetched = try await context.fetchPages(needed.filter { pages[$0] == nil }, bases: release.pageBases(from: before), reader: reader)
         pages.merge(fetched) { cached, _ in cached }
         return ReleaseDocuments(release: release, changed: changed, pages: pages)
     }
@@ -76,8 +76,8 @@ extension SyncAttempt {
     func plan(_ documents: ReleaseDocuments, of channel: NewChannel, from start: SyncStart) throws -> PlannedSync {
         let afterPages = try documents.changed.after.map { (sha256: $0, page: try documents.page($0)) }
         let before = try documents.changed.before.map { try documents.page($0) }
-        let entries = client.configuration.layout == .releaseFolders ? try documents.release.pages.flatMap { try documents.page($0).entries } : []
-        let (plan, carried) = try client.releasePlan(
+        let entries = context.configuration.layout == .releaseFolders ? try documents.release.pages.flatMap { try documents.page($0).entries } : []
+        let (plan, carried) = try context.releasePlan(
             before: before,
             after: afterPages.map(\.page),
             entries: entries,
@@ -92,53 +92,70 @@ extension SyncAttempt {
             pagesBefore: documents.changed.before,
             entries: entries,
             carried: carried,
-            contentPath: client.contentPath(tree: start.tree)
+            contentPath: context.contentPath(tree: start.tree)
         )
     }
 
     /// The bytes a download or sync of `channel`'s release may transfer, if bounded.
     func transferBudget(of channel: NewChannel) -> Int64? {
-        let configuration = client.configuration
+        let configuration = context.configuration
         return channel.side.critical
             ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
     }
 
-    /// Whether the sync estimates its whole plan before staging (``estimate(_:of:)``, or a batch
+    /// Whether the sync estimates its whole plan before staging (``estimate(_:ways:of:)``, or a batch
     /// at a time in a paged sync): for a check, a budget or a progress stream.
     func readsAhead(_ channel: NewChannel) -> Bool {
         goal == .check || transferBudget(of: channel) != nil || progress.overall != nil
     }
 
-    /// What the fetches are expected to transfer and the space they need (``UpdatePlan``), for a
-    /// check, a budget or a progress stream (else `nil`: nothing is read ahead).
+    /// What an estimate of `planned` weighs (``estimate(_:ways:of:)``), fetched: the ways of its
+    /// fetches, and the block indexes they would rebuild from, matched against the local copies
+    /// and kept in `planned.localCopies` for the stager. The only network of an estimate.
+    func readAhead(_ planned: PlannedSync) async throws -> [UpdatePlan.Way] {
+        let folder = try context.folder.open()
+        let contentPath = planned.contentPath
+        let ways = try UpdatePlan.ways(
+            of: planned.plan,
+            staging: StagingFolder(folder),
+            localFile: { try DepotClient.localFile(for: $0, in: contentPath, folder: folder) },
+            localCopies: planned.localCopies
+        )
+        let blocks = BlockFetch(server: server, session: session, width: context.configuration.parallelDownloads)
+        for question in ways.flatMap(\.blockQuestions) {
+            // One that fails is not weighed: the next way is, as the stager takes it.
+            _ = try? await planned.localCopies.match(question.entry, at: question.local) {
+                try await blocks.match(question.entry, from: question.local, budget: question.budget, received: ByteCounter())
+            }
+        }
+        return ways
+    }
+
+    /// What the fetches are expected to transfer and the space they need (``UpdatePlan``), from
+    /// what ``readAhead(_:)`` fetched: no network.
     ///
     /// - Throws: ``SyncError`` `.overBudget` when a download or sync would transfer more than
     ///   the budget.
-    func estimate(_ planned: PlannedSync, of channel: NewChannel) async throws -> UpdatePlan? {
-        guard readsAhead(channel) else { return nil }
-        let update = try await updatePlan(planned, of: channel)
+    func estimate(_ planned: PlannedSync, ways: [UpdatePlan.Way], of channel: NewChannel) throws -> UpdatePlan {
+        let update = try updatePlan(planned, ways: ways, of: channel)
         if goal != .check { try holdToBudget(expected: update.expectedBytes, of: channel, release: planned.next.number) }
         return update
     }
 
-    /// The ``UpdatePlan`` of `planned`'s fetches: each file's way and expected bytes, as the
-    /// stager would take it (the block matches kept in `planned.localCopies` for it).
-    func updatePlan(_ planned: PlannedSync, of channel: NewChannel) async throws -> UpdatePlan {
-        let blocks = BlockFetch(server: server, session: session, width: client.configuration.parallelDownloads)
-        let (contentPath, localCopies) = (planned.contentPath, planned.localCopies)
-        let folder = try client.folder.open()
-        var update = try await UpdatePlan(
-            planned.plan,
+    /// The ``UpdatePlan`` of `planned`'s fetches, their `ways` read ahead: each file's way and
+    /// expected bytes, as the stager would take it (the block matches kept in
+    /// `planned.localCopies`).
+    func updatePlan(_ planned: PlannedSync, ways: [UpdatePlan.Way], of channel: NewChannel) throws -> UpdatePlan {
+        let localCopies = planned.localCopies
+        var update = UpdatePlan(
+            ways,
+            removals: planned.plan.removals.map(\.path),
             release: planned.next,
             rollout: channel.side,
             document: channel.document,
-            staging: StagingFolder(folder),
-            localFile: { try DepotClient.localFile(for: $0, in: contentPath, folder: folder) },
-            localCopies: localCopies,
-            blocks: { entry, local, budget in
-                try await localCopies.match(entry, at: local) {
-                    try await blocks.match(entry, from: local, budget: budget, received: ByteCounter())
-                }.matched.expected
+            staging: StagingFolder(try context.folder.open()),
+            blocks: { question in
+                localCopies.matched(question.entry, at: question.local).map(\.expected)
             },
             packs: planned.afterPages
         )

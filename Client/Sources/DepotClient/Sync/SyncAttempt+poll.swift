@@ -30,9 +30,9 @@ extension SyncAttempt {
     /// checks what comes (``TreeReader/checkedChannel``): signature, expiry, serial. Keeps the
     /// newest root walked; drops a staged download the channel no longer names.
     func poll(_ start: SyncStart) async throws -> Poll {
-        let (configuration, held) = (client.configuration, start.held)
-        let trust = try client.trust()
-        let now = client.now()
+        let (configuration, held) = (context.configuration, start.held)
+        let trust = try context.trust()
+        let now = context.now()
         // A 304 answers for the document held, so one is asked for only when that document is
         // held to be checked again: a cache or mirror that answers 304 forever cannot keep the
         // client on a document past its expiry, nor on one signed by a key no longer trusted.
@@ -54,20 +54,20 @@ extension SyncAttempt {
             report.signature = signature
             // The side is chosen again from the document held: what decides it (the app's
             // version, the install id) may have changed since, though the document has not.
-            let side = try client.rolloutSide(of: document, holding: held?.id)
+            let side = try context.rolloutSide(of: document, holding: held?.id)
             report.rollout = side
             guard let held, side.release != held.id, !start.state.refuses(side.release) else { return .notModified(report) }
-            try client.dropStaged(unless: side.release)
+            try context.dropStaged(unless: side.release)
             let next = HeldRelease(side: side, of: document, signature: signature, trust: trust, held: held)
             return .newRelease(NewChannel(document: document, entityTag: start.state.channelETag, side: side, report: report, next: next))
         }
         // The newest root walked is kept, for the next sync.
-        if let newest = checked.roots.last { try client.folder.replace(.root, with: newest.bytes) }
+        if let newest = checked.roots.last { try context.folder.replace(.root, with: newest.bytes) }
         let document = checked.document
         report.signature = checked.signature
-        let side = try client.rolloutSide(of: document, holding: held?.id)
+        let side = try context.rolloutSide(of: document, holding: held?.id)
         report.rollout = side
-        try client.dropStaged(unless: side.release)
+        try context.dropStaged(unless: side.release)
         let release = HeldRelease(side: side, of: document, signature: checked.signature, trust: checked.trust, held: held)
         // The release placed, of whatever channel: a revert may go back to the channel followed before.
         if let placed = start.placed, start.state.refuses(side.release) {
@@ -91,7 +91,7 @@ extension SyncAttempt {
     /// document that named the release (`state`).
     func keep(_ report: SyncReport, state: SyncState) throws -> (SyncReport, UpdatePlan?) {
         guard goal != .check else { return (report, .upToDate(report.release, rollout: report.rollout)) }
-        try state.save(in: client.folder)
+        try state.save(in: context.folder)
         return (report, nil)
     }
 }
@@ -113,7 +113,7 @@ extension HeldRelease {
     }
 }
 
-extension DepotClient {
+extension SyncContext {
     /// Drops a download staged for another release than `release`: the channel rolled back, or
     /// moved on, and it is not to be applied. Any step that learns it, a check too, drops it.
     func dropStaged(unless release: String) throws {

@@ -10,12 +10,12 @@ extension SyncAttempt {
     ///
     /// - Throws: ``SyncError`` `.noSpace`, saying what is needed and what is free.
     func checkSpace(_ planned: PlannedSync, estimate: UpdatePlan?) throws {
-        guard let free = client.configuration.freeSpace.read(client.directoryPath) else { return }
+        guard let free = context.configuration.freeSpace.read(context.directoryPath) else { return }
         let required: Int64
         if let estimate {
             required = estimate.requiredBytes
         } else {
-            let staging = StagingFolder(try client.folder.open())
+            let staging = StagingFolder(try context.folder.open())
             let files = planned.plan.fetches.lazy.map { fetch in
                 (size: fetch.entry.size, isStaged: staging.stagedSize(fetch.entry.sha256) == fetch.entry.size)
             }
@@ -29,7 +29,7 @@ extension SyncAttempt {
     ///
     /// - Throws: ``SyncError`` `.noSpace`, saying what is needed and what is free.
     func checkSpace(needed: Int64, release: Int64, free: Int64? = nil) throws {
-        guard let free = free ?? client.configuration.freeSpace.read(client.directoryPath), needed > free else { return }
-        throw SyncError.noSpace(required: needed, free: free, release: release, folder: client.directoryPath)
+        guard let free = free ?? context.configuration.freeSpace.read(context.directoryPath), needed > free else { return }
+        throw SyncError.noSpace(required: needed, free: free, release: release, folder: context.directoryPath)
     }
 }

@@ -7,12 +7,12 @@ extension SyncAttempt {
     /// Fetches and verifies every file of the plan into `.depot/staging/` (``FileStager``); a
     /// file that fails is reported as failed and the others go on.
     func stage(_ planned: PlannedSync, progress: ProgressSink.Stager?) async throws -> [SyncReport.File] {
-        let (contentPath, folder) = (planned.contentPath, try client.folder.open())
+        let (contentPath, folder) = (planned.contentPath, try context.folder.open())
         var stager = FileStager(
             server: server,
             staging: StagingFolder(folder),
             localFile: { try DepotClient.localFile(for: $0, in: contentPath, folder: folder) },
-            parallelDownloads: client.configuration.parallelDownloads,
+            parallelDownloads: context.configuration.parallelDownloads,
             session: session,
             progress: progress
         )
@@ -34,8 +34,13 @@ extension SyncAttempt {
         var journal = ReleaseJournal(state: state, moves: planned.moves, removals: planned.plan.removals.map(\.path))
         var built: (name: String, lock: FileLock)?
         defer { built?.lock.unlock() }
-        if client.configuration.layout == .releaseFolders {
-            built = try client.buildTree(of: planned.next, entries: planned.entries, plan: planned.plan, held: start.placed == nil ? nil : start.tree)
+        if context.configuration.layout == .releaseFolders {
+            built = try context.buildTree(
+                of: planned.next,
+                entries: planned.entries,
+                plan: planned.plan,
+                held: start.placed == nil ? nil : start.tree
+            )
             journal = ReleaseJournal(state: state, moves: [], removals: [], tree: built?.name)
         }
         let staged = StagedRelease(
@@ -43,16 +48,16 @@ extension SyncAttempt {
             journal: journal,
             pagesBefore: planned.pagesBefore,
             bytes: planned.fetchedBytes,
-            stagedAt: client.now()
+            stagedAt: context.now()
         )
         guard goal == .apply else {
             // Downloaded only: kept for ``DepotClient/apply()``, which needs no network.
-            try client.keepStaged(staged)
+            try context.keepStaged(staged)
             report.release = start.placed
             report.staged = planned.next
             return report
         }
-        try client.switchRelease(to: staged)
+        try context.switchRelease(to: staged)
         report.files += planned.plan.removals.map { .init(path: $0.path, outcome: .removed, bytesTransferred: 0, size: $0.size) }
         report.release = planned.next
         try await self.report(.applied, about: channel.side.release)

@@ -9,7 +9,8 @@ import Foundation
 /// 2. ``documents(of:from:)``: the release document and the pages to compare
 ///    (``ReleaseDocuments``);
 /// 3. ``plan(_:of:from:)``: what to fetch, and from what (``PlannedSync``);
-/// 4. ``estimate(_:of:)``: what the fetches would transfer, against the budget (``UpdatePlan``);
+/// 4. ``readAhead(_:)`` then ``estimate(_:ways:of:)``: what the fetches would transfer, against
+///    the budget (``UpdatePlan``), from the block indexes fetched first (no network of its own);
 /// 5. ``stage(_:progress:)``: every file fetched and verified into staging;
 /// 6. ``switchOrKeep(_:of:from:)``: the switch, or the staged record ``DepotClient/apply()``
 ///    takes;
@@ -17,7 +18,8 @@ import Foundation
 ///
 /// The failover (``DepotClient/run(to:progress:)``) makes one per server.
 struct SyncAttempt {
-    let client: DepotClient
+    /// What the steps work with (``SyncContext``): never the client.
+    let context: SyncContext
     let server: URL
     let goal: SyncGoal
     let progress: ProgressSink
@@ -32,14 +34,18 @@ struct SyncAttempt {
     var entriesPerBatch = SyncAttempt.defaultEntriesPerBatch
 
     init(client: DepotClient, server: URL, goal: SyncGoal, progress: ProgressSink = ProgressSink(), reportsFailure: Bool = true) {
-        self.client = client
+        self.init(context: client.context, server: server, goal: goal, progress: progress, reportsFailure: reportsFailure)
+    }
+
+    init(context: SyncContext, server: URL, goal: SyncGoal, progress: ProgressSink = ProgressSink(), reportsFailure: Bool = true) {
+        self.context = context
         self.server = server
         self.goal = goal
         self.progress = progress
         self.reportsFailure = reportsFailure
-        let configuration = client.configuration
+        let configuration = context.configuration
         session = TransferSession(
-            configuration: client.sessionConfiguration,
+            configuration: context.sessionConfiguration(),
             limits: TransferLimits(
                 minimumBytesPerSecond: configuration.minimumTransferRate,
                 window: configuration.transferRateWindow,
@@ -53,7 +59,7 @@ struct SyncAttempt {
     /// Runs the steps up to the goal; returns the report and, for a check, the plan.
     func run() async throws -> (SyncReport, UpdatePlan?) {
         defer { session.finish() }
-        let start = try SyncStart(client)
+        let start = try SyncStart(context)
         let channel: NewChannel
         switch try await poll(start) {
         case .notModified(let report):
@@ -69,7 +75,8 @@ struct SyncAttempt {
         var planned = try plan(try await documents(of: channel, from: start), of: channel, from: start)
         report.documentBytes = source.received.total
         report.unchangedCount = Int(planned.next.files) - planned.plan.fetches.count
-        var estimate = try await estimate(planned, of: channel)
+        // What the estimate weighs is fetched first; the estimate itself does no network.
+        var estimate = readsAhead(channel) ? try estimate(planned, ways: try await readAhead(planned), of: channel) : nil
         if goal == .check, estimate != nil {
             // The download polls again: what this check's poll moved, it moves.
             estimate?.documentBytes = channel.report.documentBytes
@@ -87,9 +94,9 @@ struct SyncAttempt {
     /// Sends `report` about `release` to the rollout gate, with the queue of reports waiting,
     /// when reports are on.
     func report(_ report: HealthReport, about release: String) async throws {
-        guard client.configuration.sendsReports else { return }
-        try client.reportQueue.add(report, release: release, channel: client.configuration.channel, install: try client.installID())
-        await client.sendReports(session: session)
+        guard context.configuration.sendsReports else { return }
+        try context.reportQueue.add(report, release: release, channel: context.configuration.channel, install: try context.installID())
+        await context.sendReports(session: session)
     }
 }
 
@@ -106,10 +113,14 @@ struct SyncStart {
     /// With release folders, the tree the link names.
     let tree: String?
 
-    init(_ client: DepotClient) throws {
-        state = SyncState.load(from: client.folder)
-        held = state.release?.channel == client.configuration.channel ? state.release : nil
+    init(_ context: SyncContext) throws {
+        state = context.state
+        held = state.release?.channel == context.configuration.channel ? state.release : nil
         placed = state.release
-        tree = try client.heldTree(of: state.release)
+        tree = try context.heldTree(of: state.release)
+    }
+
+    init(_ client: DepotClient) throws {
+        try self.init(client.context)
     }
 }

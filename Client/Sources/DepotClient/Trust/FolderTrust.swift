@@ -49,7 +49,7 @@ extension FolderTrust {
     }
 }
 
-extension DepotClient {
+extension SyncContext {
     /// Checks the trust of this sync against the one the folder remembers (``FolderTrust``), and
     /// records this sync's when it changed (not for a check, which changes nothing).
     ///

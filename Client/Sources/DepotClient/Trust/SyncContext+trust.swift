@@ -2,7 +2,7 @@ import DepotManifest
 import DepotSigning
 import Foundation
 
-extension DepotClient {
+extension SyncContext {
     /// What this sync trusts to sign channel documents: the newest of the root the app ships
     /// (``Configuration/trustedRoot``) and the one an earlier sync walked to; else the trusted
     /// keys; else nothing.

@@ -1,7 +1,7 @@
 import DepotManifest
 import DepotPolicy
 
-extension DepotClient {
+extension SyncContext {
     /// What a switch from the changed pages `before` to `after` fetches (``ReleasePlan``), as a
     /// sync and a seed plan it. With release folders and the tree `tree` held, every file of
     /// `entries` the release keeps is carried over from that tree, and one the app changed there

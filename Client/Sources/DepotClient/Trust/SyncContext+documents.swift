@@ -5,7 +5,7 @@ import Foundation
 /// The documents of a sync, read through the one checked path (``TreeReader``) from the
 /// sync's server; what the folder's cache holds (checked when kept) is not fetched again, and
 /// what is fetched is kept there.
-extension DepotClient {
+extension SyncContext {
     /// The release document `id`, from the folder's cache or the server (as a patch from the
     /// held release `base` when it can).
     func fetchRelease(_ id: String, base: String?, reader: TreeReader<SessionSource>) async throws -> ReleaseDocument {
