@@ -29,7 +29,7 @@ struct PlannedSync {
     /// With release folders, every entry of the new release, and what the tree held gives it.
     let entries: [ReleaseEntry]
     let carried: ReleaseTrees.Carried
-    /// The folder of the files held (``DepotClient/contentPath(tree:)``).
+    /// The folder of the files held (``SyncContext/contentPath(tree:)``).
     let contentPath: String
     /// What the plan and the stager learn of the local copies, shared (in a paged sync, by its
     /// estimate and every batch).

@@ -21,7 +21,7 @@ extension SyncAttempt {
         return await stager.stage(planned.plan.fetches)
     }
 
-    /// With every file staged: switches the folder to the release (``DepotClient/switchRelease(to:)``)
+    /// With every file staged: switches the folder to the release (``SyncContext/switchRelease(to:)``)
     /// and reports it applied, or, for a download, records the switch for
     /// ``DepotClient/apply()`` and changes nothing the app sees. With release folders the new
     /// release's tree is made first. Returns the report with the release the folder holds.
