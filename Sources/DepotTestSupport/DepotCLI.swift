@@ -26,6 +26,13 @@ public enum DepotCLI {
         }
     }
 
+    /// `depot publish` with `arguments` (its paths and options) to `server`, run in `directory`;
+    /// requires it to succeed. The one way the CLI tests publish when publishing is not the subject.
+    public static func publish(_ arguments: [String], to server: String, in directory: URL) async throws {
+        let result = try await run(["publish"] + arguments + ["--server", server], in: directory)
+        try #require(result.status == 0, "depot publish \(arguments.joined(separator: " ")): \(result.errors)")
+    }
+
     /// Runs `depot` with `arguments` in `directory` (with `token` as `DEPOT_TOKEN`) and waits for
     /// it: its exit status, and its output apart from its `Error:` lines.
     public static func run(

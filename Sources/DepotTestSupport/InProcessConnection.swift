@@ -1,5 +1,4 @@
 import DepotServer
-import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
@@ -10,25 +9,14 @@ import NIOCore
 public struct InProcessConnection: TestHTTPConnection {
     let client: any TestClientProtocol
 
-    /// Builds the application on `configuration` (a temporary public and data folder, the
-    /// publish token ``LiveServer/token``) and runs `body` with a connection to its router.
+    /// Builds the application as ``InProcessServer/withPublishing(configuration:prepare:_:)``
+    /// does (the publish token ``LiveServer/token``) and runs `body` with a connection to its router.
     public static func withPublishing<Result: Sendable>(
         configuration: ServerConfiguration = ServerConfiguration(),
         _ body: @Sendable (inout InProcessConnection) async throws -> Result
     ) async throws -> Result {
-        var configuration = configuration
-        configuration.publish.tokens = [LiveServer.token]
-        configuration.variants = .testing(configuration.variants)
-        return try await withTemporaryDirectory { root in
-            configuration.publicDirectory = root.appendingPathComponent("public").path
-            configuration.dataDirectory = root.appendingPathComponent("data").path
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            let app = try await buildApplication(configuration: configuration, logger: LiveServer.quietLogger)
-            return try await app.test(.router) { client in
-                var connection = InProcessConnection(client: client)
-                try await connection.waitForPublicFolder()
-                return try await body(&connection)
-            }
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
+            try await server.connection { try await body(&$0) }
         }
     }
 

@@ -2,7 +2,6 @@ import DepotConnection
 import DepotServer
 import Foundation
 import HummingbirdTesting
-import Logging
 
 /// A Depot server running on 127.0.0.1 for the length of a test, over a real socket.
 public struct LiveServer: Sendable {
@@ -44,29 +43,15 @@ public struct LiveServer: Sendable {
         }
     }
 
-    /// Runs the application on 127.0.0.1 and a free port with these folders for `body`, once it
-    /// serves its public folder (unless the configuration holds that scan back). Its
-    /// connection deadlines are judged by the configuration's clock, or by one that never moves.
+    /// Runs the application (``TestApplication``) on 127.0.0.1 and a free port with these folders
+    /// for `body`, once it serves its public folder (unless the configuration holds that scan back).
     static func run<Result: Sendable>(
         _ configuration: ServerConfiguration,
         publicDirectory: URL,
         dataDirectory: URL,
         _ body: @Sendable (LiveServer) async throws -> Result
     ) async throws -> Result {
-        var configuration = configuration
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        // Brotli at quality 11 costs seconds a megabyte: test servers make no variants unless a
-        // test sets other variant settings than the defaults.
-        configuration.variants = .testing(configuration.variants)
-        configuration.publicDirectory = publicDirectory.path
-        configuration.dataDirectory = dataDirectory.path
-        // Deadlines are the subject of the tests that give a clock (ConnectionLimitsTests); for
-        // every other test, a deadline that passed because the machine was slow is noise.
-        configuration.connectionClock = configuration.connectionClock ?? .stopped
-        let requests = RequestCounter()
-        let routes = RouteList()
-        let app = try await buildApplication(configuration: configuration, logger: quietLogger, requestCounter: requests, routes: routes)
+        let (app, requests, routes) = try await TestApplication.build(configuration, publicDirectory: publicDirectory, dataDirectory: dataDirectory)
         // A test that holds the first scan back waits for it itself.
         let waitsForScan = configuration.beforePublicScan == nil
         return try await app.test(.live) { client in
@@ -77,12 +62,6 @@ public struct LiveServer: Sendable {
                 LiveServer(port: client.port!, publicDirectory: publicDirectory, dataDirectory: dataDirectory, requests: requests, routes: routes)
             )
         }
-    }
-
-    static var quietLogger: Logger {
-        var logger = Logger(label: "depot-test")
-        logger.logLevel = .warning
-        return logger
     }
 
     /// `http://127.0.0.1:port` followed by `path`.
@@ -96,12 +75,8 @@ public struct LiveServer: Sendable {
         prepare: (URL) throws -> Void = { _ in },
         _ body: @Sendable (LiveServer) async throws -> Result
     ) async throws -> Result {
-        try await withTemporaryDirectory { root in
-            let publicDirectory = root.appendingPathComponent("public")
-            let dataDirectory = root.appendingPathComponent("data")
-            try FileManager.default.createDirectory(at: publicDirectory, withIntermediateDirectories: true)
-            try prepare(publicDirectory)
-            return try await run(configuration, publicDirectory: publicDirectory, dataDirectory: dataDirectory, body)
+        try await TestApplication.withFolders(prepare: prepare) { publicDirectory, dataDirectory in
+            try await run(configuration, publicDirectory: publicDirectory, dataDirectory: dataDirectory, body)
         }
     }
 }

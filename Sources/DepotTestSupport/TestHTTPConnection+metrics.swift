@@ -1,8 +1,11 @@
-extension RawHTTPConnection {
+extension TestHTTPConnection where Self: ~Copyable {
     /// The value of the metric line `series` (a name with its labels, as `/metrics` writes it),
-    /// or 0 when there is none yet.
+    /// or 0 when there is none yet. Read with ``TestApplication/metricsToken``, which an
+    /// in-process server requires (its requests have no address for the allow-list) and a live
+    /// one without a metrics token ignores.
     public mutating func metric(_ series: String) async throws -> Double {
-        let text = try await request("GET", "/metrics").bodyText
+        let authorization = ("Authorization", "Bearer \(TestApplication.metricsToken)")
+        let text = try await request("GET", "/metrics", headers: [authorization], body: nil).bodyText
         for line in text.split(separator: "\n") where line.hasPrefix(series + " ") {
             return Double(line.dropFirst(series.count + 1)) ?? 0
         }
