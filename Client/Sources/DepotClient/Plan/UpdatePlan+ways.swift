@@ -21,9 +21,10 @@ extension UpdatePlan {
             return BlockQuestion(entry: fetch.entry, local: local, budget: wholeLength, patchBytes: 0)
         }
 
-        /// The block rebuilds the estimate asks about: those of the ways tried before one that
-        /// always answers (only a block rebuild may not), so no index is fetched that the
-        /// estimate would not weigh.
+        /// The block rebuilds the estimate may ask about, in order: those of the ways tried
+        /// before one that always answers (only a block rebuild may not). The estimate asks
+        /// them in turn up to the first worth its bytes, so no index is fetched that it would
+        /// not weigh.
         var blockQuestions: [BlockQuestion] {
             var questions: [BlockQuestion] = []
             for action in actions {

@@ -122,10 +122,14 @@ extension SyncAttempt {
             localCopies: planned.localCopies
         )
         let blocks = BlockFetch(server: server, session: session, width: context.configuration.parallelDownloads)
-        for question in ways.flatMap(\.blockQuestions) {
-            // One that fails is not weighed: the next way is, as the stager takes it.
-            _ = try? await planned.localCopies.match(question.entry, at: question.local) {
-                try await blocks.match(question.entry, from: question.local, budget: question.budget, received: ByteCounter())
+        for way in ways {
+            // In the stager's order, up to the first rebuild worth its bytes: one that fails (or
+            // is not worth it) is not weighed, and the next way is, as the stager takes it.
+            for question in way.blockQuestions {
+                let matched = try? await planned.localCopies.match(question.entry, at: question.local) {
+                    try await blocks.match(question.entry, from: question.local, budget: question.budget, received: ByteCounter())
+                }
+                if matched != nil { break }
             }
         }
         return ways
