@@ -38,45 +38,36 @@ package func buildApplication(
 /// The routes, given their dependencies, so tests build the same router.
 func buildRouter(
     recorder: ResponseRecorder,
-    metrics: MetricsController,
     sendsRequestIDs: Bool,
-    resolver: ContentResolver,
-    maximumDeltaBases: Int,
-    patches: PatchMaker,
-    access: ScopedRoutes.Access,
-    files: PublishController,
-    releases: ReleaseController,
-    rollouts: RolloutController,
-    reports: ReportsController,
-    documents: ReleaseDocumentsController,
-    health: HealthController,
-    dashboard: DashboardController? = nil,
-    responder: ResourceResponder
+    content: ContentRoutes,
+    api: APIRoutes,
+    operations: OperationsRoutes
 ) -> Router<DepotRequestContext> {
     let router = Router(context: DepotRequestContext.self)
     if sendsRequestIDs { router.add(middleware: RequestIDMiddleware()) }
     router.add(middleware: RequestCounterMiddleware(recorder: recorder))
-    router.add(middleware: PublicFilesMiddleware(resolver: resolver, responder: responder))
+    router.add(middleware: PublicFilesMiddleware(resolver: content.resolver, responder: content.responder))
     ContentController(
-        resolver: resolver,
-        responder: responder,
-        metrics: metrics.metrics,
-        maximumDeltaBases: maximumDeltaBases,
-        patches: patches
+        resolver: content.resolver,
+        responder: content.responder,
+        metrics: operations.metrics.metrics,
+        maximumDeltaBases: content.maximumDeltaBases,
+        patches: content.patches
     ).addRoutes(to: router)
     // Every route of the /v1 group is added through ScopedRoutes, with the scope it needs,
-    // checked before its handler. Outside it: content and documents (public), POST /v1/reports
-    // (open to installs, rate-limited), the health probes, /metrics (its own token and
-    // addresses) and the dashboard (its own roles); a table in RouteAuthorizationTests states each.
-    let publishing = ScopedRoutes(group: router.group("v1"), access: access)
-    files.addRoutes(to: publishing, refusingOthersIn: router)
-    releases.addRoutes(to: publishing)
-    rollouts.addRoutes(to: publishing)
-    AuditController(catalog: access.audit.catalog).addRoutes(to: publishing)
-    reports.addRoutes(to: router)
-    documents.addRoutes(to: router)
-    health.addRoutes(to: router)
-    metrics.addRoutes(to: router)
-    dashboard?.addRoutes(to: router)
+    // checked before its handler, and so are /metrics (its own token or addresses) and the admin
+    // API (a read token or an address), behind their gates. Outside it: content and documents
+    // (public), POST /v1/reports (open to installs, rate-limited), the health probes and the
+    // dashboard's pages (its own roles); a table in RouteAuthorizationTests states each.
+    let publishing = ScopedRoutes(router: router, access: api.access)
+    api.files.addRoutes(to: publishing, refusingOthersIn: router)
+    api.releases.addRoutes(to: publishing)
+    api.rollouts.addRoutes(to: publishing)
+    AuditController(log: api.access.audit.log).addRoutes(to: publishing)
+    api.reports.addRoutes(to: router)
+    content.documents.addRoutes(to: router)
+    operations.health.addRoutes(to: router)
+    operations.metrics.addRoutes(to: publishing)
+    operations.dashboard?.addRoutes(to: publishing)
     return router
 }

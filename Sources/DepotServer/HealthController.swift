@@ -19,7 +19,7 @@ struct HealthController: Sendable {
     ///   - clock: the time verdicts age by (a test's, or the system's monotonic clock).
     ///   - beforeProbe: awaited at the start of each computation, for tests that count or hold them.
     init(
-        catalog: Catalog,
+        maintenance: Maintenance,
         store: BlobStore,
         site: PublicSite,
         logger: Logger,
@@ -33,7 +33,7 @@ struct HealthController: Sendable {
             now: clock.now,
             probe: {
                 await beforeProbe?()
-                return await Self.probe(catalog: catalog, store: store, logger: logger)
+                return await Self.probe(maintenance: maintenance, store: store, logger: logger)
             }
         )
     }
@@ -52,9 +52,9 @@ struct HealthController: Sendable {
     }
 
     /// One computation: a read of the catalog, a file created and removed in the store.
-    static func probe(catalog: Catalog, store: BlobStore, logger: Logger) async -> ReadinessCheck.Verdict {
+    static func probe(maintenance: Maintenance, store: BlobStore, logger: Logger) async -> ReadinessCheck.Verdict {
         do {
-            try await catalog.checkReadable()
+            try await maintenance.checkReadable()
         } catch {
             logger.error("Not ready: the catalog cannot be read", metadata: ["error": "\(error)"])
             return .notReady("The catalog cannot be read")

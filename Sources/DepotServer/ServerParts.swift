@@ -45,7 +45,7 @@ struct ServerParts {
         let catalog = try Catalog(path: FilePath(configuration.dataDirectory).appending("catalog.sqlite").string, logger: logger)
         (self.store, self.catalog) = (store, catalog)
         let variants = VariantMaker(
-            catalog: catalog,
+            blobs: BlobIndex(catalog),
             store: store,
             variants: configuration.variants,
             metrics: VariantMetrics(registry: metrics.registry),
@@ -56,7 +56,7 @@ struct ServerParts {
         site = PublicSite(
             directory: try PublicDirectory(path: configuration.publicDirectory, store: store),
             store: store,
-            catalog: catalog,
+            blobs: BlobIndex(catalog),
             cacheControl: configuration.publicCacheControl,
             memoryBudget: configuration.memoryCacheBytes,
             variants: variants
@@ -72,18 +72,15 @@ struct ServerParts {
             await site.variantMade(of: sha256)
         }
         let deltas = configuration.publish.deltas
-        patches = PatchMaker(catalog: catalog, store: store, configuration: deltas, variants: variants, metrics: metrics, logger: logger)
+        patches = PatchMaker(blobs: BlobIndex(catalog), store: store, configuration: deltas, variants: variants, metrics: metrics, logger: logger)
         responder = ResourceResponder(rangeLimits: configuration.rangeLimits)
-        var audit = AuditTrail(catalog: catalog, logger: logger)
-        audit.now = configuration.rollouts.clock
-        await audit.rootsServed(configuration.channels.roots)
-        access = ScopedRoutes.Access(
-            tokens: BearerAuthenticator(tokens: configuration.allTokens, acceptsBasic: configuration.dashboard.enabled),
-            audit: audit,
-            trustedProxies: configuration.trustedProxies
-        )
+        access = await Self.access(configuration: configuration, audit: AuditLog(catalog), logger: logger)
+        let audit = access.audit
         var publisher = Publisher(
-            catalog: catalog,
+            releases: ReleaseStore(catalog),
+            blobs: BlobIndex(catalog),
+            rollouts: RolloutStore(catalog),
+            reports: ReportLedger(catalog),
             store: store,
             content: content,
             metrics: metrics,
@@ -93,8 +90,20 @@ struct ServerParts {
         )
         publisher.now = configuration.rollouts.clock
         self.publisher = publisher
-        reports = ReportIntake(catalog: catalog, configuration: configuration.reports, clock: configuration.rollouts.clock)
+        reports = ReportIntake(ledger: ReportLedger(catalog), configuration: configuration.reports, clock: configuration.rollouts.clock)
         resolver = ContentResolver(content: content, site: site)
+    }
+
+    /// The API's tokens, and the audit trail written to `log`, its first record the roots served.
+    private static func access(configuration: ServerConfiguration, audit log: AuditLog, logger: Logger) async -> ScopedRoutes.Access {
+        var audit = AuditTrail(log: log, logger: logger)
+        audit.now = configuration.rollouts.clock
+        await audit.rootsServed(configuration.channels.roots)
+        return ScopedRoutes.Access(
+            tokens: BearerAuthenticator(tokens: configuration.allTokens, acceptsBasic: configuration.dashboard.enabled),
+            audit: audit,
+            trustedProxies: configuration.trustedProxies
+        )
     }
 
     /// What the catalog publishes, and the packs of its pages, made on request.
@@ -115,34 +124,37 @@ struct ServerParts {
         return (content, PagePacks(content: content, limits: configuration.packs, metrics: metrics))
     }
 
-    /// The routes and their controllers (``buildRouter(recorder:metrics:sendsRequestIDs:resolver:maximumDeltaBases:patches:access:files:releases:rollouts:reports:documents:health:dashboard:responder:)``).
+    /// The routes and their controllers (``buildRouter(recorder:sendsRequestIDs:content:api:operations:)``).
     func router(recorder: ResponseRecorder) throws -> Router<DepotRequestContext> {
         let uploads = UploadReceiver(store: store, configuration: configuration.publish)
-        return buildRouter(
-            recorder: recorder,
-            metrics: MetricsController(
-                metrics: metrics,
-                allowedAddresses: configuration.metricsAllowedAddresses,
-                trustedProxies: configuration.trustedProxies,
-                token: configuration.metricsToken
-            ),
-            sendsRequestIDs: configuration.logsRequests,
+        let content = ContentRoutes(
             resolver: resolver,
-            maximumDeltaBases: configuration.publish.deltas.maximumBaseTags,
+            responder: responder,
             patches: patches,
+            maximumDeltaBases: configuration.publish.deltas.maximumBaseTags,
+            documents: ReleaseDocumentsController(content: self.content, packs: packs, releases: self.content.releases, responder: responder)
+        )
+        let api = APIRoutes(
             access: access,
             files: PublishController(publisher: publisher, uploads: uploads),
             releases: ReleaseController(publisher: publisher, uploads: uploads),
             rollouts: RolloutController(publisher: publisher, gateNetworks: configuration.reports.gateNetworks),
-            reports: ReportsController(intake: reports, trustedProxies: configuration.trustedProxies),
-            documents: ReleaseDocumentsController(content: content, packs: packs, catalog: catalog, responder: responder),
+            reports: ReportsController(intake: reports, trustedProxies: configuration.trustedProxies)
+        )
+        let operations = OperationsRoutes(
             health: HealthController(
-                catalog: catalog,
+                maintenance: Maintenance(catalog),
                 store: store,
                 site: site,
                 logger: logger,
                 clock: configuration.readinessClock ?? .system,
                 beforeProbe: configuration.beforeReadinessProbe
+            ),
+            metrics: MetricsController(
+                metrics: metrics,
+                allowedAddresses: configuration.metricsAllowedAddresses,
+                trustedProxies: configuration.trustedProxies,
+                token: configuration.metricsToken
             ),
             dashboard: try traffic.map { traffic in
                 DashboardController(
@@ -160,9 +172,9 @@ struct ServerParts {
                     ),
                     pages: try DashboardPage()
                 )
-            },
-            responder: responder
+            }
         )
+        return buildRouter(recorder: recorder, sendsRequestIDs: configuration.logsRequests, content: content, api: api, operations: operations)
     }
 
     /// The connection layer's configuration (header limits, connection limits, direct answers,
@@ -216,7 +228,8 @@ struct ServerParts {
         )
         services.append(
             BlobCollectionService(
-                catalog: catalog,
+                blobs: BlobIndex(catalog),
+                maintenance: Maintenance(catalog),
                 store: store,
                 content: content,
                 export: export,

@@ -29,15 +29,17 @@ struct PatchRequestQueueTests {
                         $0.finish()
                     }
                 )
-                _ = try await catalog.publish(.init(path: "c.txt", blob: blob, contentType: "text/plain", now: .now(), keepVersions: 10))
+                _ = try await ReleaseStore(catalog).publish(
+                    .init(path: "c.txt", blob: blob, contentType: "text/plain", now: .now(), keepVersions: 10)
+                )
                 store.release(blob.sha256)
                 contents.append(blob.sha256)
             }
             let maker = PatchMaker(
-                catalog: catalog,
+                blobs: BlobIndex(catalog),
                 store: store,
                 configuration: DeltaConfiguration(distances: [1], maximumPendingRequests: 1),
-                variants: VariantMaker(catalog: catalog, store: store, variants: .none, logger: logger),
+                variants: VariantMaker(blobs: BlobIndex(catalog), store: store, variants: .none, logger: logger),
                 metrics: DepotMetrics(),
                 logger: logger
             )
@@ -60,8 +62,8 @@ struct PatchRequestQueueTests {
                 return outcomes
             }
             #expect(outcomes == [.done, .done])
-            #expect(try await catalog.patch(from: first.from, to: first.to) != nil)
-            #expect(try await catalog.onRequestPatchSource(from: first.from, to: first.to) == nil, "made once: no second encoding")
+            #expect(try await BlobIndex(catalog).patch(from: first.from, to: first.to) != nil)
+            #expect(try await BlobIndex(catalog).onRequestPatchSource(from: first.from, to: first.to) == nil, "made once: no second encoding")
         }
     }
 }

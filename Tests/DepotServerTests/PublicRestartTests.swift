@@ -16,7 +16,7 @@ struct PublicRestartTests {
         PublicSite(
             directory: try PublicDirectory(path: folder.appendingPathComponent("public").path, store: store),
             store: store,
-            catalog: catalog,
+            blobs: BlobIndex(catalog),
             cacheControl: CacheControlPolicy(defaultValue: "no-cache")
         )
     }
@@ -108,16 +108,16 @@ struct PublicRestartTests {
             try await first.start(logger: logger)
             try await first.refresh(logger: logger)
             let firstRoot = try PublicDirectory(path: site.path, store: store).root.string
-            #expect(try await catalog.publicFiles(folder: firstRoot).count == 1)
+            #expect(try await BlobIndex(catalog).publicFiles(folder: firstRoot).count == 1)
             let other = folder.appendingPathComponent("other")
             _ = try other.write(Data("b\n".utf8), to: "public/b.txt")
             let second = try Self.site(other, store: store, catalog: catalog)
             try await second.start(logger: logger)
             #expect(!second.isScanned, "no record of this folder: served once scanned")
-            #expect(try await catalog.publicFiles(folder: firstRoot).isEmpty)
+            #expect(try await BlobIndex(catalog).publicFiles(folder: firstRoot).isEmpty)
             try await second.refresh(logger: logger)
             let secondRoot = try PublicDirectory(path: other.appendingPathComponent("public").path, store: store).root.string
-            #expect(try await catalog.publicFiles(folder: secondRoot).keys.sorted() == ["b.txt"])
+            #expect(try await BlobIndex(catalog).publicFiles(folder: secondRoot).keys.sorted() == ["b.txt"])
         }
     }
 }

@@ -136,7 +136,7 @@ struct ServerHardeningTests {
             let handle = try FileHandle(forWritingTo: hugeFile)
             try handle.truncate(atOffset: UInt64(huge.size))
             try handle.close()
-            _ = try await catalog.publish(
+            _ = try await ReleaseStore(catalog).publish(
                 .init(
                     path: "big.bin",
                     blob: huge,

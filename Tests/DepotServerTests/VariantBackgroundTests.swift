@@ -29,7 +29,7 @@ struct VariantBackgroundTests {
             let catalog = try Catalog(path: data.appending("catalog.sqlite").string)
             var variants = quick
             variants.maximumPending = maximumPending
-            let maker = VariantMaker(catalog: catalog, store: store, variants: variants, logger: logger)
+            let maker = VariantMaker(blobs: BlobIndex(catalog), store: store, variants: variants, logger: logger)
             return try await body(maker, store, catalog)
         }
     }
@@ -61,11 +61,11 @@ struct VariantBackgroundTests {
             try await Self.running(maker) {
                 #expect(await maker.make(of: noise) == false)
                 #expect(maker.done.encoded == 0 && maker.done.sampledOut == 1)
-                let rows = try await catalog.contentVariants(of: noise.sha256)
+                let rows = try await BlobIndex(catalog).contentVariants(of: noise.sha256)
                 #expect(Set(rows.map(\.coding)) == [.br, .zstd] && rows.allSatisfy { $0.stored == nil && $0.settings.hasPrefix("sampled:") })
                 #expect(await maker.make(of: text) == true)
                 #expect(maker.done.encoded == 2, "both encodings of the text, one after the other")
-                let made = try await catalog.contentVariants(of: text.sha256)
+                let made = try await BlobIndex(catalog).contentVariants(of: text.sha256)
                 for row in made {
                     let stored = try #require(row.stored)
                     let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: store.path(forSHA256: stored.sha256).string)))
@@ -90,7 +90,7 @@ struct VariantBackgroundTests {
                 // maker encodes at nice 19, and under a full parallel run it may wait minutes for a core.
                 _ = await maker.make(of: blobs[0])
                 #expect(maker.pending == 0 && maker.done.encoded == 2, "the one queued content, both encodings")
-                let refused = try await catalog.contentVariants(of: blobs[1].sha256)
+                let refused = try await BlobIndex(catalog).contentVariants(of: blobs[1].sha256)
                 #expect(refused.isEmpty, "refused, and no channel lists it")
             }
         }

@@ -185,7 +185,7 @@ struct VariantMemoryTests {
             var variants = VariantBackgroundTests.quick
             variants.maximumPending = 2
             let maker = VariantMaker(
-                catalog: catalog,
+                blobs: BlobIndex(catalog),
                 store: store,
                 variants: variants,
                 metrics: VariantMetrics(registry: registry),

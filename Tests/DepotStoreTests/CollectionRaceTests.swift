@@ -37,30 +37,33 @@ struct CollectionRaceTests {
             let catalog = try Catalog(path: folder.appendingPathComponent("catalog.sqlite").path)
             let old = try await store.ingest([ByteBuffer(string: "version one\n")].async)
             store.release(old.sha256)
-            _ = try await catalog.commit(
+            _ = try await ReleaseStore(catalog).commit(
                 .init(channel: "stable", files: [.init(path: "db", blob: old, contentType: "text/plain")], now: Self.now, keepVersions: 5)
             )
             // The new content, held as ingest returns it, and what a publish makes of it first.
             let new = try await store.ingest([ByteBuffer(string: "version two\n")].async)
             let index = BlockIndexRecord(sha256: new.sha256, indexSHA256: old.sha256, indexSize: 1, packedSHA256: old.sha256, packedSize: 1)
-            try await catalog.recordBlockIndex(index, now: Self.now)
-            try await catalog.recordDelta(from: old.sha256, to: new.sha256, blob: nil, now: Self.now)
+            try await BlobIndex(catalog).recordBlockIndex(index, now: Self.now)
+            try await BlobIndex(catalog).recordDelta(from: old.sha256, to: new.sha256, blob: nil, now: Self.now)
             switch stage {
             case .heldBeforeCommit: break
             case .recordedUpload:
-                try await catalog.recordUpload(new, now: Self.now)
+                try await BlobIndex(catalog).recordUpload(new, now: Self.now)
                 store.release(new.sha256)
             case .committed:
-                _ = try await catalog.commit(
+                _ = try await ReleaseStore(catalog).commit(
                     .init(channel: "stable", files: [.init(path: "db", blob: new, contentType: "text/plain")], now: Self.now, keepVersions: 5)
                 )
                 store.release(new.sha256)
             case .abandoned:
                 store.release(new.sha256)
             }
-            _ = try await catalog.removeRetired(before: HTTPDate(secondsSince1970: Self.now.secondsSince1970 + 86400), sparingHeldBy: store)
-            #expect((try await catalog.blockIndex(of: new.sha256) != nil) == stage.kept)
-            #expect((try await catalog.patchSources(path: "db", target: new.sha256, distances: [1]).isEmpty) == stage.kept)
+            _ = try await Maintenance(catalog).removeRetired(
+                before: HTTPDate(secondsSince1970: Self.now.secondsSince1970 + 86400),
+                sparingHeldBy: store
+            )
+            #expect((try await BlobIndex(catalog).blockIndex(of: new.sha256) != nil) == stage.kept)
+            #expect((try await BlobIndex(catalog).patchSources(path: "db", target: new.sha256, distances: [1]).isEmpty) == stage.kept)
         }
     }
 }

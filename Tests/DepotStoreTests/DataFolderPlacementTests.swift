@@ -62,9 +62,9 @@ struct DataFolderPlacementTests {
             }
             #expect(try Data(contentsOf: blob) == Data("acknowledged with 201".utf8))
             let catalog = try Catalog(path: data.appendingPathComponent("catalog.sqlite").path)
-            #expect(try await catalog.integrityCheck() == "ok")
+            #expect(try await Maintenance(catalog).integrityCheck() == "ok")
             // The server's catalog, not the rebuilt one: no rebuild in its audit trail.
-            #expect(try await catalog.auditRecords(limit: 5).isEmpty)
+            #expect(try await AuditLog(catalog).auditRecords(limit: 5).isEmpty)
             let left = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasPrefix(".data.") }
             #expect(left.isEmpty, "\(left)")
         }

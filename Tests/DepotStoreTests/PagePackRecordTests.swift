@@ -4,7 +4,7 @@ import DepotTestFixtures
 import Foundation
 import Testing
 
-/// A page's kept packs (``Catalog/recordPagePack(_:now:)``, migration 0015): their blobs are
+/// A page's kept packs (``BlobIndex/recordPagePack(_:now:)``, migration 0015): their blobs are
 /// referenced while the page is stored, so collection keeps them, and go with the page, so none
 /// is leaked.
 @Suite("Page packs in the catalog")
@@ -13,7 +13,7 @@ struct PagePackRecordTests {
 
     /// The pages of release `summary`.
     static func pages(_ catalog: Catalog, _ summary: ReleaseSummary) async throws -> [String] {
-        let document = try #require(try await catalog.releaseDocument(id: summary.id))
+        let document = try #require(try await ReleaseStore(catalog).releaseDocument(id: summary.id))
         let json = try #require(try JSONSerialization.jsonObject(with: Data(document.bytes)) as? [String: Any])
         return try #require(json["pages"] as? [String])
     }
@@ -25,19 +25,21 @@ struct PagePackRecordTests {
             let one = try await ChannelRetentionTests.commit(catalog, "stable", "one")
             let page = try #require(try await Self.pages(catalog, one).first)
             let record = PagePackRecord(page: page, kind: .br, stored: .init(sha256: Self.packBlob, size: 10))
-            #expect(try await catalog.recordPagePack(record, now: ChannelRetentionTests.now))
-            #expect(try await catalog.recordPagePack(PagePackRecord(page: page, kind: .identity, stored: nil), now: ChannelRetentionTests.now))
-            #expect(try await catalog.pagePack(page: page, kind: .br) == record)
-            #expect(try await catalog.pagePack(page: page, kind: .identity)?.stored == nil)
+            #expect(try await BlobIndex(catalog).recordPagePack(record, now: ChannelRetentionTests.now))
+            #expect(
+                try await BlobIndex(catalog).recordPagePack(PagePackRecord(page: page, kind: .identity, stored: nil), now: ChannelRetentionTests.now)
+            )
+            #expect(try await BlobIndex(catalog).pagePack(page: page, kind: .br) == record)
+            #expect(try await BlobIndex(catalog).pagePack(page: page, kind: .identity)?.stored == nil)
 
             try await ChannelRetentionTests.collect(catalog, keeping: 20, folder: folder)
-            #expect(try await catalog.referencedBlobs().contains(Self.packBlob), "kept while the page is stored")
+            #expect(try await Maintenance(catalog).referencedBlobs().contains(Self.packBlob), "kept while the page is stored")
 
             _ = try await ChannelRetentionTests.commit(catalog, "stable", "two")
             try await ChannelRetentionTests.collect(catalog, keeping: 1, folder: folder)
-            #expect(try await catalog.pageDocument(sha256: page) == nil, "release 1 and its page are gone")
-            #expect(try await catalog.pagePack(page: page, kind: .br) == nil)
-            #expect(try await !catalog.referencedBlobs().contains(Self.packBlob), "collected with its page: not leaked")
+            #expect(try await ReleaseStore(catalog).pageDocument(sha256: page) == nil, "release 1 and its page are gone")
+            #expect(try await BlobIndex(catalog).pagePack(page: page, kind: .br) == nil)
+            #expect(try await !Maintenance(catalog).referencedBlobs().contains(Self.packBlob), "collected with its page: not leaked")
         }
     }
 
@@ -46,8 +48,8 @@ struct PagePackRecordTests {
         try await withTemporaryDirectory { folder in
             let catalog = try Catalog(path: folder.appendingPathComponent("catalog.sqlite").path)
             let record = PagePackRecord(page: String(repeating: "c", count: 64), kind: .br, stored: .init(sha256: Self.packBlob, size: 10))
-            #expect(try await !catalog.recordPagePack(record, now: ChannelRetentionTests.now))
-            #expect(try await !catalog.referencedBlobs().contains(Self.packBlob))
+            #expect(try await !BlobIndex(catalog).recordPagePack(record, now: ChannelRetentionTests.now))
+            #expect(try await !Maintenance(catalog).referencedBlobs().contains(Self.packBlob))
         }
     }
 }

@@ -22,7 +22,7 @@ struct ReleaseCatalogTests {
         )
     }
 
-    static func file(_ path: String, _ text: String) -> Catalog.ReleaseFile {
+    static func file(_ path: String, _ text: String) -> ReleaseStore.ReleaseFile {
         .init(path: path, blob: blob(text), contentType: "text/plain")
     }
 
@@ -37,22 +37,22 @@ struct ReleaseCatalogTests {
     static func commit(
         _ catalog: Catalog,
         channel: String = "stable",
-        _ files: [Catalog.ReleaseFile] = [],
+        _ files: [ReleaseStore.ReleaseFile] = [],
         delete: [String] = [],
         replace: Bool = false
-    ) async throws -> Catalog.ReleaseOutcome {
-        try await catalog.commit(.init(channel: channel, files: files, deletions: delete, replace: replace, now: now, keepVersions: 5))
+    ) async throws -> ReleaseStore.ReleaseOutcome {
+        try await ReleaseStore(catalog).commit(.init(channel: channel, files: files, deletions: delete, replace: replace, now: now, keepVersions: 5))
     }
 
     /// Every entry of a release, by path, read from its stored documents as a client would.
     static func entries(of release: ReleaseSummary, in catalog: Catalog) async throws -> [String: ReleaseEntry] {
-        let bytes = try #require(try await catalog.releaseDocument(id: release.id)).bytes
+        let bytes = try #require(try await ReleaseStore(catalog).releaseDocument(id: release.id)).bytes
         #expect(Hex.string(SHA256.hash(data: bytes)) == release.id, "a release's id is the SHA-256 of its document")
         let document = try JSONDecoder().decode(ReleaseDocument.self, from: Data(bytes))
         #expect(document.pages.count == 1 << document.pageBits)
         var entries: [String: ReleaseEntry] = [:]
         for (index, sha256) in document.pages.enumerated() {
-            let page = try #require(try await catalog.pageDocument(sha256: sha256)).bytes
+            let page = try #require(try await ReleaseStore(catalog).pageDocument(sha256: sha256)).bytes
             #expect(Hex.string(SHA256.hash(data: page)) == sha256, "a page's name is the SHA-256 of its document")
             for entry in try JSONDecoder().decode(ReleasePage.self, from: Data(page)).entries {
                 #expect(ReleasePaging.page(ofBucket: ReleasePaging.bucket(ofPath: entry.path), bits: document.pageBits) == index)
@@ -73,7 +73,7 @@ struct ReleaseCatalogTests {
             let entries = try await Self.entries(of: release, in: catalog)
             #expect(entries["db/catalog.sqlite"]?.sha256 == Self.blob("rows").sha256)
             #expect(entries["img/a.png"]?.version == 1)
-            #expect(try await catalog.channels().map(\.name) == ["stable"])
+            #expect(try await ReleaseStore(catalog).channels().map(\.name) == ["stable"])
         }
     }
 
@@ -84,7 +84,10 @@ struct ReleaseCatalogTests {
             let first = try #require(try await Self.commit(catalog, files).release)
             let second = try #require(try await Self.commit(catalog, [Self.file("assets/17.json", "changed")]).release)
             let documents = try await [first, second].asyncMap { release in
-                try JSONDecoder().decode(ReleaseDocument.self, from: Data(try #require(try await catalog.releaseDocument(id: release.id)).bytes))
+                try JSONDecoder().decode(
+                    ReleaseDocument.self,
+                    from: Data(try #require(try await ReleaseStore(catalog).releaseDocument(id: release.id)).bytes)
+                )
             }
             #expect(documents[0].pageBits == 6, "3000 files: 64 pages of about 47")
             #expect(documents[1].parent == first.id)
@@ -143,20 +146,20 @@ struct ReleaseCatalogTests {
             ([file("n1", "1"), file("N1", "2")], [], "stable", .conflict),
             ([file("caf\u{E9}", "1"), file("cafe\u{301}", "2")], [], "stable", .invalid),
             ([], ["missing"], "stable", .notFound),
-        ] as [([Catalog.ReleaseFile], [String], String, CatalogError.Code)]
+        ] as [([ReleaseStore.ReleaseFile], [String], String, CatalogError.Code)]
     )
-    func refusals(files: [Catalog.ReleaseFile], deletions: [String], channel: String, code: CatalogError.Code) async throws {
+    func refusals(files: [ReleaseStore.ReleaseFile], deletions: [String], channel: String, code: CatalogError.Code) async throws {
         try await Self.withCatalog { catalog in
             _ = try await Self.commit(catalog, [Self.file("a.txt", "a"), Self.file("dir/x", "x")])
-            let before = try await catalog.channels()
+            let before = try await ReleaseStore(catalog).channels()
             await #expect {
                 try await Self.commit(catalog, channel: channel, files, delete: deletions)
             } throws: { error in
                 (error as? CatalogError)?.code == code
             }
-            let after = try await catalog.channels()
+            let after = try await ReleaseStore(catalog).channels()
             #expect(after.map(\.serial) == before.map(\.serial) && after.map(\.release) == before.map(\.release))
-            #expect(try await catalog.releases().count == 1)
+            #expect(try await ReleaseStore(catalog).releases().count == 1)
         }
     }
 
@@ -184,7 +187,7 @@ struct ReleaseCatalogTests {
             } throws: { error in
                 (error as? CatalogError)?.code == .conflict && "\(error)".contains(message)
             }
-            #expect(try await catalog.releases().count == (apart ? 1 : 0))
+            #expect(try await ReleaseStore(catalog).releases().count == (apart ? 1 : 0))
         }
     }
 
@@ -203,23 +206,30 @@ struct ReleaseCatalogTests {
             for (index, text) in ["one", "two", "three"].enumerated() {
                 _ = try await Self.commit(catalog, [Self.file("db", text), Self.file("only-\(index)", text)])
             }
-            let releases = try await catalog.releases()
+            let releases = try await ReleaseStore(catalog).releases()
             #expect(releases.map(\.number) == [3, 2, 1])
-            let back = try await catalog.rollback("stable", now: Self.now)
+            let back = try await ReleaseStore(catalog).rollback("stable", now: Self.now)
             #expect(back.to.number == 2 && back.serial == 4)
             #expect(back.diff.changed.map(\.after.path) == ["db"])
-            #expect(try await catalog.liveVersion(of: "db")?.sha256 == Self.blob("two").sha256)
-            #expect(try await catalog.rollback("stable", now: Self.now).to.number == 1)
-            await #expect { try await catalog.rollback("stable", now: Self.now) } throws: { ($0 as? CatalogError)?.code == .conflict }
-            let live = try await catalog.liveVersions()
+            #expect(try await ReleaseStore(catalog).liveVersion(of: "db")?.sha256 == Self.blob("two").sha256)
+            #expect(try await ReleaseStore(catalog).rollback("stable", now: Self.now).to.number == 1)
+            await #expect { try await ReleaseStore(catalog).rollback("stable", now: Self.now) } throws: { ($0 as? CatalogError)?.code == .conflict }
+            let live = try await ReleaseStore(catalog).liveVersions()
             #expect(live.map(\.path) == ["db", "only-0"] && live.first?.sha256 == Self.blob("one").sha256)
 
-            let promoted = try await catalog.promote("3", to: "beta", now: Self.now)
+            let promoted = try await ReleaseStore(catalog).promote("3", to: "beta", now: Self.now)
             #expect(promoted.from == nil && promoted.diff.added.count == 4)
-            #expect(try await catalog.promote(releases[0].id, to: "beta", now: Self.now).serial == promoted.serial, "already there: no move")
-            await #expect { try await catalog.promote("99", to: "beta", now: Self.now) } throws: { ($0 as? CatalogError)?.code == .notFound }
-            await #expect { try await catalog.promote("1", to: "Beta!", now: Self.now) } throws: { ($0 as? CatalogError)?.code == .invalid }
-            await #expect { try await catalog.rollback("nothing", now: Self.now) } throws: { ($0 as? CatalogError)?.code == .notFound }
+            #expect(
+                try await ReleaseStore(catalog).promote(releases[0].id, to: "beta", now: Self.now).serial == promoted.serial,
+                "already there: no move"
+            )
+            await #expect { try await ReleaseStore(catalog).promote("99", to: "beta", now: Self.now) } throws: {
+                ($0 as? CatalogError)?.code == .notFound
+            }
+            await #expect { try await ReleaseStore(catalog).promote("1", to: "Beta!", now: Self.now) } throws: {
+                ($0 as? CatalogError)?.code == .invalid
+            }
+            await #expect { try await ReleaseStore(catalog).rollback("nothing", now: Self.now) } throws: { ($0 as? CatalogError)?.code == .notFound }
 
             // A publish after a rollback starts from the restored release.
             let next = try #require(try await Self.commit(catalog, [Self.file("new", "n")]).release)
@@ -232,9 +242,9 @@ struct ReleaseCatalogTests {
         try await Self.withCatalog { catalog in
             _ = try await Self.commit(catalog, [Self.file("a", "stable")])
             let beta = try #require(try await Self.commit(catalog, channel: "beta", [Self.file("a", "beta"), Self.file("b", "b")]).release)
-            #expect(try await catalog.liveVersions().map(\.path) == ["a"])
-            #expect(try await catalog.liveVersion(of: "a")?.sha256 == Self.blob("stable").sha256)
-            let diff = try await catalog.diff(from: try #require(try await catalog.release("1")), to: beta)
+            #expect(try await ReleaseStore(catalog).liveVersions().map(\.path) == ["a"])
+            #expect(try await ReleaseStore(catalog).liveVersion(of: "a")?.sha256 == Self.blob("stable").sha256)
+            let diff = try await ReleaseStore(catalog).diff(from: try #require(try await ReleaseStore(catalog).release("1")), to: beta)
             #expect(diff.added.map(\.path) == ["b"] && diff.changed.map(\.after.path) == ["a"] && diff.removed.isEmpty)
         }
     }
@@ -248,35 +258,40 @@ struct ReleaseCatalogTests {
                     try #require(try await Self.commit(catalog, [Self.file("shared", "s"), Self.file("only-\(index)", "\(index)")]).release)
                 )
             }
-            _ = try await catalog.promote("2", to: "beta", now: Self.now)
-            let pageOfOne = try #require(try await catalog.releaseDocument(id: releases[0].id)).bytes
+            _ = try await ReleaseStore(catalog).promote("2", to: "beta", now: Self.now)
+            let pageOfOne = try #require(try await ReleaseStore(catalog).releaseDocument(id: releases[0].id)).bytes
             let onePages = try JSONDecoder().decode(ReleaseDocument.self, from: Data(pageOfOne)).pages
             let later = HTTPDate(secondsSince1970: Self.now.secondsSince1970 + 600)
 
             // Retired now, removed only once retired before the cutoff.
-            #expect(try await catalog.collectReleases(keeping: 2, now: Self.now, before: Self.now) == 0)
+            #expect(try await Maintenance(catalog).collectReleases(keeping: 2, now: Self.now, before: Self.now) == 0)
             // A promote within the grace period brings release 3 back.
-            _ = try await catalog.promote("3", to: "beta", now: Self.now)
-            _ = try await catalog.promote("2", to: "beta", now: Self.now)
-            #expect(try await catalog.collectReleases(keeping: 2, now: later, before: later) == 2, "1 and 4; 3 was retired again just now")
-            #expect(try await catalog.releases().map(\.number) == [6, 5, 3, 2])
-            #expect(try await catalog.releaseDocument(id: releases[0].id) == nil)
-            #expect(try await catalog.releaseDocument(id: releases[1].id) != nil)
+            _ = try await ReleaseStore(catalog).promote("3", to: "beta", now: Self.now)
+            _ = try await ReleaseStore(catalog).promote("2", to: "beta", now: Self.now)
+            #expect(
+                try await Maintenance(catalog).collectReleases(keeping: 2, now: later, before: later) == 2,
+                "1 and 4; 3 was retired again just now"
+            )
+            #expect(try await ReleaseStore(catalog).releases().map(\.number) == [6, 5, 3, 2])
+            #expect(try await ReleaseStore(catalog).releaseDocument(id: releases[0].id) == nil)
+            #expect(try await ReleaseStore(catalog).releaseDocument(id: releases[1].id) != nil)
 
             // Every page a kept release lists is still there; some of release 1's are gone.
-            for release in try await catalog.releases() {
+            for release in try await ReleaseStore(catalog).releases() {
                 let document = try JSONDecoder().decode(
                     ReleaseDocument.self,
-                    from: Data(try #require(try await catalog.releaseDocument(id: release.id)).bytes)
+                    from: Data(try #require(try await ReleaseStore(catalog).releaseDocument(id: release.id)).bytes)
                 )
-                for page in document.pages { #expect(try await catalog.pageDocument(sha256: page) != nil) }
+                for page in document.pages { #expect(try await ReleaseStore(catalog).pageDocument(sha256: page) != nil) }
             }
             var goneCount = 0
-            for page in onePages where try await catalog.pageDocument(sha256: page) == nil { goneCount += 1 }
+            for page in onePages where try await ReleaseStore(catalog).pageDocument(sha256: page) == nil { goneCount += 1 }
             #expect(goneCount > 0)
 
-            await #expect { try await catalog.promote("1", to: "beta", now: later) } throws: { ($0 as? CatalogError)?.code == .gone }
-            await #expect { try await catalog.promote("7", to: "beta", now: later) } throws: { ($0 as? CatalogError)?.code == .notFound }
+            await #expect { try await ReleaseStore(catalog).promote("1", to: "beta", now: later) } throws: { ($0 as? CatalogError)?.code == .gone }
+            await #expect { try await ReleaseStore(catalog).promote("7", to: "beta", now: later) } throws: {
+                ($0 as? CatalogError)?.code == .notFound
+            }
         }
     }
 }

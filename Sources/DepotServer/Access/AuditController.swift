@@ -7,7 +7,7 @@ import Hummingbird
 /// ``DepotAPI/AuditList`` (`depot audit`); needs the `read` scope. `before` pages back: the
 /// `id` of the oldest record of the page before.
 struct AuditController: Sendable {
-    let catalog: Catalog
+    let log: AuditLog
 
     /// The most records a page holds.
     static let maximumLimit = 10_000
@@ -28,7 +28,7 @@ struct AuditController: Sendable {
             guard let before = Int64($0) else { throw HTTPError(.badRequest, message: "before is the id of a record") }
             return before
         }
-        let records = try await catalog.auditRecords(
+        let records = try await log.auditRecords(
             channel: query.get("channel"),
             token: query.get("token"),
             before: before,

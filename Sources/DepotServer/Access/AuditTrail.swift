@@ -14,7 +14,7 @@ import Synchronization
 /// transaction; one that cannot be written is logged as an error with everything it held, and
 /// the change stands.
 struct AuditTrail: Sendable {
-    let catalog: Catalog
+    let log: AuditLog
     let logger: Logger
     /// The time records carry (the rollouts' clock, so tests can move it).
     var now: @Sendable () -> HTTPDate = { .now() }
@@ -35,7 +35,7 @@ struct AuditTrail: Sendable {
             detail: detail.map { String($0.prefix(Self.maximumDetail)) }
         )
         do {
-            try await catalog.appendAudit(record)
+            try await log.appendAudit(record)
         } catch {
             logger.error("The audit record could not be written", metadata: ["record": "\(record)", "error": "\(error)"])
         }
@@ -65,7 +65,7 @@ struct AuditTrail: Sendable {
         for root in roots {
             let detail = "root \(root.document.version), sha256 \(Hex.string(SHA256.hash(data: root.bytes)))"
             do {
-                guard try await !catalog.hasAudit(action: "root-served", detail: detail) else { continue }
+                guard try await !log.hasAudit(action: "root-served", detail: detail) else { continue }
             } catch {
                 logger.error("The audit trail could not be read", metadata: ["error": "\(error)"])
                 continue

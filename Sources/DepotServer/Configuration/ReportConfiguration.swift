@@ -48,7 +48,7 @@ public struct ReportConfiguration: Sendable {
     }
 
     /// What the catalog keeps of reports.
-    var limits: Catalog.ReportLimits { .init(installsPerNetwork: installsPerNetwork, installsPerPeriod: installsPerStep) }
+    var limits: ReportLedger.ReportLimits { .init(installsPerNetwork: installsPerNetwork, installsPerPeriod: installsPerStep) }
 }
 
 extension ReportConfiguration {

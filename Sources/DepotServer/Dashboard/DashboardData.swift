@@ -132,8 +132,8 @@ struct DashboardData: Sendable {
     func overview(role: DashboardRole) async throws -> Overview {
         let keyID = signer.keys.isEmpty ? nil : signer.keys.map { ChannelSigner.keyID(of: $0.publicKey) }.joined(separator: ", ")
         var channels: [Channel] = []
-        for state in try await catalog.channels() {
-            let target = try await catalog.rollbackTarget(of: state.name)
+        for state in try await ReleaseStore(catalog).channels() {
+            let target = try await ReleaseStore(catalog).rollbackTarget(of: state.name)
             channels.append(
                 Channel(
                     name: state.name,
@@ -156,15 +156,15 @@ struct DashboardData: Sendable {
         }
         var rollouts: [RolloutView] = []
         for channel in channels {
-            guard let rollout = try await catalog.rollout(of: channel.name) else { continue }
+            guard let rollout = try await RolloutStore(catalog).rollout(of: channel.name) else { continue }
             rollouts.append(
                 RolloutView(
                     rollout,
-                    evidence: try await catalog.gateEvidence(of: rollout),
+                    evidence: try await ReportLedger(catalog).gateEvidence(of: rollout),
                     serverMinNetworks: gateNetworks,
                     now: now().secondsSince1970,
-                    history: try await catalog.reportHistory(of: rollout),
-                    failureReasons: try await catalog.failureReasons(of: rollout),
+                    history: try await ReportLedger(catalog).reportHistory(of: rollout),
+                    failureReasons: try await ReportLedger(catalog).failureReasons(of: rollout),
                     channelRelease: channel.release
                 )
             )
@@ -175,7 +175,7 @@ struct DashboardData: Sendable {
             role: role,
             channels: channels,
             rollouts: rollouts,
-            releases: try await catalog.releases(limit: Self.releaseCount),
+            releases: try await ReleaseStore(catalog).releases(limit: Self.releaseCount),
             traffic: trafficNow()
         )
     }
@@ -186,8 +186,8 @@ struct DashboardData: Sendable {
 
     /// The files `to` adds, changes and removes against `from` (releases by number or id).
     func diff(from: String, to: String) async throws -> Diff? {
-        guard let before = try await catalog.release(from), let after = try await catalog.release(to) else { return nil }
-        let diff = try await catalog.diff(from: before, to: after)
+        guard let before = try await ReleaseStore(catalog).release(from), let after = try await ReleaseStore(catalog).release(to) else { return nil }
+        let diff = try await ReleaseStore(catalog).diff(from: before, to: after)
         return Diff(
             from: before,
             to: after,
@@ -206,11 +206,11 @@ struct DashboardData: Sendable {
 
     /// The newest audit records, of `channel` and `token` when given.
     func audit(channel: String?, token: String?) async throws -> [AuditRecord] {
-        try await catalog.auditRecords(channel: channel, token: token, limit: Self.auditCount)
+        try await AuditLog(catalog).auditRecords(channel: channel, token: token, limit: Self.auditCount)
     }
 
     func file(path: String) async throws -> File {
-        let versions = try await catalog.fileHistory(path: path)
-        return File(path: path, versions: versions, variants: try await catalog.contentVariants(of: versions.map(\.version.sha256)))
+        let versions = try await ReleaseStore(catalog).fileHistory(path: path)
+        return File(path: path, versions: versions, variants: try await BlobIndex(catalog).contentVariants(of: versions.map(\.version.sha256)))
     }
 }

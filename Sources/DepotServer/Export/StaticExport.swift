@@ -70,7 +70,7 @@ public final class StaticExport: Sendable {
             try await folder.blocking { [roots] folder in
                 for root in roots { try folder.place(try .root(root.document.version), bytes: root.bytes) }
             }
-            let source = StoreExportSource(catalog: catalog, store: store)
+            let source = StoreExportSource(releases: ReleaseStore(catalog), blobs: BlobIndex(catalog), store: store)
             for id in Set(channels.flatMap(\.releases)).sorted() {
                 outcome.releases += try await folder.write(release: id, withParent: true, from: source)
             }
@@ -101,10 +101,11 @@ public final class StaticExport: Sendable {
     /// everything below it. Returns how many files it removed.
     public func sweep() async throws -> Int {
         try await lock.withLock {
-            let releases = try await catalog.storedReleases()
-            let pages = try await catalog.storedPages()
-            let patches = try await catalog.storedPatches()
-            let blobs = try await catalog.referencedBlobs()
+            let maintenance = Maintenance(catalog)
+            let releases = try await maintenance.storedReleases()
+            let pages = try await maintenance.storedPages()
+            let patches = try await maintenance.storedPatches()
+            let blobs = try await maintenance.referencedBlobs()
             return try await folder.blocking { folder in
                 try folder.sweep { object in
                     let address = object.address ?? ""

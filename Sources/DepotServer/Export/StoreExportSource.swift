@@ -6,26 +6,27 @@ import _NIOFileSystem
 /// The store as an ``DepotExport/ExportSource``: documents from the catalog, files from the
 /// blob store, placed as hard links where the folder is on the same file system.
 struct StoreExportSource: ExportSource {
-    let catalog: Catalog
+    let releases: ReleaseStore
+    let blobs: BlobIndex
     let store: BlobStore
 
     func releaseDocument(_ id: String) async throws -> [UInt8]? {
-        try await catalog.releaseDocument(id: id)?.bytes
+        try await releases.releaseDocument(id: id)?.bytes
     }
 
     func pageDocument(_ sha256: String) async throws -> [UInt8] {
-        guard let page = try await catalog.pageDocument(sha256: sha256) else { throw StoreError(.invalidInput, "The page \(sha256) is not stored") }
+        guard let page = try await releases.pageDocument(sha256: sha256) else { throw StoreError(.invalidInput, "The page \(sha256) is not stored") }
         return page.bytes
     }
 
     func documentPatch(of kind: ExportDocumentKind, from base: String, to target: String, targetBytes: [UInt8]) async throws -> [UInt8]? {
-        try await catalog.documentDelta(from: base, to: target)?.patch
+        try await blobs.documentDelta(from: base, to: target)?.patch
     }
 
     func placeFiles(of page: ReleasePage, sha256: String, in folder: ExportFolder) async throws {
         var files: [(object: TreeObject, source: FilePath)] = []
         for entry in page.entries {
-            let index = entry.blocks == nil ? nil : try await catalog.blockIndex(of: entry.sha256)
+            let index = entry.blocks == nil ? nil : try await blobs.blockIndex(of: entry.sha256)
             for named in try entry.objects() {
                 let source: FilePath? =
                     switch named.object.kind {

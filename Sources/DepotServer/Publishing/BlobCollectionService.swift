@@ -8,7 +8,9 @@ import ServiceLifecycle
 /// longer ago than the grace period, then blob files that no catalog version, no public file
 /// and no publish under way refers to (see ``BlobStore/removeBlobs(olderThan:referenced:)``).
 struct BlobCollectionService: Service {
-    let catalog: Catalog
+    let blobs: BlobIndex
+    /// Retention and the references collection spares.
+    let maintenance: Maintenance
     let store: BlobStore
     let content: PublishedContent
     /// The export folder, swept of what retention removed.
@@ -27,13 +29,13 @@ struct BlobCollectionService: Service {
     func collect(now: HTTPDate) async throws {
         let grace = configuration.retiredGracePeriod.components.seconds
         let cutoff = HTTPDate(secondsSince1970: now.secondsSince1970 - grace)
-        try await catalog.forgetUploads(before: HTTPDate(secondsSince1970: now.secondsSince1970 - configuration.uploadLifetime.components.seconds))
-        let releases = try await catalog.collectReleases(keeping: configuration.keepReleases, now: now, before: cutoff)
-        let removed = try await catalog.removeRetired(before: cutoff, sparingHeldBy: store)
+        try await blobs.forgetUploads(before: HTTPDate(secondsSince1970: now.secondsSince1970 - configuration.uploadLifetime.components.seconds))
+        let releases = try await maintenance.collectReleases(keeping: configuration.keepReleases, now: now, before: cutoff)
+        let removed = try await maintenance.removeRetired(before: cutoff, sparingHeldBy: store)
         if removed > 0 || releases > 0 { content.removedRetiredVersions() }
         let unexported = try await export?.sweep() ?? 0
         let deleted = try await store.removeBlobs(olderThan: cutoff) {
-            site.blobHashes.union(try await catalog.referencedBlobs())
+            site.blobHashes.union(try await maintenance.referencedBlobs())
         }
         // Whatever requests and publishes freed since the last run goes back to the kernel too.
         Heap.returnFreedPages()

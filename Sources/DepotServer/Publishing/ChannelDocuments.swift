@@ -24,15 +24,15 @@ final class ChannelDocuments: Sendable {
         let exported: StaticExport.Channel
     }
 
-    let catalog: Catalog
+    let releases: ReleaseStore
     let signer: ChannelSigner
     /// `Cache-Control` of the documents served.
     let cacheControl: String?
     private let current = Mutex<[String: Signed]>([:])
     private let subscribers = Mutex<[UUID: AsyncStream<[StaticExport.Channel]>.Continuation]>([:])
 
-    init(catalog: Catalog, signer: ChannelSigner, cacheControl: String?) {
-        self.catalog = catalog
+    init(releases: ReleaseStore, signer: ChannelSigner, cacheControl: String?) {
+        self.releases = releases
         self.signer = signer
         self.cacheControl = cacheControl
     }
@@ -59,7 +59,7 @@ final class ChannelDocuments: Sendable {
     /// or a later expiry, so overlapping reloads never go back. Then the subscribers get the set.
     func reload(now: HTTPDate = .now()) async throws {
         let expires = signer.expiry(now: now.secondsSince1970)
-        for channel in try await catalog.channels() {
+        for channel in try await releases.channels() {
             let document = try signer.sign(try await unsigned(channel, expires: expires))
             let bytes = Array(try APIJSON.encoder.encode(document)) + [UInt8(ascii: "\n")]
             let signed = Signed(
@@ -85,7 +85,7 @@ final class ChannelDocuments: Sendable {
     /// The document of `channel`, to be signed.
     private func unsigned(_ channel: ChannelState, expires: Int64) async throws -> ChannelDocument {
         let release = channel.release
-        let fallbacks = try await catalog.fallbacks(of: channel)
+        let fallbacks = try await releases.fallbacks(of: channel)
         return ChannelDocument(
             channel: channel.name,
             release: release.id,

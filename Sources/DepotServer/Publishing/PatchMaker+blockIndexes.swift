@@ -32,7 +32,7 @@ extension PatchMaker {
     /// Makes and records the block index of `content` when it is large enough and has none:
     /// from `tapped` when it was made as the content arrived, else from the stored file.
     func makeBlockIndex(of content: BlobRecord, tapped: BlockIndexTap? = nil) async throws {
-        guard configuration.indexesBlocks(ofSize: content.size), try await catalog.blockIndex(of: content.sha256) == nil else { return }
+        guard configuration.indexesBlocks(ofSize: content.size), try await blobs.blockIndex(of: content.sha256) == nil else { return }
         let started = ContinuousClock.now
         let index: [UInt8]
         let packedPath: FilePath
@@ -57,7 +57,7 @@ extension PatchMaker {
             compresses: false
         )
         defer { store.release(indexBlob.sha256) }
-        try await catalog.recordBlockIndex(
+        try await blobs.recordBlockIndex(
             BlockIndexRecord(
                 sha256: content.sha256,
                 indexSHA256: indexBlob.sha256,

@@ -27,7 +27,8 @@ import _NIOFileSystem
 /// so that one encoder at a time holds a large version in memory; one requested pair is
 /// encoded at a time, so each of a publish's patches waits at most for one requested encoding.
 final class PatchMaker: Service {
-    let catalog: Catalog
+    /// Where the patches and block indexes are recorded.
+    let blobs: BlobIndex
     let store: BlobStore
     let configuration: DeltaConfiguration
     /// Makes the brotli and zstd variants a release lists: a service of its own.
@@ -51,14 +52,14 @@ final class PatchMaker: Service {
     var encoder: NIOThreadPool { requests.threads }
 
     init(
-        catalog: Catalog,
+        blobs: BlobIndex,
         store: BlobStore,
         configuration: DeltaConfiguration,
         variants: VariantMaker,
         metrics: DepotMetrics,
         logger: Logger
     ) {
-        self.catalog = catalog
+        self.blobs = blobs
         self.store = store
         self.configuration = configuration
         self.variants = variants
@@ -91,19 +92,19 @@ final class PatchMaker: Service {
 
     /// Makes the patches of documents a client of `channel` asks for after its last move: the
     /// release document from its parent's, and each changed page from the parent's page at its
-    /// place (``Catalog/missingDocumentPatches(channel:)``). A few hundred bytes each, made once;
+    /// place (``BlobIndex/missingDocumentPatches(channel:)``). A few hundred bytes each, made once;
     /// no request makes any other. Failures are logged: without a patch, clients fetch the whole
     /// document.
     func makeDocumentPatches(channel: String) async {
         guard makesPatches else { return }
         do {
             let options = deltaOptions
-            let pairs = try await catalog.missingDocumentPatches(channel: channel)
+            let pairs = try await blobs.missingDocumentPatches(channel: channel)
             // Encoded in one trip to the encoder's thread, recorded in one transaction.
             let made = try await documentEncoder.runIfActive {
                 try pairs.map { pair in
                     let patch = try DeltaMaker.make(from: pair.sourceBytes, to: pair.targetBytes, options: options)
-                    return Catalog.DocumentDeltaRecord(
+                    return BlobIndex.DocumentDeltaRecord(
                         source: pair.source,
                         target: pair.target,
                         patch: Array(patch.readableBytesView),
@@ -111,7 +112,7 @@ final class PatchMaker: Service {
                     )
                 }
             }
-            try await catalog.recordDocumentDeltas(made, now: .now())
+            try await blobs.recordDocumentDeltas(made, now: .now())
         } catch {
             logger.error("Making patches of release documents failed", metadata: ["channel": "\(channel)", "error": "\(error)"])
         }
@@ -129,7 +130,7 @@ final class PatchMaker: Service {
         do {
             try await makeBlockIndex(of: target)
             guard makesPatches else { return }
-            let sources = try await catalog.patchSources(path: path, target: target.sha256, distances: configuration.distances)
+            let sources = try await blobs.patchSources(path: path, target: target.sha256, distances: configuration.distances)
             for source in sources where isWorthPatching(from: source.size, to: target.size) {
                 let patch = try await encoder.runIfActive { [self] in try encodePatch(from: source, to: target) }
                 try await keepPatch(patch, path: path, from: source, to: target, onRequest: false)
@@ -153,12 +154,12 @@ final class PatchMaker: Service {
     }
 
     /// Makes, unless it was made or tried before, the patch from the content `from` to the
-    /// content `to`, an earlier and a later version of one path (``Catalog/onRequestPatchSource(from:to:)``),
+    /// content `to`, an earlier and a later version of one path (``BlobIndex/onRequestPatchSource(from:to:)``),
     /// and returns once it is recorded. Requests for one pair share one encoding; at most
     /// ``DeltaConfiguration/maximumPendingRequests`` pairs wait, one is encoded at a time.
     func requestPatch(from: String, to: String) async throws -> RequestOutcome {
         guard configuration.onRequest, makesPatches else { return .refused }
-        guard let source = try await catalog.onRequestPatchSource(from: from, to: to), let target = try await catalog.blobRecord(sha256: to),
+        guard let source = try await blobs.onRequestPatchSource(from: from, to: to), let target = try await blobs.blobRecord(sha256: to),
             isWorthPatching(from: source.size, to: target.size)
         else {
             return .refused
@@ -167,7 +168,7 @@ final class PatchMaker: Service {
         do {
             let answer = try await requests.value(
                 for: pair,
-                kept: { [catalog] in try await catalog.onRequestPatchSource(from: from, to: to) == nil ? () : nil },
+                kept: { [blobs] in try await blobs.onRequestPatchSource(from: from, to: to) == nil ? () : nil },
                 compute: { [self] in try encodePatch(from: source, to: target) },
                 keep: { [self] patch in try await keepPatch(patch, path: source.path, from: source, to: target, onRequest: true) }
             )
@@ -206,7 +207,7 @@ final class PatchMaker: Service {
         metrics.recordPatchEncoded(onRequest: onRequest)
         var metadata: Logger.Metadata = ["path": "\(path)", "from": "\(source.version)", "duration": "\(encoded.duration)"]
         guard let patch = encoded.patch else {
-            try await catalog.recordDelta(from: source.sha256, to: target.sha256, blob: nil, now: .now())
+            try await blobs.recordDelta(from: source.sha256, to: target.sha256, blob: nil, now: .now())
             logger.info("No patch kept: not clearly smaller than the full download", metadata: metadata)
             return
         }
@@ -218,7 +219,7 @@ final class PatchMaker: Service {
             compresses: false
         )
         defer { store.release(blob.sha256) }
-        try await catalog.recordDelta(from: source.sha256, to: target.sha256, blob: blob, now: .now())
+        try await blobs.recordDelta(from: source.sha256, to: target.sha256, blob: blob, now: .now())
         metadata["size"] = "\(blob.size)"
         logger.info("Patch made", metadata: metadata)
     }

@@ -39,7 +39,7 @@ extension Publisher {
         var generator = SystemRandomNumberGenerator()
         let salt = Hex.string((0..<8).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let rollout = try await change(permit, doing: .rollouts, newContent: []) {
-            let rollout = try await catalog.startRollout(request.release, to: channel, plan: plan, salt: salt, now: now())
+            let rollout = try await rollouts.startRollout(request.release, to: channel, plan: plan, salt: salt, now: now())
             return (
                 rollout, [String](),
                 AuditNote(
@@ -62,7 +62,7 @@ extension Publisher {
     /// The newest rollout of `channel`, its gate weighed with `gateNetworks` as the server's
     /// minimum of networks.
     func rollout(of channel: String, gateNetworks: Int) async throws -> RolloutInfo {
-        guard let rollout = try await catalog.rollout(of: channel) else {
+        guard let rollout = try await rollouts.rollout(of: channel) else {
             throw HTTPError(.notFound, message: "\(channel) has had no rollout")
         }
         return try await info(rollout, gateNetworks: gateNetworks)
@@ -71,8 +71,8 @@ extension Publisher {
     /// Each channel's newest rollout: the live ones first, then by channel.
     func rollouts(gateNetworks: Int) async throws -> RolloutList {
         var rollouts: [RolloutInfo] = []
-        for channel in try await catalog.channels() {
-            guard let rollout = try await catalog.rollout(of: channel.name) else { continue }
+        for channel in try await releases.channels() {
+            guard let rollout = try await self.rollouts.rollout(of: channel.name) else { continue }
             rollouts.append(try await info(rollout, gateNetworks: gateNetworks))
         }
         rollouts.sort { ($0.endedAt == nil ? 0 : 1, $0.channel) < ($1.endedAt == nil ? 0 : 1, $1.channel) }
@@ -86,10 +86,10 @@ extension Publisher {
             let now = now()
             let rollout: Rollout =
                 switch action {
-                case .pause: try await catalog.changeRollout(of: channel, .pause, now: now)
-                case .resume: try await catalog.changeRollout(of: channel, .resume, now: now)
-                case .halt: try await catalog.changeRollout(of: channel, .halt, now: now)
-                case .rollback: try await catalog.rollBackRollout(of: channel, now: now)
+                case .pause: try await rollouts.changeRollout(of: channel, .pause, now: now)
+                case .resume: try await rollouts.changeRollout(of: channel, .resume, now: now)
+                case .halt: try await rollouts.changeRollout(of: channel, .halt, now: now)
+                case .rollback: try await rollouts.rollBackRollout(of: channel, now: now)
                 }
             return (rollout, [String](), AuditNote("rollout-\(action.rawValue)", release: rollout.releaseNumber, detail: "at \(rollout.percent)%"))
         }
@@ -106,15 +106,19 @@ extension Publisher {
     /// rollout's last decision (``RolloutGate/Decision/kind``): a rollout's verdict is logged
     /// when it changes, not every tick. Returns the moves made.
     @discardableResult
-    func tickRollouts(now: HTTPDate, minNetworks: Int, verdicts: GateVerdicts = GateVerdicts(), logger: Logger) async throws -> [Catalog.RolloutMove]
-    {
-        var moves: [Catalog.RolloutMove] = []
-        let running = try await catalog.runningRollouts()
+    func tickRollouts(
+        now: HTTPDate,
+        minNetworks: Int,
+        verdicts: GateVerdicts = GateVerdicts(),
+        logger: Logger
+    ) async throws -> [RolloutStore.RolloutMove] {
+        var moves: [RolloutStore.RolloutMove] = []
+        let running = try await rollouts.runningRollouts()
         verdicts.keep(running.map(\.id))
         for rollout in running {
             guard
                 let decision = rollout.gate(
-                    evidence: try await catalog.gateEvidence(of: rollout),
+                    evidence: try await reports.gateEvidence(of: rollout),
                     serverMinNetworks: minNetworks,
                     now: now.secondsSince1970
                 )
@@ -136,8 +140,8 @@ extension Publisher {
                     doing: .rollouts,
                     newContent: [],
                     {
-                        guard let applied = try await catalog.applyGate(decision, to: rollout, now: now) else {
-                            return (Catalog.RolloutMove?.none, nil, nil)
+                        guard let applied = try await rollouts.applyGate(decision, to: rollout, now: now) else {
+                            return (RolloutStore.RolloutMove?.none, nil, nil)
                         }
                         let note = AuditNote(applied.move.auditAction, release: rollout.releaseNumber, detail: applied.move.auditDetail(decision))
                         return (applied.move, applied.changedPaths, note)
@@ -154,7 +158,7 @@ extension Publisher {
     }
 
     private func info(_ rollout: Rollout, gateNetworks: Int) async throws -> RolloutInfo {
-        let evidence = try await catalog.gateEvidence(of: rollout)
+        let evidence = try await reports.gateEvidence(of: rollout)
         let counts = evidence.counts
         let networks = rollout.plan.gateNetworks(serverMinimum: gateNetworks)
         let gate = rollout.gate(evidence: evidence, serverMinNetworks: gateNetworks, now: now().secondsSince1970).map { decision in
@@ -191,7 +195,7 @@ extension Publisher {
     }
 }
 
-extension Catalog.RolloutMove {
+extension RolloutStore.RolloutMove {
     /// Its action in the audit trail.
     var auditAction: String {
         switch self {

@@ -12,7 +12,10 @@ import Logging
 /// (``PublishController``, ``ReleaseController``) only turn HTTP into these calls and their
 /// replies (`DepotAPI`) into HTTP.
 struct Publisher: Sendable {
-    let catalog: Catalog
+    let releases: ReleaseStore
+    let blobs: BlobIndex
+    let rollouts: RolloutStore
+    let reports: ReportLedger
     let store: BlobStore
     let content: PublishedContent
     let metrics: DepotMetrics
@@ -29,7 +32,7 @@ struct Publisher: Sendable {
     func publish(path: String, blob: BlobRecord, contentType: String, permit: Permit, logger: Logger) async throws -> PublishReply {
         let started = ContinuousClock.now
         let result = try await change(permit, doing: .publish, newContent: [(path, blob)]) {
-            let result = try await catalog.publish(
+            let result = try await releases.publish(
                 .init(path: path, blob: blob, contentType: contentType, now: .now(), keepVersions: configuration.keepVersions)
             )
             let note = AuditNote("publish", release: result.releaseNumber, serial: result.channelSerial, detail: path)
@@ -57,7 +60,7 @@ struct Publisher: Sendable {
     /// Takes `path` out of the default channel (`permit`'s); false when it is not published.
     func unpublish(path: String, permit: Permit, logger: Logger) async throws -> Bool {
         let removed = try await change(permit, doing: .publish, newContent: []) {
-            let removed = try await catalog.unpublish(path: path, now: .now())
+            let removed = try await releases.unpublish(path: path, now: .now())
             return (removed, removed.map { [$0] }, removed.map { _ in AuditNote("delete", detail: path) })
         }
         if removed != nil { logger.info("Unpublished", metadata: ["path": "\(path)"]) }
@@ -74,14 +77,14 @@ struct Publisher: Sendable {
         // variant, so what a record says of the files stays true until the commit is done.
         let held = try await store.holdIfStored(Set(listed.map(\.sha256).filter(ContentAddress.isSHA256)))
         defer { for sha256 in held { store.release(sha256) } }
-        let files = try releaseFiles(listed, records: try await catalog.blobRecords(held))
+        let files = try releaseFiles(listed, records: try await blobs.blobRecords(held))
         let deletions = try (request.delete ?? []).map { try LogicalPath.check($0, maxLength: configuration.maxPathLength) }
         try request.checkMarks()
         // Patches for the new content only: a listed file the channel holds already has its own.
-        let live = try await catalog.liveContent(of: files.map(\.path), channel: channel)
+        let live = try await releases.liveContent(of: files.map(\.path), channel: channel)
         let newContent = files.filter { live[$0.path] != $0.blob.sha256 }.map { ($0.path, $0.blob) }
         let outcome = try await change(permit, doing: .publish, newContent: newContent) {
-            var commit = Catalog.ReleaseCommit(
+            var commit = ReleaseStore.ReleaseCommit(
                 channel: channel,
                 files: files,
                 deletions: deletions,
@@ -93,7 +96,7 @@ struct Publisher: Sendable {
             commit.critical = request.critical ?? false
             commit.minimumClientVersion = request.minimumClientVersion
             commit.message = request.message
-            let outcome = try await catalog.commit(commit)
+            let outcome = try await releases.commit(commit)
             let note = AuditNote(
                 "publish",
                 release: outcome.release?.number,
@@ -123,8 +126,8 @@ struct Publisher: Sendable {
     ///
     /// - Throws: `HTTPError` 422 when the server lacks the content of a listed file, 400 for a
     ///   path that is not a logical path.
-    private func releaseFiles(_ listed: [CommitRequest.File], records: [String: BlobRecord]) throws -> [Catalog.ReleaseFile] {
-        var files: [Catalog.ReleaseFile] = []
+    private func releaseFiles(_ listed: [CommitRequest.File], records: [String: BlobRecord]) throws -> [ReleaseStore.ReleaseFile] {
+        var files: [ReleaseStore.ReleaseFile] = []
         var missing: [String] = []
         for file in listed {
             let path = try LogicalPath.check(file.path, maxLength: configuration.maxPathLength)
@@ -145,12 +148,12 @@ struct Publisher: Sendable {
 
     /// The newest `limit` releases, newest first.
     func releases(limit: Int) async throws -> ReleaseList {
-        ReleaseList(releases: try await catalog.releases(limit: limit).map(ReleaseInfo.init))
+        ReleaseList(releases: try await releases.releases(limit: limit).map(ReleaseInfo.init))
     }
 
     /// Every channel and the release it is on.
     func channels() async throws -> ChannelList {
-        let channels = try await catalog.channels().map {
+        let channels = try await releases.channels().map {
             ChannelInfo(
                 name: $0.name,
                 serial: $0.serial,
@@ -163,7 +166,7 @@ struct Publisher: Sendable {
 
     /// The record of `sha256` when the catalog knows it and the store has its file.
     func storedBlob(_ sha256: String) async throws -> BlobRecord? {
-        guard ContentAddress.isSHA256(sha256), let record = try await catalog.blobRecord(sha256: sha256),
+        guard ContentAddress.isSHA256(sha256), let record = try await blobs.blobRecord(sha256: sha256),
             try await store.holdIfStored(sha256)
         else { return nil }
         store.release(sha256)
@@ -172,7 +175,7 @@ struct Publisher: Sendable {
 
     /// Which of `asked` the server lacks, each once, in the order asked.
     func missingBlobs(_ asked: [String]) async throws -> [String] {
-        let known = try await catalog.blobRecords(Set(asked))
+        let known = try await blobs.blobRecords(Set(asked))
         let stored = try await store.stored(among: Set(known.keys))
         var missing: [String] = []
         var seen = Set<String>()
@@ -187,13 +190,13 @@ struct Publisher: Sendable {
     /// upload's lifetime starts once it is ready. The caller received and holds it.
     func recordUpload(_ blob: BlobRecord, index: BlockIndexTap? = nil, logger: Logger) async throws {
         await patches.prepareUpload(blob, index: index)
-        try await catalog.recordUpload(blob, now: .now())
+        try await blobs.recordUpload(blob, now: .now())
         logger.info("Blob uploaded", metadata: ["sha256": "\(blob.sha256)", "size": "\(blob.size)"])
     }
 
     /// Records blobs uploaded together, received and held by the caller.
     func recordUploads(_ blobs: [BlobRecord], logger: Logger) async throws {
-        try await catalog.recordUploads(blobs, now: .now())
+        try await self.blobs.recordUploads(blobs, now: .now())
         logger.info("Blobs uploaded", metadata: ["count": "\(blobs.count)", "bytes": "\(blobs.reduce(0) { $0 + $1.size })"])
     }
 
@@ -209,11 +212,11 @@ struct Publisher: Sendable {
     func move(_ move: Move, permit: Permit, logger: Logger) async throws -> MoveReply {
         let channel = permit.channel
         let moved = try await change(permit, doing: .promote, newContent: []) {
-            let moved: Catalog.ChannelMove
+            let moved: ReleaseStore.ChannelMove
             let action: String
             switch move {
-            case .promote(let release): (moved, action) = (try await catalog.promote(release, to: channel, now: .now()), "promote")
-            case .rollback: (moved, action) = (try await catalog.rollback(channel, now: .now()), "rollback")
+            case .promote(let release): (moved, action) = (try await releases.promote(release, to: channel, now: .now()), "promote")
+            case .rollback: (moved, action) = (try await releases.rollback(channel, now: .now()), "rollback")
             }
             let diff = moved.diff
             let note = AuditNote(action, release: moved.to.number, serial: moved.serial, detail: moved.from.map { "from #\($0.number)" })
@@ -263,7 +266,7 @@ struct Publisher: Sendable {
             // A delete's or a rollout's outcome carries no serial: read right after (a change
             // racing it may have raised it further).
             var serial = note.serial
-            if serial == nil { serial = (try? await catalog.channel(named: channel))?.serial }
+            if serial == nil { serial = (try? await releases.channel(named: channel))?.serial }
             await audit.record(permit.actor, note.action, channel: channel, release: note.release, serial: serial, detail: note.detail)
         }
         if let changed {

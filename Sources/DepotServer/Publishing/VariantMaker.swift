@@ -27,7 +27,8 @@ import _NIOFileSystem
 /// that lack variants, so a restart or a burst loses none. A crash on the way leaves at most an
 /// unreferenced blob, which collection removes.
 final class VariantMaker: Service {
-    let catalog: Catalog
+    /// Where the variants are recorded.
+    let blobs: BlobIndex
     let store: BlobStore
     let variants: VariantConfiguration
     let logger: Logger
@@ -55,14 +56,14 @@ final class VariantMaker: Service {
     private let requestInput: AsyncStream<BlobRecord>.Continuation
 
     init(
-        catalog: Catalog,
+        blobs: BlobIndex,
         store: BlobStore,
         variants: VariantConfiguration,
         metrics: VariantMetrics? = nil,
         chunkRead: (@Sendable () -> Void)? = nil,
         logger: Logger
     ) {
-        self.catalog = catalog
+        self.blobs = blobs
         self.store = store
         self.variants = variants
         self.metrics = metrics
@@ -187,12 +188,12 @@ final class VariantMaker: Service {
     private func takeUpLacking() async {
         guard !variants.encodings.isEmpty else { return }
         do {
-            let lacking = try await catalog.contentsLackingVariants(
+            let lacking = try await blobs.contentsLackingVariants(
                 codings: variants.encodings.count,
                 sizes: variants.minimumBytes...variants.maximumBytes,
                 limit: maximumPending
             )
-            for record in try await catalog.blobRecords(lacking).values { request(record) }
+            for record in try await blobs.blobRecords(lacking).values { request(record) }
         } catch {
             logger.error("Finding contents that lack variants failed", metadata: ["error": "\(error)"])
         }
@@ -205,7 +206,7 @@ final class VariantMaker: Service {
     /// kept any.
     private func makeNow(_ content: BlobRecord, on encoder: NIOThreadPool) async -> Bool {
         do {
-            let made = Set(try await catalog.contentVariants(of: content.sha256).map(\.coding))
+            let made = Set(try await blobs.contentVariants(of: content.sha256).map(\.coding))
             let wanted = variants.encodings.filter { !made.contains($0.coding) }
             guard !wanted.isEmpty else { return false }
             let path = store.path(forSHA256: content.sha256)
@@ -287,7 +288,7 @@ final class VariantMaker: Service {
     )
         async throws
     {
-        try await catalog.recordContentVariant(
+        try await blobs.recordContentVariant(
             ContentVariantRecord(sha256: content.sha256, coding: encoding.coding, stored: stored, settings: settings),
             now: .now()
         )

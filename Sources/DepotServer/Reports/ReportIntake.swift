@@ -8,16 +8,17 @@ import Synchronization
 /// (``ReportFlushService``, and before each rollout tick). A crash loses at most one flush
 /// interval of reports, which a health counter can afford; the answer never waits for a disk.
 final class ReportIntake: Sendable {
-    let catalog: Catalog
+    /// Where the reports are counted.
+    let ledger: ReportLedger
     let configuration: ReportConfiguration
-    private let pending = Mutex<[Catalog.Report]>([])
+    private let pending = Mutex<[ReportLedger.Report]>([])
     /// Requests per client address in the current second, for the rate limit.
     private let requests: Mutex<PerSecondLimit>
     /// The time the rate limit is judged by (``RolloutConfiguration/clock``).
     private let clock: @Sendable () -> HTTPDate
 
-    init(catalog: Catalog, configuration: ReportConfiguration, clock: @escaping @Sendable () -> HTTPDate) {
-        self.catalog = catalog
+    init(ledger: ReportLedger, configuration: ReportConfiguration, clock: @escaping @Sendable () -> HTTPDate) {
+        self.ledger = ledger
         self.configuration = configuration
         self.requests = Mutex(PerSecondLimit(limit: configuration.perAddressPerSecond))
         self.clock = clock
@@ -42,7 +43,7 @@ final class ReportIntake: Sendable {
 
     /// Takes `reports` to be counted at the next flush; false (taking none) when that would hold
     /// more than ``ReportConfiguration/maxPending``.
-    func take(_ reports: [Catalog.Report]) -> Bool {
+    func take(_ reports: [ReportLedger.Report]) -> Bool {
         pending.withLock { pending in
             guard pending.count + reports.count <= configuration.maxPending else { return false }
             pending += reports
@@ -57,6 +58,6 @@ final class ReportIntake: Sendable {
             defer { pending = [] }
             return pending
         }
-        return try await catalog.record(batch, limits: configuration.limits, now: now)
+        return try await ledger.record(batch, limits: configuration.limits, now: now)
     }
 }

@@ -75,19 +75,19 @@ struct ReportsController: Sendable {
 
     /// The catalog's report for `report`, from `network` at `receivedAt`, or `nil` when it is
     /// malformed.
-    static func parse(_ report: ReportBatch.Report, network: [UInt8], receivedAt: Int64) -> Catalog.Report? {
+    static func parse(_ report: ReportBatch.Report, network: [UInt8], receivedAt: Int64) -> ReportLedger.Report? {
         guard ContentAddress.isSHA256(report.release), ContentAddress.isSHA256(report.install),
             let kind = ReportBatch.Report.Kind(rawValue: report.kind),
             (report.reason?.utf8.count ?? 0) <= ReportBatch.Report.maximumReasonBytes, let install = Hex.bytes(report.install),
             report.channel.map({ ChannelName.problem($0) == nil }) ?? true
         else { return nil }
-        let counted: Catalog.Report.Kind =
+        let counted: ReportLedger.Report.Kind =
             switch kind {
             case .applied: .applied
             case .failed: .failed
             case .healthy: .healthy
             }
-        return Catalog.Report(
+        return ReportLedger.Report(
             release: report.release,
             install: install,
             kind: counted,

@@ -58,7 +58,7 @@ final class PagePacks: Sendable {
             guard let (document, page) = try await storedPage(sha256) else { return nil }
             let answer = try await work.value(
                 for: Key(page: sha256, kind: kind),
-                kept: { [catalog = content.catalog] in try await catalog.pagePack(page: sha256, kind: kind).map(Outcome.stored) },
+                kept: { [blobs = content.blobs] in try await blobs.pagePack(page: sha256, kind: kind).map(Outcome.stored) },
                 compute: { [store = content.store] in try Self.make(kind, of: page, reading: try store.reader()) },
                 keep: { [self] made in try await keep(made, page: sha256, kind: kind) }
             )
@@ -77,8 +77,8 @@ final class PagePacks: Sendable {
     }
 
     /// The stored page `sha256`, as stored and decoded; `nil` when there is none.
-    private func storedPage(_ sha256: String) async throws -> (document: Catalog.StoredDocument, page: ReleasePage)? {
-        guard ContentAddress.isSHA256(sha256), let document = try await content.catalog.pageDocument(sha256: sha256),
+    private func storedPage(_ sha256: String) async throws -> (document: ReleaseStore.StoredDocument, page: ReleasePage)? {
+        guard ContentAddress.isSHA256(sha256), let document = try await content.releases.pageDocument(sha256: sha256),
             let page = try? JSONDecoder().decode(ReleasePage.self, from: Data(document.bytes))
         else { return nil }
         return (document, page)
@@ -120,7 +120,7 @@ final class PagePacks: Sendable {
         // Recorded while the blob is held, so that collection cannot remove it in between.
         defer { if let stored { store.release(stored.sha256) } }
         let record = PagePackRecord(page: page, kind: kind, stored: stored)
-        guard try await content.catalog.recordPagePack(record, now: .now()) else { return .memberMissing }
+        guard try await content.blobs.recordPagePack(record, now: .now()) else { return .memberMissing }
         return .stored(record)
     }
 }

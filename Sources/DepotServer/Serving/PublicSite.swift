@@ -27,7 +27,7 @@ public final class PublicSite: Sendable {
     let directory: PublicDirectory
     let store: BlobStore
     /// Where the scans are recorded; `nil`: every start reads the whole folder.
-    let catalog: Catalog?
+    let blobs: BlobIndex?
     let cacheControl: CacheControlPolicy
     /// How many bytes of small files are held in memory.
     let memoryBudget: Int
@@ -40,14 +40,14 @@ public final class PublicSite: Sendable {
     init(
         directory: PublicDirectory,
         store: BlobStore,
-        catalog: Catalog? = nil,
+        blobs: BlobIndex? = nil,
         cacheControl: CacheControlPolicy,
         memoryBudget: Int = 0,
         variants: VariantMaker?
     ) {
         self.directory = directory
         self.store = store
-        self.catalog = catalog
+        self.blobs = blobs
         self.cacheControl = cacheControl
         self.memoryBudget = memoryBudget
         self.variants = variants
@@ -57,11 +57,11 @@ public final class PublicSite: Sendable {
     public convenience init(
         directory: PublicDirectory,
         store: BlobStore,
-        catalog: Catalog? = nil,
+        blobs: BlobIndex? = nil,
         cacheControl: CacheControlPolicy,
         memoryBudget: Int = 0
     ) {
-        self.init(directory: directory, store: store, catalog: catalog, cacheControl: cacheControl, memoryBudget: memoryBudget, variants: nil)
+        self.init(directory: directory, store: store, blobs: blobs, cacheControl: cacheControl, memoryBudget: memoryBudget, variants: nil)
     }
 
     /// The files of the last scan.
@@ -92,7 +92,7 @@ public final class PublicSite: Sendable {
     /// changed. Without a record (a first start) nothing is served until that refresh, which is
     /// then the full scan: ``isScanned`` says which.
     public func start(logger: Logger) async throws {
-        try await catalog?.forgetPublicFiles(except: directory.root.string)
+        try await blobs?.forgetPublicFiles(except: directory.root.string)
         let recorded = try await recordedFiles()
         guard !recorded.isEmpty else {
             logger.info("Public folder not recorded: served once scanned")
@@ -130,7 +130,7 @@ public final class PublicSite: Sendable {
         defer { stored.forEach(store.release) }
         let changed = files.values.filter { known[$0.relativePath] != $0 }
         let removed = known.keys.filter { files[$0] == nil }
-        try await catalog?.recordPublicFiles(folder: directory.root.string, changed: changed, removed: removed)
+        try await blobs?.recordPublicFiles(folder: directory.root.string, changed: changed, removed: removed)
         let outcome = Refresh(changed: changed.count + removed.count, read: stored.count)
         guard outcome.changed > 0 || !published else { return outcome }
         await publish(files)
@@ -160,7 +160,7 @@ public final class PublicSite: Sendable {
         let previousSmallFiles = state.withLock { $0.smallFiles }
         var smallFiles = SmallFiles(budget: memoryBudget)
         let large = files.values.filter { variants?.variants.makesVariants(ofSize: $0.blob.size) == true }.map(\.blob.sha256)
-        let stored = (try? await catalog?.contentVariants(of: large)) ?? [:]
+        let stored = (try? await blobs?.contentVariants(of: large)) ?? [:]
         for (path, file) in files.sorted(by: { $0.key < $1.key }) {
             let resource = Resource(
                 blob: file.blob,
@@ -186,9 +186,9 @@ public final class PublicSite: Sendable {
     /// The files the catalog recorded whose blob (and gzip variant) is still stored: at a start,
     /// what the folder held when the last scan ran.
     private func recordedFiles() async throws -> [String: PublicFile] {
-        guard let catalog else { return [:] }
+        guard let blobs else { return [:] }
         var files: [String: PublicFile] = [:]
-        for (path, file) in try await catalog.publicFiles(folder: directory.root.string) {
+        for (path, file) in try await blobs.publicFiles(folder: directory.root.string) {
             guard try await store.isStored(file.blob.sha256) else { continue }
             if file.blob.gzip != nil, try await FileSystem.shared.info(forFileAt: store.gzipPath(forSHA256: file.blob.sha256)) == nil {
                 continue

@@ -35,7 +35,8 @@ public final class PublishedContent: Sendable {
         }
     }
 
-    let catalog: Catalog
+    let releases: ReleaseStore
+    let blobs: BlobIndex
     let store: BlobStore
     let cachePolicy: CachePolicy
     /// The channel documents, made and signed (``ChannelDocuments``).
@@ -54,10 +55,11 @@ public final class PublishedContent: Sendable {
         cacheEntries: Int = 8192,
         signer: ChannelSigner = ChannelSigner()
     ) {
-        self.catalog = catalog
+        self.releases = ReleaseStore(catalog)
+        self.blobs = BlobIndex(catalog)
         self.store = store
         self.cachePolicy = cachePolicy
-        self.documents = ChannelDocuments(catalog: catalog, signer: signer, cacheControl: cachePolicy.channels)
+        self.documents = ChannelDocuments(releases: releases, signer: signer, cacheControl: cachePolicy.channels)
         self.cache = Mutex(ResourceCache(maximumEntries: cacheEntries, maximumBytes: memoryBudget))
     }
 
@@ -71,9 +73,9 @@ public final class PublishedContent: Sendable {
     /// ending in `.md5` or `.sha256`, that digest of the live file it names.
     public func file(at path: String) async throws -> Resource? {
         try await entry(for: .file(path)) { [self] in
-            if let version = try await catalog.liveVersion(of: path) { return ResourceCache.Entry(try await fileResource(version)) }
+            if let version = try await releases.liveVersion(of: path) { return ResourceCache.Entry(try await fileResource(version)) }
             for (suffix, digest) in [(".md5", \FileVersion.md5), (".sha256", \FileVersion.sha256)] where path.hasSuffix(suffix) {
-                guard let version = try await catalog.liveVersion(of: String(path.dropLast(suffix.count))) else { return nil }
+                guard let version = try await releases.liveVersion(of: String(path.dropLast(suffix.count))) else { return nil }
                 return ResourceCache.Entry(
                     Self.inMemory(
                         Array("\(version[keyPath: digest])\n".utf8),
@@ -91,7 +93,7 @@ public final class PublishedContent: Sendable {
     /// `/blobs/{sha256}`, while a version refers to the content. Immutable: its date is strong.
     public func blob(sha256: String) async throws -> Resource? {
         try await entry(for: .blob(sha256)) { [self] in
-            guard ContentAddress.isSHA256(sha256), let blob = try await catalog.publishedBlob(sha256: sha256) else { return nil }
+            guard ContentAddress.isSHA256(sha256), let blob = try await releases.publishedBlob(sha256: sha256) else { return nil }
             return ResourceCache.Entry(
                 immutable(
                     stored: store.path(forSHA256: sha256),
@@ -107,7 +109,7 @@ public final class PublishedContent: Sendable {
     /// `/blobs/{sha256}.gz`: the gzip variant of a published blob.
     public func gzipBlob(sha256: String) async throws -> Resource? {
         try await entry(for: .gzipBlob(sha256)) { [self] in
-            guard ContentAddress.isSHA256(sha256), let blob = try await catalog.publishedBlob(sha256: sha256), let gzip = blob.record.gzip else {
+            guard ContentAddress.isSHA256(sha256), let blob = try await releases.publishedBlob(sha256: sha256), let gzip = blob.record.gzip else {
                 return nil
             }
             return ResourceCache.Entry(
@@ -126,8 +128,8 @@ public final class PublishedContent: Sendable {
     /// the bytes they are (no `Content-Encoding`), as the gzip variant is.
     public func variantBlob(sha256: String, coding: ContentCoding) async throws -> Resource? {
         try await entry(for: .variantBlob(sha256, coding)) { [self] in
-            guard ContentAddress.isSHA256(sha256), let blob = try await catalog.publishedBlob(sha256: sha256),
-                let stored = try await catalog.contentVariants(of: sha256).first(where: { $0.coding == coding })?.stored
+            guard ContentAddress.isSHA256(sha256), let blob = try await releases.publishedBlob(sha256: sha256),
+                let stored = try await blobs.contentVariants(of: sha256).first(where: { $0.coding == coding })?.stored
             else { return nil }
             return ResourceCache.Entry(
                 immutable(
@@ -146,8 +148,8 @@ public final class PublishedContent: Sendable {
     /// ranges.
     public func blockIndex(of sha256: String, packed: Bool) async throws -> Resource? {
         try await entry(for: packed ? .packedBlocks(sha256) : .blockIndex(sha256)) { [self] in
-            guard ContentAddress.isSHA256(sha256), let blob = try await catalog.publishedBlob(sha256: sha256),
-                let record = try await catalog.blockIndex(of: sha256)
+            guard ContentAddress.isSHA256(sha256), let blob = try await releases.publishedBlob(sha256: sha256),
+                let record = try await blobs.blockIndex(of: sha256)
             else { return nil }
             let (stored, size) = packed ? (record.packedSHA256, record.packedSize) : (record.indexSHA256, record.indexSize)
             return ResourceCache.Entry(
@@ -172,7 +174,7 @@ public final class PublishedContent: Sendable {
     /// the bytes it saves against the full (gzip) download of `to`.
     public func delta(from: String, to: String) async throws -> (resource: Resource, saving: Int64)? {
         try await entry(for: .delta(from: from, to: to)) { [self] in
-            guard ContentAddress.isSHA256(from), ContentAddress.isSHA256(to), let (patch, target) = try await catalog.patch(from: from, to: to) else {
+            guard ContentAddress.isSHA256(from), ContentAddress.isSHA256(to), let (patch, target) = try await blobs.patch(from: from, to: to) else {
                 return nil
             }
             return ResourceCache.Entry(
@@ -194,7 +196,7 @@ public final class PublishedContent: Sendable {
     /// a few hundred bytes. Read from the catalog on each request, outside the resource cache:
     /// requests for documents' patches never push files out of it.
     func documentDelta(from: String, to: String) async throws -> (resource: Resource, saving: Int64)? {
-        guard ContentAddress.isSHA256(from), ContentAddress.isSHA256(to), let delta = try await catalog.documentDelta(from: from, to: to) else {
+        guard ContentAddress.isSHA256(from), ContentAddress.isSHA256(to), let delta = try await blobs.documentDelta(from: from, to: to) else {
             return nil
         }
         let resource = Self.inMemory(
@@ -255,7 +257,7 @@ public final class PublishedContent: Sendable {
     private func fileResource(_ version: FileVersion) async throws -> Resource {
         let resource = Resource(
             blob: version.blob,
-            variants: try await catalog.contentVariants(of: version.sha256),
+            variants: try await blobs.contentVariants(of: version.sha256),
             in: store,
             contentType: version.contentType,
             lastModified: version.lastModified,

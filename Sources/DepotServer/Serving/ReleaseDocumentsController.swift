@@ -12,7 +12,7 @@ struct ReleaseDocumentsController: Sendable {
     let content: PublishedContent
     /// Makes and keeps the pages' packs.
     let packs: PagePacks
-    let catalog: Catalog
+    let releases: ReleaseStore
     let responder: ResourceResponder
 
     func addRoutes(to router: Router<DepotRequestContext>) {
@@ -49,7 +49,7 @@ struct ReleaseDocumentsController: Sendable {
 
     @Sendable func release(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
-        guard ContentAddress.isSHA256(id), let document = try await catalog.releaseDocument(id: id) else {
+        guard ContentAddress.isSHA256(id), let document = try await releases.releaseDocument(id: id) else {
             throw HTTPError(.notFound, message: "No release \(id.prefix(80))")
         }
         return try respond(to: request, with: document)
@@ -57,7 +57,7 @@ struct ReleaseDocumentsController: Sendable {
 
     @Sendable func page(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let sha256 = context.parameters.get("sha256") ?? ""
-        guard ContentAddress.isSHA256(sha256), let document = try await catalog.pageDocument(sha256: sha256) else {
+        guard ContentAddress.isSHA256(sha256), let document = try await releases.pageDocument(sha256: sha256) else {
             throw HTTPError(.notFound, message: "No page \(sha256.prefix(80))")
         }
         return try respond(to: request, with: document)
@@ -81,7 +81,7 @@ struct ReleaseDocumentsController: Sendable {
         return try responder.respond(to: request, resource: resource, now: .now())
     }
 
-    private func respond(to request: Request, with document: Catalog.StoredDocument) throws -> Response {
+    private func respond(to request: Request, with document: ReleaseStore.StoredDocument) throws -> Response {
         let resource = try PublishedContent.jsonResource(
             document.bytes,
             lastModified: HTTPDate(secondsSince1970: document.createdAt),

@@ -38,7 +38,7 @@ public enum DataBackup {
         let scratch = "tmp/backup-\(UInt64.random(in: 0...UInt64.max)).sqlite"
         try source.makeFolder("tmp")
         defer { try? source.remove(scratch) }
-        let referenced = try Catalog.copy(data.appendingPathComponent("catalog.sqlite").path, into: "\(source.root)/\(scratch)")
+        let referenced = try Maintenance.copy(data.appendingPathComponent("catalog.sqlite").path, into: "\(source.root)/\(scratch)")
         try target.replace("catalog.sqlite", durable: true, copying: scratch, from: source)
 
         var outcome = Outcome()

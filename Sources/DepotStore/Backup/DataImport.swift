@@ -25,7 +25,7 @@ public enum DataImport {
         /// Patches the releases list that the tree did not hold: the origin makes them again
         /// when asked.
         public var patchesNotHeld = 0
-        /// Where the rebuilt catalog stands (``Catalog/finishRebuild(_:releaseMargin:serialMargin:now:)``).
+        /// Where the rebuilt catalog stands (``Maintenance/finishRebuild(_:releaseMargin:serialMargin:now:)``).
         public var summary: RebuildSummary?
     }
 
@@ -81,6 +81,7 @@ private struct ImportBuilder {
 
     func build(channels: [ChannelDocument], serialMargin: Int64, releaseMargin: Int64) async throws -> DataImport.Outcome {
         let catalog = try Catalog(path: "\(staging.root)/catalog.sqlite")
+        let maintenance = Maintenance(catalog)
         var outcome = DataImport.Outcome()
         var unheld: [(from: String, to: String)] = []
         var placed = Set<String>()
@@ -104,34 +105,34 @@ private struct ImportBuilder {
             if let problem = ImportLimits.problem(of: entries) {
                 throw StoreError(.invalidInput, "The tree's release \(document.number) is refused: \(problem)")
             }
-            let release = Catalog.ImportedRelease(id: id, bytes: bytes, document: document, pages: pages)
-            try await catalog.importRelease(release, channel: channelOf[id] ?? ChannelName.default)
+            let release = Maintenance.ImportedRelease(id: id, bytes: bytes, document: document, pages: pages)
+            try await maintenance.importRelease(release, channel: channelOf[id] ?? ChannelName.default)
             for entry in entries where placed.insert(entry.sha256).inserted {
                 outcome.blobs += 1
                 unheld += try await placeFiles(of: entry, catalog: catalog)
             }
             if let parent = document.parent, let parentDocument = documents[parent] {
                 let patches = try documentPatches(of: release, parent: (parent, parentDocument))
-                try await catalog.recordDocumentDeltas(patches, now: now)
+                try await BlobIndex(catalog).recordDocumentDeltas(patches, now: now)
             }
             outcome.releases += 1
         }
-        try await catalog.forgetPatches(unheld)
+        try await maintenance.forgetPatches(unheld)
         outcome.patchesNotHeld = unheld.count
         for document in channels.sorted(by: { $0.channel < $1.channel }) {
             guard documents[document.release] != nil else { throw StoreError(.invalidInput, "The tree lacks the release of \(document.channel)") }
-            try await catalog.importChannel(document, serial: document.serial + serialMargin, now: now.secondsSince1970)
+            try await maintenance.importChannel(document, serial: document.serial + serialMargin, now: now.secondsSince1970)
             outcome.channels += 1
         }
-        try await catalog.finishImport()
-        outcome.summary = try await catalog.finishRebuild(
+        try await maintenance.finishImport()
+        outcome.summary = try await maintenance.finishRebuild(
             "import",
             releaseMargin: releaseMargin,
             serialMargin: serialMargin,
             now: now.secondsSince1970
         )
         outcome.roots = try copyRoots()
-        let integrity = try await catalog.integrityCheck()
+        let integrity = try await maintenance.integrityCheck()
         guard integrity == "ok" else { throw StoreError(.io, "The rebuilt catalog is damaged: \(integrity.prefix(200))") }
         return outcome
     }
@@ -196,7 +197,7 @@ private struct ImportBuilder {
             guard let bytes = try tree.read(pack.path) else { throw StoreError(.invalidInput, "The tree lacks \(pack.path)") }
             let packed = Hex.string(SHA256.hash(data: bytes))
             try place(pack, as: packed)
-            try await catalog.importBlockIndex(
+            try await Maintenance(catalog).importBlockIndex(
                 of: sha256,
                 index: (blocks.sha256, blocks.size),
                 packed: (packed, Int64(bytes.count)),
@@ -219,9 +220,9 @@ private struct ImportBuilder {
     /// document's and each changed page's, as the origin makes them. Both documents were read
     /// and checked already; only the patches are read here.
     private func documentPatches(
-        of release: Catalog.ImportedRelease,
+        of release: Maintenance.ImportedRelease,
         parent: (id: String, document: ReleaseDocument)
-    ) throws -> [Catalog.DocumentDeltaRecord] {
+    ) throws -> [BlobIndex.DocumentDeltaRecord] {
         let pages = Dictionary(release.pages.map { ($0.sha256, $0.bytes) }) { first, _ in first }
         var pairs = [(source: parent.id, target: release.id, targetBytes: release.bytes)]
         for (page, base) in release.document.pageBases(from: parent.document) {
@@ -231,7 +232,7 @@ private struct ImportBuilder {
             let object = try TreeObject.delta(from: pair.source, to: pair.target)
             guard let patch = try tree.read(object.path) else { return nil }
             let fullSize = try pair.targetBytes.withUnsafeBytes { try Gzip.compress($0).count }
-            return Catalog.DocumentDeltaRecord(source: pair.source, target: pair.target, patch: patch, fullSize: fullSize)
+            return BlobIndex.DocumentDeltaRecord(source: pair.source, target: pair.target, patch: patch, fullSize: fullSize)
         }
     }
 

@@ -17,13 +17,13 @@ public enum DataRestore {
     public struct Outcome: Sendable, Equatable {
         public var blobs = 0
         public var channels = 0
-        /// Where the restored catalog stands (``Catalog/finishRebuild(_:releaseMargin:serialMargin:now:)``).
+        /// Where the restored catalog stands (``Maintenance/finishRebuild(_:releaseMargin:serialMargin:now:)``).
         public var summary: RebuildSummary?
     }
 
     /// Restores `backup` into `data`, which must not exist or be empty; raises each channel's
-    /// serial by `serialMargin` (``Catalog/raiseSerials(by:)``) and the next release's number
-    /// by `releaseMargin` past the backup's newest (``Catalog/raiseReleaseFloor(by:)``), and
+    /// serial by `serialMargin` (``Maintenance/raiseSerials(by:)``) and the next release's number
+    /// by `releaseMargin` past the backup's newest (``ReleaseStore/raiseReleaseFloor(by:)``), and
     /// records the restore in the audit trail. `beforePlacing` runs after every check, just
     /// before the rename (a test's seam).
     public static func restore(
@@ -52,16 +52,17 @@ public enum DataRestore {
                 try check(name, in: staging)
             }
             let catalog = try Catalog(path: "\(staging.root)/catalog.sqlite")
-            let integrity = try await catalog.integrityCheck()
+            let maintenance = Maintenance(catalog)
+            let integrity = try await maintenance.integrityCheck()
             guard integrity == "ok" else { throw StoreError(.invalidInput, "The backup's catalog is damaged: \(integrity.prefix(200))") }
-            let missing = try await catalog.referencedFiles().subtracting(names)
+            let missing = try await maintenance.referencedFiles().subtracting(names)
             guard missing.isEmpty else {
                 throw StoreError(.invalidInput, "The backup lacks \(missing.count) blob file(s) its catalog names, as \(missing.sorted()[0])")
             }
-            try await catalog.checkMargins(serial: serialMargin, releases: releaseMargin)
-            try await catalog.raiseSerials(by: serialMargin)
-            outcome.channels = try await catalog.channels().count
-            outcome.summary = try await catalog.finishRebuild("restore", releaseMargin: releaseMargin, serialMargin: serialMargin, now: now)
+            try await ReleaseStore(catalog).checkMargins(serial: serialMargin, releases: releaseMargin)
+            try await maintenance.raiseSerials(by: serialMargin)
+            outcome.channels = try await ReleaseStore(catalog).channels().count
+            outcome.summary = try await maintenance.finishRebuild("restore", releaseMargin: releaseMargin, serialMargin: serialMargin, now: now)
             outcome.blobs = names.count
             try await place.place(staging, suffix: suffix, beforePlacing: beforePlacing)
         } catch {

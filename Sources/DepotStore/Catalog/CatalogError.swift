@@ -11,7 +11,7 @@ public struct CatalogError: Error, CustomStringConvertible, Sendable {
         public static let invalid = Code(name: "invalid")
         /// A path, release or channel the request names does not exist.
         public static let notFound = Code(name: "notFound")
-        /// The channel is not on the release a commit was made against (``Catalog/ReleaseCommit/base``).
+        /// The channel is not on the release a commit was made against (``ReleaseStore/ReleaseCommit/base``).
         public static let moved = Code(name: "moved")
         /// A release refers to versions retention has removed.
         public static let gone = Code(name: "gone")
