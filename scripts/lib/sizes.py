@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Sizes of Swift source: files over a line limit, and functions (func, init, deinit, subscript,
-accessors aside) over another. Used by scripts/test (the limits of issue 42 for the targets that
+"""Sizes of Swift source: files over a line limit, functions (func, init, deinit, subscript,
+accessors aside) over another, and types with more methods than a budget. Used by scripts/test (the limits of issue 42 for the targets that
 do I/O and grow fastest) and by hand:
 
     scripts/lib/sizes.py check Sources/DepotStore Client/Sources/DepotClient Sources/DepotServer
@@ -10,7 +10,13 @@ A small brace counter, written by hand: no Swift parser is on the machine's pack
 Python, and swift-syntax would make the lint step build a tool first. It skips comments and
 string literals (single-line and multi-line), which is all Depot's code needs of it.
 
-Exceptions are listed in scripts/lib/sizes-exceptions, one `path` or `path:function` a line,
+A type's methods are its `func`, `init` and `subscript` declarations, static ones too, in its
+body and in every extension of it in the roots checked (issue 59: a type split over small files
+is still one type; Hummingbird's and GRDB's types keep well under the budget). A nested type
+counts apart, by its full name (`Outer.Inner`).
+
+Exceptions are listed in scripts/lib/sizes-exceptions, one `path`, `path:function` or
+`type:Name` a line,
 each with a reason after `#`; the check fails on an exception that no longer exceeds its limit,
 so the list only shrinks."""
 
@@ -18,6 +24,11 @@ import os, re, sys
 
 FILE_LIMIT = 300
 FUNCTION_LIMIT = 60
+METHOD_BUDGET = 25
+TYPE = re.compile(
+    r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|package|final|indirect|nonisolated)\s+)*"
+    r"(struct|class|enum|actor|extension|protocol)\s+([\w.]+)"
+)
 DECLARATION = re.compile(
     r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|package|static|class|override|mutating|"
     r"nonisolated|final|convenience|required|dynamic|@inlinable|@usableFromInline)\s+)*"
@@ -108,6 +119,32 @@ def functions(path):
     return found
 
 
+def methods(path):
+    """(type name, declaration line) of each method declared directly in a type's or an
+    extension's body; protocols' requirements are not a type's methods."""
+    lines = code_lines(open(path, encoding="utf-8").read())
+    found, stack, depth, pending = [], [], 0, None  # stack: (name, depth inside its body, counted)
+    for number, line in enumerate(lines):
+        match = TYPE.match(line)
+        if match and match.group(2) not in ("func", "var", "let", "subscript"):  # `class func` is a method
+            kind, name = match.group(1), match.group(2)
+            outer = stack[-1][0] if stack and kind != "extension" else None
+            pending = (f"{outer}.{name}" if outer else name, kind != "protocol")
+        elif DECLARATION.match(line) and stack and stack[-1][1] == depth and stack[-1][2]:
+            found.append((stack[-1][0], number + 1))
+        for char in line:
+            if char == "{":
+                depth += 1
+                if pending:
+                    stack.append((pending[0], depth, pending[1]))
+                    pending = None
+            elif char == "}":
+                if stack and stack[-1][1] == depth:
+                    stack.pop()
+                depth -= 1
+    return found
+
+
 def swift_files(roots):
     for root in roots:
         for folder, _, names in os.walk(root):
@@ -143,6 +180,20 @@ def check(roots):
                     used.add(key)
                 else:
                     problems.append(f"{path}:{line}: {name} is {length} lines, over {FUNCTION_LIMIT}")
+    counts, first = {}, {}
+    for path in swift_files(roots):
+        for name, line in methods(path):
+            counts[name] = counts.get(name, 0) + 1
+            first.setdefault(name, f"{path}:{line}")
+    for name, count in sorted(counts.items()):
+        key = f"type:{name}"
+        if count > METHOD_BUDGET:
+            if key in listed:
+                used.add(key)
+            else:
+                problems.append(f"{first[name]}: {name} has {count} methods, over {METHOD_BUDGET} (its body and extensions)")
+        elif key in listed:
+            problems.append(f"scripts/lib/sizes-exceptions lists {key}, which is within its budget now: remove the line")
     for key in listed:
         if key not in used and any(key.startswith(root.rstrip("/") + "/") for root in roots):
             problems.append(f"scripts/lib/sizes-exceptions lists {key}, which is within its limit now: remove the line")
@@ -158,6 +209,12 @@ def report(roots):
     for length, where in sorted(rows, reverse=True)[:10]:
         print(f"{length:5} {where}")
     folders = {}
+    counts = {}
+    for path in swift_files(roots):
+        for name, _ in methods(path):
+            counts[name] = counts.get(name, 0) + 1
+    for name, count in sorted(counts.items(), key=lambda item: -item[1])[:10]:
+        print(f"{count:5} methods  {name}")
     for path in swift_files(roots):
         folder = os.path.dirname(path)
         lines, files = folders.get(folder, (0, 0))
