@@ -31,7 +31,8 @@ package struct DirectAnswerConfiguration: Sendable {
 ///
 /// Why: on one core, Hummingbird's pipeline alone (an empty 304 from a route) reaches 0.41 of
 /// nginx's rate, and Depot's 304 through it 0.29; this path does the same work at several times
-/// that rate. See `docs/performance.md`.
+/// that rate. See `docs/performance-history.md` (the runs that measured it) and
+/// `docs/performance.md` (the current rates).
 ///
 /// It answers only when that is safe to do out of Hummingbird's sight: ``DirectAnswerRule``. The connection's rules, for direct answers and
 /// Hummingbird's alike, are ``DirectResponderStateMachine``'s: pipelined answers keep their

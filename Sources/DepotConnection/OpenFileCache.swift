@@ -59,7 +59,7 @@ final class OpenFile {
 
 /// The files one event loop's direct answers send from, kept open between answers, as nginx's
 /// `open_file_cache`: a hit costs one `fstat(2)` instead of an `open(2)` and a `close(2)`, which
-/// on this machine were about a ninth of a 64 KiB range answer's CPU (`docs/performance.md`).
+/// on this machine were about a ninth of a 64 KiB range answer's CPU (`docs/performance-history.md`).
 ///
 /// Confined to its event loop, so it takes no lock. It holds at most `capacity` files, evicting
 /// the least recently used one; a file no answer has taken between two ``sweep()``s is closed, so
