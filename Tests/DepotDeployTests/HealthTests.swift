@@ -9,8 +9,8 @@ import Testing
 struct HealthTests {
     @Test("/healthz and /readyz answer 200 on a working server")
     func healthy() async throws {
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.withPublishing { server in
+            try await server.connection { connection in
                 let health = try await connection.request("GET", "/healthz")
                 #expect(health.status == 200)
                 #expect(health.bodyText == #"{"status":"ok"}"#)
@@ -23,12 +23,12 @@ struct HealthTests {
 
     @Test("/readyz is 503 when the store cannot be written, while /healthz stays 200")
     func storeNotWritable() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             // A file where the temporary folder should be: no file can be created in it, even by root.
             let temporary = server.dataDirectory.appendingPathComponent("tmp")
             try FileManager.default.removeItem(at: temporary)
             try Data("not a folder".utf8).write(to: temporary)
-            try await RawHTTPConnection.with(port: server.port) { connection in
+            try await server.connection { connection in
                 // The verdict of the start-up's probe is reused for a second (ReadinessCheck): ask
                 // until the store is checked again (a hang guard of 10 s, ten times the interval).
                 var ready = try await connection.request("GET", "/readyz")
@@ -58,8 +58,8 @@ struct HealthTests {
         let prepare = { (folder: URL) in
             for index in 0..<500 { _ = try folder.write(Data("file \(index)\n".utf8), to: "files-\(index / 100)/\(index).txt") }
         }
-        try await LiveServer.with(configuration: configuration, prepare: prepare) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.with(configuration: configuration, prepare: prepare) { server in
+            try await server.connection { connection in
                 #expect(try await connection.request("GET", "/healthz").status == 200)
                 for path in ["/readyz", "/files-0/7.txt", "/not-there.txt"] {
                     let response = try await connection.request("GET", path)
@@ -89,12 +89,12 @@ struct HealthTests {
             while held.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
         }
         let prepare = { (folder: URL) in _ = try folder.write(Data("kept\n".utf8), to: "kept.txt") }
-        try await LiveServer.with(configuration: configuration, prepare: prepare) { server in
+        try await InProcessServer.with(configuration: configuration, prepare: prepare) { server in
             // The folder is gone when the scan starts (an unmounted disk): the scan fails.
             let away = server.publicDirectory.deletingLastPathComponent().appendingPathComponent("away-\(UUID().uuidString)")
             try FileManager.default.moveItem(at: server.publicDirectory, to: away)
             held.withLock { $0 = false }
-            try await RawHTTPConnection.with(port: server.port) { connection in
+            try await server.connection { connection in
                 try await Self.waitForReadyz(connection: &connection) { $0.bodyText.contains("cannot be scanned") }
                 for path in ["/readyz", "/kept.txt"] {
                     let response = try await connection.request("GET", path)
@@ -112,7 +112,7 @@ struct HealthTests {
     }
 
     /// Asks `/readyz` until its answer satisfies `done`; the bound only guards a hang.
-    static func waitForReadyz(connection: inout RawHTTPConnection, until done: (RawHTTPResponse) -> Bool) async throws {
+    static func waitForReadyz(connection: inout InProcessConnection, until done: (RawHTTPResponse) -> Bool) async throws {
         for _ in 0..<30_000 {
             if done(try await connection.request("GET", "/readyz")) { return }
             try await Task.sleep(for: .milliseconds(10))

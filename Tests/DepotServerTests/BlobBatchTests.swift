@@ -7,7 +7,7 @@ import Testing
 /// `POST /v1/blobs`: many small blobs in one request, stored whole or not at all.
 @Suite("Blob batches")
 struct BlobBatchTests {
-    static let auth = PublishingTests.auth
+    static let auth = LiveServer.authorization
     static let contentType = ("Content-Type", BlobBatch.mediaType)
 
     static func batch(_ members: [(sha256: String, bytes: Data)]) -> [UInt8] {
@@ -55,8 +55,8 @@ struct BlobBatchTests {
 
     @Test("a batch is stored with gzip variants and a commit can name its blobs")
     func storedAndCommitted() async throws {
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.withPublishing { server in
+            try await server.connection { connection in
                 let members = (0..<50).map { Self.member("file \($0) " + String(repeating: "text ", count: $0 * 20)) }
                 let stored = try await connection.request("POST", "/v1/blobs", headers: [Self.auth, Self.contentType], body: Self.batch(members))
                 #expect(stored.status == 201)
@@ -76,14 +76,14 @@ struct BlobBatchTests {
                 let body = try await connection.request("GET", "/blobs/\(members[49].sha256)").body
                 #expect(Data(body) == members[49].bytes)
             }
-            #expect(try PublishLimitsTests.temporaryFiles(server).isEmpty)
+            #expect(try PublishLimitsTests.temporaryFiles(in: server.dataDirectory).isEmpty)
         }
     }
 
     @Test("publish.maxUploadBytes holds for each blob of a batch, publish.maxBatchBytes for the whole: 413 beyond either")
     func limits() async throws {
         let configuration = ServerConfiguration(publish: .init(maxUploadBytes: 500, maxBatchBytes: 2_000))
-        try await LiveServer.withPublishing(configuration: configuration) { server in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
             let small = (0..<2).map { Self.member(String(repeating: "\($0)", count: 400)) }
             let cases: [(name: String, members: [(sha256: String, bytes: Data)], status: Int)] = [
                 ("two blobs of 400 bytes: more than 500 together, each under it", small, 201),
@@ -91,19 +91,19 @@ struct BlobBatchTests {
                 ("a body over publish.maxBatchBytes", (0..<6).map { Self.member(String(repeating: "y\($0)", count: 200)) }, 413),
             ]
             for (name, members, status) in cases {
-                let response = try await RawHTTPConnection.with(port: server.port) { connection in
+                let response = try await server.connection { connection in
                     try await connection.request("POST", "/v1/blobs", headers: [Self.auth, Self.contentType], body: Self.batch(members))
                 }
                 #expect(response.status == status, "\(name)")
             }
-            #expect(try PublishLimitsTests.temporaryFiles(server).isEmpty)
+            #expect(try PublishLimitsTests.temporaryFiles(in: server.dataDirectory).isEmpty)
         }
     }
 
     @Test("a bad batch is refused whole: nothing of it is stored")
     func refusedWhole() async throws {
         let configuration = ServerConfiguration(publish: .init(maxBatchBlobBytes: 1000, maxBatchBlobs: 3))
-        try await LiveServer.withPublishing(configuration: configuration) { server in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
             let good = Self.member("good")
             let lying = (sha256: Fixture.sha256(Data("other".utf8)), bytes: Data("lie".utf8))
             let cases: [(name: String, headers: [(String, String)], body: [UInt8], status: Int)] = [
@@ -118,7 +118,7 @@ struct BlobBatchTests {
                 ("no token", [Self.contentType], Self.batch([good]), 401),
             ]
             for (name, headers, body, status) in cases {
-                let response = try await RawHTTPConnection.with(port: server.port) { connection in
+                let response = try await server.connection { connection in
                     try await connection.request("POST", "/v1/blobs", headers: headers, body: body)
                 }
                 #expect(response.status == status, "\(name)")
@@ -128,7 +128,7 @@ struct BlobBatchTests {
                     ),
                     "\(name)"
                 )
-                #expect(try PublishLimitsTests.temporaryFiles(server).isEmpty, "\(name)")
+                #expect(try PublishLimitsTests.temporaryFiles(in: server.dataDirectory).isEmpty, "\(name)")
             }
         }
     }

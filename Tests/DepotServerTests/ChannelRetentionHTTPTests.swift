@@ -19,10 +19,10 @@ struct ChannelRetentionHTTPTests {
         )
         configuration.accessTokens = [try AccessToken(entry: "name=ci publish=beta token=beta-secret", position: 1)]
         let one = Data("stable one\n".utf8)
-        try await LiveServer.withPublishing(configuration: configuration) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                #expect(try await PublishingTests.publish(&connection, "a.txt", one).status == 201)
-                #expect(try await PublishingTests.publish(&connection, "a.txt", Data("stable two\n".utf8)).status == 201)
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
+            try await server.connection { connection in
+                #expect(try await connection.publish("a.txt", one).status == 201)
+                #expect(try await connection.publish("a.txt", Data("stable two\n".utf8)).status == 201)
                 let refused = try await connection.request("POST", "/v1/channels/stable/rollback", headers: [Self.beta])
                 #expect(refused.status == 403, "the beta token cannot touch stable")
                 for index in 1...5 {
@@ -43,7 +43,7 @@ struct ChannelRetentionHTTPTests {
                 let runs = try await connection.metric("depot_collections_total")
                 #expect(try await connection.waitForMetric("depot_collections_total", toReach: runs + 2))
                 #expect(try await connection.request("GET", "/blobs/\(Fixture.sha256(one))").bodyText == "stable one\n")
-                let back = try await connection.request("POST", "/v1/channels/stable/rollback", headers: [PublishingTests.auth])
+                let back = try await connection.request("POST", "/v1/channels/stable/rollback", headers: [LiveServer.authorization])
                 #expect(back.status == 200, "\(back.bodyText)")
                 #expect(try await connection.request("GET", "/files/a.txt").bodyText == "stable one\n")
             }

@@ -10,17 +10,17 @@ import Testing
 /// `export.directory`: a folder the server keeps in step with what it publishes.
 @Suite("Export folder in step")
 struct ExportFollowTests {
-    static let auth = PublishingTests.auth
+    static let auth = LiveServer.authorization
 
     /// The document the origin serves at `/channels/stable`, and the one in the export.
-    static func documents(_ connection: inout RawHTTPConnection, export: URL) async throws -> (served: Data, exported: Data?) {
+    static func documents(_ connection: inout InProcessConnection, export: URL) async throws -> (served: Data, exported: Data?) {
         let served = Data(try await connection.request("GET", "/channels/stable").body)
         return (served, FileManager.default.contents(atPath: export.appendingPathComponent("channels/stable").path))
     }
 
     /// The documents once the export has caught up with the origin: it follows the channel
     /// documents at its own pace (``ExportFollower``). The bound only guards a hang.
-    static func caughtUp(_ connection: inout RawHTTPConnection, export: URL) async throws -> (served: Data, exported: Data?) {
+    static func caughtUp(_ connection: inout InProcessConnection, export: URL) async throws -> (served: Data, exported: Data?) {
         var documents = try await Self.documents(&connection, export: export)
         for _ in 0..<2_400 where documents.exported != documents.served {
             try await Task.sleep(for: .milliseconds(25))
@@ -44,11 +44,11 @@ struct ExportFollowTests {
             )
             configuration.exportDirectory = export.path
             let versions = (1...3).map { Data("version \($0)\n".utf8) + Fixture.noise.prefix(20_000) }
-            try await LiveServer.withPublishing(configuration: configuration) { server in
-                try await RawHTTPConnection.with(port: server.port) { connection in
+            try await InProcessServer.withPublishing(configuration: configuration) { server in
+                try await server.connection { connection in
                     var releases: [String] = []
                     for version in versions {
-                        #expect(try await PublishingTests.publish(&connection, "db.sqlite", version).status == 201)
+                        #expect(try await connection.publish("db.sqlite", version).status == 201)
                         let (served, exported) = try await Self.caughtUp(&connection, export: export)
                         #expect(exported == served, "the export did not catch up")
                         let id = try Self.releaseID(served)
@@ -103,10 +103,10 @@ struct ExportFollowTests {
             configuration.beforeExport = {
                 while held.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(10)) }
             }
-            try await LiveServer.withPublishing(configuration: configuration) { server in
-                try await RawHTTPConnection.with(port: server.port) { connection in
+            try await InProcessServer.withPublishing(configuration: configuration) { server in
+                try await server.connection { connection in
                     let version = Data("one\n".utf8)
-                    #expect(try await PublishingTests.publish(&connection, "a.txt", version).status == 201)
+                    #expect(try await connection.publish("a.txt", version).status == 201)
                     let (served, exported) = try await Self.documents(&connection, export: export)
                     #expect(try Self.releaseID(served).count == 64, "the origin serves the new release at once")
                     #expect(exported == nil, "the export ran before the publish answered")
@@ -127,9 +127,9 @@ struct ExportFollowTests {
             let export = root.appendingPathComponent("export")
             var configuration = ServerConfiguration(channels: ChannelSigner(keys: [Curve25519.Signing.PrivateKey()], validity: .seconds(4)))
             configuration.exportDirectory = export.path
-            try await LiveServer.withPublishing(configuration: configuration) { server in
-                try await RawHTTPConnection.with(port: server.port) { connection in
-                    #expect(try await PublishingTests.publish(&connection, "a.txt", Data("a\n".utf8)).status == 201)
+            try await InProcessServer.withPublishing(configuration: configuration) { server in
+                try await server.connection { connection in
+                    #expect(try await connection.publish("a.txt", Data("a\n".utf8)).status == 201)
                     _ = try await Self.caughtUp(&connection, export: export)
                     let path = export.appendingPathComponent("channels/stable").path
                     let first = try JSONDecoder().decode(ChannelDocument.self, from: try #require(FileManager.default.contents(atPath: path)))

@@ -209,14 +209,17 @@ struct PackAttackTests {
                 #expect(answer.status == 200)
                 packBlobs.append(try #require(answer.header("ETag")).trimmingCharacters(in: ["\""]))
             }
-            #expect(RetentionAndConcurrencyTests.blobFiles(server).isSuperset(of: packBlobs), "the packs are kept as blobs: \(packBlobs)")
+            #expect(
+                RetentionAndConcurrencyTests.blobFiles(server.dataDirectory).isSuperset(of: packBlobs),
+                "the packs are kept as blobs: \(packBlobs)"
+            )
             let new = try await PackComputationTests.publish(server, count: 41).pages
             #expect(!new.contains(old))
             // However slowly a loaded machine runs the collections: the bound only guards a hang.
-            var files = RetentionAndConcurrencyTests.blobFiles(server)
+            var files = RetentionAndConcurrencyTests.blobFiles(server.dataDirectory)
             for _ in 0..<12_000 where !files.isDisjoint(with: packBlobs) {
                 try await Task.sleep(for: .milliseconds(50))
-                files = RetentionAndConcurrencyTests.blobFiles(server)
+                files = RetentionAndConcurrencyTests.blobFiles(server.dataDirectory)
             }
             #expect(files.isDisjoint(with: packBlobs), "the retired page's packs were not collected")
             let before = try await Self.made(server)

@@ -10,11 +10,11 @@ import _NIOFileSystem
 
 /// One rule for what a published path may be (``PortablePath``): Unicode spellings of one name
 /// are one file, names a client's file system would merge are refused, and a catalog that
-/// already holds such rows starts. API behaviour: in process, through the router, but for the
-/// catalog written by an older Depot, which a real server starts on.
+/// already holds such rows starts. API behaviour: in process, through the router, the catalog
+/// written by an older Depot too (the application starts on it as a server does).
 @Suite("Path collisions")
 struct PathCollisionTests {
-    static let auth = ("Authorization", "Bearer \(LiveServer.token)")
+    static let auth = LiveServer.authorization
 
     @Test("NFC and NFD spellings of a name publish one file; the server keeps answering")
     func unicodeSpellings() async throws {
@@ -119,8 +119,8 @@ struct PathCollisionTests {
                 }
                 try queue.close()
             }
-            try await LiveServer.withDataDirectory(data, configuration: .init(publish: .init(tokens: [LiveServer.token]))) { server in
-                try await RawHTTPConnection.with(port: server.port) { connection in
+            try await InProcessServer.withDataDirectory(data, configuration: .init(publish: .init(tokens: [LiveServer.token]))) { server in
+                try await server.connection { connection in
                     // One of the two rows is served (the newer), by either spelling.
                     #expect(try await connection.request("GET", "/files/caf%C3%A9.txt").bodyText == "nfd")
                     // Publishing the name again continues the stored spelling instead of adding a third row.

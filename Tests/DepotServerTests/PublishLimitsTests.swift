@@ -11,11 +11,11 @@ import Glibc
 /// Uploads that must leave nothing behind: too large, cut off, or refused by a full disk.
 @Suite("Publishing limits and failures")
 struct PublishLimitsTests {
-    static let auth = PublishingTests.auth
+    static let auth = LiveServer.authorization
 
     /// The files in `tmp/` and its subfolders (where batches write).
-    static func temporaryFiles(_ server: LiveServer) throws -> [String] {
-        try Fixture.files(below: server.dataDirectory.appendingPathComponent("tmp"))
+    static func temporaryFiles(in dataDirectory: URL) throws -> [String] {
+        try Fixture.files(below: dataDirectory.appendingPathComponent("tmp"))
     }
 
     @Test("a declared length over the limit is 413 at once, and the connection is closed")
@@ -29,7 +29,7 @@ struct PublishLimitsTests {
                 #expect(response.bodyText.contains("limit of 1000 bytes"))
                 #expect(try await connection.isClosedByServer())
             }
-            #expect(try Self.temporaryFiles(server).isEmpty)
+            #expect(try Self.temporaryFiles(in: server.dataDirectory).isEmpty)
         }
     }
 
@@ -68,7 +68,7 @@ struct PublishLimitsTests {
                 PublishingTests.entries(try await PublishingTests.manifest(&$0)).count
             }
             #expect(published == 0)
-            #expect(try Self.temporaryFiles(server).isEmpty)
+            #expect(try Self.temporaryFiles(in: server.dataDirectory).isEmpty)
         }
     }
 
@@ -79,18 +79,18 @@ struct PublishLimitsTests {
                 try await connection.send("PUT", "/v1/files/cut.bin", headers: [Self.auth, ("Content-Length", "1000000")])
                 try await connection.sendRaw([UInt8](repeating: 1, count: 300_000))
                 // Not vacuous: the upload is being stored when the client goes.
-                var started = try Self.temporaryFiles(server)
+                var started = try Self.temporaryFiles(in: server.dataDirectory)
                 for _ in 0..<6_000 where started.isEmpty {
                     try await Task.sleep(for: .milliseconds(20))
-                    started = try Self.temporaryFiles(server)
+                    started = try Self.temporaryFiles(in: server.dataDirectory)
                 }
                 #expect(!started.isEmpty, "the upload never reached the store")
             }
             // The server notices the closed connection and discards the partial upload.
-            var leftovers = try Self.temporaryFiles(server)
+            var leftovers = try Self.temporaryFiles(in: server.dataDirectory)
             for _ in 0..<2_400 where !leftovers.isEmpty {
                 try await Task.sleep(for: .milliseconds(50))
-                leftovers = try Self.temporaryFiles(server)
+                leftovers = try Self.temporaryFiles(in: server.dataDirectory)
             }
             #expect(leftovers.isEmpty)
             let (published, status) = try await RawHTTPConnection.with(port: server.port) { connection in
@@ -116,24 +116,24 @@ struct PublishLimitsTests {
                     headers: [Self.auth, ("Content-Length", "\(content.count)")]
                 )
                 try await connection.sendRaw(Array(content.prefix(1 << 20)))
-                var started = try Self.temporaryFiles(server)
+                var started = try Self.temporaryFiles(in: server.dataDirectory)
                 for _ in 0..<6_000 where !started.contains(where: { $0.hasSuffix(".zblocks") }) {
                     try await Task.sleep(for: .milliseconds(20))
-                    started = try Self.temporaryFiles(server)
+                    started = try Self.temporaryFiles(in: server.dataDirectory)
                 }
                 #expect(started.contains { $0.hasSuffix(".zblocks") }, "the index was not made as the upload arrived: \(started)")
             }
-            var leftovers = try Self.temporaryFiles(server)
+            var leftovers = try Self.temporaryFiles(in: server.dataDirectory)
             for _ in 0..<2_400 where !leftovers.isEmpty {
                 try await Task.sleep(for: .milliseconds(50))
-                leftovers = try Self.temporaryFiles(server)
+                leftovers = try Self.temporaryFiles(in: server.dataDirectory)
             }
             #expect(leftovers.isEmpty)
             let stored = try await RawHTTPConnection.with(port: server.port) { connection in
                 try await connection.request("PUT", "/v1/blobs/\(sha256)", headers: [Self.auth], body: Array(content))
             }
             #expect(stored.status == 201)
-            #expect(try Self.temporaryFiles(server).isEmpty)
+            #expect(try Self.temporaryFiles(in: server.dataDirectory).isEmpty)
             // Its index was recorded: served once a release lists the blob.
             let (committed, blocks) = try await RawHTTPConnection.with(port: server.port) { connection in
                 let commit = #"{"files": [{"path": "big.bin", "sha256": "\#(sha256)"}]}"#
@@ -169,13 +169,13 @@ struct PublishLimitsTests {
                 let large = Fixture.pseudoRandom(count: 3 << 20, seed: 9)
                 try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
                     try await RawHTTPConnection.with(port: server.port) { connection in
-                        #expect(try await PublishingTests.publish(&connection, "f.bin", small).status == 201)
-                        let full = try await PublishingTests.publish(&connection, "f.bin", large)
+                        #expect(try await connection.publish("f.bin", small).status == 201)
+                        let full = try await connection.publish("f.bin", large)
                         #expect(full.status == 507)
                         #expect(full.bodyText.contains("no space"))
                         #expect(Data(try await connection.request("GET", "/files/f.bin").body) == small)
                     }
-                    #expect(try Self.temporaryFiles(server).isEmpty)
+                    #expect(try Self.temporaryFiles(in: server.dataDirectory).isEmpty)
                 }
             } catch {
                 try await unmount()

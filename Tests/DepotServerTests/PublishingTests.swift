@@ -5,20 +5,12 @@ import Foundation
 import Testing
 
 /// Publishing: `PUT /v1/files/{path}`, what the manifest, `/files`, sidecars and `/blobs` then
-/// serve, and every refusal. The API in process; what is served, over a socket.
+/// serve, and every refusal: in process, through the router (what the direct path answers on a
+/// socket is the same ResourceAnswer, tested over one in DirectResponderTests).
 @Suite("Publishing")
 struct PublishingTests {
-    static let auth = ("Authorization", "Bearer \(LiveServer.token)")
+    static let auth = LiveServer.authorization
     static let catalogDB = Data(Fixture.text + Fixture.noise.prefix(50_000))
-
-    static func publish<Connection: TestHTTPConnection & ~Copyable>(
-        _ connection: inout Connection,
-        _ path: String,
-        _ data: Data,
-        headers: [(String, String)] = [auth]
-    ) async throws -> RawHTTPResponse {
-        try await connection.request("PUT", "/v1/files/\(path)", headers: headers, body: Array(data))
-    }
 
     /// What a client sees: the default channel's document (`/manifest.json`), with `files`
     /// set to its release's entries.
@@ -47,7 +39,7 @@ struct PublishingTests {
         let md5 = try await Self.digestTool("md5sum", Self.catalogDB)
         try await InProcessConnection.withPublishing { connection in
             let before = try await Self.manifest(&connection)
-            let reply = try await Self.publish(&connection, "db/catalog.sqlite", Self.catalogDB)
+            let reply = try await connection.publish("db/catalog.sqlite", Self.catalogDB)
             #expect(reply.status == 201)
             #expect(reply.header("Location") == "/files/db/catalog.sqlite")
             let published = try reply.decoded(PublishReply.self)
@@ -82,9 +74,9 @@ struct PublishingTests {
     @Test("/files, /blobs and the sidecars serve the published bytes with the right fields")
     func serving() async throws {
         let sha256 = Fixture.sha256(Self.catalogDB)
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                _ = try await Self.publish(&connection, "db/catalog.sqlite", Self.catalogDB)
+        try await InProcessServer.withPublishing { server in
+            try await server.connection { connection in
+                _ = try await connection.publish("db/catalog.sqlite", Self.catalogDB)
                 let lastModified = try #require(Self.entries(try await Self.manifest(&connection)).first?["lastModified"] as? String)
 
                 let file = try await connection.request("GET", "/files/db/catalog.sqlite")
@@ -125,9 +117,9 @@ struct PublishingTests {
 
     @Test("the manifest is one small 304 when nothing changed, and a new ETag after a publish")
     func manifestPolling() async throws {
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                _ = try await Self.publish(&connection, "a.txt", Data("one\n".utf8))
+        try await InProcessServer.withPublishing { server in
+            try await server.connection { connection in
+                _ = try await connection.publish("a.txt", Data("one\n".utf8))
                 let first = try await connection.request("GET", "/manifest.json")
                 #expect(first.header("Cache-Control") == "no-cache")
                 #expect(first.header("Content-Type") == "application/json")
@@ -136,12 +128,12 @@ struct PublishingTests {
                 #expect(poll.status == 304)
                 #expect(poll.body.isEmpty)
 
-                let unchanged = try await Self.publish(&connection, "a.txt", Data("one\n".utf8))
+                let unchanged = try await connection.publish("a.txt", Data("one\n".utf8))
                 #expect(unchanged.status == 200)
                 #expect(try unchanged.decoded(PublishReply.self).unchanged)
                 #expect(try await connection.request("GET", "/manifest.json", headers: [("If-None-Match", etag)]).status == 304)
 
-                _ = try await Self.publish(&connection, "a.txt", Data("two\n".utf8))
+                _ = try await connection.publish("a.txt", Data("two\n".utf8))
                 let changed = try await connection.request("GET", "/manifest.json", headers: [("If-None-Match", etag)])
                 #expect(changed.status == 200)
                 #expect(changed.header("ETag") != etag)
@@ -154,7 +146,7 @@ struct PublishingTests {
     @Test("DELETE unpublishes")
     func unpublish() async throws {
         try await InProcessConnection.withPublishing { connection in
-            _ = try await Self.publish(&connection, "gone.txt", Data("bye\n".utf8))
+            _ = try await connection.publish("gone.txt", Data("bye\n".utf8))
             let deleted = try await connection.request("DELETE", "/v1/files/gone.txt", headers: [Self.auth])
             #expect(deleted.status == 204)
             #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
@@ -169,8 +161,7 @@ struct PublishingTests {
         let md5 = Data(Fixture.md5Bytes(data)).base64EncodedString()
         let sha = Data(Fixture.sha256Bytes(data)).base64EncodedString()
         try await InProcessConnection.withPublishing { connection in
-            let good = try await Self.publish(
-                &connection,
+            let good = try await connection.publish(
                 "d.txt",
                 data,
                 headers: [Self.auth, ("Content-MD5", md5), ("Repr-Digest", "sha-256=:\(sha):")]
@@ -185,7 +176,7 @@ struct PublishingTests {
                 ("Repr-Digest", "sha-256=garbage"),
             ]
             for (name, value) in cases {
-                let bad = try await Self.publish(&connection, "d.txt", Data("changed\n".utf8), headers: [Self.auth, (name, value)])
+                let bad = try await connection.publish("d.txt", Data("changed\n".utf8), headers: [Self.auth, (name, value)])
                 #expect(bad.status == 400, "\(name): \(value)")
                 #expect(bad.bodyText.contains("error"))
             }
@@ -201,7 +192,7 @@ struct PublishingTests {
             // and no challenge invites a browser to send them.
             let rightBasic = "Basic " + Data("user:\(LiveServer.token)".utf8).base64EncodedString()
             for headers in [[], [("Authorization", "Bearer wrong")], [("Authorization", "Basic dXNlcjpwYXNz")], [("Authorization", rightBasic)]] {
-                let response = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: headers)
+                let response = try await connection.publish("x.txt", Data("x".utf8), headers: headers)
                 #expect(response.status == 401)
                 #expect(response.headers("WWW-Authenticate").map { $0.prefix(6) } == ["Bearer"])
                 #expect(!response.bodyText.contains(LiveServer.token))
@@ -215,13 +206,13 @@ struct PublishingTests {
         let configuration = ServerConfiguration(dashboard: DashboardConfiguration(enabled: true))
         let basic = ("Authorization", "Basic " + Data("anyone:\(LiveServer.token)".utf8).base64EncodedString())
         try await InProcessConnection.withPublishing(configuration: configuration) { connection in
-            let refused = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: [])
+            let refused = try await connection.publish("x.txt", Data("x".utf8), headers: [])
             #expect(refused.status == 401)
             #expect(refused.headers("WWW-Authenticate").map { $0.prefix(6) } == ["Bearer", "Basic "])
-            let forged = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: [basic])
+            let forged = try await connection.publish("x.txt", Data("x".utf8), headers: [basic])
             #expect(forged.status == 403)
             #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
-            let sent = try await Self.publish(&connection, "x.txt", Data("x".utf8), headers: [basic, ("X-Requested-With", "fetch")])
+            let sent = try await connection.publish("x.txt", Data("x".utf8), headers: [basic, ("X-Requested-With", "fetch")])
             #expect(sent.status == 201)
         }
     }
@@ -230,7 +221,7 @@ struct PublishingTests {
     func changesAgainstParent() async throws {
         let configuration = ServerConfiguration(dashboard: DashboardConfiguration(enabled: true))
         try await InProcessConnection.withPublishing(configuration: configuration) { connection in
-            for content in ["one\n", "two\n"] { #expect(try await Self.publish(&connection, "a.txt", Data(content.utf8)).status == 201) }
+            for content in ["one\n", "two\n"] { #expect(try await connection.publish("a.txt", Data(content.utf8)).status == 201) }
             let promoted = try await connection.request(
                 "POST",
                 "/v1/channels/beta/promote",
@@ -255,7 +246,7 @@ struct PublishingTests {
     func dashboardRefusalPages() async throws {
         let configuration = ServerConfiguration(dashboard: DashboardConfiguration(enabled: true))
         try await InProcessConnection.withPublishing(configuration: configuration) { connection in
-            #expect(try await Self.publish(&connection, "a.txt", Data("one\n".utf8)).status == 201)
+            #expect(try await connection.publish("a.txt", Data("one\n".utf8)).status == 201)
             for (target, status, text) in [("/dashboard/diff?from=99&to=1", 404, "No such release"), ("/dashboard/file", 400, "Name a file")] {
                 let page = try await connection.request("GET", target, headers: [Self.auth])
                 #expect(page.status == status, "\(target)")
@@ -269,11 +260,11 @@ struct PublishingTests {
     func diffByContent() async throws {
         let configuration = ServerConfiguration(dashboard: DashboardConfiguration(enabled: true))
         try await InProcessConnection.withPublishing(configuration: configuration) { connection in
-            #expect(try await Self.publish(&connection, "a.txt", Data("same\n".utf8)).status == 201)
-            #expect(try await Self.publish(&connection, "b.txt", Data("b one\n".utf8)).status == 201)
+            #expect(try await connection.publish("a.txt", Data("same\n".utf8)).status == 201)
+            #expect(try await connection.publish("b.txt", Data("b one\n".utf8)).status == 201)
             #expect(try await connection.request("DELETE", "/v1/files/a.txt", headers: [Self.auth]).status == 204)
-            #expect(try await Self.publish(&connection, "a.txt", Data("same\n".utf8)).status == 201)
-            #expect(try await Self.publish(&connection, "b.txt", Data("b two\n".utf8)).status == 201)
+            #expect(try await connection.publish("a.txt", Data("same\n".utf8)).status == 201)
+            #expect(try await connection.publish("b.txt", Data("b two\n".utf8)).status == 201)
             let diff = try await connection.request("GET", "/v1/admin/diff?from=2&to=5", headers: [Self.auth])
             #expect(diff.status == 200, "\(diff.bodyText)")
             // a.txt has a new version of the same bytes; only b.txt's content changed.

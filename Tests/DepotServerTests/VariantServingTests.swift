@@ -27,13 +27,7 @@ struct VariantServingTests {
     }
 
     static func publish(_ connection: inout RawHTTPConnection, _ path: String, _ data: Data) async throws -> [String: Any] {
-        let reply = try await connection.request(
-            "PUT",
-            "/v1/files/\(path)",
-            headers: [("Authorization", "Bearer \(LiveServer.token)")],
-            body: Array(data)
-        )
-        #expect(reply.status == 201)
+        #expect(try await connection.publish(path, data).status == 201)
         return try #require(try await connection.releaseFiles().first { $0["path"] as? String == path })
     }
 
