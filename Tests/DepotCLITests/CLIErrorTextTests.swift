@@ -67,7 +67,7 @@ struct CLIErrorTextTests {
         try await DepotCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "site/a.txt")
             try root.write(Data(String(repeating: "two ", count: 100).utf8), to: "site/b.txt")
-            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["site"], to: server, in: root)
             // The origin loses one stored file: its download fails, the other's goes through.
             let blobs = root.appendingPathComponent("data/blobs")
             let shards = try FileManager.default.contentsOfDirectory(atPath: blobs.path)
@@ -143,7 +143,7 @@ struct CLIErrorTextTests {
     func jsonErrors() async throws {
         try await DepotCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "a.txt")
-            #expect(try await DepotCLI.run(["publish", "a.txt", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["a.txt"], to: server, in: root)
             let key = try await DepotCLI.run(["keygen", "--out", "k.key"], token: nil, in: root)
             let publicKey = try #require(key.output.split(separator: " ").dropFirst(2).first.map(String.init))
             let cases: [([String], String, Int32)] = [
@@ -175,7 +175,7 @@ struct CLIErrorTextTests {
     func failoverRedacted() async throws {
         try await DepotCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "a.txt")
-            #expect(try await DepotCLI.run(["publish", "a.txt", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["a.txt"], to: server, in: root)
             let sync = ["sync", "--server", "http://user:SECRET@127.0.0.1:9", "--fallback-server", server]
             let text = try await DepotCLI.run(sync + ["--dir", "out"], token: nil, in: root)
             #expect(text.status == 0, "\(text.errors)")

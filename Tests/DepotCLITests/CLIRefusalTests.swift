@@ -131,7 +131,7 @@ struct CLIRefusalTests {
     func refusals() async throws {
         try await DepotCLI.withServer(environment: ["DEPOT_ACCESS_TOKENS": Self.reader]) { root, server in
             try root.write(Data("one\n".utf8), to: "site/a.txt")
-            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["site"], to: server, in: root)
             for row in Self.rows {
                 let arguments = row.arguments.map { $0 == "S" ? server : $0 }
                 let result = try await DepotCLI.run(arguments, token: row.token, in: root)
@@ -157,7 +157,7 @@ struct CLIRefusalTests {
         try await DepotCLI.withServer { root, server in
             for version in 1...2 {
                 try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
-                #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+                try await DepotCLI.publish(["site"], to: server, in: root)
             }
             // A check of a new folder makes nothing, and says it makes nothing.
             let checked = try await DepotCLI.run(["sync", "--dir", "out", "--check", "--server", server], token: nil, in: root)
@@ -211,7 +211,7 @@ struct CLIRefusalTests {
     func json() async throws {
         try await DepotCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "site/a.txt")
-            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["site"], to: server, in: root)
             func document(_ arguments: [String]) async throws -> [String: Any] {
                 let result = try await DepotCLI.run(arguments, token: nil, in: root)
                 #expect(result.status == 0, "\(arguments): \(result.errors)")

@@ -82,7 +82,7 @@ struct FirstDayTests {
     func auditAndReleaseList() async throws {
         try await DepotCLI.withServer { root, server in
             for name in ["a", "b", "c", "d", "e"] { try root.write(Data("\(name) one\n".utf8), to: "site/\(name).txt") }
-            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["site"], to: server, in: root)
             try root.write(Data("a two\n".utf8), to: "site/a.txt")
             let second = try await DepotCLI.run(
                 ["publish", "site", "--server", server, "--critical", "--minimum-client-version", "3.0"],

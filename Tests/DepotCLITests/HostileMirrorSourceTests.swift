@@ -34,7 +34,7 @@ struct HostileMirrorSourceTests {
             ReleaseDocument(number: 1, parent: nil, createdAt: "", files: Int64(entries.count), bytes: 0, pageBits: 0, pages: [pageID])
         )
         let releaseID = Fixture.sha256(release)
-        var document = ChannelDocument(channel: "stable", release: releaseID, number: 1, serial: 1, expires: tomorrow, root: channelRoot)
+        var document = Fixture.channelDocument(release: releaseID, expires: tomorrow, root: channelRoot)
         try sign(&document)
         try root.write(page, to: "public/\(source)/pages/\(pageID)")
         try root.write(release, to: "public/\(source)/releases/\(releaseID)")
@@ -53,17 +53,7 @@ struct HostileMirrorSourceTests {
     }
 
     static func entry(sha256: String, gzip: String? = nil) -> ReleaseEntry {
-        ReleaseEntry(
-            path: "a.bin",
-            version: 1,
-            size: 1,
-            sha256: sha256,
-            md5: String(repeating: "0", count: 32),
-            contentType: "application/octet-stream",
-            lastModified: "",
-            gzip: gzip.map { .init(size: 5, sha256: $0) },
-            patches: nil
-        )
+        Fixture.entry(sha256: sha256, lastModified: "", gzip: gzip.map { .init(size: 5, sha256: $0) })
     }
 
     @Test("a page whose names climb out of the folder is refused; the files it names are untouched, nothing is written outside")

@@ -97,7 +97,7 @@ struct ImportTests {
                 "DEPOT_VARIANTS_ZSTD_LEVEL": "12", "DEPOT_VARIANTS_BACKGROUND": "false",
             ]
             try await Drill.serving("data", key: key, in: root, extra: variants) { server in
-                #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+                try await DepotCLI.publish(["site"], to: server, in: root)
                 let imported = try await DepotCLI.run(
                     ["import", "--from", server, "--data", "rebuilt", "--trusted-key", publicKey, "--channel", "stable"],
                     token: nil,

@@ -21,7 +21,7 @@ struct PackSyncTests {
     func packAnswers() async throws {
         try await DepotCLI.withServer { root, server in
             try Self.writeTree(root)
-            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["site"], to: server, in: root)
             let port = Int(server.split(separator: ":").last!)!
             try await RawHTTPConnection.with(port: port) { connection in
                 let document = try await connection.request("GET", "/channels/stable").json
@@ -67,7 +67,7 @@ struct PackSyncTests {
     func brotliPacks() async throws {
         try await DepotCLI.withServer { root, server in
             try Self.writeJSONTree(root)
-            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["site"], to: server, in: root)
             let sync = try await DepotCLI.run(["sync", "--server", server, "--dir", "cold", "--json"], token: nil, in: root)
             #expect(sync.status == 0, "\(sync.errors)")
             let report = try JSONDecoder().decode(SyncReport.self, from: Data(sync.output.utf8))
@@ -105,7 +105,7 @@ struct PackSyncTests {
     func throughNginx() async throws {
         try await DepotCLI.withServer { root, server in
             try Self.writeTree(root)
-            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["site"], to: server, in: root)
             let port = Int(server.split(separator: ":").last!)!
             try await Nginx.with(depotPort: port) { nginx in
                 for folder in ["first", "cached"] {
@@ -126,7 +126,7 @@ struct PackSyncTests {
     func killedPackSync() async throws {
         try await DepotCLI.withServer { root, server in
             try Self.writeTree(root)
-            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["site"], to: server, in: root)
             let whole = try await DepotCLI.run(["sync", "--server", server, "--dir", "whole", "--json"], token: nil, in: root)
             let wholeReport = try JSONDecoder().decode(SyncReport.self, from: Data(whole.output.utf8))
             #expect(wholeReport.files.filter { $0.outcome == .packed }.count == Self.files)

@@ -50,7 +50,7 @@ struct ReleaseCommandTests {
                 try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
                 try root.write(Data("only in \(version)\n".utf8), to: "site/only-\(version).txt")
                 if version > 1 { try FileManager.default.removeItem(at: root.appendingPathComponent("site/only-\(version - 1).txt")) }
-                #expect(try await DepotCLI.run(["publish", "site", "--replace", "--server", server], in: root).status == 0)
+                try await DepotCLI.publish(["site", "--replace"], to: server, in: root)
             }
             let listing = try await DepotCLI.run(["release", "ls", "--server", server], in: root)
             #expect(listing.output.split(separator: "\n").first?.hasPrefix("3\t") == true && listing.output.contains("← stable"), "\(listing.output)")
@@ -81,7 +81,7 @@ struct ReleaseCommandTests {
     func refusals() async throws {
         try await DepotCLI.withServer { root, server in
             try root.write(Data("a\n".utf8), to: "site/a.txt")
-            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["site"], to: server, in: root)
             let port = Int(server.split(separator: ":").last!)!
             let channelBefore = try await RawHTTPConnection.with(port: port) { try await $0.request("GET", "/channels/stable").bodyText }
 
@@ -152,7 +152,7 @@ struct ReleaseCommandTests {
                 root,
                 server in
                 try root.write(Data("signed\n".utf8), to: "a.txt")
-                #expect(try await DepotCLI.run(["publish", "a.txt", "--server", server], in: root).status == 0)
+                try await DepotCLI.publish(["a.txt"], to: server, in: root)
                 let refused = try await DepotCLI.run(["sync", "--server", server, "--dir", "out", "--trusted-key", otherKey], token: nil, in: root)
                 #expect(refused.status != 0 && refused.errors.contains("not signed by a trusted key"), "\(refused.errors)")
                 #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("out/a.txt").path))
@@ -173,7 +173,7 @@ struct ReleaseCommandTests {
             // Two releases that differ in every file, so that a switch takes a while.
             for version in 1...2 {
                 for index in 0..<150 { try root.write(Data("release \(version), file \(index)\n".utf8), to: "v\(version)/f/\(index).txt") }
-                #expect(try await DepotCLI.run(["publish", "v\(version)", "--replace", "--server", server], in: root).status == 0)
+                try await DepotCLI.publish(["v\(version)", "--replace"], to: server, in: root)
             }
             let expected = [1, 2].map { version in
                 Dictionary(uniqueKeysWithValues: (0..<150).map { ("f/\($0).txt", "release \(version), file \($0)\n") })

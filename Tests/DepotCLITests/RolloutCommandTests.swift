@@ -12,7 +12,7 @@ struct RolloutCommandTests {
         try await DepotCLI.withServer(environment: ["DEPOT_ROLLOUTS_TICK_SECONDS": "0.1"]) { root, server in
             for version in 1...2 {
                 try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
-                #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+                try await DepotCLI.publish(["site"], to: server, in: root)
             }
             #expect(try await DepotCLI.run(["release", "rollback", "--server", server], in: root).status == 0)
 
@@ -146,7 +146,7 @@ struct RolloutCommandTests {
     func compatibility() async throws {
         try await DepotCLI.withServer { root, server in
             try root.write(Data("old\n".utf8), to: "site/a.txt")
-            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["site"], to: server, in: root)
             try root.write(Data("new\n".utf8), to: "site/a.txt")
             let published = try await DepotCLI.run(
                 ["publish", "site", "--critical", "--minimum-client-version", "2.0", "--server", server],

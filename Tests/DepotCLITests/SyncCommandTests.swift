@@ -11,7 +11,7 @@ struct SyncCommandTests {
         try await DepotCLI.withServer { root, server in
             try root.write(Fixture.text, to: "site/a.txt")
             try root.write(Fixture.noise, to: "site/b.bin")
-            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["site"], to: server, in: root)
 
             let first = try await DepotCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
             #expect(first.status == 0, "\(first.errors)")
@@ -37,12 +37,12 @@ struct SyncCommandTests {
     func steps(layout: FolderLayout) async throws {
         try await DepotCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "site/a.txt")
-            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["site"], to: server, in: root)
             let sync = ["sync", "--server", server, "--dir", "out", "--layout", layout.rawValue]
             #expect(try await DepotCLI.run(sync, token: nil, in: root).status == 0)
             try root.write(Data("two\n".utf8), to: "site/a.txt")
             try root.write(Fixture.noise, to: "site/b.bin")
-            #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["site"], to: server, in: root)
             // Read where the app reads: with release folders, through the link to the current one.
             let content = layout == .inPlace ? "out/" : "out/current/"
             let a = root.appendingPathComponent(content + "a.txt")
@@ -74,7 +74,7 @@ struct SyncCommandTests {
     func progressBar() async throws {
         try await DepotCLI.withServer { root, server in
             try root.write(Fixture.pseudoRandom(count: 4 << 20, seed: 31), to: "big.bin")
-            #expect(try await DepotCLI.run(["publish", "big.bin", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["big.bin"], to: server, in: root)
             let piped = try await DepotCLI.run(["sync", "--server", server, "--dir", "piped"], token: nil, in: root)
             #expect(!piped.output.contains("ETA"))
             let command = "\(DepotProcess.executable.path) sync --server \(server) --dir terminal"
@@ -89,10 +89,10 @@ struct SyncCommandTests {
     func watch() async throws {
         try await DepotCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "a.txt")
-            #expect(try await DepotCLI.run(["publish", "a.txt", "--server", server], in: root).status == 0)
+            try await DepotCLI.publish(["a.txt"], to: server, in: root)
             try await DepotProcess.with(["sync", "--server", server, "--dir", "out", "--watch", "0.2"], in: root) { watcher in
                 try root.write(Data("two\n".utf8), to: "a.txt")
-                #expect(try await DepotCLI.run(["publish", "a.txt", "--server", server], in: root).status == 0)
+                try await DepotCLI.publish(["a.txt"], to: server, in: root)
                 var synced = ""
                 var rounds = 0
                 for _ in 0..<2_400 where synced != "two\n" || rounds < 2 {

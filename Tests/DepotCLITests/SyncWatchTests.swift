@@ -95,7 +95,7 @@ struct SyncWatchTests {
                 ) { depot in
                     #expect(try await depot.waitForPort() == port)
                     try root.write(Data("one\n".utf8), to: "site/a.txt")
-                    #expect(try await DepotCLI.run(["publish", "site", "--server", server], in: root).status == 0)
+                    try await DepotCLI.publish(["site"], to: server, in: root)
                     // The round's summary line is its end: the switch is done and said.
                     let synced = try await poll(for: .seconds(60)) { watcher.log.contains("1 updated, 0 unchanged") ? true : nil }
                     #expect(synced != nil, "it synced once the server was up: \(watcher.log)")

@@ -174,7 +174,7 @@ struct ProductionModesTests {
         try await DepotCLI.withServer { root, server in
             try root.write(Fixture.pseudoRandom(count: 3000, seed: 1), to: "tree/small.bin")
             try root.write(Fixture.pseudoRandom(count: 3000, seed: 2), to: "tree/other.bin")
-            #expect(try await DepotCLI.run(["publish", "tree", "--server", server, "--no-index"], in: root).status == 0)
+            try await DepotCLI.publish(["tree", "--no-index"], to: server, in: root)
             let small = Fixture.sha256(try Data(contentsOf: root.appendingPathComponent("tree/small.bin")))
             let other = Fixture.sha256(try Data(contentsOf: root.appendingPathComponent("tree/other.bin")))
             let stored = root.appendingPathComponent("data/blobs/\(small.prefix(2))/\(small)").path

@@ -46,8 +46,7 @@ struct StaticExportTests {
 
         /// Publishes the folder `tree` to `server`, as one release.
         func publish(_ tree: String, to server: String) async throws {
-            let result = try await DepotCLI.run(["publish", tree, "--server", server, "--no-index"], in: root)
-            #expect(result.status == 0, "\(result.errors)")
+            try await DepotCLI.publish([tree, "--no-index"], to: server, in: root)
         }
 
         /// `depot sync` of `folder` from `server`, trusting the stage's key: the report.

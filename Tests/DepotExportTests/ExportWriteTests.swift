@@ -138,17 +138,7 @@ struct HostileExportSourceTests {
 
         init(damage: (inout ReleaseDocument, inout ReleaseEntry) -> Void) throws {
             let sha = ExportWriteTests.id("content")
-            var entry = ReleaseEntry(
-                path: "a.bin",
-                version: 1,
-                size: 7,
-                sha256: sha,
-                md5: String(repeating: "0", count: 32),
-                contentType: "application/octet-stream",
-                lastModified: "",
-                gzip: .init(size: 5, sha256: ExportWriteTests.id("gzip")),
-                patches: nil
-            )
+            var entry = Fixture.entry(size: 7, sha256: sha, lastModified: "", gzip: .init(size: 5, sha256: ExportWriteTests.id("gzip")))
             var release = ReleaseDocument(number: 1, parent: nil, createdAt: "", files: 1, bytes: 7, pageBits: 0, pages: [])
             damage(&release, &entry)
             page = Array(try JSONEncoder().encode(ReleasePage(entries: [entry])))
