@@ -1,4 +1,5 @@
 import DepotHTTP
+import DepotManifest
 import NIOCore
 import Testing
 import _NIOFileSystem
@@ -84,10 +85,10 @@ struct ResourceCacheTests {
     }
 
     @Test("removeAll(where:) drops the kinds it names, and keys are kinds apart")
-    func kinds() {
+    func kinds() throws {
         var cache = ResourceCache(maximumEntries: 16, maximumBytes: 0)
         let sha = String(repeating: "a", count: 64)
-        for key in [ResourceCache.Key.file(sha), .blob(sha), .gzipBlob(sha), .delta(from: sha, to: sha)] {
+        for key in [ResourceCache.Key.file(sha), .object(try .blob(sha)), .object(try .gzip(of: sha)), .object(try .delta(from: sha, to: sha))] {
             cache.insert(.init(Self.resource("x")), for: key, readAt: cache.generation)
         }
         #expect(cache.count == 4)

@@ -43,6 +43,12 @@ public struct TreeObject: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { path }
 
+    /// Objects are equal when their paths are: a path names one object, so a cache keyed by
+    /// objects hashes one string.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.path == rhs.path }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(path) }
+
     /// Why a name is not one of an object of the tree.
     public struct Problem: Error, Hashable, Sendable, CustomStringConvertible {
         public let message: String

@@ -64,11 +64,14 @@ struct ContentController: Sendable {
         let from = context.parameters.get("from") ?? ""
         let to = context.parameters.get("to") ?? ""
         _ = try ResourceResponder.method(of: request)
-        var found = try await resolver.content.delta(from: from, to: to)
-        if found == nil { found = try await resolver.content.documentDelta(from: from, to: to) }
-        if found == nil, ContentAddress.isSHA256(from), ContentAddress.isSHA256(to) {
+        guard let patch = TreeObject(in: .delta, named: from + "/" + to) else {
+            throw HTTPError(.notFound, message: "No patch from \(from) to \(to)")
+        }
+        var found = try await resolver.content.delta(patch)
+        if found == nil { found = try await resolver.content.documentDelta(patch) }
+        if found == nil {
             switch try await patches.requestPatch(from: from, to: to) {
-            case .done: found = try await resolver.content.delta(from: from, to: to)
+            case .done: found = try await resolver.content.delta(patch)
             case .refused: break
             case .busy: throw HTTPError.busy(making: "patches")
             }

@@ -1,3 +1,5 @@
+import DepotManifest
+
 /// Finds the ``Resource`` a ``ContentTarget`` names, for both paths: ``DirectResponder`` takes
 /// only what is cached, Hummingbird's routes read the catalog for what is not (and cache it).
 struct ContentResolver: Sendable {
@@ -7,13 +9,9 @@ struct ContentResolver: Sendable {
     /// The resource if it is at hand without reading the catalog.
     func cached(_ target: ContentTarget) -> Resource? {
         switch target {
-        case .channel(let name): content.channel(named: name)
+        case .object(let object) where object.kind == .manifest: content.channel(named: ChannelName.default)
+        case .object(let object): content.cached(.object(object))
         case .file(let path): content.cached(.file(path))
-        case .blob(let sha256): content.cached(.blob(sha256))
-        case .gzipBlob(let sha256): content.cached(.gzipBlob(sha256))
-        case .variantBlob(let sha256, let coding): content.cached(.variantBlob(sha256, coding))
-        case .blockIndex(let sha256): content.cached(.blockIndex(sha256))
-        case .packedBlocks(let sha256): content.cached(.packedBlocks(sha256))
         case .publicFile(let path): site.resource(at: path)
         }
     }
@@ -21,13 +19,10 @@ struct ContentResolver: Sendable {
     /// The resource, read from the catalog when it is not cached; `nil` when there is none.
     func load(_ target: ContentTarget) async throws -> Resource? {
         switch target {
+        case .object(let object) where object.kind == .manifest: cached(target)
+        case .object(let object): try await content.blobObject(object)
         case .file(let path): try await content.file(at: path)
-        case .blob(let sha256): try await content.blob(sha256: sha256)
-        case .gzipBlob(let sha256): try await content.gzipBlob(sha256: sha256)
-        case .variantBlob(let sha256, let coding): try await content.variantBlob(sha256: sha256, coding: coding)
-        case .blockIndex(let sha256): try await content.blockIndex(of: sha256, packed: false)
-        case .packedBlocks(let sha256): try await content.blockIndex(of: sha256, packed: true)
-        case .channel, .publicFile: cached(target)
+        case .publicFile: cached(target)
         }
     }
 }

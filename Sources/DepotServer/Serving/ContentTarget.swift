@@ -2,24 +2,16 @@ import DepotHTTP
 import DepotManifest
 import Hummingbird
 
-/// What a GET or HEAD request path names among the content Depot serves. The one place where a
-/// path becomes a resource's name: Hummingbird's routes and ``DirectResponder`` both parse
-/// here, so a rule (the `.gz` of a blob, the `index.html` of a folder) is written once.
+/// What a GET or HEAD request path names among the content Depot serves: where Hummingbird's
+/// routes and ``DirectResponder`` both turn a path into a resource's name. An object of the
+/// tree (`/manifest.json`, a blob and its variants) is named by ``DepotManifest/TreeObject``,
+/// which alone parses those names; the live files and the public folder are named here.
 enum ContentTarget: Hashable, Sendable {
-    /// `/manifest.json`: the document of a channel.
-    case channel(String)
+    /// An object of the tree: `/manifest.json` (the default channel's document), `/blobs/{sha256}`
+    /// and its variants, block index and block pack.
+    case object(TreeObject)
     /// `/files/{path}`: the live file at `path`, or the digest sidecar `path` names.
     case file(String)
-    /// `/blobs/{sha256}`.
-    case blob(String)
-    /// `/blobs/{sha256}.gz`.
-    case gzipBlob(String)
-    /// `/blobs/{sha256}.br` and `.zst`: the brotli and zstd variants.
-    case variantBlob(String, ContentCoding)
-    /// `/blobs/{sha256}.blocks`: the block index of a content.
-    case blockIndex(String)
-    /// `/blobs/{sha256}.zblocks`: its blocks, each deflated on its own.
-    case packedBlocks(String)
     /// A file of the public folder, by its path relative to the folder.
     case publicFile(String)
 
@@ -52,29 +44,24 @@ enum ContentTarget: Hashable, Sendable {
     static let publicRoute = "public"
 
     /// What `path` (without the query) names under `route`; `nil` when it has not that route's
-    /// shape. Throws an `HTTPError` (400) for a path that route refuses.
+    /// shape. Throws an `HTTPError`: 400 for a path that route refuses, 404 for a name under
+    /// `/blobs/` that no object of the tree has (``DepotManifest/TreeObject/init(in:named:)``).
     init?(route: Route, path: String) throws {
         switch route {
         case .manifest:
             guard path == TreeObject.manifest.url else { return nil }
-            self = .channel(ChannelName.default)
+            self = .object(.manifest)
         case .files:
             self = .file(try LogicalPath.parse(path, prefix: "/files", maxLength: .max))
         case .blob:
             let prefix = "/" + TreeObject.Kind.blob.folder! + "/"
             guard path.hasPrefix(prefix) else { return nil }
-            let name = path.dropFirst(prefix.count)
+            let name = String(path.dropFirst(prefix.count))
             guard !name.isEmpty, !name.contains("/") else { return nil }
-            let sidecar = Self.blobSidecars.first { name.hasSuffix($0.suffix) }
-            self = sidecar.map { $0.target(String(name.dropLast($0.suffix.count))) } ?? .blob(String(name))
+            guard let object = TreeObject(in: .blob, named: name) else { throw HTTPError(.notFound, message: "No blob \(name)") }
+            self = .object(object)
         }
     }
-
-    /// The objects beside a blob, by the suffix of their name: `/blobs/{sha256}{suffix}`.
-    private static let blobSidecars: [(suffix: String, target: @Sendable (String) -> ContentTarget)] = [
-        (".gz", { .gzipBlob($0) }), (".br", { .variantBlob($0, .br) }), (".zst", { .variantBlob($0, .zstd) }),
-        (".zblocks", { .packedBlocks($0) }), (".blocks", { .blockIndex($0) }),
-    ]
 
     /// The public folder's file for `path`: a path ending in `/` names the folder's
     /// `index.html`. Throws an `HTTPError` (400) for a path that cannot name a file.
@@ -109,14 +96,19 @@ enum ContentTarget: Hashable, Sendable {
     /// The message of the 404 when nothing is there.
     var notFoundMessage: String {
         switch self {
-        case .channel: "Nothing is published yet"
-        case .file(let path): "\(path) is not published"
-        case .blob(let name): "No blob \(name)"
-        case .gzipBlob(let name): "No blob \(name).gz"
-        case .variantBlob(let name, let coding): "No \(coding == .br ? "brotli" : "zstd") variant of \(name)"
-        case .blockIndex(let name): "No block index of \(name)"
-        case .packedBlocks(let name): "No packed blocks of \(name)"
-        case .publicFile: "No file at this path"
+        case .object(let object):
+            let name = object.address ?? ""
+            return switch object.kind {
+            case .gzip: "No blob \(name).gz"
+            case .brotli: "No brotli variant of \(name)"
+            case .zstd: "No zstd variant of \(name)"
+            case .blockIndex: "No block index of \(name)"
+            case .blockPack: "No packed blocks of \(name)"
+            case .manifest, .channel: "Nothing is published yet"
+            default: "No blob \(name)"
+            }
+        case .file(let path): return "\(path) is not published"
+        case .publicFile: return "No file at this path"
         }
     }
 }

@@ -1,5 +1,6 @@
 import DepotDelta
 import DepotHTTP
+import DepotManifest
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -31,7 +32,7 @@ struct DeltaEncoding: Sendable {
         let current = resource.identity.entityTag
         var found: (base: EntityTag, patch: Resource)?
         for base in bases {
-            if let (patch, _) = try await content.delta(from: base.opaqueTag, to: current.opaqueTag) {
+            if let object = try? TreeObject.delta(from: base.opaqueTag, to: current.opaqueTag), let (patch, _) = try await content.delta(object) {
                 found = (base, patch)
                 break
             }

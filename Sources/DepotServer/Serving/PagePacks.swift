@@ -48,13 +48,16 @@ final class PagePacks: Sendable {
         work = ComputeOnce(limits: limits)
     }
 
-    /// The pack `kind` of the stored page `sha256`: from the resource cache, else from its kept
-    /// blob, else made once and kept. `nil` (404) when there is no such page, a blob it names is
-    /// no longer stored, or (`.br`) it would save nothing.
+    /// The pack `object` names (`/packs/{page}`, or `/packs/{page}.br`, the brotli one) of a
+    /// stored page: from the resource cache, else from its kept blob, else made once and kept.
+    /// `nil` (404) when there is no such page, a blob it names is no longer stored, or (`.br`)
+    /// it would save nothing.
     ///
     /// - Throws: `HTTPError` 503 with `Retry-After` when too many packs are being made.
-    func pack(page sha256: String, kind: PagePackRecord.Kind) async throws -> Resource? {
-        try await content.entry(for: kind == .identity ? .pack(sha256) : .brotliPack(sha256)) { [self] in
+    func pack(_ object: TreeObject) async throws -> Resource? {
+        guard let sha256 = object.address, [.pack, .brotliPack].contains(object.kind) else { return nil }
+        let kind: PagePackRecord.Kind = object.kind == .brotliPack ? .br : .identity
+        return try await content.entry(for: .object(object)) { [self] in
             guard let (document, page) = try await storedPage(sha256) else { return nil }
             let answer = try await work.value(
                 for: Key(page: sha256, kind: kind),

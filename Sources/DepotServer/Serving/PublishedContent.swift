@@ -90,70 +90,35 @@ public final class PublishedContent: Sendable {
         }?.resource
     }
 
-    /// `/blobs/{sha256}`, while a version refers to the content. Immutable: its date is strong.
-    public func blob(sha256: String) async throws -> Resource? {
-        try await entry(for: .blob(sha256)) { [self] in
-            guard ContentAddress.isSHA256(sha256), let blob = try await releases.publishedBlob(sha256: sha256) else { return nil }
-            return ResourceCache.Entry(
-                immutable(
-                    stored: store.path(forSHA256: sha256),
-                    size: blob.record.size,
-                    sha256: sha256,
-                    of: blob,
-                    contentType: "application/octet-stream"
-                )
-            )
-        }?.resource
-    }
-
-    /// `/blobs/{sha256}.gz`: the gzip variant of a published blob.
-    public func gzipBlob(sha256: String) async throws -> Resource? {
-        try await entry(for: .gzipBlob(sha256)) { [self] in
-            guard ContentAddress.isSHA256(sha256), let blob = try await releases.publishedBlob(sha256: sha256), let gzip = blob.record.gzip else {
-                return nil
+    /// An object under `/blobs/`, while a version refers to its content: the content
+    /// (`/blobs/{sha256}`); its gzip, brotli or zstd variant (`.gz`, `.br`, `.zst`), served as
+    /// the bytes they are (no `Content-Encoding`); its block index (`.blocks`) or its blocks each
+    /// deflated on its own (`.zblocks`), which clients fetch by ranges. Immutable: its date is
+    /// strong. `nil` for another object, or one not stored.
+    func blobObject(_ object: TreeObject) async throws -> Resource? {
+        guard let sha256 = object.address, object.kind.folder == TreeObject.Kind.blob.folder else { return nil }
+        return try await entry(for: .object(object)) { [self] in
+            guard let blob = try await releases.publishedBlob(sha256: sha256) else { return nil }
+            let stored: (path: FilePath, sha256: String, size: Int64, contentType: String)
+            switch object.kind {
+            case .gzip:
+                guard let gzip = blob.record.gzip else { return nil }
+                stored = (store.gzipPath(forSHA256: sha256), gzip.sha256, gzip.size, ContentCoding.gzip.mediaType)
+            case .brotli, .zstd:
+                let coding: ContentCoding = object.kind == .brotli ? .br : .zstd
+                guard let variant = try await blobs.contentVariants(of: sha256).first(where: { $0.coding == coding })?.stored else {
+                    return nil
+                }
+                stored = (store.path(forSHA256: variant.sha256), variant.sha256, variant.size, coding.mediaType)
+            case .blockIndex, .blockPack:
+                guard let record = try await blobs.blockIndex(of: sha256) else { return nil }
+                let (indexed, size) = object.kind == .blockPack ? (record.packedSHA256, record.packedSize) : (record.indexSHA256, record.indexSize)
+                stored = (store.path(forSHA256: indexed), indexed, size, "application/octet-stream")
+            default:
+                stored = (store.path(forSHA256: sha256), sha256, blob.record.size, "application/octet-stream")
             }
             return ResourceCache.Entry(
-                immutable(
-                    stored: store.gzipPath(forSHA256: sha256),
-                    size: gzip.size,
-                    sha256: gzip.sha256,
-                    of: blob,
-                    contentType: ContentCoding.gzip.mediaType
-                )
-            )
-        }?.resource
-    }
-
-    /// `/blobs/{sha256}.br` or `.zst`: the brotli or zstd variant of a published blob, served as
-    /// the bytes they are (no `Content-Encoding`), as the gzip variant is.
-    public func variantBlob(sha256: String, coding: ContentCoding) async throws -> Resource? {
-        try await entry(for: .variantBlob(sha256, coding)) { [self] in
-            guard ContentAddress.isSHA256(sha256), let blob = try await releases.publishedBlob(sha256: sha256),
-                let stored = try await blobs.contentVariants(of: sha256).first(where: { $0.coding == coding })?.stored
-            else { return nil }
-            return ResourceCache.Entry(
-                immutable(
-                    stored: store.path(forSHA256: stored.sha256),
-                    size: stored.size,
-                    sha256: stored.sha256,
-                    of: blob,
-                    contentType: coding.mediaType
-                )
-            )
-        }?.resource
-    }
-
-    /// `/blobs/{sha256}.blocks`, the block index of a published blob, or (`packed`)
-    /// `/blobs/{sha256}.zblocks`, its blocks each deflated on its own, which clients fetch by
-    /// ranges.
-    public func blockIndex(of sha256: String, packed: Bool) async throws -> Resource? {
-        try await entry(for: packed ? .packedBlocks(sha256) : .blockIndex(sha256)) { [self] in
-            guard ContentAddress.isSHA256(sha256), let blob = try await releases.publishedBlob(sha256: sha256),
-                let record = try await blobs.blockIndex(of: sha256)
-            else { return nil }
-            let (stored, size) = packed ? (record.packedSHA256, record.packedSize) : (record.indexSHA256, record.indexSize)
-            return ResourceCache.Entry(
-                immutable(stored: store.path(forSHA256: stored), size: size, sha256: stored, of: blob, contentType: "application/octet-stream")
+                immutable(stored: stored.path, size: stored.size, sha256: stored.sha256, of: blob, contentType: stored.contentType)
             )
         }?.resource
     }
@@ -170,13 +135,12 @@ public final class PublishedContent: Sendable {
         )
     }
 
-    /// `/deltas/{from}/{to}`: the gzip-compressed VCDIFF patch from one content to another, and
-    /// the bytes it saves against the full (gzip) download of `to`.
-    public func delta(from: String, to: String) async throws -> (resource: Resource, saving: Int64)? {
-        try await entry(for: .delta(from: from, to: to)) { [self] in
-            guard ContentAddress.isSHA256(from), ContentAddress.isSHA256(to), let (patch, target) = try await blobs.patch(from: from, to: to) else {
-                return nil
-            }
+    /// The patch `object` names (`/deltas/{from}/{to}`): the gzip-compressed VCDIFF patch from
+    /// one content to another, and the bytes it saves against the full (gzip) download of `to`.
+    func delta(_ object: TreeObject) async throws -> (resource: Resource, saving: Int64)? {
+        guard object.kind == .delta, let from = object.base, let to = object.address else { return nil }
+        return try await entry(for: .object(object)) { [self] in
+            guard let (patch, target) = try await blobs.patch(from: from, to: to) else { return nil }
             return ResourceCache.Entry(
                 Resource(
                     identity: .init(storage: .file(store.path(forSHA256: patch.blobSHA256)), length: patch.size, sha256: patch.blobSHA256),
@@ -190,15 +154,15 @@ public final class PublishedContent: Sendable {
         }.map { ($0.resource, $0.saving) }
     }
 
-    /// `/deltas/{from}/{to}` between two documents of one kind (release documents, or pages), as
+    /// The patch `object` names (`/deltas/{from}/{to}`) between two documents of one kind (release documents, or pages), as
     /// made after a release (``PatchMaker/makeDocumentPatches(channel:)``): a client that holds
     /// the parent release fetches the new release document and its changed pages as patches of
     /// a few hundred bytes. Read from the catalog on each request, outside the resource cache:
     /// requests for documents' patches never push files out of it.
-    func documentDelta(from: String, to: String) async throws -> (resource: Resource, saving: Int64)? {
-        guard ContentAddress.isSHA256(from), ContentAddress.isSHA256(to), let delta = try await blobs.documentDelta(from: from, to: to) else {
-            return nil
-        }
+    func documentDelta(_ object: TreeObject) async throws -> (resource: Resource, saving: Int64)? {
+        guard object.kind == .delta, let from = object.base, let to = object.address,
+            let delta = try await blobs.documentDelta(from: from, to: to)
+        else { return nil }
         let resource = Self.inMemory(
             delta.patch,
             contentType: "application/gzip",

@@ -29,8 +29,8 @@ struct ReleaseDocumentsController: Sendable {
     /// release documents.
     @Sendable func root(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let name = context.parameters.get("name") ?? ""
-        guard name.hasSuffix(".json"), let version = Int64(name.dropLast(".json".count)), version >= 1,
-            let root = content.documents.signer.roots.first(where: { $0.document.version == version })
+        guard let object = TreeObject(in: .root, named: name),
+            let root = content.documents.signer.roots.first(where: { (try? TreeObject.root($0.document.version)) == object })
         else { throw HTTPError(.notFound, message: "No root \(name)") }
         let resource = try PublishedContent.jsonResource(
             root.bytes,
@@ -43,13 +43,15 @@ struct ReleaseDocumentsController: Sendable {
 
     @Sendable func channel(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let name = context.parameters.get("name") ?? ""
-        guard let resource = content.channel(named: name) else { throw HTTPError(.notFound, message: "The channel \(name) has no release") }
+        guard TreeObject(in: .channel, named: name) != nil, let resource = content.channel(named: name) else {
+            throw HTTPError(.notFound, message: "The channel \(name) has no release")
+        }
         return try responder.respond(to: request, resource: resource, now: .now())
     }
 
     @Sendable func release(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
-        guard ContentAddress.isSHA256(id), let document = try await releases.releaseDocument(id: id) else {
+        guard TreeObject(in: .release, named: id) != nil, let document = try await releases.releaseDocument(id: id) else {
             throw HTTPError(.notFound, message: "No release \(id.prefix(80))")
         }
         return try respond(to: request, with: document)
@@ -57,7 +59,7 @@ struct ReleaseDocumentsController: Sendable {
 
     @Sendable func page(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let sha256 = context.parameters.get("sha256") ?? ""
-        guard ContentAddress.isSHA256(sha256), let document = try await releases.pageDocument(sha256: sha256) else {
+        guard TreeObject(in: .page, named: sha256) != nil, let document = try await releases.pageDocument(sha256: sha256) else {
             throw HTTPError(.notFound, message: "No page \(sha256.prefix(80))")
         }
         return try respond(to: request, with: document)
@@ -70,14 +72,9 @@ struct ReleaseDocumentsController: Sendable {
     @Sendable func pack(_ request: Request, context: DepotRequestContext) async throws -> Response {
         _ = try ResourceResponder.method(of: request)
         let name = context.parameters.get("sha256") ?? ""
-        let object = TreeObject(in: .pack, named: name)
-        let resource: Resource? =
-            switch object?.kind {
-            case .pack: try await packs.pack(page: name, kind: .identity)
-            case .brotliPack: try await packs.pack(page: object?.address ?? "", kind: .br)
-            default: nil
-            }
-        guard let resource else { throw HTTPError(.notFound, message: "No pack \(name.prefix(80))") }
+        guard let object = TreeObject(in: .pack, named: name), let resource = try await packs.pack(object) else {
+            throw HTTPError(.notFound, message: "No pack \(name.prefix(80))")
+        }
         return try responder.respond(to: request, resource: resource, now: .now())
     }
 

@@ -1,4 +1,5 @@
 import DepotHTTP
+import DepotManifest
 import NIOCore
 
 /// The resources of published content that requests asked for lately: a bounded map from what
@@ -18,22 +19,9 @@ struct ResourceCache {
     enum Key: Hashable {
         /// `/files/{path}`: the live file at `path`, or the digest sidecar `path` names.
         case file(String)
-        /// `/blobs/{sha256}`.
-        case blob(String)
-        /// `/blobs/{sha256}.gz`.
-        case gzipBlob(String)
-        /// `/blobs/{sha256}.br` and `.zst`.
-        case variantBlob(String, ContentCoding)
-        /// `/blobs/{sha256}.blocks`.
-        case blockIndex(String)
-        /// `/blobs/{sha256}.zblocks`.
-        case packedBlocks(String)
-        /// `/deltas/{from}/{to}`.
-        case delta(from: String, to: String)
-        /// `/packs/{page sha256}`.
-        case pack(String)
-        /// `/packs/{page sha256}.br`.
-        case brotliPack(String)
+        /// An object of the tree: a blob, its variants, block index and block pack, a patch, a
+        /// page's packs.
+        case object(TreeObject)
     }
 
     /// A cached resource, with what it holds in memory.
