@@ -31,12 +31,13 @@ enum LogicalPath {
 
 extension LogicalPath {
     /// Checks a path given as text (in a release commit's JSON) by the rules of
-    /// ``parse(_:prefix:maxLength:)``, and returns it in NFC.
-    static func check(_ path: String, maxLength: Int) throws -> String {
+    /// ``parse(_:prefix:maxLength:)``, and returns it in NFC; throws ``PublisherError``
+    /// (`invalid`) naming the path.
+    static func check(_ path: String, maxLength: Int) throws(PublisherError) -> String {
         do {
             return try parse("/" + RequestPath.encode(path), prefix: "", maxLength: maxLength)
-        } catch let error as HTTPError {
-            throw HTTPError(error.status, message: "\(path): \(error.body ?? "not acceptable")")
+        } catch {
+            throw PublisherError(.invalid, "\(path): \((error as? HTTPError)?.body ?? "not acceptable")")
         }
     }
 }

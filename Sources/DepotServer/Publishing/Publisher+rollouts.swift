@@ -19,9 +19,9 @@ extension Publisher {
         let channel = permit.channel
         var everySeconds = request.everySeconds
         if let every = request.every {
-            guard request.everySeconds == nil else { throw HTTPError(.badRequest, message: "Give every or everySeconds, not both") }
+            guard request.everySeconds == nil else { throw PublisherError(.invalid, "Give every or everySeconds, not both") }
             guard let seconds = DurationText.seconds(every), seconds >= 1, seconds < Double(Int64.max) else {
-                throw HTTPError(.badRequest, message: "every: \"\(every.prefix(40))\" is not a duration (90, 15m, 1h, 2d)")
+                throw PublisherError(.invalid, "every: \"\(every.prefix(40))\" is not a duration (90, 15m, 1h, 2d)")
             }
             everySeconds = Int64(seconds)
         }
@@ -63,7 +63,7 @@ extension Publisher {
     /// minimum of networks.
     func rollout(of channel: String, gateNetworks: Int) async throws -> RolloutInfo {
         guard let rollout = try await rollouts.rollout(of: channel) else {
-            throw HTTPError(.notFound, message: "\(channel) has had no rollout")
+            throw PublisherError(.notFound, "\(channel) has had no rollout")
         }
         return try await info(rollout, gateNetworks: gateNetworks)
     }

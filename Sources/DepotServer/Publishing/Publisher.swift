@@ -124,8 +124,8 @@ struct Publisher: Sendable {
 
     /// The release files of a commit's list, from the records of the blobs held.
     ///
-    /// - Throws: `HTTPError` 422 when the server lacks the content of a listed file, 400 for a
-    ///   path that is not a logical path.
+    /// - Throws: ``PublisherError``: `missingContent` when the server lacks the content of a
+    ///   listed file, `invalid` for a path that is not a logical path.
     private func releaseFiles(_ listed: [CommitRequest.File], records: [String: BlobRecord]) throws -> [ReleaseStore.ReleaseFile] {
         var files: [ReleaseStore.ReleaseFile] = []
         var missing: [String] = []
@@ -138,9 +138,9 @@ struct Publisher: Sendable {
             files.append(.init(path: path, blob: blob, contentType: file.contentType ?? MediaType.forPath(path)))
         }
         guard missing.isEmpty else {
-            throw HTTPError(
-                .unprocessableContent,
-                message: "The server lacks the content of \(missing.count) file(s), upload them first: \(missing.prefix(5).joined(separator: ", "))"
+            throw PublisherError(
+                .missingContent,
+                "The server lacks the content of \(missing.count) file(s), upload them first: \(missing.prefix(5).joined(separator: ", "))"
             )
         }
         return files
@@ -255,7 +255,7 @@ struct Publisher: Sendable {
         _ commit: () async throws -> (Outcome, changed: [String]?, audit: AuditNote?)
     ) async throws -> Outcome {
         guard permit.action == action else {
-            throw HTTPError(.internalServerError, message: "A permit to \(permit.action) was given for \(action): a bug in this server")
+            throw PublisherError(.bug, "A permit to \(permit.action) was given for \(action): a bug in this server")
         }
         let channel = permit.channel
         for (path, blob) in newContent { await patches.prepare(path: path, target: blob) }
