@@ -46,17 +46,24 @@ struct AuditTrail: Sendable {
     /// escaped: a refusal stores at most a few hundred bytes, and no line a reader could take
     /// for another record.
     func refused(_ refusal: ScopeRefusal, method: HTTPRequest.Method, path: String) async {
+        let channel = refusal.channel.flatMap { ChannelName.problem($0) == nil ? $0 : nil }
+        let scope = refusal.action.rawValue + (channel.map { "=\($0)" } ?? (refusal.channel == nil ? "" : " (on no valid channel)"))
+        await refused(refusal.actor, needing: scope, channel: channel, method: method, path: path)
+    }
+
+    /// Records a request refused to `actor` (a token, or a client address) for want of `scope`
+    /// (``ScopedRoutes``): `scope` is the server's own text, `path` the request's, cut and
+    /// escaped; within the actor's budget of refusals a minute.
+    func refused(_ actor: Actor, needing scope: String, channel: String? = nil, method: HTTPRequest.Method, path: String) async {
         let minute = now().secondsSince1970 / 60
-        guard refusals.take(refusal.actor.name, minute: minute) else {
+        guard refusals.take(actor.name, minute: minute) else {
             logger.warning(
                 "A refusal was not recorded: the token's refusals this minute are over the budget",
-                metadata: ["token": "\(refusal.actor.name)"]
+                metadata: ["token": "\(actor.name)"]
             )
             return
         }
-        let channel = refusal.channel.flatMap { ChannelName.problem($0) == nil ? $0 : nil }
-        let scope = refusal.action.rawValue + (channel.map { "=\($0)" } ?? (refusal.channel == nil ? "" : " (on no valid channel)"))
-        await record(refusal.actor, "refused", channel: channel, detail: "\(method.rawValue) \(AuditText.escaped(path, limit: 200)) needs \(scope)")
+        await record(actor, "refused", channel: channel, detail: "\(method.rawValue) \(AuditText.escaped(path, limit: 200)) needs \(scope)")
     }
 
     /// Records each of `roots` the trail has no record of: a root served for the first time

@@ -1,11 +1,13 @@
 import HTTPTypes
 import Hummingbird
 
-/// The publisher's API (`/v1/…` but content, reports and the dashboard's own): the only way
-/// to add one of its routes, each with the action it needs. A route cannot be added without
-/// one, and its handler runs only for a token allowed it, with the request's ``AccessGrant``,
-/// from which every change to a channel takes its ``Permit``. A refusal is 403 with a one-line
-/// reason, and a record in the audit trail.
+/// The routes that need more than being a client: the publisher's API (`/v1/…` but reports),
+/// each with the action it needs, and the routes behind a ``RouteGate`` of their own
+/// (`/metrics`, the admin API `/v1/admin/…`). A route of the API cannot be added without its
+/// action, and its handler runs only for a token allowed it, with the request's
+/// ``AccessGrant``, from which every change to a channel takes its ``Permit``; a refusal is
+/// 403 with a one-line reason. Every refusal of a request that said who it is, on either kind
+/// of route, is recorded in the audit trail.
 struct ScopedRoutes {
     /// Where a route's channel comes from.
     enum Channel: Sendable {
@@ -25,8 +27,32 @@ struct ScopedRoutes {
         let trustedProxies: Set<String>
     }
 
-    let group: RouterGroup<DepotRequestContext>
+    let router: Router<DepotRequestContext>
     let access: Access
+
+    /// The API's routes: `/v1/…`.
+    var group: RouterGroup<DepotRequestContext> { router.group("v1") }
+
+    /// Adds `GET path` (from the root: `/metrics`, `/v1/admin/…`) behind `gate`: `handler` runs
+    /// with the pass of a request the gate admits; a ``GateRefusal`` is recorded in the audit
+    /// trail, then answered as the gate says.
+    func get<Pass>(
+        _ path: RouterPath,
+        gate: some RouteGate<Pass>,
+        use handler: @escaping @Sendable (Request, DepotRequestContext, Pass) async throws -> Response
+    ) {
+        let audit = access.audit
+        router.get(path) { request, context in
+            let pass: Pass
+            do {
+                pass = try gate.admit(request, context: context)
+            } catch let refusal as GateRefusal {
+                await audit.refused(refusal.actor, needing: refusal.needs, method: .get, path: request.uri.path)
+                throw refusal.answer
+            }
+            return try await handler(request, context, pass)
+        }
+    }
 
     func head(_ path: RouterPath, requires action: AccessAction, channel: Channel = .none, use handler: @escaping Handler) {
         on(path, method: .head, requires: action, channel: channel, use: handler)

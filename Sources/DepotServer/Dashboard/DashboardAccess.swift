@@ -41,8 +41,8 @@ struct DashboardRole: Sendable, Encodable {
 
 /// Who may read the dashboard and its admin API, as `/metrics` decides it: a token with the
 /// `read` scope, or a client address on the allow-list (``ForwardedClient/allowListAddress(peer:forwardedFor:forwarded:trustedProxies:)``:
-/// behind a proxy, only one Depot trusts).
-struct DashboardAccess: Sendable {
+/// behind a proxy, only one Depot trusts). The admin API's ``RouteGate``.
+struct DashboardAccess: RouteGate {
     let tokens: BearerAuthenticator
     let allowedAddresses: Set<String>
     let trustedProxies: Set<String>
@@ -64,6 +64,22 @@ struct DashboardAccess: Sendable {
         let client = request.allowListAddress(context: context, trustedProxies: trustedProxies)
         guard let role = role(authorization: request.headers[.authorization], client: client) else { throw Self.challenge }
         return role
+    }
+
+    /// The request's role, as ``authorize(_:context:)`` gives it; a refusal of a valid token
+    /// without `read`, or of a request without credentials from an address not allowed, is a
+    /// ``GateRefusal`` (the same 401), which ``ScopedRoutes`` records.
+    func admit(_ request: Request, context: DepotRequestContext) throws -> DashboardRole {
+        let client = request.allowListAddress(context: context, trustedProxies: trustedProxies)
+        let authorization = request.headers[.authorization]
+        if let role = role(authorization: authorization, client: client) { return role }
+        guard let authorization else {
+            throw GateRefusal(actor: Actor(name: DashboardRole.byAddress.name, client: client), needs: "read", answer: Self.challenge)
+        }
+        guard let presented = BearerAuthenticator.credentials(authorization), let token = tokens.accepts(presented.token) else {
+            throw Self.challenge
+        }
+        throw GateRefusal(actor: Actor(name: token.name, client: client), needs: "read", answer: Self.challenge)
     }
 
     /// `GET /dashboard/signin`: asks for a token even from an allowed address (whose browser is

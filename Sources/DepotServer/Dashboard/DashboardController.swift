@@ -21,7 +21,10 @@ struct DashboardController: Sendable {
     let access: DashboardAccess
     let pages: DashboardPage
 
-    func addRoutes(to router: Router<DepotRequestContext>) {
+    /// The pages on `routes`' router; the admin API behind ``DashboardAccess`` as a
+    /// ``RouteGate``, so its refusals are recorded in the audit trail.
+    func addRoutes(to routes: ScopedRoutes) {
+        let router = routes.router
         router.get("/dashboard/") { request, context in
             let role = try access.authorize(request, context: context)
             return Self.html(pages.overview(try await data.overview(role: role)))
@@ -50,22 +53,10 @@ struct DashboardController: Sendable {
         }
         router.get("/dashboard/dashboard.css") { _, _ in Self.asset(PackageResources.dashboard_css, type: "text/css; charset=utf-8") }
         router.get("/dashboard/dashboard.js") { _, _ in Self.asset(PackageResources.dashboard_js, type: "text/javascript; charset=utf-8") }
-        router.get("/v1/admin/overview") { request, context in
-            let role = try access.authorize(request, context: context)
-            return try Self.json(try await data.overview(role: role))
-        }
-        router.get("/v1/admin/diff") { request, context in
-            _ = try access.authorize(request, context: context)
-            return try Self.json(try await diff(request))
-        }
-        router.get("/v1/admin/file") { request, context in
-            _ = try access.authorize(request, context: context)
-            return try Self.json(try await data.file(path: try Self.path(request)))
-        }
-        router.get("/v1/admin/traffic") { request, context in
-            _ = try access.authorize(request, context: context)
-            return try Self.json(data.trafficNow())
-        }
+        routes.get("/v1/admin/overview", gate: access) { _, _, role in try Self.json(try await data.overview(role: role)) }
+        routes.get("/v1/admin/diff", gate: access) { request, _, _ in try Self.json(try await diff(request)) }
+        routes.get("/v1/admin/file", gate: access) { request, _, _ in try Self.json(try await data.file(path: try Self.path(request))) }
+        routes.get("/v1/admin/traffic", gate: access) { _, _, _ in try Self.json(data.trafficNow()) }
     }
 
     private func diff(_ request: Request) async throws -> DashboardData.Diff {
