@@ -2,7 +2,9 @@ import DepotTestSupport
 import Foundation
 import Testing
 
-/// Preconditions over the wire (RFC 9110 §13), including the answers' fields (§15.4.5).
+/// Preconditions (RFC 9110 §13) through the router in process: the direct path sends the same
+/// ResourceAnswer (DirectResponderTests compare the two). A 304's fields on the wire (§15.4.5:
+/// Date, no Content-Length) are the connection's: FileServingTests, over a socket.
 @Suite("Conditional requests")
 struct ConditionalRequestTests {
     static let etag = "\"\(Fixture.sha256(Fixture.text))\""
@@ -58,39 +60,18 @@ struct ConditionalRequestTests {
 
     @Test("status table", arguments: cases)
     func statusTable(_ testCase: Case) async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let response = try await connection.request(testCase.method, "/text.txt", headers: testCase.headers)
                 #expect(response.status == testCase.status)
             }
         }
     }
 
-    @Test("304 carries ETag, Last-Modified, Vary and Cache-Control, and no content (§15.4.5)")
-    func notModifiedFields() async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                let response = try await connection.request("GET", "/text.txt", headers: [("If-None-Match", Self.etag)])
-                #expect(response.status == 304)
-                #expect(response.header("ETag") == Self.etag)
-                #expect(response.header("Last-Modified") == Self.lastModified)
-                #expect(response.header("Vary") == "Accept-Encoding")
-                #expect(response.header("Cache-Control") == "no-cache")
-                #expect(response.header("Date") != nil)
-                #expect(response.header("Content-Type") == nil)
-                #expect(response.header("Content-Length") == nil)
-                #expect(response.header("Transfer-Encoding") == nil)
-                // Nothing followed the header block: the next response parses cleanly.
-                let next = try await connection.request("GET", "/index.html")
-                #expect(next.status == 200)
-            }
-        }
-    }
-
     @Test("the gzip variant is validated by its own ETag")
     func gzipValidators() async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let gzip = try await connection.request("GET", "/text.txt", headers: [("Accept-Encoding", "gzip")])
                 let gzipTag = try #require(gzip.header("ETag"))
                 let revalidated = try await connection.request(
@@ -109,8 +90,8 @@ struct ConditionalRequestTests {
 
     @Test("412 has a short body and no cacheable fields")
     func preconditionFailedBody() async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let response = try await connection.request("GET", "/text.txt", headers: [("If-Match", "\"old\"")])
                 #expect(response.status == 412)
                 #expect(response.body.count < 200)

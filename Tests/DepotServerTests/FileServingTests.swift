@@ -93,6 +93,27 @@ struct FileServingTests {
         }
     }
 
+    @Test("304 carries ETag, Last-Modified, Vary and Cache-Control, and no content (§15.4.5)")
+    func notModifiedFields() async throws {
+        try await LiveServer.standard { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let response = try await connection.request("GET", "/text.txt", headers: [("If-None-Match", ConditionalRequestTests.etag)])
+                #expect(response.status == 304)
+                #expect(response.header("ETag") == ConditionalRequestTests.etag)
+                #expect(response.header("Last-Modified") == Self.lastModified)
+                #expect(response.header("Vary") == "Accept-Encoding")
+                #expect(response.header("Cache-Control") == "no-cache")
+                #expect(response.header("Date") != nil)
+                #expect(response.header("Content-Type") == nil)
+                #expect(response.header("Content-Length") == nil)
+                #expect(response.header("Transfer-Encoding") == nil)
+                // Nothing followed the header block: the next response parses cleanly.
+                let next = try await connection.request("GET", "/index.html")
+                #expect(next.status == 200)
+            }
+        }
+    }
+
     static func folderWithIndexes(_ folder: URL) throws {
         try folder.write(Data("root\n".utf8), to: "index.html")
         try folder.write(Data("docs\n".utf8), to: "docs/index.html")

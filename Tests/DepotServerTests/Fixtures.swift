@@ -16,3 +16,10 @@ extension LiveServer {
         try await LiveServer.with(prepare: Fixture.standardFolder, body)
     }
 }
+
+extension InProcessServer {
+    /// Runs `body` against an application serving ``Fixture/standardFolder(_:)``, in process.
+    static func standard<Result: Sendable>(_ body: @Sendable (InProcessServer) async throws -> Result) async throws -> Result {
+        try await InProcessServer.with(prepare: Fixture.standardFolder, body)
+    }
+}

@@ -13,8 +13,8 @@ import _NIOFileSystem
 struct RescanTests {
     @Test("a changed, added or removed file is noticed")
     func changes() async throws {
-        try await LiveServer.with(configuration: .init(publicRescanInterval: .milliseconds(100)), prepare: Fixture.standardFolder) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.with(configuration: .init(publicRescanInterval: .milliseconds(100)), prepare: Fixture.standardFolder) { server in
+            try await server.connection { connection in
                 let before = try await connection.request("GET", "/index.html")
                 let newContent = Data("<h1>changed</h1>\n".utf8)
                 try server.publicDirectory.write(newContent, to: "index.html", modified: Date(timeIntervalSince1970: 1_750_000_000))
@@ -43,11 +43,11 @@ struct RescanTests {
 
     @Test("the same content keeps its ETag across restarts")
     func stableAcrossRestarts() async throws {
-        let first = try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/text.txt", headers: [("Accept-Encoding", "gzip")]) }
+        let first = try await InProcessServer.standard { server in
+            try await server.connection { try await $0.request("GET", "/text.txt", headers: [("Accept-Encoding", "gzip")]) }
         }
-        let second = try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/text.txt", headers: [("Accept-Encoding", "gzip")]) }
+        let second = try await InProcessServer.standard { server in
+            try await server.connection { try await $0.request("GET", "/text.txt", headers: [("Accept-Encoding", "gzip")]) }
         }
         #expect(first.header("ETag") == second.header("ETag"))
         #expect(first.body == second.body)
