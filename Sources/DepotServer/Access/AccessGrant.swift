@@ -13,7 +13,8 @@ public struct Actor: Sendable, Hashable {
 }
 
 /// A request's authenticated token and where it came from: what every `/v1` handler of the
-/// publisher's API gets (``ScopedRoutes``), and the only way to a ``Permit``.
+/// publisher's API gets (``ScopedRoutes``), and the only way a request gets a ``Permit`` (the
+/// rollout gate has its own, ``Permit/rolloutGate(channel:)``).
 struct AccessGrant: Sendable {
     let token: AccessToken
     let actor: Actor

@@ -8,7 +8,7 @@ import Hummingbird
 import Logging
 import Synchronization
 
-/// Staged rollouts through the one sequence of a change (``Publisher/change(channel:newContent:_:)``):
+/// Staged rollouts through the one sequence of a change (``Publisher/change(_:doing:newContent:_:)``):
 /// every move re-signs the channel's document at once; a completion also refreshes the caches of
 /// the paths it changed.
 extension Publisher {

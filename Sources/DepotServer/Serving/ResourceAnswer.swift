@@ -4,9 +4,10 @@ import NIOCore
 import NIOHTTP1
 
 /// The answer to a GET or HEAD of a ``Resource``, before any channel: status, fields and what
-/// the body is. ``ResourceResponder/answer(method:resource:now:field:)`` makes it, the one place
-/// a status or header rule lives; Hummingbird's path and ``DirectResponder`` only adapt it to
-/// their channel.
+/// the body is. ``ResourceResponder/answer(method:resource:now:field:)`` makes it, where the
+/// status and header rules of a resource's answer live; Hummingbird's path and
+/// ``DirectResponder`` only adapt it to their channel. (A patch instead of the resource, RFC
+/// 3229's 226, is ``DeltaEncoding``'s answer.)
 struct ResourceAnswer {
     /// What follows the head.
     enum Body {
