@@ -29,7 +29,7 @@ struct LocalPathTests {
         ] as [(String, String?)]
     )
     func localURL(path: String, expected: String?) {
-        let local = try? DepotClient.localURL(for: path, in: "/sync")
+        let local = try? LocalPath.url(for: path, in: "/sync")
         #expect(local?.path == expected)
     }
 }

@@ -32,7 +32,7 @@ public final class OpenRelease: Sendable {
     ///
     /// - Throws: ``SyncError`` `.corrupt` for a path that would leave the folder.
     public func url(for path: String) throws -> URL {
-        try DepotClient.localURL(for: path, in: directory.path)
+        try LocalPath.url(for: path, in: directory.path)
     }
 
     /// Lets the release go: with release folders, the folder of a release no longer current is

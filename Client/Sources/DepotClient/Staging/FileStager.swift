@@ -19,7 +19,7 @@ struct FileStager: Sendable {
     let server: URL
     /// The sync folder's staging, and its partial files (``StagingFolder/partialFile(_:)``).
     let staging: StagingFolder
-    /// The folder's file for a release path (``DepotClient/localFile(for:in:folder:)``).
+    /// The folder's file for a release path (``LocalPath/file(for:in:folder:)``).
     let localFile: @Sendable (String) throws -> FolderFile
     /// Files fetched at once.
     let parallelDownloads: Int

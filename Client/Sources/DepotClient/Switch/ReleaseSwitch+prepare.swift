@@ -16,7 +16,7 @@ extension ReleaseSwitch {
         try folder.with { folder in
             try SQLiteSidecar.refuseInUse(journal.moves.map(\.path) + journal.removals, released: Set(journal.moves.map(\.path)), in: folder)
             for move in journal.moves {
-                _ = try DepotClient.localURL(for: move.path, in: directoryPath)
+                _ = try LocalPath.url(for: move.path, in: directoryPath)
                 if try folder.kind(of: move.path) == S_IFDIR {
                     let staying = try folder.tree(below: move.path).filter { $0.kind != S_IFDIR && !removed.contains($0.path) }
                     if !staying.isEmpty { throw SyncError(.io, "cannot replace the folder \(move.path) with a file: it holds other files") }

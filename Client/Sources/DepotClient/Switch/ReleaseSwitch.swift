@@ -58,8 +58,8 @@ struct ReleaseSwitch: Sendable {
     private func carryOut(_ journal: ReleaseJournal, from progress: SwitchProgress, staging: StagingFolder) throws {
         if let problem = journal.problem { throw SyncError(.corrupt, "the switch journal is damaged: \(problem)") }
         // Every path is checked before anything is done.
-        for path in journal.removals + (journal.folders ?? []) { _ = try DepotClient.localURL(for: path, in: folder.path) }
-        for move in journal.moves { _ = try DepotClient.localURL(for: move.path, in: folder.path) }
+        for path in journal.removals + (journal.folders ?? []) { _ = try LocalPath.url(for: path, in: folder.path) }
+        for move in journal.moves { _ = try LocalPath.url(for: move.path, in: folder.path) }
         var journal = journal
         var progress = progress
         while let (action, step) = progress.next {

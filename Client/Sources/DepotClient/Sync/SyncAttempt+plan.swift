@@ -96,17 +96,10 @@ extension SyncAttempt {
         )
     }
 
-    /// The bytes a download or sync of `channel`'s release may transfer, if bounded.
-    func transferBudget(of channel: NewChannel) -> Int64? {
-        let configuration = context.configuration
-        return channel.side.critical
-            ? configuration.criticalMaximumTransferBytes ?? configuration.maximumTransferBytes : configuration.maximumTransferBytes
-    }
-
     /// Whether the sync estimates its whole plan before staging (``estimate(_:ways:of:)``, or a batch
     /// at a time in a paged sync): for a check, a budget or a progress stream.
     func readsAhead(_ channel: NewChannel) -> Bool {
-        goal == .check || transferBudget(of: channel) != nil || progress.overall != nil
+        goal == .check || context.configuration.transferBudget(critical: channel.side.critical) != nil || progress.overall != nil
     }
 
     /// What an estimate of `planned` weighs (``estimate(_:ways:of:)``), fetched: the ways of its
@@ -118,7 +111,7 @@ extension SyncAttempt {
         let ways = try UpdatePlan.ways(
             of: planned.plan,
             staging: StagingFolder(folder),
-            localFile: { try DepotClient.localFile(for: $0, in: contentPath, folder: folder) },
+            localFile: { try LocalPath.file(for: $0, in: contentPath, folder: folder) },
             localCopies: planned.localCopies
         )
         let blocks = BlockFetch(server: server, session: session, width: context.configuration.parallelDownloads)
@@ -168,11 +161,11 @@ extension SyncAttempt {
     }
 
     /// Refuses a download or sync of `channel`'s release expected to transfer more than its
-    /// budget (``transferBudget(of:)``), and holds the session's transfers to it.
+    /// budget (``DepotClient/Configuration/transferBudget(critical:)``), and holds the session's transfers to it.
     ///
     /// - Throws: ``SyncError`` `.overBudget`.
     func holdToBudget(expected: Int64, of channel: NewChannel, release: Int64) throws {
-        guard let budget = transferBudget(of: channel) else { return }
+        guard let budget = context.configuration.transferBudget(critical: channel.side.critical) else { return }
         guard expected <= budget else { throw SyncError.overBudget(expected: expected, budget: budget, release: release) }
         session.limitTransfers(to: budget)
     }

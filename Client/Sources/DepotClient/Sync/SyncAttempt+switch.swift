@@ -11,7 +11,7 @@ extension SyncAttempt {
         var stager = FileStager(
             server: server,
             staging: StagingFolder(folder),
-            localFile: { try DepotClient.localFile(for: $0, in: contentPath, folder: folder) },
+            localFile: { try LocalPath.file(for: $0, in: contentPath, folder: folder) },
             parallelDownloads: context.configuration.parallelDownloads,
             session: session,
             progress: progress
