@@ -1,6 +1,8 @@
 import ArgumentParser
 import Crypto
+import DepotFiles
 import DepotServer
+import DepotSigning
 import Foundation
 
 #if canImport(Glibc)
@@ -30,14 +32,19 @@ extension Depot {
         func run() async throws {
             try await reportingFailures {
                 let key = Curve25519.Signing.PrivateKey()
-                let text = Array((key.rawRepresentation.base64EncodedString() + "\n").utf8)
+                let text = SigningKeyFile(key: key).contents
                 let descriptor = open(out, O_WRONLY | O_CREAT | O_EXCL, 0o600)
                 guard descriptor >= 0 else {
                     throw CommandFailure("cannot create \(out): \(String(cString: strerror(errno)))")
                 }
                 defer { close(descriptor) }
-                guard write(descriptor, text, text.count) == text.count, fsync(descriptor) == 0 else {
+                guard write(descriptor, text, text.count) == text.count else {
                     throw CommandFailure("cannot write \(out): \(String(cString: strerror(errno)))")
+                }
+                do {
+                    try Durability.synchronize(descriptor: descriptor, name: out)
+                } catch {
+                    throw CommandFailure("cannot write \(out): \(error)")
                 }
                 let publicKey = key.publicKey.rawRepresentation.base64EncodedString()
                 let id = ChannelSigner.keyID(of: key.publicKey)

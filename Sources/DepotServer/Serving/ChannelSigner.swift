@@ -99,18 +99,16 @@ public struct ChannelSigner: Sendable {
         return document
     }
 
-    /// Reads a private key file written by `depot keygen`: the raw 32-byte key in base64, on one
-    /// line.
+    /// Reads a private key file written by `depot keygen` (``DepotSigning/SigningKeyFile``).
     public static func readKey(file: String) throws -> Curve25519.Signing.PrivateKey {
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
             throw ConfigurationError("the key file \(file) cannot be read")
         }
-        guard let raw = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), raw.count == 32,
-            let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw)
-        else {
-            throw ConfigurationError("the key file \(file) does not hold an Ed25519 private key (32 bytes, base64): make one with depot keygen")
+        do {
+            return try SigningKeyFile(contents: Array(text.utf8)).key
+        } catch {
+            throw ConfigurationError("the key file \(file) \(error.message)")
         }
-        return key
     }
 
     /// Reads the roots of `folder`: `1.root.json`, `2.root.json`… from 1 on, with no gap. Each
