@@ -13,7 +13,7 @@ import Darwin
 /// behind. The file is opened through the folder's descriptor (``ContainedFolder``), so a link
 /// planted in its place is refused, never followed (it would create or lock its target).
 ///
-/// The one lock of the codebase: the export folder's writer lock (`depot export`, `depot
+/// The one file lock of the codebase: the export folder's writer lock (`depot export`, `depot
 /// mirror`, the server's export) and the sync folder's locks (`DepotClient`).
 public final class FileLock: Sendable {
     private let held: Locked<Int32>
