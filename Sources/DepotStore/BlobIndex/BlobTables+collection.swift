@@ -1,19 +1,25 @@
 import GRDB
 
 extension BlobTables {
-    /// The content recorded uploads and the public folder's files hold: what keeps its patches,
-    /// block index and variants beside the versions.
-    static func heldContents(in db: Database) throws -> Set<String> {
-        try String.fetchSet(db, sql: "SELECT sha256 FROM uploaded_blob UNION SELECT sha256 FROM public_file")
+    /// Adds to `table` (a temporary table of one `sha256` column) the contents recorded uploads
+    /// and the public folder's files hold: what keeps its patches, block index and variants
+    /// beside the versions.
+    static func addHeldContents(to table: String, in db: Database) throws {
+        try db.execute(sql: "INSERT OR IGNORE INTO \(table) (sha256) SELECT sha256 FROM uploaded_blob UNION SELECT sha256 FROM public_file")
     }
 
-    /// Forgets the patches to, block indexes and variants of every content not in `referenced`.
-    static func forgetDerivedContent(except referenced: Set<String>, in db: Database) throws {
-        let derived = try String.fetchSet(
+    /// Forgets the patches to, block indexes and variants of every content not in `table` (a
+    /// temporary table of one `sha256` column).
+    static func forgetDerivedContent(notIn table: String, in db: Database) throws {
+        let unkept = "NOT IN (SELECT sha256 FROM \(table))"
+        let orphans = try String.fetchSet(
             db,
-            sql: "SELECT to_sha256 FROM file_delta UNION SELECT sha256 FROM block_index UNION SELECT sha256 FROM content_variant"
+            sql: """
+                SELECT to_sha256 FROM file_delta WHERE to_sha256 \(unkept) UNION SELECT sha256 FROM block_index WHERE sha256 \(unkept)
+                UNION SELECT sha256 FROM content_variant WHERE sha256 \(unkept)
+                """
         )
-        for sha256 in derived.subtracting(referenced) {
+        for sha256 in orphans {
             try db.execute(sql: "DELETE FROM file_delta WHERE to_sha256 = ?", arguments: [sha256])
             try db.execute(sql: "DELETE FROM block_index WHERE sha256 = ?", arguments: [sha256])
             try db.execute(sql: "DELETE FROM content_variant WHERE sha256 = ?", arguments: [sha256])

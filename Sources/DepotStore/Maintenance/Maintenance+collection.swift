@@ -13,8 +13,15 @@ extension Maintenance {
     public func removeRetired(before cutoff: HTTPDate, sparingHeldBy store: BlobStore) async throws -> Int {
         try await database.write { db in
             let removed = try VersionTables.removeRetiredVersions(before: cutoff.secondsSince1970, in: db)
-            let referenced = try VersionTables.contents(in: db).union(try BlobTables.heldContents(in: db))
-            try BlobTables.forgetDerivedContent(except: referenced.union(store.held), in: db)
+            // The contents whose patches, block index and variants stay, gathered by each owner
+            // in a temporary table of this transaction (no store's table).
+            try db.execute(sql: "CREATE TEMP TABLE kept_content (sha256 TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID")
+            defer { try? db.execute(sql: "DROP TABLE temp.kept_content") }
+            try VersionTables.addContents(to: "temp.kept_content", in: db)
+            try BlobTables.addHeldContents(to: "temp.kept_content", in: db)
+            let hold = try db.makeStatement(sql: "INSERT OR IGNORE INTO temp.kept_content (sha256) VALUES (?)")
+            for sha256 in store.held { try hold.execute(arguments: [sha256]) }
+            try BlobTables.forgetDerivedContent(notIn: "temp.kept_content", in: db)
             return removed
         }
     }

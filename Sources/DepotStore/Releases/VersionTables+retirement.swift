@@ -16,6 +16,12 @@ extension VersionTables {
         return db.changesCount
     }
 
+    /// Adds to `table` (a temporary table of one `sha256` column) every version's content,
+    /// retired versions included.
+    static func addContents(to table: String, in db: Database) throws {
+        try db.execute(sql: "INSERT OR IGNORE INTO \(table) (sha256) SELECT sha256 FROM file_version")
+    }
+
     /// The SHA-256 of every version's content, retired versions included.
     static func contents(in db: Database) throws -> Set<String> {
         try String.fetchSet(db, sql: "SELECT sha256 FROM file_version")
