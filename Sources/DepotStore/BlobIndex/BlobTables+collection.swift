@@ -48,11 +48,9 @@ extension BlobTables {
 }
 
 extension BlobTables {
-    /// Forgets the document patches whose target is not in `documents` (the stored releases and
-    /// pages).
-    static func forgetDocumentPatches(except documents: Set<String>, in db: Database) throws {
-        for target in try String.fetchSet(db, sql: "SELECT DISTINCT target FROM document_delta").subtracting(documents) {
-            try db.execute(sql: "DELETE FROM document_delta WHERE target = ?", arguments: [target])
-        }
+    /// Forgets the document patches whose target is not in `table` (a temporary table of one
+    /// `id` column: the stored releases and pages).
+    static func forgetDocumentPatches(notIn table: String, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM document_delta WHERE target NOT IN (SELECT id FROM \(table))")
     }
 }

@@ -26,8 +26,11 @@ extension Maintenance {
             try ReportLedger.forgetReports(of: try RolloutStore.rollouts(endedBefore: cutoff.secondsSince1970, in: db), in: db)
             if removed > 0 {
                 try ReleaseTables.removeUnlistedPages(in: db)
-                let documents = try ReleaseTables.releaseIDs(in: db).union(try ReleaseTables.pageHashes(in: db))
-                try BlobTables.forgetDocumentPatches(except: documents, in: db)
+                // The documents still stored, gathered in a temporary table of this transaction.
+                try db.execute(sql: "CREATE TEMP TABLE stored_document (id TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID")
+                defer { try? db.execute(sql: "DROP TABLE temp.stored_document") }
+                try ReleaseTables.addDocuments(to: "temp.stored_document", in: db)
+                try BlobTables.forgetDocumentPatches(notIn: "temp.stored_document", in: db)
             }
             return removed
         }

@@ -49,7 +49,7 @@ extension ReleaseStore {
             if let rollout = try RolloutStore.liveRollout(of: channel, in: db) {
                 return try RolloutStore.rollBack(rollout, reason: "rolled back with the channel", now: now.secondsSince1970, in: db)
             }
-            let (target, restores) = try ReleaseTables.rollbackTarget(of: channel, in: db)
+            let (target, restores) = try Self.rollbackTarget(of: channel, in: db)
             return try ReleaseTables.move(channel, to: target, kind: "rollback", restores: restores, now: now.secondsSince1970, in: db)
         }
     }
@@ -59,8 +59,21 @@ extension ReleaseStore {
     public func rollbackTarget(of channel: String) async throws -> ReleaseSummary? {
         try await database.read { db in
             if let rollout = try RolloutStore.liveRollout(of: channel, in: db) { return try ReleaseSummary.fetch(id: rollout.base, in: db) }
-            return try? ReleaseTables.rollbackTarget(of: channel, in: db).target
+            return try? Self.rollbackTarget(of: channel, in: db).target
         }
+    }
+
+    /// The one rule for where a rollback goes: the newest of ``ReleaseTables/rollbackHistory(of:in:)``, with
+    /// the serial of the event restored.
+    private static func rollbackTarget(of channel: String, in db: Database) throws -> (target: ReleaseSummary, restores: Int64) {
+        let moves = try ReleaseTables.rollbackHistory(of: channel, in: db)
+        guard let previous = try moves.next()?.copy() else {
+            throw CatalogError("The channel \(channel) has no earlier release to roll back to", code: .conflict)
+        }
+        guard let target = try ReleaseSummary.fetch(id: previous["release"], in: db) else {
+            throw CatalogError("The earlier release of \(channel) is no longer kept", code: .gone)
+        }
+        return (target, previous["serial"])
     }
 
     /// For a channel whose release needs a minimum app version: the channel's earlier releases

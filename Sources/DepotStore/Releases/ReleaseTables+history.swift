@@ -31,19 +31,6 @@ extension ReleaseTables {
         return ReleaseStore.ChannelMove(channel: channel, from: current?.release, to: target, serial: serial, diff: diff)
     }
 
-    /// The one rule for where a rollback goes: the newest of ``rollbackHistory(of:in:)``, with
-    /// the serial of the event restored.
-    static func rollbackTarget(of channel: String, in db: Database) throws -> (target: ReleaseSummary, restores: Int64) {
-        let moves = try rollbackHistory(of: channel, in: db)
-        guard let previous = try moves.next()?.copy() else {
-            throw CatalogError("The channel \(channel) has no earlier release to roll back to", code: .conflict)
-        }
-        guard let target = try ReleaseSummary.fetch(id: previous["release"], in: db) else {
-            throw CatalogError("The earlier release of \(channel) is no longer kept", code: .gone)
-        }
-        return (target, previous["serial"])
-    }
-
     /// The moves successive rollbacks of `channel` go back to, newest first (`serial` and
     /// `release` of each): the moves before its latest one, a rollback standing for the event it
     /// restored. Rollbacks use the first; retention keeps the releases of the first ones.

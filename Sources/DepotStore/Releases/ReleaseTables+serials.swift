@@ -28,4 +28,10 @@ extension ReleaseTables {
     static func pageHashes(in db: Database) throws -> Set<String> {
         try String.fetchSet(db, sql: "SELECT sha256 FROM release_page")
     }
+
+    /// Adds to `table` (a temporary table of one `id` column) the id of every stored release and
+    /// the SHA-256 of every stored page.
+    static func addDocuments(to table: String, in db: Database) throws {
+        try db.execute(sql: "INSERT OR IGNORE INTO \(table) (id) SELECT id FROM release UNION SELECT sha256 FROM release_page")
+    }
 }
