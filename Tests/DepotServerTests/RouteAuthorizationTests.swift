@@ -61,7 +61,7 @@ struct RouteAuthorizationTests {
 
     @Test("the table names every route the router has, and no other")
     func tableIsComplete() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             let routes = Set(server.routes.all)
             // A method the router answers for a route (405 rows) is listed once per method.
             #expect(routes.subtracting(Self.table.keys).sorted() == [], "routes without a row")
@@ -71,13 +71,13 @@ struct RouteAuthorizationTests {
 
     @Test("every route that needs a token is refused without one, or with a wrong one; the others answer without one")
     func enforced() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             for (route, need) in Self.table.sorted(by: { $0.key < $1.key }) {
                 let (method, path) = Self.concrete(route)
-                let bare = try await RawHTTPConnection.with(port: server.port) {
+                let bare = try await server.connection {
                     try await $0.request(method, path, body: method == "PUT" ? [0] : [])
                 }
-                let wrong = try await RawHTTPConnection.with(port: server.port) {
+                let wrong = try await server.connection {
                     try await $0.request(method, path, headers: [("Authorization", "Bearer not-the-token")], body: method == "PUT" ? [0] : [])
                 }
                 switch need {
@@ -161,11 +161,11 @@ struct RouteAuthorizationTests {
     func scopes() async throws {
         var configuration = ServerConfiguration()
         configuration.accessTokens = try Self.tokens.enumerated().map { try AccessToken(entry: $0.element.entry, position: $0.offset + 1) }
-        try await LiveServer.withPublishing(configuration: configuration) { server in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
             let everyone = Self.tokens.map { ($0.name, $0.secret) } + [("publish-token", LiveServer.token)]
             for row in Self.scopeRows {
                 for (name, secret) in everyone {
-                    let response = try await RawHTTPConnection.with(port: server.port) {
+                    let response = try await server.connection {
                         try await $0.request(row.method, row.path, headers: [("Authorization", "Bearer \(secret)")], body: Array(row.body.utf8))
                     }
                     let what = "\(name): \(row.method) \(row.path) \(row.body)"
