@@ -147,7 +147,8 @@ extension ChildProcess {
         _ arguments: [String],
         environment: [String: String]? = nil,
         in directory: URL? = nil,
-        timeout: Duration = .seconds(120)
+        // Hang guard: slowest seen 25 s under two busy loops (the cold sync behind nginx, a whole test).
+        timeout: Duration = .seconds(300)
     ) async throws -> Result {
         try await withThrowingTaskGroup(of: Result?.self) { group in
             group.addTask {

@@ -51,7 +51,8 @@ public struct DepotProcess: Sendable {
         _ arguments: [String],
         environment: [String: String] = [:],
         in directory: URL,
-        timeout: Duration = .seconds(120)
+        // Hang guard: slowest seen 25 s under two busy loops (the slowest CLI test, PackSyncTests).
+        timeout: Duration = .seconds(300)
     ) async throws -> (status: Int32, log: String) {
         try await with(arguments, environment: environment, in: directory) { depot in
             (try await depot.waitForExit(timeout: timeout), depot.log)
@@ -83,7 +84,8 @@ public struct DepotProcess: Sendable {
     /// Waits for the "listening on" log line, then for the public folder to be served (a first
     /// start scans it after listening), and returns the port; throws if the process ends first,
     /// or has not listened within `timeout` (a guard against a hung start).
-    public func waitForPort(timeout: Duration = .seconds(120)) async throws -> Int {
+    // Hang guard: slowest seen 25 s under two busy loops (the slowest CLI test, PackSyncTests).
+    public func waitForPort(timeout: Duration = .seconds(300)) async throws -> Int {
         let port = try await poll(for: timeout) { () throws -> Int? in
             let log = log
             if let range = log.range(of: #"listening on [0-9.]+:([0-9]+)"#, options: .regularExpression) {
@@ -98,7 +100,8 @@ public struct DepotProcess: Sendable {
     }
 
     /// Waits for the process to end and returns its exit status.
-    public func waitForExit(timeout: Duration = .seconds(120)) async throws -> Int32 {
+    // Hang guard: slowest seen 25 s under two busy loops (the slowest CLI test, PackSyncTests).
+    public func waitForExit(timeout: Duration = .seconds(300)) async throws -> Int32 {
         do {
             return try await process.waitForExit(timeout: timeout)
         } catch is ChildProcessError {
@@ -129,7 +132,8 @@ extension DepotProcess {
         // A `depot publish` it runs (through `script`, say) keeps its index below the test's folder.
         let environment = ProcessInfo.processInfo.environment.merging(["XDG_CACHE_HOME": directory.appendingPathComponent(".cache").path]) { $1 }
         return try await launch(executable, arguments, environment: environment, in: directory) { program in
-            _ = try await program.waitForExit(timeout: .seconds(120))
+            // Hang guard: slowest seen 25 s under two busy loops (the slowest CLI test).
+            _ = try await program.waitForExit(timeout: .seconds(300))
             return program.log
         }
     }

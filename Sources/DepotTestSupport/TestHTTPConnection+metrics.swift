@@ -14,7 +14,8 @@ extension TestHTTPConnection where Self: ~Copyable {
 
     /// Waits until the metric `series` reaches `value`, polling every 20 ms for at most
     /// `timeout`; returns whether it did.
-    public mutating func waitForMetric(_ series: String, toReach value: Double, timeout: Duration = .seconds(120)) async throws -> Bool {
+    // Hang guard: slowest seen 23 s under two busy loops (the slowest test that waits for a metric).
+    public mutating func waitForMetric(_ series: String, toReach value: Double, timeout: Duration = .seconds(300)) async throws -> Bool {
         try await poll(every: .milliseconds(20), for: timeout) { try await metric(series) >= value ? true : nil } ?? false
     }
 }

@@ -12,6 +12,7 @@ extension TestHTTPConnection where Self: ~Copyable {
     /// Waits until the server serves its public folder: `/readyz` no longer answers the 503 of a
     /// folder being scanned (a first start scans it after listening). Any other answer ends the
     /// wait, so a test of an unready store still sees its 503. The bound only guards a hang.
+    // Hang guard: slowest seen 64 s under two busy loops (HealthTests' held scan of 500 files).
     public mutating func waitForPublicFolder(timeout: Duration = .seconds(600)) async throws {
         let deadline = ContinuousClock.now + timeout
         while true {

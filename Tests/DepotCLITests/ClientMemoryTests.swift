@@ -28,7 +28,8 @@ struct ClientMemoryTests {
         let wrapper = ["/usr/bin/time", "-f", "peak-kib %M"] + (terminal ? onTerminal : [])
         return try await DepotProcess.with(arguments, environment: ["MALLOC_ARENA_MAX": "2"], in: root, wrapper: wrapper) {
             depot in
-            _ = try await depot.waitForExit(timeout: .seconds(600))
+            // Hang guard: slowest seen 245 s under two busy loops (the whole test).
+            _ = try await depot.waitForExit(timeout: .seconds(1800))
             let log = depot.log
             // time's line, the last (a terminal's "\r\n" is one Character: no split there).
             let mark = try #require(log.range(of: "peak-kib ", options: .backwards), "\(log.suffix(2_000))")
@@ -63,7 +64,8 @@ struct ClientMemoryTests {
                     ["publish", "site", "--server", server, "--json"],
                     environment: ["DEPOT_TOKEN": Self.token],
                     in: root,
-                    timeout: .seconds(600)
+                    // Hang guard: slowest seen 245 s under two busy loops (the whole test).
+                    timeout: .seconds(1800)
                 )
                 #expect(publish.status == 0, "\(publish.log.suffix(1_000))")
                 // The same command, refused at once: the executable's and the libraries' pages.

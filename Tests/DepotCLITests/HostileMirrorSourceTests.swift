@@ -45,6 +45,7 @@ struct HostileMirrorSourceTests {
     /// Waits until the server serves the channel of `source` (it rescans its public folder
     /// every 2 s).
     static func waitUntilServed(_ source: String) async throws {
+        // Hang guard: slowest seen 8.9 s under two busy loops (the whole test).
         let served = try await poll(every: .milliseconds(100), for: .seconds(120)) { () async throws -> Bool? in
             let curl = try await runCurl(["-o", "/dev/null", "-w", "%{http_code}", "\(source)/channels/stable"])
             return curl.standardOutput == Data("200".utf8) ? true : nil

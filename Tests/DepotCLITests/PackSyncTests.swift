@@ -144,6 +144,7 @@ struct PackSyncTests {
                 // minimum rate: the relay runs in the test process, which a loaded machine can
                 // starve for longer than a rate window.
                 try await DepotProcess.with(["sync", "--server", mirror, "--dir", "cold", "--minimum-rate", "0"], in: root) { sync in
+                    // Hang guard: slowest seen 25.1 s under two busy loops (the whole test).
                     _ = try await poll(every: .milliseconds(5), for: .seconds(600)) { verifiedFiles().count >= 100 || !sync.isRunning ? true : nil }
                     sync.kill()
                     _ = try await sync.waitForExit()

@@ -111,6 +111,7 @@ struct RolloutCommandTests {
                 }
                 let why = "waiting: reports from 1 of 3 networks (reports.gateNetworks); 3 of 3 reports"
                 // The step lasts a second: then edge completes, stable waits for networks.
+                // Hang guard: slowest seen 2.8 s under two busy loops (the whole test).
                 let statuses = try await poll(every: .milliseconds(100), for: .seconds(60)) { () async throws -> RolloutList? in
                     let list = try JSONDecoder().decode(RolloutList.self, from: Data(try await run(["rollout", "status", "--json"]).output.utf8))
                     let waiting = list.rollouts.first { $0.channel == "stable" }?.gate?.verdict == why

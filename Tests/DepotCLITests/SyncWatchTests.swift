@@ -79,6 +79,7 @@ struct SyncWatchTests {
             let port = try Self.freePort()
             let server = "http://127.0.0.1:\(port)"
             try await DepotProcess.with(["sync", "--server", server, "--dir", "out", "--watch", "1", "--max-backoff", "2s"], in: root) { watcher in
+                // Hang guard: slowest seen 3.2 s under two busy loops (the whole test).
                 let failed = try await poll(for: .seconds(60)) { () -> Int? in
                     let count = watcher.log.components(separatedBy: "Sync failed: ").count - 1
                     return count >= 2 ? count : nil
@@ -97,6 +98,7 @@ struct SyncWatchTests {
                     try root.write(Data("one\n".utf8), to: "site/a.txt")
                     try await DepotCLI.publish(["site"], to: server, in: root)
                     // The round's summary line is its end: the switch is done and said.
+                    // Hang guard: slowest seen 3.2 s under two busy loops (the whole test).
                     let synced = try await poll(for: .seconds(60)) { watcher.log.contains("1 updated, 0 unchanged") ? true : nil }
                     #expect(synced != nil, "it synced once the server was up: \(watcher.log)")
                     #expect(try String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8) == "one\n")

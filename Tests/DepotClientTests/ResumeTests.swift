@@ -141,6 +141,7 @@ struct ResumeTests {
                     relay.slowDownBlobResponses(by: .milliseconds(20))
                     try await DepotProcess.with(arguments + extra, in: folder) { depot in
                         var partial = Self.partials(synced).first.map(Self.size) ?? 0
+                        // Hang guard: slowest seen 7.1 s under two busy loops (the whole test).
                         for _ in 0..<12_000 where partial < 200_000 {
                             try await Task.sleep(for: .milliseconds(10))
                             partial = Self.partials(synced).first.map(Self.size) ?? 0
@@ -177,6 +178,7 @@ extension ResumeTests {
             relay.slowDownBlobResponses(by: .milliseconds(20))
             let task = Task { try await client.sync() }
             var partial: Int64 = 0
+            // Hang guard: slowest seen 7.1 s under two busy loops (the whole test).
             for _ in 0..<12_000 where partial < 200_000 {
                 try await Task.sleep(for: .milliseconds(10))
                 partial = Self.partials(folder).first.map(Self.size) ?? 0

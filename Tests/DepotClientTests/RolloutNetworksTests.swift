@@ -89,6 +89,7 @@ struct RolloutNetworksTests {
 
     static func waitFor(_ server: LiveServer, _ channel: String, _ what: String, _ done: (RolloutInfo) -> Bool) async throws -> RolloutInfo {
         let status = { try await RolloutFleetTests.send(server, "GET", "/v1/channels/\(channel)/rollout").decoded(RolloutInfo.self) }
+        // Hang guard: slowest seen 1.5 s under two busy loops (the whole test).
         let reached = try await poll(every: .milliseconds(20), for: .seconds(120)) { () async throws -> RolloutInfo? in
             let info = try await status()
             return done(info) ? info : nil

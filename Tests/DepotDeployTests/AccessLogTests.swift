@@ -34,6 +34,7 @@ struct AccessLogTests {
     /// The access-log line holding `id`, waited for: lines are written within
     /// `log.requestsFlushSeconds` (0.5 s) of the response's end.
     static func requestLine(_ depot: DepotProcess, id: String) async throws -> String? {
+        // Hang guard: slowest seen 8.9 s under two busy loops (the whole test).
         try await poll(for: .seconds(120)) {
             depot.log.split(separator: "\n").map(String.init).first { $0.contains(" request ") && $0.contains(id) }
         }
@@ -147,6 +148,7 @@ extension AccessLogTests {
                 try await $0.request("GET", "/a.txt?x=1", headers: [("User-Agent", "probe/1"), ("Referer", "http://example.com/")])
             }
             #expect(response.status == 200)
+            // Hang guard: slowest seen 8.9 s under two busy loops (the whole test).
             let line = try await poll(for: .seconds(120)) {
                 depot.log.split(separator: "\n").map(String.init).first { $0.contains("\"GET /a.txt?x=1 HTTP/1.1\"") }
             }

@@ -59,6 +59,7 @@ struct DashboardBrowserTests {
                 let browser = try await ChildProcess.run(
                     "python3",
                     [script.path, url, Self.adminToken, Self.readToken, screenshot.path, Self.managerToken],
+                    // Hang guard for the browser run: not measured under load here (it needs Playwright); its own timeouts are shorter.
                     timeout: .seconds(180)
                 )
                 let output = String(decoding: browser.standardOutput + browser.standardError, as: UTF8.self)

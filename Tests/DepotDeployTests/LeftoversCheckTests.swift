@@ -30,6 +30,7 @@ struct LeftoversCheckTests {
                         #expect(check.status == 1)
                         #expect(said.contains("\(marked.process.processIdentifier) ") && said.contains("\(named.processIdentifier) "), "\(said)")
                         #expect(!said.contains("\(unrelated.process.processIdentifier) "), "\(said)")
+                        // Hang guard: slowest seen 3.0 s under two busy loops (the whole test, for both).
                         #expect(try await marked.waitForExit(timeout: .seconds(60)) == SIGKILL)
                         #expect(try await named.waitForExit(timeout: .seconds(60)) == SIGKILL)
                         #expect(unrelated.isRunning)

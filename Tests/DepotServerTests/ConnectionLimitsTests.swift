@@ -118,7 +118,8 @@ struct ConnectionLimitsTests {
             // Each goes at the first check after its deadline: the clock moves on by the
             // deadline each time (a loaded server may read a head's first bytes late, and
             // start its deadline then).
-            let closed = try await poll(every: .milliseconds(600), for: .seconds(60)) { () -> Bool? in
+            // Hang guard: slowest seen 10.7 s under two busy loops (the whole test).
+            let closed = try await poll(every: .milliseconds(600), for: .seconds(120)) { () -> Bool? in
                 if slow.allSatisfy({ !$0.isActive }) { return true }
                 uptime.advance(by: .seconds(2))
                 return nil
@@ -231,6 +232,7 @@ struct ConnectionLimitsTests {
                 clients.append((channel, received))
             }
             // Until every connection has its answer, at most 10 s on a loaded machine.
+            // Hang guard: slowest seen 0.53 s under two busy loops (the whole test).
             for _ in 0..<200 where clients.contains(where: { !$0.received.text.withLock { $0.contains("\r\n\r\n") } }) {
                 try await Task.sleep(for: .milliseconds(50))
             }

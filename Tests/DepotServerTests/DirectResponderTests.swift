@@ -231,7 +231,8 @@ struct DirectResponderTests {
                 try await connection.sendRaw(Array(repeating: request, count: 400).flatMap { $0 })
                 // The file being sent is open (so the count sees the server's files), and no more.
                 // Waited for, not slept on: the bound only guards a hang.
-                let during = try await poll(every: .milliseconds(20), for: .seconds(60)) { () -> Int? in
+                // Hang guard: slowest seen 1.1 s under two busy loops (the whole test); 60 s once expired during a cold CI build, so ten minutes.
+                let during = try await poll(every: .milliseconds(20), for: .seconds(600)) { () -> Int? in
                     let open = Self.openFiles(under: folders)
                     return open > before ? open : nil
                 }
@@ -245,7 +246,8 @@ struct DirectResponderTests {
                 #expect(Self.openFiles(under: folders) < before + 10)
             }
             // The connection is gone: every file is closed again, once the server has seen it go.
-            let closed = try await poll(every: .milliseconds(20), for: .seconds(60)) { Self.openFiles(under: folders) <= before ? true : nil }
+            // Hang guard: slowest seen 1.1 s under two busy loops (the whole test); 60 s once expired during a cold CI build, so ten minutes.
+            let closed = try await poll(every: .milliseconds(20), for: .seconds(600)) { Self.openFiles(under: folders) <= before ? true : nil }
             #expect(closed == true, "\(Self.openFiles(under: folders)) files open, \(before) before")
         }
     }
@@ -293,6 +295,7 @@ struct DirectResponderTests {
                 #expect(Self.openFiles(under: folders) == 1)
                 // Closed within two sweeps; a loaded machine may take longer.
                 var open = 1
+                // Hang guard: slowest seen 2.2 s under two busy loops (the whole test).
                 for _ in 0..<1_200 where open > 0 {
                     try await Task.sleep(for: .milliseconds(100))
                     open = Self.openFiles(under: folders)

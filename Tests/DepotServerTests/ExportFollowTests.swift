@@ -22,6 +22,7 @@ struct ExportFollowTests {
     /// documents at its own pace (``ExportFollower``). The bound only guards a hang.
     static func caughtUp(_ connection: inout InProcessConnection, export: URL) async throws -> (served: Data, exported: Data?) {
         var documents = try await Self.documents(&connection, export: export)
+        // Hang guard: slowest seen 1.3 s under two busy loops (the whole test).
         for _ in 0..<2_400 where documents.exported != documents.served {
             try await Task.sleep(for: .milliseconds(25))
             documents = try await Self.documents(&connection, export: export)
@@ -68,6 +69,7 @@ struct ExportFollowTests {
                     // retired in a second is removed by a collection of a later second.
                     let gone = export.appendingPathComponent("releases/\(releases[0])").path
                     let goneBlob = export.appendingPathComponent("blobs/\(Fixture.sha256(versions[0]))").path
+                    // Hang guard: slowest seen 1.3 s under two busy loops (the whole test).
                     for _ in 0..<2_400 where FileManager.default.fileExists(atPath: gone) || FileManager.default.fileExists(atPath: goneBlob) {
                         try await Task.sleep(for: .milliseconds(50))
                     }
@@ -134,6 +136,7 @@ struct ExportFollowTests {
                     let path = export.appendingPathComponent("channels/stable").path
                     let first = try JSONDecoder().decode(ChannelDocument.self, from: try #require(FileManager.default.contents(atPath: path)))
                     var later = first
+                    // Hang guard: slowest seen 1.2 s under two busy loops (the whole test).
                     for _ in 0..<1_200 where later.expires == first.expires {
                         try await Task.sleep(for: .milliseconds(100))
                         later = try JSONDecoder().decode(ChannelDocument.self, from: try #require(FileManager.default.contents(atPath: path)))

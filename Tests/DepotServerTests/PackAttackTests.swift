@@ -110,6 +110,7 @@ struct PackAttackTests {
             for _ in 0..<3 {
                 try await RawHTTPConnection.with(port: server.port) { try await $0.send("GET", "/packs/\(pages[0]).br") }
             }
+            // Hang guard: slowest seen 19.6 s under two busy loops (the whole test).
             let held = try await poll(every: .milliseconds(5), for: .seconds(120)) { entered.load(ordering: .relaxed) >= 1 ? true : nil }
             try #require(held == true, "the pack is being made")
             // The second and third pages race for the queue's one place: one waits, the other is
@@ -217,6 +218,7 @@ struct PackAttackTests {
             #expect(!new.contains(old))
             // However slowly a loaded machine runs the collections: the bound only guards a hang.
             var files = RetentionAndConcurrencyTests.blobFiles(server.dataDirectory)
+            // Hang guard: slowest seen 11.2 s under two busy loops (the whole test).
             for _ in 0..<12_000 where !files.isDisjoint(with: packBlobs) {
                 try await Task.sleep(for: .milliseconds(50))
                 files = RetentionAndConcurrencyTests.blobFiles(server.dataDirectory)
@@ -244,7 +246,8 @@ struct PackAttackTests {
         configuration.packs.whileComputing = {
             entered.add(1, ordering: .relaxed)
             // Held until the server is stopping (a bound, not a deadline: the stop signals it).
-            _ = gate.wait(timeout: .now() + 10)
+            // Hang guard: slowest seen 22.3 s under two busy loops (the whole test).
+            _ = gate.wait(timeout: .now() + 120)
         }
         try await withTemporaryDirectory { folder in
             let data = folder.appendingPathComponent("data")
@@ -254,6 +257,7 @@ struct PackAttackTests {
                 for page in pages.prefix(4) {
                     try await RawHTTPConnection.with(port: server.port) { try await $0.send("GET", "/packs/\(page).br") }
                 }
+                // Hang guard: slowest seen 22.3 s under two busy loops (the whole test).
                 let held = try await poll(every: .milliseconds(5), for: .seconds(120)) { entered.load(ordering: .relaxed) >= 1 ? true : nil }
                 try #require(held == true, "a pack is being made")
                 // Let the computation under way end once the stop has begun.

@@ -226,6 +226,7 @@ struct VariantServingTests {
         configuration.variants = Self.variants
         try await LiveServer.with(configuration: configuration, prepare: Self.writeCatalog) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
+                // Hang guard: slowest seen 0.85 s under two busy loops (the whole test).
                 let encoded = try await poll(for: .seconds(60)) { () -> RawHTTPResponse? in
                     let response = try await connection.request("GET", "/catalog.txt", headers: [("Accept-Encoding", "br, gzip")])
                     return response.header("Content-Encoding") == "br" ? response : nil

@@ -35,6 +35,7 @@ struct ZsyncTests {
                     "zsync",
                     ["-q", "-i", seed.path, "-o", output.path, server.url("/file.bin.zsync")],
                     in: folder,
+                    // Hang guard: slowest seen 0.6 s under two busy loops (the whole test).
                     timeout: .seconds(60)
                 )
                 #expect(result.status == 0, "\(String(decoding: result.standardError, as: UTF8.self))")
