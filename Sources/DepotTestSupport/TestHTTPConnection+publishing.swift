@@ -2,19 +2,23 @@ import DepotAPI
 import Foundation
 import Testing
 
-extension LiveServer {
-    /// The `Authorization` header of ``token``, the publish token of test servers.
-    public static let authorization = ("Authorization", "Bearer \(token)")
+/// The publish token of every test server, on a socket or in process (``LiveServer/token``), and
+/// the `Authorization` header that carries it.
+public enum PublishToken {
+    /// The token.
+    public static let secret = LiveServer.token
+    /// `Authorization: Bearer` with ``secret``.
+    public static let authorization = ("Authorization", "Bearer \(secret)")
 }
 
 /// The one way the server's tests publish through the API, over a socket or in process.
 extension TestHTTPConnection where Self: ~Copyable {
     /// `PUT /v1/files/{path}` with `data`: a new release of the default channel. Authorised with
-    /// ``LiveServer/token`` unless `headers` say otherwise.
+    /// ``PublishToken/secret`` unless `headers` say otherwise.
     public mutating func publish(
         _ path: String,
         _ data: Data,
-        headers: [(String, String)] = [LiveServer.authorization]
+        headers: [(String, String)] = [PublishToken.authorization]
     ) async throws -> RawHTTPResponse {
         try await request("PUT", "/v1/files/\(path)", headers: headers, body: Array(data))
     }
@@ -32,7 +36,7 @@ extension TestHTTPConnection where Self: ~Copyable {
     public mutating func commit(
         _ files: [(path: String, data: Data)],
         _ commit: CommitRequest = CommitRequest(),
-        headers: [(String, String)] = [LiveServer.authorization]
+        headers: [(String, String)] = [PublishToken.authorization]
     ) async throws -> RawHTTPResponse {
         var commit = commit
         commit.files = []
@@ -50,7 +54,7 @@ extension TestHTTPConnection where Self: ~Copyable {
         _ method: String,
         _ target: String,
         _ value: some Encodable,
-        headers: [(String, String)] = [LiveServer.authorization]
+        headers: [(String, String)] = [PublishToken.authorization]
     ) async throws -> RawHTTPResponse {
         try await request(method, target, headers: headers + [("Content-Type", "application/json")], body: Array(try APIJSON.encoder.encode(value)))
     }

@@ -7,7 +7,7 @@ import Testing
 /// `POST /v1/blobs`: many small blobs in one request, stored whole or not at all.
 @Suite("Blob batches")
 struct BlobBatchTests {
-    static let auth = LiveServer.authorization
+    static let auth = PublishToken.authorization
     static let contentType = ("Content-Type", BlobBatch.mediaType)
 
     static func batch(_ members: [(sha256: String, bytes: Data)]) -> [UInt8] {

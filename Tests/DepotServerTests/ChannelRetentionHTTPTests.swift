@@ -43,7 +43,7 @@ struct ChannelRetentionHTTPTests {
                 let runs = try await connection.metric("depot_collections_total")
                 #expect(try await connection.waitForMetric("depot_collections_total", toReach: runs + 2))
                 #expect(try await connection.request("GET", "/blobs/\(Fixture.sha256(one))").bodyText == "stable one\n")
-                let back = try await connection.request("POST", "/v1/channels/stable/rollback", headers: [LiveServer.authorization])
+                let back = try await connection.request("POST", "/v1/channels/stable/rollback", headers: [PublishToken.authorization])
                 #expect(back.status == 200, "\(back.bodyText)")
                 #expect(try await connection.request("GET", "/files/a.txt").bodyText == "stable one\n")
             }

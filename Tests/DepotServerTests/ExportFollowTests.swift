@@ -10,7 +10,7 @@ import Testing
 /// `export.directory`: a folder the server keeps in step with what it publishes.
 @Suite("Export folder in step")
 struct ExportFollowTests {
-    static let auth = LiveServer.authorization
+    static let auth = PublishToken.authorization
 
     /// The document the origin serves at `/channels/stable`, and the one in the export.
     static func documents(_ connection: inout InProcessConnection, export: URL) async throws -> (served: Data, exported: Data?) {

@@ -14,7 +14,7 @@ import _NIOFileSystem
 /// written by an older Depot too (the application starts on it as a server does).
 @Suite("Path collisions")
 struct PathCollisionTests {
-    static let auth = LiveServer.authorization
+    static let auth = PublishToken.authorization
 
     @Test("NFC and NFD spellings of a name publish one file; the server keeps answering")
     func unicodeSpellings() async throws {
@@ -119,7 +119,7 @@ struct PathCollisionTests {
                 }
                 try queue.close()
             }
-            try await InProcessServer.withDataDirectory(data, configuration: .init(publish: .init(tokens: [LiveServer.token]))) { server in
+            try await InProcessServer.withDataDirectory(data, configuration: .init(publish: .init(tokens: [PublishToken.secret]))) { server in
                 try await server.connection { connection in
                     // One of the two rows is served (the newer), by either spelling.
                     #expect(try await connection.request("GET", "/files/caf%C3%A9.txt").bodyText == "nfd")

@@ -11,7 +11,7 @@ import Glibc
 /// Uploads that must leave nothing behind: too large, cut off, or refused by a full disk.
 @Suite("Publishing limits and failures")
 struct PublishLimitsTests {
-    static let auth = LiveServer.authorization
+    static let auth = PublishToken.authorization
 
     /// The files in `tmp/` and its subfolders (where batches write).
     static func temporaryFiles(in dataDirectory: URL) throws -> [String] {

@@ -9,7 +9,7 @@ import Testing
 /// socket is the same ResourceAnswer, tested over one in DirectResponderTests).
 @Suite("Publishing")
 struct PublishingTests {
-    static let auth = LiveServer.authorization
+    static let auth = PublishToken.authorization
     static let catalogDB = Data(Fixture.text + Fixture.noise.prefix(50_000))
 
     /// What a client sees: the default channel's document (`/manifest.json`), with `files`
@@ -190,12 +190,12 @@ struct PublishingTests {
         try await InProcessConnection.withPublishing { connection in
             // With the dashboard off, Basic credentials are refused even with the right token,
             // and no challenge invites a browser to send them.
-            let rightBasic = "Basic " + Data("user:\(LiveServer.token)".utf8).base64EncodedString()
+            let rightBasic = "Basic " + Data("user:\(PublishToken.secret)".utf8).base64EncodedString()
             for headers in [[], [("Authorization", "Bearer wrong")], [("Authorization", "Basic dXNlcjpwYXNz")], [("Authorization", rightBasic)]] {
                 let response = try await connection.publish("x.txt", Data("x".utf8), headers: headers)
                 #expect(response.status == 401)
                 #expect(response.headers("WWW-Authenticate").map { $0.prefix(6) } == ["Bearer"])
-                #expect(!response.bodyText.contains(LiveServer.token))
+                #expect(!response.bodyText.contains(PublishToken.secret))
             }
             #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
         }
@@ -204,7 +204,7 @@ struct PublishingTests {
     @Test("with the dashboard on, the token also works as a Basic password, and a Basic write needs X-Requested-With")
     func basicCredentialsWithDashboard() async throws {
         let configuration = ServerConfiguration(dashboard: DashboardConfiguration(enabled: true))
-        let basic = ("Authorization", "Basic " + Data("anyone:\(LiveServer.token)".utf8).base64EncodedString())
+        let basic = ("Authorization", "Basic " + Data("anyone:\(PublishToken.secret)".utf8).base64EncodedString())
         try await InProcessConnection.withPublishing(configuration: configuration) { connection in
             let refused = try await connection.publish("x.txt", Data("x".utf8), headers: [])
             #expect(refused.status == 401)

@@ -8,7 +8,7 @@ import Testing
 /// through the router (downloads racing with them, over a socket: DownloadDuringChangeTests).
 @Suite("Retention and concurrency")
 struct RetentionAndConcurrencyTests {
-    static let auth = LiveServer.authorization
+    static let auth = PublishToken.authorization
 
     /// The names of the files in `dataDirectory`'s blob store.
     static func blobFiles(_ dataDirectory: URL) -> Set<String> {
