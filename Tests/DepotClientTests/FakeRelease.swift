@@ -24,17 +24,7 @@ struct FakeRelease {
 
     /// An entry for `content` at `path`.
     static func entry(_ path: String, _ content: Data, sha256: String? = nil, size: Int64? = nil) -> ReleaseEntry {
-        ReleaseEntry(
-            path: path,
-            version: 1,
-            size: size ?? Int64(content.count),
-            sha256: sha256 ?? Fixture.sha256(content),
-            md5: Fixture.md5(content),
-            contentType: "application/octet-stream",
-            lastModified: "Tue, 14 Nov 2023 22:13:20 GMT",
-            gzip: nil,
-            patches: nil
-        )
+        Fixture.entry(path, size: size ?? Int64(content.count), sha256: sha256 ?? Fixture.sha256(content), md5: Fixture.md5(content))
     }
 
     var page: Data { (try? Self.encoder.encode(ReleasePage(entries: entries.sorted { $0.path < $1.path }))) ?? Data() }
@@ -55,11 +45,14 @@ struct FakeRelease {
     var releaseID: String { Fixture.sha256(release) }
 
     var channelDocument: Data {
-        var document = ChannelDocument(channel: channel, release: releaseID, number: number, serial: serial, expires: expires)
-        if let key, let signature = try? key.signature(for: Data(document.signedText)) {
-            let id = ChannelDocument.keyID(ofRawKey: Array(key.publicKey.rawRepresentation)) { Array(SHA256.hash(data: $0)) }
-            document.signatures = [.init(keyID: id, signature: signature.base64EncodedString())]
-        }
+        let document = Fixture.channelDocument(
+            channel: channel,
+            release: releaseID,
+            number: number,
+            serial: serial,
+            expires: expires,
+            signedBy: key.map { [$0] } ?? []
+        )
         return (try? Self.encoder.encode(document)) ?? Data()
     }
 
