@@ -238,6 +238,8 @@ let package = Package(
             name: "DepotTestSupport",
             dependencies: [
                 client("DepotAPI"),
+                // Its in-process servers answer DepotClient's requests (InProcessURLProtocol).
+                client("DepotClient"),
                 "DepotConnection",
                 client("DepotHTTP"),
                 "DepotServer",

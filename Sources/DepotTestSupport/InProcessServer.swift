@@ -18,6 +18,8 @@ public struct InProcessServer: Sendable {
     /// The router's routes, as `METHOD /path`.
     package let routes: RouteList
     let client: any TestClientProtocol
+    /// `http://host` (no trailing slash), the host a `DepotClient` reaches it at (``url(_:)``).
+    let base: String
 
     /// Builds the application on `configuration` with a public folder `prepare` fills (empty by
     /// default), runs its services, and runs `body` once it serves its public folder (unless the
@@ -58,17 +60,21 @@ public struct InProcessServer: Sendable {
         let (app, requests, routes) = try await TestApplication.build(configuration, publicDirectory: publicDirectory, dataDirectory: dataDirectory)
         let waitsForScan = configuration.beforePublicScan == nil
         return try await app.test(.router) { client in
-            let server = InProcessServer(
-                publicDirectory: publicDirectory,
-                dataDirectory: dataDirectory,
-                requests: requests,
-                routes: routes,
-                client: client
-            )
-            if waitsForScan {
-                try await server.connection { try await $0.waitForPublicFolder() }
+            // A DepotClient reaches it at a host of its own, for as long as it runs.
+            try await InProcessURLProtocol.serving(client) { base in
+                let server = InProcessServer(
+                    publicDirectory: publicDirectory,
+                    dataDirectory: dataDirectory,
+                    requests: requests,
+                    routes: routes,
+                    client: client,
+                    base: base
+                )
+                if waitsForScan {
+                    try await server.connection { try await $0.waitForPublicFolder() }
+                }
+                return try await body(server)
             }
-            return try await body(server)
         }
     }
 

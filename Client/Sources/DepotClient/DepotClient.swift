@@ -1,4 +1,5 @@
 import Crypto
+import DepotConcurrency
 import DepotFiles
 import DepotHTTP
 import DepotManifest
@@ -214,6 +215,8 @@ public struct DepotClient: Sendable {
         configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         configuration.timeoutIntervalForRequest = self.configuration.requestTimeout
         configuration.httpMaximumConnectionsPerHost = max(1, self.configuration.parallelDownloads)
+        let testProtocols = Self.testProtocols.withLock { $0 }
+        if !testProtocols.isEmpty { configuration.protocolClasses = testProtocols + (configuration.protocolClasses ?? []) }
         #if canImport(Darwin)
         configuration.allowsExpensiveNetworkAccess = self.configuration.allowsExpensiveNetworkAccess
         configuration.allowsConstrainedNetworkAccess = self.configuration.allowsConstrainedNetworkAccess
