@@ -37,7 +37,7 @@ struct ChannelSwitchAttackTests {
 
     @Test("a power cut in the switch to beta, then a sync: the folder holds beta's release exactly", arguments: Cut.allCases)
     func powerCut(_ cut: Cut) async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("shared.txt", ChannelSwitchTests.shared)])
             let promoted = try await RolloutFleetTests.send(server, "POST", "/v1/channels/beta/promote", json: PromoteRequest(release: "1"))
             #expect(promoted.status == 200, "\(promoted.bodyText)")
@@ -68,7 +68,7 @@ struct ChannelSwitchAttackTests {
 
     @Test("stable, a path of it planted, then beta", arguments: Plant.allCases)
     func planted(_ plant: Plant) async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await ChannelSwitchTests.publish(server)
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("app")

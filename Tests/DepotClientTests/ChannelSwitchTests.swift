@@ -16,7 +16,7 @@ struct ChannelSwitchTests {
     static let stableOnly = Data("only stable has this\n".utf8)
 
     /// Beta on release 1 (`shared.txt`), stable on release 2 (`shared.txt` and `old/stable.txt`).
-    static func publish(_ server: LiveServer) async throws {
+    static func publish(_ server: some TestServer) async throws {
         try await SyncTests.publish(server, [("shared.txt", Self.shared)])
         let promoted = try await RolloutFleetTests.send(server, "POST", "/v1/channels/beta/promote", json: PromoteRequest(release: "1"))
         #expect(promoted.status == 200, "\(promoted.bodyText)")
@@ -28,7 +28,7 @@ struct ChannelSwitchTests {
         arguments: [FolderLayout.inPlace, .releaseFolders]
     )
     func stableToBeta(layout: FolderLayout) async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await Self.publish(server)
             try await withTemporaryDirectory { folder in
                 let client = { (channel: String) in

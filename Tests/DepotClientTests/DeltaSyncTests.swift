@@ -17,9 +17,9 @@ struct DeltaSyncTests {
         return Data(lines.joined(separator: "\n").utf8)
     }()
 
-    static func publishVersions(_ server: LiveServer, then body: (inout RawHTTPConnection) async throws -> Void) async throws {
-        try await RawHTTPConnection.with(port: server.port) { connection in
-            let auth = ("Authorization", "Bearer \(LiveServer.token)")
+    static func publishVersions(_ server: some TestServer, then body: (inout TestServerConnection) async throws -> Void) async throws {
+        try await server.withConnection { connection in
+            let auth = ("Authorization", "Bearer \(InProcessServer.token)")
             #expect(try await connection.request("PUT", "/v1/files/db/catalog.txt", headers: [auth], body: Array(Self.version1)).status == 201)
             try await body(&connection)
             #expect(try await connection.request("PUT", "/v1/files/db/catalog.txt", headers: [auth], body: Array(Self.version2)).status == 201)
@@ -34,7 +34,7 @@ struct DeltaSyncTests {
 
     @Test("holding the previous version, a sync downloads only the patch: under 1% of the gzip download")
     func syncsThroughThePatch() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await withTemporaryDirectory { folder in
                 let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder)
                 try await Self.publishVersions(server) { _ in _ = try await client.sync() }
@@ -60,7 +60,7 @@ struct DeltaSyncTests {
 
     @Test("a corrupt patch, or a base that was changed locally, falls back to the full download")
     func fallsBackToTheFullDownload() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await withTemporaryDirectory { folder in
                 let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder)
                 try await Self.publishVersions(server) { _ in _ = try await client.sync() }
@@ -75,12 +75,12 @@ struct DeltaSyncTests {
                 #expect(try Data(contentsOf: local) == Self.version2)
             }
         }
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await withTemporaryDirectory { folder in
                 let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder)
                 try await Self.publishVersions(server) { _ in _ = try await client.sync() }
                 // Flip a byte of the stored patch on the server.
-                let sha = try await RawHTTPConnection.with(port: server.port) { connection in
+                let sha = try await server.withConnection { connection in
                     let entry = try #require((try await connection.releaseFiles()).first)
                     return try #require((entry["patches"] as? [[String: Any]])?.first?["sha256"] as? String)
                 }

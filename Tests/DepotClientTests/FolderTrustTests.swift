@@ -34,7 +34,7 @@ struct FolderTrustTests {
 
     @Test("a folder synced with --trusted-key refuses a sync without it, or with another key only, naming the keys; --replace-trust lets it")
     func remembered() async throws {
-        try await RolloutFleetTests.withServer { server, _ in
+        try await InProcessServer.with(configuration: RolloutFleetTests.configuration(TestClock())) { server in
             _ = try await RolloutFleetTests.publish(server, "one\n", minimum: nil)
             try await withTemporaryDirectory { folder in
                 func client(_ keys: [Curve25519.Signing.PrivateKey], replacing: Bool = false) -> DepotClient {

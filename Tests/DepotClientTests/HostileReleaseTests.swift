@@ -30,7 +30,7 @@ struct HostileReleaseTests {
             try release.write(to: evil, blobs: [blob])
             try corrupt?(evil)
         }
-        try await LiveServer.with(prepare: prepare) { server in
+        try await InProcessServer.with(prepare: prepare) { server in
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")
                 if existingFolder { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
@@ -94,7 +94,7 @@ struct HostileReleaseTests {
             _ = try evil.write(releasePatch, to: "deltas/\(one.releaseID)/\(two.releaseID)")
             _ = try evil.write(Data("not gzip".utf8), to: "deltas/\(Fixture.sha256(one.page))/\(Fixture.sha256(two.page))")
         }
-        try await LiveServer.with(prepare: prepare) { server in
+        try await InProcessServer.with(prepare: prepare) { server in
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")
                 _ = try await DepotClient(server: URL(string: server.url("/one/"))!, directory: folder).sync()
@@ -123,7 +123,7 @@ struct HostileReleaseTests {
             try one.write(to: folder.appendingPathComponent("one"), blobs: [Self.blob])
             try two.write(to: folder.appendingPathComponent("two"), blobs: [second])
         }
-        try await LiveServer.with(prepare: prepare) { server in
+        try await InProcessServer.with(prepare: prepare) { server in
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")
                 _ = try await DepotClient(server: URL(string: server.url("/one/"))!, directory: folder).sync()
@@ -152,7 +152,7 @@ struct HostileReleaseTests {
             try forged.write(to: folder.appendingPathComponent("forged"), blobs: [Self.blob])
             try genuine.write(to: folder.appendingPathComponent("genuine"), blobs: [Self.blob, Data("b".utf8)])
         }
-        try await LiveServer.with(prepare: prepare) { server in
+        try await InProcessServer.with(prepare: prepare) { server in
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")
                 let sync = { (source: String, keys: [Curve25519.Signing.PrivateKey]) in

@@ -25,7 +25,7 @@ struct OpenDatabaseTests {
     @Test("a sync to release 2 while the app holds release 1 open in WAL mode, with writes: refused, nothing changed; once closed, release 2 exactly")
     func openInWALMode() async throws {
         let (one, two) = (try Fixture.catalog(release: 1, rows: 5000), try Fixture.catalog(release: 2, rows: 5000))
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("db/catalog.sqlite", one)])
             try await withTemporaryDirectory { folder in
                 let client = SyncTests.client(server, folder)

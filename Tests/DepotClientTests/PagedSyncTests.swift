@@ -27,7 +27,7 @@ struct PagedSyncTests {
         "a first sync and an update, a page a batch: every file in place, a content shared across pages staged once and copied, removals done, the report in path order"
     )
     func pageAtATime() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, Self.files)
             try await withTemporaryDirectory { folder in
                 let client = SyncTests.client(server, folder)
@@ -58,7 +58,7 @@ struct PagedSyncTests {
         "with a progress stream and a budget (the updater's download), still a page a batch: the first progress says what the unpaged estimate says, every file comes, and a budget too small refuses before any file is fetched"
     )
     func estimated() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, Self.files)
             try await withTemporaryDirectory { folder in
                 var configuration = DepotClient.Configuration()

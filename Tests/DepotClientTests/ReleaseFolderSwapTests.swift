@@ -15,7 +15,7 @@ struct ReleaseFolderSwapTests {
         "issue 57, defect 16: a folder of the held tree swapped for a link during the download: nothing outside is made read-only or linked into release 2"
     )
     func swapDuringDownload() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("big.bin", Data(repeating: 1, count: 700_000)), ("sub/keep.txt", Data("keep\n".utf8))])
             try await withTemporaryDirectory { outside in
                 let secret = outside.appendingPathComponent("keep.txt")
@@ -57,7 +57,7 @@ struct ReleaseFolderSwapTests {
         "issue 57, defect 26: a write to a held file that release 2 links, between --download-only and --apply: the apply refuses, the next sync has the publisher's bytes"
     )
     func writeBeforeApply() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8)), ("keep.txt", Data("keep\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = ReleaseFoldersTests.client(server, folder)

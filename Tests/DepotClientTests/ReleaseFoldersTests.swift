@@ -13,7 +13,7 @@ import Testing
 /// link `current`, so that an app keeps its database open across an apply.
 @Suite("Release folders")
 struct ReleaseFoldersTests {
-    static func client(_ server: LiveServer, _ folder: URL) -> DepotClient {
+    static func client(_ server: some TestServer, _ folder: URL) -> DepotClient {
         var configuration = DepotClient.Configuration()
         configuration.layout = .releaseFolders
         return DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration)
@@ -32,7 +32,7 @@ struct ReleaseFoldersTests {
     )
     func openInWALMode() async throws {
         let (one, two) = (try Fixture.catalog(release: 1, rows: 5000), try Fixture.catalog(release: 2, rows: 5000))
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("db/catalog.sqlite", one)])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
@@ -69,7 +69,7 @@ struct ReleaseFoldersTests {
     func publisherBytesOnly() async throws {
         let (catalog, other) = (try Fixture.catalog(release: 1, rows: 2000), try Fixture.catalog(release: 9, rows: 10))
         let (logo, notes) = (Data(repeating: 7, count: 100_000), Data("notes 1\n".utf8))
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(
                 server,
                 [("catalog.sqlite", catalog), ("other.sqlite", other), ("img/logo.png", logo), ("notes.txt", notes)]
@@ -153,7 +153,7 @@ struct ReleaseFoldersTests {
 
     @Test("a download killed before its folder is made, then apply: refused, nothing changed; the half-made folder is removed")
     func halfMadeTree() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
@@ -176,7 +176,7 @@ struct ReleaseFoldersTests {
 
     @Test("a link planted in place of current, or a journal naming a folder outside the trees, is refused with one line")
     func hostileLink() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
@@ -201,7 +201,7 @@ struct ReleaseFoldersTests {
     )
     func rollbackWhileHeld() async throws {
         let (one, two) = (try Fixture.catalog(release: 1, rows: 1000), try Fixture.catalog(release: 2, rows: 1000))
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("catalog.sqlite", one)])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
@@ -231,7 +231,7 @@ struct ReleaseFoldersTests {
 
     @Test("a link planted in place of the folder of releases, or of a release's lock, is refused with one line; nothing outside is written")
     func plantedTreesFolder() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
                 try await withTemporaryDirectory { outside in
@@ -261,7 +261,7 @@ struct ReleaseFoldersTests {
 
     @Test("a folder synced in place is refused in release folders, with one line")
     func layoutKept() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
                 _ = try await SyncTests.client(server, folder).sync()

@@ -13,7 +13,7 @@ import Testing
 struct RevertTests {
     struct Crash: Error {}
 
-    static func client(_ server: LiveServer, _ folder: URL, layout: FolderLayout = .releaseFolders, keeps: Bool = true) -> DepotClient {
+    static func client(_ server: some TestServer, _ folder: URL, layout: FolderLayout = .releaseFolders, keeps: Bool = true) -> DepotClient {
         var configuration = DepotClient.Configuration(sendsReports: true)
         configuration.layout = layout
         configuration.keepsPreviousRelease = keeps
@@ -21,7 +21,7 @@ struct RevertTests {
     }
 
     /// Publishes `text` as `a.txt`: a new release.
-    static func publish(_ server: LiveServer, _ text: String) async throws {
+    static func publish(_ server: some TestServer, _ text: String) async throws {
         try await SyncTests.publish(server, [("a.txt", Data(text.utf8))])
     }
 
@@ -41,7 +41,7 @@ struct RevertTests {
         "revert after a sync restores the old files and `current`, queues a failed report; the next sync stays while the channel names the bad release, and takes a newer one"
     )
     func restores() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await Self.publish(server, "one\n")
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
@@ -74,7 +74,7 @@ struct RevertTests {
 
     @Test("revert throws, naming why: in place; with no previous release; with the previous folder not kept")
     func refusals() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await Self.publish(server, "one\n")
             try await withTemporaryDirectory { root in
                 let inPlace = Self.client(server, root.appendingPathComponent("in-place"), layout: .inPlace)
@@ -108,7 +108,7 @@ struct RevertTests {
         arguments: ["", "x", "../x", "current"]
     )
     func previousEdited(tree: String) async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await Self.publish(server, "one\n")
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
@@ -135,7 +135,7 @@ struct RevertTests {
 
     @Test("a revert to a release of the channel followed before stays: the sync on the new channel does not take the reverted release again")
     func acrossChannels() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await Self.publish(server, "one\n")
             try await withTemporaryDirectory { folder in
                 var beta = Self.client(server, folder).configuration
@@ -165,7 +165,7 @@ struct RevertTests {
             let (data, folder) = (root.appendingPathComponent("data"), root.appendingPathComponent("app"))
             var configuration = SeedTests.configuration(data: data)
             configuration.channels = ChannelSigner(keys: [old, new])
-            try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+            try await InProcessServer.withDataDirectory(data, configuration: configuration) { server in
                 func client(trusting keys: [Curve25519.Signing.PrivateKey]) -> DepotClient {
                     var configuration = DepotClient.Configuration(trustedKeys: keys.map { $0.publicKey.rawRepresentation.base64EncodedString() })
                     configuration.layout = .releaseFolders
@@ -190,7 +190,7 @@ struct RevertTests {
         arguments: [SwitchStep.foldersStaged, .journalWritten, .linked, .stateSaved, .journalRemoved]
     )
     func crash(at step: SwitchStep) async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await Self.publish(server, "one\n")
             try await withTemporaryDirectory { root in
                 let folders = ["revert", "sync"].map { root.appendingPathComponent($0) }

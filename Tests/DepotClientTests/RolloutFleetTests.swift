@@ -76,7 +76,7 @@ struct RolloutFleetTests {
     }
 
     static func send(
-        _ server: LiveServer,
+        _ server: some TestServer,
         _ method: String,
         _ path: String,
         json: (any Encodable)? = nil,
@@ -85,13 +85,13 @@ struct RolloutFleetTests {
         -> RawHTTPResponse
     {
         let body = try json.map { Array(try JSONEncoder().encode($0)) } ?? raw
-        return try await RawHTTPConnection.with(port: server.port) { connection in
+        return try await server.withConnection { connection in
             try await connection.request(method, path, headers: [("Authorization", "Bearer \(LiveServer.token)")], body: body)
         }
     }
 
     /// Release 1 (`a.txt` one) and release 2 (`a.txt` two) made, stable on release 1; their ids.
-    static func twoReleases(_ server: LiveServer) async throws -> (one: String, two: String) {
+    static func twoReleases(_ server: some TestServer) async throws -> (one: String, two: String) {
         #expect(try await send(server, "PUT", "/v1/files/a.txt", body: Array("one\n".utf8)).status == 201)
         #expect(try await send(server, "PUT", "/v1/files/a.txt", body: Array("two\n".utf8)).status == 201)
         #expect(try await send(server, "POST", "/v1/channels/stable/rollback").status == 200)
@@ -102,7 +102,7 @@ struct RolloutFleetTests {
 
     /// The channel document as served, checked as a client checks it (its expiry by the wall
     /// clock, by which the server signs).
-    static func document(_ server: LiveServer) async throws -> ChannelDocument {
+    static func document(_ server: some TestServer) async throws -> ChannelDocument {
         let reply = try await send(server, "GET", "/channels/stable")
         let document = try JSONDecoder().decode(ChannelDocument.self, from: Data(reply.body))
         let now = Int64(Date().timeIntervalSince1970)
@@ -110,7 +110,7 @@ struct RolloutFleetTests {
         return document
     }
 
-    static func startRollout(_ server: LiveServer, minReports: Int64) async throws -> RolloutInfo {
+    static func startRollout(_ server: some TestServer, minReports: Int64) async throws -> RolloutInfo {
         let request = RolloutRequest(
             release: "2",
             steps: [10, 50, 100],
@@ -124,7 +124,7 @@ struct RolloutFleetTests {
         return try reply.decoded(RolloutInfo.self)
     }
 
-    static func rollout(_ server: LiveServer) async throws -> RolloutInfo {
+    static func rollout(_ server: some TestServer) async throws -> RolloutInfo {
         try await send(server, "GET", "/v1/channels/stable/rollout").decoded(RolloutInfo.self)
     }
 
@@ -132,7 +132,7 @@ struct RolloutFleetTests {
     /// The channel document once it shows a move a tick made: the catalog says the move once
     /// the tick's transaction commits, and the documents follow once the tick has made the
     /// new release's document patches. The bound only guards a hang.
-    static func document(_ server: LiveServer, once moved: (ChannelDocument) -> Bool) async throws -> ChannelDocument {
+    static func document(_ server: some TestServer, once moved: (ChannelDocument) -> Bool) async throws -> ChannelDocument {
         let shown = try await poll(every: .milliseconds(20), for: .seconds(120)) { () async throws -> ChannelDocument? in
             let document = try await document(server)
             return moved(document) ? document : nil
@@ -142,7 +142,7 @@ struct RolloutFleetTests {
         return try await document(server)
     }
 
-    static func waitFor(_ server: LiveServer, _ what: String, _ done: (RolloutInfo) -> Bool) async throws -> RolloutInfo {
+    static func waitFor(_ server: some TestServer, _ what: String, _ done: (RolloutInfo) -> Bool) async throws -> RolloutInfo {
         let reached = try await poll(every: .milliseconds(20), for: .seconds(120)) { () async throws -> RolloutInfo? in
             let info = try await rollout(server)
             return done(info) ? info : nil
@@ -153,7 +153,7 @@ struct RolloutFleetTests {
     }
 
     /// Posts the reports of `installs` about `release` in batches of 100, as clients do.
-    static func report(_ server: LiveServer, _ installs: [InstallID], release: String, kind: (Int) -> String) async throws {
+    static func report(_ server: some TestServer, _ installs: [InstallID], release: String, kind: (Int) -> String) async throws {
         let reports = installs.enumerated().map { index, install in
             ReportBatch.Report(release: release, install: install.reportHash(release: release), kind: kind(index))
         }
@@ -302,7 +302,7 @@ struct RolloutFleetTests {
     }
 
     /// Publishes a.txt with `text` as a release needing `minimum`; its id.
-    static func publish(_ server: LiveServer, _ text: String, minimum: String?, critical: Bool = false) async throws -> String {
+    static func publish(_ server: some TestServer, _ text: String, minimum: String?, critical: Bool = false) async throws -> String {
         let bytes = Array(text.utf8)
         let sha256 = Hex.string(SHA256.hash(data: bytes))
         #expect([200, 201].contains(try await Self.send(server, "PUT", "/v1/blobs/\(sha256)", body: bytes).status))
@@ -442,7 +442,7 @@ struct RolloutFleetTests {
             let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
                 for _ in 0..<10 {
                     group.addTask {
-                        try await RawHTTPConnection.with(port: server.port) { connection in
+                        try await server.withConnection { connection in
                             var statuses: [Int] = []
                             for _ in 0..<5 { statuses.append(try await connection.request("POST", "/v1/reports", body: body).status) }
                             return statuses
@@ -463,10 +463,10 @@ struct RolloutFleetTests {
     }
 
     /// Posts `reports` as from `address`, through the server's trusted proxy (127.0.0.1).
-    static func report(_ server: LiveServer, _ reports: [ReportBatch.Report], from address: String) async throws {
+    static func report(_ server: some TestServer, _ reports: [ReportBatch.Report], from address: String) async throws {
         for start in stride(from: 0, to: reports.count, by: 100) {
             let body = Array(try JSONEncoder().encode(ReportBatch(reports: Array(reports[start..<min(start + 100, reports.count)]))))
-            let reply = try await RawHTTPConnection.with(port: server.port) { connection in
+            let reply = try await server.withConnection { connection in
                 try await connection.request("POST", "/v1/reports", headers: [("X-Forwarded-For", address)], body: body)
             }
             #expect(reply.status == 202, "\(reply.bodyText)")

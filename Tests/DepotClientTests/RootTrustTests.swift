@@ -111,12 +111,12 @@ struct RootTrustTests {
         let bytes = try JSONEncoder().encode(root)
         var configuration = ServerConfiguration()
         configuration.channels = try ChannelSigner(keys: Array(Self.channelKeys.prefix(2)), roots: [.init(bytes: Array(bytes), document: root)])
-        try await LiveServer.withPublishing(configuration: configuration) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
+            try await server.withConnection { connection in
                 let reply = try await connection.request(
                     "PUT",
                     "/v1/files/a.txt",
-                    headers: [("Authorization", "Bearer \(LiveServer.token)")],
+                    headers: [("Authorization", "Bearer \(InProcessServer.token)")],
                     body: Array("a\n".utf8)
                 )
                 #expect(reply.status == 201)

@@ -23,15 +23,15 @@ struct SeedTests {
     /// The server's settings: a signing key, its data in `data`.
     static func configuration(data: URL) -> ServerConfiguration {
         var configuration = ServerConfiguration()
-        configuration.publish.tokens = [LiveServer.token]
+        configuration.publish.tokens = [InProcessServer.token]
         configuration.channels = ChannelSigner(keys: [key])
         configuration.dataDirectory = data.path
         return configuration
     }
 
     /// Runs a server on the data folder `data` for the length of `body`.
-    static func serving(_ data: URL, _ body: @Sendable (LiveServer) async throws -> Void) async throws {
-        try await LiveServer.withDataDirectory(data, configuration: configuration(data: data), body)
+    static func serving(_ data: URL, _ body: @Sendable (InProcessServer) async throws -> Void) async throws {
+        try await InProcessServer.withDataDirectory(data, configuration: configuration(data: data), body)
     }
 
     /// `depot export`'s tree of what the data folder `data` publishes, written into `bundle`.

@@ -15,7 +15,7 @@ struct ServerPathTests {
     func pathStyleBucket() async throws {
         let release = FakeRelease(entries: [FakeRelease.entry("catalog.bin", Self.blob)])
         let prepare: (URL) throws -> Void = { try release.write(to: $0.appendingPathComponent("bucket/prefix"), blobs: [Self.blob]) }
-        try await LiveServer.with(prepare: prepare) { server in
+        try await InProcessServer.with(prepare: prepare) { server in
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")
                 let bucket = try #require(URL(string: server.url("/bucket/prefix")))

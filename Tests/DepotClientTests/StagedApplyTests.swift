@@ -60,13 +60,14 @@ struct StagedApplyTests {
     /// Static mirrors, each a folder of the public folder (`/m1/`, `/m2/`) serving its releases
     /// with their blobs: a client moved from one to the next sees the channel move, with no
     /// change to a folder the server serves.
-    static func withMirrors(_ mirrors: [String: [(FakeRelease, [Data])]], _ body: @Sendable (LiveServer, URL) async throws -> Void) async throws {
+    static func withMirrors(_ mirrors: [String: [(FakeRelease, [Data])]], _ body: @Sendable (InProcessServer, URL) async throws -> Void) async throws
+    {
         let prepare: (URL) throws -> Void = { root in
             for (name, releases) in mirrors {
                 for (release, blobs) in releases { try release.write(to: root.appendingPathComponent(name), blobs: blobs) }
             }
         }
-        try await LiveServer.with(prepare: prepare) { server in
+        try await InProcessServer.with(prepare: prepare) { server in
             try await withTemporaryDirectory { root in try await body(server, root.appendingPathComponent("sync")) }
         }
     }
@@ -74,7 +75,7 @@ struct StagedApplyTests {
     /// A client of the mirror `mirror` following `channel`, trusting `keys`; `replacing`: told it
     /// may replace the trust the folder was synced with.
     static func client(
-        _ server: LiveServer,
+        _ server: some TestServer,
         _ mirror: String,
         _ folder: URL,
         channel: String = "stable",
@@ -173,7 +174,7 @@ struct StagedApplyTests {
 struct LayoutRefusalTests {
     @Test("defect 18: a default-layout sync, check, download or apply on a release-folders folder is refused with one line; nothing changes")
     func inPlaceOnReleaseFolders() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
                 _ = try await ReleaseFoldersTests.client(server, folder).sync()

@@ -14,7 +14,7 @@ struct StagingSyncAttackTests {
     )
     func plantedEntries() async throws {
         let sha = SyncFolderLinkTests.databaseSHA
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("db.bin", SyncFolderLinkTests.database), ("img/logo.png", SyncFolderLinkTests.image)])
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")

@@ -19,10 +19,10 @@ struct StaleMirrorTests {
     /// Serves `release` from the public folder at `/mirror/` and runs `body` with a client of it.
     static func withMirror(
         _ release: FakeRelease,
-        _ body: @Sendable (LiveServer, URL) async throws -> Void
+        _ body: @Sendable (InProcessServer, URL) async throws -> Void
     ) async throws {
         let prepare: (URL) throws -> Void = { try release.write(to: $0.appendingPathComponent("mirror"), blobs: [blob]) }
-        try await LiveServer.with(prepare: prepare) { server in
+        try await InProcessServer.with(prepare: prepare) { server in
             try await withTemporaryDirectory { root in
                 try await body(server, root.appendingPathComponent("sync"))
             }
@@ -32,7 +32,7 @@ struct StaleMirrorTests {
     /// A client of the mirror trusting `keys`; `replacingTrust`: told it may replace the trust
     /// the folder was synced with (``DepotClient/Configuration/replacesTrust``).
     static func client(
-        _ server: LiveServer,
+        _ server: some TestServer,
         _ folder: URL,
         trusting keys: [Curve25519.Signing.PrivateKey],
         replacingTrust: Bool = false

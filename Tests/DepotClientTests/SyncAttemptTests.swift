@@ -13,7 +13,7 @@ import Testing
 struct SyncAttemptTests {
     @Test("poll: a new release; once it is held, not modified; the same release under a new document")
     func poll() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = SyncTests.client(server, folder)
@@ -49,7 +49,7 @@ struct SyncAttemptTests {
 
     @Test("documents, plan, estimate, stage and switch, each alone: each result is what the next takes, and nothing switches before the last")
     func steps() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8)), ("b.txt", Data("same\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = SyncTests.client(server, folder)

@@ -40,7 +40,7 @@ struct SyncFolderLinkTests {
 
     @Test("a link at each place a sync touches is refused; what it points to is untouched", arguments: places)
     func planted(_ place: Place) async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("db.bin", Self.database), ("img/logo.png", Self.image)])
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")
@@ -100,7 +100,7 @@ struct SyncFolderLinkTests {
     /// link for the switch's journal is refused, as a switch may be under way.
     @Test("a link in place of one of Depot's own files is replaced (the journal's refused), not written through", arguments: OwnFile.allCases)
     func ownFile(_ file: OwnFile) async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("img/logo.png", Self.image)])
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")
@@ -143,7 +143,7 @@ struct SyncFolderLinkTests {
     /// into place, leaving the release's file a link to a file another process keeps writing.
     @Test("a link at a staged file's name is not read as staged nor moved into place; the file is downloaded")
     func stagedLink() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("db.bin", Self.database), ("img/logo.png", Self.image)])
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")
@@ -171,7 +171,7 @@ struct SyncFolderLinkTests {
     /// client must be opened again, not written through the descriptor of the removed one.
     @Test("a sync folder removed between two syncs of one client is made again and synced whole")
     func removedBetweenSyncs() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("img/logo.png", Self.image)])
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")

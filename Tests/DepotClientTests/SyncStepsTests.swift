@@ -23,9 +23,9 @@ struct SyncStepsTests {
     /// A server whose release 1 (`a.txt`) a client of a fresh folder, configured so, has synced.
     static func withReleaseOne(
         configuration: DepotClient.Configuration = .init(),
-        _ body: @Sendable (LiveServer, URL, DepotClient) async throws -> Void
+        _ body: @Sendable (InProcessServer, URL, DepotClient) async throws -> Void
     ) async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration)
@@ -223,7 +223,7 @@ struct SyncStepsTests {
         configuration.publish.deltas.blockIndexMinimumBytes = 65_536
         let one = Fixture.pseudoRandom(count: 1_000_000, seed: 73)
         let two = one.prefix(400_000) + Data(repeating: 0x55, count: 1_000) + one.dropFirst(401_000)
-        try await LiveServer.withPublishing(configuration: configuration) { server in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
             try await SyncTests.publish(server, [("data.bin", one)])
             try await withTemporaryDirectory { folder in
                 var budgeted = DepotClient.Configuration()
@@ -254,7 +254,7 @@ struct SyncStepsTests {
         configuration: DepotClient.Configuration = .init(),
         _ body: @Sendable (URL, DepotClient, Int64) async throws -> Void
     ) async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8)), ("old.txt", Data("old\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration)

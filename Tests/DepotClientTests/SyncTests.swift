@@ -10,13 +10,13 @@ struct SyncTests {
     static let catalog = Fixture.text + Fixture.text  // compressible: fetched as gzip
     static let image = Fixture.noise  // incompressible: fetched whole
 
-    static func publish(_ server: LiveServer, _ files: [(String, Data)]) async throws {
-        try await RawHTTPConnection.with(port: server.port) { connection in
+    static func publish(_ server: some TestServer, _ files: [(String, Data)]) async throws {
+        try await server.withConnection { connection in
             for (path, data) in files {
                 let reply = try await connection.request(
                     "PUT",
                     "/v1/files/\(path)",
-                    headers: [("Authorization", "Bearer \(LiveServer.token)")],
+                    headers: [("Authorization", "Bearer \(InProcessServer.token)")],
                     body: Array(data)
                 )
                 #expect([200, 201].contains(reply.status))
@@ -24,7 +24,7 @@ struct SyncTests {
         }
     }
 
-    static func client(_ server: LiveServer, _ folder: URL) -> DepotClient {
+    static func client(_ server: some TestServer, _ folder: URL) -> DepotClient {
         DepotClient(server: URL(string: server.url("/"))!, directory: folder)
     }
 
@@ -34,7 +34,7 @@ struct SyncTests {
 
     @Test("the first sync downloads everything, SHA-256-exact, with the publish time as modification time")
     func firstSync() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await Self.publish(server, [("db/catalog.sqlite", Self.catalog), ("img/logo.png", Self.image)])
             try await withTemporaryDirectory { folder in
                 let report = try await Self.client(server, folder).sync()
@@ -56,7 +56,7 @@ struct SyncTests {
 
     @Test("a second sync makes exactly one request, answered 304")
     func secondSync() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await Self.publish(server, [("db/catalog.sqlite", Self.catalog), ("img/logo.png", Self.image)])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
@@ -79,15 +79,15 @@ struct SyncTests {
     @Test("after one file is republished, only that file is transferred; a file that left the release is removed")
     func onlyChanged() async throws {
         // Without patches, so that the outcome does not depend on whether one is made in time.
-        try await LiveServer.withPublishing(configuration: .init(publish: .init(deltas: .init(distances: [])))) { server in
+        try await InProcessServer.withPublishing(configuration: .init(publish: .init(deltas: .init(distances: [])))) { server in
             try await Self.publish(server, [("db/catalog.sqlite", Self.catalog), ("img/logo.png", Self.image), ("old.txt", Data("old\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
                 _ = try await client.sync()
                 let newCatalog = Data("v2\n".utf8) + Self.catalog
                 try await Self.publish(server, [("db/catalog.sqlite", newCatalog)])
-                try await RawHTTPConnection.with(port: server.port) { connection in
-                    _ = try await connection.request("DELETE", "/v1/files/old.txt", headers: [("Authorization", "Bearer \(LiveServer.token)")])
+                try await server.withConnection { connection in
+                    _ = try await connection.request("DELETE", "/v1/files/old.txt", headers: [("Authorization", "Bearer \(InProcessServer.token)")])
                 }
                 let blobsBefore = server.requests.total(pathPrefix: "/blobs/")
                 let report = try await client.sync()
@@ -103,23 +103,23 @@ struct SyncTests {
 
     @Test("after one change, the release document and its changed page arrive as patches of the held ones")
     func documentPatches() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             let files = (0..<300).map { ("asset-\($0).json", Data("{\"asset\": \($0)}\n".utf8)) }
-            try await RawHTTPConnection.with(port: server.port) { connection in
+            try await server.withConnection { connection in
                 var commit: [String] = []
                 for (path, data) in files {
                     let sha256 = Fixture.sha256(data)
                     _ = try await connection.request(
                         "PUT",
                         "/v1/blobs/\(sha256)",
-                        headers: [("Authorization", "Bearer \(LiveServer.token)")],
+                        headers: [("Authorization", "Bearer \(InProcessServer.token)")],
                         body: Array(data)
                     )
                     commit.append(#"{"path": "\#(path)", "sha256": "\#(sha256)"}"#)
                 }
                 let body = Array(#"{"files": [\#(commit.joined(separator: ","))]}"#.utf8)
                 #expect(
-                    try await connection.request("POST", "/v1/releases", headers: [("Authorization", "Bearer \(LiveServer.token)")], body: body)
+                    try await connection.request("POST", "/v1/releases", headers: [("Authorization", "Bearer \(InProcessServer.token)")], body: body)
                         .status == 201
                 )
             }
@@ -141,7 +141,7 @@ struct SyncTests {
 
     @Test("a corrupted body is detected and the old file stays intact")
     func corruptBody() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await Self.publish(server, [("img/logo.png", Self.image)])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)

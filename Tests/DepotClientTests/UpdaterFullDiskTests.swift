@@ -19,7 +19,7 @@ struct UpdaterFullDiskTests {
         .timeLimit(.minutes(10))
     )
     func unrecordedCheck() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("a.txt", Data("one".utf8))])
             try await withTemporaryDirectory { root in
                 let small = root.appendingPathComponent("small")
@@ -48,7 +48,7 @@ struct UpdaterFullDiskTests {
 
     /// Syncs `folder` (on the small file system), records a check a day ago, fills the disk, and
     /// runs an updater: the first two delays it waits, and its state after its first check.
-    static func delays(_ server: LiveServer, _ folder: URL) async throws -> (Duration?, Duration?, UpdateState) {
+    static func delays(_ server: some TestServer, _ folder: URL) async throws -> (Duration?, Duration?, UpdateState) {
         let client = SyncTests.client(server, folder)
         _ = try await client.sync()
         let now = Date()

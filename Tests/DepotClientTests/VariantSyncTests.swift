@@ -23,9 +23,9 @@ struct VariantSyncTests {
         let (why, variants, outcome, encoding) = Self.cases[index]
         var configuration = ServerConfiguration()
         configuration.variants = variants
-        try await LiveServer.withPublishing(configuration: configuration) { server in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
             try await SyncTests.publish(server, [("db/catalog.sqlite", Fixture.catalogRows)])
-            let sizes = try await RawHTTPConnection.with(port: server.port) { connection in
+            let sizes = try await server.withConnection { connection in
                 let entry = try #require(try await connection.releaseFiles().first)
                 return ["br": entry["brotli"], "zstd": entry["zstd"], "gzip": entry["gzip"]].compactMapValues {
                     ($0 as? [String: Any])?["size"] as? Int
@@ -48,9 +48,9 @@ struct VariantSyncTests {
     func tamperedVariant() async throws {
         var configuration = ServerConfiguration()
         configuration.variants = .init(brotli: .init(quality: 9, window: 22), zstd: nil, background: false)
-        try await LiveServer.withPublishing(configuration: configuration) { server in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
             try await SyncTests.publish(server, [("db/catalog.sqlite", Fixture.catalogRows)])
-            let brotli = try await RawHTTPConnection.with(port: server.port) { connection in
+            let brotli = try await server.withConnection { connection in
                 let entry = try #require(try await connection.releaseFiles().first)
                 return try #require((entry["brotli"] as? [String: Any])?["sha256"] as? String)
             }
