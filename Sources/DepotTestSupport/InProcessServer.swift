@@ -21,35 +21,9 @@ public struct InProcessServer: Sendable {
     /// `http://host` (no trailing slash), the host a `DepotClient` reaches it at (``url(_:)``).
     let base: String
 
-    /// Builds the application on `configuration` with a public folder `prepare` fills (empty by
-    /// default), runs its services, and runs `body` once it serves its public folder (unless the
-    /// configuration holds that scan back).
-    public static func with<Result: Sendable>(
-        configuration: ServerConfiguration = ServerConfiguration(),
-        prepare: (URL) throws -> Void = { _ in },
-        _ body: @Sendable (InProcessServer) async throws -> Result
-    ) async throws -> Result {
-        try await TestApplication.withFolders(prepare: prepare) { publicDirectory, dataDirectory in
-            try await run(configuration, publicDirectory: publicDirectory, dataDirectory: dataDirectory, body)
-        }
-    }
-
-    /// Builds the application on `configuration` as given but for its public folder, keeping its
-    /// data in `dataDirectory` (which the caller owns, e.g. a catalog written as an older Depot
-    /// wrote it).
-    public static func withDataDirectory<Result: Sendable>(
-        _ dataDirectory: URL,
-        configuration: ServerConfiguration,
-        _ body: @Sendable (InProcessServer) async throws -> Result
-    ) async throws -> Result {
-        try await withTemporaryDirectory { root in
-            try await run(configuration, publicDirectory: root, dataDirectory: dataDirectory, body)
-        }
-    }
-
-    /// Runs the application (``TestApplication``) in process with these folders for `body`, once
-    /// it serves its public folder (unless the configuration holds that scan back).
-    static func run<Result: Sendable>(
+    /// Runs the application (``TestApplication``) in process with these folders for `body`
+    /// (``TestServer``'s `with…` give every test its folders and wait for the scan).
+    package static func run<Result: Sendable>(
         _ configuration: ServerConfiguration,
         publicDirectory: URL,
         dataDirectory: URL,
@@ -58,7 +32,6 @@ public struct InProcessServer: Sendable {
         var configuration = configuration
         configuration.metricsToken = configuration.metricsToken ?? TestApplication.metricsToken
         let (app, requests, routes) = try await TestApplication.build(configuration, publicDirectory: publicDirectory, dataDirectory: dataDirectory)
-        let waitsForScan = configuration.beforePublicScan == nil
         return try await app.test(.router) { client in
             // A DepotClient reaches it at a host of its own, for as long as it runs.
             try await InProcessURLProtocol.serving(client) { base in
@@ -70,24 +43,9 @@ public struct InProcessServer: Sendable {
                     client: client,
                     base: base
                 )
-                if waitsForScan {
-                    try await server.connection { try await $0.waitForPublicFolder() }
-                }
                 return try await body(server)
             }
         }
-    }
-
-    /// ``with(configuration:prepare:_:)`` on a server that accepts ``LiveServer/token`` for
-    /// publishing.
-    public static func withPublishing<Result: Sendable>(
-        configuration: ServerConfiguration = ServerConfiguration(),
-        prepare: (URL) throws -> Void = { _ in },
-        _ body: @Sendable (InProcessServer) async throws -> Result
-    ) async throws -> Result {
-        var configuration = configuration
-        configuration.publish.tokens = [LiveServer.token]
-        return try await with(configuration: configuration, prepare: prepare, body)
     }
 
     /// Runs `body` with a connection to the router: what `RawHTTPConnection.with(port:)` is to a

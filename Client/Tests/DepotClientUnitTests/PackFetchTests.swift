@@ -1,5 +1,5 @@
-import DepotHTTP
 import DepotFixtures
+import DepotHTTP
 import DepotManifest
 import Testing
 
