@@ -303,11 +303,8 @@ struct RolloutFleetTests {
 
     /// Publishes a.txt with `text` as a release needing `minimum`; its id.
     static func publish(_ server: some TestServer, _ text: String, minimum: String?, critical: Bool = false) async throws -> String {
-        let bytes = Array(text.utf8)
-        let sha256 = Hex.string(SHA256.hash(data: bytes))
-        #expect([200, 201].contains(try await Self.send(server, "PUT", "/v1/blobs/\(sha256)", body: bytes).status))
-        let commit = CommitRequest(files: [.init(path: "a.txt", sha256: sha256)], critical: critical, minimumClientVersion: minimum)
-        let reply = try await Self.send(server, "POST", "/v1/releases", json: commit)
+        let commit = CommitRequest(critical: critical, minimumClientVersion: minimum)
+        let reply = try await server.withConnection { try await $0.commit([(path: "a.txt", data: Data(text.utf8))], commit) }
         #expect(reply.status == 201, "\(reply.bodyText)")
         return try #require(try reply.decoded(CommitReply.self).release).id
     }

@@ -11,17 +11,7 @@ struct SyncTests {
     static let image = Fixture.noise  // incompressible: fetched whole
 
     static func publish(_ server: some TestServer, _ files: [(String, Data)]) async throws {
-        try await server.withConnection { connection in
-            for (path, data) in files {
-                let reply = try await connection.request(
-                    "PUT",
-                    "/v1/files/\(path)",
-                    headers: [("Authorization", "Bearer \(InProcessServer.token)")],
-                    body: Array(data)
-                )
-                #expect([200, 201].contains(reply.status))
-            }
-        }
+        try await server.withConnection { try await $0.publish(files.map { (path: $0.0, data: $0.1) }) }
     }
 
     static func client(_ server: some TestServer, _ folder: URL) -> DepotClient {
