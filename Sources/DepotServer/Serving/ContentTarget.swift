@@ -58,7 +58,7 @@ enum ContentTarget: Hashable, Sendable {
             guard path.hasPrefix(prefix) else { return nil }
             let name = String(path.dropFirst(prefix.count))
             guard !name.isEmpty, !name.contains("/") else { return nil }
-            guard let object = TreeObject(in: .blob, named: name) else { throw HTTPError(.notFound, message: "No blob \(name)") }
+            guard let object = TreeObject(in: .blob, named: name) else { throw HTTPError(.notFound, message: "No blob \(name.prefix(80))") }
             self = .object(object)
         }
     }

@@ -31,7 +31,7 @@ struct ReleaseDocumentsController: Sendable {
         let name = context.parameters.get("name") ?? ""
         guard let object = TreeObject(in: .root, named: name),
             let root = content.documents.signer.roots.first(where: { (try? TreeObject.root($0.document.version)) == object })
-        else { throw HTTPError(.notFound, message: "No root \(name)") }
+        else { throw HTTPError(.notFound, message: "No root \(name.prefix(80))") }
         let resource = try PublishedContent.jsonResource(
             root.bytes,
             lastModified: HTTPDate(secondsSince1970: 0),
@@ -44,7 +44,7 @@ struct ReleaseDocumentsController: Sendable {
     @Sendable func channel(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let name = context.parameters.get("name") ?? ""
         guard TreeObject(in: .channel, named: name) != nil, let resource = content.channel(named: name) else {
-            throw HTTPError(.notFound, message: "The channel \(name) has no release")
+            throw HTTPError(.notFound, message: "The channel \(name.prefix(80)) has no release")
         }
         return try responder.respond(to: request, resource: resource, now: .now())
     }
