@@ -117,13 +117,14 @@ struct AccessScopesTests {
 @Suite("Audit text")
 struct AuditTextTests {
     @Test(
-        "control characters are written out, the rest kept; the limit cuts",
+        "control characters are written out, the rest kept; the limit cuts, in Unicode scalars",
         arguments: [
             ("plain/path", Int.max, "plain/path"),
             ("a\nb\tc\r", Int.max, "a\\u{a}b\\u{9}c\\u{d}"),
             ("\u{0}\u{7f}\u{85}", Int.max, "\\u{0}\\u{7f}\\u{85}"),
             ("café ✓", Int.max, "café ✓"),
             ("abcdef", 3, "abc"),
+            ("e\u{301}\u{301}\u{301}\u{301}x", 2, "e\u{301}"),
         ]
     )
     func escaped(text: String, limit: Int, expected: String) {

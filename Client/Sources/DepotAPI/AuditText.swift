@@ -3,9 +3,11 @@
 /// reader could take for another record. The server applies it when it records, `depot audit`
 /// when it prints.
 public enum AuditText {
+    /// `text` cut to its first `limit` Unicode scalars (a limit in characters would let one
+    /// character of thousands of combining marks through whole), each control character escaped.
     public static func escaped(_ text: String, limit: Int = .max) -> String {
         String(
-            text.prefix(limit).unicodeScalars.map { scalar in
+            text.unicodeScalars.prefix(limit).map { scalar in
                 scalar.properties.generalCategory == .control ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
             }.joined()
         )

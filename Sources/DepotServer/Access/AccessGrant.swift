@@ -1,3 +1,4 @@
+import DepotAPI
 import Hummingbird
 
 /// Who acts, as the audit trail records it: a token's name (never the token), or the server's
@@ -64,7 +65,10 @@ struct ScopeRefusal: Error, Sendable {
     let action: AccessAction
     let channel: String?
 
+    /// The reason, naming the channel as the request gave it, cut and escaped as the audit
+    /// trail quotes it (``DepotAPI/AuditText``).
     var message: String {
+        let channel = channel.map { AuditText.escaped($0, limit: 80) }
         let what: String =
             switch action {
             case .publish: channel.map { "publish to \($0)" } ?? "publish"

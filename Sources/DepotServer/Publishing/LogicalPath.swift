@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotHTTP
 import DepotManifest
 import DepotStore
@@ -32,12 +33,14 @@ enum LogicalPath {
 extension LogicalPath {
     /// Checks a path given as text (in a release commit's JSON) by the rules of
     /// ``parse(_:prefix:maxLength:)``, and returns it in NFC; throws ``PublisherError``
-    /// (`invalid`) naming the path.
+    /// (`invalid`) naming the path as the audit trail quotes request text (``DepotAPI/AuditText``):
+    /// cut, its control characters escaped, so a refusal stays one short line.
     static func check(_ path: String, maxLength: Int) throws(PublisherError) -> String {
         do {
             return try parse("/" + RequestPath.encode(path), prefix: "", maxLength: maxLength)
         } catch {
-            throw PublisherError(.invalid, "\(path): \((error as? HTTPError)?.body ?? "not acceptable")")
+            let shown = AuditText.escaped(path, limit: 200) + (path.unicodeScalars.count > 200 ? "…" : "")
+            throw PublisherError(.invalid, "\(shown): \((error as? HTTPError)?.body ?? "not acceptable")")
         }
     }
 }
