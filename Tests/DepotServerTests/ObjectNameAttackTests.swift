@@ -16,11 +16,11 @@ struct ObjectNameAttackTests {
 
     /// Names that are not the canonical name of any object: upper-case hex, a leading zero,
     /// one digit short or long, extra or unknown suffixes, empty, encoded slashes and NULs,
-    /// traversal and 10 KB.
+    /// traversal, 10 KB, and one letter of 10 KB (combining marks).
     static let badNames: [String] = [
         sha.uppercased(), "0" + sha, String(sha.dropLast()), sha + "0", sha + ".", sha + ".gz.gz", sha + ".GZ", sha + ".tar",
         sha + "%2F", sha + "%00", sha + "%2Egz", "%20" + sha, sha + "%0A", "..", ".", "%2E%2E", "%2F", "%00",
-        String(repeating: "a", count: 10_000), String(repeating: "%41", count: 3_000),
+        String(repeating: "a", count: 10_000), String(repeating: "%41", count: 3_000), "e" + String(repeating: "\u{301}", count: 5_000),
         "01.json", "001.json", "+1.json", "-1.json", "0.json", "1.JSON", "1.json.gz", "1", "99999999999999999999999.json",
     ]
 

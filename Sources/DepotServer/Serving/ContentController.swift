@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotConnection
 import DepotHTTP
 import DepotManifest
@@ -65,7 +66,7 @@ struct ContentController: Sendable {
         let to = context.parameters.get("to") ?? ""
         _ = try ResourceResponder.method(of: request)
         guard let patch = TreeObject(in: .delta, named: from + "/" + to) else {
-            throw HTTPError(.notFound, message: "No patch from \(from.prefix(80)) to \(to.prefix(80))")
+            throw HTTPError(.notFound, message: "No patch from \(AuditText.escaped(from, limit: 80)) to \(AuditText.escaped(to, limit: 80))")
         }
         var found = try await resolver.content.delta(patch)
         if found == nil { found = try await resolver.content.documentDelta(patch) }
@@ -77,7 +78,7 @@ struct ContentController: Sendable {
             }
         }
         guard let (resource, saving) = found else {
-            throw HTTPError(.notFound, message: "No patch from \(from.prefix(80)) to \(to.prefix(80))")
+            throw HTTPError(.notFound, message: "No patch from \(AuditText.escaped(from, limit: 80)) to \(AuditText.escaped(to, limit: 80))")
         }
         let response = try responder.respond(to: request, resource: resource, now: .now())
         if request.method == .get, response.status == .ok { metrics.recordDeltaSaving(saving) }

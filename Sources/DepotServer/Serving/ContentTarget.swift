@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotHTTP
 import DepotManifest
 import Hummingbird
@@ -58,7 +59,9 @@ enum ContentTarget: Hashable, Sendable {
             guard path.hasPrefix(prefix) else { return nil }
             let name = String(path.dropFirst(prefix.count))
             guard !name.isEmpty, !name.contains("/") else { return nil }
-            guard let object = TreeObject(in: .blob, named: name) else { throw HTTPError(.notFound, message: "No blob \(name.prefix(80))") }
+            guard let object = TreeObject(in: .blob, named: name) else {
+                throw HTTPError(.notFound, message: "No blob \(AuditText.escaped(name, limit: 80))")
+            }
             self = .object(object)
         }
     }

@@ -1,3 +1,4 @@
+import DepotAPI
 import DepotConnection
 import DepotHTTP
 import DepotManifest
@@ -31,7 +32,7 @@ struct ReleaseDocumentsController: Sendable {
         let name = context.parameters.get("name") ?? ""
         guard let object = TreeObject(in: .root, named: name),
             let root = content.documents.signer.roots.first(where: { (try? TreeObject.root($0.document.version)) == object })
-        else { throw HTTPError(.notFound, message: "No root \(name.prefix(80))") }
+        else { throw HTTPError(.notFound, message: "No root \(AuditText.escaped(name, limit: 80))") }
         let resource = try PublishedContent.jsonResource(
             root.bytes,
             lastModified: HTTPDate(secondsSince1970: 0),
@@ -44,7 +45,7 @@ struct ReleaseDocumentsController: Sendable {
     @Sendable func channel(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let name = context.parameters.get("name") ?? ""
         guard TreeObject(in: .channel, named: name) != nil, let resource = content.channel(named: name) else {
-            throw HTTPError(.notFound, message: "The channel \(name.prefix(80)) has no release")
+            throw HTTPError(.notFound, message: "The channel \(AuditText.escaped(name, limit: 80)) has no release")
         }
         return try responder.respond(to: request, resource: resource, now: .now())
     }
@@ -52,7 +53,7 @@ struct ReleaseDocumentsController: Sendable {
     @Sendable func release(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
         guard TreeObject(in: .release, named: id) != nil, let document = try await releases.releaseDocument(id: id) else {
-            throw HTTPError(.notFound, message: "No release \(id.prefix(80))")
+            throw HTTPError(.notFound, message: "No release \(AuditText.escaped(id, limit: 80))")
         }
         return try respond(to: request, with: document)
     }
@@ -60,7 +61,7 @@ struct ReleaseDocumentsController: Sendable {
     @Sendable func page(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let sha256 = context.parameters.get("sha256") ?? ""
         guard TreeObject(in: .page, named: sha256) != nil, let document = try await releases.pageDocument(sha256: sha256) else {
-            throw HTTPError(.notFound, message: "No page \(sha256.prefix(80))")
+            throw HTTPError(.notFound, message: "No page \(AuditText.escaped(sha256, limit: 80))")
         }
         return try respond(to: request, with: document)
     }
@@ -73,7 +74,7 @@ struct ReleaseDocumentsController: Sendable {
         _ = try ResourceResponder.method(of: request)
         let name = context.parameters.get("sha256") ?? ""
         guard let object = TreeObject(in: .pack, named: name), let resource = try await packs.pack(object) else {
-            throw HTTPError(.notFound, message: "No pack \(name.prefix(80))")
+            throw HTTPError(.notFound, message: "No pack \(AuditText.escaped(name, limit: 80))")
         }
         return try responder.respond(to: request, resource: resource, now: .now())
     }
