@@ -157,6 +157,22 @@ struct FileServingTests {
         try folder.write(large, to: "large.bin")
     }
 
+    @Test("a 226 of RFC 3229 delta encoding, its length unknown up front, is sent chunked")
+    func deltaEncodingIsChunked() async throws {
+        try await LiveServer.withPublishing { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                #expect(try await connection.publish("catalog.txt", DeltaServingTests.version1).status == 201)
+                #expect(try await connection.publish("catalog.txt", DeltaServingTests.version2).status == 201)
+                _ = try await DeltaServingTests.waitForDeltas(&connection, path: "catalog.txt")
+                let old = "\"\(Fixture.sha256(DeltaServingTests.version1))\""
+                let delta = try await connection.request("GET", "/files/catalog.txt", headers: [("A-IM", "vcdiff"), ("If-None-Match", old)])
+                #expect(delta.status == 226)
+                #expect(delta.header("Transfer-Encoding") == "chunked")
+                #expect(delta.header("Content-Length") == nil)
+            }
+        }
+    }
+
     @Test("a large file streams whole and exact")
     func largeFile() async throws {
         let large = Self.large
