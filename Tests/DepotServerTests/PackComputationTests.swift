@@ -10,7 +10,7 @@ import Testing
 /// `/packs/{page}` and `.br` cost their first request a computation (reading a page's files,
 /// brotli over them): anyone may ask, so each is made once, kept on disk, bounded, on threads of
 /// its own, and only for GET and HEAD (issue 57, defects 1 and 2). Counted by
-/// `depot_packs_made_total`, over a real socket.
+/// `depot_packs_made_total`, in process (the router and its responder; no socket).
 @Suite("Page packs: made once, kept")
 struct PackComputationTests {
     static let brMade = #"depot_packs_made_total{kind="br"}"#
@@ -18,7 +18,7 @@ struct PackComputationTests {
 
     /// Publishes `count` small JSON-like files (they compress well together) in one release;
     /// returns its pages and one file's path and SHA-256.
-    static func publish(_ server: LiveServer, count: Int) async throws -> (pages: [String], path: String, sha256: String) {
+    static func publish(_ server: some TestServer, count: Int) async throws -> (pages: [String], path: String, sha256: String) {
         let members = (0..<count).map { index in
             BlobBatchTests.member(
                 "{\"id\": \(index), \"name\": \"station \(index)\", \"departures\": ["
@@ -26,7 +26,7 @@ struct PackComputationTests {
                     + "]}"
             )
         }
-        return try await RawHTTPConnection.with(port: server.port) { connection in
+        return try await server.withConnection { connection in
             let stored = try await connection.request(
                 "POST",
                 "/v1/blobs",
@@ -48,18 +48,18 @@ struct PackComputationTests {
         }
     }
 
-    static func metric(_ server: LiveServer, _ series: String) async throws -> Double {
-        try await RawHTTPConnection.with(port: server.port) { try await $0.metric(series) }
+    static func metric(_ server: some TestServer, _ series: String) async throws -> Double {
+        try await server.withConnection { try await $0.metric(series) }
     }
 
     @Test("50 concurrent cold GETs of a page's brotli pack, and 50 HEADs of its pack, make each once; all get the same bytes")
     func concurrentColdRequests() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             let page = try #require(try await Self.publish(server, count: 60).pages.first)
             let bodies = try await withThrowingTaskGroup(of: [UInt8].self) { group in
                 for _ in 0..<50 {
                     group.addTask {
-                        let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }
+                        let answer = try await server.connection { try await $0.request("GET", "/packs/\(page).br") }
                         #expect(answer.status == 200)
                         return answer.body
                     }
@@ -70,7 +70,7 @@ struct PackComputationTests {
             let lengths = try await withThrowingTaskGroup(of: String?.self) { group in
                 for _ in 0..<50 {
                     group.addTask {
-                        try await RawHTTPConnection.with(port: server.port) { try await $0.request("HEAD", "/packs/\(page)") }.header(
+                        try await server.connection { try await $0.request("HEAD", "/packs/\(page)") }.header(
                             "Content-Length"
                         )
                     }
@@ -85,11 +85,11 @@ struct PackComputationTests {
 
     @Test("POST, PUT and DELETE on a pack answer 405 with Allow and make nothing")
     func methodFirst() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             let page = try #require(try await Self.publish(server, count: 40).pages.first)
             for method in ["POST", "PUT", "DELETE"] {
                 for path in ["/packs/\(page).br", "/packs/\(page)"] {
-                    let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request(method, path, body: [1]) }
+                    let answer = try await server.connection { try await $0.request(method, path, body: [1]) }
                     #expect(answer.status == 405, "\(method) \(path)")
                     #expect(answer.header("Allow") == "GET, HEAD")
                 }
@@ -102,13 +102,13 @@ struct PackComputationTests {
     @Test("HEADs cycling over more pages' packs than the resource cache holds: the second pass makes none")
     func keptPastTheCache() async throws {
         let configuration = ServerConfiguration(memoryCacheBytes: 0, resourceCacheEntries: 2)
-        try await LiveServer.withPublishing(configuration: configuration) { server in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
             let pages = try await Self.publish(server, count: 200).pages
             #expect(pages.count >= 4)
             for pass in 1...2 {
                 for page in pages {
                     for path in ["/packs/\(page).br", "/packs/\(page)"] {
-                        let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("HEAD", path) }
+                        let answer = try await server.connection { try await $0.request("HEAD", path) }
                         #expect(answer.status == 200, "pass \(pass): \(path)")
                     }
                 }
@@ -123,15 +123,15 @@ struct PackComputationTests {
         try await withTemporaryDirectory { folder in
             let data = folder.appendingPathComponent("data")
             var configuration = ServerConfiguration()
-            configuration.publish.tokens = [LiveServer.token]
-            let (page, before) = try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+            configuration.publish.tokens = [PublishToken.secret]
+            let (page, before) = try await InProcessServer.withDataDirectory(data, configuration: configuration) { server in
                 let page = try #require(try await Self.publish(server, count: 40).pages.first)
-                let before = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }
+                let before = try await server.connection { try await $0.request("GET", "/packs/\(page).br") }
                 #expect(try await Self.metric(server, Self.brMade) == 1)
                 return (page, before.body)
             }
-            try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
-                let after = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }
+            try await InProcessServer.withDataDirectory(data, configuration: configuration) { server in
+                let after = try await server.connection { try await $0.request("GET", "/packs/\(page).br") }
                 #expect(after.status == 200 && after.body == before)
                 let made = try await Self.metric(server, Self.brMade)
                 #expect(made == 0, "made \(made)")
@@ -149,19 +149,19 @@ struct PackComputationTests {
             entered.add(1, ordering: .relaxed)
             gate.wait()
         }
-        try await LiveServer.withPublishing(configuration: configuration) { server in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
             defer { for _ in 0..<8 { gate.signal() } }
             let (pages, path, sha256) = try await Self.publish(server, count: 200)
             try await withThrowingTaskGroup(of: Int.self) { group in
                 // Two pages' packs hold both threads (as many as this machine's NIO blocking pool has on two cores).
                 for page in pages.prefix(2) {
-                    group.addTask { try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }.status }
+                    group.addTask { try await server.connection { try await $0.request("GET", "/packs/\(page).br") }.status }
                 }
                 // Not a deadline: a bound on the wait, so that a server that never holds fails instead of hanging.
                 // Hang guard: slowest seen 23 s under two busy loops (the whole test).
                 let held = try await poll(every: .milliseconds(5), for: .seconds(120)) { entered.load(ordering: .relaxed) >= 2 ? true : nil }
                 try #require(held == true, "both packs are being made")
-                try await RawHTTPConnection.with(port: server.port) { connection in
+                try await server.connection { connection in
                     let busy = try await connection.request("GET", "/packs/\(pages[2]).br")
                     #expect(busy.status == 503)
                     #expect(busy.header("Retry-After") == "10")
