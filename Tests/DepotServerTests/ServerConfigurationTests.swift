@@ -179,8 +179,8 @@ struct ServerConfigurationTests {
     @Test("per-prefix Cache-Control reaches the wire, on 200 and 304")
     func onTheWire() async throws {
         let configuration = ServerConfiguration(publicCacheControl: try CacheControlPolicy(defaultValue: "no-cache", rules: Self.rules))
-        try await LiveServer.with(configuration: configuration, prepare: Self.folder) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.with(configuration: configuration, prepare: Self.folder) { server in
+            try await server.connection { connection in
                 let asset = try await connection.request("GET", "/assets/app.js")
                 #expect(asset.header("Cache-Control") == "public, max-age=86400")
                 #expect(asset.header("Content-Type") == "text/javascript; charset=utf-8")
