@@ -101,8 +101,8 @@ struct VariantBackgroundTests {
     func background() async throws {
         var configuration = ServerConfiguration()
         configuration.variants = Self.quick
-        try await LiveServer.withPublishing(configuration: configuration) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
+            try await server.connection { connection in
                 // Past 64 files a release has two pages: the next release touches only the note's.
                 for index in 0..<70 { _ = try await VariantServingTests.publish(&connection, "f/\(index).txt", Data("\(index)\n".utf8)) }
                 let first = try await VariantServingTests.publish(&connection, "db/catalog.sqlite", Fixture.catalogRows)

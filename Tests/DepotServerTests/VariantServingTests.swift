@@ -26,7 +26,11 @@ struct VariantServingTests {
         }
     }
 
-    static func publish(_ connection: inout RawHTTPConnection, _ path: String, _ data: Data) async throws -> [String: Any] {
+    static func publish<Connection: TestHTTPConnection & ~Copyable>(
+        _ connection: inout Connection,
+        _ path: String,
+        _ data: Data
+    ) async throws -> [String: Any] {
         #expect(try await connection.publish(path, data).status == 201)
         return try #require(try await connection.releaseFiles().first { $0["path"] as? String == path })
     }
