@@ -18,8 +18,10 @@ struct AuditTrail: Sendable {
     let logger: Logger
     /// The time records carry (the rollouts' clock, so tests can move it).
     var now: @Sendable () -> HTTPDate = { .now() }
-    /// Refusals recorded a minute for each token: beyond it they are counted, and the count is
-    /// logged, so a token cannot fill the disk with refused requests.
+    /// Refusals recorded a minute for each token (the requests that name none, refused by
+    /// address, share the budget of `address`): beyond it the first is logged and the rest go
+    /// unrecorded until the next minute, so that no one fills the disk, or the log, by being
+    /// refused.
     let refusals = RefusalBudget(perMinute: 60)
 
     /// Records that `actor` did `action`.
@@ -56,12 +58,15 @@ struct AuditTrail: Sendable {
     /// escaped; within the actor's budget of refusals a minute.
     func refused(_ actor: Actor, needing scope: String, channel: String? = nil, method: HTTPRequest.Method, path: String) async {
         let minute = now().secondsSince1970 / 60
-        guard refusals.take(actor.name, minute: minute) else {
+        switch refusals.take(actor.name, minute: minute) {
+        case .record: break
+        case .firstOverBudget:
             logger.warning(
-                "A refusal was not recorded: the token's refusals this minute are over the budget",
+                "Refusals of this token are over the budget of this minute: the rest of the minute's are not recorded",
                 metadata: ["token": "\(actor.name)"]
             )
             return
+        case .overBudget: return
         }
         await record(actor, "refused", channel: channel, detail: "\(method.rawValue) \(AuditText.escaped(path, limit: 200)) needs \(scope)")
     }
@@ -87,6 +92,16 @@ struct AuditTrail: Sendable {
 
 /// How many refusals each token may still have recorded in the current minute.
 final class RefusalBudget: Sendable {
+    /// What becomes of one refusal.
+    enum Decision: Equatable {
+        /// Recorded.
+        case record
+        /// The first of the minute over the budget: not recorded, but logged.
+        case firstOverBudget
+        /// Neither recorded nor logged.
+        case overBudget
+    }
+
     private let perMinute: Int
     private let state = Mutex<(minute: Int64, used: [String: Int])>((0, [:]))
 
@@ -94,14 +109,13 @@ final class RefusalBudget: Sendable {
         self.perMinute = perMinute
     }
 
-    /// Whether a refusal of `token` in `minute` may be recorded (and counts it).
-    func take(_ token: String, minute: Int64) -> Bool {
+    /// What becomes of a refusal of `token` in `minute` (counted).
+    func take(_ token: String, minute: Int64) -> Decision {
         state.withLock { state in
             if state.minute != minute { state = (minute, [:]) }
             let used = state.used[token, default: 0]
-            guard used < perMinute else { return false }
-            state.used[token] = used + 1
-            return true
+            state.used[token] = min(used, perMinute) + 1
+            return used < perMinute ? .record : used == perMinute ? .firstOverBudget : .overBudget
         }
     }
 }
