@@ -8,10 +8,15 @@ import Testing
 /// like.
 @Suite("One owner of the tree's layout")
 struct LayoutLiteralTests {
-    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Sources")
-    /// The owner, and the tests' own helpers (a relay that matches raw request lines).
-    static let exempt = ["DepotManifest/TreeObject.swift", "DepotTestSupport/", "DepotTestFixtures/"]
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The server's sources and the client package's.
+    static let sources = [root.appendingPathComponent("Sources"), root.appendingPathComponent("Client/Sources")]
+    /// The owner, the tests' own helpers (a relay that matches raw request lines, fixtures), and
+    /// the configuration's key table, whose meanings are the prose `docs/configuration.md` is made of.
+    static let exempt = [
+        "DepotManifest/TreeObject.swift", "DepotTestSupport/", "DepotTestFixtures/", "DepotFixtures/",
+        "DepotServer/Configuration/ConfigurationKey",
+    ]
     static let literal = try! NSRegularExpression(pattern: #""[^"\n]*(?<!/v1/)(?<![A-Za-z0-9_.])(blobs|releases|pages|packs|deltas|roots|channels)/"#)
 
     /// The lines of `text` that spell an object path in a string, comments and the routes of the
@@ -37,13 +42,15 @@ struct LayoutLiteralTests {
 
     @Test("no file of Depot's code but TreeObject spells an object's path")
     func noLiterals() throws {
-        let files = try #require(FileManager.default.enumerator(atPath: Self.sources.path)).compactMap { $0 as? String }
-            .filter { $0.hasSuffix(".swift") && !Self.exempt.contains(where: $0.hasPrefix) }
-        #expect(files.count > 100, "the sources were found")
         var found: [String] = []
-        for file in files.sorted() {
-            let text = try String(contentsOf: Self.sources.appendingPathComponent(file), encoding: .utf8)
-            found += Self.violations(in: text).map { "\(file): \($0.trimmingCharacters(in: .whitespaces))" }
+        for sources in Self.sources {
+            let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
+                .filter { $0.hasSuffix(".swift") && !Self.exempt.contains(where: $0.hasPrefix) }
+            #expect(files.count > 100, "the sources in \(sources.path) were found")
+            for file in files.sorted() {
+                let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+                found += Self.violations(in: text).map { "\(file): \($0.trimmingCharacters(in: .whitespaces))" }
+            }
         }
         #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
     }
