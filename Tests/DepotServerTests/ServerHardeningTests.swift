@@ -68,6 +68,21 @@ struct ServerHardeningTests {
         }
     }
 
+    @Test("only allowed addresses, or holders of the metrics token, may read /metrics")
+    func restricted() async throws {
+        try await LiveServer.withPublishing(configuration: .init(metricsAllowedAddresses: [])) { server in
+            let response = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/metrics") }
+            #expect(response.status == 403)
+        }
+        try await LiveServer.withPublishing(configuration: .init(metricsToken: "metrics-secret")) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                #expect(try await connection.request("GET", "/metrics").status == 401, "the token is required even from 127.0.0.1")
+                let allowed = try await connection.request("GET", "/metrics", headers: [("Authorization", "Bearer metrics-secret")])
+                #expect(allowed.status == 200)
+            }
+        }
+    }
+
     @Test("behind a trusted proxy, /metrics is decided by the forwarded client, not the proxy's address")
     func metricsBehindProxy() async throws {
         var configuration = ServerConfiguration()
