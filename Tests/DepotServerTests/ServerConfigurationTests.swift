@@ -176,7 +176,7 @@ struct ServerConfigurationTests {
 
     static let rules = ["assets/=public, max-age=86400"]
 
-    @Test("per-prefix Cache-Control reaches the wire, on 200 and 304")
+    @Test("per-prefix Cache-Control reaches the answers, on 200 and 304")
     func onTheWire() async throws {
         let configuration = ServerConfiguration(publicCacheControl: try CacheControlPolicy(defaultValue: "no-cache", rules: Self.rules))
         try await InProcessServer.with(configuration: configuration, prepare: Self.folder) { server in
