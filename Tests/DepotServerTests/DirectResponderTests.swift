@@ -223,8 +223,11 @@ struct DirectResponderTests {
         let prepare: @Sendable (URL) throws -> Void = { folder in try folder.write(Data(count: 16 << 20), to: "zeros.bin") }
         // Every answer opens the file for itself, so a queue of answers would show as open files.
         try await LiveServer.with(configuration: ServerConfiguration(openFilesPerEventLoop: 0), prepare: prepare) { server in
-            let folders = [server.publicDirectory, server.dataDirectory]
-            let before = Self.openFiles(under: folders)
+            // The served files only: the catalog's pool opens a reader (the database and its WAL)
+            // whenever two reads meet, and keeps it, which a loaded machine makes likely.
+            let folders = [server.publicDirectory, server.dataDirectory.appendingPathComponent("blobs")]
+            let pathsBefore = Self.openFilePaths(under: folders)
+            let before = pathsBefore.count
             try await RawHTTPConnection.with(port: server.port) { connection in
                 // 400 requests in one write, each for 16 MiB: the first fills the socket.
                 let request = Array("GET /zeros.bin HTTP/1.1\r\nHost: depot\r\n\r\n".utf8)
@@ -248,7 +251,8 @@ struct DirectResponderTests {
             // The connection is gone: every file is closed again, once the server has seen it go.
             // Hang guard: slowest seen 1.1 s under two busy loops (the whole test); 60 s once expired during a cold CI build, so ten minutes.
             let closed = try await poll(every: .milliseconds(20), for: .seconds(600)) { Self.openFiles(under: folders) <= before ? true : nil }
-            #expect(closed == true, "\(Self.openFiles(under: folders)) files open, \(before) before")
+            let open = Self.openFilePaths(under: folders)
+            #expect(closed == true, "\(open.count) files open, \(before) before: \(open), before: \(pathsBefore)")
         }
     }
 
@@ -308,13 +312,20 @@ struct DirectResponderTests {
     /// The number of files under `folders` this process has open (the server runs in it). Only
     /// the server's own folders count: other tests run in the same process at the same time.
     static func openFiles(under folders: [URL]) -> Int {
+        openFilePaths(under: folders).count
+    }
+
+    /// The paths of the files under `folders` this process has open, one for each descriptor
+    /// (a file open twice is listed twice), sorted: a failure says which files stay open.
+    static func openFilePaths(under folders: [URL]) -> [String] {
         let prefixes = folders.map { $0.resolvingSymlinksInPath().path + "/" }
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return descriptors.count { descriptor in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + descriptor) else {
-                return false
-            }
-            return prefixes.contains { target.hasPrefix($0) }
+        return descriptors.compactMap { descriptor -> String? in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + descriptor),
+                prefixes.contains(where: { target.hasPrefix($0) })
+            else { return nil }
+            return target
         }
+        .sorted()
     }
 }
