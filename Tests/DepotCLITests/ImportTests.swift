@@ -196,9 +196,8 @@ struct ImportTests {
             expires: document.expires
         )
         channel(&document)
-        let text = try String(contentsOf: key, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        let privateKey = try Curve25519.Signing.PrivateKey(rawRepresentation: try #require(Data(base64Encoded: text)))
-        document.signatures = [try Ed25519.sign(document.signedText, with: privateKey)]
+        let privateKey = try SigningKeyFile(contents: Array(try Data(contentsOf: key))).key
+        document = document.signed(by: [privateKey])
         try JSONEncoder().encode(document).write(to: channelFile)
     }
 

@@ -32,16 +32,7 @@ struct RootTrustTests {
     }
 
     static func document(root: Int64? = 1, serial: Int64 = 10, signedBy keys: [Curve25519.Signing.PrivateKey]) -> ChannelDocument {
-        var document = ChannelDocument(
-            channel: "stable",
-            release: release,
-            number: 3,
-            serial: serial,
-            expires: "Mon, 30 Nov 2026 12:00:00 GMT",
-            root: root
-        )
-        document.signatures = keys.map { try! Ed25519.sign(document.signedText, with: $0) }
-        return document
+        Fixture.channelDocument(release: release, number: 3, serial: serial, root: root, signedBy: keys)
     }
 
     static let cases: [(name: String, document: ChannelDocument, root: RootDocument, last: ChannelCheck.Accepted?, refusal: String?)] = [
