@@ -68,7 +68,7 @@ struct ScopeRefusal: Error, Sendable {
     /// The reason, naming the channel as the request gave it, cut and escaped as the audit
     /// trail quotes it (``DepotAPI/AuditText``).
     var message: String {
-        let channel = channel.map { AuditText.escaped($0, limit: 80) }
+        let channel = channel.map { RequestedName.quoted($0) }
         let what: String =
             switch action {
             case .publish: channel.map { "publish to \($0)" } ?? "publish"

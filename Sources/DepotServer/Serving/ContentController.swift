@@ -65,9 +65,8 @@ struct ContentController: Sendable {
         let from = context.parameters.get("from") ?? ""
         let to = context.parameters.get("to") ?? ""
         _ = try ResourceResponder.method(of: request)
-        guard let patch = TreeObject(in: .delta, named: from + "/" + to) else {
-            throw HTTPError(.notFound, message: "No patch from \(AuditText.escaped(from, limit: 80)) to \(AuditText.escaped(to, limit: 80))")
-        }
+        let noPatch = HTTPError(.notFound, message: "No patch from \(RequestedName.quoted(from)) to \(RequestedName.quoted(to))")
+        guard let patch = TreeObject(in: .delta, named: from + "/" + to) else { throw noPatch }
         var found = try await resolver.content.delta(patch)
         if found == nil { found = try await resolver.content.documentDelta(patch) }
         if found == nil {
@@ -77,9 +76,7 @@ struct ContentController: Sendable {
             case .busy: throw HTTPError.busy(making: "patches")
             }
         }
-        guard let (resource, saving) = found else {
-            throw HTTPError(.notFound, message: "No patch from \(AuditText.escaped(from, limit: 80)) to \(AuditText.escaped(to, limit: 80))")
-        }
+        guard let (resource, saving) = found else { throw noPatch }
         let response = try responder.respond(to: request, resource: resource, now: .now())
         if request.method == .get, response.status == .ok { metrics.recordDeltaSaving(saving) }
         return response

@@ -60,7 +60,7 @@ enum ContentTarget: Hashable, Sendable {
             let name = String(path.dropFirst(prefix.count))
             guard !name.isEmpty, !name.contains("/") else { return nil }
             guard let object = TreeObject(in: .blob, named: name) else {
-                throw HTTPError(.notFound, message: "No blob \(AuditText.escaped(name, limit: 80))")
+                throw HTTPError(.notFound, message: "No blob \(RequestedName.quoted(name))")
             }
             self = .object(object)
         }

@@ -32,7 +32,7 @@ struct ReleaseDocumentsController: Sendable {
         let name = context.parameters.get("name") ?? ""
         guard let object = TreeObject(in: .root, named: name),
             let root = content.documents.signer.roots.first(where: { (try? TreeObject.root($0.document.version)) == object })
-        else { throw HTTPError(.notFound, message: "No root \(AuditText.escaped(name, limit: 80))") }
+        else { throw HTTPError(.notFound, message: "No root \(RequestedName.quoted(name))") }
         let resource = try PublishedContent.jsonResource(
             root.bytes,
             lastModified: HTTPDate(secondsSince1970: 0),
@@ -45,7 +45,7 @@ struct ReleaseDocumentsController: Sendable {
     @Sendable func channel(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let name = context.parameters.get("name") ?? ""
         guard TreeObject(in: .channel, named: name) != nil, let resource = content.channel(named: name) else {
-            throw HTTPError(.notFound, message: "The channel \(AuditText.escaped(name, limit: 80)) has no release")
+            throw HTTPError(.notFound, message: "The channel \(RequestedName.quoted(name)) has no release")
         }
         return try responder.respond(to: request, resource: resource, now: .now())
     }
@@ -53,7 +53,7 @@ struct ReleaseDocumentsController: Sendable {
     @Sendable func release(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let id = context.parameters.get("id") ?? ""
         guard TreeObject(in: .release, named: id) != nil, let document = try await releases.releaseDocument(id: id) else {
-            throw HTTPError(.notFound, message: "No release \(AuditText.escaped(id, limit: 80))")
+            throw HTTPError(.notFound, message: "No release \(RequestedName.quoted(id))")
         }
         return try respond(to: request, with: document)
     }
@@ -61,7 +61,7 @@ struct ReleaseDocumentsController: Sendable {
     @Sendable func page(_ request: Request, context: DepotRequestContext) async throws -> Response {
         let sha256 = context.parameters.get("sha256") ?? ""
         guard TreeObject(in: .page, named: sha256) != nil, let document = try await releases.pageDocument(sha256: sha256) else {
-            throw HTTPError(.notFound, message: "No page \(AuditText.escaped(sha256, limit: 80))")
+            throw HTTPError(.notFound, message: "No page \(RequestedName.quoted(sha256))")
         }
         return try respond(to: request, with: document)
     }
@@ -74,7 +74,7 @@ struct ReleaseDocumentsController: Sendable {
         _ = try ResourceResponder.method(of: request)
         let name = context.parameters.get("sha256") ?? ""
         guard let object = TreeObject(in: .pack, named: name), let resource = try await packs.pack(object) else {
-            throw HTTPError(.notFound, message: "No pack \(AuditText.escaped(name, limit: 80))")
+            throw HTTPError(.notFound, message: "No pack \(RequestedName.quoted(name))")
         }
         return try responder.respond(to: request, resource: resource, now: .now())
     }
