@@ -6,7 +6,10 @@ public enum ForwardedClient {
     /// from the peer that connected, while that address is a trusted proxy, step to the address
     /// it says it received the request from (the list is read right to left, as each proxy
     /// appends). The first untrusted address is the client. An untrusted peer's header is
-    /// ignored, since anyone can send one.
+    /// ignored, since anyone can send one. A hop that is not written as an address is (letters
+    /// outside hexadecimal, more than ``maxAddressLength`` characters: a trusted proxy that
+    /// passed on what its client wrote) ends the walk: the proxy that passed it on is the client,
+    /// so that no request chooses the text an audit record or a report keeps as its address.
     ///
     /// - Parameters:
     ///   - peer: The address of the connection.
@@ -17,10 +20,20 @@ public enum ForwardedClient {
         let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { String($0.trimmingOWS()) }.filter { !$0.isEmpty }
         var client = peer
         for hop in hops.reversed() {
-            guard trustedProxies.contains(client) else { break }
+            guard trustedProxies.contains(client), isAddress(hop) else { break }
             client = hop
         }
         return client
+    }
+
+    /// The longest hop believed: an IPv6 address with an IPv4 tail in brackets and a port.
+    public static let maxAddressLength = 53
+
+    /// Whether `hop` is written as an IPv4 or IPv6 address may be, optionally in brackets and
+    /// with a port: hexadecimal digits, `.`, `:`, `[` and `]`, at most ``maxAddressLength``.
+    static func isAddress(_ hop: String) -> Bool {
+        hop.utf8.count <= maxAddressLength
+            && hop.unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit || $0 == "." || $0 == ":" || $0 == "[" || $0 == "]" }
     }
 
     /// The address an allow-list may judge (who reads `/metrics` or the dashboard without a

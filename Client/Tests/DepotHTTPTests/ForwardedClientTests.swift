@@ -17,6 +17,12 @@ struct ForwardedClientTests {
             ("127.0.0.1", ["203.0.113.9, 10.0.0.2"], "203.0.113.9"),  // two trusted proxies
             ("127.0.0.1", ["203.0.113.9", "10.0.0.2"], "203.0.113.9"),  // two field lines
             ("127.0.0.1", ["10.0.0.2"], "10.0.0.2"),  // only proxies: the last one
+            ("127.0.0.1", ["2001:db8::7"], "2001:db8::7"),  // IPv6, as nginx writes it
+            ("127.0.0.1", ["[2001:db8::7]:443"], "[2001:db8::7]:443"),  // in brackets, with a port
+            ("127.0.0.1", ["<script>"], "127.0.0.1"),  // not an address: the proxy that passed it on
+            ("127.0.0.1", ["203.0.113.9, 10.0.0.2 x"], "127.0.0.1"),  // a hop with a space
+            ("127.0.0.1", [String(repeating: "1", count: 54)], "127.0.0.1"),  // longer than any address
+            ("127.0.0.1", [String(repeating: "1", count: 53)], String(repeating: "1", count: 53)),  // the longest believed
         ]
     )
     func address(peer: String, header: [String], expected: String) {
