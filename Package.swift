@@ -178,8 +178,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "depot",
+        // Every `depot` command, run in a CommandEnvironment: the binary's, or a test's in process.
+        .target(
+            name: "DepotCommands",
             dependencies: [
                 client("DepotConcurrency"),
                 "DepotExport",
@@ -208,6 +209,12 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The binary: the NIO loop count, then the command line (DepotCommandLine).
+        .executableTarget(
+            name: "depot",
+            dependencies: ["DepotCommands", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")],
             swiftSettings: swiftSettings
         ),
         // An app as Depot's users write one: its SQLite catalog open, releases applied between
@@ -240,10 +247,12 @@ let package = Package(
                 client("DepotAPI"),
                 // Its in-process servers answer DepotClient's requests (InProcessURLProtocol).
                 client("DepotClient"),
+                "DepotCommands",
                 "DepotConnection",
                 client("DepotHTTP"),
                 "DepotServer",
                 "DepotTestFixtures",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -313,7 +322,7 @@ let package = Package(
         .testTarget(
             name: "DepotCLITests",
             dependencies: [
-                "CatalogExample", "depot", client("DepotAPI"), client("DepotClient"), client("DepotManifest"), "DepotPublisher",
+                "CatalogExample", "depot", "DepotCommands", client("DepotAPI"), client("DepotClient"), client("DepotManifest"), "DepotPublisher",
                 client("DepotSigning"), "DepotTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -217,9 +217,15 @@ extension PublishIndex {
     }
 
     /// Where the index of a publish is kept by default: one file per server, channel and set of
-    /// items under `$XDG_CACHE_HOME/depot/publish/` (`~/.cache` when unset).
-    public static func defaultLocation(server: String, channel: String, items: [String], logicalPath: String?) -> URL {
-        let environment = ProcessInfo.processInfo.environment
+    /// items under `$XDG_CACHE_HOME/depot/publish/` (`~/.cache` when unset), `XDG_CACHE_HOME` read
+    /// from `environment` (the command's).
+    public static func defaultLocation(
+        server: String,
+        channel: String,
+        items: [String],
+        logicalPath: String?,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL {
         let cache =
             environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".cache")

@@ -1,5 +1,6 @@
 import DepotTestFixtures
 import Foundation
+import Testing
 
 /// The built `depot` executable, run as a user would run it, for the length of a closure.
 public struct DepotProcess: Sendable {
@@ -33,16 +34,67 @@ public struct DepotProcess: Sendable {
         wrapper: [String] = [],
         _ body: (DepotProcess) async throws -> Result
     ) async throws -> Result {
-        // The publish index goes below the test's folder (a hidden one), not the user's cache.
-        // Brotli at quality 11 costs seconds a megabyte: a server makes no variants unless the
-        // test's environment turns them on.
-        let environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEPOT_") }
+        let command = wrapper + [executable.path] + arguments
+        return try await launch(
+            command[0],
+            Array(command.dropFirst()),
+            environment: variables(adding: environment, in: directory),
+            in: directory,
+            body
+        )
+    }
+
+    /// The variables a `depot` command of a test runs with, spawned or in process
+    /// (``DepotCLI``): the test run's own less any `DEPOT_` ones, then `added`. The publish
+    /// index goes below the test's folder (a hidden one), not the user's cache. Brotli at quality
+    /// 11 costs seconds a megabyte: a server makes no variants unless the test's environment
+    /// turns them on.
+    public static func variables(adding added: [String: String], in directory: URL) -> [String: String] {
+        ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DEPOT_") }
             .merging([
                 "XDG_CACHE_HOME": directory.appendingPathComponent(".cache").path, "DEPOT_VARIANTS_BROTLI": "false", "DEPOT_VARIANTS_ZSTD": "false",
             ]) { $1 }
-            .merging(environment) { $1 }
-        let command = wrapper + [executable.path] + arguments
-        return try await launch(command[0], Array(command.dropFirst()), environment: environment, in: directory, body)
+            .merging(added) { $1 }
+    }
+
+    /// A command's log (standard output and error as one) as its output and its `Error:` lines.
+    public static func splitErrors(_ log: String) -> (output: String, errors: String) {
+        let lines = log.split(separator: "\n", omittingEmptySubsequences: false)
+        let errors = lines.filter { $0.hasPrefix("Error:") }.joined(separator: "\n")
+        let output = lines.filter { !$0.hasPrefix("Error:") }.joined(separator: "\n")
+        return (output, errors)
+    }
+
+    /// Starts `depot serve` in a new temporary folder `root` (`--public public --data data`)
+    /// that accepts ``DepotCLI/token`` and, from `environment`, any other setting; runs
+    /// `body` with the folder and the server's URL, then stops the server and expects it to exit
+    /// cleanly: for the suites whose subject is a process (a `depot` killed at every step, its
+    /// peak memory), which need a server on a socket.
+    public static func withServer(environment: [String: String] = [:], _ body: (URL, String) async throws -> Void) async throws {
+        try await withTemporaryDirectory { root in
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
+            try await with(
+                ["serve", "--port", "0", "--public", "public", "--data", "data"],
+                environment: ["DEPOT_PUBLISH_TOKENS": DepotCLI.token].merging(environment) { $1 },
+                in: root
+            ) { depot in
+                let port = try await depot.waitForPort()
+                try await body(root, "http://127.0.0.1:\(port)")
+                #expect(try await depot.stop() == 0)
+            }
+        }
+    }
+
+    /// Runs the `depot` binary with `arguments` in `directory` (with `token` as `DEPOT_TOKEN`)
+    /// and waits for it: its exit status, and its output apart from its `Error:` lines.
+    public static func command(
+        _ arguments: [String],
+        token: String? = DepotCLI.token,
+        in directory: URL
+    ) async throws -> (status: Int32, output: String, errors: String) {
+        let (status, log) = try await run(arguments, environment: token.map { ["DEPOT_TOKEN": $0] } ?? [:], in: directory)
+        let (output, errors) = splitErrors(log)
+        return (status, output, errors)
     }
 
     /// Runs `depot` with `arguments` (as ``with(_:environment:in:wrapper:_:)``) to its end: its

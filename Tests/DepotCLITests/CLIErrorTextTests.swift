@@ -3,7 +3,7 @@ import DepotTestSupport
 import Foundation
 import Testing
 
-@testable import depot
+@testable import DepotCommands
 
 /// How the CLI says a failure: under `--json` one object on standard output with a code and an
 /// exit status by kind; whole sentences for the server's 401 and 403; never a URL's password.

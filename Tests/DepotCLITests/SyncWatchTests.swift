@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import depot
+@testable import DepotCommands
 
 #if canImport(Glibc)
 import Glibc

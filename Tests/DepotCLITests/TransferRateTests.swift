@@ -1,6 +1,6 @@
 import Testing
 
-@testable import depot
+@testable import DepotCommands
 
 /// The progress bar's rate as a table: samples of (seconds, byte count) in, bytes a second out.
 @Suite("progress bar rate")
@@ -30,7 +30,7 @@ struct TransferRateTests {
 
     @Test("the bar shows no rate nor time left until the rate is known, then both")
     func bar() {
-        let bar = ProgressBar(label: "big.bin", total: 4_000_000, isEnabled: false)
+        let bar = ProgressBar(label: "big.bin", total: 4_000_000, isEnabled: false, errors: .standardError)
         var rate = TransferRate()
         rate.add(bytes: 0, at: 0)
         rate.add(bytes: 2_840_000, at: 0.001)

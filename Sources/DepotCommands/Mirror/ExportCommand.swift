@@ -5,7 +5,7 @@ import Logging
 
 extension Depot {
     /// `depot export --to DIR`: writes the published tree as plain files.
-    struct Export: AsyncParsableCommand {
+    struct Export: DepotCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the published tree into a folder any static web server, object store or CDN can serve.",
             discussion: """
@@ -18,7 +18,7 @@ extension Depot {
         )
 
         @Option(help: "The folder to write into (made when missing).")
-        var to: String
+        var to: PathArgument
 
         @Flag(help: "Then remove from the folder what the catalog no longer stores (what retention removed).")
         var prune = false
@@ -33,15 +33,18 @@ extension Depot {
         var dataDirectory: String?
 
         @Option(help: "JSON config file (or DEPOT_CONFIG): the server's, for its data folder and signing keys.")
-        var config: String?
+        var config: PathArgument?
 
-        func run() async throws {
+        func run(in environment: CommandEnvironment) async throws {
             var values: [AbsoluteConfigKey: ConfigValue] = [:]
             if let dataDirectory { values["data.path"] = .init(.string(dataDirectory), isSecret: false) }
-            let configuration = try ServerSettings.configuration(try await ServerSettings.reader(commandLine: values, configFile: config))
+            let configuration = try ServerSettings.configuration(
+                try await ServerSettings.reader(commandLine: values, configFile: config, in: environment),
+                in: environment
+            )
             var logger = Logger(label: "depot")
             logger.logLevel = .warning
-            try await reportingFailures {
+            try await reportingFailures(in: environment) {
                 // A cron job that lost its key variable must not turn a signed folder unsigned:
                 // every client that checks signatures would refuse it.
                 if configuration.channels.keys.isEmpty, !unsigned {
@@ -52,14 +55,14 @@ extension Depot {
                 }
                 let outcome: StaticExport.Outcome
                 do {
-                    outcome = try await exportPublishedTree(configuration: configuration, to: to, prunes: prune, logger: logger)
+                    outcome = try await exportPublishedTree(configuration: configuration, to: to.path(in: environment), prunes: prune, logger: logger)
                 } catch {
                     throw CommandFailure("cannot export to \(to): \(error)")
                 }
                 if json {
-                    return try printJSON(["releases": outcome.releases, "files": outcome.files, "removed": outcome.removed])
+                    return try environment.printJSON(["releases": outcome.releases, "files": outcome.files, "removed": outcome.removed])
                 }
-                print(
+                environment.print(
                     "Exported \(outcome.releases) release(s), \(outcome.files) file(s) written to \(to)"
                         + (prune ? ", \(outcome.removed) file(s) removed" : "")
                 )

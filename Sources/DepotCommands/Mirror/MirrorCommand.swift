@@ -9,7 +9,7 @@ import _NIOFileSystem
 extension Depot {
     /// `depot mirror --from URL --to DIR`: follows a Depot origin or static mirror into an export
     /// folder.
-    struct MirrorCommand: AsyncParsableCommand {
+    struct MirrorCommand: DepotCommand {
         static let configuration = CommandConfiguration(
             commandName: "mirror",
             abstract: "Copy what a channel's releases need from a Depot origin or static mirror into a folder any static server can serve.",
@@ -25,14 +25,14 @@ extension Depot {
         @OptionGroup var source: MirrorSourceOptions
 
         @Option(help: "The folder to write into (made when missing).")
-        var to: String
+        var to: PathArgument
 
         @Flag(help: "Print what was mirrored as JSON.")
         var json = false
 
-        func run() async throws {
-            try await reportingFailures {
-                let (folder, mirrored) = try await source.copy(into: to)
+        func run(in environment: CommandEnvironment) async throws {
+            try await reportingFailures(in: environment) {
+                let (folder, mirrored) = try await source.copy(into: to, in: environment)
                 if json {
                     struct Mirrored: Encodable {
                         struct Channel: Encodable { let channel: String, release: Int64, serial: Int64 }
@@ -40,12 +40,12 @@ extension Depot {
                         let written: Int
                     }
                     let channels = mirrored.map { Mirrored.Channel(channel: $0.channel, release: $0.document.number, serial: $0.document.serial) }
-                    return try printJSON(Mirrored(channels: channels, written: folder.written))
+                    return try environment.printJSON(Mirrored(channels: channels, written: folder.written))
                 }
                 for channel in mirrored {
-                    print("Mirrored \(channel.channel): release \(channel.document.number), serial \(channel.document.serial)")
+                    environment.print("Mirrored \(channel.channel): release \(channel.document.number), serial \(channel.document.serial)")
                 }
-                print("\(folder.written) file(s) written to \(to)")
+                environment.print("\(folder.written) file(s) written to \(to)")
             }
         }
     }

@@ -16,7 +16,7 @@ import NIOHTTP1
 struct MirrorSource: MirrorSourcing {
     /// The source's base URL, without a trailing slash.
     let base: String
-    let client: HTTPClient
+    let client: any HTTPTransport
     /// Where downloads under way are kept: `.mirror/` in the destination folder.
     let partialFolder: ContainedFolder
     /// The rate every request must keep.

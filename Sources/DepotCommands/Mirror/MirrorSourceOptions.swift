@@ -60,9 +60,13 @@ struct MirrorSourceOptions: ParsableArguments {
     /// missing); failovers are told on standard error. Every failure is one line
     /// (``CommandFailure``). With `newestFirst`, each channel comes from the source whose
     /// document has the highest serial (``Mirroring/bySerial(_:channel:client:partial:trust:limits:)``).
-    func copy(into path: String, newestFirst: Bool = false) async throws -> (folder: ExportFolder, mirrored: [MirroredChannel]) {
-        let sources = try from.map(MirrorAddress.init)
-        let root = try trustOptions.rootDocument()
+    func copy(
+        into path: PathArgument,
+        newestFirst: Bool = false,
+        in environment: CommandEnvironment
+    ) async throws -> (folder: ExportFolder, mirrored: [MirroredChannel]) {
+        let sources = try from.map { try MirrorAddress($0, in: environment) }
+        let root = try trustOptions.rootDocument(in: environment)
         let trust: ChannelCheck.Trust
         do throws(SyncError) {
             trust = try ChannelCheck.Trust(trustedKeys: trustOptions.trustedKeys, trustedRoot: root)
@@ -71,7 +75,7 @@ struct MirrorSourceOptions: ParsableArguments {
         }
         let folder: ExportFolder
         do {
-            folder = try ExportFolder(root: FilePath(path))
+            folder = try ExportFolder(root: FilePath(path.path(in: environment)))
         } catch {
             throw CommandFailure("cannot write \(path): \(error)")
         }
@@ -82,10 +86,11 @@ struct MirrorSourceOptions: ParsableArguments {
                 channels: channels.isEmpty ? Self.defaultChannels(of: sources[0]) : channels,
                 trust: trust,
                 limits: rate.limits,
-                newestFirst: newestFirst
+                newestFirst: newestFirst,
+                in: environment
             )
             for failover in failovers {
-                FileHandle.standardError.write(Data("\(failover.server) failed, the next source was tried: \(failover.error)\n".utf8))
+                environment.printError("\(failover.server) failed, the next source was tried: \(failover.error)")
             }
             return (folder, mirrored)
         } catch let error as SyncError {

@@ -21,13 +21,14 @@ enum Mirroring {
         channels: [String],
         trust: ChannelCheck.Trust,
         limits: TransferLimits,
-        newestFirst: Bool = false
+        newestFirst: Bool = false,
+        in environment: CommandEnvironment
     ) async throws -> (mirrored: [MirroredChannel], failovers: [SyncReport.Failover]) {
         // Made and opened through the destination's descriptor: a link at `.mirror` is refused.
         let destination = try ContainedFolder(root: "\(folder.root)", creating: false)
         try destination.makeFolder(".mirror")
         let partial = try destination.subfolder(".mirror")
-        return try await withHTTPClient { client in
+        return try await environment.withTransport { client in
             func copy(_ sources: [MirrorAddress], _ channels: [String]) async throws -> ([MirroredChannel], [SyncReport.Failover]) {
                 try await Failover.run(sources, name: \.name) { address, _ in
                     let now = Int64(Date().timeIntervalSince1970)
@@ -61,7 +62,7 @@ enum Mirroring {
     static func bySerial(
         _ sources: [MirrorAddress],
         channel: String,
-        client: HTTPClient,
+        client: any HTTPTransport,
         partial: ContainedFolder,
         trust: ChannelCheck.Trust,
         limits: TransferLimits
@@ -83,21 +84,23 @@ enum MirrorAddress: Sendable {
     case url(String)
     case folder(URL)
 
-    /// `text` as a source: an `http://` or `https://` URL, or a folder that exists.
-    init(_ text: String) throws {
+    /// `text` as a source: an `http://` or `https://` URL, or a folder that exists (in
+    /// `environment`'s folder when relative).
+    init(_ text: String, in environment: CommandEnvironment) throws {
+        let folder = PathArgument(text).path(in: environment)
         if text.contains("://") {
             guard let base = try? ServerOptions.baseURL(of: text) else { throw CommandFailure("--from \(text): not an http:// or https:// URL") }
             self = .url(base)
             return
         }
-        guard (try? ContainedFolder(root: text, creating: false)) != nil else {
+        guard (try? ContainedFolder(root: folder, creating: false)) != nil else {
             throw CommandFailure("--from \(text): not an http:// or https:// URL, nor a folder that exists")
         }
-        self = .folder(URL(fileURLWithPath: text))
+        self = .folder(URL(fileURLWithPath: folder))
     }
 
     /// The source to read at this address: over HTTP with `client`, under `limits`, or the folder.
-    func source(client: HTTPClient, partialFolder: ContainedFolder, limits: TransferLimits) -> any MirrorSourcing {
+    func source(client: any HTTPTransport, partialFolder: ContainedFolder, limits: TransferLimits) -> any MirrorSourcing {
         switch self {
         case .url(let base): MirrorSource(base: base, client: client, partialFolder: partialFolder, limits: limits)
         case .folder(let root): FolderSource(root: root, partialFolder: partialFolder)

@@ -6,7 +6,7 @@ import NIOHTTP1
 extension Depot {
     /// `depot audit`: the audit trail, newest first: who published, promoted, rolled back or
     /// moved a rollout, and what the scopes refused. Needs a token with the `read` scope.
-    struct Audit: AsyncParsableCommand {
+    struct Audit: DepotCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the audit trail: who changed what, when, and from where.",
             discussion: "Newest first, a record a line: time, token, action, channel, release, serial, client, detail."
@@ -27,16 +27,18 @@ extension Depot {
             guard (1...10_000).contains(limit) else { throw ValidationError("--limit takes a number from 1 to 10000") }
         }
 
-        func run() async throws {
-            try await reportingFailures {
-                let api = try options.api()
+        func run(in environment: CommandEnvironment) async throws {
+            try await reportingFailures(in: environment) {
+                let api = try options.api(in: environment)
                 var query = URLComponents()
                 query.queryItems = [URLQueryItem(name: "limit", value: "\(limit)")]
                 if let channel { query.queryItems?.append(URLQueryItem(name: "channel", value: channel)) }
                 if let token { query.queryItems?.append(URLQueryItem(name: "token", value: token)) }
-                let reply = try await withHTTPClient { try await api.send(.GET, "/v1/audit?" + (query.percentEncodedQuery ?? ""), client: $0) }
+                let reply = try await environment.withTransport {
+                    try await api.send(.GET, "/v1/audit?" + (query.percentEncodedQuery ?? ""), transport: $0)
+                }
                 if options.json {
-                    print(reply.text)
+                    environment.print(reply.text)
                     return
                 }
                 for record in try reply.decoded(AuditList.self).records {
@@ -45,7 +47,7 @@ extension Depot {
                         record.serial.map { "serial \($0)" } ?? "-", record.client ?? "-", record.detail ?? "",
                     ]
                     // Escaped: a field holding a line break or tab cannot pass for another record.
-                    print(fields.map { AuditText.escaped($0) }.joined(separator: "\t"))
+                    environment.print(fields.map { AuditText.escaped($0) }.joined(separator: "\t"))
                 }
             }
         }

@@ -7,7 +7,7 @@ import Foundation
 
 extension Depot {
     /// `depot backup --to DIR`: an online copy of the data folder.
-    struct Backup: AsyncParsableCommand {
+    struct Backup: DepotCommand {
         static let configuration = CommandConfiguration(
             abstract: "Copy the data folder while the server runs: the catalog, and every blob, hard-linked where possible.",
             discussion: """
@@ -18,36 +18,41 @@ extension Depot {
         )
 
         @Option(help: "The folder to copy into (made when missing).")
-        var to: String
+        var to: PathArgument
 
         @Option(name: .customLong("data"), help: "Data folder (data.path; default ./data).")
         var dataDirectory: String?
 
         @Option(help: "JSON config file (or DEPOT_CONFIG): the server's, for its data folder.")
-        var config: String?
+        var config: PathArgument?
 
         @Flag(help: "Print what was done as JSON.")
         var json = false
 
-        func run() async throws {
+        func run(in environment: CommandEnvironment) async throws {
             var values: [AbsoluteConfigKey: ConfigValue] = [:]
             if let dataDirectory { values["data.path"] = .init(.string(dataDirectory), isSecret: false) }
-            let configuration = try ServerSettings.configuration(try await ServerSettings.reader(commandLine: values, configFile: config))
-            try await reportingFailures {
+            let configuration = try ServerSettings.configuration(
+                try await ServerSettings.reader(commandLine: values, configFile: config, in: environment),
+                in: environment
+            )
+            try await reportingFailures(in: environment) {
                 let data = URL(fileURLWithPath: configuration.dataDirectory)
                 guard (try? ContainedFolder(root: data.path, creating: false).contains("catalog.sqlite")) == true else {
                     throw CommandFailure("\(data.path) holds no catalog.sqlite: name the server's data folder with --data DIR or --config FILE")
                 }
                 let outcome: DataBackup.Outcome
                 do {
-                    outcome = try await DataBackup.backup(data: data, to: URL(fileURLWithPath: to))
+                    outcome = try await DataBackup.backup(data: data, to: to.url(in: environment))
                 } catch {
                     throw CommandFailure("cannot back up to \(to): \(error)")
                 }
                 if json {
-                    print(#"{"blobs":\#(outcome.blobs),"linked":\#(outcome.linked),"copied":\#(outcome.copied),"removed":\#(outcome.removed)}"#)
+                    environment.print(
+                        #"{"blobs":\#(outcome.blobs),"linked":\#(outcome.linked),"copied":\#(outcome.copied),"removed":\#(outcome.removed)}"#
+                    )
                 } else {
-                    print(
+                    environment.print(
                         "Backed up to \(to): \(outcome.blobs) blob(s), \(outcome.linked) linked and \(outcome.copied) copied this run, \(outcome.removed) removed"
                     )
                 }
@@ -56,7 +61,7 @@ extension Depot {
     }
 
     /// `depot restore --from DIR --data DATA`: a backup checked whole, then put in place.
-    struct Restore: AsyncParsableCommand {
+    struct Restore: DepotCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check a backup whole (the catalog's integrity, every blob against its SHA-256), then make it a data folder.",
             discussion: """
@@ -69,20 +74,20 @@ extension Depot {
         )
 
         @Option(help: "The backup folder (depot backup --to).")
-        var from: String
+        var from: PathArgument
 
         @OptionGroup var target: RebuildOptions
 
         @Flag(help: "Print what was done as JSON.")
         var json = false
 
-        func run() async throws {
-            try await reportingFailures {
+        func run(in environment: CommandEnvironment) async throws {
+            try await reportingFailures(in: environment) {
                 let outcome: DataRestore.Outcome
                 do {
                     outcome = try await DataRestore.restore(
-                        from: URL(fileURLWithPath: from),
-                        to: URL(fileURLWithPath: target.data),
+                        from: from.url(in: environment),
+                        to: target.data.url(in: environment),
                         serialMargin: target.serialMargin,
                         releaseMargin: target.releaseMargin,
                         now: Int64(Date().timeIntervalSince1970)
@@ -92,12 +97,12 @@ extension Depot {
                 }
                 if json {
                     let next = outcome.summary?.nextRelease ?? 0
-                    print(#"{"blobs":\#(outcome.blobs),"channels":\#(outcome.channels),"nextRelease":\#(next)}"#)
+                    environment.print(#"{"blobs":\#(outcome.blobs),"channels":\#(outcome.channels),"nextRelease":\#(next)}"#)
                 } else {
-                    print(
+                    environment.print(
                         "Restored \(from) into \(target.data): \(outcome.blobs) blob(s) checked, \(outcome.channels) channel(s), serials raised by \(target.serialMargin)"
                     )
-                    for line in outcome.summary.map({ RebuildOptions.lines(describing: $0, copy: "the backup") }) ?? [] { print(line) }
+                    for line in outcome.summary.map({ RebuildOptions.lines(describing: $0, copy: "the backup") }) ?? [] { environment.print(line) }
                 }
             }
         }

@@ -13,31 +13,36 @@ extension Depot {
             subcommands: [Make.self, Apply.self]
         )
 
-        struct Make: AsyncParsableCommand {
+        struct Make: DepotCommand {
             static let configuration = CommandConfiguration(abstract: "Write the patch that turns OLD into NEW.")
 
-            @Argument(help: "The old file.") var old: String
-            @Argument(help: "The new file.") var new: String
-            @Argument(help: "Where to write the patch.") var patch: String
+            @Argument(help: "The old file.") var old: PathArgument
+            @Argument(help: "The new file.") var new: PathArgument
+            @Argument(help: "Where to write the patch.") var patch: PathArgument
             @Option(help: "Index every STEP bytes of OLD: 4 makes smaller patches of rebuilt files with more memory.")
             var indexStep = 8
             @Flag(help: "Leave the VCDIFF's sections unpacked, for decoders without xdelta3's LZMA secondary compressor.")
             var noPackSections = false
 
-            func run() async throws {
-                try await reportingFailures {
+            func run(in environment: CommandEnvironment) async throws {
+                try await reportingFailures(in: environment) {
                     let bytes: Data
                     do {
-                        guard let made = try DeltaMaker.make(from: old, to: new, options: .init(indexStep: indexStep, packsSections: !noPackSections))
+                        guard
+                            let made = try DeltaMaker.make(
+                                from: old.path(in: environment),
+                                to: new.path(in: environment),
+                                options: .init(indexStep: indexStep, packsSections: !noPackSections)
+                            )
                         else {
                             throw CommandFailure("no patch was made")
                         }
                         bytes = Data(made.readableBytesView)
                     } catch let error as StoreError {
-                        throw CommandFailure(error.description)
+                        throw CommandFailure(PathArgument.asGiven(error.description, [old, new], in: environment))
                     }
                     do {
-                        try bytes.write(to: URL(fileURLWithPath: patch), options: .atomic)
+                        try bytes.write(to: patch.url(in: environment), options: .atomic)
                     } catch {
                         throw CommandFailure("cannot write \(patch): \(error.localizedDescription)")
                     }
@@ -45,25 +50,25 @@ extension Depot {
             }
         }
 
-        struct Apply: AsyncParsableCommand {
+        struct Apply: DepotCommand {
             static let configuration = CommandConfiguration(abstract: "Write the file that PATCH makes of OLD.")
 
-            @Argument(help: "The old file.") var old: String
-            @Argument(help: "The patch.") var patch: String
-            @Argument(help: "Where to write the result.") var output: String
+            @Argument(help: "The old file.") var old: PathArgument
+            @Argument(help: "The patch.") var patch: PathArgument
+            @Argument(help: "Where to write the result.") var output: PathArgument
             @Option(help: "The largest result allowed, in bytes.") var maximumSize = 1 << 34
 
-            func run() async throws {
-                try await reportingFailures {
+            func run(in environment: CommandEnvironment) async throws {
+                try await reportingFailures(in: environment) {
                     do {
                         try DeltaPatch.apply(
-                            base: URL(fileURLWithPath: old),
-                            patch: URL(fileURLWithPath: patch),
-                            output: URL(fileURLWithPath: output),
+                            base: old.url(in: environment),
+                            patch: patch.url(in: environment),
+                            output: output.url(in: environment),
                             maximumSize: maximumSize
                         )
                     } catch let error as SyncError {
-                        throw CommandFailure(error.message)
+                        throw CommandFailure(PathArgument.asGiven(error.message, [old, patch, output], in: environment))
                     }
                 }
             }

@@ -6,7 +6,7 @@ import Foundation
 
 extension Depot {
     /// `depot import --from DIR|URL --data DATA`: a data folder rebuilt from a published tree.
-    struct Import: AsyncParsableCommand {
+    struct Import: DepotCommand {
         static let configuration = CommandConfiguration(
             abstract: "Rebuild a data folder from an export, a depot mirror folder or a static mirror's URL, every signature and SHA-256 checked.",
             discussion: """
@@ -53,9 +53,9 @@ extension Depot {
             }
         }
 
-        func run() async throws {
-            try await reportingFailures {
-                let destination = URL(fileURLWithPath: target.data)
+        func run(in environment: CommandEnvironment) async throws {
+            try await reportingFailures(in: environment) {
+                let destination = target.data.url(in: environment)
                 do {
                     try DataImport.checkDestination(destination)
                 } catch let error as StoreError {
@@ -64,7 +64,7 @@ extension Depot {
                     throw CommandFailure("cannot import into \(target.data): \(error)")
                 }
                 let tree = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).tree")
-                let (_, mirrored) = try await source.copy(into: tree.path, newestFirst: true)
+                let (_, mirrored) = try await source.copy(into: PathArgument(tree.path), newestFirst: true, in: environment)
                 try SerialFloor.check(mirrored, against: notBeforeSerial)
                 let outcome: DataImport.Outcome
                 do {
@@ -89,7 +89,7 @@ extension Depot {
                         let releases: Int, files: Int, channels: Int, roots: Int, patchesNotHeld: Int, serialMargin: Int64
                         let taken: [Taken], nextRelease: Int64
                     }
-                    return try printJSON(
+                    return try environment.printJSON(
                         Imported(
                             releases: outcome.releases,
                             files: outcome.blobs,
@@ -104,20 +104,20 @@ extension Depot {
                         )
                     )
                 }
-                print(
+                environment.print(
                     "Imported into \(target.data): \(outcome.releases) release(s), \(outcome.blobs) file(s), \(outcome.channels) channel(s), serials raised by \(target.serialMargin)"
                 )
                 for taken in mirrored {
-                    print(
+                    environment.print(
                         "  \(taken.channel): release \(taken.document.number), document serial \(taken.document.serial), expires \(taken.document.expires)"
                     )
                 }
-                print("A source may be behind its origin: check each channel above is where the origin last pointed it.")
-                for line in outcome.summary.map({ RebuildOptions.lines(describing: $0, copy: "the source") }) ?? [] { print(line) }
+                environment.print("A source may be behind its origin: check each channel above is where the origin last pointed it.")
+                for line in outcome.summary.map({ RebuildOptions.lines(describing: $0, copy: "the source") }) ?? [] { environment.print(line) }
                 if outcome.roots > 0 {
-                    print("\(outcome.roots) root(s) in \(target.data)/roots: set channels.rootDirectory to it (or copy them into yours)")
+                    environment.print("\(outcome.roots) root(s) in \(target.data)/roots: set channels.rootDirectory to it (or copy them into yours)")
                 }
-                print("Give the server its channel key(s): a tree holds none")
+                environment.print("Give the server its channel key(s): a tree holds none")
             }
         }
     }

@@ -7,7 +7,7 @@ import Foundation
 /// each channel's serial and the next release's number: one rule for both.
 struct RebuildOptions: ParsableArguments {
     @Option(help: "The data folder to make (must not exist, or be empty).")
-    var data: String
+    var data: PathArgument
 
     @Option(help: "How much each channel's serial is raised: more than the channel changes the copy may not hold.")
     var serialMargin: Int64 = 1000

@@ -11,7 +11,7 @@ import _NIOFileSystem
 
 extension Depot {
     /// `depot serve`: runs the server until SIGINT or SIGTERM.
-    struct Serve: AsyncParsableCommand {
+    struct Serve: DepotCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the Depot server.",
             discussion: """
@@ -33,20 +33,20 @@ extension Depot {
         var dataDirectory: String?
 
         @Option(help: "JSON config file (or DEPOT_CONFIG).")
-        var config: String?
+        var config: PathArgument?
 
         @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (log.level; default info).")
         var logLevel: String?
 
-        func run() async throws {
-            let reader = try await makeReader()
+        func run(in environment: CommandEnvironment) async throws {
+            let reader = try await makeReader(in: environment)
             let levelName = reader.string(forKey: "log.level", default: "info")
             guard let level = Logger.Level(rawValue: levelName) else {
                 throw ValidationError("Unknown log level \"\(levelName)\"")
             }
             var logger = Logger(label: "depot")
             logger.logLevel = level
-            let configuration = try ServerSettings.configuration(reader)
+            let configuration = try ServerSettings.configuration(reader, in: environment)
             // Before the data folder is made: a first start in the wrong folder leaves nothing.
             // The default ./public alone is made when missing, so that the quick start works
             // with only the binary; a folder named on purpose must exist.
@@ -59,11 +59,9 @@ extension Depot {
                 )
             }
             guard isFolder() else {
-                FileHandle.standardError.write(
-                    Data(
-                        ("Error: The public folder \(configuration.publicDirectory) does not exist: create it (mkdir \(configuration.publicDirectory)), "
-                            + "or serve another with --public DIR\n").utf8
-                    )
+                environment.printError(
+                    "Error: The public folder \(configuration.publicDirectory) does not exist: create it (mkdir \(configuration.publicDirectory)), "
+                        + "or serve another with --public DIR"
                 )
                 throw ExitCode.failure
             }
@@ -78,14 +76,14 @@ extension Depot {
             logger.info("Depot stopped")
         }
 
-        private func makeReader() async throws -> ConfigReader {
+        private func makeReader(in environment: CommandEnvironment) async throws -> ConfigReader {
             var values: [AbsoluteConfigKey: ConfigValue] = [:]
             if let host { values["http.host"] = .init(.string(host), isSecret: false) }
             if let port { values["http.port"] = .init(.int(port), isSecret: false) }
             if let publicDirectory { values["public.path"] = .init(.string(publicDirectory), isSecret: false) }
             if let dataDirectory { values["data.path"] = .init(.string(dataDirectory), isSecret: false) }
             if let logLevel { values["log.level"] = .init(.string(logLevel), isSecret: false) }
-            return try await ServerSettings.reader(commandLine: values, configFile: config)
+            return try await ServerSettings.reader(commandLine: values, configFile: config, in: environment)
         }
     }
 }

@@ -9,7 +9,7 @@ import NIOHTTP1
 
 extension Depot {
     /// `depot ls --server URL`: the files of the release a channel points to.
-    struct List: AsyncParsableCommand {
+    struct List: DepotCommand {
         static let configuration = CommandConfiguration(
             commandName: "ls",
             abstract: "List the files of the release a channel of a Depot server points to."
@@ -29,10 +29,10 @@ extension Depot {
             let files: [ReleaseEntry]
         }
 
-        func run() async throws {
-            try await reportingFailures {
-                let baseURL = try server.baseURL()
-                let listing = try await withHTTPClient { client in
+        func run(in environment: CommandEnvironment) async throws {
+            try await reportingFailures(in: environment) {
+                let baseURL = try server.baseURL(in: environment)
+                let listing = try await environment.withTransport { client in
                     guard let channel = try await get(try TreeObject.channel(channel).url, baseURL: baseURL, client: client, as: ChannelDocument.self)
                     else {
                         return Listing(channel: nil, release: nil, files: [])
@@ -52,22 +52,22 @@ extension Depot {
                 if json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
-                    print(String(decoding: try encoder.encode(listing), as: UTF8.self))
+                    environment.print(String(decoding: try encoder.encode(listing), as: UTF8.self))
                     return
                 }
                 for file in listing.files {
-                    print("\(file.path)\tv\(file.version)\t\(ByteCountText(file.size))\t\(file.sha256.prefix(12))…\t\(file.lastModified)")
+                    environment.print("\(file.path)\tv\(file.version)\t\(ByteCountText(file.size))\t\(file.sha256.prefix(12))…\t\(file.lastModified)")
                 }
                 if let document = listing.channel {
-                    print("\(listing.files.count) files, release \(document.number) on \(channel) (serial \(document.serial))")
+                    environment.print("\(listing.files.count) files, release \(document.number) on \(channel) (serial \(document.serial))")
                 } else {
-                    print("0 files: nothing is published on \(channel) yet")
+                    environment.print("0 files: nothing is published on \(channel) yet")
                 }
             }
         }
 
         /// The JSON document at `path`, or `nil` for a 404.
-        func get<T: Decodable>(_ path: String, baseURL: String, client: HTTPClient, as type: T.Type) async throws -> T? {
+        func get<T: Decodable>(_ path: String, baseURL: String, client: any HTTPTransport, as type: T.Type) async throws -> T? {
             let body: ByteBuffer
             do {
                 let response = try await client.execute(HTTPClientRequest(url: baseURL + path), timeout: .seconds(60))

@@ -17,7 +17,7 @@ import _NIOFileSystem
 
 extension Depot {
     /// `depot publish FILE|DIR... --server URL`: uploads files to a running server as one release.
-    struct Publish: AsyncParsableCommand {
+    struct Publish: DepotCommand {
         static let configuration = CommandConfiguration(
             abstract: "Publish files to a Depot server, as one release.",
             discussion: """
@@ -32,7 +32,7 @@ extension Depot {
         )
 
         @Argument(help: "Files or folders to publish.")
-        var items: [String] = []
+        var items: [PathArgument] = []
 
         @Option(name: .customLong("as"), help: "The logical path of a single FILE, or the prefix for a DIR.")
         var logicalPath: String?
@@ -49,7 +49,7 @@ extension Depot {
         @OptionGroup var server: ServerOptions
 
         @Option(help: "A file holding the publish token (or set DEPOT_TOKEN).")
-        var tokenFile: String?
+        var tokenFile: PathArgument?
 
         @Flag(help: "Print the server's JSON reply instead of a line per file.")
         var json = false
@@ -68,7 +68,7 @@ extension Depot {
             help:
                 "Where to keep what this publish sent (each file's status and SHA-256, and the release made), so that the next one reads only files whose status changed and sends only what changed. Default: one file per server, channel and items under $XDG_CACHE_HOME/depot/publish/."
         )
-        var index: String?
+        var index: PathArgument?
 
         @Flag(help: "Read every file and send the whole list, without reading or writing the publish index.")
         var noIndex = false
@@ -82,34 +82,44 @@ extension Depot {
         @Option(help: "A note on the new release (who, why; at most 500 bytes of UTF-8), shown by release ls, the dashboard and the audit trail.")
         var message: String?
 
-        func run() async throws {
-            try await reportingFailures {
+        func run(in environment: CommandEnvironment) async throws {
+            try await reportingFailures(in: environment) {
                 let started = Int64(Date().timeIntervalSince1970 * 1e9)
-                let api = PublisherAPI(baseURL: try server.baseURL(), token: try PublisherAPI.readToken(file: tokenFile))
+                let api = PublisherAPI(
+                    baseURL: try server.baseURL(in: environment),
+                    token: try PublisherAPI.readToken(file: tokenFile, in: environment)
+                )
+                let paths = items.map { $0.path(in: environment) }
                 let indexURL =
                     noIndex
                     ? nil
-                    : index.map { URL(fileURLWithPath: $0) }
-                        ?? PublishIndex.defaultLocation(server: api.baseURL, channel: channel, items: items, logicalPath: logicalPath)
+                    : index.map { $0.url(in: environment) }
+                        ?? PublishIndex.defaultLocation(
+                            server: api.baseURL,
+                            channel: channel,
+                            items: paths,
+                            logicalPath: logicalPath,
+                            environment: environment.variables
+                        )
                 // Read while the tree is walked: each is a third of an unchanged publish.
                 async let loaded = indexURL.map(PublishIndex.load(from:))
                 let files: [LocalFile]
                 do {
-                    files = try TreeWalk.files(of: items, logicalPath: logicalPath)
+                    files = try TreeWalk.files(of: paths, logicalPath: logicalPath)
                 } catch let error as PublisherError {
-                    throw CommandFailure(error.message)
+                    throw CommandFailure(PathArgument.asGiven(error.message, items, in: environment))
                 }
                 let previous = await loaded
                 let digests: [TreeDigests.Digest]
                 do {
                     digests = try await TreeDigests.digests(of: files, index: previous, started: started)
                 } catch let error as PublisherError {
-                    throw CommandFailure(error.message)
+                    throw CommandFailure(PathArgument.asGiven(error.message, items, in: environment))
                 }
                 let listed = digests.map { (path: $0.file.logicalPath, sha256: $0.sha256) }
-                let phases = PublishPhases(isEnabled: !json)
+                let phases = PublishPhases(isEnabled: !json, isTerminal: environment.isTerminal, errors: environment.errors)
                 defer { phases.finish() }
-                try await withHTTPClient { client in
+                try await environment.withTransport { client in
                     func commitPlan(index: PublishIndex?) -> CommitPlan {
                         var plan = CommitPlan(channel: channel, files: listed, deletions: deletions, replace: replace, index: index)
                         plan.request.critical = critical ? true : nil
@@ -119,7 +129,7 @@ extension Depot {
                     }
                     var plan = commitPlan(index: previous)
                     var clock = ContinuousClock.now
-                    var sent = try await upload(plan.request.files ?? [], of: digests, api: api, client: client, phases: phases)
+                    var sent = try await upload(plan.request.files ?? [], of: digests, api: api, client: client, phases: phases, in: environment)
                     phases.committing(
                         channel: channel,
                         listed: plan.request.files?.count ?? 0,
@@ -132,14 +142,14 @@ extension Depot {
                         .POST,
                         "/v1/releases",
                         json: plan.request,
-                        client: client,
+                        transport: client,
                         allowing: plan.isIncremental ? [409] : []
                     )
                     if reply.status == .conflict {
                         // The channel moved since the index's release: the whole list.
                         plan = commitPlan(index: nil)
                         clock = .now
-                        let more = try await upload(plan.request.files ?? [], of: digests, api: api, client: client, phases: phases)
+                        let more = try await upload(plan.request.files ?? [], of: digests, api: api, client: client, phases: phases, in: environment)
                         sent = (sent.files + more.files, sent.bytes + more.bytes)
                         phases.committing(
                             channel: channel,
@@ -149,7 +159,7 @@ extension Depot {
                             after: .now - clock
                         )
                         clock = .now
-                        reply = try await api.send(.POST, "/v1/releases", json: plan.request, client: client)
+                        reply = try await api.send(.POST, "/v1/releases", json: plan.request, transport: client)
                     }
                     phases.finish()
                     phases.ended("committed in \(PublishPhases.seconds(.now - clock))")
@@ -164,9 +174,14 @@ extension Depot {
                         if next != previous { try? next.save(to: indexURL) }
                     }
                     if json {
-                        print(reply.text)
+                        environment.print(reply.text)
                     } else {
-                        report(commit, unchanged: commit.unchanged + listed.count - (plan.request.files?.count ?? 0), sent: sent.bytes)
+                        report(
+                            commit,
+                            unchanged: commit.unchanged + listed.count - (plan.request.files?.count ?? 0),
+                            sent: sent.bytes,
+                            in: environment
+                        )
                     }
                 }
             }
@@ -180,8 +195,9 @@ extension Depot {
             _ files: [CommitRequest.File],
             of digests: [TreeDigests.Digest],
             api: PublisherAPI,
-            client: HTTPClient,
-            phases: PublishPhases
+            client: any HTTPTransport,
+            phases: PublishPhases,
+            in environment: CommandEnvironment
         ) async throws -> (files: Int, bytes: Int64) {
             let listed = Set(files.map(\.sha256))
             let missing = try await Self.missing(listed, api: api, client: client)
@@ -195,7 +211,7 @@ extension Depot {
             // large file on one core while it stores batches on the other.
             async let large: Void = {
                 for file in alone {
-                    try await send(file, showsProgress: true, api: api, client: client, phases: phases)
+                    try await send(file, showsProgress: true, api: api, client: client, phases: phases, in: environment)
                 }
             }()
             _ = try await mapConcurrently(batches, width: 2) { batch in
@@ -211,7 +227,7 @@ extension Depot {
                         "/v1/blobs",
                         body: .bytes(ByteBuffer(bytes: body)),
                         headers: ["Content-Type": BlobBatch.mediaType],
-                        client: client
+                        transport: client
                     )
                 } catch let failure as CommandFailure where failure.message.contains("(413)") {
                     let files = batch.count == 1 ? batch[0].file.file : "a batch of \(batch.count) files (\(ByteCountText(Int64(body.count))))"
@@ -223,29 +239,31 @@ extension Depot {
         }
 
         /// Prints a line per file published or removed, and one for the release.
-        func report(_ reply: CommitReply, unchanged: Int, sent: Int64) {
+        func report(_ reply: CommitReply, unchanged: Int, sent: Int64, in environment: CommandEnvironment) {
             for file in reply.files {
                 let gzip = file.gzipSize.map { ", gzip \(ByteCountText($0))" } ?? ""
-                print("published \(file.path) v\(file.version) (\(ByteCountText(file.size))\(gzip)) sha256 \(file.sha256.prefix(12))…")
+                environment.print("published \(file.path) v\(file.version) (\(ByteCountText(file.size))\(gzip)) sha256 \(file.sha256.prefix(12))…")
             }
-            for path in reply.removed { print("removed \(path)") }
+            for path in reply.removed { environment.print("removed \(path)") }
             let number = reply.release?.number ?? 0
             if reply.created {
                 let counts = unchanged > 0 ? " (\(reply.files.count) published, \(unchanged) unchanged)" : ""
-                print("release \(number) on \(reply.channel): \(reply.release?.files ?? 0) files\(counts), \(ByteCountText(sent)) uploaded")
+                environment.print(
+                    "release \(number) on \(reply.channel): \(reply.release?.files ?? 0) files\(counts), \(ByteCountText(sent)) uploaded"
+                )
             } else {
-                print("nothing changed: \(reply.channel) stays on release \(number)")
+                environment.print("nothing changed: \(reply.channel) stays on release \(number)")
             }
         }
 
         /// Which of `hashes` the server lacks: `POST /v1/blobs/missing`, a few thousand hashes a
         /// request.
-        static func missing(_ hashes: Set<String>, api: PublisherAPI, client: HTTPClient) async throws -> Set<String> {
+        static func missing(_ hashes: Set<String>, api: PublisherAPI, client: any HTTPTransport) async throws -> Set<String> {
             let hashes = Array(hashes)
             var missing = Set<String>()
             for start in stride(from: 0, to: hashes.count, by: 5000) {
                 let chunk = Array(hashes[start..<min(start + 5000, hashes.count)])
-                let reply = try await api.send(.POST, "/v1/blobs/missing", json: MissingBlobsRequest(sha256: chunk), client: client)
+                let reply = try await api.send(.POST, "/v1/blobs/missing", json: MissingBlobsRequest(sha256: chunk), transport: client)
                 missing.formUnion(try reply.decoded(MissingBlobsReply.self).missing)
             }
             return missing
@@ -254,12 +272,21 @@ extension Depot {
         /// Uploads one file's content to `/v1/blobs/{sha256}`, with a progress bar on a terminal
         /// when `showsProgress`, replaced once every byte is sent by the phase the server's
         /// answer waits for (on a terminal: `phases` tells it).
-        func send(_ digest: TreeDigests.Digest, showsProgress: Bool, api: PublisherAPI, client: HTTPClient, phases: PublishPhases) async throws {
+        func send(
+            _ digest: TreeDigests.Digest,
+            showsProgress: Bool,
+            api: PublisherAPI,
+            client: any HTTPTransport,
+            phases: PublishPhases,
+            in environment: CommandEnvironment
+        ) async throws {
             let upload = digest.file
+            let shown = PathArgument.asGiven(upload.file, items, in: environment)
             let progress = ProgressBar(
                 label: upload.logicalPath,
                 total: upload.status.size,
-                isEnabled: showsProgress && !json && isatty(STDERR_FILENO) == 1
+                isEnabled: showsProgress && !json && environment.isTerminal,
+                errors: environment.errors
             )
             defer { progress.finish() }
             do {
@@ -278,14 +305,14 @@ extension Depot {
                         "/v1/blobs/\(digest.sha256)",
                         body: body,
                         headers: ["Repr-Digest": "sha-256=:\(sha256):"],
-                        client: client
+                        transport: client
                     )
                 }
             } catch let failure as CommandFailure {
-                if failure.message.contains("(413)") { throw CommandFailure("\(upload.file) is larger than the server accepts (413)") }
+                if failure.message.contains("(413)") { throw CommandFailure("\(shown) is larger than the server accepts (413)") }
                 throw failure
             } catch {
-                throw CommandFailure("cannot read \(upload.file)")
+                throw CommandFailure("cannot read \(shown)")
             }
         }
     }

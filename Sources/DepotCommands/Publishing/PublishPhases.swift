@@ -13,16 +13,19 @@ struct PublishPhases: Sendable {
     let isTerminal: Bool
     /// Whether anything is told (not with `--json`).
     let isEnabled: Bool
+    /// Where it is told (standard error).
+    let errors: TextWriter
 
-    init(isEnabled: Bool, isTerminal: Bool = isatty(STDERR_FILENO) == 1) {
+    init(isEnabled: Bool, isTerminal: Bool, errors: TextWriter) {
         self.isEnabled = isEnabled
         self.isTerminal = isTerminal
+        self.errors = errors
     }
 
     /// On a terminal, tells that `phase` began.
     func begin(_ phase: String) {
         guard isEnabled, isTerminal else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(phase)…".utf8))
+        errors.write("\r\u{1B}[K\(phase)…")
     }
 
     /// Tells, when not on a terminal, that the upload ended (when anything was sent) and, on
@@ -36,7 +39,7 @@ struct PublishPhases: Sendable {
     /// When not on a terminal, tells that `phase` ended.
     func ended(_ phase: String) {
         guard isEnabled, !isTerminal else { return }
-        FileHandle.standardError.write(Data(line(phase).utf8))
+        errors.write(line(phase))
     }
 
     /// The line ``ended(_:)`` writes for `phase`.
@@ -51,6 +54,6 @@ struct PublishPhases: Sendable {
     /// Clears the terminal's phase line, so that the summary takes its place.
     func finish() {
         guard isEnabled, isTerminal else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        errors.write("\r\u{1B}[K")
     }
 }

@@ -13,7 +13,7 @@ import Darwin
 
 extension Depot {
     /// `depot keygen --out FILE`: makes the Ed25519 key that signs channel documents.
-    struct Keygen: AsyncParsableCommand {
+    struct Keygen: DepotCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make an Ed25519 key pair for signing channel documents.",
             discussion: """
@@ -24,16 +24,16 @@ extension Depot {
         )
 
         @Option(help: "Where to write the private key; an existing file is not replaced.")
-        var out: String
+        var out: PathArgument
 
         @Flag(help: "Print the public key and its id as JSON.")
         var json = false
 
-        func run() async throws {
-            try await reportingFailures {
+        func run(in environment: CommandEnvironment) async throws {
+            try await reportingFailures(in: environment) {
                 let key = Curve25519.Signing.PrivateKey()
                 let text = SigningKeyFile(key: key).contents
-                let descriptor = open(out, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+                let descriptor = open(out.path(in: environment), O_WRONLY | O_CREAT | O_EXCL, 0o600)
                 guard descriptor >= 0 else {
                     throw CommandFailure("cannot create \(out): \(String(cString: strerror(errno)))")
                 }
@@ -42,14 +42,14 @@ extension Depot {
                     throw CommandFailure("cannot write \(out): \(String(cString: strerror(errno)))")
                 }
                 do {
-                    try Durability.synchronize(descriptor: descriptor, name: out)
+                    try Durability.synchronize(descriptor: descriptor, name: out.description)
                 } catch {
                     throw CommandFailure("cannot write \(out): \(error)")
                 }
                 let publicKey = key.publicKey.rawRepresentation.base64EncodedString()
                 let id = ChannelSigner.keyID(of: key.publicKey)
-                if json { return try printJSON(["publicKey": publicKey, "keyID": id, "file": out]) }
-                print("public key \(publicKey) (id \(id))")
+                if json { return try environment.printJSON(["publicKey": publicKey, "keyID": id, "file": out.description]) }
+                environment.print("public key \(publicKey) (id \(id))")
             }
         }
     }

@@ -23,17 +23,17 @@ extension Depot {
             @OptionGroup var server: ServerOptions
 
             @Option(help: "A file holding the token (or set DEPOT_TOKEN); listing needs the read scope, moving a channel promote.")
-            var tokenFile: String?
+            var tokenFile: PathArgument?
 
             @Flag(help: "Print the server's JSON reply.")
             var json = false
 
-            func api() throws -> PublisherAPI {
-                PublisherAPI(baseURL: try server.baseURL(), token: try PublisherAPI.readToken(file: tokenFile))
+            func api(in environment: CommandEnvironment) throws -> PublisherAPI {
+                PublisherAPI(baseURL: try server.baseURL(in: environment), token: try PublisherAPI.readToken(file: tokenFile, in: environment))
             }
         }
 
-        struct List: AsyncParsableCommand {
+        struct List: DepotCommand {
             static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the newest releases and the channels.")
 
             @OptionGroup var options: Options
@@ -41,19 +41,19 @@ extension Depot {
             @Option(help: "How many releases to list.")
             var limit = 20
 
-            func run() async throws {
-                try await reportingFailures {
-                    let api = try options.api()
-                    let (releases, channels) = try await withHTTPClient { client in
+            func run(in environment: CommandEnvironment) async throws {
+                try await reportingFailures(in: environment) {
+                    let api = try options.api(in: environment)
+                    let (releases, channels) = try await environment.withTransport { client in
                         (
-                            try await api.send(.GET, "/v1/releases?limit=\(limit)", client: client),
-                            try await api.send(.GET, "/v1/channels", client: client)
+                            try await api.send(.GET, "/v1/releases?limit=\(limit)", transport: client),
+                            try await api.send(.GET, "/v1/channels", transport: client)
                         )
                     }
                     let (releaseList, channelList) = (try releases.decoded(ReleaseList.self), try channels.decoded(ChannelList.self))
                     if options.json {
                         // One document: `json.load` and `jq` read one.
-                        print(
+                        environment.print(
                             String(
                                 decoding: try APIJSON.encoder.encode(Listing(releases: releaseList.releases, channels: channelList.channels)),
                                 as: UTF8.self
@@ -73,7 +73,7 @@ extension Depot {
                             release.critical == true ? "critical" : nil,
                             release.minimumClientVersion.map { "needs app \($0)" },
                         ].compactMap { $0 }
-                        print(
+                        environment.print(
                             "\(release.number)\t\(release.id.prefix(12))…\t\(counted(release.files, "file"))\t\(ByteCountText(release.bytes))\t\(release.createdAt)"
                                 + (marks.isEmpty ? "" : "\t" + marks.joined(separator: ", ")) + channels
                                 + (release.message.map { "\t\"\(AuditText.escaped($0))\"" } ?? "")
@@ -89,7 +89,7 @@ extension Depot {
             let channels: [ChannelInfo]
         }
 
-        struct Promote: AsyncParsableCommand {
+        struct Promote: DepotCommand {
             static let configuration = CommandConfiguration(abstract: "Point a channel at a release (its number or id).")
 
             @Argument(help: "The release: its number, or its id.")
@@ -100,14 +100,19 @@ extension Depot {
 
             @OptionGroup var options: Options
 
-            func run() async throws {
-                try await reportingFailures {
-                    try await moveChannel("/v1/channels/\(channel)/promote", body: PromoteRequest(release: release), options: options)
+            func run(in environment: CommandEnvironment) async throws {
+                try await reportingFailures(in: environment) {
+                    try await moveChannel(
+                        "/v1/channels/\(channel)/promote",
+                        body: PromoteRequest(release: release),
+                        options: options,
+                        in: environment
+                    )
                 }
             }
         }
 
-        struct Rollback: AsyncParsableCommand {
+        struct Rollback: DepotCommand {
             static let configuration = CommandConfiguration(abstract: "Point a channel back at the release it pointed to before.")
 
             @Option(help: "The channel to roll back.")
@@ -115,9 +120,9 @@ extension Depot {
 
             @OptionGroup var options: Options
 
-            func run() async throws {
-                try await reportingFailures {
-                    try await moveChannel("/v1/channels/\(channel)/rollback", body: nil, options: options)
+            func run(in environment: CommandEnvironment) async throws {
+                try await reportingFailures(in: environment) {
+                    try await moveChannel("/v1/channels/\(channel)/rollback", body: nil, options: options, in: environment)
                 }
             }
         }
@@ -126,24 +131,24 @@ extension Depot {
 
 /// Sends a promote or rollback and prints one line for the move:
 /// `stable: release 3 → 2 (1 added, 0 changed, 1 removed)`.
-private func moveChannel(_ path: String, body: PromoteRequest?, options: Depot.Release.Options) async throws {
-    let api = try options.api()
-    let reply = try await withHTTPClient { client in try await api.send(.POST, path, json: body, client: client) }
-    try printMove(reply, json: options.json)
+private func moveChannel(_ path: String, body: PromoteRequest?, options: Depot.Release.Options, in environment: CommandEnvironment) async throws {
+    let api = try options.api(in: environment)
+    let reply = try await environment.withTransport { client in try await api.send(.POST, path, json: body, transport: client) }
+    try printMove(reply, json: options.json, in: environment)
 }
 
-private func printMove(_ reply: PublisherAPI.Reply, json: Bool) throws {
+private func printMove(_ reply: PublisherAPI.Reply, json: Bool, in environment: CommandEnvironment) throws {
     if json {
-        print(reply.text)
+        environment.print(reply.text)
         return
     }
     let move = try reply.decoded(MoveReply.self)
     if move.rolloutRolledBack == true {
         let rollout = move.from.map { "the rollout of release \($0.number)" } ?? "the rollout"
-        return print(
+        return environment.print(
             "\(move.channel): stays on release \(move.to.number); \(rollout) was rolled back, its installs return to release \(move.to.number)"
         )
     }
     let counts = "\(move.added) added, \(move.changed) changed, \(move.removed) removed"
-    print("\(move.channel): release \(move.from.map { String($0.number) } ?? "none") → \(move.to.number) (\(counts))")
+    environment.print("\(move.channel): release \(move.from.map { String($0.number) } ?? "none") → \(move.to.number) (\(counts))")
 }

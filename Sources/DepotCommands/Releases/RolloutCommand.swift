@@ -12,7 +12,7 @@ extension Depot {
             subcommands: [Start.self, Status.self, Pause.self, Resume.self, Halt.self, Rollback.self]
         )
 
-        struct Start: AsyncParsableCommand {
+        struct Start: DepotCommand {
             static let configuration = CommandConfiguration(abstract: "Start rolling a release (its number or id) out.")
 
             @Argument(help: "The release: its number, or its id.")
@@ -52,8 +52,8 @@ extension Depot {
 
             @OptionGroup var options: Release.Options
 
-            func run() async throws {
-                try await reportingFailures {
+            func run(in environment: CommandEnvironment) async throws {
+                try await reportingFailures(in: environment) {
                     let request = RolloutRequest(
                         release: release,
                         steps: try steps.map(Self.steps),
@@ -63,7 +63,7 @@ extension Depot {
                         autoRollback: !noAutoRollback,
                         minNetworks: minNetworks
                     )
-                    try await sendRollout(.POST, "/v1/channels/\(channel)/rollout", body: request, options: options)
+                    try await sendRollout(.POST, "/v1/channels/\(channel)/rollout", body: request, options: options, in: environment)
                 }
             }
 
@@ -83,7 +83,7 @@ extension Depot {
             }
         }
 
-        struct Status: AsyncParsableCommand {
+        struct Status: DepotCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Show each channel's newest rollout (the live ones first) and what its gate waits for.",
                 discussion: "With --json, {\"rollouts\": [...]}; with --channel, that channel's rollout alone, as the API gives it."
@@ -94,21 +94,21 @@ extension Depot {
 
             @OptionGroup var options: Release.Options
 
-            func run() async throws {
-                try await reportingFailures {
+            func run(in environment: CommandEnvironment) async throws {
+                try await reportingFailures(in: environment) {
                     if let channel {
-                        try await sendRollout(.GET, "/v1/channels/\(channel)/rollout", body: nil, options: options)
+                        try await sendRollout(.GET, "/v1/channels/\(channel)/rollout", body: nil, options: options, in: environment)
                         return
                     }
-                    let api = try options.api()
-                    let reply = try await withHTTPClient { client in try await api.send(.GET, "/v1/rollouts", client: client) }
+                    let api = try options.api(in: environment)
+                    let reply = try await environment.withTransport { client in try await api.send(.GET, "/v1/rollouts", transport: client) }
                     if options.json {
-                        print(reply.text)
+                        environment.print(reply.text)
                         return
                     }
                     let rollouts = try reply.decoded(RolloutList.self).rollouts
-                    if rollouts.isEmpty { print("No rollout yet.") }
-                    for rollout in rollouts { print(describe(rollout)) }
+                    if rollouts.isEmpty { environment.print("No rollout yet.") }
+                    for rollout in rollouts { environment.print(describe(rollout)) }
                 }
             }
         }
@@ -144,29 +144,35 @@ extension Depot {
 }
 
 /// `depot rollout pause|resume|halt|rollback`: one `POST /v1/channels/{channel}/rollout/{action}`.
-protocol RolloutChange: AsyncParsableCommand {
+protocol RolloutChange: DepotCommand {
     static var action: RolloutAction { get }
     var channel: String { get }
     var options: Depot.Release.Options { get }
 }
 
 extension RolloutChange {
-    func run() async throws {
-        try await reportingFailures {
-            try await sendRollout(.POST, "/v1/channels/\(channel)/rollout/\(Self.action.rawValue)", body: nil, options: options)
+    func run(in environment: CommandEnvironment) async throws {
+        try await reportingFailures(in: environment) {
+            try await sendRollout(.POST, "/v1/channels/\(channel)/rollout/\(Self.action.rawValue)", body: nil, options: options, in: environment)
         }
     }
 }
 
 /// Sends a rollout request and prints the rollout (``describe(_:)``).
-private func sendRollout(_ method: HTTPMethod, _ path: String, body: RolloutRequest?, options: Depot.Release.Options) async throws {
-    let api = try options.api()
-    let reply = try await withHTTPClient { client in try await api.send(method, path, json: body, client: client) }
+private func sendRollout(
+    _ method: HTTPMethod,
+    _ path: String,
+    body: RolloutRequest?,
+    options: Depot.Release.Options,
+    in environment: CommandEnvironment
+) async throws {
+    let api = try options.api(in: environment)
+    let reply = try await environment.withTransport { client in try await api.send(method, path, json: body, transport: client) }
     if options.json {
-        print(reply.text)
+        environment.print(reply.text)
         return
     }
-    print(describe(try reply.decoded(RolloutInfo.self)))
+    environment.print(describe(try reply.decoded(RolloutInfo.self)))
 }
 
 /// A rollout in a line, and for a running one its gate's verdict in a second:

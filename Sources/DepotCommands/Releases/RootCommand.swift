@@ -22,19 +22,19 @@ extension Depot {
         )
 
         /// Writes `root` as the JSON the server serves.
-        static func write(_ root: RootDocument, to file: String) throws {
+        static func write(_ root: RootDocument, to file: PathArgument, in environment: CommandEnvironment) throws {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             do {
-                try (try encoder.encode(root) + Data("\n".utf8)).write(to: URL(fileURLWithPath: file), options: .atomic)
+                try (try encoder.encode(root) + Data("\n".utf8)).write(to: file.url(in: environment), options: .atomic)
             } catch {
                 throw CommandFailure("cannot write \(file): \(error.localizedDescription)")
             }
         }
 
         /// Reads a root document.
-        static func read(_ file: String) throws -> RootDocument {
-            guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
+        static func read(_ file: PathArgument, in environment: CommandEnvironment) throws -> RootDocument {
+            guard let data = FileManager.default.contents(atPath: file.path(in: environment)) else { throw CommandFailure("cannot read \(file)") }
             guard let root = try? JSONDecoder().decode(RootDocument.self, from: data) else { throw CommandFailure("\(file) is not a root document") }
             return root
         }
@@ -57,14 +57,14 @@ extension Depot {
 
 extension Depot.Root {
     /// `depot root init`: root 1, unsigned.
-    struct Initialize: AsyncParsableCommand {
+    struct Initialize: DepotCommand {
         static let configuration = CommandConfiguration(
             commandName: "init",
             abstract: "Write root 1, unsigned: then sign it with a threshold of its root keys (depot root sign)."
         )
 
         @Option(help: "Where to write it (serve it as 1.root.json).")
-        var out: String
+        var out: PathArgument
 
         @Option(name: .customLong("root-key"), help: "A public key (base64, from depot keygen) that signs the next root (repeatable).")
         var rootKeys: [String]
@@ -85,8 +85,8 @@ extension Depot.Root {
             guard expiresDays > 0 else { throw ValidationError("--expires-days takes a positive number") }
         }
 
-        func run() async throws {
-            try await reportingFailures {
+        func run(in environment: CommandEnvironment) async throws {
+            try await reportingFailures(in: environment) {
                 var keys: [String: String] = [:]
                 let root = try Depot.Root.add(rootKeys, to: &keys)
                 let channels = try Depot.Root.add(channelKeys, to: &keys)
@@ -98,33 +98,33 @@ extension Depot.Root {
                     channels: .init(keyIDs: Array(Set(channels)).sorted(), threshold: channelThreshold)
                 )
                 do { try document.checkShape(keyID: Ed25519.keyID(base64:)) } catch { throw CommandFailure("\(error)") }
-                try Depot.Root.write(document, to: out)
-                print("root 1 written to \(out): sign it with \(rootThreshold) of its root keys")
+                try Depot.Root.write(document, to: out, in: environment)
+                environment.print("root 1 written to \(out): sign it with \(rootThreshold) of its root keys")
             }
         }
     }
 
     /// `depot root sign`: adds one key's signature.
-    struct Sign: AsyncParsableCommand {
+    struct Sign: DepotCommand {
         static let configuration = CommandConfiguration(abstract: "Sign a root with one private key (a root key of it or of the root before).")
 
         @Argument(help: "The root document.")
-        var file: String
+        var file: PathArgument
 
         @Option(help: "The private key file (from depot keygen).")
-        var key: String
+        var key: PathArgument
 
-        func run() async throws {
-            try await reportingFailures {
-                var root = try Depot.Root.read(file)
+        func run(in environment: CommandEnvironment) async throws {
+            try await reportingFailures(in: environment) {
+                var root = try Depot.Root.read(file, in: environment)
                 let privateKey: Curve25519.Signing.PrivateKey
-                do { privateKey = try ChannelSigner.readKey(file: key) } catch { throw CommandFailure("\(error)") }
+                do { privateKey = try ChannelSigner.readKey(file: key.path(in: environment)) } catch { throw CommandFailure("\(error)") }
                 let signature = try Ed25519.sign(root.signedText, with: privateKey)
                 root.signatures.removeAll { $0.keyID == signature.keyID }
                 root.signatures.append(signature)
                 root.signatures.sort { $0.keyID < $1.keyID }
-                try Depot.Root.write(root, to: file)
-                print(
+                try Depot.Root.write(root, to: file, in: environment)
+                environment.print(
                     "root \(root.version) signed by \(signature.keyID) (\(root.signatures.count) signature\(root.signatures.count == 1 ? "" : "s"))"
                 )
             }
@@ -132,16 +132,16 @@ extension Depot.Root {
     }
 
     /// `depot root rotate`: the next root, unsigned.
-    struct Rotate: AsyncParsableCommand {
+    struct Rotate: DepotCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the root after another, with keys added or removed: sign it with a threshold of both roots' root keys."
         )
 
         @Option(help: "The current newest root.")
-        var from: String
+        var from: PathArgument
 
         @Option(help: "Where to write the next one (serve it as N.root.json).")
-        var out: String
+        var out: PathArgument
 
         @Option(name: .customLong("add-root-key"), help: "A public key to add as a root key (repeatable).")
         var addRootKeys: [String] = []
@@ -164,9 +164,9 @@ extension Depot.Root {
         @Option(help: "Days until the new root expires.")
         var expiresDays = 365
 
-        func run() async throws {
-            try await reportingFailures {
-                let current = try Depot.Root.read(from)
+        func run(in environment: CommandEnvironment) async throws {
+            try await reportingFailures(in: environment) {
+                let current = try Depot.Root.read(from, in: environment)
                 // A removal that names no key of its role would write a root that still trusts
                 // the key meant to go (its base64 given for its id, or a typo).
                 for (id, role, name) in removeRootKeys.map({ ($0, current.root, "root") })
@@ -189,8 +189,8 @@ extension Depot.Root {
                     channels: .init(keyIDs: channels.sorted(), threshold: channelThreshold ?? min(current.channels.threshold, channels.count))
                 )
                 do { try next.checkShape(keyID: Ed25519.keyID(base64:)) } catch { throw CommandFailure("\(error)") }
-                try Depot.Root.write(next, to: out)
-                print(
+                try Depot.Root.write(next, to: out, in: environment)
+                environment.print(
                     "root \(next.version) written to \(out): sign it with \(current.root.threshold) of root \(current.version)'s root keys "
                         + "and \(next.root.threshold) of its own"
                 )
@@ -199,19 +199,21 @@ extension Depot.Root {
     }
 
     /// `depot root verify`: checks a chain as a client would.
-    struct Verify: AsyncParsableCommand {
+    struct Verify: DepotCommand {
         static let configuration = CommandConfiguration(abstract: "Check a chain of roots, oldest first, as a client walks it.")
 
         @Argument(help: "The root documents, 1.root.json first.")
-        var files: [String]
+        var files: [PathArgument]
 
-        func run() async throws {
-            try await reportingFailures {
+        func run(in environment: CommandEnvironment) async throws {
+            try await reportingFailures(in: environment) {
                 let newest: RootDocument
-                do { newest = try RootDocument.checkChain(try files.map(Depot.Root.read)) } catch let problem as RootDocument.Problem {
+                do { newest = try RootDocument.checkChain(try files.map { try Depot.Root.read($0, in: environment) }) } catch let problem
+                    as RootDocument.Problem
+                {
                     throw CommandFailure(problem.message)
                 }
-                print("root \(newest.version) verified, expires \(newest.expires)")
+                environment.print("root \(newest.version) verified, expires \(newest.expires)")
             }
         }
     }

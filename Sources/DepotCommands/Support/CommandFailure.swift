@@ -22,8 +22,8 @@ extension AsyncParsableCommand {
     /// Runs `body`, turning a ``CommandFailure`` into one `Error:` line and its kind's exit
     /// status (``FailureKind``). With `json`, every failure, a usage error included, is instead
     /// one ``FailureDocument`` on standard output (nothing on standard error), with its kind's
-    /// status. What is printed names URLs without their credentials (``redactingCredentials(in:)``).
-    func reportingFailures(json: Bool = false, _ body: () async throws -> Void) async throws {
+    /// status, in `environment`. What is printed names URLs without their credentials (``redactingCredentials(in:)``).
+    func reportingFailures(json: Bool = false, in environment: CommandEnvironment, _ body: () async throws -> Void) async throws {
         do {
             try await body()
         } catch let exit as ExitCode {
@@ -32,12 +32,12 @@ extension AsyncParsableCommand {
             throw ExitCode(failure.kind.status)
         } catch  where json {
             let failure = FailureDocument(error)
-            FileHandle.standardOutput.write(Data((try jsonLine(failure) + "\n").utf8))
+            environment.print(try jsonLine(failure))
             throw ExitCode(failure.error.status)
         } catch let usage as ValidationError {
             throw ValidationError(redactingCredentials(in: usage.message))
         } catch let failure as CommandFailure {
-            FileHandle.standardError.write(Data("Error: \(printable(FailureDocument(failure).error.message))\n".utf8))
+            environment.printError("Error: \(printable(FailureDocument(failure).error.message))")
             throw ExitCode(failure.kind.status)
         }
     }

@@ -1,7 +1,4 @@
 import ArgumentParser
-import Foundation
-import NIOCore
-import NIOPosix
 
 /// `depot`: serve, publish and sync content.
 struct Depot: AsyncParsableCommand {
@@ -14,32 +11,14 @@ struct Depot: AsyncParsableCommand {
     )
 }
 
-@main
-enum Main {
-    static func main() async {
-        // One event loop per core this process may run on: NIO counts cgroup limits but not the
-        // affinity mask (`taskset`, systemd's CPUAffinity), and two loops sharing one core
-        // switch between each other on every request.
-        NIOSingletons.groupLoopCountSuggestion = AvailableCores.count
-        let commands = Depot.configuration.subcommands.map { $0._commandName }
-        if let message = UnknownCommand.message(for: Array(CommandLine.arguments.dropFirst()), commands: commands) {
-            FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
-            exit(ExitCode.validationFailure.rawValue)
-        }
-        await Depot.main()
-    }
+/// A command that runs in a ``CommandEnvironment``: what it prints, the variables it reads,
+/// where its relative paths lead and how it reaches a server all come from there.
+protocol DepotCommand: AsyncParsableCommand {
+    func run(in environment: CommandEnvironment) async throws
 }
 
-/// The cores the scheduler lets this process use: on Linux, the `Cpus_allowed` mask of
-/// `/proc/self/status`, within NIO's count (which honours cgroup limits).
-enum AvailableCores {
-    static var count: Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") })
-        else { return System.coreCount }
-        let cores = line.dropFirst("Cpus_allowed:".count).reduce(0) { count, digit in
-            count + (digit.hexDigitValue?.nonzeroBitCount ?? 0)
-        }
-        return max(1, min(cores, System.coreCount))
+extension DepotCommand {
+    func run() async throws {
+        try await run(in: .process)
     }
 }

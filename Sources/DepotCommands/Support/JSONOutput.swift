@@ -8,7 +8,9 @@ func jsonLine(_ value: some Encodable) throws -> String {
     return String(decoding: try encoder.encode(value), as: UTF8.self)
 }
 
-/// Prints ``jsonLine(_:)`` of `value`.
-func printJSON(_ value: some Encodable) throws {
-    print(try jsonLine(value))
+extension CommandEnvironment {
+    /// Prints ``jsonLine(_:)`` of `value` to the output.
+    func printJSON(_ value: some Encodable) throws {
+        print(try jsonLine(value))
+    }
 }

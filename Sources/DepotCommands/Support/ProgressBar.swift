@@ -15,10 +15,13 @@ final class ProgressBar: Sendable {
     let label: String
     let total: Int64
     let isEnabled: Bool
+    /// Where it is drawn (standard error).
+    let errors: TextWriter
     private let start = ContinuousClock.now
     private let state = Mutex(State())
 
-    init(label: String, total: Int64, isEnabled: Bool = isatty(STDERR_FILENO) == 1) {
+    init(label: String, total: Int64, isEnabled: Bool, errors: TextWriter) {
+        self.errors = errors
         self.label = label
         self.total = total
         self.isEnabled = isEnabled
@@ -43,13 +46,13 @@ final class ProgressBar: Sendable {
             state.lastDrawn = now
             return render(done: state.done, rate: state.rate)
         }
-        if let line { FileHandle.standardError.write(Data(line.utf8)) }
+        if let line { errors.write(line) }
     }
 
     /// Clears the bar so the summary line takes its place.
     func finish() {
         guard isEnabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        errors.write("\r\u{1B}[K")
     }
 
     /// The bar for `done` bytes at `rate` (``TransferRate``): the rate and time left read

@@ -38,7 +38,7 @@ struct PublisherAPI {
         json: (some Encodable)? = String?.none,
         body: HTTPClientRequest.Body? = nil,
         headers: [String: String] = [:],
-        client: HTTPClient,
+        transport: any HTTPTransport,
         allowing: Set<UInt> = []
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: baseURL + path)
@@ -53,7 +53,7 @@ struct PublisherAPI {
         }
         let reply: Reply
         do {
-            let response = try await client.execute(request, timeout: .hours(24))
+            let response = try await transport.execute(request, timeout: .hours(24))
             do {
                 reply = Reply(
                     status: response.status,
@@ -107,15 +107,15 @@ struct PublisherAPI {
         text.last.map { ".!?".contains($0) } == true ? text : text + "."
     }
 
-    /// The token: from `file`, or else `DEPOT_TOKEN`.
-    static func readToken(file: String?) throws -> String {
+    /// The token: from `file`, or else `DEPOT_TOKEN` in `environment`.
+    static func readToken(file: PathArgument?, in environment: CommandEnvironment) throws -> String {
         if let file {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            guard let text = try? String(contentsOfFile: file.path(in: environment), encoding: .utf8) else {
                 throw CommandFailure("cannot read the token file \(file)")
             }
             return text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        guard let token = ProcessInfo.processInfo.environment["DEPOT_TOKEN"], !token.isEmpty else {
+        guard let token = environment.variables["DEPOT_TOKEN"], !token.isEmpty else {
             throw CommandFailure("no token: use --token-file FILE or set DEPOT_TOKEN")
         }
         return token

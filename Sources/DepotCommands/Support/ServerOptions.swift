@@ -6,9 +6,14 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "The Depot server, e.g. http://127.0.0.1:8080 (or DEPOT_SERVER).")
     var server: String?
 
+    /// `--server`, else `DEPOT_SERVER` in `environment`, as given.
+    func named(in environment: CommandEnvironment) -> String? {
+        server ?? environment.variables["DEPOT_SERVER"]
+    }
+
     /// The server's base URL, without a trailing slash.
-    func baseURL() throws -> String {
-        guard let text = server ?? ProcessInfo.processInfo.environment["DEPOT_SERVER"] else {
+    func baseURL(in environment: CommandEnvironment) throws -> String {
+        guard let text = named(in: environment) else {
             throw ValidationError("Name the server with --server URL or DEPOT_SERVER")
         }
         return try Self.baseURL(of: text)

@@ -7,12 +7,12 @@ struct TrustOptions: ParsableArguments {
     var trustedKeys: [String] = []
 
     @Option(help: "The signed root the channel's keys descend from (depot root init), in place of --trusted-key.")
-    var trustedRoot: String?
+    var trustedRoot: PathArgument?
 
     /// The bytes of the `--trusted-root` file, checked by the client (`ChannelCheck.Trust`).
-    func rootDocument() throws -> Data? {
+    func rootDocument(in environment: CommandEnvironment) throws -> Data? {
         try trustedRoot.map { file in
-            guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
+            guard let data = FileManager.default.contents(atPath: file.path(in: environment)) else { throw CommandFailure("cannot read \(file)") }
             return data
         }
     }

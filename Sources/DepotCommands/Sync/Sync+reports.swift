@@ -9,8 +9,8 @@ extension Depot.Sync {
     /// `--report-server`, else `DEPOT_REPORT_SERVER`, with `--reports`: the one server reports
     /// go to (``DepotClient/Configuration/reportServer``); `nil` leaves the client's rule
     /// (the one `--server` of a sync with no `--fallback-server`; with several, none).
-    func reportServerURL() throws -> URL? {
-        guard reports, let text = reportServer ?? ProcessInfo.processInfo.environment[Self.reportServerVariable] else { return nil }
+    func reportServerURL(in environment: CommandEnvironment) throws -> URL? {
+        guard reports, let text = reportServer ?? environment.variables[Self.reportServerVariable] else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
             throw CommandFailure("--report-server must be an http:// or https:// URL, not \"\(refusedURLText(text))\".", kind: .usage)
         }

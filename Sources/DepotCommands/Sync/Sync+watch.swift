@@ -9,15 +9,15 @@ extension Depot.Sync {
     /// interval up to `--max-backoff`, with jitter); a round that went well starts it over. A
     /// signal stops the round under way (what it verified stays staged for the next run) and
     /// ends the command with status 0.
-    func watching(_ client: DepotClient, every interval: DurationArgument) async {
+    func watching(_ client: DepotClient, every interval: DurationArgument, in environment: CommandEnvironment) async {
         let json = json
         let loop = WatchLoop(
             schedule: WatchSchedule(interval: interval.seconds, maximumBackoff: maxBackoff.seconds),
-            round: { try await syncOnce(client) },
+            round: { try await syncOnce(client, in: environment) },
             log: { error, line in
                 let reported = (error as? CommandFailure)?.isReported ?? false
-                if json, !reported, let document = try? jsonLine(FailureDocument(error)) { writeLine(document) }
-                FileHandle.standardError.write(Data((printable(line) + "\n").utf8))
+                if json, !reported, let document = try? jsonLine(FailureDocument(error)) { writeLine(document, in: environment) }
+                environment.printError(printable(line))
             },
             sleep: { seconds in try await Task.sleep(for: .milliseconds(Int64(min(seconds, Self.longestWait) * 1000))) },
             jitter: { Double.random(in: 0..<1) }
@@ -26,7 +26,7 @@ extension Depot.Sync {
             group.addTask { await loop.run() }
             group.addTask {
                 for await signal in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
-                    FileHandle.standardError.write(Data("Stopped by \(signal).\n".utf8))
+                    environment.printError("Stopped by \(signal).")
                     return
                 }
             }

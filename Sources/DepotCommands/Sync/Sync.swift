@@ -8,7 +8,7 @@ import Synchronization
 
 extension Depot {
     /// `depot sync --server URL --dir DIR [--watch SECONDS]`: keeps a folder in step with a server.
-    struct Sync: AsyncParsableCommand {
+    struct Sync: DepotCommand {
         static let configuration = CommandConfiguration(
             abstract: "Download what a Depot server publishes into a folder, fetching only what changed.",
             discussion: """
@@ -43,7 +43,7 @@ extension Depot {
         var fallbackServers: [String] = []
 
         @Option(help: "The folder to keep in step.")
-        var dir: String
+        var dir: PathArgument
 
         @Option(help: "Sync again after this long (seconds, or 90s, 15m, 1h), until SIGINT or SIGTERM; a failure is logged and tried again.")
         var watch: DurationArgument?
@@ -103,15 +103,12 @@ extension Depot {
         @Flag(help: "Let this sync drop or replace the --trusted-key or --trusted-root the folder was synced with.")
         var replaceTrust = false
 
-        /// Checks the options; with `--json`, a refusal is one ``FailureDocument`` (code `usage`)
-        /// on standard output and exit status 64, as every other failure.
+        /// Checks the options; with `--json`, ``run(in:)`` checks them, where the output is: a
+        /// refusal is one ``FailureDocument`` (code `usage`) on standard output and exit status 64,
+        /// as every other failure.
         func validate() throws {
-            do {
-                try checkOptions()
-            } catch let usage as ValidationError where json {
-                writeLine(try jsonLine(FailureDocument(usage)))
-                throw ExitCode.validationFailure
-            }
+            guard !json else { return }
+            try checkOptions()
         }
 
         /// The longest `--watch` or `--max-backoff`, in seconds (a year and a day): a wait is
@@ -138,14 +135,22 @@ extension Depot {
             }
         }
 
-        func run() async throws {
-            try await reportingFailures(json: json) {
-                try checkFolder()
-                let servers = try serverURLs()
+        func run(in environment: CommandEnvironment) async throws {
+            if json {
+                do {
+                    try checkOptions()
+                } catch let usage as ValidationError {
+                    writeLine(try jsonLine(FailureDocument(usage)), in: environment)
+                    throw ExitCode.validationFailure
+                }
+            }
+            try await reportingFailures(json: json, in: environment) {
+                try checkFolder(in: environment)
+                let servers = try serverURLs(in: environment)
                 var configuration = DepotClient.Configuration(
                     channel: channel,
                     trustedKeys: trust.trustedKeys,
-                    trustedRoot: try trust.rootDocument(),
+                    trustedRoot: try trust.rootDocument(in: environment),
                     removesDeletedFiles: !keepDeleted,
                     minimumTransferRate: rate.minimumRate,
                     transferRateWindow: rate.rateWindow.seconds,
@@ -156,17 +161,17 @@ extension Depot {
                 )
                 configuration.layout = layout
                 configuration.replacesTrust = replaceTrust
-                configuration.reportServer = try reportServerURL()
+                configuration.reportServer = try reportServerURL(in: environment)
                 configuration.reportQueueCapacity = maxQueuedReports
-                let client = DepotClient(servers: servers, directory: URL(fileURLWithPath: dir), configuration: configuration)
+                let client = DepotClient(servers: servers, directory: dir.url(in: environment), configuration: configuration)
                 guard let watch else {
                     do {
-                        return try await syncOnce(client)
+                        return try await syncOnce(client, in: environment)
                     } catch let error as SyncError {
                         throw CommandFailure(error)
                     }
                 }
-                await watching(client, every: watch)
+                await watching(client, every: watch, in: environment)
             }
         }
 
@@ -174,10 +179,9 @@ extension Depot {
         /// download staged and sends nothing (a report it makes waits for the next sync), so
         /// without one the client is given a name that resolves nowhere (RFC 2606's `.invalid`),
         /// never asked. The client takes each as a folder, with or without its trailing slash.
-        func serverURLs() throws -> [URL] {
-            let named = server.server ?? ProcessInfo.processInfo.environment["DEPOT_SERVER"]
-            if apply, named == nil, let nowhere = URL(string: "http://apply.invalid/") { return [nowhere] }
-            return try ([try server.baseURL()] + fallbackServers.map(ServerOptions.baseURL(of:))).map { text in
+        func serverURLs(in environment: CommandEnvironment) throws -> [URL] {
+            if apply, server.named(in: environment) == nil, let nowhere = URL(string: "http://apply.invalid/") { return [nowhere] }
+            return try ([try server.baseURL(in: environment)] + fallbackServers.map(ServerOptions.baseURL(of:))).map { text in
                 guard let url = URL(string: text) else { throw CommandFailure("--server \(text) is not a URL.", kind: .usage) }
                 return url
             }
@@ -186,31 +190,31 @@ extension Depot {
         /// A `--dir` that names a file, or whose parent folder is missing (a typo), is refused in
         /// one line, before anything is made; a new one is said on standard error (without
         /// `--json`), since a typo there downloads a whole release.
-        func checkFolder() throws {
+        func checkFolder(in environment: CommandEnvironment) throws {
             var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: dir, isDirectory: &isFolder) {
+            if FileManager.default.fileExists(atPath: dir.path(in: environment), isDirectory: &isFolder) {
                 guard isFolder.boolValue else { throw CommandFailure("--dir \(dir) is a file, not a folder") }
                 return
             }
             if apply {
                 throw CommandFailure("--dir \(dir) does not exist, so nothing is staged there: download first.", kind: FailureKind(.notStaged))
             }
-            let parent = URL(fileURLWithPath: dir).deletingLastPathComponent().path
+            let parent = dir.url(in: environment).deletingLastPathComponent().path
             guard FileManager.default.fileExists(atPath: parent) else {
                 throw CommandFailure("--dir \(dir): its parent folder \(parent) does not exist (a typo?); make it first")
             }
             // Said to a person; a program reading --json has the report. A check makes nothing.
             guard !json, !check else { return }
-            FileHandle.standardError.write(Data("--dir \(dir) is new: making it, and fetching the whole release into it\n".utf8))
+            environment.printError("--dir \(dir) is new: making it, and fetching the whole release into it")
         }
 
-        func syncOnce(_ client: DepotClient) async throws {
-            if check { return try await printCheck(client) }
+        func syncOnce(_ client: DepotClient, in environment: CommandEnvironment) async throws {
+            if check { return try await printCheck(client, in: environment) }
             if apply {
                 let release = try client.apply()
-                return writeLine("applied release \(release.number) of \(release.channel)")
+                return writeLine("applied release \(release.number) of \(release.channel)", in: environment)
             }
-            let bars = ProgressBars(isEnabled: !json && isatty(STDERR_FILENO) == 1)
+            let bars = ProgressBars(isEnabled: !json && environment.isTerminal, errors: environment.errors)
             let report: SyncReport
             do {
                 // No progress asked when no bar shows it: asking costs the plan's read-ahead.
@@ -227,13 +231,15 @@ extension Depot {
                 throw error
             }
             if json {
-                try writeJSON(report)
+                try writeJSON(report, in: environment)
             } else {
                 for file in report.files where file.outcome == .failed {
-                    FileHandle.standardError.write(Data((printable("failed \(file.path): \(file.error ?? "")") + "\n").utf8))
+                    environment.printError(printable("failed \(file.path): \(file.error ?? "")"))
                 }
-                writeLine(Self.summary(report))
-                if downloadOnly, report.failedCount == 0, !report.files.isEmpty { writeLine("staged: depot sync --apply switches to it") }
+                writeLine(Self.summary(report), in: environment)
+                if downloadOnly, report.failedCount == 0, !report.files.isEmpty {
+                    writeLine("staged: depot sync --apply switches to it", in: environment)
+                }
             }
             if report.failedCount > 0 {
                 // Under --json the report, which names each failure, is the one object printed.
@@ -244,33 +250,37 @@ extension Depot {
         }
 
         /// `--check`: what a sync would do, as a line (or the plan as JSON).
-        func printCheck(_ client: DepotClient) async throws {
+        func printCheck(_ client: DepotClient, in environment: CommandEnvironment) async throws {
             let plan = try await client.check()
             if json {
-                return try writeJSON(plan)
+                return try writeJSON(plan, in: environment)
             }
             let release = plan.release.map { "release \($0.number) of \($0.channel)" } ?? "no release"
-            guard !plan.isUpToDate else { return writeLine("up to date: \(release)") }
+            guard !plan.isUpToDate else { return writeLine("up to date: \(release)", in: environment) }
             let bound = plan.files.contains(where: \.isBound) ? "at most " : ""
             writeLine(
                 "\(release)\(plan.critical ? " (critical)" : ""): \(plan.files.count) to fetch, \(plan.removals.count) to remove; "
-                    + "\(bound)\(ByteCountText(plan.transferBytes)) to transfer, \(ByteCountText(plan.requiredBytes)) of space needed"
+                    + "\(bound)\(ByteCountText(plan.transferBytes)) to transfer, \(ByteCountText(plan.requiredBytes)) of space needed",
+                in: environment
             )
             for file in plan.files {
-                writeLine("  \(file.path): \(file.way.rawValue), \(file.isBound ? "at most " : "")\(ByteCountText(file.expectedBytes))")
+                writeLine(
+                    "  \(file.path): \(file.way.rawValue), \(file.isBound ? "at most " : "")\(ByteCountText(file.expectedBytes))",
+                    in: environment
+                )
             }
         }
 
         /// `--json`: `value` as one line of JSON, keys sorted.
-        func writeJSON(_ value: some Encodable) throws {
-            writeLine(try jsonLine(value))
+        func writeJSON(_ value: some Encodable, in environment: CommandEnvironment) throws {
+            writeLine(try jsonLine(value), in: environment)
         }
 
         /// Writes a line to standard output at once: with --watch the process runs on, and each
         /// round's line must reach a log file or pipe now, not when a buffer fills. The URLs in it
         /// (a report's servers, a failover's error) are named without their credentials.
-        func writeLine(_ line: String) {
-            FileHandle.standardOutput.write(Data((printable(line) + "\n").utf8))
+        func writeLine(_ line: String, in environment: CommandEnvironment) {
+            environment.print(printable(line))
         }
 
         /// `3 updated, 12 unchanged: 412 KB transferred, 24.8 MB saved; release 4 of stable, signature verified;
@@ -315,17 +325,20 @@ extension Depot {
 /// One progress bar for the file being downloaded.
 final class ProgressBars: Sendable {
     let isEnabled: Bool
+    /// Where the bars are drawn (standard error).
+    let errors: TextWriter
     private let current = Mutex<(path: String, bar: ProgressBar)?>(nil)
 
-    init(isEnabled: Bool) {
+    init(isEnabled: Bool, errors: TextWriter) {
         self.isEnabled = isEnabled
+        self.errors = errors
     }
 
     func update(_ progress: SyncProgress) {
         guard isEnabled, let path = progress.file, progress.fileBytesExpected > 0 else { return }
         let bar: ProgressBar = current.withLock { current in
             if let current, current.path == path { return current.bar }
-            let bar = ProgressBar(label: path, total: progress.fileBytesExpected, isEnabled: true)
+            let bar = ProgressBar(label: path, total: progress.fileBytesExpected, isEnabled: true, errors: errors)
             current = (path, bar)
             return bar
         }
