@@ -10,6 +10,8 @@ import Testing
 /// the shipped `deploy/nginx/static-mirror.conf` with its workers as another user, in the
 /// service's group (docs/export-and-mirrors.md: `usermod -aG depot www-data`). Every file the three writers
 /// leave must be one those workers can read: a file only its owner reads is a 403 from nginx.
+/// And the files of that install as shipped: `deploy/depot.service` and
+/// `deploy/config.example.json` (``systemdUnit()``, ``exampleConfig()``).
 @Suite("Production modes")
 struct ProductionModesTests {
     /// The service's user and group (the unit's `User=depot`, `Group=depot`): Debian's `nobody`
@@ -107,15 +109,18 @@ struct ProductionModesTests {
             try root.write(database, to: "\(tree)/catalog.db")
         }
 
+        /// The stage's clients, synced and compared with the trees as every static-edge suite's
+        /// are (the same folder and key).
+        var clients: ExportStage { ExportStage(root: root, publicKey: publicKey) }
+
         /// `depot sync` of `client` from `server`, trusting the service's key: the report.
         func sync(_ client: String, from server: String) async throws -> SyncReport {
-            let result = try await DepotCLI.run(
-                ["sync", "--server", server, "--dir", client, "--trusted-key", publicKey, "--json"],
-                token: nil,
-                in: root
-            )
-            #expect(result.status == 0, "\(server): \(result.errors) \(result.output)")
-            return try JSONDecoder().decode(SyncReport.self, from: Data(result.output.utf8))
+            try await clients.sync(client, from: server)
+        }
+
+        /// Whether the client folder `client` holds every file of `tree`, byte for byte.
+        func holdsTree(_ client: String, _ tree: String) throws -> Bool {
+            try clients.holdsTree(client, tree)
         }
 
         /// Every file of `folder` a client may ask for (none under a dot name), by URL path.
@@ -209,17 +214,60 @@ struct ProductionModesTests {
     }
 }
 
-extension ProductionModesTests.Stage {
-    /// Whether the client folder `client` holds exactly the files of `tree`.
-    func holdsTree(_ client: String, _ tree: String) throws -> Bool {
-        let base = root.appendingPathComponent(tree)
-        let names = try #require(FileManager.default.enumerator(atPath: base.path)).compactMap { $0 as? String }
-        return names.allSatisfy { name in
-            let file = base.appendingPathComponent(name)
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder), !isFolder.boolValue else { return true }
-            return FileManager.default.contents(atPath: root.appendingPathComponent("\(client)/\(name)").path)
-                == FileManager.default.contents(atPath: file.path)
+/// `deploy/depot.service` and `deploy/config.example.json`, exercised as shipped.
+extension ProductionModesTests {
+    static let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("deploy")
+
+    @Test("systemd-analyze verifies the unit", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
+    func systemdUnit() async throws {
+        try await withTemporaryDirectory { folder in
+            var unit = try String(contentsOf: Self.deploy.appendingPathComponent("depot.service"), encoding: .utf8)
+            let shipped = "ExecStart=/usr/local/bin/depot "
+            try #require(unit.contains(shipped))
+            unit = unit.replacingOccurrences(of: shipped, with: "ExecStart=\(DepotProcess.executable.path) ")
+            try folder.write(Data(unit.utf8), to: "depot.service")
+            let output = try await DepotProcess.run(
+                "/usr/bin/systemd-analyze",
+                ["verify", folder.appendingPathComponent("depot.service").path],
+                in: folder
+            )
+            #expect(output.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(output)")
+            #expect(unit.contains("Restart=on-failure"))
+            #expect(unit.contains("ProtectSystem=strict"))
+            #expect(unit.contains("StateDirectory=depot"))
+        }
+    }
+
+    @Test("depot serve starts on the example config, and its settings take effect")
+    func exampleConfig() async throws {
+        try await withTemporaryDirectory { root in
+            try root.write(Data("body{}\n".utf8), to: "public/assets/site.css")
+            try root.write(Data("secret-from-file\n".utf8), to: "tokens")
+            try await DepotProcess.with(
+                [
+                    "serve", "--config", Self.deploy.appendingPathComponent("config.example.json").path,
+                    "--port", "0", "--public", "public", "--data", "data",
+                ],
+                environment: ["DEPOT_PUBLISH_TOKEN_FILE": root.appendingPathComponent("tokens").path],
+                in: root
+            ) { depot in
+                let port = try await depot.waitForPort()
+                try await RawHTTPConnection.with(port: port) { connection in
+                    let asset = try await connection.request("GET", "/assets/site.css")
+                    #expect(asset.status == 200)
+                    #expect(asset.header("Cache-Control") == "public, max-age=86400", "public.cacheControlRules")
+                    #expect(asset.header("Server") == "depot", "http.serverName")
+                    let publish = try await connection.request(
+                        "PUT",
+                        "/v1/files/a.txt",
+                        headers: [("Authorization", "Bearer secret-from-file")],
+                        body: Array("a\n".utf8)
+                    )
+                    #expect(publish.status == 201, "publish.tokenFile")
+                }
+                #expect(try await depot.stop() == 0)
+            }
         }
     }
 }

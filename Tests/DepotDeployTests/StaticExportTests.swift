@@ -5,100 +5,11 @@ import Foundation
 import Testing
 
 /// The published tree as plain files (`depot export`, `export.directory`), served by the
-/// shipped `deploy/nginx/static-mirror.conf` with no Depot behind it.
+/// shipped `deploy/nginx/static-mirror.conf` with no Depot behind it: the export, its variants
+/// at the edge, and a client syncing through it.
 @Suite("Static export")
 struct StaticExportTests {
-    /// A data folder, a signing key, and the real binaries.
-    struct Stage: Sendable {
-        let root: URL
-        let publicKey: String
-
-        static func with(_ body: (Stage) async throws -> Void) async throws {
-            try await withTemporaryDirectory { root in
-                try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-                let keygen = try await DepotCLI.run(["keygen", "--out", root.appendingPathComponent("channel.key").path], in: root)
-                let publicKey = try #require(keygen.output.split(separator: " ").dropFirst(2).first.map(String.init))
-                try await body(Stage(root: root, publicKey: publicKey))
-            }
-        }
-
-        func path(_ name: String) -> String { root.appendingPathComponent(name).path }
-
-        /// The server's settings: its signing key, and `extra`.
-        func environment(_ extra: [String: String] = [:]) -> [String: String] {
-            ["DEPOT_PUBLISH_TOKENS": DepotCLI.token, "DEPOT_CHANNELS_SIGNING_KEY_FILES": path("channel.key")].merging(extra) { $1 }
-        }
-
-        /// Runs `depot serve` on the stage's data folder for the length of `body`.
-        func serving(_ extra: [String: String] = [:], _ body: (String) async throws -> Void) async throws {
-            try await DepotProcess.with(["serve", "--port", "0", "--public", "public", "--data", "data"], environment: environment(extra), in: root) {
-                server in
-                let port = try await server.waitForPort()
-                try await body("http://127.0.0.1:\(port)")
-                #expect(try await server.stop() == 0)
-            }
-        }
-
-        /// `depot export --to FOLDER`, with the server's settings: its exit status and output.
-        func export(to folder: String, _ extra: [String: String] = [:]) async throws -> (status: Int32, log: String) {
-            try await DepotProcess.run(["export", "--data", "data", "--to", folder], environment: environment(extra), in: root)
-        }
-
-        /// Publishes the folder `tree` to `server`, as one release.
-        func publish(_ tree: String, to server: String) async throws {
-            try await DepotCLI.publish([tree, "--no-index"], to: server, in: root)
-        }
-
-        /// `depot sync` of `folder` from `server`, trusting the stage's key: the report.
-        func sync(_ folder: String, from server: String) async throws -> SyncReport {
-            let result = try await DepotCLI.run(
-                ["sync", "--server", server, "--dir", folder, "--trusted-key", publicKey, "--json"],
-                token: nil,
-                in: root
-            )
-            #expect(result.status == 0, "\(result.errors)")
-            return try JSONDecoder().decode(SyncReport.self, from: Data(result.output.utf8))
-        }
-
-        /// Writes a tree of `count` small files, a compressible text of 200 KB and a 2 MB
-        /// database into `tree`, the database's 10 bytes at 1 MB set to `edit`;
-        /// `variant` picks other bytes for the small files.
-        func writeTree(_ tree: String, count: Int = 40, variant: Int = 0, edit: UInt8) throws {
-            for index in 0..<count {
-                try root.write(Fixture.pseudoRandom(count: 2000, seed: UInt64(variant * 100_000 + index * 2 + 1)), to: "\(tree)/assets/\(index).bin")
-            }
-            // Text (hex) that gzip halves: larger than a pack member even compressed.
-            let notes = Fixture.pseudoRandom(count: 100_000, seed: 77).map { String(format: "%02x", $0) }.joined() + "edition \(edit)\n"
-            try root.write(Data(notes.utf8), to: "\(tree)/notes.txt")
-            var database = Fixture.pseudoRandom(count: 2 << 20, seed: 99)
-            database.replaceSubrange((1 << 20)..<((1 << 20) + 10), with: [UInt8](repeating: edit, count: 10))
-            try root.write(database, to: "\(tree)/catalog.db")
-        }
-
-        /// Puts in the export folder `export`, in place of the blob of `file` (which is a link to
-        /// the store's), a new file with one byte changed: a tampering mirror.
-        func tamper(_ export: String, blobOf file: String) throws {
-            let sha256 = Fixture.sha256(try Data(contentsOf: root.appendingPathComponent(file)))
-            let blob = root.appendingPathComponent("\(export)/blobs/\(sha256)")
-            var bytes = try Data(contentsOf: blob)
-            bytes[100] ^= 0xFF
-            try FileManager.default.removeItem(at: blob)
-            try bytes.write(to: blob)
-        }
-
-        /// Whether `folder` holds exactly what `tree` holds.
-        func holdsTree(_ folder: String, _ tree: String) throws -> Bool {
-            let files = try #require(FileManager.default.enumerator(atPath: path(tree))).compactMap { $0 as? String }
-            for file in files
-            where (try? FileManager.default.attributesOfItem(atPath: path("\(tree)/\(file)"))[.type] as? FileAttributeType) == .typeRegular {
-                guard FileManager.default.contents(atPath: path("\(folder)/\(file)")) == FileManager.default.contents(atPath: path("\(tree)/\(file)"))
-                else {
-                    return false
-                }
-            }
-            return true
-        }
-    }
+    typealias Stage = ExportStage
 
     @Test("exported, then Depot stopped: nginx serves the folder, and a client of the older release updates through patches, signature checked")
     func exportThenStop() async throws {
@@ -295,130 +206,100 @@ struct StaticExportTests {
             }
         }
     }
+}
 
-    /// The files of an export folder and their bytes, work folders left out.
-    static func tree(_ folder: URL) throws -> [String: Data] {
-        let names = try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
-        var files: [String: Data] = [:]
-        for name in names where !name.hasPrefix(".") {
-            let path = folder.appendingPathComponent(name).path
-            guard (try FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular else { continue }
-            files[name] = FileManager.default.contents(atPath: path)
+/// Brotli and zstd variants at the edge (issue 45): `depot export` writes them, the shipped
+/// `deploy/nginx/static-mirror.conf` serves them (brotli through Debian's brotli-static module,
+/// zstd through its map), and a client syncs through it in the smallest one.
+extension StaticExportTests {
+    /// A server that makes both variants, at quick settings.
+    static let variants = [
+        "DEPOT_VARIANTS_BROTLI": "true", "DEPOT_VARIANTS_BROTLI_QUALITY": "9", "DEPOT_VARIANTS_BROTLI_WINDOW": "22",
+        "DEPOT_VARIANTS_ZSTD": "true", "DEPOT_VARIANTS_ZSTD_LEVEL": "12", "DEPOT_VARIANTS_ZSTD_LONG_WINDOW": "0",
+        "DEPOT_VARIANTS_BACKGROUND": "false",
+    ]
+
+    @Test("exported variants: nginx negotiates a file's URL for HTTP clients, and a cold client takes the smallest by its own URL")
+    func throughNginx() async throws {
+        try await Stage.with { stage in
+            try stage.root.write(Fixture.catalogRows, to: "tree/catalog.db")
+            try await stage.serving(Self.variants) { origin in try await stage.publish("tree", to: origin) }
+            let export = try await stage.export(to: "export", Self.variants)
+            #expect(export.status == 0, "\(export.log)")
+            let sha256 = Fixture.sha256(Fixture.catalogRows)
+            let blobs = stage.root.appendingPathComponent("export/blobs")
+            for suffix in ["", ".gz", ".br", ".zst"] {
+                #expect(FileManager.default.fileExists(atPath: blobs.appendingPathComponent(sha256 + suffix).path), "blobs/\(sha256)\(suffix)")
+            }
+            let sizes = try ["br", "zst", "gz"].map { suffix in
+                (suffix, try Data(contentsOf: blobs.appendingPathComponent("\(sha256).\(suffix)")).count)
+            }
+
+            try await Nginx.serving(export: stage.root.appendingPathComponent("export")) { nginx in
+                let report = try await stage.sync("cold", from: nginx.url(""))
+                let file = try #require(report.files.first { $0.path == "catalog.db" })
+                let smallest = try #require(sizes.min { $0.1 < $1.1 })
+                #expect(file.encoding == (smallest.0 == "zst" ? "zstd" : smallest.0 == "gz" ? "gzip" : "br"), "\(file)")
+                #expect(file.bytesTransferred == Int64(smallest.1), "\(file)")
+                #expect(try stage.holdsTree("cold", "tree"))
+                let fetched = nginx.requests.filter { $0.path.hasPrefix("/blobs/\(sha256)") }.map(\.path)
+                #expect(fetched == ["/blobs/\(sha256).\(smallest.0)"], "the variant by its own URL, once: \(fetched)")
+
+                // HTTP clients: the file's URL, negotiated by nginx; curl decodes and checks.
+                for (accept, encoding) in [("br", "br"), ("zstd", "zstd"), ("gzip", "gzip"), ("br;q=0, zstd", "zstd"), ("identity", nil)] {
+                    let headers = try await runCurl([
+                        "-sS", "-D", "-", "-o", "/dev/null", "-H", "Accept-Encoding: \(accept)", nginx.url("/blobs/\(sha256)"),
+                    ])
+                    let text = String(decoding: headers.standardOutput, as: UTF8.self).lowercased()
+                    #expect(text.contains("vary: accept-encoding"), "\(accept): \(text)")
+                    if let encoding {
+                        #expect(text.contains("content-encoding: \(encoding)"), "\(accept): \(text)")
+                    } else {
+                        #expect(!text.contains("content-encoding"), "\(accept): \(text)")
+                    }
+                }
+                try await withTemporaryDirectory { folder in
+                    let output = folder.appendingPathComponent("catalog")
+                    _ = try await runCurl(["-sS", "--compressed", "-o", output.path, nginx.url("/blobs/\(sha256)")])
+                    #expect(try Data(contentsOf: output) == Fixture.catalogRows)
+                    let ranged = try await runCurl([
+                        "-sS", "-D", "-", "-o", "/dev/null", "-H", "Accept-Encoding: zstd", "-r", "0-9", nginx.url("/blobs/\(sha256)"),
+                    ])
+                    let text = String(decoding: ranged.standardOutput, as: UTF8.self)
+                    #expect(text.hasPrefix("HTTP/1.1 206") && text.contains("Content-Range: bytes 0-9/"), "ranges of the zstd variant: \(text)")
+                }
+            }
         }
-        return files
     }
 
     @Test(
-        "depot mirror from the origin, then from that folder behind nginx: identical trees, as the export's; killed, it goes on; a tampered source is refused"
+        "a hostile mirror's brotli pack, garbage or a bomb, is dropped for the pack's ranges: every file still comes, checked",
+        arguments: ["garbage", "bomb"]
     )
-    func mirrorChain() async throws {
+    func hostileBrotliPack(kind: String) async throws {
         try await Stage.with { stage in
-            try stage.writeTree("v1", edit: 1)
-            try stage.writeTree("v2", edit: 2)
-            try await stage.serving { origin in
-                try await stage.publish("v1", to: origin)
-                try await stage.publish("v2", to: origin)
-                @Sendable func mirror(from source: String, to folder: String) async throws -> (status: Int32, output: String, errors: String) {
-                    try await DepotCLI.run(
-                        ["mirror", "--from", source, "--to", folder, "--trusted-key", stage.publicKey],
-                        token: nil,
-                        in: stage.root
-                    )
-                }
-                let first = try await mirror(from: origin, to: "first")
-                #expect(first.status == 0, "\(first.errors)")
-                #expect(first.output.contains("Mirrored stable: release 2"))
-                #expect(try await stage.export(to: "export").status == 0)
-                let firstTree = try Self.tree(stage.root.appendingPathComponent("first"))
-                #expect(firstTree == (try Self.tree(stage.root.appendingPathComponent("export"))), "a mirror of the origin is its export")
-                #expect(firstTree.keys.contains { $0.hasPrefix("deltas/") } && firstTree.keys.contains { $0.hasPrefix("packs/") })
-
-                try await Nginx.serving(export: stage.root.appendingPathComponent("first")) { nginx in
-                    let second = try await mirror(from: nginx.url(""), to: "second")
-                    #expect(second.status == 0, "\(second.errors)")
-                    #expect(try Self.tree(stage.root.appendingPathComponent("second")) == firstTree)
-                    let again = try await mirror(from: nginx.url(""), to: "second")
-                    #expect(again.output.contains("0 file(s) written"), "\(again.output)")
-
-                    // Killed once its first files are in place (from a source slowed down, so
-                    // that the kill falls half-way), then run again.
-                    try await FaultyRelay.with(upstreamPort: nginx.port) { relay in
-                        relay.slowDownBlobResponses(by: .milliseconds(5))
-                        try await DepotProcess.with(
-                            ["mirror", "--from", "http://127.0.0.1:\(relay.port)", "--to", "third", "--trusted-key", stage.publicKey],
-                            in: stage.root
-                        ) { killed in
-                            let blobs = stage.root.appendingPathComponent("third/blobs").path
-                            while killed.isRunning, ((try? FileManager.default.contentsOfDirectory(atPath: blobs).count) ?? 0) < 5 {
-                                try await Task.sleep(for: .milliseconds(2))
-                            }
-                            #expect(killed.isRunning, "killed half-way")
-                            killed.kill()
-                            _ = try await killed.waitForExit()
-                        }
-                    }
-                    #expect(!FileManager.default.fileExists(atPath: stage.root.appendingPathComponent("third/channels/stable").path))
-                    #expect(try await mirror(from: nginx.url(""), to: "third").status == 0)
-                    #expect(try Self.tree(stage.root.appendingPathComponent("third")) == firstTree)
-                }
-
-                // One file of the source changed: the mirror refuses it, and shows nothing.
-                try stage.tamper("first", blobOf: "v2/catalog.db")
-                try await Nginx.serving(export: stage.root.appendingPathComponent("first")) { nginx in
-                    let refused = try await mirror(from: nginx.url(""), to: "fourth")
-                    #expect(refused.status == 1)
-                    #expect(refused.errors.contains("does not have the SHA-256"), "\(refused.errors)")
-                    #expect(!FileManager.default.fileExists(atPath: stage.root.appendingPathComponent("fourth/channels/stable").path))
-                    let unsigned = try await DepotCLI.run(
-                        ["mirror", "--from", nginx.url(""), "--to", "fifth", "--trusted-key", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="],
-                        token: nil,
-                        in: stage.root
-                    )
-                    #expect(unsigned.status == 1)
-                    #expect(unsigned.errors.contains("refused"), "\(unsigned.errors)")
-                }
+            for index in 0..<200 {
+                try stage.root.write(Data("{\"id\": \(index), \"name\": \"stop \(index)\", \"lines\": [1, 2, 3]}\n".utf8), to: "tree/\(index).json")
             }
-        }
-    }
-
-    @Test("under a root of trust rotated once: depot mirror and a client walk the roots of the export, and of a mirror of it")
-    func rootsThroughMirrors() async throws {
-        try await Stage.with { stage in
-            @Sendable func depot(_ arguments: [String]) async throws -> String {
-                let result = try await DepotCLI.run(arguments, token: nil, in: stage.root)
-                #expect(result.status == 0, "depot \(arguments.joined(separator: " ")): \(result.errors)")
-                return result.output
+            try await stage.serving { origin in try await stage.publish("tree", to: origin) }
+            #expect(try await stage.export(to: "export").status == 0)
+            let packs = try FileManager.default.contentsOfDirectory(atPath: stage.path("export/packs")).filter { $0.hasSuffix(".br") }
+            #expect(!packs.isEmpty, "the export holds brotli packs")
+            let hostile: Data
+            if kind == "bomb" {
+                // 16 MB of zeros in a few bytes: far more than the page's files.
+                let zeros = try stage.root.write(Data(count: 16 << 20), to: "zeros")
+                hostile = try await ChildProcess.run("brotli", ["-c", zeros.path]).standardOutput
+            } else {
+                hostile = Fixture.pseudoRandom(count: 500, seed: 5)
             }
-            let rootKey = try #require(try await depot(["keygen", "--out", stage.path("root.key")]).split(separator: " ").dropFirst(2).first)
-            try FileManager.default.createDirectory(at: stage.root.appendingPathComponent("roots"), withIntermediateDirectories: true)
-            _ = try await depot([
-                "root", "init", "--out", stage.path("roots/1.root.json"), "--root-key", String(rootKey), "--channel-key", stage.publicKey,
-            ])
-            _ = try await depot(["root", "sign", stage.path("roots/1.root.json"), "--key", stage.path("root.key")])
-            _ = try await depot([
-                "root", "rotate", "--from", stage.path("roots/1.root.json"), "--out", stage.path("roots/2.root.json"), "--expires-days", "30",
-            ])
-            _ = try await depot(["root", "sign", stage.path("roots/2.root.json"), "--key", stage.path("root.key")])
-            let roots = ["DEPOT_CHANNELS_ROOT_DIRECTORY": stage.path("roots")]
-            try stage.writeTree("v1", edit: 1)
-            try await stage.serving(roots) { origin in
-                try await stage.publish("v1", to: origin)
-            }
-            #expect(try await stage.export(to: "export", roots).status == 0)
-            #expect(FileManager.default.fileExists(atPath: stage.path("export/roots/2.json")))
-            try await Nginx.serving(export: stage.root.appendingPathComponent("export")) { exported in
-                let mirrored = try await depot([
-                    "mirror", "--from", exported.url(""), "--to", "mirror", "--trusted-root", stage.path("roots/1.root.json"),
-                ])
-                #expect(mirrored.contains("Mirrored stable: release 1"))
-                #expect(try Self.tree(stage.root.appendingPathComponent("mirror")) == (try Self.tree(stage.root.appendingPathComponent("export"))))
-            }
-            try await Nginx.serving(export: stage.root.appendingPathComponent("mirror")) { mirror in
-                let synced = try await depot([
-                    "sync", "--server", mirror.url(""), "--dir", "client", "--trusted-root", stage.path("roots/1.root.json"),
-                ])
-                #expect(synced.contains("signature verified under root 2"), "\(synced)")
-                #expect(try stage.holdsTree("client", "v1"))
+            for pack in packs { try hostile.write(to: stage.root.appendingPathComponent("export/packs/\(pack)")) }
+            try await Nginx.serving(export: stage.root.appendingPathComponent("export")) { nginx in
+                let report = try await stage.sync("cold", from: nginx.url(""))
+                #expect(report.files.count == 200 && report.files.allSatisfy { $0.outcome == .packed && $0.encoding != "br" })
+                #expect(try stage.holdsTree("cold", "tree"))
+                let asked = nginx.requests.filter { $0.path.hasPrefix("/packs/") }.map(\.path)
+                #expect(asked.contains { $0.hasSuffix(".br") } && asked.contains { !$0.hasSuffix(".br") }, "\(asked)")
             }
         }
     }
