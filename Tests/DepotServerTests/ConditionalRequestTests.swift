@@ -4,7 +4,7 @@ import Testing
 
 /// Preconditions (RFC 9110 §13) through the router in process: the direct path sends the same
 /// ResourceAnswer (DirectResponderTests compare the two). A 304's fields on the wire (§15.4.5:
-/// Date, no Content-Length) are the connection's: FileServingTests, over a socket.
+/// Date, no Content-Length) are the connection's: ConnectionStreamingTests, over a socket.
 @Suite("Conditional requests")
 struct ConditionalRequestTests {
     static let etag = "\"\(Fixture.sha256(Fixture.text))\""

@@ -8,73 +8,9 @@ import Testing
 @testable import DepotConnection
 @testable import DepotServer
 
-/// Deadlines as a table: what each phase of a connection allows, with made-up times.
-@Suite("Connection deadlines")
-struct ConnectionDeadlinesTests {
-    static let limits = ConnectionLimits(
-        idleTimeout: .seconds(60),
-        requestHeadTimeout: .seconds(10),
-        minimumBodyBytesPerSecond: 100,
-        bodyRateWindow: .seconds(20)
-    )
-
-    /// A step of a connection's life at a second: what happened, then what a check says.
-    enum Event {
-        case bytes, head
-        case body(Int)
-        case readRequested, end, responseEnd
-        /// A check that finds response bytes still in the socket's buffer.
-        case sending
-    }
-
-    /// Events, the second of the check, and what it says.
-    static let rows: [([(Int, Event)], Int, ConnectionDeadlines.Expiry?)] = [
-        // An idle connection: closed at 60 s, not before.
-        ([], 59, nil),
-        ([], 60, ConnectionDeadlines.Expiry.idle),
-        // Half a head: closed at 10 s after its first byte (slowloris).
-        ([(5, Event.bytes)], 14, nil),
-        ([(5, .bytes)], 15, .requestHead),
-        // A head, then a body at 100 B/s or more: kept; less, while the server reads: closed.
-        ([(0, .bytes), (1, .head), (2, .readRequested), (3, .body(2_000))], 21, nil),
-        ([(0, .bytes), (1, .head), (2, .readRequested), (3, .body(1_999))], 21, .slowBody),
-        // A slow window in which the server asked for nothing does not count.
-        ([(0, .bytes), (1, .head), (3, .body(10))], 21, nil),
-        // A response being written is never cut, however long it takes.
-        ([(0, .bytes), (1, .head), (1, .end)], 10_000, nil),
-        // After the response, the idle clock starts again.
-        ([(0, .bytes), (1, .head), (1, .end), (100, .responseEnd)], 159, nil),
-        ([(0, .bytes), (1, .head), (1, .end), (100, .responseEnd)], 160, .idle),
-        // A response whose bytes still wait in the socket's buffer keeps the connection.
-        ([(0, .bytes), (1, .head), (1, .end), (1, .responseEnd), (100, .sending)], 159, nil),
-        ([(0, .bytes), (1, .head), (1, .end), (1, .responseEnd), (100, .sending)], 160, .idle),
-        // A response whose end was written before the request's end arrived: idle from then.
-        ([(0, .bytes), (1, .head), (1, .responseEnd), (2, .end)], 61, nil),
-        ([(0, .bytes), (1, .head), (1, .responseEnd), (2, .end)], 62, .idle),
-        // A pipelined request's bytes during a response start its head deadline.
-        ([(0, .bytes), (1, .head), (1, .end), (2, .bytes)], 12, .requestHead),
-    ]
-
-    @Test("each phase expires after its own limit, and only then", arguments: rows)
-    func table(events: [(Int, Event)], checkAt: Int, expected: ConnectionDeadlines.Expiry?) {
-        var deadlines = ConnectionDeadlines(limits: Self.limits, now: .zero)
-        for (second, event) in events {
-            let now = Duration.seconds(second)
-            switch event {
-            case .bytes: deadlines.bytesArrived(now: now)
-            case .head: deadlines.headReceived(now: now)
-            case .body(let count): deadlines.bodyReceived(count)
-            case .readRequested: deadlines.readRequested()
-            case .end: deadlines.requestEnded(now: now)
-            case .responseEnd: deadlines.responseEnded(now: now)
-            case .sending: #expect(deadlines.check(now: now, sending: true) == nil)
-            }
-        }
-        #expect(deadlines.check(now: .seconds(checkAt)) == expected)
-    }
-}
-
-/// The limits over real sockets.
+/// A connection's limits over real sockets: its deadlines (the rules are ConnectionDeadlinesTests'
+/// table), the connection cap, and bodies over the upload limit. KeepAliveTests, below, share the
+/// subject (a connection's life): what keeps a connection open, and what closes it.
 @Suite("Connection limits")
 struct ConnectionLimitsTests {
     /// Opens `count` connections to `port` and sends `bytes` on each; returns their channels.
@@ -250,6 +186,41 @@ struct ConnectionLimitsTests {
             #expect(next == 200)
         }
     }
+
+    // Bodies over publish.maxUploadBytes: answered at once, and the connection closed.
+
+    @Test("a declared length over the limit is 413 at once, and the connection is closed")
+    func declaredTooLarge() async throws {
+        try await LiveServer.withPublishing(configuration: .init(publish: .init(maxUploadBytes: 1000))) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                // Ten gigabytes announced, none sent: the answer cannot wait for the body.
+                try await connection.send("PUT", "/v1/files/big.bin", headers: [PublishLimitsTests.auth, ("Content-Length", "10000000000")])
+                let response = try await connection.readResponse()
+                #expect(response.status == 413)
+                #expect(response.bodyText.contains("limit of 1000 bytes"))
+                #expect(try await connection.isClosedByServer())
+            }
+            #expect(try PublishLimitsTests.temporaryFiles(in: server.dataDirectory).isEmpty)
+        }
+    }
+
+    @Test("a chunked body that crosses the limit is 413, stored nowhere, and the connection is closed")
+    func streamedTooLarge() async throws {
+        try await LiveServer.withPublishing(configuration: .init(publish: .init(maxUploadBytes: 1000))) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                try await connection.send("PUT", "/v1/files/big.bin", headers: [PublishLimitsTests.auth, ("Transfer-Encoding", "chunked")])
+                try await connection.sendRaw(Array("800\r\n".utf8) + [UInt8](repeating: 65, count: 0x800) + Array("\r\n".utf8))
+                let response = try await connection.readResponse()
+                #expect(response.status == 413)
+                #expect(try await connection.isClosedByServer())
+            }
+            let published = try await RawHTTPConnection.with(port: server.port) {
+                PublishingTests.entries(try await PublishingTests.manifest(&$0)).count
+            }
+            #expect(published == 0)
+            #expect(try PublishLimitsTests.temporaryFiles(in: server.dataDirectory).isEmpty)
+        }
+    }
 }
 
 /// What a connection received, shared with the test.
@@ -269,5 +240,97 @@ final class ReceivedRecorder: ChannelInboundHandler, Sendable {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
         received.text.withLock { $0 += String(buffer: buffer) }
+    }
+}
+
+/// One connection carries every kind of answer (RFC 9112 §9.3): after bodiless and partial
+/// responses the framing stays in step and the server keeps the connection open.
+@Suite("Keep-alive")
+struct KeepAliveTests {
+    @Test("304, 206, 416, HEAD, 412, 405 and 404 all keep the connection")
+    func everyAnswerKeepsTheConnection() async throws {
+        let etag = "\"\(Fixture.sha256(Fixture.text))\""
+        try await LiveServer.standard { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                let sequence: [(String, String, [(String, String)], Int)] = [
+                    ("GET", "/text.txt", [("If-None-Match", etag)], 304),
+                    ("GET", "/text.txt", [("Range", "bytes=0-9")], 206),
+                    ("GET", "/text.txt", [("Range", "bytes=0-9,20-29")], 206),
+                    ("GET", "/text.txt", [("Range", "bytes=999999-")], 416),
+                    ("HEAD", "/text.txt", [], 200),
+                    ("HEAD", "/text.txt", [("If-None-Match", etag)], 304),
+                    ("GET", "/text.txt", [("If-Match", "\"x\"")], 412),
+                    ("DELETE", "/text.txt", [], 405),
+                    ("GET", "/missing", [], 404),
+                ]
+                for (method, target, headers, status) in sequence {
+                    let response = try await connection.request(method, target, headers: headers)
+                    #expect(response.status == status, "\(method) \(target) \(headers)")
+                    #expect(response.header("Connection") != "close")
+                }
+                let last = try await connection.request("GET", "/text.txt")
+                #expect(Data(last.body) == Fixture.text)
+            }
+        }
+    }
+
+    @Test("pipelined requests are answered in order")
+    func pipelined() async throws {
+        try await LiveServer.standard { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                try await connection.send("HEAD", "/text.txt")
+                try await connection.send("GET", "/text.txt", headers: [("Range", "bytes=0-3")])
+                try await connection.send("GET", "/index.html")
+                #expect(try await connection.readResponse(bodyless: true).status == 200)
+                #expect(try await connection.readResponse().bodyText == "line")
+                #expect(try await connection.readResponse().bodyText == "<h1>home</h1>\n")
+            }
+        }
+    }
+}
+
+extension KeepAliveTests {
+    static let large = Fixture.pseudoRandom(count: 32 << 20, seed: 61)
+
+    static func folderWithLargeFile(_ folder: URL) throws {
+        try folder.write(large, to: "large.bin")
+    }
+
+    /// `Connection: close` makes the server close after the response; a slow reader still gets
+    /// every byte before the close.
+    @Test("Connection: close with a slow reader still delivers the whole body")
+    func closeAfterSlowRead() async throws {
+        try await LiveServer.with(prepare: Self.folderWithLargeFile) { server in
+            try await RawHTTPConnection.with(port: server.port) { connection in
+                try await connection.send("GET", "/large.bin", headers: [("Connection", "close")])
+                try await Task.sleep(for: .milliseconds(500))
+                let response = try await connection.readResponse()
+                #expect(response.status == 200)
+                #expect(response.body.count == Self.large.count)
+                #expect(Fixture.sha256(response.body) == Fixture.sha256(Self.large))
+                #expect(try await connection.isClosedByServer())
+            }
+        }
+    }
+}
+
+extension KeepAliveTests {
+    @Test("request headers over the configured limits get 400")
+    func headerLimits() async throws {
+        let configuration = ServerConfiguration(headerLimits: .init(maxFieldBytes: 1024, maxListBytes: 2048, maxFieldCount: 20))
+        try await LiveServer.with(configuration: configuration, prepare: Fixture.standardFolder) { server in
+            let small = try await RawHTTPConnection.with(port: server.port) {
+                try await $0.request("GET", "/index.html", headers: [("X-Note", String(repeating: "a", count: 500))]).status
+            }
+            #expect(small == 200)
+            let longField = try await RawHTTPConnection.with(port: server.port) {
+                try await $0.request("GET", "/index.html", headers: [("X-Note", String(repeating: "a", count: 1500))]).status
+            }
+            #expect(longField == 400)
+            let manyFields = try await RawHTTPConnection.with(port: server.port) {
+                try await $0.request("GET", "/index.html", headers: (0..<30).map { ("X-Field-\($0)", "1") }).status
+            }
+            #expect(manyFields == 400)
+        }
     }
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// Patches between versions: made before a publish is committed, listed in the release,
 /// served at `/deltas/{from}/{to}` and by RFC 3229 delta encoding on `/files/{path}`; in process
-/// (the router and its responder). A 226's framing on the wire is the connection's: FileServingTests.
+/// (the router and its responder). A 226's framing on the wire is the connection's: ConnectionStreamingTests.
 @Suite("Deltas on the server")
 struct DeltaServingTests {
     static let auth = PublishToken.authorization
@@ -118,7 +118,7 @@ struct DeltaServingTests {
                 #expect(delta.header("ETag") == new)
                 #expect(delta.header("Cache-Control") == "no-store, im")
                 // Gunzipped as it is sent: its length unknown up front (sent chunked on a socket:
-                // FileServingTests).
+                // ConnectionStreamingTests).
                 #expect(delta.header("Content-Length") == nil)
                 #expect(try VCDIFFDecoder.decode(Array(delta.body), source: Array(Self.version1)) == Array(Self.version2))
 

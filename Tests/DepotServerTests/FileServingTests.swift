@@ -2,15 +2,17 @@ import DepotTestSupport
 import Foundation
 import Testing
 
-/// Plain GET and HEAD, over a real socket: RFC 9110 §9.3.1, §9.3.2, §8.8, §12.5.3, §15.5.6.
+/// Plain GET and HEAD (RFC 9110 §9.3.1, §9.3.2, §8.8, §12.5.3, §15.5.6), in process: the
+/// direct path gives the same answers (DirectResponderTests); what the connection adds (`Date`, a
+/// 304 with no `Content-Length`, chunked framing, streaming) is ConnectionStreamingTests'.
 @Suite("Serving files")
 struct FileServingTests {
     static let lastModified = "Tue, 14 Nov 2023 22:13:20 GMT"
 
     @Test("GET sends the exact bytes with validators and metadata")
     func getIdentity() async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let response = try await connection.request("GET", "/text.txt")
                 #expect(response.status == 200)
                 #expect(Data(response.body) == Fixture.text)
@@ -22,15 +24,15 @@ struct FileServingTests {
                 #expect(response.header("Cache-Control") == "no-cache")
                 #expect(response.header("Vary") == "Accept-Encoding")
                 #expect(response.header("Content-Encoding") == nil)
-                #expect(response.header("Date") != nil)
+                // Its Date is the connection's: ConnectionStreamingTests.notModifiedFields.
             }
         }
     }
 
     @Test("gzip is negotiated, with its own strong ETag and Vary")
     func getGzip() async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let response = try await connection.request("GET", "/text.txt", headers: [("Accept-Encoding", "br;q=1, gzip;q=0.9")])
                 #expect(response.status == 200)
                 #expect(response.header("Content-Encoding") == "gzip")
@@ -50,8 +52,8 @@ struct FileServingTests {
 
     @Test("incompressible content has no gzip variant and no Vary")
     func incompressible() async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let response = try await connection.request("GET", "/noise.bin", headers: [("Accept-Encoding", "gzip")])
                 #expect(response.status == 200)
                 #expect(Data(response.body) == Fixture.noise)
@@ -64,8 +66,8 @@ struct FileServingTests {
 
     @Test("HEAD sends the same fields as GET and no content (§9.3.2)", arguments: ["identity", "gzip"])
     func head(encoding: String) async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let get = try await connection.request("GET", "/text.txt", headers: [("Accept-Encoding", encoding)])
                 let head = try await connection.request("HEAD", "/text.txt", headers: [("Accept-Encoding", encoding)])
                 #expect(head.status == 200)
@@ -82,34 +84,12 @@ struct FileServingTests {
 
     @Test("other methods get 405 with Allow (§15.5.6)", arguments: ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"])
     func methodNotAllowed(method: String) async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                try await connection.send(method, "/text.txt", headers: [("Content-Length", "0")])
-                let response = try await connection.readResponse()
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
+                let response = try await connection.request(method, "/text.txt", headers: [("Content-Length", "0")])
                 #expect(response.status == 405)
                 #expect(response.header("Allow") == "GET, HEAD")
                 #expect(response.bodyText.contains("GET and HEAD"))
-            }
-        }
-    }
-
-    @Test("304 carries ETag, Last-Modified, Vary and Cache-Control, and no content (§15.4.5)")
-    func notModifiedFields() async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                let response = try await connection.request("GET", "/text.txt", headers: [("If-None-Match", ConditionalRequestTests.etag)])
-                #expect(response.status == 304)
-                #expect(response.header("ETag") == ConditionalRequestTests.etag)
-                #expect(response.header("Last-Modified") == Self.lastModified)
-                #expect(response.header("Vary") == "Accept-Encoding")
-                #expect(response.header("Cache-Control") == "no-cache")
-                #expect(response.header("Date") != nil)
-                #expect(response.header("Content-Type") == nil)
-                #expect(response.header("Content-Length") == nil)
-                #expect(response.header("Transfer-Encoding") == nil)
-                // Nothing followed the header block: the next response parses cleanly.
-                let next = try await connection.request("GET", "/index.html")
-                #expect(next.status == 200)
             }
         }
     }
@@ -121,8 +101,8 @@ struct FileServingTests {
 
     @Test("/ and folder paths serve index.html")
     func index() async throws {
-        try await LiveServer.with(prepare: Self.folderWithIndexes) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.with(prepare: Self.folderWithIndexes) { server in
+            try await server.connection { connection in
                 #expect(try await connection.request("GET", "/").bodyText == "root\n")
                 #expect(try await connection.request("GET", "/docs/").bodyText == "docs\n")
                 #expect(try await connection.request("GET", "/docs/index.html").bodyText == "docs\n")
@@ -138,8 +118,8 @@ struct FileServingTests {
 
     @Test("an empty file is served with Content-Length 0")
     func emptyFile() async throws {
-        try await LiveServer.with(prepare: Self.folderWithEmptyFile) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.with(prepare: Self.folderWithEmptyFile) { server in
+            try await server.connection { connection in
                 let response = try await connection.request("GET", "/empty.txt")
                 #expect(response.status == 200)
                 #expect(response.header("Content-Length") == "0")
@@ -147,41 +127,6 @@ struct FileServingTests {
                 let range = try await connection.request("GET", "/empty.txt", headers: [("Range", "bytes=0-")])
                 #expect(range.status == 416)
                 #expect(range.header("Content-Range") == "bytes */0")
-            }
-        }
-    }
-
-    static let large = Fixture.pseudoRandom(count: 24 << 20, seed: 7)
-
-    static func folderWithLargeFile(_ folder: URL) throws {
-        try folder.write(large, to: "large.bin")
-    }
-
-    @Test("a 226 of RFC 3229 delta encoding, its length unknown up front, is sent chunked")
-    func deltaEncodingIsChunked() async throws {
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                #expect(try await connection.publish("catalog.txt", DeltaServingTests.version1).status == 201)
-                #expect(try await connection.publish("catalog.txt", DeltaServingTests.version2).status == 201)
-                _ = try await DeltaServingTests.waitForDeltas(&connection, path: "catalog.txt")
-                let old = "\"\(Fixture.sha256(DeltaServingTests.version1))\""
-                let delta = try await connection.request("GET", "/files/catalog.txt", headers: [("A-IM", "vcdiff"), ("If-None-Match", old)])
-                #expect(delta.status == 226)
-                #expect(delta.header("Transfer-Encoding") == "chunked")
-                #expect(delta.header("Content-Length") == nil)
-            }
-        }
-    }
-
-    @Test("a large file streams whole and exact")
-    func largeFile() async throws {
-        let large = Self.large
-        try await LiveServer.with(prepare: Self.folderWithLargeFile) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                let response = try await connection.request("GET", "/large.bin")
-                #expect(response.status == 200)
-                #expect(response.body.count == large.count)
-                #expect(Fixture.sha256(response.body) == Fixture.sha256(large))
             }
         }
     }

@@ -10,16 +10,10 @@ extension Fixture {
     }
 }
 
-extension LiveServer {
-    /// Runs `body` against a server serving ``Fixture/standardFolder(_:)``.
-    static func standard<Result: Sendable>(_ body: @Sendable (LiveServer) async throws -> Result) async throws -> Result {
-        try await LiveServer.with(prepare: Fixture.standardFolder, body)
-    }
-}
-
-extension InProcessServer {
-    /// Runs `body` against an application serving ``Fixture/standardFolder(_:)``, in process.
-    static func standard<Result: Sendable>(_ body: @Sendable (InProcessServer) async throws -> Result) async throws -> Result {
-        try await InProcessServer.with(prepare: Fixture.standardFolder, body)
+extension TestServer {
+    /// Runs `body` against a server serving ``Fixture/standardFolder(_:)``, in process or on a
+    /// socket, as `Self` runs.
+    static func standard<Result: Sendable>(_ body: @Sendable (Self) async throws -> Result) async throws -> Result {
+        try await with(prepare: Fixture.standardFolder, body)
     }
 }

@@ -12,7 +12,7 @@ import Testing
 /// over a real socket.
 @Suite("Page packs: attacks by an anonymous client")
 struct PackAttackTests {
-    static func made(_ server: LiveServer) async throws -> (br: Double, identity: Double) {
+    static func made(_ server: some TestServer) async throws -> (br: Double, identity: Double) {
         (
             try await PackComputationTests.metric(server, PackComputationTests.brMade),
             try await PackComputationTests.metric(server, PackComputationTests.identityMade)
@@ -21,7 +21,7 @@ struct PackAttackTests {
 
     @Test("names that are not a stored page (random, uppercase, .br.br, dot-dot, overlong, a file's blob) make nothing and get short answers")
     func notPages() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             let (pages, _, fileSHA256) = try await PackComputationTests.publish(server, count: 40)
             let page = try #require(pages.first)
             let names = [
@@ -31,16 +31,16 @@ struct PackAttackTests {
             ]
             for name in names {
                 for method in ["GET", "HEAD"] {
-                    let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request(method, "/packs/\(name)") }
+                    let answer = try await server.connection { try await $0.request(method, "/packs/\(name)") }
                     #expect([400, 404].contains(answer.status), "\(method) \(name): \(answer.status)")
                     #expect(answer.body.count < 256, "\(method) \(name): a body of \(answer.body.count) bytes")
                 }
-                let posted = try await RawHTTPConnection.with(port: server.port) { try await $0.request("POST", "/packs/\(name)", body: [1]) }
+                let posted = try await server.connection { try await $0.request("POST", "/packs/\(name)", body: [1]) }
                 #expect(posted.status == 405 && posted.body.count < 256, "POST \(name): \(posted.status)")
             }
             // Their siblings echo a name too: never more of it than a line.
             for path in ["/pages/", "/releases/"] {
-                let answer = try await RawHTTPConnection.with(port: server.port) {
+                let answer = try await server.connection {
                     try await $0.request("GET", path + String(repeating: "a", count: 4_000))
                 }
                 #expect(answer.status == 404 && answer.body.count < 256, "\(path): \(answer.status), \(answer.body.count) bytes")
@@ -55,11 +55,11 @@ struct PackAttackTests {
         try await withTemporaryDirectory { folder in
             let data = folder.appendingPathComponent("data")
             var configuration = ServerConfiguration()
-            configuration.publish.tokens = [LiveServer.token]
-            let (page, whole, tag) = try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+            configuration.publish.tokens = [PublishToken.secret]
+            let (page, whole, tag) = try await InProcessServer.withDataDirectory(data, configuration: configuration) { server in
                 let page = try #require(try await PackComputationTests.publish(server, count: 40).pages.first)
                 let path = "/packs/\(page).br"
-                return try await RawHTTPConnection.with(port: server.port) { connection in
+                return try await server.connection { connection in
                     let whole = try await connection.request("GET", path)
                     let tag = try #require(whole.header("ETag"))
                     #expect(whole.status == 200 && tag.hasPrefix("\""), "a strong ETag: \(tag)")
@@ -79,8 +79,8 @@ struct PackAttackTests {
                     return (page, whole.body, tag)
                 }
             }
-            try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
-                try await RawHTTPConnection.with(port: server.port) { connection in
+            try await InProcessServer.withDataDirectory(data, configuration: configuration) { server in
+                try await server.connection { connection in
                     let again = try await connection.request("GET", "/packs/\(page).br", headers: [("Range", "bytes=10-"), ("If-Range", tag)])
                     #expect(again.status == 206 && again.body == Array(whole.dropFirst(10)))
                     #expect(again.header("ETag") == tag)
@@ -89,57 +89,6 @@ struct PackAttackTests {
                 let made = try await Self.made(server)
                 #expect(made.br == 0, "made \(made) after the restart")
             }
-        }
-    }
-
-    @Test("requests abandoned while their pack is being made: the pack is made once and kept, the next request makes none")
-    func abandoned() async throws {
-        let entered = Atomic(0)
-        let gate = DispatchSemaphore(value: 0)
-        var configuration = ServerConfiguration(memoryCacheBytes: 0)
-        configuration.packs = ComputeLimits(maximumConcurrent: 1, maximumQueued: 1)
-        configuration.packs.whileComputing = {
-            entered.add(1, ordering: .relaxed)
-            gate.wait()
-        }
-        try await LiveServer.withPublishing(configuration: configuration) { server in
-            defer { for _ in 0..<8 { gate.signal() } }
-            let (pages, path, _) = try await PackComputationTests.publish(server, count: 200)
-            try #require(pages.count >= 3)
-            // Three clients ask for the first page's pack and hang up while it is being made.
-            for _ in 0..<3 {
-                try await RawHTTPConnection.with(port: server.port) { try await $0.send("GET", "/packs/\(pages[0]).br") }
-            }
-            // Hang guard: slowest seen 19.6 s under two busy loops (the whole test).
-            let held = try await poll(every: .milliseconds(5), for: .seconds(120)) { entered.load(ordering: .relaxed) >= 1 ? true : nil }
-            try #require(held == true, "the pack is being made")
-            // The second and third pages race for the queue's one place: one waits, the other is
-            // refused at once. (Which is which is the server's to say: sending one first does not
-            // make it arrive first.) Files are served meanwhile; then the gate opens.
-            let queued = try await withThrowingTaskGroup(of: (page: String, answer: RawHTTPResponse).self) { group in
-                for page in pages[1...2] {
-                    group.addTask { (page, try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }) }
-                }
-                let busy = try #require(try await group.next())
-                #expect(busy.answer.status == 503 && busy.answer.header("Retry-After") != nil && busy.answer.body.count < 256)
-                let file = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/files/\(path)") }
-                #expect(file.status == 200)
-                gate.signal()
-                gate.signal()
-                let waited = try #require(try await group.next())
-                #expect(waited.answer.status == 200)
-                return waited.page
-            }
-            let kept = try await RawHTTPConnection.with(port: server.port) {
-                try await $0.waitForMetric(PackComputationTests.brMade, toReach: 2)
-            }
-            #expect(kept, "both packs were made and kept")
-            for page in [pages[0], queued] {
-                let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }
-                #expect(answer.status == 200)
-            }
-            let made = try await Self.made(server)
-            #expect(made.br == 2 && entered.load(ordering: .relaxed) == 2, "made \(made), computations \(entered.load(ordering: .relaxed))")
         }
     }
 
@@ -153,15 +102,15 @@ struct PackAttackTests {
         try await withTemporaryDirectory { folder in
             let data = folder.appendingPathComponent("data")
             var configuration = ServerConfiguration(memoryCacheBytes: 0, resourceCacheEntries: 0)
-            configuration.publish.tokens = [LiveServer.token]
-            try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+            configuration.publish.tokens = [PublishToken.secret]
+            try await InProcessServer.withDataDirectory(data, configuration: configuration) { server in
                 let (pages, _, sha256) = try await PackComputationTests.publish(server, count: 40)
                 let page = try #require(pages.first)
                 let blob = data.appendingPathComponent("blobs/\(sha256.prefix(2))/\(sha256)")
                 for suffix in ["", ".gz"] { try? FileManager.default.removeItem(atPath: blob.path + suffix) }
                 for _ in 0..<5 {
                     for path in ["/packs/\(page)", "/packs/\(page).br"] {
-                        let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", path) }
+                        let answer = try await server.connection { try await $0.request("GET", path) }
                         #expect(answer.status == 404 && answer.body.count < 256, "\(path): \(answer.status)")
                     }
                 }
@@ -174,9 +123,9 @@ struct PackAttackTests {
     @Test("on-request patches: POST is 405 before any work; a pair not worth patching is encoded once, however often it is asked for")
     func patchesOnRequest() async throws {
         let configuration = ServerConfiguration(publish: .init(deltas: DeltaConfiguration(distances: [1])))
-        try await LiveServer.withPublishing(configuration: configuration) { server in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
             let versions = (1...3).map { Fixture.pseudoRandom(count: 100_000, seed: 2 * $0 + 1) }
-            try await RawHTTPConnection.with(port: server.port) { connection in
+            try await server.connection { connection in
                 for version in versions {
                     let reply = try await connection.request("PUT", "/v1/files/noise.bin", headers: [DeltaServingTests.auth], body: Array(version))
                     #expect(reply.status == 201)
@@ -202,11 +151,11 @@ struct PackAttackTests {
         let configuration = ServerConfiguration(
             publish: .init(keepVersions: 1, keepReleases: 1, retiredGracePeriod: .zero, collectionInterval: .milliseconds(100))
         )
-        try await LiveServer.withPublishing(configuration: configuration) { server in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
             let old = try #require(try await PackComputationTests.publish(server, count: 40).pages.first)
             var packBlobs: [String] = []
             for path in ["/packs/\(old)", "/packs/\(old).br"] {
-                let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", path) }
+                let answer = try await server.connection { try await $0.request("GET", path) }
                 #expect(answer.status == 200)
                 packBlobs.append(try #require(answer.header("ETag")).trimmingCharacters(in: ["\""]))
             }
@@ -226,58 +175,11 @@ struct PackAttackTests {
             #expect(files.isDisjoint(with: packBlobs), "the retired page's packs were not collected")
             let before = try await Self.made(server)
             for path in ["/packs/\(old)", "/packs/\(old).br"] {
-                let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", path) }
+                let answer = try await server.connection { try await $0.request("GET", path) }
                 #expect(answer.status == 404, "\(path): \(answer.status)")
             }
             let after = try await Self.made(server)
             #expect(after.br == before.br && after.identity == before.identity, "made \(before) then \(after)")
-        }
-    }
-
-    @Test(
-        "a server stopped while packs are computing and queued (their clients gone) stops cleanly, and keeps the one made"
-    )
-    func stopWhileQueued() async throws {
-        let entered = Atomic(0)
-        let gate = DispatchSemaphore(value: 0)
-        var configuration = ServerConfiguration(memoryCacheBytes: 0)
-        configuration.publish.tokens = [LiveServer.token]
-        configuration.packs = ComputeLimits(maximumConcurrent: 1, maximumQueued: 4)
-        configuration.packs.whileComputing = {
-            entered.add(1, ordering: .relaxed)
-            // Held until the server is stopping (a bound, not a deadline: the stop signals it).
-            // Hang guard: slowest seen 22.3 s under two busy loops (the whole test).
-            _ = gate.wait(timeout: .now() + 120)
-        }
-        try await withTemporaryDirectory { folder in
-            let data = folder.appendingPathComponent("data")
-            let pages = try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
-                let pages = try await PackComputationTests.publish(server, count: 200).pages
-                try #require(pages.count >= 4)
-                for page in pages.prefix(4) {
-                    try await RawHTTPConnection.with(port: server.port) { try await $0.send("GET", "/packs/\(page).br") }
-                }
-                // Hang guard: slowest seen 22.3 s under two busy loops (the whole test).
-                let held = try await poll(every: .milliseconds(5), for: .seconds(120)) { entered.load(ordering: .relaxed) >= 1 ? true : nil }
-                try #require(held == true, "a pack is being made")
-                // Let the computation under way end once the stop has begun.
-                Task { [gate] in
-                    try await Task.sleep(for: .milliseconds(200))
-                    gate.signal()
-                }
-                return pages
-            }
-            #expect(entered.load(ordering: .relaxed) == 1, "only the pack under way was made; the queued ones were dropped at the stop")
-            // Started again: the pack made during the stop was kept; the others are made now.
-            configuration.packs = ComputeLimits(maximumConcurrent: 1, maximumQueued: 4)
-            try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
-                for page in pages.prefix(4) {
-                    let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }
-                    #expect(answer.status == 200)
-                }
-                let made = try await Self.made(server)
-                #expect(made.br == 3, "made \(made) after the restart")
-            }
         }
     }
 }

@@ -32,8 +32,8 @@ struct PathSafetyTests {
         ]
     )
     func refused(target: String) async throws {
-        try await LiveServer.with(prepare: Self.prepare) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.with(prepare: Self.prepare) { server in
+            try await server.connection { connection in
                 let response = try await connection.request("GET", target)
                 #expect(response.status == 400)
                 #expect(!response.bodyText.contains("outside"))
@@ -47,8 +47,8 @@ struct PathSafetyTests {
         arguments: ["/escape.txt", "/linked-dir/outside.txt", "/.env", "/env-link", "/missing.txt", "/sub/missing", "/text.txt/x"]
     )
     func notFound(target: String) async throws {
-        try await LiveServer.with(prepare: Self.prepare) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.with(prepare: Self.prepare) { server in
+            try await server.connection { connection in
                 let response = try await connection.request("GET", target)
                 #expect(response.status == 404)
                 #expect(response.bodyText.contains("No file"))
@@ -61,8 +61,8 @@ struct PathSafetyTests {
         arguments: [("/v1..2.txt", "dots\n"), ("/a%20b.txt", "space\n"), ("/sub/inside.txt", "inside\n"), ("/alias.txt", "inside\n")]
     )
     func served(target: String, body: String) async throws {
-        try await LiveServer.with(prepare: Self.prepare) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.with(prepare: Self.prepare) { server in
+            try await server.connection { connection in
                 let response = try await connection.request("GET", target)
                 #expect(response.status == 200)
                 #expect(response.bodyText == body)

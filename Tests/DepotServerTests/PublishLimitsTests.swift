@@ -18,21 +18,6 @@ struct PublishLimitsTests {
         try Fixture.files(below: dataDirectory.appendingPathComponent("tmp"))
     }
 
-    @Test("a declared length over the limit is 413 at once, and the connection is closed")
-    func declaredTooLarge() async throws {
-        try await LiveServer.withPublishing(configuration: .init(publish: .init(maxUploadBytes: 1000))) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                // Ten gigabytes announced, none sent: the answer cannot wait for the body.
-                try await connection.send("PUT", "/v1/files/big.bin", headers: [Self.auth, ("Content-Length", "10000000000")])
-                let response = try await connection.readResponse()
-                #expect(response.status == 413)
-                #expect(response.bodyText.contains("limit of 1000 bytes"))
-                #expect(try await connection.isClosedByServer())
-            }
-            #expect(try Self.temporaryFiles(in: server.dataDirectory).isEmpty)
-        }
-    }
-
     @Test("POST /v1/blobs/missing asks about at most publish.maxMissingHashes hashes: more is 413, at the limit is answered")
     func missingHashesLimit() async throws {
         try await InProcessConnection.withPublishing(configuration: .init(publish: .init(maxMissingHashes: 3))) { connection in
@@ -54,105 +39,6 @@ struct PublishLimitsTests {
         }
     }
 
-    @Test("a chunked body that crosses the limit is 413, stored nowhere, and the connection is closed")
-    func streamedTooLarge() async throws {
-        try await LiveServer.withPublishing(configuration: .init(publish: .init(maxUploadBytes: 1000))) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                try await connection.send("PUT", "/v1/files/big.bin", headers: [Self.auth, ("Transfer-Encoding", "chunked")])
-                try await connection.sendRaw(Array("800\r\n".utf8) + [UInt8](repeating: 65, count: 0x800) + Array("\r\n".utf8))
-                let response = try await connection.readResponse()
-                #expect(response.status == 413)
-                #expect(try await connection.isClosedByServer())
-            }
-            let published = try await RawHTTPConnection.with(port: server.port) {
-                PublishingTests.entries(try await PublishingTests.manifest(&$0)).count
-            }
-            #expect(published == 0)
-            #expect(try Self.temporaryFiles(in: server.dataDirectory).isEmpty)
-        }
-    }
-
-    @Test("a client that disconnects mid-upload publishes nothing and leaves no temporary file")
-    func disconnect() async throws {
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                try await connection.send("PUT", "/v1/files/cut.bin", headers: [Self.auth, ("Content-Length", "1000000")])
-                try await connection.sendRaw([UInt8](repeating: 1, count: 300_000))
-                // Not vacuous: the upload is being stored when the client goes.
-                var started = try Self.temporaryFiles(in: server.dataDirectory)
-                // Hang guard: slowest seen 0.3 s under two busy loops (the whole test).
-                for _ in 0..<6_000 where started.isEmpty {
-                    try await Task.sleep(for: .milliseconds(20))
-                    started = try Self.temporaryFiles(in: server.dataDirectory)
-                }
-                #expect(!started.isEmpty, "the upload never reached the store")
-            }
-            // The server notices the closed connection and discards the partial upload.
-            var leftovers = try Self.temporaryFiles(in: server.dataDirectory)
-            for _ in 0..<2_400 where !leftovers.isEmpty {
-                try await Task.sleep(for: .milliseconds(50))
-                leftovers = try Self.temporaryFiles(in: server.dataDirectory)
-            }
-            #expect(leftovers.isEmpty)
-            let (published, status) = try await RawHTTPConnection.with(port: server.port) { connection in
-                (
-                    PublishingTests.entries(try await PublishingTests.manifest(&connection)).count,
-                    try await connection.request("GET", "/files/cut.bin").status
-                )
-            }
-            #expect(published == 0)
-            #expect(status == 404)
-        }
-    }
-
-    @Test("a blob large enough for a block index, indexed as it arrives, leaves no temporary file: stored, or cut off mid-body")
-    func indexedUploadLeavesNothing() async throws {
-        let content = Fixture.pseudoRandom(count: 2 << 20, seed: 7)
-        let sha256 = Fixture.sha256(content)
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                try await connection.send(
-                    "PUT",
-                    "/v1/blobs/\(sha256)",
-                    headers: [Self.auth, ("Content-Length", "\(content.count)")]
-                )
-                try await connection.sendRaw(Array(content.prefix(1 << 20)))
-                var started = try Self.temporaryFiles(in: server.dataDirectory)
-                // Hang guard: slowest seen 1.3 s under two busy loops (the whole test).
-                for _ in 0..<6_000 where !started.contains(where: { $0.hasSuffix(".zblocks") }) {
-                    try await Task.sleep(for: .milliseconds(20))
-                    started = try Self.temporaryFiles(in: server.dataDirectory)
-                }
-                #expect(started.contains { $0.hasSuffix(".zblocks") }, "the index was not made as the upload arrived: \(started)")
-            }
-            var leftovers = try Self.temporaryFiles(in: server.dataDirectory)
-            for _ in 0..<2_400 where !leftovers.isEmpty {
-                try await Task.sleep(for: .milliseconds(50))
-                leftovers = try Self.temporaryFiles(in: server.dataDirectory)
-            }
-            #expect(leftovers.isEmpty)
-            let stored = try await RawHTTPConnection.with(port: server.port) { connection in
-                try await connection.request("PUT", "/v1/blobs/\(sha256)", headers: [Self.auth], body: Array(content))
-            }
-            #expect(stored.status == 201)
-            #expect(try Self.temporaryFiles(in: server.dataDirectory).isEmpty)
-            // Its index was recorded: served once a release lists the blob.
-            let (committed, blocks) = try await RawHTTPConnection.with(port: server.port) { connection in
-                let commit = #"{"files": [{"path": "big.bin", "sha256": "\#(sha256)"}]}"#
-                return (
-                    try await connection.request(
-                        "POST",
-                        "/v1/releases",
-                        headers: [Self.auth, ("Content-Type", "application/json")],
-                        body: Array(commit.utf8)
-                    ).status,
-                    try await connection.request("GET", "/blobs/\(sha256).blocks").status
-                )
-            }
-            #expect(committed == 201 && blocks == 200)
-        }
-    }
-
     @Test("a full disk is 507, the previous version stays live, and nothing half-written remains", .enabled(if: getuid() == 0))
     func diskFull() async throws {
         try await withTemporaryDirectory { root in
@@ -165,12 +51,12 @@ struct PublishLimitsTests {
             func unmount() async throws { _ = try await ChildProcess.run("/bin/umount", ["-l", data.path]) }
             do {
                 var configuration = ServerConfiguration()
-                configuration.publish.tokens = [LiveServer.token]
+                configuration.publish.tokens = [PublishToken.secret]
                 configuration.dataDirectory = data.path
                 let small = Data("small and fine\n".utf8)
                 let large = Fixture.pseudoRandom(count: 3 << 20, seed: 9)
-                try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
-                    try await RawHTTPConnection.with(port: server.port) { connection in
+                try await InProcessServer.withDataDirectory(data, configuration: configuration) { server in
+                    try await server.connection { connection in
                         #expect(try await connection.publish("f.bin", small).status == 201)
                         let full = try await connection.publish("f.bin", large)
                         #expect(full.status == 507)
@@ -200,8 +86,8 @@ struct CollectionDuringPublishTests {
         configuration.publish.retiredGracePeriod = .zero
         // A lost patch is not made again on request: the test sees it lost.
         configuration.publish.deltas.onRequest = false
-        try await LiveServer.withPublishing(configuration: configuration) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
+            try await server.connection { connection in
                 var previous: String?
                 for round in 0..<6 {
                     // Mostly the same bytes each round: a patch from the previous version pays.

@@ -8,18 +8,18 @@ import Testing
 /// The server reads published content from the catalog when a request first names it and keeps
 /// it in a bounded cache (`http.resourceCacheEntries`); every change (publish, delete, release,
 /// rollback) drops what it made stale, so no request is ever answered from before a change it
-/// follows.
+/// follows. In process: the cache is the application's.
 @Suite("Published content cache")
 struct PublishedContentCacheTests {
-    static let auth = ("Authorization", "Bearer \(LiveServer.token)")
+    static let auth = ("Authorization", "Bearer \(PublishToken.secret)")
 
     static func sha256(_ text: String) -> String {
         SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// The file and its SHA-256 sidecar, each asked twice: the second answer comes from the cache
-    /// (the direct path).
-    static func served(_ connection: inout RawHTTPConnection, _ path: String) async throws -> [String] {
+    /// (the direct path reads that cache too: its answers are DirectResponderTests').
+    static func served(_ connection: inout InProcessConnection, _ path: String) async throws -> [String] {
         var answers: [String] = []
         for target in ["/files/\(path)", "/files/\(path)", "/files/\(path).sha256", "/files/\(path).sha256"] {
             let response = try await connection.request("GET", target)
@@ -30,8 +30,8 @@ struct PublishedContentCacheTests {
 
     @Test("every change is seen at once: publish, re-publish, rollback, release and delete")
     func changesAreSeen() async throws {
-        try await LiveServer.withPublishing { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.withPublishing { server in
+            try await server.connection { connection in
                 func put(_ path: String, _ text: String) async throws {
                     #expect(try await connection.request("PUT", "/v1/files/\(path)", headers: [Self.auth], body: Array(text.utf8)).status == 201)
                 }
@@ -60,8 +60,8 @@ struct PublishedContentCacheTests {
 
     @Test("with room for two resources, many files are still each served right")
     func tinyCache() async throws {
-        try await LiveServer.withPublishing(configuration: ServerConfiguration(resourceCacheEntries: 2)) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.withPublishing(configuration: ServerConfiguration(resourceCacheEntries: 2)) { server in
+            try await server.connection { connection in
                 for index in 0..<12 {
                     let reply = try await connection.request("PUT", "/v1/files/f\(index)", headers: [Self.auth], body: Array("file \(index)".utf8))
                     #expect(reply.status == 201)
@@ -80,13 +80,12 @@ struct PublishedContentCacheTests {
     func racingPublishes() async throws {
         // Room for two: the readers' four URLs push each other out, so lookups of the catalog
         // are under way whenever a publish commits.
-        try await LiveServer.withPublishing(configuration: ServerConfiguration(resourceCacheEntries: 2)) { server in
+        try await InProcessServer.withPublishing(configuration: ServerConfiguration(resourceCacheEntries: 2)) { server in
             try await withThrowingTaskGroup { group in
-                let port = server.port
                 let stop = ManagedAtomicFlag()
                 for _ in 0..<4 {
                     group.addTask {
-                        try await RawHTTPConnection.with(port: port) { connection in
+                        try await server.connection { connection in
                             while !stop.isSet {
                                 for target in ["/files/race.txt", "/files/race.txt.md5", "/files/race.txt.sha256", "/files/other.txt"] {
                                     _ = try await connection.request("GET", target)
@@ -95,7 +94,7 @@ struct PublishedContentCacheTests {
                         }
                     }
                 }
-                try await RawHTTPConnection.with(port: port) { connection in
+                try await server.connection { connection in
                     for round in 0..<100 {
                         let text = "round \(round)"
                         let reply = try await connection.request("PUT", "/v1/files/race.txt", headers: [Self.auth], body: Array(text.utf8))

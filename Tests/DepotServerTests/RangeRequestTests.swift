@@ -4,7 +4,9 @@ import DepotTestSupport
 import Foundation
 import Testing
 
-/// Range requests over the wire (RFC 9110 §14, §15.3.7, §15.5.17).
+/// Range requests (RFC 9110 §14, §15.3.7, §15.5.17), in process: the direct path sends the
+/// same answers, with its access log on and off (DirectResponderTests.sameAnswers asks it these
+/// ranges).
 @Suite("Range requests")
 struct RangeRequestTests {
     static let length = Fixture.noise.count  // 100 000
@@ -19,20 +21,11 @@ struct RangeRequestTests {
         ("bytes=-200000", 0...99_999),
     ]
 
-    /// A server serving ``Fixture/standardFolder(_:)``, with or without its access log.
-    static func standard<Result: Sendable>(logsRequests: Bool, _ body: @Sendable (LiveServer) async throws -> Result) async throws -> Result {
-        var configuration = ServerConfiguration()
-        configuration.logsRequests = logsRequests
-        return try await LiveServer.with(configuration: configuration, prepare: Fixture.standardFolder, body)
-    }
-
-    /// With the access log on and off: the direct path writes a file region whole, or in pieces
-    /// whose writes it counts.
-    @Test("single ranges give 206 with Content-Range and the exact bytes", arguments: [true, false], singleRanges)
-    func single(logsRequests: Bool, range: (header: String, expected: ClosedRange<Int>)) async throws {
+    @Test("single ranges give 206 with Content-Range and the exact bytes", arguments: singleRanges)
+    func single(range: (header: String, expected: ClosedRange<Int>)) async throws {
         let (header, expected) = range
-        try await Self.standard(logsRequests: logsRequests) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let response = try await connection.request("GET", "/noise.bin", headers: [("Range", header)])
                 #expect(response.status == 206)
                 #expect(response.header("Content-Range") == "bytes \(expected.lowerBound)-\(expected.upperBound)/\(Self.length)")
@@ -49,8 +42,8 @@ struct RangeRequestTests {
         arguments: ["bytes=100000-", "bytes=-0", "bytes=200000-300000", "bytes=100000-100001,-0"]
     )
     func unsatisfiable(header: String) async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let response = try await connection.request("GET", "/noise.bin", headers: [("Range", header)])
                 #expect(response.status == 416)
                 #expect(response.header("Content-Range") == "bytes */\(Self.length)")
@@ -62,8 +55,8 @@ struct RangeRequestTests {
 
     @Test("invalid or foreign Range fields are ignored (200)", arguments: ["bytes=5-1", "bytes=abc", "items=0-1", "bytes 0-1", "bytes=0-1;x"])
     func ignored(header: String) async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let response = try await connection.request("GET", "/noise.bin", headers: [("Range", header)])
                 #expect(response.status == 200)
                 #expect(response.body.count == Self.length)
@@ -73,8 +66,8 @@ struct RangeRequestTests {
 
     @Test("HEAD ignores Range (§14.2)")
     func headIgnoresRange() async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let response = try await connection.request("HEAD", "/noise.bin", headers: [("Range", "bytes=0-9")])
                 #expect(response.status == 200)
                 #expect(response.header("Content-Length") == "\(Self.length)")
@@ -85,8 +78,8 @@ struct RangeRequestTests {
 
     @Test("several ranges give multipart/byteranges with the exact Content-Length (§14.6)")
     func multipart() async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let response = try await connection.request("GET", "/noise.bin", headers: [("Range", "bytes=90000-90099,0-9,-5")])
                 #expect(response.status == 206)
                 let contentType = try #require(response.header("Content-Type"))
@@ -110,8 +103,8 @@ struct RangeRequestTests {
 
     @Test("overlapping and adjacent ranges are coalesced into one part")
     func coalesced() async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let response = try await connection.request("GET", "/noise.bin", headers: [("Range", "bytes=100-199,150-299,300-399")])
                 #expect(response.status == 206)
                 #expect(response.header("Content-Range") == "bytes 100-399/\(Self.length)")
@@ -122,8 +115,8 @@ struct RangeRequestTests {
 
     @Test("too many ranges, or ranges adding up past the whole, are answered with 200")
     func amplification() async throws {
-        try await LiveServer.with(configuration: .init(rangeLimits: .init(maxRanges: 3)), prepare: Fixture.standardFolder) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.with(configuration: .init(rangeLimits: .init(maxRanges: 3)), prepare: Fixture.standardFolder) { server in
+            try await server.connection { connection in
                 let four = try await connection.request("GET", "/noise.bin", headers: [("Range", "bytes=0-0,10-10,20-20,30-30")])
                 #expect(four.status == 200)
                 #expect(four.body.count == Self.length)
@@ -138,8 +131,8 @@ struct RangeRequestTests {
 
     @Test("ranges of the gzip variant select encoded bytes")
     func gzipRanges() async throws {
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let whole = try await connection.request("GET", "/text.txt", headers: [("Accept-Encoding", "gzip")])
                 let tag = try #require(whole.header("ETag"))
                 let part = try await connection.request(
@@ -159,8 +152,8 @@ struct RangeRequestTests {
     @Test("If-Range with the current strong ETag honours Range; anything else sends 200 (§13.1.5)")
     func ifRangeTags() async throws {
         let etag = "\"\(Fixture.sha256(Fixture.noise))\""
-        try await LiveServer.standard { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.standard { server in
+            try await server.connection { connection in
                 let matching = try await connection.request("GET", "/noise.bin", headers: [("Range", "bytes=0-9"), ("If-Range", etag)])
                 #expect(matching.status == 206)
                 for other in ["\"stale\"", "W/\(etag)", "not a validator"] {
@@ -180,8 +173,8 @@ struct RangeRequestTests {
 
     @Test("If-Range with a date matches only a strong Last-Modified, exactly (§13.1.5, §8.8.2.2)")
     func ifRangeDates() async throws {
-        try await LiveServer.with(prepare: Self.folderWithFreshFile) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.with(prepare: Self.folderWithFreshFile) { server in
+            try await server.connection { connection in
                 let old = "Tue, 14 Nov 2023 22:13:20 GMT"
                 let exact = try await connection.request("GET", "/noise.bin", headers: [("Range", "bytes=0-9"), ("If-Range", old)])
                 #expect(exact.status == 206)

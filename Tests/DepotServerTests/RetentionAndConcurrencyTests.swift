@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Retention, collection of unreferenced blobs, and publishes racing with each other: in process,
-/// through the router (downloads racing with them, over a socket: DownloadDuringChangeTests).
+/// through the router (downloads racing with them, over a socket: ConnectionStreamingTests).
 @Suite("Retention and concurrency")
 struct RetentionAndConcurrencyTests {
     static let auth = PublishToken.authorization

@@ -98,7 +98,8 @@ struct RouteAuthorizationTests {
     /// The routes behind a ``RouteGate`` of ScopedRoutes, with the dashboard on and no address
     /// allowed: the status without credentials, with a token without `read`, and with one with it
     /// (`/metrics` takes no token but its own `metrics.token`; `diff` and `file` without their
-    /// query are the handler's 400).
+    /// query are the handler's 400). Over a socket, where requests have an address:
+    /// ClientAddressTests.gates.
     static let gated: [(route: String, bare: Int, noRead: Int, read: Int)] = [
         ("GET /metrics", 403, 403, 403),
         ("GET /v1/admin/overview", 401, 401, 200),
@@ -106,24 +107,6 @@ struct RouteAuthorizationTests {
         ("GET /v1/admin/file", 401, 401, 400),
         ("GET /v1/admin/traffic", 401, 401, 200),
     ]
-
-    @Test("with the dashboard on, /metrics and the admin API are the routes behind gates, and each gate lets in exactly whom the table says")
-    func gates() async throws {
-        var configuration = ServerConfiguration(metricsAllowedAddresses: [], dashboard: DashboardConfiguration(enabled: true, allowedAddresses: []))
-        configuration.accessTokens = try Self.tokens.enumerated().map { try AccessToken(entry: $0.element.entry, position: $0.offset + 1) }
-        try await LiveServer.withPublishing(configuration: configuration) { server in
-            let gatedRoutes = server.routes.all.filter { $0 == "GET /metrics" || $0.hasPrefix("GET /v1/admin/") }
-            #expect(Set(gatedRoutes) == Set(Self.gated.map(\.route)))
-            for row in Self.gated {
-                let (method, path) = Self.concrete(row.route)
-                for (secret, expected) in [(nil, row.bare), ("ci-secret", row.noRead), ("reader-secret", row.read)] {
-                    let headers = secret.map { [("Authorization", "Bearer \($0)")] } ?? []
-                    let response = try await RawHTTPConnection.with(port: server.port) { try await $0.request(method, path, headers: headers) }
-                    #expect(response.status == expected, "\(row.route) with \(secret ?? "nothing"): \(response.status) \(response.bodyText)")
-                }
-            }
-        }
-    }
 
     /// The tokens of the scope table, and their secrets.
     static let tokens: [(name: String, secret: String, entry: String)] = [
@@ -162,7 +145,7 @@ struct RouteAuthorizationTests {
         var configuration = ServerConfiguration()
         configuration.accessTokens = try Self.tokens.enumerated().map { try AccessToken(entry: $0.element.entry, position: $0.offset + 1) }
         try await InProcessServer.withPublishing(configuration: configuration) { server in
-            let everyone = Self.tokens.map { ($0.name, $0.secret) } + [("publish-token", LiveServer.token)]
+            let everyone = Self.tokens.map { ($0.name, $0.secret) } + [("publish-token", PublishToken.secret)]
             for row in Self.scopeRows {
                 for (name, secret) in everyone {
                     let response = try await server.connection {

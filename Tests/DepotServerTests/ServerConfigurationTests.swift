@@ -55,7 +55,7 @@ struct ServerConfigurationTests {
     func keys() throws {
         let configuration = try ServerConfiguration(
             reader: Self.reader([
-                "http.host": "0.0.0.0", "http.port": 9000, "http.serverName": "depot", "public.path": "site", "data.path": "/var/lib/depot",
+                "http.host": "0.0.0.0", "http.port": 9000, "http.serverName": "depot-mirror", "public.path": "site", "data.path": "/var/lib/depot",
                 "public.cacheControl": "", "public.cacheControlRules": .init(.stringArray(["a/=max-age=60"]), isSecret: false),
                 "ranges.maxCount": 5, "gzip.level": 9, "gzip.minimumSavings": 0.2,
                 "public.rescanInterval": 0, "http.openFilesPerEventLoop": 0, "http.openFileIdleSeconds": 2.5,
@@ -64,7 +64,7 @@ struct ServerConfigurationTests {
         )
         #expect(configuration.host == "0.0.0.0")
         #expect(configuration.port == 9000)
-        #expect(configuration.serverName == "depot")
+        #expect(configuration.serverName == "depot-mirror")
         #expect(configuration.publicDirectory == "site")
         #expect(configuration.dataDirectory == "/var/lib/depot")
         #expect(configuration.publicRescanInterval == nil)

@@ -7,8 +7,9 @@ import Foundation
 import Testing
 import _NIOFileSystem
 
-/// Doors that must stay shut whatever the configuration or the peer: empty or odd tokens,
-/// `/metrics` behind a proxy, and the `Date` a response carries.
+/// Doors that must stay shut whatever the configuration or the peer: empty or odd tokens, and a
+/// version too large to patch from, in process. `/metrics` by address is ClientAddressTests',
+/// the `Date` an answer carries ConnectionStreamingTests' (the connection's).
 @Suite("Server hardening")
 struct ServerHardeningTests {
     static func reader(_ values: [AbsoluteConfigKey: ConfigValue]) -> ConfigReader {
@@ -60,80 +61,10 @@ struct ServerHardeningTests {
     func presentedTokens(field: String, status: Int) async throws {
         var configuration = ServerConfiguration()
         configuration.publish.tokens = ["tok"]
-        try await LiveServer.with(configuration: configuration) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.with(configuration: configuration) { server in
+            try await server.connection { connection in
                 let reply = try await connection.request("PUT", "/v1/files/a.txt", headers: [("Authorization", field)], body: Array("x".utf8))
                 #expect(reply.status == status)
-            }
-        }
-    }
-
-    @Test("only allowed addresses, or holders of the metrics token, may read /metrics")
-    func restricted() async throws {
-        try await LiveServer.withPublishing(configuration: .init(metricsAllowedAddresses: [])) { server in
-            let response = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/metrics") }
-            #expect(response.status == 403)
-        }
-        try await LiveServer.withPublishing(configuration: .init(metricsToken: "metrics-secret")) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                #expect(try await connection.request("GET", "/metrics").status == 401, "the token is required even from 127.0.0.1")
-                let allowed = try await connection.request("GET", "/metrics", headers: [("Authorization", "Bearer metrics-secret")])
-                #expect(allowed.status == 200)
-            }
-        }
-    }
-
-    @Test("behind a trusted proxy, /metrics is decided by the forwarded client, not the proxy's address")
-    func metricsBehindProxy() async throws {
-        var configuration = ServerConfiguration()
-        configuration.trustedProxies = ["127.0.0.1"]
-        try await LiveServer.with(configuration: configuration) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                let outside = try await connection.request("GET", "/metrics", headers: [("X-Forwarded-For", "203.0.113.9")])
-                #expect(outside.status == 403)
-                let spoofed = try await connection.request("GET", "/metrics", headers: [("X-Forwarded-For", "127.0.0.1, 203.0.113.9")])
-                #expect(spoofed.status == 403)
-                let local = try await connection.request("GET", "/metrics", headers: [("X-Forwarded-For", "127.0.0.1")])
-                #expect(local.status == 200)
-                #expect(try await connection.request("GET", "/metrics").status == 200)
-            }
-        }
-    }
-
-    @Test("Last-Modified is never later than Date, published and requested in a tight loop, on both serving paths", arguments: [true, false])
-    func lastModifiedNotAfterDate(direct: Bool) async throws {
-        var configuration = ServerConfiguration()
-        configuration.directResponses = direct
-        configuration.publish.keepVersions = 1
-        try await LiveServer.withPublishing(configuration: configuration) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
-                // Until the publishes have spanned three seconds (the window where a stale Date
-                // shows), however long that takes: about three seconds here, but a publish under
-                // a full parallel run of the suites on two cores has taken 4–40 s (its fsyncs
-                // wait for the other tests' writes). The count bounds only a server whose dates
-                // never move.
-                var checked = 0
-                var seconds = Set<Int64>()
-                while seconds.count < 4, checked < 10_000 {
-                    let body = Array("version \(checked)".utf8)
-                    let put = try await connection.request(
-                        "PUT",
-                        "/v1/files/t.txt",
-                        headers: [("Authorization", "Bearer \(LiveServer.token)")],
-                        body: body
-                    )
-                    #expect(put.status == 201)
-                    for method in ["GET", "HEAD"] {
-                        let response = try await connection.request(method, "/files/t.txt")
-                        let now = HTTPDate(secondsSince1970: Int64(Date().timeIntervalSince1970))
-                        let date = try #require(response.header("Date").flatMap { HTTPDate(parsing: $0, now: now) })
-                        let modified = try #require(response.header("Last-Modified").flatMap { HTTPDate(parsing: $0, now: now) })
-                        seconds.insert(modified.secondsSince1970)
-                        #expect(modified <= date, "\(method) #\(checked): Last-Modified \(modified.imfFixdate) after Date \(date.imfFixdate)")
-                    }
-                    checked += 1
-                }
-                #expect(seconds.count >= 4)
             }
         }
     }
@@ -160,10 +91,10 @@ struct ServerHardeningTests {
                     keepVersions: 5
                 )
             )
-            let configuration = ServerConfiguration(publish: .init(tokens: [LiveServer.token]))
-            try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
-                try await RawHTTPConnection.with(port: server.port) { connection in
-                    let auth = ("Authorization", "Bearer \(LiveServer.token)")
+            let configuration = ServerConfiguration(publish: .init(tokens: [PublishToken.secret]))
+            try await InProcessServer.withDataDirectory(data, configuration: configuration) { server in
+                try await server.connection { connection in
+                    let auth = PublishToken.authorization
                     #expect(try await connection.request("PUT", "/v1/files/big.bin", headers: [auth], body: Array("small now".utf8)).status == 201)
                     let lines = (0..<3000).map { "line \($0) of a file that patches well\n" }.joined()
                     #expect(try await connection.request("PUT", "/v1/files/other.txt", headers: [auth], body: Array(lines.utf8)).status == 201)

@@ -56,15 +56,15 @@ struct VariantMemoryTests {
     /// Publishes the six `files` at once, on six connections, to a server whose variant maker
     /// waits at `gate` from its first chunk; returns once all six were answered 201 and the
     /// maker holds at the gate.
-    static func publishAtOnce(_ files: [Data], port: Int, gate: ChunkGate) async throws {
+    static func publishAtOnce(_ files: [Data], to server: InProcessServer, gate: ChunkGate) async throws {
         try await withThrowingTaskGroup(of: Int.self) { group in
             for (index, data) in files.enumerated() {
                 group.addTask {
-                    try await RawHTTPConnection.with(port: port) { connection in
+                    try await server.connection { connection in
                         try await connection.request(
                             "PUT",
                             "/v1/files/big/\(index).bin",
-                            headers: [("Authorization", "Bearer \(LiveServer.token)")],
+                            headers: [("Authorization", "Bearer \(PublishToken.secret)")],
                             body: Array(data)
                         ).status
                     }
@@ -77,7 +77,7 @@ struct VariantMemoryTests {
     }
 
     /// The variant maker's series at `/metrics`.
-    static func variantMetrics(_ connection: inout RawHTTPConnection) async throws -> (queued: Int, buffered: Int, refused: Int) {
+    static func variantMetrics(_ connection: inout InProcessConnection) async throws -> (queued: Int, buffered: Int, refused: Int) {
         (
             Int(try await connection.metric("depot_variant_queue_contents")),
             Int(try await connection.metric("depot_variant_buffered_bytes")),
@@ -86,7 +86,7 @@ struct VariantMemoryTests {
     }
 
     /// Waits until `/files/big/{index}.bin` is served as brotli for each of `count` files.
-    static func waitForBrotli(count: Int, _ connection: inout RawHTTPConnection) async throws -> Bool {
+    static func waitForBrotli(count: Int, _ connection: inout InProcessConnection) async throws -> Bool {
         for index in 0..<count {
             // Hang guard: slowest seen 29 s under two busy loops (the whole test).
             let made = try await poll(for: .seconds(300)) { () -> Bool? in
@@ -106,9 +106,9 @@ struct VariantMemoryTests {
         configuration.variants = VariantBackgroundTests.quick
         configuration.variantChunkRead = { gate.pass() }
         let files = (0..<6).map { Self.rows(size: 16 << 20, seed: $0) }
-        try await LiveServer.withPublishing(configuration: configuration) { server in
-            try await Self.publishAtOnce(files, port: server.port, gate: gate)
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
+            try await Self.publishAtOnce(files, to: server, gate: gate)
+            try await server.connection { connection in
                 let held = try await Self.variantMetrics(&connection)
                 #expect(held.queued == 6, "all six wait, the one held included")
                 #expect(held.buffered == VariantMaker.chunkSize, "one chunk of the held encoding; the queue holds names, no bytes")
@@ -137,9 +137,9 @@ struct VariantMemoryTests {
         configuration.variants.maximumPending = 4
         configuration.variantChunkRead = { gate.pass() }
         let files = (0..<6).map { Self.rows(size: 2 << 20, seed: $0) }
-        try await LiveServer.withPublishing(configuration: configuration) { server in
-            try await Self.publishAtOnce(files, port: server.port, gate: gate)
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
+            try await Self.publishAtOnce(files, to: server, gate: gate)
+            try await server.connection { connection in
                 let held = try await Self.variantMetrics(&connection)
                 #expect(held.queued == 4 && held.refused == 2, "\(held)")
                 #expect(held.buffered == VariantMaker.chunkSize, "one chunk, however many were refused")

@@ -6,7 +6,8 @@ import Testing
 
 /// Brotli and zstd variants (issue 45): made at publish, listed by the release beside gzip's,
 /// served at their own URLs, and negotiated on `/files/…` (RFC 9110 §12.5.3) with ranges,
-/// `If-Range` and 304s on each, over a socket.
+/// `If-Range` and 304s on each, in process; curl and REDbot judge them over a socket
+/// (RealClientTests).
 @Suite("Brotli and zstd variants")
 struct VariantServingTests {
     /// Settings other than the defaults (so a test server makes them) and quick to make, before
@@ -15,14 +16,24 @@ struct VariantServingTests {
 
     static let catalog = Fixture.catalogRows
 
+    /// An application in process publishing with ``variants``, and a connection to it.
     static func withServer<Result: Sendable>(
         variants: VariantConfiguration = Self.variants,
-        _ body: @Sendable (LiveServer, inout RawHTTPConnection) async throws -> Result
+        _ body: @Sendable (InProcessServer, inout TestServerConnection) async throws -> Result
+    ) async throws -> Result {
+        try await withServer(InProcessServer.self, variants: variants, body)
+    }
+
+    /// A server of kind `Server` publishing with ``variants``, and a connection to it.
+    static func withServer<Server: TestServer, Result: Sendable>(
+        _ kind: Server.Type,
+        variants: VariantConfiguration = Self.variants,
+        _ body: @Sendable (Server, inout TestServerConnection) async throws -> Result
     ) async throws -> Result {
         var configuration = ServerConfiguration()
         configuration.variants = variants
-        return try await LiveServer.withPublishing(configuration: configuration) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in try await body(server, &connection) }
+        return try await Server.withPublishing(configuration: configuration) { server in
+            try await server.withConnection { connection in try await body(server, &connection) }
         }
     }
 
@@ -203,23 +214,6 @@ struct VariantServingTests {
         }
     }
 
-    @Test("curl --compressed takes brotli or zstd from /files/… and decodes it to the published bytes")
-    func curlCompressed() async throws {
-        try await Self.withServer { server, connection in
-            _ = try await Self.publish(&connection, "db/catalog.sqlite", Self.catalog)
-            try await withTemporaryDirectory { folder in
-                let output = folder.appendingPathComponent("catalog")
-                let result = try await ChildProcess.run(
-                    "curl",
-                    ["-sS", "--compressed", "-o", output.path, "-w", "%{size_download}", server.url("/files/db/catalog.sqlite")]
-                )
-                #expect(try Data(contentsOf: output) == Self.catalog)
-                let downloaded = Int(String(decoding: result.standardOutput, as: UTF8.self)) ?? 0
-                #expect(downloaded > 0 && downloaded < Self.catalog.count / 3)
-            }
-        }
-    }
-
     static func writeCatalog(to folder: URL) throws {
         try folder.write(Self.catalog, to: "catalog.txt")
     }
@@ -228,8 +222,8 @@ struct VariantServingTests {
     func publicFolder() async throws {
         var configuration = ServerConfiguration()
         configuration.variants = Self.variants
-        try await LiveServer.with(configuration: configuration, prepare: Self.writeCatalog) { server in
-            try await RawHTTPConnection.with(port: server.port) { connection in
+        try await InProcessServer.with(configuration: configuration, prepare: Self.writeCatalog) { server in
+            try await server.connection { connection in
                 // Hang guard: slowest seen 0.85 s under two busy loops (the whole test).
                 let encoded = try await poll(for: .seconds(60)) { () -> RawHTTPResponse? in
                     let response = try await connection.request("GET", "/catalog.txt", headers: [("Accept-Encoding", "br, gzip")])
@@ -242,33 +236,6 @@ struct VariantServingTests {
                 let zstd = try await connection.request("GET", "/catalog.txt", headers: [("Accept-Encoding", "zstd")])
                 #expect(zstd.header("Content-Encoding") == "zstd")
                 #expect(try await Self.decodedByTool("zstd", zstd.body) == Self.catalog)
-            }
-        }
-    }
-
-    /// `scripts/lib/redbotcheck.py`: REDbot's checks of one answer, asked with given fields.
-    static let redbot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("scripts/lib/redbotcheck.py")
-
-    @Test(
-        "REDbot finds nothing bad in a brotli or zstd answer of /files/…, and its range, If-None-Match and If-Modified-Since checks pass",
-        arguments: ["br", "zstd"]
-    )
-    func redbotCheck(coding: String) async throws {
-        try await Self.withServer { server, connection in
-            _ = try await Self.publish(&connection, "db/catalog.sqlite", Self.catalog)
-            let result = try await ChildProcess.run(
-                "python3",
-                [Self.redbot.path, server.url("/files/db/catalog.sqlite"), "Accept-Encoding: \(coding)"]
-            )
-            let report = String(decoding: result.standardOutput, as: UTF8.self)
-            #expect(result.status == 0, "\(report)")
-            #expect(report.contains("Content-Encoding: \(coding)"), "\(report)")
-            for passed in [
-                "bad: 0", "A ranged request returned the correct partial content", "If-None-Match conditional requests are supported",
-                "If-Modified-Since conditional requests are supported", "The Content-Length header is correct",
-            ] {
-                #expect(report.contains(passed), "\(passed): \(report)")
             }
         }
     }

@@ -3,12 +3,13 @@ import DepotTestFixtures
 import DepotTestSupport
 import Testing
 
-/// `/readyz` is public: over a real socket, however many probes arrive, its computation (a
-/// catalog read, a file made in the store) runs once an interval of the server's clock, a
-/// clock the test moves by hand (issue 57, defect 9). Counted by a hook the server awaits at
-/// each computation.
-@Suite("Readiness over a socket")
-struct ReadinessSocketTests {
+/// `/readyz` is public: through the application's router, however many probes arrive at once or
+/// one after another, its computation (a catalog read, a file made in the store) runs once an
+/// interval of the server's clock, a clock the test moves by hand (issue 57, defect 9). Counted
+/// by a hook the server awaits at each computation. In process: the sharing is the
+/// application's (ReadinessCheck), not the connection's.
+@Suite("Readiness probes")
+struct ReadinessProbesTests {
     @Test("20 concurrent and 20 sequential GET /readyz within one interval: one computation; after the interval, one more")
     func onceAnInterval() async throws {
         let probes = HeldProbes()
@@ -16,7 +17,7 @@ struct ReadinessSocketTests {
         var configuration = ServerConfiguration()
         configuration.readinessClock = clock.connectionClock
         configuration.beforeReadinessProbe = { await probes.enter() }
-        try await LiveServer.with(configuration: configuration, prepare: Fixture.standardFolder) { server in
+        try await InProcessServer.with(configuration: configuration, prepare: Fixture.standardFolder) { server in
             // The start-up's wait for the public folder asked once; its verdict ages past the interval.
             let started = probes.count
             #expect(started == 1)
@@ -26,7 +27,7 @@ struct ReadinessSocketTests {
             probes.hold()
             async let statuses = withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<20 {
-                    group.addTask { try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/readyz").status } }
+                    group.addTask { try await server.connection { try await $0.request("GET", "/readyz").status } }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -42,7 +43,7 @@ struct ReadinessSocketTests {
 
             // The interval passes by the server's clock: one computation more, shared again.
             clock.advance(by: .milliseconds(999))
-            #expect(try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/readyz").status } == 200)
+            #expect(try await server.connection { try await $0.request("GET", "/readyz").status } == 200)
             #expect(probes.count == started + 1, "still within the interval")
             clock.advance(by: .milliseconds(1))
             #expect(try await Self.oneAfterAnother(20, server) == Array(repeating: 200, count: 20))
@@ -50,9 +51,9 @@ struct ReadinessSocketTests {
         }
     }
 
-    /// The statuses of `count` `GET /readyz`, one after another on one connection.
-    static func oneAfterAnother(_ count: Int, _ server: LiveServer) async throws -> [Int] {
-        try await RawHTTPConnection.with(port: server.port) { connection in
+    /// The statuses of `count` `GET /readyz`, one after another.
+    static func oneAfterAnother(_ count: Int, _ server: InProcessServer) async throws -> [Int] {
+        try await server.connection { connection in
             var statuses: [Int] = []
             for _ in 0..<count { statuses.append(try await connection.request("GET", "/readyz").status) }
             return statuses
