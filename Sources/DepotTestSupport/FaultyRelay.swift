@@ -51,8 +51,8 @@ public final class FaultyRelay: Sendable {
         faults.withLock { $0.trickle = pathPrefix.map { ($0, interval) } }
     }
 
-    /// Every later response to a request whose target contains `pathPart` has the 300th byte
-    /// of its body altered (nil: none).
+    /// Every later response to a request whose target contains `pathPart` has the byte
+    /// ``tamperedOffset`` of its body altered (``tampered(_:)``; nil: none).
     public func tamper(_ pathPart: String?) {
         faults.withLock { $0.tamper = pathPart }
     }
@@ -67,6 +67,13 @@ public final class FaultyRelay: Sendable {
     public func requests(startingWith prefix: String) -> Int {
         requestLines.withLock { $0.filter { $0.hasPrefix(prefix) }.count }
     }
+
+    /// The body byte a tampering relay alters (counted from 0), on a socket or in process
+    /// (``InProcessRelay``).
+    package static let tamperedOffset = 300
+
+    /// What a tampering relay makes of that byte.
+    package static func tampered(_ byte: UInt8) -> UInt8 { byte ^ 0x20 }
 
     /// `request` without its `Range` field when that asks for several ranges.
     static func withoutMultipleRanges(_ request: String) -> String {
@@ -132,11 +139,11 @@ public final class FaultyRelay: Sendable {
                         for try await var buffer in upstreamInbound {
                             if tampers.value {
                                 if untilTampered == nil, let end = buffer.readableBytesView.firstRange(of: Array("\r\n\r\n".utf8)) {
-                                    untilTampered = end.upperBound - buffer.readerIndex + 300
+                                    untilTampered = end.upperBound - buffer.readerIndex + Self.tamperedOffset
                                 }
                                 if let at = untilTampered {
                                     if at < buffer.readableBytes, let byte = buffer.getInteger(at: buffer.readerIndex + at, as: UInt8.self) {
-                                        buffer.setInteger(byte ^ 0x20, at: buffer.readerIndex + at)
+                                        buffer.setInteger(Self.tampered(byte), at: buffer.readerIndex + at)
                                         untilTampered = .max
                                     } else if at != .max {
                                         untilTampered = at - buffer.readableBytes

@@ -76,10 +76,9 @@ public final class LyingPackMirror: Sendable {
             guard !["host", "connection"].contains(name.lowercased()) else { return nil }
             return (name, String(line[line.index(after: colon)...]).trimmingCharacters(in: [" ", "\t"]))
         }
-        let path = String(target.prefix { $0 != "?" })
-        if path.hasPrefix("/packs/"), path.hasSuffix(".br") {
+        if let plain = Self.plainPack(of: String(target.prefix { $0 != "?" })) {
             if method == "HEAD" { return record(method, target, "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nConnection: close\r\n\r\n", body: []) }
-            let body = try await relay("GET", String(path.dropLast(3)), fields: []).body + [UInt8](repeating: 0, count: surplus)
+            let body = try await relay("GET", plain, fields: []).body + [UInt8](repeating: 0, count: surplus)
             return record(method, target, "HTTP/1.1 200 OK\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n", body: body)
         }
         let response = try await relay(method, target, fields: fields)
@@ -93,6 +92,13 @@ public final class LyingPackMirror: Sendable {
             text += "Content-Length: \(response.body.count)\r\n"
         }
         return record(method, target, text + "Connection: close\r\n\r\n", body: response.body)
+    }
+
+    /// The plain pack whose bytes a lying mirror sends for `path` when that is a page's brotli
+    /// pack (`/packs/{page}.br`), on a socket or in process (``InProcessPackMirror``); nil for
+    /// any other path.
+    package static func plainPack(of path: String) -> String? {
+        path.hasPrefix("/packs/") && path.hasSuffix(".br") ? String(path.dropLast(3)) : nil
     }
 
     /// `method target` with `fields`, sent to the server.

@@ -16,9 +16,9 @@ struct PackBudgetTests {
         "a mirror says a page's brotli pack is 1 byte: a check expects the plain pack's 1.2 MB, a 600 KB budget refuses before any pack moves, a sync reports the 2.4 MB it moved"
     )
     func lyingBrotliLength() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, Self.files)
-            try await LyingPackMirror.with(upstreamPort: server.port) { mirror in
+            try await InProcessPackMirror.with(in: server) { mirror in
                 try await withTemporaryDirectory { folder in
                     let url = try #require(URL(string: mirror.url("/")))
                     let plan = try await DepotClient(server: url, directory: folder).check()

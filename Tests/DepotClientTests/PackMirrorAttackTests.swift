@@ -15,6 +15,9 @@ struct PackMirrorAttackTests {
 
     @Test("a brotli pack 16 MiB longer than the signed plain pack: cut off at the plain length, the plain pack taken, the report counts what moved")
     func longerThanSigned() async throws {
+        // On a socket: the client refuses the answer by its Content-Length, and the cut is
+        // URLSession's, which cancels a task whose delegate refuses its response; for a protocol
+        // of the test's own (in process), swift-corelibs-foundation ignores that refusal.
         try await LiveServer.withPublishing { server in
             try await SyncTests.publish(server, Self.files)
             try await LyingPackMirror.with(upstreamPort: server.port, surplus: Self.surplus) { mirror in
@@ -38,9 +41,9 @@ struct PackMirrorAttackTests {
 
     @Test("maximumTransferBytes just above the plain pack: a mirror whose brotli pack fails cannot make the sync move past it")
     func budgetHoldsAgainstAFailedAttempt() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, Self.files)
-            try await LyingPackMirror.with(upstreamPort: server.port) { mirror in
+            try await InProcessPackMirror.with(in: server) { mirror in
                 try await withTemporaryDirectory { folder in
                     let url = try #require(URL(string: mirror.url("/")))
                     var budgeted = DepotClient.Configuration()

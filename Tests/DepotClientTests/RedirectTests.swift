@@ -8,7 +8,8 @@ import HummingbirdTesting
 import Testing
 
 /// A cache or mirror that redirects the client elsewhere: only redirects on the same origin are
-/// followed.
+/// followed. In process: ``InProcessURLProtocol`` puts each redirect to the client's session
+/// delegate, which follows or refuses it.
 @Suite("Redirects")
 struct RedirectTests {
     static let blob = Data("the blob\n".utf8)
@@ -27,14 +28,16 @@ struct RedirectTests {
         }
         router.get("/blobs/\(Fixture.sha256(blob))") { _, _ in Response(status: .found, headers: [.location: location]) }
         router.get("/blob.bin") { _, _ in Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: blob))) }
-        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        return Application(router: router)
     }
 
     static func sync(_ app: some ApplicationProtocol) async throws -> Result<SyncReport, any Error> {
-        try await app.test(.live) { client in
-            try await withTemporaryDirectory { folder in
-                let depot = DepotClient(server: URL(string: "http://127.0.0.1:\(client.port!)/")!, directory: folder)
-                do { return .success(try await depot.sync()) } catch { return .failure(error) }
+        try await app.test(.router) { client in
+            try await InProcessURLProtocol.serving(client) { base in
+                try await withTemporaryDirectory { folder in
+                    let depot = DepotClient(server: URL(string: base + "/")!, directory: folder)
+                    do { return .success(try await depot.sync()) } catch { return .failure(error) }
+                }
             }
         }
     }
@@ -42,7 +45,7 @@ struct RedirectTests {
     @Test("a blob redirect to another origin is refused; the file fails and nothing is fetched there")
     func blobToOtherOrigin() async throws {
         let prepare: (URL) throws -> Void = { try $0.write(Self.blob, to: "blob.bin") }
-        try await LiveServer.with(prepare: prepare) { other in
+        try await InProcessServer.with(prepare: prepare) { other in
             let result = try await Self.sync(Self.server(location: other.url("/blob.bin")))
             let report = try result.failedReport()
             #expect(report.files.first?.outcome == .failed)
@@ -59,7 +62,7 @@ struct RedirectTests {
 
     @Test("a channel redirect to another origin fails the sync")
     func channelToOtherOrigin() async throws {
-        try await LiveServer.with { other in
+        try await InProcessServer.with { other in
             let result = try await Self.sync(Self.server(location: "/blob.bin", channelTo: other.url("/channels/stable")))
             #expect(throws: SyncError.self) { try result.get() }
             #expect(other.requests.total(pathPrefix: "/channels/") == 0)

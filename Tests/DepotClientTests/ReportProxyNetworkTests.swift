@@ -8,7 +8,8 @@ import Testing
 /// Reports through a trusted proxy (127.0.0.1) that forwards each client's address, as issue 57
 /// found them (defects 10 and 13): a forwarded source port is no network of its own, and the
 /// per-second limit holds for an IPv6 /64, not per address string. A real server on its test
-/// clock; each request names its client in `X-Forwarded-For`.
+/// clock, in process, its requests from 127.0.0.1 (``InProcessServer/peer``); each request names
+/// its client in `X-Forwarded-For`.
 @Suite("Report networks behind a proxy")
 struct ReportProxyNetworkTests {
     /// Rollouts and reports on `clock`, 127.0.0.1 a trusted proxy, every install of a network
@@ -16,7 +17,7 @@ struct ReportProxyNetworkTests {
     /// only by the scheduler's ticks, each of which counts and then weighs.
     static func configuration(_ clock: TestClock) -> ServerConfiguration {
         var configuration = ServerConfiguration()
-        configuration.publish.tokens = [LiveServer.token]
+        configuration.publish.tokens = [InProcessServer.token]
         configuration.channels = ChannelSigner(keys: [RolloutFleetTests.key])
         configuration.rollouts = RolloutConfiguration(tickInterval: .milliseconds(50), clock: { clock.now })
         configuration.trustedProxies = ["127.0.0.1"]
@@ -25,10 +26,11 @@ struct ReportProxyNetworkTests {
         return configuration
     }
 
-    static func withServer(_ body: @Sendable (LiveServer, TestClock) async throws -> Void) async throws {
+    static func withServer(_ body: @Sendable (InProcessServer, TestClock) async throws -> Void) async throws {
         let clock = TestClock()
         try await withTemporaryDirectory { root in
-            try await LiveServer.withDataDirectory(root.appendingPathComponent("data"), configuration: configuration(clock)) { server in
+            let data = root.appendingPathComponent("data")
+            try await InProcessServer.withDataDirectory(data, configuration: configuration(clock), from: "127.0.0.1") { server in
                 try await body(server, clock)
             }
         }
@@ -86,7 +88,7 @@ struct ReportProxyNetworkTests {
             #expect(limit == 20)
             let body = Array(try JSONEncoder().encode(ReportBatch(reports: [])))
             let post = { @Sendable (address: String) async throws -> Int in
-                try await RawHTTPConnection.with(port: server.port) { connection in
+                try await server.withConnection { connection in
                     try await connection.request("POST", "/v1/reports", headers: [("X-Forwarded-For", address)], body: body).status
                 }
             }

@@ -30,9 +30,9 @@ struct ReportServerAttackTests {
 
     @Test("a report server's password is never said, nor kept; one answering 503 forever keeps the queue and one reason, not grown")
     func credentialsAndServerError() async throws {
-        try await BrokenServer.with(.status(503)) { server in
+        try await InProcessBrokenHost.with(.status(503)) { server in
             try await withTemporaryDirectory { folder in
-                let client = try Self.client(folder, reportServer: "http://user:PASS@127.0.0.1:\(server.port)/")
+                let client = try Self.client(folder, reportServer: server.url("/").replacingOccurrences(of: "http://", with: "http://user:PASS@"))
                 for _ in 0..<3 { await client.sendReports() }
                 let delivery = try #require(try client.reportDelivery())
                 #expect(
@@ -65,8 +65,8 @@ struct ReportServerAttackTests {
 
     @Test("a report server redirecting to another host: the other host is never asked, the reports wait")
     func redirectElsewhere() async throws {
-        try await BrokenServer.with(.status(202)) { swallower in
-            try await BrokenServer.with(.redirect(swallower.url("/v1/reports"))) { server in
+        try await InProcessBrokenHost.with(.status(202)) { swallower in
+            try await InProcessBrokenHost.with(.redirect(swallower.url("/v1/reports"))) { server in
                 try await withTemporaryDirectory { folder in
                     let client = try Self.client(folder, reportServer: server.url("/"))
                     await client.sendReports()
@@ -81,7 +81,7 @@ struct ReportServerAttackTests {
 
     @Test("a report server that never answers: the send gives up at the minimum rate, by the client's clock, and the report waits")
     func silentServer() async throws {
-        try await BrokenServer.with(.silence) { server in
+        try await InProcessBrokenHost.with(.silence) { server in
             try await withTemporaryDirectory { folder in
                 let clock = ManualClock()
                 let configuration = DepotClient.Configuration(

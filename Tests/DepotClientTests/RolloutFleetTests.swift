@@ -47,7 +47,7 @@ struct RolloutFleetTests {
 
     static func configuration(_ clock: TestClock) -> ServerConfiguration {
         var configuration = ServerConfiguration()
-        configuration.publish.tokens = [LiveServer.token]
+        configuration.publish.tokens = [InProcessServer.token]
         configuration.channels = ChannelSigner(keys: [key])
         configuration.rollouts = RolloutConfiguration(tickInterval: .milliseconds(50), clock: { clock.now })
         configuration.reports.perAddressPerSecond = 1_000_000
@@ -63,13 +63,14 @@ struct RolloutFleetTests {
     /// a temporary folder.
     static func withServer(
         reportsPerAddressPerSecond: Int = 1_000_000,
-        _ body: @Sendable (LiveServer, TestClock) async throws -> Void
+        _ body: @Sendable (InProcessServer, TestClock) async throws -> Void
     ) async throws {
         let clock = TestClock()
         var configuration = Self.configuration(clock)
         configuration.reports.perAddressPerSecond = reportsPerAddressPerSecond
         try await withTemporaryDirectory { root in
-            try await LiveServer.withDataDirectory(root.appendingPathComponent("data"), configuration: configuration) { server in
+            let data = root.appendingPathComponent("data")
+            try await InProcessServer.withDataDirectory(data, configuration: configuration, from: "127.0.0.1") { server in
                 try await body(server, clock)
             }
         }
@@ -86,7 +87,7 @@ struct RolloutFleetTests {
     {
         let body = try json.map { Array(try JSONEncoder().encode($0)) } ?? raw
         return try await server.withConnection { connection in
-            try await connection.request(method, path, headers: [("Authorization", "Bearer \(LiveServer.token)")], body: body)
+            try await connection.request(method, path, headers: [("Authorization", "Bearer \(InProcessServer.token)")], body: body)
         }
     }
 
@@ -174,7 +175,7 @@ struct RolloutFleetTests {
         try await withTemporaryDirectory { root in
             let data = root.appendingPathComponent("data")
             let configuration = Self.configuration(clock)
-            let (two, fleet) = try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
+            let (two, fleet) = try await InProcessServer.withDataDirectory(data, configuration: configuration, from: "127.0.0.1") { server in
                 let (one, two) = try await Self.twoReleases(server)
                 var fleet = Fleet(count: Self.installCount, holding: one)
                 let started = try await Self.startRollout(server, minReports: 50)
@@ -220,7 +221,7 @@ struct RolloutFleetTests {
 
             // A restart between steps: the same step, started at the same time, and no tick
             // advances it twice.
-            try await LiveServer.withDataDirectory(data, configuration: configuration) { [fleet] server in
+            try await InProcessServer.withDataDirectory(data, configuration: configuration, from: "127.0.0.1") { [fleet] server in
                 var fleet = fleet
                 let held = try await Self.rollout(server)
                 #expect(held.percent == 50 && held.step == 1 && held.state == "running")
@@ -482,12 +483,13 @@ struct RolloutFleetTests {
     func forgedFailures() async throws {
         let clock = TestClock()
         var configuration = ServerConfiguration()
-        configuration.publish.tokens = [LiveServer.token]
+        configuration.publish.tokens = [InProcessServer.token]
         configuration.channels = ChannelSigner(keys: [Self.key])
         configuration.rollouts = RolloutConfiguration(tickInterval: .milliseconds(50), clock: { clock.now })
         configuration.trustedProxies = ["127.0.0.1"]
         try await withTemporaryDirectory { root in
-            try await LiveServer.withDataDirectory(root.appendingPathComponent("data"), configuration: configuration) { server in
+            let data = root.appendingPathComponent("data")
+            try await InProcessServer.withDataDirectory(data, configuration: configuration, from: "127.0.0.1") { server in
                 let (_, two) = try await Self.twoReleases(server)
                 _ = try await Self.startRollout(server, minReports: 3)
                 // The attack as found: two requests of 100 invented failing installs, one address.
@@ -514,7 +516,8 @@ struct RolloutFleetTests {
         var configuration = Self.configuration(clock)
         configuration.trustedProxies = ["127.0.0.1"]
         try await withTemporaryDirectory { root in
-            try await LiveServer.withDataDirectory(root.appendingPathComponent("data"), configuration: configuration) { server in
+            let data = root.appendingPathComponent("data")
+            try await InProcessServer.withDataDirectory(data, configuration: configuration, from: "127.0.0.1") { server in
                 let (_, two) = try await Self.twoReleases(server)
                 _ = try await Self.startRollout(server, minReports: 3)
                 #expect(try await Self.send(server, "POST", "/v1/channels/edge/promote", json: ["release": "1"]).status == 200)

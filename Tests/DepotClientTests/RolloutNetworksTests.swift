@@ -24,7 +24,8 @@ struct RolloutNetworksTests {
         configuration.dashboard.enabled = true
         configuration.dashboard.readTokens = [Self.readToken]
         try await withTemporaryDirectory { root in
-            try await LiveServer.withDataDirectory(root.appendingPathComponent("data"), configuration: configuration) { server in
+            let data = root.appendingPathComponent("data")
+            try await InProcessServer.withDataDirectory(data, configuration: configuration, from: "127.0.0.1") { server in
                 let (_, two) = try await RolloutFleetTests.twoReleases(server)
                 #expect(try await RolloutFleetTests.send(server, "POST", "/v1/channels/edge/promote", json: ["release": "1"]).status == 200)
                 for (channel, minNetworks) in [("stable", Int?.none), ("edge", 1)] {
@@ -73,9 +74,9 @@ struct RolloutNetworksTests {
 
                 // The dashboard's data and page say the same, and promise no step.
                 let read = [("Authorization", "Bearer \(Self.readToken)")]
-                let data = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/v1/admin/overview", headers: read) }
+                let data = try await server.withConnection { try await $0.request("GET", "/v1/admin/overview", headers: read) }
                 #expect(data.status == 200 && data.bodyText.contains(why), "\(data.bodyText.prefix(2000))")
-                let page = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/dashboard/", headers: read) }
+                let page = try await server.withConnection { try await $0.request("GET", "/dashboard/", headers: read) }
                 let stableCard = try #require(page.bodyText.components(separatedBy: #"data-rollout="stable""#).dropFirst().first)
                 #expect(stableCard.contains(why), "\(stableCard.prefix(3000))")
                 #expect(stableCard.contains("1 of 3 needed (reports.gateNetworks)"), "\(stableCard.prefix(3000))")
@@ -87,7 +88,7 @@ struct RolloutNetworksTests {
         }
     }
 
-    static func waitFor(_ server: LiveServer, _ channel: String, _ what: String, _ done: (RolloutInfo) -> Bool) async throws -> RolloutInfo {
+    static func waitFor(_ server: some TestServer, _ channel: String, _ what: String, _ done: (RolloutInfo) -> Bool) async throws -> RolloutInfo {
         let status = { try await RolloutFleetTests.send(server, "GET", "/v1/channels/\(channel)/rollout").decoded(RolloutInfo.self) }
         // Hang guard: slowest seen 1.5 s under two busy loops (the whole test).
         let reached = try await poll(every: .milliseconds(20), for: .seconds(120)) { () async throws -> RolloutInfo? in

@@ -159,7 +159,7 @@ struct SeedTests {
             }
             try Self.plant(kind, at: target, outside: root.appendingPathComponent("outside"))
             let app = root.appendingPathComponent("app")
-            let refused = await #expect(throws: SyncError.self) { try await Self.client(app.appendingPathComponent("depot")).seed(from: bundle) }
+            let refused = await #expect(throws: SyncError.self) { try await Self.client(app.appendingPathComponent("sync")).seed(from: bundle) }
             #expect([.corrupt, .io, .server].contains(refused?.code), "\(refused?.message ?? "")")
             #expect(!FileManager.default.fileExists(atPath: app.path))
         }

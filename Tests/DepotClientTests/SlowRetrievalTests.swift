@@ -39,7 +39,7 @@ struct SlowRetrievalTests {
     static func advancing<Result: Sendable>(
         _ clock: ManualClock,
         by step: Duration,
-        once relay: FaultyRelay,
+        once relay: InProcessRelay,
         saw started: String,
         _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
@@ -60,14 +60,14 @@ struct SlowRetrievalTests {
         }
     }
 
-    static func withTrickle(_ pathPrefix: String, _ body: @Sendable (LiveServer, FaultyRelay, URL) async throws -> Void) async throws {
+    static func withTrickle(_ pathPrefix: String, _ body: @Sendable (InProcessServer, InProcessRelay, URL) async throws -> Void) async throws {
         let release = FakeRelease(entries: [FakeRelease.entry("a.bin", Self.blob)])
         let prepare: (URL) throws -> Void = { try release.write(to: $0.appendingPathComponent("evil"), blobs: [Self.blob]) }
-        try await LiveServer.with(prepare: prepare) { server in
-            try await FaultyRelay.with(upstreamPort: server.port) { relay in
+        try await InProcessServer.with(prepare: prepare) { server in
+            try await InProcessRelay.with(in: server) { relay in
                 // About 1,000 bytes a second of real time: quick by any wall clock, so only the
                 // client's own clock, moved by the test far faster, can find it too slow.
-                relay.trickle(pathPrefix, every: .milliseconds(1))
+                relay.trickle(pathPrefix, bytes: 1, every: .milliseconds(1))
                 try await withTemporaryDirectory { root in try await body(server, relay, root.appendingPathComponent("sync")) }
             }
         }
@@ -78,7 +78,7 @@ struct SlowRetrievalTests {
         try await Self.withTrickle("/evil/blobs/") { server, relay, folder in
             let clock = ManualClock()
             let slow = DepotClient(
-                server: URL(string: "http://127.0.0.1:\(relay.port)/evil/")!,
+                server: URL(string: relay.url("/evil/"))!,
                 directory: folder,
                 configuration: .init(minimumTransferRate: 10, transferRateWindow: 3, transferClock: clock)
             )
@@ -102,7 +102,7 @@ struct SlowRetrievalTests {
         try await Self.withTrickle("/evil/channels/") { _, relay, folder in
             let clock = ManualClock()
             let slow = DepotClient(
-                server: URL(string: "http://127.0.0.1:\(relay.port)/evil/")!,
+                server: URL(string: relay.url("/evil/"))!,
                 directory: folder,
                 // No minimum rate: the deadline alone ends the transfer, at the first step of the
                 // client's clock. By the wall clock the document would be whole within a second.

@@ -40,7 +40,7 @@ struct SyncFailureTextTests {
 
     @Test("on a real file system too small, a first sync says so in words and leaves no folder", .enabled(if: getuid() == 0))
     func smallFileSystem() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("big.bin", Self.large)])
             try await withTemporaryDirectory { root in
                 let small = root.appendingPathComponent("small")
@@ -65,13 +65,14 @@ struct SyncFailureTextTests {
 
     @Test("a first sync that fails removes the folders it made, and names the full URL it asked, without credentials")
     func failedFirstSync() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await withTemporaryDirectory { root in
-                let base = URL(string: "http://reader:s3cret@127.0.0.1:\(server.port)/app/")!
+                let host = try #require(URL(string: server.url("/"))?.host)
+                let base = try #require(URL(string: "http://reader:s3cret@\(host)/app/"))
                 let folder = root.appendingPathComponent("new/inner")
                 let error = await #expect(throws: SyncError.self) { try await DepotClient(server: base, directory: folder).sync() }
                 let message = error?.message ?? ""
-                #expect(message.contains("http://127.0.0.1:\(server.port)/app/channels/stable answered 404"), "\(message)")
+                #expect(message.contains("http://\(host)/app/channels/stable answered 404"), "\(message)")
                 #expect(!message.contains("s3cret") && !message.contains("reader@"), "\(message)")
                 #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("new").path), "the failed first sync left its folder")
 
@@ -86,11 +87,11 @@ struct SyncFailureTextTests {
 
     @Test("a check of a new folder, and a first sync whose files fail (thrown, the report attached), leave no folder")
     func checkAndFailedFilesLeaveNothing() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("noise.bin", Fixture.pseudoRandom(count: 100_000, seed: 57))])
-            try await FaultyRelay.with(upstreamPort: server.port) { relay in
+            try await InProcessRelay.with(in: server) { relay in
                 try await withTemporaryDirectory { root in
-                    let base = try #require(URL(string: "http://127.0.0.1:\(relay.port)/"))
+                    let base = try #require(URL(string: relay.url("/")))
                     let folder = root.appendingPathComponent("new/inner")
                     let plan = try await DepotClient(server: base, directory: folder).check()
                     #expect(plan.files.map(\.path) == ["noise.bin"])

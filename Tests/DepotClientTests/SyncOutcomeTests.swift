@@ -11,11 +11,11 @@ struct SyncOutcomeTests {
         "a sync and a download whose file arrives damaged throw: the first failure's code, a message for the log, a sentence for the user, the report"
     )
     func failedFilesThrow() async throws {
-        try await LiveServer.withPublishing { server in
+        try await InProcessServer.withPublishing { server in
             try await SyncTests.publish(server, [("noise.bin", Fixture.pseudoRandom(count: 100_000, seed: 58))])
-            try await FaultyRelay.with(upstreamPort: server.port) { relay in
+            try await InProcessRelay.with(in: server) { relay in
                 try await withTemporaryDirectory { root in
-                    let base = try #require(URL(string: "http://127.0.0.1:\(relay.port)/"))
+                    let base = try #require(URL(string: relay.url("/")))
                     let client = DepotClient(server: base, directory: root.appendingPathComponent("sync"))
                     relay.tamper("/blobs/")
                     for step in ["sync", "download"] {

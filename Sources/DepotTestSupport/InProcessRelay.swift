@@ -1,0 +1,80 @@
+import Foundation
+import NIOCore
+import Synchronization
+
+/// ``FaultyRelay`` in process: a host in front of an in-process server (``InProcessHost``) that
+/// passes each request on and injects the faults a network or a hostile mirror would: it cuts
+/// the next `/blobs/` (or `/packs/`) response short, trickles the responses to a path,
+/// and alters a byte of the bodies of some responses (the byte ``FaultyRelay`` alters). No socket.
+package final class InProcessRelay: InProcessHost {
+    /// `http://host` (no trailing slash), the host a `DepotClient` reaches it at.
+    package let base: String
+    private let upstream: String
+    private struct Faults {
+        var cutAfter: Int?
+        var trickle: (pathPrefix: String, bytes: Int, interval: Duration)?
+        var tamper: String?
+    }
+    private let faults = Mutex(Faults())
+    /// The request lines relayed so far (`GET /blobs/…`).
+    private let requestLines = Mutex<[String]>([])
+
+    private init(base: String, upstream: String) {
+        self.base = base
+        self.upstream = upstream
+    }
+
+    /// Runs a relay in front of `server`, `body`, and stops it.
+    package static func with<Result>(in front: some TestServer, _ body: (InProcessRelay) async throws -> Result) async throws -> Result {
+        try await InProcessURLProtocol.serving(making: { InProcessRelay(base: $0, upstream: front.url("")) }, body)
+    }
+
+    /// `path` on the relay, as a `DepotClient` reaches it.
+    package func url(_ path: String) -> String { base + path }
+
+    /// The next response to a `/blobs/` (or `/packs/`) request ends after `bytes` bytes of its
+    /// body: the connection is lost.
+    package func cutNextBlobResponse(after bytes: Int) {
+        faults.withLock { $0.cutAfter = bytes }
+    }
+
+    /// Every later response to a request whose path starts with `pathPrefix` comes `bytes` bytes
+    /// each `interval` (nil: none).
+    package func trickle(_ pathPrefix: String?, bytes: Int = 1, every interval: Duration = .milliseconds(1)) {
+        faults.withLock { $0.trickle = pathPrefix.map { ($0, bytes, interval) } }
+    }
+
+    /// Every later response to a request whose target contains `pathPart` has the byte
+    /// ``FaultyRelay/tamperedOffset`` of its body altered (nil: none).
+    package func tamper(_ pathPart: String?) {
+        faults.withLock { $0.tamper = pathPart }
+    }
+
+    /// How many requests relayed so far have a request line starting with `prefix` (as
+    /// `GET /blobs/`).
+    package func requests(startingWith prefix: String) -> Int {
+        requestLines.withLock { $0.filter { $0.hasPrefix(prefix) }.count }
+    }
+
+    package func answer(_ request: InProcessRequest) async throws -> InProcessAnswer {
+        requestLines.withLock { $0.append(request.line) }
+        let isBlob = request.line.hasPrefix("GET /blobs/") || request.line.hasPrefix("GET /packs/")
+        let faults = self.faults.withLock { faults in
+            defer { if isBlob { faults.cutAfter = nil } }
+            return faults
+        }
+        var answer = try await InProcessURLProtocol.exchange(request, at: upstream)
+        if let part = faults.tamper, request.target.contains(part) {
+            let at = answer.body.readerIndex + FaultyRelay.tamperedOffset
+            if let byte = answer.body.getInteger(at: at, as: UInt8.self), at < answer.body.writerIndex {
+                answer.body.setInteger(FaultyRelay.tampered(byte), at: at)
+            }
+        }
+        if isBlob, let cut = faults.cutAfter {
+            answer.delivery = .cut(after: cut)
+        } else if let trickle = faults.trickle, request.path.hasPrefix(trickle.pathPrefix) {
+            answer.delivery = .trickled(bytes: trickle.bytes, every: trickle.interval)
+        }
+        return answer
+    }
+}
