@@ -3,11 +3,12 @@ import DepotTestFixtures
 import Foundation
 import Testing
 
-/// The folder of a deploy test that runs the real binaries around a static edge: a signing key,
-/// `depot serve` on `data/` (``serving(_:_:)``), `depot publish`, `depot export`, and clients
-/// that `depot sync` (``sync(_:from:)``) and are compared with the trees published
-/// (``holdsTree(_:_:)``). Every suite of the static edge (export, mirrors, failover, reports,
-/// production modes) runs on it; nginx in front of a folder is ``Nginx/serving(export:workers:_:)``.
+/// The folder of a deploy test around a static edge: a signing key, the `depot serve` process on
+/// `data/` (``serving(_:_:)``) and the `depot export` process (``export(to:_:)``), and the
+/// commands run in process (``InProcessCLI``): `depot publish`, and clients that `depot sync`
+/// (``sync(_:from:)``) and are compared with the trees published (``holdsTree(_:_:)``). Every
+/// suite of the static edge (export, mirrors, failover, reports, production modes) runs on it;
+/// nginx in front of a folder is ``Nginx/serving(export:workers:_:)``.
 public struct ExportStage: Sendable {
     /// The folder everything lives in: `public/`, `data/`, `channel.key`, the trees, the clients.
     public let root: URL
@@ -24,7 +25,7 @@ public struct ExportStage: Sendable {
     public static func with(_ body: (ExportStage) async throws -> Void) async throws {
         try await withTemporaryDirectory { root in
             try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            let keygen = try await DepotCLI.run(["keygen", "--out", root.appendingPathComponent("channel.key").path], in: root)
+            let keygen = try await InProcessCLI.run(["keygen", "--out", root.appendingPathComponent("channel.key").path], in: root)
             let publicKey = try #require(keygen.output.split(separator: " ").dropFirst(2).first.map(String.init))
             try await body(ExportStage(root: root, publicKey: publicKey))
         }
@@ -35,7 +36,7 @@ public struct ExportStage: Sendable {
 
     /// The server's settings: its signing key, and `extra`.
     public func environment(_ extra: [String: String] = [:]) -> [String: String] {
-        ["DEPOT_PUBLISH_TOKENS": DepotCLI.token, "DEPOT_CHANNELS_SIGNING_KEY_FILES": path("channel.key")].merging(extra) { $1 }
+        ["DEPOT_PUBLISH_TOKENS": InProcessCLI.token, "DEPOT_CHANNELS_SIGNING_KEY_FILES": path("channel.key")].merging(extra) { $1 }
     }
 
     /// Runs `depot serve` on the stage's data folder for the length of `body`.
@@ -55,12 +56,12 @@ public struct ExportStage: Sendable {
 
     /// Publishes the folder `tree` to `server`, as one release.
     public func publish(_ tree: String, to server: String) async throws {
-        try await DepotCLI.publish([tree, "--no-index"], to: server, in: root)
+        try await InProcessCLI.publish([tree, "--no-index"], to: server, in: root)
     }
 
     /// `depot sync` of `folder` from `server`, trusting the stage's key: the report.
     public func sync(_ folder: String, from server: String) async throws -> SyncReport {
-        let result = try await DepotCLI.run(
+        let result = try await InProcessCLI.run(
             ["sync", "--server", server, "--dir", folder, "--trusted-key", publicKey, "--json"],
             token: nil,
             in: root

@@ -197,7 +197,7 @@ extension MirrorFailoverTests {
     /// `depot sync` of `client` with `arguments`, trusting the stage's key: exit status 0, and
     /// its output.
     static func sync(_ stage: Stage, _ arguments: [String]) async throws -> String {
-        let result = try await DepotCLI.run(
+        let result = try await InProcessCLI.run(
             ["sync", "--dir", "client", "--trusted-key", stage.publicKey, "--reports"] + arguments,
             token: nil,
             in: stage.root

@@ -76,7 +76,7 @@ struct StaticExportTests {
             try stage.writeTree("v1", edit: 1)
             try await stage.serving { origin in try await stage.publish("v1", to: origin) }
             // The cron job that lost its key variable.
-            let keyless = ["DEPOT_PUBLISH_TOKENS": DepotCLI.token]
+            let keyless = ["DEPOT_PUBLISH_TOKENS": InProcessCLI.token]
             let refused = try await DepotProcess.run(["export", "--data", "data", "--to", "export"], environment: keyless, in: stage.root)
             #expect(refused.status == 1)
             #expect(refused.log.contains("no signing key") && refused.log.contains("--unsigned"), "\(refused.log)")

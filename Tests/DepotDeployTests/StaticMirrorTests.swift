@@ -35,7 +35,7 @@ struct StaticMirrorTests {
                 try await stage.publish("v1", to: origin)
                 try await stage.publish("v2", to: origin)
                 @Sendable func mirror(from source: String, to folder: String) async throws -> (status: Int32, output: String, errors: String) {
-                    try await DepotCLI.run(
+                    try await InProcessCLI.run(
                         ["mirror", "--from", source, "--to", folder, "--trusted-key", stage.publicKey],
                         token: nil,
                         in: stage.root
@@ -85,7 +85,7 @@ struct StaticMirrorTests {
                     #expect(refused.status == 1)
                     #expect(refused.errors.contains("does not have the SHA-256"), "\(refused.errors)")
                     #expect(!FileManager.default.fileExists(atPath: stage.root.appendingPathComponent("fourth/channels/stable").path))
-                    let unsigned = try await DepotCLI.run(
+                    let unsigned = try await InProcessCLI.run(
                         ["mirror", "--from", nginx.url(""), "--to", "fifth", "--trusted-key", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="],
                         token: nil,
                         in: stage.root
@@ -101,7 +101,7 @@ struct StaticMirrorTests {
     func rootsThroughMirrors() async throws {
         try await Stage.with { stage in
             @Sendable func depot(_ arguments: [String]) async throws -> String {
-                let result = try await DepotCLI.run(arguments, token: nil, in: stage.root)
+                let result = try await InProcessCLI.run(arguments, token: nil, in: stage.root)
                 #expect(result.status == 0, "depot \(arguments.joined(separator: " ")): \(result.errors)")
                 return result.output
             }
@@ -158,7 +158,7 @@ extension StaticMirrorTests {
         try await Stage.with { stage in
             for version in 1...3 { try stage.writeTree("v\(version)", count: 10, variant: version, edit: UInt8(version)) }
             @Sendable func mirror(from origin: String) async throws {
-                let mirrored = try await DepotCLI.run(
+                let mirrored = try await InProcessCLI.run(
                     ["mirror", "--from", origin, "--to", "mirror", "--trusted-key", stage.publicKey],
                     token: nil,
                     in: stage.root
@@ -168,14 +168,14 @@ extension StaticMirrorTests {
             try await stage.serving { origin in
                 try await stage.publish("v1", to: origin)
                 if recovery == .restoreFromBackup {
-                    let backup = try await DepotCLI.run(["backup", "--to", "backup", "--data", "data"], token: nil, in: stage.root)
+                    let backup = try await InProcessCLI.run(["backup", "--to", "backup", "--data", "data"], token: nil, in: stage.root)
                     #expect(backup.status == 0, "\(backup.errors)")
                 }
                 try await stage.publish("v2", to: origin)
                 try await mirror(from: origin)
                 // A move the mirror never sees, taken by a client of the origin itself: its
                 // serial is above the mirror's, and the rebuilt origin must sign above it.
-                let rollback = try await DepotCLI.run(["release", "rollback", "--server", origin], in: stage.root)
+                let rollback = try await InProcessCLI.run(["release", "rollback", "--server", origin], in: stage.root)
                 #expect(rollback.status == 0, "\(rollback.errors)")
                 #expect(try await stage.sync("direct", from: origin).release?.number == 1)
             }
@@ -192,13 +192,13 @@ extension StaticMirrorTests {
                 let rebuilt =
                     switch recovery {
                     case .importFromMirror:
-                        try await DepotCLI.run(
+                        try await InProcessCLI.run(
                             ["import", "--from", nginx.url(""), "--data", "data", "--trusted-key", stage.publicKey, "--channel", "stable"],
                             token: nil,
                             in: stage.root
                         )
                     case .restoreFromBackup:
-                        try await DepotCLI.run(["restore", "--from", "backup", "--data", "data"], token: nil, in: stage.root)
+                        try await InProcessCLI.run(["restore", "--from", "backup", "--data", "data"], token: nil, in: stage.root)
                     }
                 #expect(rebuilt.status == 0 && rebuilt.output.contains("serials raised by 1000"), "\(rebuilt.output) \(rebuilt.errors)")
 
