@@ -45,7 +45,7 @@ public struct DepotProcess: Sendable {
     }
 
     /// The variables a `depot` command of a test runs with, spawned or in process
-    /// (``DepotCLI``): the test run's own less any `DEPOT_` ones, then `added`. The publish
+    /// (``InProcessCLI``): the test run's own less any `DEPOT_` ones, then `added`. The publish
     /// index goes below the test's folder (a hidden one), not the user's cache. Brotli at quality
     /// 11 costs seconds a megabyte: a server makes no variants unless the test's environment
     /// turns them on.
@@ -66,7 +66,7 @@ public struct DepotProcess: Sendable {
     }
 
     /// Starts `depot serve` in a new temporary folder `root` (`--public public --data data`)
-    /// that accepts ``DepotCLI/token`` and, from `environment`, any other setting; runs
+    /// that accepts ``InProcessCLI/token`` and, from `environment`, any other setting; runs
     /// `body` with the folder and the server's URL, then stops the server and expects it to exit
     /// cleanly: for the suites whose subject is a process (a `depot` killed at every step, its
     /// peak memory), which need a server on a socket.
@@ -75,7 +75,7 @@ public struct DepotProcess: Sendable {
             try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
             try await with(
                 ["serve", "--port", "0", "--public", "public", "--data", "data"],
-                environment: ["DEPOT_PUBLISH_TOKENS": DepotCLI.token].merging(environment) { $1 },
+                environment: ["DEPOT_PUBLISH_TOKENS": InProcessCLI.token].merging(environment) { $1 },
                 in: root
             ) { depot in
                 let port = try await depot.waitForPort()
@@ -89,7 +89,7 @@ public struct DepotProcess: Sendable {
     /// and waits for it: its exit status, and its output apart from its `Error:` lines.
     public static func command(
         _ arguments: [String],
-        token: String? = DepotCLI.token,
+        token: String? = InProcessCLI.token,
         in directory: URL
     ) async throws -> (status: Int32, output: String, errors: String) {
         let (status, log) = try await run(arguments, environment: token.map { ["DEPOT_TOKEN": $0] } ?? [:], in: directory)

@@ -16,10 +16,10 @@ struct BackupHostileFolderTests {
             try await DisasterDrillTests.serving("data", key: key, in: root) { server in
                 _ = try root.write(Data(String(repeating: "a line that compresses well\n", count: 400).utf8), to: "site/big.txt")
                 _ = try root.write(Data("small\n".utf8), to: "site/small.txt")
-                let published = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
+                let published = try await InProcessCLI.run(["publish", "site", "--server", server], in: root)
                 try #require(published.status == 0, "\(published.errors)")
             }
-            let backup = try await DepotCLI.run(["backup", "--to", "backup", "--data", "data"], token: nil, in: root)
+            let backup = try await InProcessCLI.run(["backup", "--to", "backup", "--data", "data"], token: nil, in: root)
             try #require(backup.status == 0, "\(backup.output) \(backup.errors)")
             try await body(root)
         }
@@ -56,7 +56,7 @@ struct BackupHostileFolderTests {
                 atPath: root.appendingPathComponent("target-a/blobs").path,
                 withDestinationPath: other.appendingPathComponent("blobs").path
             )
-            let first = try await DepotCLI.run(["backup", "--to", "target-a", "--data", "data"], token: nil, in: root)
+            let first = try await InProcessCLI.run(["backup", "--to", "target-a", "--data", "data"], token: nil, in: root)
             #expect(
                 first.status == 1 && first.errors.contains("blobs is not a folder or file Depot made (a link?)"),
                 "\(first.output) \(first.errors)"
@@ -77,7 +77,7 @@ struct BackupHostileFolderTests {
             _ = try outside.write(Data("kept".utf8), to: stale.lastPathComponent)
             try manager.createDirectory(at: root.appendingPathComponent("target-b/blobs"), withIntermediateDirectories: true)
             try manager.createSymbolicLink(atPath: root.appendingPathComponent("target-b/blobs/\(shard)").path, withDestinationPath: outside.path)
-            let second = try await DepotCLI.run(["backup", "--to", "target-b", "--data", "data"], token: nil, in: root)
+            let second = try await InProcessCLI.run(["backup", "--to", "target-b", "--data", "data"], token: nil, in: root)
             #expect(second.status == 1 && second.errors.contains("blobs/\(shard) is not a folder or file Depot made (a link?)"), "\(second.errors)")
             #expect(try manager.contentsOfDirectory(atPath: outside.path) == [stale.lastPathComponent])
             #expect(try Data(contentsOf: stale) == Data("kept".utf8))
@@ -108,7 +108,7 @@ struct BackupHostileFolderTests {
                 try manager.moveItem(at: planted.appendingPathComponent(plant.entry), to: kept)
                 try manager.createSymbolicLink(atPath: planted.appendingPathComponent(plant.entry).path, withDestinationPath: kept.path)
                 let data = "restored-\(plant.name)"
-                let restored = try await DepotCLI.run(["restore", "--from", planted.lastPathComponent, "--data", data], token: nil, in: root)
+                let restored = try await InProcessCLI.run(["restore", "--from", planted.lastPathComponent, "--data", data], token: nil, in: root)
                 #expect(
                     restored.status == 1 && restored.errors.contains("\(plant.entry) is not a folder or file Depot made (a link?)"),
                     "\(plant.name): \(restored.output) \(restored.errors)"
@@ -129,12 +129,12 @@ struct BackupHostileFolderTests {
             let gzip = try Self.files(in: stripped).keys.filter { $0.hasSuffix(".gz") }
             try #require(!gzip.isEmpty, "the published file has no gzip variant")
             for name in gzip { try manager.removeItem(at: stripped.appendingPathComponent("blobs/\(name)")) }
-            let restored = try await DepotCLI.run(["restore", "--from", "stripped", "--data", "restored"], token: nil, in: root)
+            let restored = try await InProcessCLI.run(["restore", "--from", "stripped", "--data", "restored"], token: nil, in: root)
             #expect(restored.status == 1 && restored.errors.contains("blob file(s) its catalog names, as "), "\(restored.output) \(restored.errors)")
             #expect(restored.errors.contains(".gz"), "\(restored.errors)")
             #expect(!manager.fileExists(atPath: root.appendingPathComponent("restored").path))
             // The whole backup restores.
-            let whole = try await DepotCLI.run(["restore", "--from", "backup", "--data", "restored"], token: nil, in: root)
+            let whole = try await InProcessCLI.run(["restore", "--from", "backup", "--data", "restored"], token: nil, in: root)
             #expect(whole.status == 0, "\(whole.output) \(whole.errors)")
         }
     }

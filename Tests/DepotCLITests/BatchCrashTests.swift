@@ -45,7 +45,7 @@ struct BatchCrashTests {
             let (before, published) = try await CrashSafetyTests.serving(in: root) { depot, port in
                 let server = "http://127.0.0.1:\(port)"
                 try Self.writeTree(root, generation: 1)
-                let first = try await DepotCLI.run(["publish", "site", "--server", server], token: CrashSafetyTests.token, in: root)
+                let first = try await InProcessCLI.run(["publish", "site", "--server", server], token: CrashSafetyTests.token, in: root)
                 #expect(first.status == 0, "\(first.errors)")
                 let before = try await RawHTTPConnection.with(port: port) { try await $0.releaseFiles().compactMap { $0["sha256"] as? String } }
                 #expect(before.count == Self.files)
@@ -94,7 +94,7 @@ struct BatchCrashTests {
                     }
                 }
                 // The publish, run again, finishes the job.
-                let again = try await DepotCLI.run(
+                let again = try await InProcessCLI.run(
                     ["publish", "site", "--server", "http://127.0.0.1:\(port)"],
                     token: CrashSafetyTests.token,
                     in: root

@@ -64,10 +64,10 @@ struct CLIErrorTextTests {
 
     @Test("sync --json with a file that fails: the report, which names it, is the one object on standard output; status 1")
     func jsonFileFailure() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "site/a.txt")
             try root.write(Data(String(repeating: "two ", count: 100).utf8), to: "site/b.txt")
-            try await DepotCLI.publish(["site"], to: server, in: root)
+            try await InProcessCLI.publish(["site"], to: server, in: root)
             // The origin loses one stored file: its download fails, the other's goes through.
             let blobs = root.appendingPathComponent("data/blobs")
             let shards = try FileManager.default.contentsOfDirectory(atPath: blobs.path)
@@ -77,7 +77,7 @@ struct CLIErrorTextTests {
                 }.first { $0.hasPrefix("2c/") }
             )
             try FileManager.default.removeItem(at: blobs.appendingPathComponent(lost))
-            let (exit, log) = try await DepotProcess.run(["sync", "--dir", "out", "--json", "--server", server], in: root)
+            let (exit, log) = try await InProcessCLI.log(["sync", "--dir", "out", "--json", "--server", server], in: root)
             #expect(exit == 1, "\(log)")
             #expect(log.split(separator: "\n").count == 1, "one line: \(log)")
             let report = try JSONSerialization.jsonObject(with: Data(log.utf8)) as? [String: Any]
@@ -125,26 +125,21 @@ struct CLIErrorTextTests {
 
     @Test("a server with no token configured: the 401 says the server's setting, not --token-file")
     func noTokenConfigured() async throws {
-        try await withTemporaryDirectory { root in
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            try await DepotProcess.with(["serve", "--port", "0", "--public", "public", "--data", "data"], in: root) { depot in
-                let port = try await depot.waitForPort()
-                let listed = try await DepotCLI.run(["release", "ls", "--server", "http://127.0.0.1:\(port)"], token: "some-token", in: root)
-                #expect(listed.status == 1)
-                #expect(listed.errors.contains("No token is configured: set access.tokens"), "\(listed.errors)")
-                #expect(listed.errors.contains("no token given here helps until its operator sets one."), "\(listed.errors)")
-                #expect(!listed.errors.contains("--token-file"), "\(listed.errors)")
-                #expect(try await depot.stop() == 0)
-            }
+        try await InProcessCLI.withServer(publishToken: nil) { root, server in
+            let listed = try await InProcessCLI.run(["release", "ls", "--server", server], token: "some-token", in: root)
+            #expect(listed.status == 1)
+            #expect(listed.errors.contains("No token is configured: set access.tokens"), "\(listed.errors)")
+            #expect(listed.errors.contains("no token given here helps until its operator sets one."), "\(listed.errors)")
+            #expect(!listed.errors.contains("--token-file"), "\(listed.errors)")
         }
     }
 
     @Test("sync --json: a failure is one object on standard output, with its code and exit status; nothing on standard error")
     func jsonErrors() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "a.txt")
-            try await DepotCLI.publish(["a.txt"], to: server, in: root)
-            let key = try await DepotCLI.run(["keygen", "--out", "k.key"], token: nil, in: root)
+            try await InProcessCLI.publish(["a.txt"], to: server, in: root)
+            let key = try await InProcessCLI.run(["keygen", "--out", "k.key"], token: nil, in: root)
             let publicKey = try #require(key.output.split(separator: " ").dropFirst(2).first.map(String.init))
             let cases: [([String], String, Int32)] = [
                 (["--server", "http://user:SECRET@127.0.0.1:9"], "network", 2),
@@ -154,7 +149,7 @@ struct CLIErrorTextTests {
                 (["--apply"], "not-staged", 5),
             ]
             for (arguments, code, status) in cases {
-                let (exit, log) = try await DepotProcess.run(["sync", "--dir", "out", "--json"] + arguments, in: root)
+                let (exit, log) = try await InProcessCLI.log(["sync", "--dir", "out", "--json"] + arguments, in: root)
                 #expect(exit == status, "\(arguments): \(log)")
                 let lines = log.split(separator: "\n")
                 #expect(lines.count == 1, "one line, the JSON object, and no text: \(log)")
@@ -165,7 +160,7 @@ struct CLIErrorTextTests {
                 #expect(!log.contains("SECRET"), "\(log)")
             }
             // Without --json: the same status, one Error: line.
-            let text = try await DepotCLI.run(["sync", "--dir", "out", "--server", "http://user:SECRET@127.0.0.1:9"], token: nil, in: root)
+            let text = try await InProcessCLI.run(["sync", "--dir", "out", "--server", "http://user:SECRET@127.0.0.1:9"], token: nil, in: root)
             #expect(text.status == 2 && text.errors.split(separator: "\n").count == 1, "\(text.errors)")
             #expect(text.errors.contains("127.0.0.1:9") && !text.errors.contains("SECRET"), "\(text.errors)")
         }
@@ -173,14 +168,14 @@ struct CLIErrorTextTests {
 
     @Test("a failover from a server with credentials: the summary and --json name it without them")
     func failoverRedacted() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "a.txt")
-            try await DepotCLI.publish(["a.txt"], to: server, in: root)
+            try await InProcessCLI.publish(["a.txt"], to: server, in: root)
             let sync = ["sync", "--server", "http://user:SECRET@127.0.0.1:9", "--fallback-server", server]
-            let text = try await DepotCLI.run(sync + ["--dir", "out"], token: nil, in: root)
+            let text = try await InProcessCLI.run(sync + ["--dir", "out"], token: nil, in: root)
             #expect(text.status == 0, "\(text.errors)")
             #expect(text.output.contains("after http://127.0.0.1:9/ failed"), "\(text.output)")
-            let json = try await DepotCLI.run(sync + ["--dir", "out2", "--json"], token: nil, in: root)
+            let json = try await InProcessCLI.run(sync + ["--dir", "out2", "--json"], token: nil, in: root)
             #expect(json.status == 0 && json.output.contains("http://127.0.0.1:9/"), "\(json.output)")
             #expect(!text.output.contains("SECRET") && !json.output.contains("SECRET"), "\(text.output) \(json.output)")
         }

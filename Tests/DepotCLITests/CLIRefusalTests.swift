@@ -2,10 +2,6 @@ import DepotTestSupport
 import Foundation
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// Refusals as a new operator meets them: each is one `Error:` line, the documented exit status
 /// (64 for wrong usage, 1 for the rest), and says what to do next.
 @Suite("CLI refusals")
@@ -27,7 +23,7 @@ struct CLIRefusalTests {
         Row(arguments: ["frobnicate"], token: nil, status: 64, says: ["'frobnicate' is not a depot command: depot --help lists them"]),
         Row(
             arguments: ["release", "promote", "99", "--server", "S"],
-            token: DepotCLI.token,
+            token: InProcessCLI.token,
             status: 1,
             says: ["the server refused POST /v1/channels/stable/promote (404): There is no release 99", "depot release ls lists"]
         ),
@@ -57,7 +53,7 @@ struct CLIRefusalTests {
         ),
         Row(
             arguments: ["rollout", "start", "1", "--every", "soon", "--server", "S"],
-            token: DepotCLI.token,
+            token: InProcessCLI.token,
             status: 64,
             says: ["'soon'", "--every"]
         ),
@@ -72,7 +68,7 @@ struct CLIRefusalTests {
         ),
         Row(
             arguments: ["audit", "--limit", "0", "--server", "S"],
-            token: DepotCLI.token,
+            token: InProcessCLI.token,
             status: 64,
             says: ["--limit takes a number from 1 to 10000"]
         ),
@@ -85,7 +81,7 @@ struct CLIRefusalTests {
         ),
         Row(
             arguments: ["publish", "site", "--message", String(repeating: "m", count: 501), "--server", "S"],
-            token: DepotCLI.token,
+            token: InProcessCLI.token,
             status: 1,
             says: ["(400): message is at most 500 bytes of UTF-8"]
         ),
@@ -129,12 +125,12 @@ struct CLIRefusalTests {
 
     @Test("each refusal: one Error line, its exit status, and the next step")
     func refusals() async throws {
-        try await DepotCLI.withServer(environment: ["DEPOT_ACCESS_TOKENS": Self.reader]) { root, server in
+        try await InProcessCLI.withServer(environment: ["DEPOT_ACCESS_TOKENS": Self.reader]) { root, server in
             try root.write(Data("one\n".utf8), to: "site/a.txt")
-            try await DepotCLI.publish(["site"], to: server, in: root)
+            try await InProcessCLI.publish(["site"], to: server, in: root)
             for row in Self.rows {
                 let arguments = row.arguments.map { $0 == "S" ? server : $0 }
-                let result = try await DepotCLI.run(arguments, token: row.token, in: root)
+                let result = try await InProcessCLI.run(arguments, token: row.token, in: root)
                 #expect(result.status == row.status, "\(row): \(result.status) \(result.errors)")
                 #expect(result.errors.split(separator: "\n").count == 1, "\(row): \(result.errors)")
                 for text in row.says { #expect(result.errors.contains(text), "\(row): \(result.errors)") }
@@ -144,7 +140,7 @@ struct CLIRefusalTests {
                 #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent(made).path), "\(made)")
             }
             // A read token runs the read-only commands.
-            let listed = try await DepotCLI.run(["release", "ls", "--json", "--server", server], token: "reader-secret", in: root)
+            let listed = try await InProcessCLI.run(["release", "ls", "--json", "--server", server], token: "reader-secret", in: root)
             #expect(listed.status == 0, "\(listed.errors)")
             // One JSON document, with both lists.
             let document = try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [String: Any]
@@ -154,66 +150,69 @@ struct CLIRefusalTests {
 
     @Test("durations read alike everywhere: --every 1h, --rate-window 2m, --document-timeout 90s; a rollback during a rollout says so")
     func durationsAndRollback() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server, app in
             for version in 1...2 {
                 try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
-                try await DepotCLI.publish(["site"], to: server, in: root)
+                try await InProcessCLI.publish(["site"], to: server, in: root)
             }
             // A check of a new folder makes nothing, and says it makes nothing.
-            let checked = try await DepotCLI.run(["sync", "--dir", "out", "--check", "--server", server], token: nil, in: root)
+            let checked = try await InProcessCLI.run(["sync", "--dir", "out", "--check", "--server", server], token: nil, in: root)
             #expect(checked.status == 0 && !checked.output.contains("is new"), "\(checked.output) \(checked.errors)")
             #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("out").path), "the check made its folder")
-            let synced = try await DepotCLI.run(
+            let synced = try await InProcessCLI.run(
                 ["sync", "--dir", "out", "--rate-window", "2m", "--document-timeout", "90s", "--server", server],
                 token: nil,
                 in: root
             )
             #expect(synced.status == 0, "\(synced.errors)")
             #expect(synced.output.contains("--dir out is new: making it"), "a new folder is said, not made silently: \(synced.output)")
-            let again = try await DepotCLI.run(["sync", "--dir", "out", "--server", server], token: nil, in: root)
+            let again = try await InProcessCLI.run(["sync", "--dir", "out", "--server", server], token: nil, in: root)
             #expect(again.status == 0 && !again.output.contains("is new"), "\(again.output)")
-            #expect(try await DepotCLI.run(["release", "rollback", "--server", server], in: root).status == 0)
-            let started = try await DepotCLI.run(["rollout", "start", "2", "--every", "1h", "--server", server], in: root)
+            #expect(try await InProcessCLI.run(["release", "rollback", "--server", server], in: root).status == 0)
+            let started = try await InProcessCLI.run(["rollout", "start", "2", "--every", "1h", "--server", server], in: root)
             #expect(started.status == 0, "\(started.errors)")
-            let back = try await DepotCLI.run(["release", "rollback", "--server", server], in: root)
+            let back = try await InProcessCLI.run(["release", "rollback", "--server", server], in: root)
             #expect(
                 back.output.contains("stable: stays on release 1; the rollout of release 2 was rolled back, its installs return to release 1"),
                 "\(back.output) \(back.errors)"
             )
-            let status = try await DepotCLI.run(["rollout", "status", "--json", "--server", server], in: root)
+            let status = try await InProcessCLI.run(["rollout", "status", "--json", "--server", server], in: root)
             #expect(status.output.contains(#""everySeconds":3600"#), "\(status.output)")
             // The API reads a duration by the CLI's rule (the dashboard's start form sends one).
             for (every, answer) in [("soon", "is not a duration"), ("0", "is not a duration")] {
-                var request = URLRequest(url: try #require(URL(string: "\(server)/v1/channels/beta/rollout")))
-                request.httpMethod = "POST"
-                request.setValue("Bearer \(DepotCLI.token)", forHTTPHeaderField: "Authorization")
-                request.httpBody = Data(#"{"release": "1", "every": "\#(every)"}"#.utf8)
-                let (body, response) = try await URLSession.shared.data(for: request)
-                #expect((response as? HTTPURLResponse)?.statusCode == 400 && String(decoding: body, as: UTF8.self).contains(answer), "\(every)")
+                let response = try await app.connection {
+                    try await $0.request(
+                        "POST",
+                        "/v1/channels/beta/rollout",
+                        headers: [("Authorization", "Bearer \(InProcessCLI.token)")],
+                        body: Array(#"{"release": "1", "every": "\#(every)"}"#.utf8)
+                    )
+                }
+                #expect(response.status == 400 && response.bodyText.contains(answer), "\(every)")
             }
         }
     }
 
     @Test("publish --message: the note is shown by release ls and recorded in the audit trail")
     func message() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "site/a.txt")
-            let published = try await DepotCLI.run(["publish", "site", "--message", "Gare du Nord reopened", "--server", server], in: root)
+            let published = try await InProcessCLI.run(["publish", "site", "--message", "Gare du Nord reopened", "--server", server], in: root)
             #expect(published.status == 0, "\(published.errors)")
-            let listed = try await DepotCLI.run(["release", "ls", "--server", server], in: root)
+            let listed = try await InProcessCLI.run(["release", "ls", "--server", server], in: root)
             #expect(listed.output.contains("\t\"Gare du Nord reopened\""), "\(listed.output)")
-            let audit = try await DepotCLI.run(["audit", "--server", server], in: root)
+            let audit = try await InProcessCLI.run(["audit", "--server", server], in: root)
             #expect(audit.output.contains("publish") && audit.output.contains(": Gare du Nord reopened"), "\(audit.output)")
         }
     }
 
     @Test("keygen, export and mirror take --json: one document each")
     func json() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "site/a.txt")
-            try await DepotCLI.publish(["site"], to: server, in: root)
+            try await InProcessCLI.publish(["site"], to: server, in: root)
             func document(_ arguments: [String]) async throws -> [String: Any] {
-                let result = try await DepotCLI.run(arguments, token: nil, in: root)
+                let result = try await InProcessCLI.run(arguments, token: nil, in: root)
                 #expect(result.status == 0, "\(arguments): \(result.errors)")
                 return try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any] ?? [:]
             }

@@ -22,10 +22,10 @@ struct CatalogExampleTests {
         arguments: FolderLayout.allCases
     )
     func twentyReleases(layout: FolderLayout) async throws {
-        try await DepotCLI.withServer { root, server in
+        try await DepotProcess.withServer { root, server in
             func publish(_ release: Int) async throws {
                 try root.write(try Fixture.catalog(release: release, rows: 2000), to: "site/catalog.sqlite")
-                try await DepotCLI.publish(["site"], to: server, in: root)
+                try await InProcessCLI.publish(["site"], to: server, in: root)
             }
             try await publish(1)
             try await DepotProcess.launch(

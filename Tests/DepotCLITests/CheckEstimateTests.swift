@@ -17,7 +17,7 @@ struct CheckEstimateTests {
     }
 
     static func publish(_ paths: [String], root: URL, server: String) async throws {
-        try await DepotCLI.publish(paths, to: server, in: root)
+        try await InProcessCLI.publish(paths, to: server, in: root)
     }
 
     static let rows: [Row] = [
@@ -53,21 +53,21 @@ struct CheckEstimateTests {
 
     @Test("check's expected bytes against what the download transfers, by way", arguments: rows)
     func estimate(_ row: Row) async throws {
-        try await DepotCLI.withServer(environment: DeltaReachTests.environment) { root, server in
+        try await InProcessCLI.withServer(environment: DeltaReachTests.environment) { root, server in
             try await DeltaReachTests.publish(1, root: root, server: server)
             let sync = ["sync", "--server", server, "--dir", "out", "--json", "--minimum-rate", "0"]
-            #expect(try await DepotCLI.run(sync, token: nil, in: root).status == 0)
+            #expect(try await InProcessCLI.run(sync, token: nil, in: root).status == 0)
             try await row.change(root, server)
             // A listed patch is made after the release: the check waits until it is listed.
             var plan: (bytes: Int, ways: Set<String>) = (0, [])
             for _ in 0..<600 {
-                let check = try await DepotCLI.run(sync + ["--check"], token: nil, in: root)
+                let check = try await InProcessCLI.run(sync + ["--check"], token: nil, in: root)
                 #expect(check.status == 0, "\(check.errors)")
                 plan = try Self.files(check.output, bytes: "expectedBytes", way: "way")
                 if row.way != "delta" || plan.ways == ["delta"] { break }
                 try await Task.sleep(for: .milliseconds(100))
             }
-            let downloaded = try await DepotCLI.run(sync + ["--download-only"], token: nil, in: root)
+            let downloaded = try await InProcessCLI.run(sync + ["--download-only"], token: nil, in: root)
             #expect(downloaded.status == 0, "\(downloaded.errors)")
             let report = try Self.files(downloaded.output, bytes: "bytesTransferred", way: "outcome")
             #expect(report.ways == [row.way], "\(row.name): came \(report.ways), planned \(plan.ways)")

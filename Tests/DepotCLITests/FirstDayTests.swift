@@ -19,7 +19,7 @@ struct FirstDayTests {
                     let port = try await depot.waitForPort()
                     // A publish to a server without tokens is refused, as the summary says.
                     try root.write(Data("one\n".utf8), to: "site/a.txt")
-                    let refused = try await DepotCLI.run(["publish", "site", "--server", "http://127.0.0.1:\(port)"], in: root)
+                    let refused = try await InProcessCLI.run(["publish", "site", "--server", "http://127.0.0.1:\(port)"], in: root)
                     #expect(refused.status != 0)
                     #expect(try await depot.stop() == 0)
                     let log = depot.log
@@ -41,7 +41,7 @@ struct FirstDayTests {
     func summaryNamesWhatLoaded() async throws {
         try await withTemporaryDirectory { root in
             let key = root.appendingPathComponent("channel.key")
-            let made = try await DepotCLI.run(["keygen", "--out", key.path], token: nil, in: root)
+            let made = try await InProcessCLI.run(["keygen", "--out", key.path], token: nil, in: root)
             let keyID = try #require(made.output.split(separator: "(id ").last?.split(separator: ")").first.map(String.init), "\(made.output)")
             let environment = [
                 "DEPOT_ACCESS_TOKENS": "name=ci publish=stable token=ci-secret-1, name=ops all token=ops-secret-2",
@@ -56,7 +56,7 @@ struct FirstDayTests {
                 try await DepotProcess.with(["serve", "--port", "0"], environment: environment, in: root) { depot in
                     let port = try await depot.waitForPort()
                     if run == 1 {
-                        let published = try await DepotCLI.run(
+                        let published = try await InProcessCLI.run(
                             ["publish", "site", "--server", "http://127.0.0.1:\(port)"],
                             token: "ci-secret-1",
                             in: root
@@ -80,21 +80,21 @@ struct FirstDayTests {
         "a publish that changes one file of five: the audit trail says 1 file changed of the 5 in the release; release ls shows critical and the app version it needs"
     )
     func auditAndReleaseList() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             for name in ["a", "b", "c", "d", "e"] { try root.write(Data("\(name) one\n".utf8), to: "site/\(name).txt") }
-            try await DepotCLI.publish(["site"], to: server, in: root)
+            try await InProcessCLI.publish(["site"], to: server, in: root)
             try root.write(Data("a two\n".utf8), to: "site/a.txt")
-            let second = try await DepotCLI.run(
+            let second = try await InProcessCLI.run(
                 ["publish", "site", "--server", server, "--critical", "--minimum-client-version", "3.0"],
                 in: root
             )
             #expect(second.status == 0, "\(second.errors)")
 
-            let audit = try await DepotCLI.run(["audit", "--json", "--server", server], in: root)
+            let audit = try await InProcessCLI.run(["audit", "--json", "--server", server], in: root)
             let records = try APIJSON.decode(AuditList.self, from: Data(audit.output.utf8)).records
             #expect(records.first?.detail == "1 file changed, 0 removed, 5 in the release", "\(records)")
 
-            let listed = try await DepotCLI.run(["release", "ls", "--server", server], in: root)
+            let listed = try await InProcessCLI.run(["release", "ls", "--server", server], in: root)
             let lines = listed.output.split(separator: "\n")
             let two = try #require(lines.first { $0.hasPrefix("2\t") }, "\(listed.output)")
             let one = try #require(lines.first { $0.hasPrefix("1\t") }, "\(listed.output)")

@@ -59,7 +59,7 @@ struct HostileMirrorSourceTests {
 
     @Test("a page whose names climb out of the folder is refused; the files it names are untouched, nothing is written outside")
     func namesOutsideTheFolder() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await DepotProcess.withServer { root, server in
             let victim = try root.write(Data("precious\n".utf8), to: "victim")
             let cases: [(String, ReleaseEntry)] = [
                 ("gzip", Self.entry(sha256: Fixture.sha256(Data("x".utf8)), gzip: "../../victim")),
@@ -68,7 +68,7 @@ struct HostileMirrorSourceTests {
             for (name, entry) in cases {
                 try Self.writeSource(name, in: root, entries: [entry])
                 try await Self.waitUntilServed("\(server)/\(name)")
-                let result = try await DepotCLI.run(
+                let result = try await InProcessCLI.run(
                     ["mirror", "--from", "\(server)/\(name)", "--to", "out-\(name)", "--without-signature-checks"],
                     token: nil,
                     in: root
@@ -88,7 +88,7 @@ struct HostileMirrorSourceTests {
     @Test("without a trust flag the mirror refuses to run, unless told it runs without signature checks")
     func trustRequired() async throws {
         try await withTemporaryDirectory { root in
-            let result = try await DepotCLI.run(["mirror", "--from", "http://127.0.0.1:9", "--to", "out"], token: nil, in: root)
+            let result = try await InProcessCLI.run(["mirror", "--from", "http://127.0.0.1:9", "--to", "out"], token: nil, in: root)
             #expect(result.status != 0)
             #expect(result.errors.contains("--without-signature-checks"), "\(result.errors)")
             #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("out").path))
@@ -107,7 +107,7 @@ struct HostileMirrorSourceTests {
 
     @Test("a source that serves its own chain of roots is refused before any root is placed; the genuine source is mirrored after")
     func forgedRoots() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await DepotProcess.withServer { root, server in
             let rootKey = Curve25519.Signing.PrivateKey()
             let channelKey = Curve25519.Signing.PrivateKey()
             let genuine = try Self.root(1, rootKey: rootKey, channelKey: channelKey, signers: [rootKey])
@@ -127,7 +127,7 @@ struct HostileMirrorSourceTests {
                 document.signatures = [try Ed25519.sign(document.signedText, with: forgerChannel)]
             }
             try await Self.waitUntilServed("\(server)/evil")
-            let refused = try await DepotCLI.run(
+            let refused = try await InProcessCLI.run(
                 ["mirror", "--from", "\(server)/evil", "--to", "out", "--trusted-root", "app-root.json"],
                 token: nil,
                 in: root
@@ -143,7 +143,7 @@ struct HostileMirrorSourceTests {
                 document.signatures = [try Ed25519.sign(document.signedText, with: channelKey)]
             }
             try await Self.waitUntilServed("\(server)/good")
-            let mirrored = try await DepotCLI.run(
+            let mirrored = try await InProcessCLI.run(
                 ["mirror", "--from", "\(server)/good", "--to", "out", "--trusted-root", "app-root.json"],
                 token: nil,
                 in: root
@@ -155,7 +155,7 @@ struct HostileMirrorSourceTests {
 
     @Test("a link planted in the mirror's .mirror folder, or for .mirror itself: refused, the file it points to untouched")
     func plantedLinks() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await DepotProcess.withServer { root, server in
             let entry = Self.entry(sha256: Fixture.sha256(Data("x".utf8)))
             try root.write(Data("x".utf8), to: "public/good/blobs/\(entry.sha256)")
             try Self.writeSource("good", in: root, entries: [entry])
@@ -168,7 +168,7 @@ struct HostileMirrorSourceTests {
                     at: planted,
                     withDestinationURL: link == ".mirror" ? victim.deletingLastPathComponent() : victim
                 )
-                let result = try await DepotCLI.run(
+                let result = try await InProcessCLI.run(
                     ["mirror", "--from", "\(server)/good", "--to", destination, "--without-signature-checks"],
                     token: nil,
                     in: root
@@ -187,7 +187,7 @@ struct HostileMirrorSourceTests {
     /// download the client uses (`PartialFile.fetchChecked`).
     @Test("a partial file poisoned under the source's own ETag is fetched again whole, and the run succeeds")
     func poisonedPartial() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await DepotProcess.withServer { root, server in
             let content = Fixture.pseudoRandom(count: 3_000_000, seed: 67)
             let sha256 = Fixture.sha256(content)
             var entry = Self.entry(sha256: sha256)
@@ -205,7 +205,7 @@ struct HostileMirrorSourceTests {
             try root.write(Data(repeating: 0xEE, count: 1000), to: "dest/.mirror/\(sha256)")
             try root.write(Data(tag.utf8), to: "dest/.mirror/\(sha256).etag")
 
-            let result = try await DepotCLI.run(
+            let result = try await InProcessCLI.run(
                 ["mirror", "--from", "\(server)/good", "--to", "dest", "--without-signature-checks"],
                 token: nil,
                 in: root
@@ -220,7 +220,7 @@ struct HostileMirrorSourceTests {
     /// wrong bytes hands over to the next, which completes the folder.
     @Test("a source whose file fails its check hands over to the next --from; the folder is complete, and the failover said")
     func failover() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await DepotProcess.withServer { root, server in
             let content = Data("the real bytes\n".utf8)
             var entry = Self.entry(sha256: Fixture.sha256(content))
             entry.size = Int64(content.count)
@@ -230,7 +230,7 @@ struct HostileMirrorSourceTests {
             try Self.writeSource("good", in: root, entries: [entry])
             try await Self.waitUntilServed("\(server)/bad")
             try await Self.waitUntilServed("\(server)/good")
-            let result = try await DepotCLI.run(
+            let result = try await InProcessCLI.run(
                 ["mirror", "--from", "\(server)/bad", "--from", "\(server)/good", "--to", "dest", "--without-signature-checks"],
                 token: nil,
                 in: root
@@ -240,7 +240,7 @@ struct HostileMirrorSourceTests {
             #expect(try Data(contentsOf: root.appendingPathComponent("dest/blobs/\(entry.sha256)")) == content)
 
             // One source alone that fails is the run's failure, told in one line.
-            let alone = try await DepotCLI.run(
+            let alone = try await InProcessCLI.run(
                 ["mirror", "--from", "\(server)/bad", "--to", "alone", "--without-signature-checks"],
                 token: nil,
                 in: root

@@ -36,14 +36,14 @@ struct HostileTextTests {
 
     @Test("a release message is limited in bytes: a few characters of thousands of combining marks are refused")
     func messageInBytes() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "site/a.txt")
             let marks = "e" + String(repeating: "\u{301}", count: 4000)
             #expect(marks.count == 1, "one character")
-            let refused = try await DepotCLI.run(["publish", "site", "--server", server, "--message", marks], in: root)
+            let refused = try await InProcessCLI.run(["publish", "site", "--server", server, "--message", marks], in: root)
             #expect(refused.status == 1 && refused.errors.contains("message is at most 500 bytes of UTF-8"), "\(refused.errors)")
             let fits = String(repeating: "é", count: 250)
-            let taken = try await DepotCLI.run(["publish", "site", "--server", server, "--message", fits], in: root)
+            let taken = try await InProcessCLI.run(["publish", "site", "--server", server, "--message", fits], in: root)
             #expect(taken.status == 0, "\(taken.errors)")
         }
     }

@@ -16,11 +16,15 @@ struct ImportBehindTests {
         try await Drill.withKey { root, key, publicKey in
             try await Drill.serving("data", key: key, in: root) { server in
                 for version in 1...2 { try await Drill.publish(version, server: server, in: root) }
-                let behind = try await DepotCLI.run(["mirror", "--from", server, "--to", "behind", "--trusted-key", publicKey], token: nil, in: root)
+                let behind = try await InProcessCLI.run(
+                    ["mirror", "--from", server, "--to", "behind", "--trusted-key", publicKey],
+                    token: nil,
+                    in: root
+                )
                 try #require(behind.status == 0, "\(behind.errors)")
-                let back = try await DepotCLI.run(["release", "rollback", "--server", server], in: root)
+                let back = try await InProcessCLI.run(["release", "rollback", "--server", server], in: root)
                 try #require(back.status == 0, "\(back.errors)")
-                let current = try await DepotCLI.run(
+                let current = try await InProcessCLI.run(
                     ["mirror", "--from", server, "--to", "current", "--trusted-key", publicKey],
                     token: nil,
                     in: root
@@ -36,7 +40,7 @@ struct ImportBehindTests {
     @Test("several sources: each channel comes from the one with the highest serial, whatever their order")
     func highestSerialWins() async throws {
         try await Self.withRolledBackOrigin { root, publicKey in
-            let imported = try await DepotCLI.run(
+            let imported = try await InProcessCLI.run(
                 ["import", "--from", "behind", "--from", "current", "--data", "rebuilt", "--trusted-key", publicKey],
                 token: nil,
                 in: root
@@ -50,7 +54,7 @@ struct ImportBehindTests {
     @Test("--not-before-serial refuses a source behind the origin's last serial, in one line, with nothing made")
     func serialFloor() async throws {
         try await Self.withRolledBackOrigin { root, publicKey in
-            let refused = try await DepotCLI.run(
+            let refused = try await InProcessCLI.run(
                 ["import", "--from", "behind", "--data", "rebuilt", "--trusted-key", publicKey, "--not-before-serial", "stable=3"],
                 token: nil,
                 in: root
@@ -59,14 +63,14 @@ struct ImportBehindTests {
             #expect(refused.errors.contains("stable is at serial 2 (release 2), below --not-before-serial stable=3"), "\(refused.errors)")
             #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("rebuilt").path))
 
-            let unknown = try await DepotCLI.run(
+            let unknown = try await InProcessCLI.run(
                 ["import", "--from", "current", "--data", "rebuilt", "--trusted-key", publicKey, "--not-before-serial", "beta=1"],
                 token: nil,
                 in: root
             )
             #expect(unknown.status != 0 && unknown.errors.contains("the channel beta is not imported"), "\(unknown.errors)")
 
-            let taken = try await DepotCLI.run(
+            let taken = try await InProcessCLI.run(
                 ["import", "--from", "current", "--data", "rebuilt", "--trusted-key", publicKey, "--not-before-serial", "stable=3"],
                 token: nil,
                 in: root
@@ -82,7 +86,8 @@ struct ImportBehindTests {
     )
     func trickledSource(command: String) async throws {
         try await Drill.withKey { root, key, publicKey in
-            try await Drill.serving("data", key: key, in: root) { server in
+            // On a socket: the relay in front of it is one.
+            try await DepotProcess.withServer(environment: ["DEPOT_CHANNELS_SIGNING_KEY_FILE": key.path]) { _, server in
                 try await Drill.publish(1, server: server, in: root)
                 let port = try #require(Int(server.split(separator: ":").last ?? ""))
                 try await FaultyRelay.with(upstreamPort: port) { relay in
@@ -98,7 +103,7 @@ struct ImportBehindTests {
                         + target
                     // The hang guard: before, each request waited up to 600 s.
                     // Hang guard: slowest seen 6.1 s under two busy loops (the whole test).
-                    let (status, log) = try await DepotProcess.run(arguments, in: root, timeout: .seconds(90))
+                    let (status, log) = try await InProcessCLI.log(arguments, in: root)
                     #expect(status != 0)
                     #expect(log.contains("/channels/stable arrived slower than 1000 bytes/s over 1 s"), "\(log)")
                 }

@@ -5,18 +5,14 @@ import DepotTestSupport
 import Foundation
 import Testing
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// `depot import`: an origin rebuilt from a published tree, every signature and hash checked on
 /// the way in, serving what the old one served.
 @Suite("depot import")
 struct ImportTests {
     typealias Drill = DisasterDrillTests
 
-    static func channel(_ name: String, server: String) async throws -> ChannelDocument {
-        let (data, _) = try await URLSession.shared.data(from: try #require(URL(string: "\(server)/channels/\(name)")))
+    static func channel(_ name: String, server: InProcessServer) async throws -> ChannelDocument {
+        let data = Data(try await server.connection { try await $0.request("GET", "/channels/\(name)").body })
         return try JSONDecoder().decode(ChannelDocument.self, from: data)
     }
 
@@ -36,26 +32,26 @@ struct ImportTests {
         try await Drill.withKey { root, key, publicKey in
             var before: [String: ChannelDocument] = [:]
             var releases = ""
-            try await Drill.serving("data", key: key, in: root) { server in
+            try await Drill.serving("data", key: key, in: root) { server, app in
                 for version in 1...3 { try await Drill.publish(version, server: server, in: root) }
-                let beta = try await DepotCLI.run(["publish", "site", "--server", server, "--channel", "beta"], in: root)
+                let beta = try await InProcessCLI.run(["publish", "site", "--server", server, "--channel", "beta"], in: root)
                 try #require(beta.status == 0, "\(beta.errors)")
                 try root.write(Data("needs 3.0\n".utf8), to: "site/a.txt")
-                let newer = try await DepotCLI.run(
+                let newer = try await InProcessCLI.run(
                     ["publish", "site", "--server", server, "--channel", "beta", "--minimum-client-version", "3.0", "--critical"],
                     in: root
                 )
                 try #require(newer.status == 0, "\(newer.errors)")
-                let rollout = try await DepotCLI.run(
+                let rollout = try await InProcessCLI.run(
                     ["rollout", "start", "2", "--channel", "stable", "--steps", "20,100", "--every", "1h", "--server", server],
                     in: root
                 )
                 try #require(rollout.status == 0, "\(rollout.errors)")
-                for name in ["stable", "beta"] { before[name] = try await Self.channel(name, server: server) }
+                for name in ["stable", "beta"] { before[name] = try await Self.channel(name, server: app) }
                 #expect(before["stable"]?.rollout?.percent == 20 && before["beta"]?.fallbacks?.isEmpty == false)
-                releases = try await DepotCLI.run(["release", "ls", "--server", server], in: root).output
+                releases = try await InProcessCLI.run(["release", "ls", "--server", server], in: root).output
 
-                let imported = try await DepotCLI.run(
+                let imported = try await InProcessCLI.run(
                     [
                         "import", "--from", server, "--data", "rebuilt", "--trusted-key", publicKey, "--channel", "stable", "--channel", "beta",
                         "--json",
@@ -69,20 +65,20 @@ struct ImportTests {
                 #expect(imported.output.contains(#""channels":2"#) && imported.output.contains(#""releases":4"#), "\(imported.output)")
             }
             #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent(".rebuilt.tree").path), "the copy is removed once imported")
-            try await Drill.serving("rebuilt", key: key, in: root) { server in
+            try await Drill.serving("rebuilt", key: key, in: root) { server, app in
                 for name in ["stable", "beta"] {
-                    let after = try await Self.channel(name, server: server)
+                    let after = try await Self.channel(name, server: app)
                     let old = try #require(before[name])
                     #expect(Self.meaning(after) == Self.meaning(old), "\(name)")
                     #expect(after.serial == old.serial + 1000)
                 }
-                let listed = try await DepotCLI.run(["release", "ls", "--server", server], in: root).output
+                let listed = try await InProcessCLI.run(["release", "ls", "--server", server], in: root).output
                 let ids = { (text: String) in text.split(separator: "\n").map { $0.split(separator: "\t").prefix(2).joined(separator: " ") } }
                 #expect(ids(listed) == ids(releases).filter { !$0.hasPrefix("1 ") }, "\(listed)")
                 // The rollout came back halted: no install changes side until a person decides.
-                let status = try await DepotCLI.run(["rollout", "status", "--server", server], in: root)
+                let status = try await InProcessCLI.run(["rollout", "status", "--server", server], in: root)
                 #expect(status.output.contains("halted"), "\(status.output)")
-                let resumed = try await DepotCLI.run(["rollout", "rollback", "--channel", "stable", "--server", server], in: root)
+                let resumed = try await InProcessCLI.run(["rollout", "rollback", "--channel", "stable", "--server", server], in: root)
                 #expect(resumed.status == 0, "\(resumed.errors)")
             }
         }
@@ -97,8 +93,8 @@ struct ImportTests {
                 "DEPOT_VARIANTS_ZSTD_LEVEL": "12", "DEPOT_VARIANTS_BACKGROUND": "false",
             ]
             try await Drill.serving("data", key: key, in: root, extra: variants) { server in
-                try await DepotCLI.publish(["site"], to: server, in: root)
-                let imported = try await DepotCLI.run(
+                try await InProcessCLI.publish(["site"], to: server, in: root)
+                let imported = try await InProcessCLI.run(
                     ["import", "--from", server, "--data", "rebuilt", "--trusted-key", publicKey, "--channel", "stable"],
                     token: nil,
                     in: root
@@ -106,9 +102,8 @@ struct ImportTests {
                 #expect(imported.status == 0, "\(imported.errors)")
             }
             // The rebuilt origin makes no variants itself: what it serves came with the tree.
-            try await Drill.serving("rebuilt", key: key, in: root) { server in
-                let port = Int(server.split(separator: ":").last!)!
-                try await RawHTTPConnection.with(port: port) { connection in
+            try await Drill.serving("rebuilt", key: key, in: root) { _, app in
+                try await app.connection { connection in
                     let entry = try #require(try await connection.releaseFiles().first { $0["path"] as? String == "catalog.txt" })
                     let sha256 = try #require(entry["sha256"] as? String)
                     for (key, suffix, coding) in [("brotli", "br", "br"), ("zstd", "zst", "zstd")] {
@@ -126,11 +121,15 @@ struct ImportTests {
     @Test("refused, in one line, with nothing made: a tampered tree, a wrong key, a data folder in use, a source that is neither URL nor folder")
     func refusals() async throws {
         try await Drill.withKey { root, key, publicKey in
-            let other = try await DepotCLI.run(["keygen", "--out", "other.key"], token: nil, in: root)
+            let other = try await InProcessCLI.run(["keygen", "--out", "other.key"], token: nil, in: root)
             let otherKey = try #require(other.output.split(separator: " ").dropFirst(2).first.map(String.init))
             try await Drill.serving("data", key: key, in: root) { server in
                 try await Drill.publish(1, server: server, in: root)
-                let mirrored = try await DepotCLI.run(["mirror", "--from", server, "--to", "tree", "--trusted-key", publicKey], token: nil, in: root)
+                let mirrored = try await InProcessCLI.run(
+                    ["mirror", "--from", server, "--to", "tree", "--trusted-key", publicKey],
+                    token: nil,
+                    in: root
+                )
                 try #require(mirrored.status == 0, "\(mirrored.errors)")
             }
             // A tree whose file was changed after its release listed it.
@@ -150,12 +149,16 @@ struct ImportTests {
             ]
             for (arguments, message) in cases {
                 let data = arguments.contains("--data") ? [] : ["--data", "made"]
-                let result = try await DepotCLI.run(["import"] + arguments + data, token: nil, in: root)
+                let result = try await InProcessCLI.run(["import"] + arguments + data, token: nil, in: root)
                 let lines = result.errors.split(separator: "\n")
                 #expect(result.status != 0 && lines.count == 1 && result.errors.contains(message), "\(arguments): \(result.errors)")
                 #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("made").path), "\(arguments)")
             }
-            let imported = try await DepotCLI.run(["import", "--from", "tree", "--data", "made", "--trusted-key", publicKey], token: nil, in: root)
+            let imported = try await InProcessCLI.run(
+                ["import", "--from", "tree", "--data", "made", "--trusted-key", publicKey],
+                token: nil,
+                in: root
+            )
             #expect(imported.status == 0 && imported.output.contains("1 release(s)"), "\(imported.output) \(imported.errors)")
         }
     }
@@ -208,7 +211,11 @@ struct ImportTests {
         try await Drill.withKey { root, key, publicKey in
             try await Drill.serving("data", key: key, in: root) { server in
                 try await Drill.publish(1, server: server, in: root)
-                let mirrored = try await DepotCLI.run(["mirror", "--from", server, "--to", "tree", "--trusted-key", publicKey], token: nil, in: root)
+                let mirrored = try await InProcessCLI.run(
+                    ["mirror", "--from", server, "--to", "tree", "--trusted-key", publicKey],
+                    token: nil,
+                    in: root
+                )
                 try #require(mirrored.status == 0, "\(mirrored.errors)")
             }
             let manager = FileManager.default
@@ -247,7 +254,11 @@ struct ImportTests {
                 (try scenario("serial") { try Self.forge($0, key: key, channel: { $0.serial = .max }) }, "out of range"),
             ]
             for (source, message) in cases {
-                let result = try await DepotCLI.run(["import", "--from", source, "--data", "made", "--trusted-key", publicKey], token: nil, in: root)
+                let result = try await InProcessCLI.run(
+                    ["import", "--from", source, "--data", "made", "--trusted-key", publicKey],
+                    token: nil,
+                    in: root
+                )
                 #expect(
                     result.status == 1 && result.errors.split(separator: "\n").count == 1 && result.errors.contains(message),
                     "\(source): \(result.errors)"
@@ -262,12 +273,12 @@ struct ImportTests {
                 try manager.moveItem(at: blobs.appendingPathComponent(blob), to: root.appendingPathComponent("outside"))
                 try manager.createSymbolicLink(at: blobs.appendingPathComponent(blob), withDestinationURL: root.appendingPathComponent("outside"))
             }
-            let link = try await DepotCLI.run(["import", "--from", linked, "--data", "made", "--trusted-key", publicKey], token: nil, in: root)
+            let link = try await InProcessCLI.run(["import", "--from", linked, "--data", "made", "--trusted-key", publicKey], token: nil, in: root)
             #expect(link.status == 1 && link.errors.contains("is not a plain file (a link or a folder)"), "\(link.errors)")
 
             // A --data that names a file (a config, by mistake) is refused, and the file kept.
             try root.write(Data("{}".utf8), to: "config.json")
-            let file = try await DepotCLI.run(
+            let file = try await InProcessCLI.run(
                 ["import", "--from", "tree", "--data", "config.json", "--trusted-key", publicKey],
                 token: nil,
                 in: root
@@ -279,7 +290,7 @@ struct ImportTests {
             try manager.copyItem(at: root.appendingPathComponent("tree"), to: root.appendingPathComponent(".planted.tree"))
             try Self.forge(root.appendingPathComponent(".planted.tree"), key: key, release: { $0.number = 7 }, channel: { $0.serial = 0 })
             try manager.removeItem(at: root.appendingPathComponent(".planted.tree/channels/stable"))
-            let planted = try await DepotCLI.run(
+            let planted = try await InProcessCLI.run(
                 ["import", "--from", "tree", "--data", "planted", "--trusted-key", publicKey, "--json"],
                 token: nil,
                 in: root
@@ -294,7 +305,7 @@ struct ImportTests {
             let copied = try manager.attributesOfItem(atPath: copy.path)[.systemFileNumber] as? Int
             #expect(source != nil && source != copied)
 
-            let unchecked = try await DepotCLI.run(
+            let unchecked = try await InProcessCLI.run(
                 ["import", "--from", "tree", "--data", "made", "--without-signature-checks"],
                 token: nil,
                 in: root

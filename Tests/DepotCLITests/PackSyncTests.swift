@@ -19,9 +19,9 @@ struct PackSyncTests {
 
     @Test("a pack answers the page's small files in order, with ranges and immutable caching; an unknown page is 404")
     func packAnswers() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await DepotProcess.withServer { root, server in
             try Self.writeTree(root)
-            try await DepotCLI.publish(["site"], to: server, in: root)
+            try await InProcessCLI.publish(["site"], to: server, in: root)
             let port = Int(server.split(separator: ":").last!)!
             try await RawHTTPConnection.with(port: port) { connection in
                 let document = try await connection.request("GET", "/channels/stable").json
@@ -65,10 +65,10 @@ struct PackSyncTests {
 
     @Test("small JSON files come whole-page in the page's brotli pack: less than half the gzip pack's bytes, every file checked")
     func brotliPacks() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await DepotProcess.withServer { root, server in
             try Self.writeJSONTree(root)
-            try await DepotCLI.publish(["site"], to: server, in: root)
-            let sync = try await DepotCLI.run(["sync", "--server", server, "--dir", "cold", "--json"], token: nil, in: root)
+            try await InProcessCLI.publish(["site"], to: server, in: root)
+            let sync = try await InProcessCLI.run(["sync", "--server", server, "--dir", "cold", "--json"], token: nil, in: root)
             #expect(sync.status == 0, "\(sync.errors)")
             let report = try JSONDecoder().decode(SyncReport.self, from: Data(sync.output.utf8))
             #expect(
@@ -103,13 +103,13 @@ struct PackSyncTests {
 
     @Test("behind the shipped nginx site, a cold sync gets every small file by pack")
     func throughNginx() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await DepotProcess.withServer { root, server in
             try Self.writeTree(root)
-            try await DepotCLI.publish(["site"], to: server, in: root)
+            try await InProcessCLI.publish(["site"], to: server, in: root)
             let port = Int(server.split(separator: ":").last!)!
             try await Nginx.with(depotPort: port) { nginx in
                 for folder in ["first", "cached"] {
-                    let sync = try await DepotCLI.run(["sync", "--server", nginx.url(""), "--dir", folder, "--json"], token: nil, in: root)
+                    let sync = try await InProcessCLI.run(["sync", "--server", nginx.url(""), "--dir", folder, "--json"], token: nil, in: root)
                     #expect(sync.status == 0, "\(sync.errors)")
                     let report = try JSONDecoder().decode(SyncReport.self, from: Data(sync.output.utf8))
                     #expect(report.files.filter { $0.outcome == .packed }.count == Self.files, "\(folder)")
@@ -124,10 +124,10 @@ struct PackSyncTests {
 
     @Test("a cold sync fetches small files by pack; killed, the next sync fetches none of what was verified again")
     func killedPackSync() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await DepotProcess.withServer { root, server in
             try Self.writeTree(root)
-            try await DepotCLI.publish(["site"], to: server, in: root)
-            let whole = try await DepotCLI.run(["sync", "--server", server, "--dir", "whole", "--json"], token: nil, in: root)
+            try await InProcessCLI.publish(["site"], to: server, in: root)
+            let whole = try await InProcessCLI.run(["sync", "--server", server, "--dir", "whole", "--json"], token: nil, in: root)
             let wholeReport = try JSONDecoder().decode(SyncReport.self, from: Data(whole.output.utf8))
             #expect(wholeReport.files.filter { $0.outcome == .packed }.count == Self.files)
 
@@ -154,7 +154,7 @@ struct PackSyncTests {
                 #expect(verified.count < Self.files, "and before all were")
 
                 relay.slowDownBlobResponses(by: nil)
-                let again = try await DepotCLI.run(
+                let again = try await InProcessCLI.run(
                     ["sync", "--server", mirror, "--dir", "cold", "--json", "--minimum-rate", "0"],
                     token: nil,
                     in: root

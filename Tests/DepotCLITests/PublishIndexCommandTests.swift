@@ -18,14 +18,14 @@ struct PublishIndexCommandTests {
 
     @Test("a file whose status is unchanged and old enough is not read again; a changed or recent one is")
     func statusDecidesWhatIsRead() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             for name in ["a", "b", "c"] { try root.write(Data("\(name)\n".utf8), to: "site/\(name).txt") }
-            let first = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
+            let first = try await InProcessCLI.run(["publish", "site", "--server", server], in: root)
             #expect(first.status == 0, "\(first.errors)")
             // Written a moment ago: inside the racy window, so recorded without a status to trust.
             #expect(try Self.index(in: root).index.entries.values.allSatisfy { $0.source == nil })
             try await Task.sleep(for: .milliseconds(2_100))
-            let second = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
+            let second = try await InProcessCLI.run(["publish", "site", "--server", server], in: root)
             #expect(second.output.contains("nothing changed: stable stays on release 1"), "\(second.output)")
             var (url, index) = try Self.index(in: root)
             #expect(index.entries.values.allSatisfy { $0.source != nil })
@@ -37,7 +37,7 @@ struct PublishIndexCommandTests {
             index.entries["a.txt"]?.sha256 = forged
             index.release?.id = forged
             try index.save(to: url)
-            let trusting = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
+            let trusting = try await InProcessCLI.run(["publish", "site", "--server", server], in: root)
             #expect(trusting.status != 0)
             #expect(trusting.errors.contains("(400)"), "\(trusting.errors)")
 
@@ -46,7 +46,7 @@ struct PublishIndexCommandTests {
                 [.modificationDate: Date(timeIntervalSinceNow: -3_600)],
                 ofItemAtPath: root.appendingPathComponent("site/a.txt").path
             )
-            let reread = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
+            let reread = try await InProcessCLI.run(["publish", "site", "--server", server], in: root)
             #expect(reread.status == 0, "\(reread.errors)")
             #expect(reread.output.contains("nothing changed: stable stays on release 1"), "\(reread.output)")
             (url, index) = try Self.index(in: root)
@@ -56,12 +56,12 @@ struct PublishIndexCommandTests {
 
     @Test("only changed paths are sent; a channel moved by another publisher gets the whole list")
     func incrementalAndMoved() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             for name in ["a", "b", "c"] { try root.write(Data("\(name)\n".utf8), to: "site/\(name).txt") }
-            try await DepotCLI.publish(["site", "--replace"], to: server, in: root)
+            try await InProcessCLI.publish(["site", "--replace"], to: server, in: root)
             try root.write(Data("b2\n".utf8), to: "site/b.txt")
             try FileManager.default.removeItem(at: root.appendingPathComponent("site/c.txt"))
-            let changed = try await DepotCLI.run(["publish", "site", "--server", server, "--replace", "--json"], in: root)
+            let changed = try await InProcessCLI.run(["publish", "site", "--server", server, "--replace", "--json"], in: root)
             let reply = try APIJSON.decode(CommitReply.self, from: Array(changed.output.utf8))
             #expect(reply.files.map(\.path) == ["b.txt"])
             #expect(reply.removed == ["c.txt"])
@@ -69,12 +69,12 @@ struct PublishIndexCommandTests {
 
             // Another publisher moves the channel: the index's release is no longer live.
             try root.write(Data("other\n".utf8), to: "other.txt")
-            try await DepotCLI.publish(["other.txt"], to: server, in: root)
+            try await InProcessCLI.publish(["other.txt"], to: server, in: root)
             try root.write(Data("a2\n".utf8), to: "site/a.txt")
-            let moved = try await DepotCLI.run(["publish", "site", "--server", server, "--replace"], in: root)
+            let moved = try await InProcessCLI.run(["publish", "site", "--server", server, "--replace"], in: root)
             #expect(moved.status == 0, "\(moved.errors)")
             #expect(moved.output.contains("removed other.txt"), "\(moved.output)")
-            let listing = try await DepotCLI.run(["ls", "--server", server], token: nil, in: root)
+            let listing = try await InProcessCLI.run(["ls", "--server", server], token: nil, in: root)
             #expect(listing.output.contains("a.txt\tv2"))
             #expect(listing.output.contains("b.txt\tv2"))
             #expect(!listing.output.contains("other.txt"))

@@ -11,16 +11,16 @@ import Testing
 struct ReleaseCommandTests {
     @Test("a folder is one release; publishing it again uploads only what changed; --delete and --replace take files out")
     func publishFolder() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             for index in 0..<20 { try root.write(Data("asset \(index)\n".utf8), to: "site/img/\(index).txt") }
             try root.write(Fixture.noise, to: "site/db.bin")
-            let first = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
+            let first = try await InProcessCLI.run(["publish", "site", "--server", server], in: root)
             #expect(first.status == 0, "\(first.errors)")
             #expect(first.output.contains("release 1 on stable: 21 files, "))
 
             let changed = Fixture.pseudoRandom(count: 1000, seed: 9)
             try root.write(changed, to: "site/img/3.txt")
-            let second = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
+            let second = try await InProcessCLI.run(["publish", "site", "--server", server], in: root)
             #expect(second.output.contains("release 2 on stable: 21 files (1 published, 20 unchanged), 1.0 KB uploaded"), "\(second.output)")
             #expect(
                 second.output.split(separator: "\n").filter { !$0.isEmpty && !$0.hasPrefix("depot publish: ") } == [
@@ -29,61 +29,60 @@ struct ReleaseCommandTests {
                 ]
             )
 
-            let unchanged = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
+            let unchanged = try await InProcessCLI.run(["publish", "site", "--server", server], in: root)
             #expect(unchanged.output.contains("nothing changed: stable stays on release 2"))
 
-            let deleted = try await DepotCLI.run(["publish", "--delete", "img/0.txt", "--server", server], in: root)
+            let deleted = try await InProcessCLI.run(["publish", "--delete", "img/0.txt", "--server", server], in: root)
             #expect(deleted.output.contains("removed img/0.txt") && deleted.output.contains("release 3 on stable: 20 files"), "\(deleted.output)")
 
             try FileManager.default.removeItem(at: root.appendingPathComponent("site/img"))
-            let replaced = try await DepotCLI.run(["publish", "site", "--replace", "--server", server], in: root)
+            let replaced = try await InProcessCLI.run(["publish", "site", "--replace", "--server", server], in: root)
             #expect(replaced.output.contains("release 4 on stable: 1 files (0 published, 1 unchanged), 0 B uploaded"), "\(replaced.output)")
-            let listing = try await DepotCLI.run(["ls", "--server", server], token: nil, in: root)
+            let listing = try await InProcessCLI.run(["ls", "--server", server], token: nil, in: root)
             #expect(listing.output.contains("db.bin\tv1") && listing.output.contains("1 files, release 4 on stable"))
         }
     }
 
     @Test("promote and rollback re-point channels with no upload; a sync follows each")
     func promoteAndRollback() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             for version in 1...3 {
                 try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
                 try root.write(Data("only in \(version)\n".utf8), to: "site/only-\(version).txt")
                 if version > 1 { try FileManager.default.removeItem(at: root.appendingPathComponent("site/only-\(version - 1).txt")) }
-                try await DepotCLI.publish(["site", "--replace"], to: server, in: root)
+                try await InProcessCLI.publish(["site", "--replace"], to: server, in: root)
             }
-            let listing = try await DepotCLI.run(["release", "ls", "--server", server], in: root)
+            let listing = try await InProcessCLI.run(["release", "ls", "--server", server], in: root)
             #expect(listing.output.split(separator: "\n").first?.hasPrefix("3\t") == true && listing.output.contains("← stable"), "\(listing.output)")
 
-            #expect(try await DepotCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root).status == 0)
+            #expect(try await InProcessCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root).status == 0)
             #expect(try String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8) == "version 3\n")
 
-            let back = try await DepotCLI.run(["release", "rollback", "--server", server], in: root)
+            let back = try await InProcessCLI.run(["release", "rollback", "--server", server], in: root)
             #expect(back.output.contains("stable: release 3 → 2 (1 added, 1 changed, 1 removed)"), "\(back.output)")
-            let synced = try await DepotCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
+            let synced = try await InProcessCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
             #expect(synced.output.contains("release 2 of stable"), "\(synced.output)")
             #expect(try String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8) == "version 2\n")
             #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/only-2.txt").path))
             #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("out/only-3.txt").path))
 
-            #expect(try await DepotCLI.run(["release", "rollback", "--server", server], in: root).status == 0)
-            let nothingEarlier = try await DepotCLI.run(["release", "rollback", "--server", server], in: root)
+            #expect(try await InProcessCLI.run(["release", "rollback", "--server", server], in: root).status == 0)
+            let nothingEarlier = try await InProcessCLI.run(["release", "rollback", "--server", server], in: root)
             #expect(nothingEarlier.status != 0 && nothingEarlier.errors.contains("(409)") && nothingEarlier.errors.contains("no earlier release"))
 
-            let promoted = try await DepotCLI.run(["release", "promote", "3", "--channel", "beta", "--server", server], in: root)
+            let promoted = try await InProcessCLI.run(["release", "promote", "3", "--channel", "beta", "--server", server], in: root)
             #expect(promoted.output.contains("beta: release none → 3"), "\(promoted.output)")
-            #expect(try await DepotCLI.run(["sync", "--server", server, "--dir", "beta", "--channel", "beta"], token: nil, in: root).status == 0)
+            #expect(try await InProcessCLI.run(["sync", "--server", server, "--dir", "beta", "--channel", "beta"], token: nil, in: root).status == 0)
             #expect(try String(contentsOf: root.appendingPathComponent("beta/a.txt"), encoding: .utf8) == "version 3\n")
         }
     }
 
     @Test("bad requests get a clear 4xx and leave the live release unchanged")
     func refusals() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server, app in
             try root.write(Data("a\n".utf8), to: "site/a.txt")
-            try await DepotCLI.publish(["site"], to: server, in: root)
-            let port = Int(server.split(separator: ":").last!)!
-            let channelBefore = try await RawHTTPConnection.with(port: port) { try await $0.request("GET", "/channels/stable").bodyText }
+            try await InProcessCLI.publish(["site"], to: server, in: root)
+            let channelBefore = try await app.connection { try await $0.request("GET", "/channels/stable").bodyText }
 
             let cli: [([String], String)] = [
                 (["release", "promote", "99", "--server", server], "(404): There is no release 99"),
@@ -92,18 +91,18 @@ struct ReleaseCommandTests {
                 (["publish", "site/a.txt", "--channel", "UPPER", "--server", server], "(400)"),
             ]
             for (arguments, message) in cli {
-                let result = try await DepotCLI.run(arguments, in: root)
+                let result = try await InProcessCLI.run(arguments, in: root)
                 #expect(result.status != 0 && result.errors.contains(message), "\(arguments): \(result.errors)")
                 #expect(result.errors.split(separator: "\n").count == 1)
             }
             try root.write(Data("A\n".utf8), to: "case/A.TXT")
-            let collision = try await DepotCLI.run(["publish", "case/A.TXT", "--as", "A.txt", "--server", server], in: root)
+            let collision = try await InProcessCLI.run(["publish", "case/A.TXT", "--as", "A.txt", "--server", server], in: root)
             #expect(collision.errors.contains("(409)") && collision.errors.contains("collides with the live a.txt"), "\(collision.errors)")
 
             let sha = Fixture.sha256(Data("a\n".utf8))
             let missing = String(repeating: "0", count: 64)
-            let auth = ("Authorization", "Bearer \(DepotCLI.token)")
-            try await RawHTTPConnection.with(port: port) { connection in
+            let auth = ("Authorization", "Bearer \(InProcessCLI.token)")
+            try await app.connection { connection in
                 let bodies: [(String, Int, String)] = [
                     (#"{"files":[{"path":"x.txt","sha256":"\#(missing)"}]}"#, 422, "lacks the content"),
                     (#"{"files":[{"path":"x.txt","sha256":"\#(sha)"},{"path":"x.txt","sha256":"\#(sha)"}]}"#, 400, "listed twice"),
@@ -139,24 +138,28 @@ struct ReleaseCommandTests {
     @Test("a signed channel: verified with the server's public key, refused with another key, the folder left as it was")
     func signedChannel() async throws {
         try await withTemporaryDirectory { keys in
-            let made = try await DepotCLI.run(["keygen", "--out", keys.appendingPathComponent("server.key").path], token: nil, in: keys)
-            let other = try await DepotCLI.run(["keygen", "--out", keys.appendingPathComponent("other.key").path], token: nil, in: keys)
+            let made = try await InProcessCLI.run(["keygen", "--out", keys.appendingPathComponent("server.key").path], token: nil, in: keys)
+            let other = try await InProcessCLI.run(["keygen", "--out", keys.appendingPathComponent("other.key").path], token: nil, in: keys)
             let publicKey = try #require(made.output.split(separator: " ").dropFirst(2).first.map(String.init))
             let otherKey = try #require(other.output.split(separator: " ").dropFirst(2).first.map(String.init))
-            let again = try await DepotCLI.run(["keygen", "--out", keys.appendingPathComponent("server.key").path], token: nil, in: keys)
+            let again = try await InProcessCLI.run(["keygen", "--out", keys.appendingPathComponent("server.key").path], token: nil, in: keys)
             #expect(again.status != 0 && again.errors.contains("cannot create"), "an existing key is never replaced")
             let mode = try FileManager.default.attributesOfItem(atPath: keys.appendingPathComponent("server.key").path)[.posixPermissions] as? Int
             #expect(mode == 0o600)
 
-            try await DepotCLI.withServer(environment: ["DEPOT_CHANNELS_SIGNING_KEY_FILE": keys.appendingPathComponent("server.key").path]) {
+            try await InProcessCLI.withServer(environment: ["DEPOT_CHANNELS_SIGNING_KEY_FILE": keys.appendingPathComponent("server.key").path]) {
                 root,
                 server in
                 try root.write(Data("signed\n".utf8), to: "a.txt")
-                try await DepotCLI.publish(["a.txt"], to: server, in: root)
-                let refused = try await DepotCLI.run(["sync", "--server", server, "--dir", "out", "--trusted-key", otherKey], token: nil, in: root)
+                try await InProcessCLI.publish(["a.txt"], to: server, in: root)
+                let refused = try await InProcessCLI.run(
+                    ["sync", "--server", server, "--dir", "out", "--trusted-key", otherKey],
+                    token: nil,
+                    in: root
+                )
                 #expect(refused.status != 0 && refused.errors.contains("not signed by a trusted key"), "\(refused.errors)")
                 #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("out/a.txt").path))
-                let verified = try await DepotCLI.run(
+                let verified = try await InProcessCLI.run(
                     ["sync", "--server", server, "--dir", "out", "--trusted-key", otherKey, "--trusted-key", publicKey],
                     token: nil,
                     in: root
@@ -169,11 +172,11 @@ struct ReleaseCommandTests {
 
     @Test("killing depot sync at random points leaves the folder holding exactly one release, as a reader sees it")
     func killedSync() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await DepotProcess.withServer { root, server in
             // Two releases that differ in every file, so that a switch takes a while.
             for version in 1...2 {
                 for index in 0..<150 { try root.write(Data("release \(version), file \(index)\n".utf8), to: "v\(version)/f/\(index).txt") }
-                try await DepotCLI.publish(["v\(version)", "--replace"], to: server, in: root)
+                try await InProcessCLI.publish(["v\(version)", "--replace"], to: server, in: root)
             }
             let expected = [1, 2].map { version in
                 Dictionary(uniqueKeysWithValues: (0..<150).map { ("f/\($0).txt", "release \(version), file \($0)\n") })
@@ -182,7 +185,7 @@ struct ReleaseCommandTests {
             // Kills up to half again as late as a whole sync takes on this machine, under this
             // load: some rounds finish a switch, others are cut at any step of it.
             let whole = try await ContinuousClock().measure {
-                let sync = try await DepotCLI.run(["sync", "--server", server, "--dir", "timing"], token: nil, in: root)
+                let sync = try await InProcessCLI.run(["sync", "--server", server, "--dir", "timing"], token: nil, in: root)
                 #expect(sync.status == 0)
             }
             let latest = max(400, Int(whole / .milliseconds(1) * 1.5))
@@ -190,7 +193,7 @@ struct ReleaseCommandTests {
             var generator = SystemRandomNumberGenerator()
             for round in 0..<16 {
                 // Alternate the channel between the two releases, and kill the sync that follows.
-                #expect(try await DepotCLI.run(["release", "promote", "\(round % 2 + 1)", "--server", server], in: root).status == 0)
+                #expect(try await InProcessCLI.run(["release", "promote", "\(round % 2 + 1)", "--server", server], in: root).status == 0)
                 let pause = Duration.milliseconds(Int.random(in: 0...latest, using: &generator))
                 try await DepotProcess.with(["sync", "--server", server, "--dir", "out"], in: root) { sync in
                     try await Task.sleep(for: pause)

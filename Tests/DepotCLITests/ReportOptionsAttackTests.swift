@@ -34,7 +34,7 @@ struct ReportOptionsAttackTests {
         try await withTemporaryDirectory { folder in
             var arguments = ["sync", "--dir", "client"] + row.arguments
             if !row.arguments.contains("--server") { arguments += ["--server", "http://127.0.0.1:1/"] }
-            let result = try await DepotCLI.run(arguments, token: nil, in: folder)
+            let result = try await InProcessCLI.run(arguments, token: nil, in: folder)
             let said = result.output + "\n" + result.errors
             #expect(result.status == 64, "\(said)")
             #expect(said.contains(row.says), "\(said)")

@@ -9,14 +9,14 @@ import Testing
 struct RolloutCommandTests {
     @Test("start, status, pause, resume, halt and rollback each print the rollout; a sync says its side; refusals are one line and exit 1")
     func commands() async throws {
-        try await DepotCLI.withServer(environment: ["DEPOT_ROLLOUTS_TICK_SECONDS": "0.1"]) { root, server in
+        try await InProcessCLI.withServer(environment: ["DEPOT_ROLLOUTS_TICK_SECONDS": "0.1"]) { root, server, app in
             for version in 1...2 {
                 try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
-                try await DepotCLI.publish(["site"], to: server, in: root)
+                try await InProcessCLI.publish(["site"], to: server, in: root)
             }
-            #expect(try await DepotCLI.run(["release", "rollback", "--server", server], in: root).status == 0)
+            #expect(try await InProcessCLI.run(["release", "rollback", "--server", server], in: root).status == 0)
 
-            let run = { (arguments: [String]) in try await DepotCLI.run(["rollout"] + arguments + ["--server", server], in: root) }
+            let run = { (arguments: [String]) in try await InProcessCLI.run(["rollout"] + arguments + ["--server", server], in: root) }
             let started = try await run(["start", "2", "--steps", "50,100", "--every", "1h", "--max-failure-rate", "2.5%", "--min-reports", "10"])
             #expect(started.status == 0, "\(started.errors)")
             #expect(
@@ -28,7 +28,7 @@ struct RolloutCommandTests {
             let status = try await run(["status", "--json"])
             #expect(status.output.contains(#""maxFailureRate":0.025"#) && status.output.contains(#""everySeconds":3600"#), "\(status.output)")
 
-            let synced = try await DepotCLI.run(["sync", "--server", server, "--dir", "out", "--reports"], token: nil, in: root)
+            let synced = try await InProcessCLI.run(["sync", "--server", server, "--dir", "out", "--reports"], token: nil, in: root)
             #expect(synced.status == 0 && synced.output.contains("rollout: "), "\(synced.output)")
             let side = synced.output.contains("rollout: in (bucket") ? "version 2\n" : "version 1\n"
             #expect(try String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8) == side)
@@ -37,11 +37,11 @@ struct RolloutCommandTests {
                 let changed = try await run([action])
                 #expect(changed.status == 0 && changed.output.contains("at 50% (\(state))"), "\(action): \(changed.output) \(changed.errors)")
             }
-            let publishing = try await DepotCLI.run(["publish", "site", "--server", server], in: root)
+            let publishing = try await InProcessCLI.run(["publish", "site", "--server", server], in: root)
             #expect(publishing.status == 1 && publishing.errors.contains("(409)") && publishing.errors.contains("rollout"), "\(publishing.errors)")
             let back = try await run(["rollback"])
             #expect(back.status == 0 && back.output.contains("(rolled-back)"), "\(back.output)")
-            let after = try await DepotCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
+            let after = try await InProcessCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
             #expect(after.output.contains("release 1 of stable") && !after.output.contains("rollout:"), "\(after.output)")
 
             let refusals: [([String], String)] = [
@@ -58,15 +58,10 @@ struct RolloutCommandTests {
                 )
             }
             // An action the API does not name: 404, and the ones it does.
-            let unknown = try await DepotProcess.run(
-                "/usr/bin/curl",
-                [
-                    "-s", "-w", " %{http_code}", "-X", "POST", "-H", "Authorization: Bearer \(DepotCLI.token)",
-                    server + "/v1/channels/stable/rollout/explode",
-                ],
-                in: root
-            )
-            #expect(unknown.hasSuffix(" 404") && unknown.contains("pause, resume, halt, rollback"), "\(unknown)")
+            let unknown = try await app.connection {
+                try await $0.request("POST", "/v1/channels/stable/rollout/explode", headers: [("Authorization", "Bearer \(InProcessCLI.token)")])
+            }
+            #expect(unknown.status == 404 && unknown.bodyText.contains("pause, resume, halt, rollback"), "\(unknown.bodyText)")
         }
     }
 
@@ -78,11 +73,11 @@ struct RolloutCommandTests {
             try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
             try await DepotProcess.with(
                 ["serve", "--port", "0", "--public", "public", "--data", "data"],
-                environment: ["DEPOT_PUBLISH_TOKENS": DepotCLI.token, "DEPOT_ROLLOUTS_TICK_SECONDS": "0.1"],
+                environment: ["DEPOT_PUBLISH_TOKENS": InProcessCLI.token, "DEPOT_ROLLOUTS_TICK_SECONDS": "0.1"],
                 in: root
             ) { depot in
                 let server = "http://127.0.0.1:\(try await depot.waitForPort())"
-                let run = { (arguments: [String]) in try await DepotCLI.run(arguments + ["--server", server], in: root) }
+                let run = { (arguments: [String]) in try await InProcessCLI.run(arguments + ["--server", server], in: root) }
                 for version in 1...2 {
                     try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
                     #expect(try await run(["publish", "site"]).status == 0)
@@ -145,20 +140,20 @@ struct RolloutCommandTests {
 
     @Test("publish --critical --minimum-client-version; sync --client-version keeps an old app on the newest release it can use")
     func compatibility() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             try root.write(Data("old\n".utf8), to: "site/a.txt")
-            try await DepotCLI.publish(["site"], to: server, in: root)
+            try await InProcessCLI.publish(["site"], to: server, in: root)
             try root.write(Data("new\n".utf8), to: "site/a.txt")
-            let published = try await DepotCLI.run(
+            let published = try await InProcessCLI.run(
                 ["publish", "site", "--critical", "--minimum-client-version", "2.0", "--server", server],
                 in: root
             )
             #expect(published.status == 0, "\(published.errors)")
-            let old = try await DepotCLI.run(["sync", "--server", server, "--dir", "old", "--client-version", "1.9"], token: nil, in: root)
+            let old = try await InProcessCLI.run(["sync", "--server", server, "--dir", "old", "--client-version", "1.9"], token: nil, in: root)
             #expect(old.output.contains("release 1 of stable") && old.output.contains("needs app version 2.0 or later"), "\(old.output)")
-            let new = try await DepotCLI.run(["sync", "--server", server, "--dir", "new", "--client-version", "2.0.1"], token: nil, in: root)
+            let new = try await InProcessCLI.run(["sync", "--server", server, "--dir", "new", "--client-version", "2.0.1"], token: nil, in: root)
             #expect(new.output.contains("release 2 of stable") && new.output.contains("; critical"), "\(new.output)")
-            let bad = try await DepotCLI.run(["publish", "site", "--minimum-client-version", "2.x", "--server", server], in: root)
+            let bad = try await InProcessCLI.run(["publish", "site", "--minimum-client-version", "2.x", "--server", server], in: root)
             #expect(bad.status != 0)
         }
     }

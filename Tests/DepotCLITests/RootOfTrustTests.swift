@@ -30,7 +30,7 @@ struct RootOfTrustTests {
         /// `depot ARGUMENTS`, which must succeed; its output.
         @discardableResult
         func depot(_ arguments: [String]) async throws -> String {
-            let result = try await DepotCLI.run(arguments, in: root)
+            let result = try await InProcessCLI.run(arguments, in: root)
             #expect(result.status == 0, "depot \(arguments.joined(separator: " ")): \(result.errors)")
             return result.output
         }
@@ -53,7 +53,7 @@ struct RootOfTrustTests {
             try await DepotProcess.with(
                 ["serve", "--port", "0", "--public", "public", "--data", "data"],
                 environment: [
-                    "DEPOT_PUBLISH_TOKENS": DepotCLI.token,
+                    "DEPOT_PUBLISH_TOKENS": InProcessCLI.token,
                     "DEPOT_CHANNELS_SIGNING_KEY_FILES": keys.map { path("keys/\($0).key") }.joined(separator: ","),
                     "DEPOT_CHANNELS_ROOT_DIRECTORY": path("roots"),
                 ],
@@ -78,7 +78,7 @@ struct RootOfTrustTests {
 
         /// `depot sync` of `out/` from `server` (the origin, or `/mirror` below it), trusting root 1.
         func sync(from server: String? = nil) async throws -> (status: Int32, output: String, errors: String) {
-            try await DepotCLI.run(
+            try await InProcessCLI.run(
                 ["sync", "--server", server ?? url, "--dir", "out", "--trusted-root", path("app-root.json")],
                 token: nil,
                 in: root
@@ -156,7 +156,7 @@ struct RootOfTrustTests {
                 "root", "rotate", "--from", stage.path("roots/1.root.json"), "--out", stage.path("roots/2.root.json"),
                 "--add-channel-key", replacement, "--remove-channel-key", leakedID,
             ])
-            let unsigned = try await DepotCLI.run(
+            let unsigned = try await InProcessCLI.run(
                 ["root", "verify", stage.path("roots/1.root.json"), stage.path("roots/2.root.json")],
                 in: stage.root
             )
@@ -200,7 +200,7 @@ struct RootOfTrustTests {
                 #expect(try String(contentsOfFile: stage.path("out/a.txt"), encoding: .utf8) == "two\n")
 
                 // An origin rebuilt from this one gets its roots, as channels.rootDirectory holds them.
-                let imported = try await DepotCLI.run(
+                let imported = try await InProcessCLI.run(
                     ["import", "--from", stage.url, "--data", "rebuilt", "--trusted-root", stage.path("app-root.json"), "--channel", "stable"],
                     token: nil,
                     in: stage.root
@@ -255,7 +255,7 @@ struct RootOfTrustTests {
             let channelKey = try await stage.keygen("c1")
             try await stage.depot(["root", "init", "--out", stage.path("roots/1.root.json"), "--root-key", rootKey, "--channel-key", channelKey])
             for (removal, hint) in [(channelKey, "that is a key; its id is"), ("0123456789abcdef", "")] {
-                let result = try await DepotCLI.run(
+                let result = try await InProcessCLI.run(
                     [
                         "root", "rotate", "--from", stage.path("roots/1.root.json"), "--out", stage.path("roots/2.root.json"), "--remove-channel-key",
                         removal,

@@ -8,22 +8,22 @@ import Testing
 struct SyncCommandTests {
     @Test("the summary line, a second sync that changes nothing, and --json")
     func summary() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             try root.write(Fixture.text, to: "site/a.txt")
             try root.write(Fixture.noise, to: "site/b.bin")
-            try await DepotCLI.publish(["site"], to: server, in: root)
+            try await InProcessCLI.publish(["site"], to: server, in: root)
 
-            let first = try await DepotCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
+            let first = try await InProcessCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
             #expect(first.status == 0, "\(first.errors)")
             #expect(first.output.contains("2 updated, 0 unchanged: "))
             #expect(first.output.contains("transferred, "))
             #expect(try Data(contentsOf: root.appendingPathComponent("out/a.txt")) == Fixture.text)
             #expect(try Data(contentsOf: root.appendingPathComponent("out/b.bin")) == Fixture.noise)
 
-            let second = try await DepotCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
+            let second = try await InProcessCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
             #expect(second.output.contains("0 updated, 2 unchanged: 0 B transferred, 0 B saved"))
 
-            let json = try await DepotCLI.run(["sync", "--server", server, "--dir", "out", "--json"], token: nil, in: root)
+            let json = try await InProcessCLI.run(["sync", "--server", server, "--dir", "out", "--json"], token: nil, in: root)
             let report = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
             #expect(report?["channelNotModified"] as? Bool == true)
             #expect(report?["bytesTransferred"] as? Int == 0)
@@ -35,23 +35,23 @@ struct SyncCommandTests {
         arguments: FolderLayout.allCases
     )
     func steps(layout: FolderLayout) async throws {
-        try await DepotCLI.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "site/a.txt")
-            try await DepotCLI.publish(["site"], to: server, in: root)
+            try await InProcessCLI.publish(["site"], to: server, in: root)
             let sync = ["sync", "--server", server, "--dir", "out", "--layout", layout.rawValue]
-            #expect(try await DepotCLI.run(sync, token: nil, in: root).status == 0)
+            #expect(try await InProcessCLI.run(sync, token: nil, in: root).status == 0)
             try root.write(Data("two\n".utf8), to: "site/a.txt")
             try root.write(Fixture.noise, to: "site/b.bin")
-            try await DepotCLI.publish(["site"], to: server, in: root)
+            try await InProcessCLI.publish(["site"], to: server, in: root)
             // Read where the app reads: with release folders, through the link to the current one.
             let content = layout == .inPlace ? "out/" : "out/current/"
             let a = root.appendingPathComponent(content + "a.txt")
 
-            let check = try await DepotCLI.run(sync + ["--check"], token: nil, in: root)
+            let check = try await InProcessCLI.run(sync + ["--check"], token: nil, in: root)
             #expect(check.status == 0, "\(check.errors)")
             #expect(check.output.contains("release 2 of stable: 2 to fetch, 0 to remove; "), "\(check.output)")
             #expect(check.output.contains("  b.bin: full, "), "\(check.output)")
-            let downloaded = try await DepotCLI.run(sync + ["--download-only"], token: nil, in: root)
+            let downloaded = try await InProcessCLI.run(sync + ["--download-only"], token: nil, in: root)
             #expect(downloaded.status == 0, "\(downloaded.errors)")
             #expect(downloaded.output.contains("staged: depot sync --apply switches to it"))
             #expect(downloaded.output.contains("2 staged, 0 unchanged") && !downloaded.output.contains("updated"), "\(downloaded.output)")
@@ -59,23 +59,23 @@ struct SyncCommandTests {
 
             // No network: no --server needed.
             let apply = ["sync", "--dir", "out", "--layout", layout.rawValue, "--apply"]
-            let applied = try await DepotCLI.run(apply, token: nil, in: root)
+            let applied = try await InProcessCLI.run(apply, token: nil, in: root)
             #expect(applied.status == 0 && applied.output.contains("applied release 2 of stable"), "\(applied.errors)")
             #expect(try Data(contentsOf: a) == Data("two\n".utf8))
             #expect(try Data(contentsOf: root.appendingPathComponent(content + "b.bin")) == Fixture.noise)
-            let again = try await DepotCLI.run(apply, token: nil, in: root)
+            let again = try await InProcessCLI.run(apply, token: nil, in: root)
             #expect(again.status == 5 && again.errors.contains("no release is staged"), "\(again.errors)")
-            let upToDate = try await DepotCLI.run(sync + ["--check"], token: nil, in: root)
+            let upToDate = try await InProcessCLI.run(sync + ["--check"], token: nil, in: root)
             #expect(upToDate.output.contains("up to date: release 2 of stable"), "\(upToDate.output)")
         }
     }
 
     @Test("a progress bar per file on a terminal, none when piped")
     func progressBar() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await DepotProcess.withServer { root, server in
             try root.write(Fixture.pseudoRandom(count: 4 << 20, seed: 31), to: "big.bin")
-            try await DepotCLI.publish(["big.bin"], to: server, in: root)
-            let piped = try await DepotCLI.run(["sync", "--server", server, "--dir", "piped"], token: nil, in: root)
+            try await InProcessCLI.publish(["big.bin"], to: server, in: root)
+            let piped = try await InProcessCLI.run(["sync", "--server", server, "--dir", "piped"], token: nil, in: root)
             #expect(!piped.output.contains("ETA"))
             let command = "\(DepotProcess.executable.path) sync --server \(server) --dir terminal"
             let terminal = try await DepotProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"], in: root)
@@ -87,12 +87,12 @@ struct SyncCommandTests {
 
     @Test("--watch syncs again until interrupted")
     func watch() async throws {
-        try await DepotCLI.withServer { root, server in
+        try await DepotProcess.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "a.txt")
-            try await DepotCLI.publish(["a.txt"], to: server, in: root)
+            try await InProcessCLI.publish(["a.txt"], to: server, in: root)
             try await DepotProcess.with(["sync", "--server", server, "--dir", "out", "--watch", "0.2"], in: root) { watcher in
                 try root.write(Data("two\n".utf8), to: "a.txt")
-                try await DepotCLI.publish(["a.txt"], to: server, in: root)
+                try await InProcessCLI.publish(["a.txt"], to: server, in: root)
                 var synced = ""
                 var rounds = 0
                 for _ in 0..<2_400 where synced != "two\n" || rounds < 2 {
@@ -109,7 +109,7 @@ struct SyncCommandTests {
     @Test("an unreachable server is one clear line and a non-zero exit")
     func unreachable() async throws {
         try await withTemporaryDirectory { root in
-            let result = try await DepotCLI.run(["sync", "--server", "http://127.0.0.1:9", "--dir", "out"], token: nil, in: root)
+            let result = try await InProcessCLI.run(["sync", "--server", "http://127.0.0.1:9", "--dir", "out"], token: nil, in: root)
             #expect(result.status != 0)
             #expect(result.errors.contains("cannot reach http://127.0.0.1:9"))
             #expect(result.errors.split(separator: "\n").count == 1)

@@ -91,12 +91,12 @@ struct SyncWatchTests {
 
                 try await DepotProcess.with(
                     ["serve", "--port", "\(port)", "--public", "public", "--data", "data"],
-                    environment: ["DEPOT_PUBLISH_TOKENS": DepotCLI.token],
+                    environment: ["DEPOT_PUBLISH_TOKENS": InProcessCLI.token],
                     in: root
                 ) { depot in
                     #expect(try await depot.waitForPort() == port)
                     try root.write(Data("one\n".utf8), to: "site/a.txt")
-                    try await DepotCLI.publish(["site"], to: server, in: root)
+                    try await InProcessCLI.publish(["site"], to: server, in: root)
                     // The round's summary line is its end: the switch is done and said.
                     // Hang guard: slowest seen 3.2 s under two busy loops (the whole test).
                     let synced = try await poll(for: .seconds(60)) { watcher.log.contains("1 updated, 0 unchanged") ? true : nil }

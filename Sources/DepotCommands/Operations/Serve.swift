@@ -59,8 +59,9 @@ extension Depot {
                 )
             }
             guard isFolder() else {
+                let folder = environment.asGiven(configuration.publicDirectory)
                 environment.printError(
-                    "Error: The public folder \(configuration.publicDirectory) does not exist: create it (mkdir \(configuration.publicDirectory)), "
+                    "Error: The public folder \(folder) does not exist: create it (mkdir \(folder)), "
                         + "or serve another with --public DIR"
                 )
                 throw ExitCode.failure

@@ -72,6 +72,13 @@ public struct CommandEnvironment: Sendable {
         return directory.appendingPathComponent(path).path
     }
 
+    /// `path` as a command line would have named it: a path in ``directory`` relative to it
+    /// (what ``resolve(_:)`` made of a relative one, told back as it was given).
+    func asGiven(_ path: String) -> String {
+        guard let directory, path.hasPrefix(directory.path + "/") else { return path }
+        return String(path.dropFirst(directory.path.count + 1))
+    }
+
     /// Runs `body` with this environment's transport, or with an HTTP client made for it and
     /// shut down after.
     func withTransport<Result>(_ body: (any HTTPTransport) async throws -> Result) async throws -> Result {
