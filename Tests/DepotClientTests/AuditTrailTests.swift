@@ -15,7 +15,7 @@ struct AuditTrailTests {
     ]
 
     static func send(
-        _ server: LiveServer,
+        _ server: some TestServer,
         _ secret: String,
         _ method: String,
         _ path: String,
@@ -25,7 +25,7 @@ struct AuditTrailTests {
         async throws -> RawHTTPResponse
     {
         let bytes = try json.map { Array(try JSONEncoder().encode($0)) } ?? body.map { Array($0.utf8) }
-        return try await RawHTTPConnection.with(port: server.port) {
+        return try await server.withConnection {
             try await $0.request(method, path, headers: [("Authorization", "Bearer \(secret)")], body: bytes)
         }
     }
@@ -36,6 +36,8 @@ struct AuditTrailTests {
         var configuration = RolloutFleetTests.configuration(clock)
         configuration.accessTokens = try Self.tokens.enumerated().map { try AccessToken(entry: $0.element, position: $0.offset + 1) }
         try await withTemporaryDirectory { root in
+            // A live server: `depot audit` run in process (InProcessCLI) reaches an in-process
+            // server only in InProcessCLI.withServer, whose settings hold no test clock.
             try await LiveServer.withDataDirectory(root.appendingPathComponent("data"), configuration: configuration) { server in
                 #expect(try await Self.send(server, "ci-secret", "PUT", "/v1/files/a.txt", body: "one\n").status == 201)
                 #expect(try await Self.send(server, "ci-secret", "PUT", "/v1/files/a.txt", body: "two\n").status == 201)
@@ -117,10 +119,10 @@ struct AuditTrailTests {
             var served: [Int] = []
             for chain in [[roots[0]], [roots[0]], roots] {
                 var configuration = ServerConfiguration()
-                configuration.publish.tokens = [LiveServer.token]
+                configuration.publish.tokens = [InProcessServer.token]
                 configuration.channels = try ChannelSigner(keys: Array(RootTrustTests.channelKeys.prefix(2)), roots: chain)
-                let records = try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
-                    try await Self.send(server, LiveServer.token, "GET", "/v1/audit").decoded(AuditList.self).records
+                let records = try await InProcessServer.withDataDirectory(data, configuration: configuration, from: "127.0.0.1") { server in
+                    try await Self.send(server, InProcessServer.token, "GET", "/v1/audit").decoded(AuditList.self).records
                 }
                 #expect(records.allSatisfy { $0.action == "root-served" && $0.token == "server" })
                 served.append(records.count)
@@ -136,7 +138,7 @@ struct AuditTrailTests {
         configuration.accessTokens = [try AccessToken(entry: "name=ci publish=beta token=ci-secret", position: 1)]
         // The trail's clock stands still: every refusal falls in one minute of the budget.
         configuration.rollouts = RolloutConfiguration(clock: { HTTPDate(secondsSince1970: 1_795_435_200) })
-        try await LiveServer.withPublishing(configuration: configuration) { server in
+        try await InProcessServer.withPublishing(configuration: configuration) { server in
             let huge = String(repeating: "x", count: 1 << 20)
             let forged = "beta-x\nSat, 28 Nov 2026 09:00:00 GMT\tops\tpromote\tstable"
             for channel in [huge, forged] {
@@ -146,7 +148,7 @@ struct AuditTrailTests {
             }
             let path = "/v1/channels/" + String(repeating: "y", count: 70_000) + "/promote"
             #expect(try await Self.send(server, "ci-secret", "POST", path).status == 403)
-            let records = try await Self.send(server, LiveServer.token, "GET", "/v1/audit").decoded(AuditList.self).records
+            let records = try await Self.send(server, InProcessServer.token, "GET", "/v1/audit").decoded(AuditList.self).records
             #expect(records.count == 3)
             for record in records {
                 #expect(record.channel == nil, "\(record)")
@@ -154,7 +156,7 @@ struct AuditTrailTests {
             }
             // Past the budget (60 a minute for a token), refusals are counted in the log, not stored.
             for _ in 0..<70 { _ = try await Self.send(server, "ci-secret", "GET", "/v1/releases") }
-            let after = try await Self.send(server, LiveServer.token, "GET", "/v1/audit?limit=1000").decoded(AuditList.self).records
+            let after = try await Self.send(server, InProcessServer.token, "GET", "/v1/audit?limit=1000").decoded(AuditList.self).records
             #expect(after.count == 60, "\(after.count)")
         }
     }
