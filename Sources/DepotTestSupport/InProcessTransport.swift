@@ -1,31 +1,27 @@
 import AsyncHTTPClient
 import DepotCommands
 import Foundation
+import HTTPTypes
 import NIOCore
 import NIOHTTP1
-import Synchronization
 
-/// How a `depot` command run in process (``InProcessCLI``) sends its requests: to the host of an
-/// ``InProcessServer`` that ``InProcessCLI`` runs, through that server's router
-/// (``InProcessServer/connection(_:)``: the request body whole, the answer whole, no socket); to
-/// any other host (an nginx, a server on a socket), through `network`, a real HTTP client.
+/// How a `depot` command run in process (``InProcessCLI``) sends its requests: to an in-process
+/// host (an ``InProcessServer``, or a test's own ``InProcessHost`` in front of one), through
+/// ``InProcessURLProtocol``'s registry, the one a `DepotClient` in the same test reaches them by
+/// (the request body whole, no socket); to any other host (an nginx, a server on a socket),
+/// through `network`, a real HTTP client.
 struct InProcessTransport: HTTPTransport {
     /// The transport for hosts that are not in process.
     let network: any HTTPTransport
 
-    /// The servers ``InProcessCLI`` runs now, by host.
-    private static let servers = Mutex<[String: InProcessServer]>([:])
-
-    /// Runs `body` with `server` answering this transport's requests to its host.
-    static func serving<Result>(_ server: InProcessServer, _ body: () async throws -> Result) async throws -> Result {
-        let host = URL(string: server.url(""))?.host ?? ""
-        servers.withLock { $0[host] = server }
-        defer { _ = servers.withLock { $0.removeValue(forKey: host) } }
-        return try await body()
+    /// A delivery this transport does not carry (a stall or a trickle: a `DepotClient`'s subject).
+    struct UnsupportedDelivery: Error, CustomStringConvertible {
+        let delivery: InProcessAnswer.Delivery
+        var description: String { "InProcessTransport carries whole and cut bodies, not \(delivery)" }
     }
 
     func execute(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse {
-        guard let url = URL(string: request.url), let server = Self.servers.withLock({ $0[url.host ?? ""] }) else {
+        guard let url = URL(string: request.url), let host = url.host, InProcessURLProtocol.answers(host: host) else {
             return try await network.execute(request, timeout: timeout)
         }
         var body: [UInt8]?
@@ -34,17 +30,38 @@ struct InProcessTransport: HTTPTransport {
             for try await chunk in requestBody { collected += chunk.readableBytesView }
             body = collected
         }
-        var headers = request.headers.map { ($0.name, $0.value) }
+        var fields = HTTPFields()
+        for header in request.headers {
+            guard let name = HTTPField.Name(header.name) else { continue }
+            fields.append(HTTPField(name: name, value: header.value))
+        }
         // What an HTTP client sends with a body of known length.
-        if let body, !request.headers.contains(name: "Content-Length") { headers.append(("Content-Length", "\(body.count)")) }
-        let answer = try await server.connection { try await $0.request(request.method.rawValue, Self.target(of: url), headers: headers, body: body) }
-        var fields = HTTPHeaders()
-        for (name, value) in answer.fields { fields.add(name: name, value: value) }
-        return HTTPClientResponse(
-            status: HTTPResponseStatus(statusCode: answer.status),
-            headers: fields,
-            body: .bytes(ByteBuffer(bytes: answer.body))
+        if let body, fields[.contentLength] == nil { fields[.contentLength] = "\(body.count)" }
+        let answer = try await InProcessURLProtocol.exchange(
+            InProcessRequest(method: request.method.rawValue, target: Self.target(of: url), headers: fields, body: body),
+            at: "http://\(host)"
         )
+        var headers = HTTPHeaders()
+        for field in answer.headers { headers.add(name: field.name.rawName, value: field.value) }
+        return HTTPClientResponse(status: HTTPResponseStatus(statusCode: answer.status), headers: headers, body: try Self.body(of: answer))
+    }
+
+    /// The answer's body as the command reads it: whole, or cut where the host cuts it.
+    private static func body(of answer: InProcessAnswer) throws -> HTTPClientResponse.Body {
+        switch answer.delivery {
+        case .whole:
+            return .bytes(answer.body)
+        case .cut(let count):
+            let told = answer.body.getSlice(at: answer.body.readerIndex, length: min(count, answer.body.readableBytes)) ?? ByteBuffer()
+            return .stream(
+                AsyncThrowingStream<ByteBuffer, any Error> {
+                    $0.yield(told)
+                    $0.finish(throwing: HTTPClientError.remoteConnectionClosed)
+                }
+            )
+        case .stalled, .unanswered, .trickled:
+            throw UnsupportedDelivery(delivery: answer.delivery)
+        }
     }
 
     /// The request target: the URL's path and query as the command wrote them.

@@ -98,9 +98,13 @@ package final class InProcessURLProtocol: URLProtocol {
         return InProcessAnswer(response)
     }
 
+    /// Whether `host` is an in-process server's or a test's own host running now.
+    package static func answers(host: String) -> Bool {
+        servers.withLock { $0[host] != nil } || standIns.withLock { $0[host] != nil }
+    }
+
     package override class func canInit(with request: URLRequest) -> Bool {
-        guard let host = request.url?.host else { return false }
-        return servers.withLock { $0[host] != nil } || standIns.withLock { $0[host] != nil }
+        request.url?.host.map(answers(host:)) ?? false
     }
 
     package override class func canonicalRequest(for request: URLRequest) -> URLRequest { request }

@@ -36,9 +36,9 @@ struct AuditTrailTests {
         var configuration = RolloutFleetTests.configuration(clock)
         configuration.accessTokens = try Self.tokens.enumerated().map { try AccessToken(entry: $0.element, position: $0.offset + 1) }
         try await withTemporaryDirectory { root in
-            // A live server: `depot audit` run in process (InProcessCLI) reaches an in-process
-            // server only in InProcessCLI.withServer, whose settings hold no test clock.
-            try await LiveServer.withDataDirectory(root.appendingPathComponent("data"), configuration: configuration) { server in
+            // `depot audit` runs in process (InProcessCLI) and reaches this server by its host.
+            try await InProcessServer.withDataDirectory(root.appendingPathComponent("data"), configuration: configuration, from: "127.0.0.1") {
+                server in
                 #expect(try await Self.send(server, "ci-secret", "PUT", "/v1/files/a.txt", body: "one\n").status == 201)
                 #expect(try await Self.send(server, "ci-secret", "PUT", "/v1/files/a.txt", body: "two\n").status == 201)
                 // The same content again changes nothing, and records nothing.
