@@ -26,26 +26,33 @@ public enum InProcessCLI {
     }
 
     /// ``withServer(environment:publishToken:_:)``, with the server itself for `body`, for the
-    /// requests a test sends it (``InProcessServer/connection(_:)``).
+    /// requests a test sends it (``InProcessServer/connection(_:)``); its requests come from
+    /// `peer` (none: from no address) and it logs to `log` (none: warnings and errors, unseen).
     public static func withServer(
         environment: [String: String] = [:],
         publishToken: String? = token,
+        from peer: String? = nil,
+        log: ServerLog? = nil,
         _ body: (URL, String, InProcessServer) async throws -> Void
     ) async throws {
         try await withTemporaryDirectory { root in
             try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            try await serve(in: root, environment: environment, publishToken: publishToken) { server, app in try await body(root, server, app) }
+            try await serve(in: root, environment: environment, publishToken: publishToken, from: peer, log: log) { server, app in
+                try await body(root, server, app)
+            }
         }
     }
 
     /// Runs a server on the folders `root/public` (which must exist) and `root/data` (`data`,
     /// relative to `root`), as ``withServer(environment:publishToken:_:)`` does, for `body`, with
-    /// its URL and the server.
+    /// its URL and the server; its requests come from `peer`, and it logs to `log`.
     public static func serve(
         in root: URL,
         data: String = "data",
         environment: [String: String] = [:],
         publishToken: String? = token,
+        from peer: String? = nil,
+        log: ServerLog? = nil,
         _ body: (String, InProcessServer) async throws -> Void
     ) async throws {
         let tokens = publishToken.map { ["DEPOT_PUBLISH_TOKENS": $0] } ?? [:]
@@ -56,9 +63,13 @@ public enum InProcessCLI {
         // Called once, before `run` returns, as the spawned server's body was: a test's body
         // may capture its own state, as it did then.
         nonisolated(unsafe) let body = body
-        try await InProcessServer.run(configuration, publicDirectory: publicDirectory, dataDirectory: dataDirectory) { server in
-            try await server.withConnection { try await $0.waitForPublicFolder() }
-            try await InProcessTransport.serving(server) { try await body(server.url(""), server) }
+        try await InProcessServer.$peer.withValue(peer) {
+            try await TestApplication.$logger.withValue(log?.logger) {
+                try await InProcessServer.run(configuration, publicDirectory: publicDirectory, dataDirectory: dataDirectory) { server in
+                    try await server.withConnection { try await $0.waitForPublicFolder() }
+                    try await body(server.url(""), server)
+                }
+            }
         }
     }
 
@@ -83,26 +94,30 @@ public enum InProcessCLI {
     /// Runs `depot` with `arguments` in process, in `directory` (its relative paths resolved
     /// there), with the variables a ``DepotProcess`` is given (and `token` as `DEPOT_TOKEN`): its
     /// exit status, and its output (standard output and error, as one log) apart from its
-    /// `Error:` lines.
+    /// `Error:` lines. `isTerminal`: as if its standard error were a terminal (progress bars).
     public static func run(
         _ arguments: [String],
         token: String? = token,
         environment: [String: String] = [:],
+        isTerminal: Bool = false,
         in directory: URL
     ) async throws -> (status: Int32, output: String, errors: String) {
-        let (status, log) = try await logged(arguments, token: token, environment: environment, in: directory)
+        let (status, log) = try await logged(arguments, token: token, environment: environment, isTerminal: isTerminal, in: directory)
         let (output, errors) = DepotProcess.splitErrors(log)
         return (status, output, errors)
     }
 
-    /// Runs `depot` with `arguments` in process: its exit status and its log.
-    private static func logged(
+    /// Runs `depot` with `arguments` in process: its exit status and its log (`log`, as it
+    /// writes it), stopped when `stop` returns (none: it runs to its end), saying why.
+    static func logged(
         _ arguments: [String],
         token: String?,
         environment: [String: String],
+        isTerminal: Bool = false,
+        log: CommandLog = CommandLog(),
+        stop: (@Sendable () async -> String)? = nil,
         in directory: URL
     ) async throws -> (status: Int32, log: String) {
-        let log = CommandLog()
         let writer = TextWriter { text in log.text.withLock { $0 += text } }
         let variables = DepotProcess.variables(adding: (token.map { ["DEPOT_TOKEN": $0] } ?? [:]).merging(environment) { $1 }, in: directory)
         let status = try await HTTPTransports.withClient { network in
@@ -111,7 +126,9 @@ public enum InProcessCLI {
                 errors: writer,
                 variables: variables,
                 directory: directory,
-                transport: InProcessTransport(network: network)
+                isTerminal: isTerminal,
+                transport: InProcessTransport(network: network),
+                stop: stop
             )
             return await DepotCommandLine.run(arguments, in: environment)
         }
@@ -120,6 +137,6 @@ public enum InProcessCLI {
 }
 
 /// What a command run in process wrote, standard output and error as one log.
-private final class CommandLog: Sendable {
+final class CommandLog: Sendable {
     let text = Mutex("")
 }

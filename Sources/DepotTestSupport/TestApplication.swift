@@ -34,7 +34,8 @@ enum TestApplication {
         let configuration = Self.configuration(configuration, publicDirectory: publicDirectory, dataDirectory: dataDirectory)
         let requests = RequestCounter()
         let routes = RouteList()
-        let application = try await buildApplication(configuration: configuration, logger: quietLogger, requestCounter: requests, routes: routes)
+        let logger = Self.logger ?? quietLogger
+        let application = try await buildApplication(configuration: configuration, logger: logger, requestCounter: requests, routes: routes)
         return (application, requests, routes)
     }
 
@@ -55,6 +56,9 @@ enum TestApplication {
     /// The `/metrics` token of in-process servers: their requests come from no address, so the
     /// address allow-list would refuse them all.
     static let metricsToken = "test-metrics-token"
+
+    /// The logger of the applications built in its scope (``ServerLog``); none: ``quietLogger``.
+    @TaskLocal static var logger: Logger?
 
     /// Warnings and errors only.
     static var quietLogger: Logger {

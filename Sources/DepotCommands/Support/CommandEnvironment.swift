@@ -26,6 +26,9 @@ public struct CommandEnvironment: Sendable {
     /// How requests to a server are sent; `nil`: an AsyncHTTPClient made for the command
     /// (``HTTPTransports/withClient(_:)``).
     public var transport: (any HTTPTransport)?
+    /// What ends a command that runs until stopped (`depot sync --watch`): returns when it
+    /// should stop, with the reason it says; `nil`: SIGINT or SIGTERM.
+    public var stop: (@Sendable () async -> String)?
 
     public init(
         output: TextWriter,
@@ -33,7 +36,8 @@ public struct CommandEnvironment: Sendable {
         variables: [String: String],
         directory: URL?,
         isTerminal: Bool = false,
-        transport: (any HTTPTransport)? = nil
+        transport: (any HTTPTransport)? = nil,
+        stop: (@Sendable () async -> String)? = nil
     ) {
         self.output = output
         self.errors = errors
@@ -41,6 +45,7 @@ public struct CommandEnvironment: Sendable {
         self.directory = directory
         self.isTerminal = isTerminal
         self.transport = transport
+        self.stop = stop
     }
 
     /// The running process's: standard output and error, its environment variables and working

@@ -8,7 +8,7 @@ extension Depot.Sync {
     /// output) and is tried again after a backoff (``WatchSchedule``: doubling from the
     /// interval up to `--max-backoff`, with jitter); a round that went well starts it over. A
     /// signal stops the round under way (what it verified stays staged for the next run) and
-    /// ends the command with status 0.
+    /// ends the command with status 0 (in process: ``CommandEnvironment/stop``, instead of a signal).
     func watching(_ client: DepotClient, every interval: DurationArgument, in environment: CommandEnvironment) async {
         let json = json
         let loop = WatchLoop(
@@ -25,6 +25,10 @@ extension Depot.Sync {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await loop.run() }
             group.addTask {
+                if let stop = environment.stop {
+                    environment.printError("Stopped by \(await stop()).")
+                    return
+                }
                 for await signal in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
                     environment.printError("Stopped by \(signal).")
                     return
