@@ -3,7 +3,7 @@ import DepotTestSupport
 import Foundation
 import Testing
 
-/// `depot publish` and `depot ls` against a real `depot serve`.
+/// `depot publish` and `depot ls`, run in process against a Depot application in process.
 @Suite("depot publish and depot ls")
 struct PublishCommandTests {
     @Test("a published file's manifest entry has the digests of the file")
@@ -53,14 +53,13 @@ struct PublishCommandTests {
 
     @Test("a progress bar is drawn on a terminal and not when piped")
     func progressBar() async throws {
-        try await DepotProcess.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             try root.write(Fixture.pseudoRandom(count: 8 << 20, seed: 3), to: "big.bin")
             try root.write(Fixture.pseudoRandom(count: 8 << 20, seed: 5), to: "big2.bin")
             let piped = try await InProcessCLI.run(["publish", "big.bin", "--server", server], in: root)
             #expect(!piped.output.contains("ETA"))
-            // `script` runs the command on a pseudo-terminal.
-            let command = "DEPOT_TOKEN=\(InProcessCLI.token) \(DepotProcess.executable.path) publish big2.bin --server \(server)"
-            let terminal = try await DepotProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"], in: root)
+            // As on a terminal: the command's own isatty(2) is `CommandEnvironment.process`'s.
+            let terminal = try await InProcessCLI.run(["publish", "big2.bin", "--server", server], isTerminal: true, in: root).output
             #expect(terminal.contains("ETA"))
             #expect(terminal.contains("8.4 MB / 8.4 MB"))
             #expect(terminal.contains("published big2.bin v1"))
