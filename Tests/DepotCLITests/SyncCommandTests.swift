@@ -3,7 +3,7 @@ import DepotTestSupport
 import Foundation
 import Testing
 
-/// `depot sync` as a user runs it, against a real `depot serve`.
+/// `depot sync` as a user runs it, run in process against a Depot application in process.
 @Suite("depot sync")
 struct SyncCommandTests {
     @Test("the summary line, a second sync that changes nothing, and --json")
@@ -72,25 +72,28 @@ struct SyncCommandTests {
 
     @Test("a progress bar per file on a terminal, none when piped")
     func progressBar() async throws {
-        try await DepotProcess.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             try root.write(Fixture.pseudoRandom(count: 4 << 20, seed: 31), to: "big.bin")
             try await InProcessCLI.publish(["big.bin"], to: server, in: root)
             let piped = try await InProcessCLI.run(["sync", "--server", server, "--dir", "piped"], token: nil, in: root)
             #expect(!piped.output.contains("ETA"))
-            let command = "\(DepotProcess.executable.path) sync --server \(server) --dir terminal"
-            let terminal = try await DepotProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"], in: root)
+            // As on a terminal: the command's own isatty(2) is `CommandEnvironment.process`'s.
+            let sync = ["sync", "--server", server, "--dir", "terminal"]
+            let terminal = try await InProcessCLI.run(sync, token: nil, isTerminal: true, in: root).output
             #expect(terminal.contains("ETA"))
             #expect(terminal.contains("big.bin"))
             #expect(terminal.contains("1 updated, 0 unchanged"))
         }
     }
 
+    /// Stopped as the test says (`CommandEnvironment.stop`); a signal's stop is SyncWatchTests'.
     @Test("--watch syncs again until interrupted")
     func watch() async throws {
-        try await DepotProcess.withServer { root, server in
+        try await InProcessCLI.withServer { root, server in
             try root.write(Data("one\n".utf8), to: "a.txt")
             try await InProcessCLI.publish(["a.txt"], to: server, in: root)
-            try await DepotProcess.with(["sync", "--server", server, "--dir", "out", "--watch", "0.2"], in: root) { watcher in
+            let watched = try await InProcessCLI.running(["sync", "--server", server, "--dir", "out", "--watch", "0.2"], token: nil, in: root) {
+                log in
                 try root.write(Data("two\n".utf8), to: "a.txt")
                 try await InProcessCLI.publish(["a.txt"], to: server, in: root)
                 var synced = ""
@@ -98,11 +101,12 @@ struct SyncCommandTests {
                 for _ in 0..<2_400 where synced != "two\n" || rounds < 2 {
                     try await Task.sleep(for: .milliseconds(50))
                     synced = (try? String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8)) ?? ""
-                    rounds = watcher.log.components(separatedBy: " updated, ").count - 1
+                    rounds = log().components(separatedBy: " updated, ").count - 1
                 }
                 #expect(synced == "two\n")
                 #expect(rounds >= 2, "several rounds ran")
             }
+            #expect(watched.status == 0 && watched.log.contains("Stopped by the test."), "\(watched.log)")
         }
     }
 
