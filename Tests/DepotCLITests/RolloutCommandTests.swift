@@ -3,8 +3,8 @@ import DepotTestSupport
 import Foundation
 import Testing
 
-/// `depot rollout` as an operator drives it against a real `depot serve`, with `depot sync`
-/// and `depot publish --critical --minimum-client-version` beside it.
+/// `depot rollout` as an operator drives it, run in process against a Depot application in
+/// process, with `depot sync` and `depot publish --critical --minimum-client-version` beside it.
 @Suite("depot rollout")
 struct RolloutCommandTests {
     @Test("start, status, pause, resume, halt and rollback each print the rollout; a sync says its side; refusals are one line and exit 1")
@@ -69,72 +69,66 @@ struct RolloutCommandTests {
         "on one network: --min-networks 1 advances; without it, status lists every channel, live first, and says why it waits; the log says it once"
     )
     func oneNetwork() async throws {
-        try await withTemporaryDirectory { root in
-            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            try await DepotProcess.with(
-                ["serve", "--port", "0", "--public", "public", "--data", "data"],
-                environment: ["DEPOT_PUBLISH_TOKENS": InProcessCLI.token, "DEPOT_ROLLOUTS_TICK_SECONDS": "0.1"],
-                in: root
-            ) { depot in
-                let server = "http://127.0.0.1:\(try await depot.waitForPort())"
-                let run = { (arguments: [String]) in try await InProcessCLI.run(arguments + ["--server", server], in: root) }
-                for version in 1...2 {
-                    try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
-                    #expect(try await run(["publish", "site"]).status == 0)
-                }
-                #expect(try await run(["release", "rollback"]).status == 0)
-                #expect(try await run(["release", "promote", "1", "--channel", "edge"]).status == 0)
-                let plan = ["--steps", "50,100", "--every", "1", "--min-reports", "3"]
-                let stable = try await run(["rollout", "start", "2"] + plan)
-                #expect(stable.status == 0, "\(stable.errors)")
-                let edge = try await run(["rollout", "start", "2", "--channel", "edge", "--min-networks", "1"] + plan)
-                #expect(edge.status == 0 && edge.output.contains("the rollout's --min-networks"), "\(edge.output) \(edge.errors)")
-                let edgeStatus = try await run(["rollout", "status", "--channel", "edge", "--json"]).output
-                let release = try JSONDecoder().decode(RolloutInfo.self, from: Data(edgeStatus.utf8)).release
-                // Three installs of each channel apply release 2, all from 127.0.0.1: one network.
-                for channel in ["stable", "edge"] {
-                    let reports = (0..<3).map { n in
-                        ReportBatch.Report(release: release, install: String(repeating: "\(n)", count: 64), kind: "applied", channel: channel)
-                    }
-                    let body = String(decoding: try JSONEncoder().encode(ReportBatch(reports: reports)), as: UTF8.self)
-                    let sent = try await DepotProcess.run(
-                        "/usr/bin/curl",
-                        ["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json", "-d", body, server + "/v1/reports"],
-                        in: root
-                    )
-                    #expect(sent == "202", "\(sent)")
-                }
-                let why = "waiting: reports from 1 of 3 networks (reports.gateNetworks); 3 of 3 reports"
-                // The step lasts a second: then edge completes, stable waits for networks.
-                // Hang guard: slowest seen 2.8 s under two busy loops (the whole test).
-                let statuses = try await poll(every: .milliseconds(100), for: .seconds(60)) { () async throws -> RolloutList? in
-                    let list = try JSONDecoder().decode(RolloutList.self, from: Data(try await run(["rollout", "status", "--json"]).output.utf8))
-                    let waiting = list.rollouts.first { $0.channel == "stable" }?.gate?.verdict == why
-                    return waiting && list.rollouts.first { $0.channel == "edge" }?.state == "completed" ? list : nil
-                }
-                let shown = try await run(["rollout", "status"]).output
-                let list = try #require(statuses, "\(shown)")
-                #expect(list.rollouts.map(\.channel) == ["stable", "edge"], "the live rollout first")
-                let stableNow = try #require(list.rollouts.first)
-                #expect(stableNow.percent == 50 && stableNow.gate?.networks == 1 && stableNow.gate?.minNetworks == 3)
-
-                let text = try await run(["rollout", "status"])
-                let lines = text.output.split(separator: "\n").map(String.init)
-                #expect(lines.count == 3, "\(text.output)")
-                #expect(
-                    lines.first?.hasPrefix("stable: release 2 at 50% (running) over release 1; since the step: 3 applied") == true,
-                    "\(text.output)"
-                )
-                #expect(lines.dropFirst().first == "  gate: \(why)", "\(text.output)")
-                #expect(lines.last?.hasPrefix("edge: release 2 at 100% (completed)") == true, "\(text.output)")
-                #expect(try await run(["rollout", "status", "--channel", "edge"]).output.split(separator: "\n").count == 1)
-
-                // Ticks every 0.1 s go on: the verdict is logged once, when it changed.
-                try await Task.sleep(for: .milliseconds(500))
-                let said = depot.log.components(separatedBy: "verdict=\(why) [DepotServer] Rollout gate").count - 1
-                #expect(said == 1, "\(depot.log)")
-                #expect(try await depot.stop() == 0)
+        let depot = ServerLog()
+        // Every request from 127.0.0.1, as a live server's from this machine: one network.
+        try await InProcessCLI.withServer(environment: ["DEPOT_ROLLOUTS_TICK_SECONDS": "0.1"], from: "127.0.0.1", log: depot) {
+            root,
+            server,
+            app in
+            let run = { (arguments: [String]) in try await InProcessCLI.run(arguments + ["--server", server], in: root) }
+            for version in 1...2 {
+                try root.write(Data("version \(version)\n".utf8), to: "site/a.txt")
+                #expect(try await run(["publish", "site"]).status == 0)
             }
+            #expect(try await run(["release", "rollback"]).status == 0)
+            #expect(try await run(["release", "promote", "1", "--channel", "edge"]).status == 0)
+            let plan = ["--steps", "50,100", "--every", "1", "--min-reports", "3"]
+            let stable = try await run(["rollout", "start", "2"] + plan)
+            #expect(stable.status == 0, "\(stable.errors)")
+            let edge = try await run(["rollout", "start", "2", "--channel", "edge", "--min-networks", "1"] + plan)
+            #expect(edge.status == 0 && edge.output.contains("the rollout's --min-networks"), "\(edge.output) \(edge.errors)")
+            let edgeStatus = try await run(["rollout", "status", "--channel", "edge", "--json"]).output
+            let release = try JSONDecoder().decode(RolloutInfo.self, from: Data(edgeStatus.utf8)).release
+            // Three installs of each channel apply release 2, all from 127.0.0.1: one network.
+            for channel in ["stable", "edge"] {
+                let reports = (0..<3).map { n in
+                    ReportBatch.Report(release: release, install: String(repeating: "\(n)", count: 64), kind: "applied", channel: channel)
+                }
+                let body = try JSONEncoder().encode(ReportBatch(reports: reports))
+                let sent = try await app.connection {
+                    try await $0.request("POST", "/v1/reports", headers: [("Content-Type", "application/json")], body: Array(body))
+                }
+                #expect(sent.status == 202, "\(sent.bodyText)")
+            }
+            let why = "waiting: reports from 1 of 3 networks (reports.gateNetworks); 3 of 3 reports"
+            // The step lasts a second: then edge completes, stable waits for networks.
+            // Hang guard: slowest seen 2.8 s under two busy loops (the whole test).
+            let statuses = try await poll(every: .milliseconds(100), for: .seconds(60)) { () async throws -> RolloutList? in
+                let list = try JSONDecoder().decode(RolloutList.self, from: Data(try await run(["rollout", "status", "--json"]).output.utf8))
+                let waiting = list.rollouts.first { $0.channel == "stable" }?.gate?.verdict == why
+                return waiting && list.rollouts.first { $0.channel == "edge" }?.state == "completed" ? list : nil
+            }
+            let shown = try await run(["rollout", "status"]).output
+            let list = try #require(statuses, "\(shown)")
+            #expect(list.rollouts.map(\.channel) == ["stable", "edge"], "the live rollout first")
+            let stableNow = try #require(list.rollouts.first)
+            #expect(stableNow.percent == 50 && stableNow.gate?.networks == 1 && stableNow.gate?.minNetworks == 3)
+
+            let text = try await run(["rollout", "status"])
+            let lines = text.output.split(separator: "\n").map(String.init)
+            #expect(lines.count == 3, "\(text.output)")
+            #expect(
+                lines.first?.hasPrefix("stable: release 2 at 50% (running) over release 1; since the step: 3 applied") == true,
+                "\(text.output)"
+            )
+            #expect(lines.dropFirst().first == "  gate: \(why)", "\(text.output)")
+            #expect(lines.last?.hasPrefix("edge: release 2 at 100% (completed)") == true, "\(text.output)")
+            #expect(try await run(["rollout", "status", "--channel", "edge"]).output.split(separator: "\n").count == 1)
+
+            // Ticks every 0.1 s go on: the verdict is logged once, when it changed.
+            try await Task.sleep(for: .milliseconds(500))
+            let said = depot.text.components(separatedBy: "verdict=\(why) [DepotServer] Rollout gate").count - 1
+            #expect(said == 1, "\(depot.text)")
         }
     }
 
