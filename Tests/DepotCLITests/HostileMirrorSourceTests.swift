@@ -6,7 +6,8 @@ import Foundation
 import Testing
 
 /// `depot mirror` against a source that lies: names that climb out of the folder, and a chain
-/// of forged roots. The source is a folder `depot serve` serves as it is (`public/evil`).
+/// of forged roots. The source is a folder a Depot application serves as it is (`public/evil`),
+/// in process, as `depot mirror` runs.
 @Suite("depot mirror against a hostile source")
 struct HostileMirrorSourceTests {
     /// An IMF-fixdate a day from now.
@@ -42,13 +43,13 @@ struct HostileMirrorSourceTests {
         return releaseID
     }
 
-    /// Waits until the server serves the channel of `source` (it rescans its public folder
-    /// every 2 s).
-    static func waitUntilServed(_ source: String) async throws {
-        // Hang guard: slowest seen 8.9 s under two busy loops (the whole test).
+    /// Waits until `app` serves the channel of the source `public/{source}` (it rescans its
+    /// public folder every 2 s).
+    static func waitUntilServed(_ source: String, on app: InProcessServer) async throws {
+        // Hang guard: slowest seen 8.9 s under two busy loops (the whole test, a live server then).
         let served = try await poll(every: .milliseconds(100), for: .seconds(120)) { () async throws -> Bool? in
-            let curl = try await runCurl(["-o", "/dev/null", "-w", "%{http_code}", "\(source)/channels/stable"])
-            return curl.standardOutput == Data("200".utf8) ? true : nil
+            let status = try await app.connection { try await $0.request("GET", "/\(source)/channels/stable").status }
+            return status == 200 ? true : nil
         }
         try #require(served == true, "\(source) is not served")
     }
@@ -59,7 +60,7 @@ struct HostileMirrorSourceTests {
 
     @Test("a page whose names climb out of the folder is refused; the files it names are untouched, nothing is written outside")
     func namesOutsideTheFolder() async throws {
-        try await DepotProcess.withServer { root, server in
+        try await InProcessCLI.withServer { root, server, app in
             let victim = try root.write(Data("precious\n".utf8), to: "victim")
             let cases: [(String, ReleaseEntry)] = [
                 ("gzip", Self.entry(sha256: Fixture.sha256(Data("x".utf8)), gzip: "../../victim")),
@@ -67,7 +68,7 @@ struct HostileMirrorSourceTests {
             ]
             for (name, entry) in cases {
                 try Self.writeSource(name, in: root, entries: [entry])
-                try await Self.waitUntilServed("\(server)/\(name)")
+                try await Self.waitUntilServed(name, on: app)
                 let result = try await InProcessCLI.run(
                     ["mirror", "--from", "\(server)/\(name)", "--to", "out-\(name)", "--without-signature-checks"],
                     token: nil,
@@ -107,7 +108,7 @@ struct HostileMirrorSourceTests {
 
     @Test("a source that serves its own chain of roots is refused before any root is placed; the genuine source is mirrored after")
     func forgedRoots() async throws {
-        try await DepotProcess.withServer { root, server in
+        try await InProcessCLI.withServer { root, server, app in
             let rootKey = Curve25519.Signing.PrivateKey()
             let channelKey = Curve25519.Signing.PrivateKey()
             let genuine = try Self.root(1, rootKey: rootKey, channelKey: channelKey, signers: [rootKey])
@@ -126,7 +127,7 @@ struct HostileMirrorSourceTests {
             try Self.writeSource("evil", in: root, entries: [entry], channelRoot: 4) { document in
                 document.signatures = [try Ed25519.sign(document.signedText, with: forgerChannel)]
             }
-            try await Self.waitUntilServed("\(server)/evil")
+            try await Self.waitUntilServed("evil", on: app)
             let refused = try await InProcessCLI.run(
                 ["mirror", "--from", "\(server)/evil", "--to", "out", "--trusted-root", "app-root.json"],
                 token: nil,
@@ -142,7 +143,7 @@ struct HostileMirrorSourceTests {
             try Self.writeSource("good", in: root, entries: [entry], channelRoot: 1) { document in
                 document.signatures = [try Ed25519.sign(document.signedText, with: channelKey)]
             }
-            try await Self.waitUntilServed("\(server)/good")
+            try await Self.waitUntilServed("good", on: app)
             let mirrored = try await InProcessCLI.run(
                 ["mirror", "--from", "\(server)/good", "--to", "out", "--trusted-root", "app-root.json"],
                 token: nil,
@@ -155,11 +156,11 @@ struct HostileMirrorSourceTests {
 
     @Test("a link planted in the mirror's .mirror folder, or for .mirror itself: refused, the file it points to untouched")
     func plantedLinks() async throws {
-        try await DepotProcess.withServer { root, server in
+        try await InProcessCLI.withServer { root, server, app in
             let entry = Self.entry(sha256: Fixture.sha256(Data("x".utf8)))
             try root.write(Data("x".utf8), to: "public/good/blobs/\(entry.sha256)")
             try Self.writeSource("good", in: root, entries: [entry])
-            try await Self.waitUntilServed("\(server)/good")
+            try await Self.waitUntilServed("good", on: app)
             let victim = try root.write(Data("precious\n".utf8), to: "victims/keep")
             for (destination, link) in [("one", ".mirror/\(entry.sha256)"), ("two", ".mirror")] {
                 let planted = root.appendingPathComponent("\(destination)/\(link)")
@@ -187,20 +188,16 @@ struct HostileMirrorSourceTests {
     /// download the client uses (`PartialFile.fetchChecked`).
     @Test("a partial file poisoned under the source's own ETag is fetched again whole, and the run succeeds")
     func poisonedPartial() async throws {
-        try await DepotProcess.withServer { root, server in
+        try await InProcessCLI.withServer { root, server, app in
             let content = Fixture.pseudoRandom(count: 3_000_000, seed: 67)
             let sha256 = Fixture.sha256(content)
             var entry = Self.entry(sha256: sha256)
             entry.size = Int64(content.count)
             try root.write(content, to: "public/good/blobs/\(sha256)")
             try Self.writeSource("good", in: root, entries: [entry])
-            try await Self.waitUntilServed("\(server)/good")
-            let head = try await runCurl(["-sI", "\(server)/good/blobs/\(sha256)"])
-            let tag = try #require(
-                String(decoding: head.standardOutput, as: UTF8.self).split(separator: "\r\n")
-                    .first { $0.lowercased().hasPrefix("etag:") }
-                    .map { $0.dropFirst(5).trimmingCharacters(in: .whitespaces) }
-            )
+            try await Self.waitUntilServed("good", on: app)
+            let head = try await app.connection { try await $0.request("HEAD", "/good/blobs/\(sha256)") }
+            let tag = try #require(head.header("ETag"), "\(head.status)")
             #expect(tag.hasPrefix("\""), "a strong ETag to resume under: \(tag)")
             try root.write(Data(repeating: 0xEE, count: 1000), to: "dest/.mirror/\(sha256)")
             try root.write(Data(tag.utf8), to: "dest/.mirror/\(sha256).etag")
@@ -220,7 +217,7 @@ struct HostileMirrorSourceTests {
     /// wrong bytes hands over to the next, which completes the folder.
     @Test("a source whose file fails its check hands over to the next --from; the folder is complete, and the failover said")
     func failover() async throws {
-        try await DepotProcess.withServer { root, server in
+        try await InProcessCLI.withServer { root, server, app in
             let content = Data("the real bytes\n".utf8)
             var entry = Self.entry(sha256: Fixture.sha256(content))
             entry.size = Int64(content.count)
@@ -228,8 +225,8 @@ struct HostileMirrorSourceTests {
             try root.write(content, to: "public/good/blobs/\(entry.sha256)")
             try Self.writeSource("bad", in: root, entries: [entry])
             try Self.writeSource("good", in: root, entries: [entry])
-            try await Self.waitUntilServed("\(server)/bad")
-            try await Self.waitUntilServed("\(server)/good")
+            try await Self.waitUntilServed("bad", on: app)
+            try await Self.waitUntilServed("good", on: app)
             let result = try await InProcessCLI.run(
                 ["mirror", "--from", "\(server)/bad", "--from", "\(server)/good", "--to", "dest", "--without-signature-checks"],
                 token: nil,
