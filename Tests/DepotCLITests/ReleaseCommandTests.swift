@@ -1,12 +1,12 @@
 import DepotAPI
-import DepotClient
 import DepotTestSupport
 import Foundation
 import Testing
 
 /// Releases and channels as a user drives them: `depot publish DIR` makes one release and
 /// uploads only what the server lacks, `depot release` lists, promotes and rolls back, and
-/// `depot sync` follows a channel, signed or not. All against a real `depot serve`.
+/// `depot sync` follows a channel, signed or not. In process (InProcessCLI): killing a sync is
+/// CrashSafetyTests' subject (SyncKillTests).
 @Suite("depot release, and releases end to end")
 struct ReleaseCommandTests {
     @Test("a folder is one release; publishing it again uploads only what changed; --delete and --replace take files out")
@@ -167,61 +167,6 @@ struct ReleaseCommandTests {
                 #expect(verified.status == 0 && verified.output.contains("signature verified"), "\(verified.output) \(verified.errors)")
                 #expect(try String(contentsOf: root.appendingPathComponent("out/a.txt"), encoding: .utf8) == "signed\n")
             }
-        }
-    }
-
-    @Test("killing depot sync at random points leaves the folder holding exactly one release, as a reader sees it")
-    func killedSync() async throws {
-        try await DepotProcess.withServer { root, server in
-            // Two releases that differ in every file, so that a switch takes a while.
-            for version in 1...2 {
-                for index in 0..<150 { try root.write(Data("release \(version), file \(index)\n".utf8), to: "v\(version)/f/\(index).txt") }
-                try await InProcessCLI.publish(["v\(version)", "--replace"], to: server, in: root)
-            }
-            let expected = [1, 2].map { version in
-                Dictionary(uniqueKeysWithValues: (0..<150).map { ("f/\($0).txt", "release \(version), file \($0)\n") })
-            }
-            let folder = root.appendingPathComponent("out")
-            // Kills up to half again as late as a whole sync takes on this machine, under this
-            // load: some rounds finish a switch, others are cut at any step of it.
-            let whole = try await ContinuousClock().measure {
-                let sync = try await InProcessCLI.run(["sync", "--server", server, "--dir", "timing"], token: nil, in: root)
-                #expect(sync.status == 0)
-            }
-            let latest = max(400, Int(whole / .milliseconds(1) * 1.5))
-            var seen = Set<Int>()
-            var generator = SystemRandomNumberGenerator()
-            for round in 0..<16 {
-                // Alternate the channel between the two releases, and kill the sync that follows.
-                #expect(try await InProcessCLI.run(["release", "promote", "\(round % 2 + 1)", "--server", server], in: root).status == 0)
-                let pause = Duration.milliseconds(Int.random(in: 0...latest, using: &generator))
-                try await DepotProcess.with(["sync", "--server", server, "--dir", "out"], in: root) { sync in
-                    try await Task.sleep(for: pause)
-                    sync.kill()
-                    _ = try await sync.waitForExit()
-                }
-                let held = try DepotReader.filesOfCurrentRelease(in: folder)
-                guard let number = held.release else { continue }
-                seen.insert(number)
-                #expect(held.files == expected[number - 1], "round \(round): the folder mixes releases or misses files")
-            }
-            #expect(!seen.isEmpty, "no kill left a release behind: the delays are too short for this machine")
-        }
-    }
-}
-
-/// An app reading a sync folder the way docs/app-developers.md tells it to: through
-/// ``DepotClient/withCurrentRelease(_:)``.
-enum DepotReader {
-    /// The release the folder holds and every file of it, path to text.
-    static func filesOfCurrentRelease(in folder: URL) throws -> (release: Int?, files: [String: String]) {
-        let client = DepotClient(server: URL(string: "http://127.0.0.1:9/")!, directory: folder)
-        return try client.withCurrentRelease { held in
-            var files: [String: String] = [:]
-            for path in try Fixture.files(below: folder) where !path.hasPrefix(".depot") {
-                files[path] = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
-            }
-            return (held.map { Int($0.number) }, files)
         }
     }
 }
