@@ -169,4 +169,31 @@ struct ReleaseCommandTests {
             }
         }
     }
+
+    @Test(
+        "a publish that changes one file of five: the audit trail says 1 file changed of the 5 in the release; release ls shows critical and the app version it needs"
+    )
+    func auditAndReleaseList() async throws {
+        try await InProcessCLI.withServer { root, server in
+            for name in ["a", "b", "c", "d", "e"] { try root.write(Data("\(name) one\n".utf8), to: "site/\(name).txt") }
+            try await InProcessCLI.publish(["site"], to: server, in: root)
+            try root.write(Data("a two\n".utf8), to: "site/a.txt")
+            let second = try await InProcessCLI.run(
+                ["publish", "site", "--server", server, "--critical", "--minimum-client-version", "3.0"],
+                in: root
+            )
+            #expect(second.status == 0, "\(second.errors)")
+
+            let audit = try await InProcessCLI.run(["audit", "--json", "--server", server], in: root)
+            let records = try APIJSON.decode(AuditList.self, from: Data(audit.output.utf8)).records
+            #expect(records.first?.detail == "1 file changed, 0 removed, 5 in the release", "\(records)")
+
+            let listed = try await InProcessCLI.run(["release", "ls", "--server", server], in: root)
+            let lines = listed.output.split(separator: "\n")
+            let two = try #require(lines.first { $0.hasPrefix("2\t") }, "\(listed.output)")
+            let one = try #require(lines.first { $0.hasPrefix("1\t") }, "\(listed.output)")
+            #expect(two.contains("\t5 files\t") && two.contains("\tcritical, needs app 3.0\t← stable"), "\(two)")
+            #expect(!one.contains("critical") && !one.contains("needs app"), "\(one)")
+        }
+    }
 }
