@@ -38,11 +38,11 @@ struct ChannelSwitchAttackTests {
     @Test("a power cut in the switch to beta, then a sync: the folder holds beta's release exactly", arguments: Cut.allCases)
     func powerCut(_ cut: Cut) async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("shared.txt", ChannelSwitchTests.shared)])
+            try await server.publish([("shared.txt", ChannelSwitchTests.shared)])
             let promoted = try await RolloutFleetTests.send(server, "POST", "/v1/channels/beta/promote", json: PromoteRequest(release: "1"))
             #expect(promoted.status == 200, "\(promoted.bodyText)")
             let stableOnly = ["old/a.txt", "old/b.txt", "c.txt"]
-            try await SyncTests.publish(server, stableOnly.map { ($0, Data("stable \($0)\n".utf8)) })
+            try await server.publish(stableOnly.map { ($0, Data("stable \($0)\n".utf8)) })
             try await withTemporaryDirectory { folder in
                 let client = { (channel: String) in
                     DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: DepotClient.Configuration(channel: channel))

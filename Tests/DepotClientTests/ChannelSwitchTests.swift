@@ -17,10 +17,10 @@ struct ChannelSwitchTests {
 
     /// Beta on release 1 (`shared.txt`), stable on release 2 (`shared.txt` and `old/stable.txt`).
     static func publish(_ server: some TestServer) async throws {
-        try await SyncTests.publish(server, [("shared.txt", Self.shared)])
+        try await server.publish([("shared.txt", Self.shared)])
         let promoted = try await RolloutFleetTests.send(server, "POST", "/v1/channels/beta/promote", json: PromoteRequest(release: "1"))
         #expect(promoted.status == 200, "\(promoted.bodyText)")
-        try await SyncTests.publish(server, [("old/stable.txt", Self.stableOnly)])
+        try await server.publish([("old/stable.txt", Self.stableOnly)])
     }
 
     @Test(

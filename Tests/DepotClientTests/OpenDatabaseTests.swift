@@ -26,7 +26,7 @@ struct OpenDatabaseTests {
     func openInWALMode() async throws {
         let (one, two) = (try Fixture.catalog(release: 1, rows: 5000), try Fixture.catalog(release: 2, rows: 5000))
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("db/catalog.sqlite", one)])
+            try await server.publish([("db/catalog.sqlite", one)])
             try await withTemporaryDirectory { folder in
                 let client = SyncTests.client(server, folder)
                 _ = try await client.sync()
@@ -37,7 +37,7 @@ struct OpenDatabaseTests {
                 try await app.write { try $0.execute(sql: "UPDATE item SET body = 'release 1, edited' WHERE id % 2 = 0") }
                 #expect(FileManager.default.fileExists(atPath: path + "-wal"))
 
-                try await SyncTests.publish(server, [("db/catalog.sqlite", two)])
+                try await server.publish([("db/catalog.sqlite", two)])
                 let error = await #expect(throws: SyncError.self) { try await client.sync() }
                 #expect(error?.message.contains("db/catalog.sqlite-wal") == true, "\(String(describing: error))")
                 #expect(client.currentRelease?.number == 1)

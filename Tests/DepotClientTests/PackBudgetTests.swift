@@ -8,25 +8,22 @@ import Testing
 /// sync moved, a brotli attempt that failed included.
 @Suite("Pack budgets")
 struct PackBudgetTests {
-    /// 30 small files, 1.2 MB in all, that compress to nothing: one page, one pack.
-    static let files = (0..<30).map { ("small/f\($0).bin", Fixture.pseudoRandom(count: 40_000, seed: UInt64(900 + $0))) }
-    static let packLength = Int64(30 * 40_000)
 
     @Test(
         "a mirror says a page's brotli pack is 1 byte: a check expects the plain pack's 1.2 MB, a 600 KB budget refuses before any pack moves, a sync reports the 2.4 MB it moved"
     )
     func lyingBrotliLength() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, Self.files)
+            try await server.publish(Fixture.smallPackFiles)
             try await InProcessPackMirror.with(in: server) { mirror in
                 try await withTemporaryDirectory { folder in
                     let url = try #require(URL(string: mirror.url("/")))
                     let plan = try await DepotClient(server: url, directory: folder).check()
                     #expect(plan.files.count == 30 && plan.files.allSatisfy { $0.way == .packed }, "\(plan.files.prefix(2))")
-                    #expect(plan.expectedBytes >= Self.packLength, "\(plan.expectedBytes) bytes expected")
+                    #expect(plan.expectedBytes >= Fixture.smallPackLength, "\(plan.expectedBytes) bytes expected")
 
                     var budgeted = DepotClient.Configuration()
-                    budgeted.maximumTransferBytes = Self.packLength / 2
+                    budgeted.maximumTransferBytes = Fixture.smallPackLength / 2
                     let refused = await #expect(throws: SyncError.self) {
                         try await DepotClient(server: url, directory: folder, configuration: budgeted).sync()
                     }
@@ -36,9 +33,9 @@ struct PackBudgetTests {
                     let report = try await DepotClient(server: url, directory: folder).sync()
                     #expect(report.failedCount == 0 && report.updatedCount == 30, "\(report.files.prefix(2))")
                     let moved = Int64(mirror.bodyBytes(startingWith: "/packs/") + mirror.bodyBytes(startingWith: "/blobs/"))
-                    #expect(moved >= 2 * Self.packLength, "the brotli attempt, then the plain pack: \(moved) bytes")
+                    #expect(moved >= 2 * Fixture.smallPackLength, "the brotli attempt, then the plain pack: \(moved) bytes")
                     #expect(report.files.reduce(0) { $0 + $1.bytesTransferred } == moved, "the report counts every byte moved")
-                    for (path, data) in Self.files.prefix(3) {
+                    for (path, data) in Fixture.smallPackFiles.prefix(3) {
                         #expect(try Data(contentsOf: folder.appendingPathComponent(path)) == data)
                     }
                 }

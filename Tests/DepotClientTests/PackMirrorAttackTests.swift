@@ -8,8 +8,8 @@ import Testing
 /// length, the plain pack is taken instead, and the bytes moved are counted.
 @Suite("Pack mirror attacks")
 struct PackMirrorAttackTests {
-    static let files = PackBudgetTests.files
-    static let packLength = PackBudgetTests.packLength
+    static let files = Fixture.smallPackFiles
+    static let packLength = Fixture.smallPackLength
     /// What the mirror adds after the plain pack's bytes in a brotli pack's answer.
     static let surplus = 16 << 20
 
@@ -19,7 +19,7 @@ struct PackMirrorAttackTests {
         // URLSession's, which cancels a task whose delegate refuses its response; for a protocol
         // of the test's own (in process), swift-corelibs-foundation ignores that refusal.
         try await LiveServer.withPublishing { server in
-            try await SyncTests.publish(server, Self.files)
+            try await server.publish(Self.files)
             try await LyingPackMirror.with(upstreamPort: server.port, surplus: Self.surplus) { mirror in
                 try await withTemporaryDirectory { folder in
                     let url = try #require(URL(string: mirror.url("/")))
@@ -42,7 +42,7 @@ struct PackMirrorAttackTests {
     @Test("maximumTransferBytes just above the plain pack: a mirror whose brotli pack fails cannot make the sync move past it")
     func budgetHoldsAgainstAFailedAttempt() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, Self.files)
+            try await server.publish(Self.files)
             try await InProcessPackMirror.with(in: server) { mirror in
                 try await withTemporaryDirectory { folder in
                     let url = try #require(URL(string: mirror.url("/")))

@@ -28,7 +28,7 @@ struct PagedSyncTests {
     )
     func pageAtATime() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, Self.files)
+            try await server.publish(Self.files)
             try await withTemporaryDirectory { folder in
                 let client = SyncTests.client(server, folder)
                 let first = try await Self.syncPaged(client)
@@ -40,7 +40,7 @@ struct PagedSyncTests {
                 for (path, content) in Self.files { #expect(SyncTests.contents(folder, path) == content, "\(path)") }
 
                 // Republished: a shared file changes, another file leaves, one is added.
-                try await SyncTests.publish(server, [("files/0.txt", Data("changed\n".utf8)), ("files/new.txt", Data("shared\n".utf8))])
+                try await server.publish([("files/0.txt", Data("changed\n".utf8)), ("files/new.txt", Data("shared\n".utf8))])
                 let delete = try await RolloutFleetTests.send(server, "DELETE", "/v1/files/files/1.txt")
                 #expect([200, 204].contains(delete.status), "\(delete.bodyText)")
                 let second = try await Self.syncPaged(client)
@@ -59,7 +59,7 @@ struct PagedSyncTests {
     )
     func estimated() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, Self.files)
+            try await server.publish(Self.files)
             try await withTemporaryDirectory { folder in
                 var configuration = DepotClient.Configuration()
                 configuration.maximumTransferBytes = 10

@@ -16,7 +16,7 @@ struct ReleaseFolderSwapTests {
     )
     func swapDuringDownload() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("big.bin", Data(repeating: 1, count: 700_000)), ("sub/keep.txt", Data("keep\n".utf8))])
+            try await server.publish([("big.bin", Data(repeating: 1, count: 700_000)), ("sub/keep.txt", Data("keep\n".utf8))])
             try await withTemporaryDirectory { outside in
                 let secret = outside.appendingPathComponent("keep.txt")
                 try Data("secret\n".utf8).write(to: secret)
@@ -26,7 +26,7 @@ struct ReleaseFolderSwapTests {
                     _ = try await client.sync()
                     let heldName = ReleaseFoldersTests.trees(folder)[0]
                     let held = folder.appendingPathComponent(ReleaseTrees.path + "/" + heldName)
-                    try await SyncTests.publish(server, [("big.bin", Data(repeating: 2, count: 700_000))])
+                    try await server.publish([("big.bin", Data(repeating: 2, count: 700_000))])
                     let swapped = Mutex(false)
                     let sub = held.appendingPathComponent("sub")
                     // After the plan, while big.bin downloads: `sub` becomes a link to a folder outside.
@@ -58,11 +58,11 @@ struct ReleaseFolderSwapTests {
     )
     func writeBeforeApply() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8)), ("keep.txt", Data("keep\n".utf8))])
+            try await server.publish([("a.txt", Data("one\n".utf8)), ("keep.txt", Data("keep\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = ReleaseFoldersTests.client(server, folder)
                 _ = try await client.sync()
-                try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8))])
+                try await server.publish([("a.txt", Data("two\n".utf8))])
                 let downloaded = try #require(try await client.download().release?.number)
                 // A process that can write to the held file (root, or one that made it writable).
                 let held = try #require(SyncTests.contents(folder, "current/keep.txt"))

@@ -33,7 +33,7 @@ struct ReleaseFoldersTests {
     func openInWALMode() async throws {
         let (one, two) = (try Fixture.catalog(release: 1, rows: 5000), try Fixture.catalog(release: 2, rows: 5000))
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("db/catalog.sqlite", one)])
+            try await server.publish([("db/catalog.sqlite", one)])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
                 _ = try await client.sync()
@@ -43,7 +43,7 @@ struct ReleaseFoldersTests {
                 try await app.write { try $0.execute(sql: "UPDATE item SET body = 'release 1, edited' WHERE id % 2 = 0") }
                 #expect(FileManager.default.fileExists(atPath: path + "-wal"))
 
-                try await SyncTests.publish(server, [("db/catalog.sqlite", two)])
+                try await server.publish([("db/catalog.sqlite", two)])
                 #expect(try await client.sync().release?.number == 2)
                 // The app's connection: release 1, with its edits, beside its own -wal.
                 #expect(try await app.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item WHERE body = 'release 1, edited'") } == 2500)
@@ -70,9 +70,7 @@ struct ReleaseFoldersTests {
         let (catalog, other) = (try Fixture.catalog(release: 1, rows: 2000), try Fixture.catalog(release: 9, rows: 10))
         let (logo, notes) = (Data(repeating: 7, count: 100_000), Data("notes 1\n".utf8))
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(
-                server,
-                [("catalog.sqlite", catalog), ("other.sqlite", other), ("img/logo.png", logo), ("notes.txt", notes)]
+            try await server.publish([("catalog.sqlite", catalog), ("other.sqlite", other), ("img/logo.png", logo), ("notes.txt", notes)]
             )
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
@@ -95,7 +93,7 @@ struct ReleaseFoldersTests {
                 try Data("the app's notes\n".utf8).write(to: try held.url(for: "notes.txt"))
 
                 // Release 2 changes none of the three files: only a new one.
-                try await SyncTests.publish(server, [("new.txt", Data("new\n".utf8))])
+                try await server.publish([("new.txt", Data("new\n".utf8))])
                 // The database the app did not write to is copied, as the plan says.
                 let plan = try await client.check()
                 #expect(plan.copiedBytes == Int64(other.count), "\(plan)")
@@ -154,12 +152,12 @@ struct ReleaseFoldersTests {
     @Test("a download killed before its folder is made, then apply: refused, nothing changed; the half-made folder is removed")
     func halfMadeTree() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
+            try await server.publish([("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
                 _ = try await client.sync()
                 let first = Self.trees(folder)
-                try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8))])
+                try await server.publish([("a.txt", Data("two\n".utf8))])
                 _ = try await client.download()
                 // As if killed while making the tree: the tree is there, the record of it not.
                 try client.folder.remove(.staged)
@@ -177,7 +175,7 @@ struct ReleaseFoldersTests {
     @Test("a link planted in place of current, or a journal naming a folder outside the trees, is refused with one line")
     func hostileLink() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
+            try await server.publish([("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
                 _ = try await client.sync()
@@ -202,14 +200,14 @@ struct ReleaseFoldersTests {
     func rollbackWhileHeld() async throws {
         let (one, two) = (try Fixture.catalog(release: 1, rows: 1000), try Fixture.catalog(release: 2, rows: 1000))
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("catalog.sqlite", one)])
+            try await server.publish([("catalog.sqlite", one)])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
                 _ = try await client.sync()
                 let held = try #require(try client.openCurrentRelease())
                 let app = try DatabaseQueue(path: try held.url(for: "catalog.sqlite").path)
                 try await app.write { try $0.execute(sql: "UPDATE item SET body = 'edited' WHERE id = 1") }
-                try await SyncTests.publish(server, [("catalog.sqlite", two)])
+                try await server.publish([("catalog.sqlite", two)])
                 #expect(try await client.sync().release?.number == 2)
                 let rollback = try await RolloutFleetTests.send(server, "POST", "/v1/channels/stable/rollback")
                 #expect(rollback.status == 200, "\(rollback.bodyText)")
@@ -232,7 +230,7 @@ struct ReleaseFoldersTests {
     @Test("a link planted in place of the folder of releases, or of a release's lock, is refused with one line; nothing outside is written")
     func plantedTreesFolder() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
+            try await server.publish([("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
                 try await withTemporaryDirectory { outside in
                     let client = Self.client(server, folder)
@@ -262,7 +260,7 @@ struct ReleaseFoldersTests {
     @Test("a folder synced in place is refused in release folders, with one line")
     func layoutKept() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
+            try await server.publish([("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
                 _ = try await SyncTests.client(server, folder).sync()
                 let error = await #expect(throws: SyncError.self) { try await Self.client(server, folder).sync() }

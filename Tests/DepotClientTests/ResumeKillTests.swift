@@ -17,21 +17,21 @@ struct ResumeKillTests {
         _ body: @Sendable (_ folder: URL, _ synced: URL, _ arguments: [String]) async throws -> Void
     ) async throws {
         try await LiveServer.withPublishing { server in
-            try await SyncTests.publish(server, [("db.bin", ResumeTests.first)])
+            try await server.publish([("db.bin", Fixture.resumeFirst)])
             try await FaultyRelay.with(upstreamPort: server.port) { relay in
                 try await withTemporaryDirectory { folder in
                     let arguments = ["sync", "--server", "http://127.0.0.1:\(relay.port)", "--dir", "synced"]
                     #expect(try await DepotProcess.run(arguments, in: folder).status == 0)
                     let synced = folder.appendingPathComponent("synced")
-                    try await SyncTests.publish(server, [("db.bin", ResumeTests.second)])
+                    try await server.publish([("db.bin", Fixture.resumeSecond)])
 
                     relay.slowDownBlobResponses(by: .milliseconds(20))
                     try await DepotProcess.with(arguments + extra, in: folder) { depot in
-                        var partial = ResumeTests.partials(synced).first.map(ResumeTests.size) ?? 0
+                        var partial = Fixture.partials(synced).first.map(Fixture.fileSize) ?? 0
                         // Hang guard: slowest seen 7.1 s under two busy loops (the whole test).
                         for _ in 0..<12_000 where partial < 200_000 {
                             try await Task.sleep(for: .milliseconds(10))
-                            partial = ResumeTests.partials(synced).first.map(ResumeTests.size) ?? 0
+                            partial = Fixture.partials(synced).first.map(Fixture.fileSize) ?? 0
                         }
                         #expect(partial >= 200_000, "the download was under way")
                         depot.kill()
@@ -47,11 +47,11 @@ struct ResumeKillTests {
     @Test("killing depot sync mid-download never leaves a truncated file; the next sync resumes")
     func killedClient() async throws {
         try await Self.withDownloadKilled(extra: []) { folder, synced, arguments in
-            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == ResumeTests.first, "the old file, whole")
+            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Fixture.resumeFirst, "the old file, whole")
             let again = try await DepotProcess.run(arguments + ["--json"], in: folder)
             #expect(again.status == 0)
             #expect(again.log.contains("\"outcome\":\"resumed\""))
-            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == ResumeTests.second)
+            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Fixture.resumeSecond)
         }
     }
 
@@ -60,14 +60,14 @@ struct ResumeKillTests {
         try await Self.withDownloadKilled(extra: ["--download-only"]) { folder, synced, arguments in
             let refused = try await DepotProcess.run(arguments + ["--apply"], in: folder)
             #expect(refused.status == 5 && refused.log.contains("no release is staged"), "\(refused.log)")
-            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == ResumeTests.first, "the old file, whole")
+            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Fixture.resumeFirst, "the old file, whole")
 
             let again = try await DepotProcess.run(arguments + ["--download-only", "--json"], in: folder)
             #expect(again.status == 0 && again.log.contains("\"outcome\":\"resumed\""), "\(again.log)")
-            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == ResumeTests.first, "a download changed the folder")
+            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Fixture.resumeFirst, "a download changed the folder")
             let applied = try await DepotProcess.run(arguments + ["--apply"], in: folder)
             #expect(applied.status == 0, "\(applied.log)")
-            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == ResumeTests.second)
+            #expect(try Data(contentsOf: synced.appendingPathComponent("db.bin")) == Fixture.resumeSecond)
         }
     }
 }

@@ -10,26 +10,11 @@ import Testing
 /// ``ResumeKillTests``.
 @Suite("Resuming downloads")
 struct ResumeTests {
-    static let size = 3_000_000
-    static let first = Fixture.pseudoRandom(count: size, seed: 21)
-    static let second = Fixture.pseudoRandom(count: size, seed: 23)
-
-    /// The partial downloads, without the ETags kept beside them.
-    static func partials(_ folder: URL) -> [URL] {
-        let partial = folder.appendingPathComponent(".depot/partial")
-        return ((try? FileManager.default.contentsOfDirectory(atPath: partial.path)) ?? []).filter { !$0.hasSuffix(".etag") }
-            .map { partial.appendingPathComponent($0) }
-    }
-
-    static func size(_ url: URL) -> Int64 {
-        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int64) ?? -1
-    }
-
     /// A server with `db.bin` published as ``first``, a relay in front of it, and a client of an
     /// empty folder that talks through the relay.
     static func withRelayedClient(_ body: @Sendable (InProcessServer, InProcessRelay, URL, DepotClient) async throws -> Void) async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("db.bin", Self.first)])
+            try await server.publish([("db.bin", Fixture.resumeFirst)])
             try await InProcessRelay.with(in: server) { relay in
                 try await withTemporaryDirectory { folder in
                     let client = DepotClient(server: URL(string: relay.url("/"))!, directory: folder)
@@ -47,18 +32,18 @@ struct ResumeTests {
             let broken = try await failedReport { try await client.sync() }
             #expect(broken.files.first?.outcome == .failed)
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("db.bin").path))
-            let partial = try #require(Self.partials(folder).first)
-            let kept = Self.size(partial)
+            let partial = try #require(Fixture.partials(folder).first)
+            let kept = Fixture.fileSize(partial)
             #expect(kept > 900_000 && kept < 1_000_000)
 
             let resumed = try await client.sync()
             let file = try #require(resumed.files.first)
             #expect(file.outcome == .resumed)
-            #expect(file.bytesTransferred == Int64(Self.size) - kept)
-            #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.first)
-            let sha = Fixture.sha256(Self.first)
+            #expect(file.bytesTransferred == Int64(Fixture.resumeSize) - kept)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Fixture.resumeFirst)
+            let sha = Fixture.sha256(Fixture.resumeFirst)
             #expect(server.requests.snapshot.contains { $0.key.path == "/blobs/\(sha)" && $0.key.status == 206 })
-            #expect(Self.partials(folder).isEmpty)
+            #expect(Fixture.partials(folder).isEmpty)
         }
     }
 
@@ -67,13 +52,13 @@ struct ResumeTests {
         try await Self.withRelayedClient { server, relay, folder, client in
             relay.cutNextBlobResponse(after: 1_000_000)
             _ = try await failedReport { try await client.sync() }
-            #expect(Self.partials(folder).count == 1)
-            try await SyncTests.publish(server, [("db.bin", Self.second)])
+            #expect(Fixture.partials(folder).count == 1)
+            try await server.publish([("db.bin", Fixture.resumeSecond)])
 
             let report = try await client.sync()
             #expect(report.files.first?.outcome == .full)
-            #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.second)
-            #expect(Self.partials(folder).isEmpty)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Fixture.resumeSecond)
+            #expect(Fixture.partials(folder).isEmpty)
         }
     }
 
@@ -82,7 +67,7 @@ struct ResumeTests {
     )
     func poisonedPartial() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("db.bin", Self.first)])
+            try await server.publish([("db.bin", Fixture.resumeFirst)])
             try await InProcessRelay.with(in: server) { relay in
                 relay.tamper("/blobs/")
                 relay.cutNextBlobResponse(after: 1000)
@@ -90,8 +75,8 @@ struct ResumeTests {
                     let servers = try [relay.url("/"), server.url("/")].map { try #require(URL(string: $0)) }
                     let report = try await DepotClient(servers: servers, directory: folder).sync()
                     #expect(report.files.map(\.outcome) == [.full], "\(report.files)")
-                    #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.first)
-                    #expect(Self.partials(folder).isEmpty)
+                    #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Fixture.resumeFirst)
+                    #expect(Fixture.partials(folder).isEmpty)
                     // A second sync has nothing left to fail on.
                     #expect(try await DepotClient(servers: servers, directory: folder).sync().files.isEmpty)
                 }
@@ -102,14 +87,14 @@ struct ResumeTests {
     @Test("when If-Range does not match, the 200 restarts the partial file cleanly")
     func ifRangeRestart() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("db.bin", Self.first)])
+            try await server.publish([("db.bin", Fixture.resumeFirst)])
             try await withTemporaryDirectory { folder in
                 let partial = folder.appendingPathComponent("stale.partial")
                 try Data(repeating: 0xEE, count: 500_000).write(to: partial)
                 let download = BlobDownload(
-                    url: URL(string: server.url("/blobs/\(Fixture.sha256(Self.first))"))!,
+                    url: URL(string: server.url("/blobs/\(Fixture.sha256(Fixture.resumeFirst))"))!,
                     entityTag: "\"a-validator-that-no-longer-matches\"",
-                    expectedLength: Int64(Self.size),
+                    expectedLength: Int64(Fixture.resumeSize),
                     partialFile: try FolderFile.at(partial, creating: false)
                 )
                 let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder)
@@ -117,8 +102,8 @@ struct ResumeTests {
                 defer { session.finish() }
                 let (outcome, transferred) = try await download.run(session: session) { _ in }
                 #expect(outcome == .full)
-                #expect(transferred == Int64(Self.size))
-                #expect(try Data(contentsOf: partial) == Self.first)
+                #expect(transferred == Int64(Fixture.resumeSize))
+                #expect(try Data(contentsOf: partial) == Fixture.resumeFirst)
             }
         }
     }
@@ -129,7 +114,7 @@ extension ResumeTests {
     func cancelled() async throws {
         try await Self.withRelayedClient { server, relay, folder, client in
             _ = try await client.sync()
-            try await SyncTests.publish(server, [("db.bin", Self.second)])
+            try await server.publish([("db.bin", Fixture.resumeSecond)])
             // 16 KiB of each blob every 20 ms: the download is under way when the sync is cancelled.
             relay.trickle("/blobs/", bytes: 16 << 10, every: .milliseconds(20))
             let task = Task { try await client.sync() }
@@ -137,16 +122,16 @@ extension ResumeTests {
             // Hang guard: slowest seen 7.1 s under two busy loops (the whole test).
             for _ in 0..<12_000 where partial < 200_000 {
                 try await Task.sleep(for: .milliseconds(10))
-                partial = Self.partials(folder).first.map(Self.size) ?? 0
+                partial = Fixture.partials(folder).first.map(Fixture.fileSize) ?? 0
             }
             task.cancel()
             // The caller hears its own cancellation, not a failed file (issue 58).
             await #expect(throws: CancellationError.self) { try await task.value }
-            #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.first)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Fixture.resumeFirst)
             relay.trickle(nil)
             let report = try await client.sync()
             #expect(report.files.first?.outcome == .resumed)
-            #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Self.second)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("db.bin")) == Fixture.resumeSecond)
         }
     }
 }

@@ -22,7 +22,7 @@ struct RevertTests {
 
     /// Publishes `text` as `a.txt`: a new release.
     static func publish(_ server: some TestServer, _ text: String) async throws {
-        try await SyncTests.publish(server, [("a.txt", Data(text.utf8))])
+        try await server.publish([("a.txt", Data(text.utf8))])
     }
 
     /// `a.txt` as the link `current` names it: what a reader opening the folder now gets.

@@ -73,7 +73,7 @@ struct SeedTests {
     func offline(layout: FolderLayout) async throws {
         try await withTemporaryDirectory { root in
             let (data, bundle) = (root.appendingPathComponent("data"), root.appendingPathComponent("Seed"))
-            try await Self.serving(data) { server in try await SyncTests.publish(server, Self.files(edition: 1)) }
+            try await Self.serving(data) { server in try await server.publish(Self.files(edition: 1)) }
             try await Self.export(data, to: bundle)
             let client = Self.client(root.appendingPathComponent("app/depot"), layout: layout)
             let held = try await client.seed(from: bundle)
@@ -89,7 +89,7 @@ struct SeedTests {
     func tampered() async throws {
         try await withTemporaryDirectory { root in
             let (data, bundle) = (root.appendingPathComponent("data"), root.appendingPathComponent("Seed"))
-            try await Self.serving(data) { server in try await SyncTests.publish(server, Self.files(edition: 1)) }
+            try await Self.serving(data) { server in try await server.publish(Self.files(edition: 1)) }
             try await Self.export(data, to: bundle)
             let folder = root.appendingPathComponent("app/depot")
 
@@ -143,7 +143,7 @@ struct SeedTests {
     func hostileEntries(entry: String, kind: String) async throws {
         try await withTemporaryDirectory { root in
             let (data, bundle) = (root.appendingPathComponent("data"), root.appendingPathComponent("Seed"))
-            try await Self.serving(data) { server in try await SyncTests.publish(server, Self.files(edition: 1)) }
+            try await Self.serving(data) { server in try await server.publish(Self.files(edition: 1)) }
             try await Self.export(data, to: bundle)
             let channel = try JSONDecoder().decode(ChannelDocument.self, from: Data(contentsOf: bundle.appendingPathComponent("channels/stable")))
             let release = try JSONDecoder().decode(
@@ -177,11 +177,11 @@ struct SeedTests {
             // One server throughout (a restarted test server scans a new public folder); the seeds
             // are read with no server (``noServer``).
             try await Self.serving(data) { server in
-                try await SyncTests.publish(server, Self.files(edition: 1))
+                try await server.publish(Self.files(edition: 1))
                 try await Self.export(data, to: bundle)
                 let seeded = try await Self.client(folder, layout: layout).seed(from: bundle)
 
-                try await SyncTests.publish(server, [("notes.txt", Data("edition 2\n".utf8))])
+                try await server.publish([("notes.txt", Data("edition 2\n".utf8))])
                 let client = Self.client(folder, layout: layout, server: URL(string: server.url("/"))!)
                 let report = try await client.sync()
                 #expect(report.release?.number == seeded.number + 1)
@@ -193,7 +193,7 @@ struct SeedTests {
                 #expect(try Self.read(client, "notes.txt") == Data("edition 2\n".utf8))
 
                 // A newer seed with a damaged file: refused, the folder as it was.
-                try await SyncTests.publish(server, [("notes.txt", Data("edition 3\n".utf8))])
+                try await server.publish([("notes.txt", Data("edition 3\n".utf8))])
                 try await Self.export(data, to: newer)
             }
             try Self.replace("blobs/" + Fixture.sha256(Data("edition 3\n".utf8)), in: newer, with: Data("edition 4\n".utf8))
@@ -214,10 +214,10 @@ struct SeedTests {
                 var configuration = Self.client(folder, layout: .releaseFolders).configuration
                 configuration.keepsPreviousRelease = true
                 let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration)
-                try await SyncTests.publish(server, Self.files(edition: 1))
+                try await server.publish(Self.files(edition: 1))
                 let one = try #require(try await client.sync().release)
                 // The app's next version ships release 2 in its bundle; the folder takes it by sync.
-                try await SyncTests.publish(server, [("notes.txt", Data("edition 2\n".utf8))])
+                try await server.publish([("notes.txt", Data("edition 2\n".utf8))])
                 try await Self.export(data, to: bundle)
                 #expect(try await client.sync().release?.number == one.number + 1)
                 #expect(try client.revert() == one)
@@ -238,9 +238,9 @@ struct SeedTests {
             let folder = root.appendingPathComponent("app")
             try await Self.serving(data) { server in
                 let client = Self.client(folder, server: URL(string: server.url("/"))!)
-                try await SyncTests.publish(server, Self.files(edition: 1))
+                try await server.publish(Self.files(edition: 1))
                 let one = try #require(try await client.sync().release)
-                try await SyncTests.publish(server, [("notes.txt", Data("edition 2\n".utf8))])
+                try await server.publish([("notes.txt", Data("edition 2\n".utf8))])
                 try await Self.export(data, to: bundle)
                 // Release 2 is found broken on the server: the channel names release 1 again, under a newer serial.
                 #expect(try await RolloutFleetTests.send(server, "POST", "/v1/channels/stable/rollback").status == 200)
@@ -260,7 +260,7 @@ struct SeedTests {
     func crash(at step: SwitchStep) async throws {
         try await withTemporaryDirectory { root in
             let (data, bundle) = (root.appendingPathComponent("data"), root.appendingPathComponent("Seed"))
-            try await Self.serving(data) { server in try await SyncTests.publish(server, Self.files(edition: 1)) }
+            try await Self.serving(data) { server in try await server.publish(Self.files(edition: 1)) }
             try await Self.export(data, to: bundle)
             for layout in FolderLayout.allCases {
                 let folder = root.appendingPathComponent("app-\(layout.rawValue)")

@@ -38,7 +38,7 @@ struct StagedApplyTests {
     )
     func powerCut() async throws {
         try await SyncStepsTests.withReleaseOne { server, folder, client in
-            try await SyncTests.publish(server, [("a.txt", Self.small), ("big.bin", Self.big)])
+            try await server.publish([("a.txt", Self.small), ("big.bin", Self.big)])
             let downloaded = try await client.download()
             #expect(downloaded.staged?.number == 3)
             // What a power cut leaves of writes that were not durable: one file empty, one cut short.
@@ -155,7 +155,7 @@ struct StagedApplyTests {
         try await SyncStepsTests.withReleaseOne { server, folder, client in
             var sizes: [Int] = []
             for round in 0..<5 {
-                try await SyncTests.publish(server, [("r.bin", Fixture.pseudoRandom(count: 100_000, seed: UInt64(round + 100)))])
+                try await server.publish([("r.bin", Fixture.pseudoRandom(count: 100_000, seed: UInt64(round + 100)))])
                 #expect(try await client.download().staged != nil)
                 sizes.append(Self.stagingBytes(folder))
             }
@@ -175,10 +175,10 @@ struct LayoutRefusalTests {
     @Test("defect 18: a default-layout sync, check, download or apply on a release-folders folder is refused with one line; nothing changes")
     func inPlaceOnReleaseFolders() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
+            try await server.publish([("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
                 _ = try await ReleaseFoldersTests.client(server, folder).sync()
-                try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8)), ("b.txt", Data("new\n".utf8))])
+                try await server.publish([("a.txt", Data("two\n".utf8)), ("b.txt", Data("new\n".utf8))])
                 let inPlace = SyncTests.client(server, folder)
                 for step in ["sync", "check", "download"] {
                     let error = await #expect(throws: SyncError.self) {

@@ -15,7 +15,7 @@ struct StagingSyncAttackTests {
     func plantedEntries() async throws {
         let sha = SyncFolderLinkTests.databaseSHA
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("db.bin", SyncFolderLinkTests.database), ("img/logo.png", SyncFolderLinkTests.image)])
+            try await server.publish([("db.bin", SyncFolderLinkTests.database), ("img/logo.png", SyncFolderLinkTests.image)])
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")
                 let staged = folder.appendingPathComponent(".depot/staging/\(sha.prefix(2))/\(sha)")

@@ -14,7 +14,7 @@ struct SyncAttemptTests {
     @Test("poll: a new release; once it is held, not modified; the same release under a new document")
     func poll() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
+            try await server.publish([("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = SyncTests.client(server, folder)
                 let attempt = SyncAttempt(client: client, server: client.server, goal: .apply)
@@ -32,7 +32,7 @@ struct SyncAttemptTests {
                 #expect(report.channelNotModified && report.release?.number == 1)
 
                 // The channel moves to release 2 and back: a new document naming release 1.
-                try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8))])
+                try await server.publish([("a.txt", Data("two\n".utf8))])
                 let rollback = try await RolloutFleetTests.send(server, "POST", "/v1/channels/stable/rollback")
                 #expect(rollback.status == 200, "\(rollback.bodyText)")
                 let held = try #require(client.currentRelease)
@@ -50,11 +50,11 @@ struct SyncAttemptTests {
     @Test("documents, plan, estimate, stage and switch, each alone: each result is what the next takes, and nothing switches before the last")
     func steps() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8)), ("b.txt", Data("same\n".utf8))])
+            try await server.publish([("a.txt", Data("one\n".utf8)), ("b.txt", Data("same\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = SyncTests.client(server, folder)
                 _ = try await client.sync()
-                try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8)), ("c.txt", Data("new\n".utf8))])
+                try await server.publish([("a.txt", Data("two\n".utf8)), ("c.txt", Data("new\n".utf8))])
                 let attempt = SyncAttempt(client: client, server: client.server, goal: .apply)
                 defer { attempt.session.finish() }
                 let start = try SyncStart(client)

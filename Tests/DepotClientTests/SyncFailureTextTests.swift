@@ -25,7 +25,7 @@ struct SyncFailureTextTests {
         var configuration = DepotClient.Configuration()
         configuration.freeSpace = FreeSpace { _ in 1_000_000 }
         try await SyncStepsTests.withReleaseOne(configuration: configuration) { server, folder, client in
-            try await SyncTests.publish(server, [("big.bin", Self.large)])
+            try await server.publish([("big.bin", Self.large)])
             let error = await #expect(throws: SyncError.self) { try await client.sync() }
             #expect(error?.code == .noSpace && error?.requiredBytes == Int64(Self.large.count) && error?.freeBytes == 1_000_000)
             #expect(error?.message.hasPrefix("release 2 needs 3.0 MB of space in \(folder.path), 1.0 MB free") == true, "\(error?.message ?? "")")
@@ -41,7 +41,7 @@ struct SyncFailureTextTests {
     @Test("on a real file system too small, a first sync says so in words and leaves no folder", .enabled(if: getuid() == 0))
     func smallFileSystem() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("big.bin", Self.large)])
+            try await server.publish([("big.bin", Self.large)])
             try await withTemporaryDirectory { root in
                 let small = root.appendingPathComponent("small")
                 try FileManager.default.createDirectory(at: small, withIntermediateDirectories: true)
@@ -88,7 +88,7 @@ struct SyncFailureTextTests {
     @Test("a check of a new folder, and a first sync whose files fail (thrown, the report attached), leave no folder")
     func checkAndFailedFilesLeaveNothing() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("noise.bin", Fixture.pseudoRandom(count: 100_000, seed: 57))])
+            try await server.publish([("noise.bin", Fixture.pseudoRandom(count: 100_000, seed: 57))])
             try await InProcessRelay.with(in: server) { relay in
                 try await withTemporaryDirectory { root in
                     let base = try #require(URL(string: relay.url("/")))
@@ -110,7 +110,7 @@ struct SyncFailureTextTests {
     @Test("a check's estimate is within 5% of what the download then transfers, documents included, and its totals are in its JSON")
     func estimateCountsDocuments() async throws {
         try await SyncStepsTests.withReleaseOne { server, _, client in
-            try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8))])
+            try await server.publish([("a.txt", Data("two\n".utf8))])
             let plan = try await client.check()
             #expect(plan.documentBytes > 0, "the download polls the channel again")
             let downloaded = try await client.download()
@@ -128,7 +128,7 @@ struct SyncFailureTextTests {
     @Test("a download counts its files as staged, not updated; the sync that applies them counts them updated")
     func stagedCounted() async throws {
         try await SyncStepsTests.withReleaseOne { server, _, client in
-            try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8)), ("b.txt", Data("bee\n".utf8))])
+            try await server.publish([("a.txt", Data("two\n".utf8)), ("b.txt", Data("bee\n".utf8))])
             let downloaded = try await client.download()
             #expect(downloaded.stagedCount == 2 && downloaded.updatedCount == 0, "\(downloaded.files.map(\.outcome))")
             #expect(downloaded.staged?.number == 3 && downloaded.release?.number == 1)

@@ -41,7 +41,7 @@ struct SyncFolderLinkTests {
     @Test("a link at each place a sync touches is refused; what it points to is untouched", arguments: places)
     func planted(_ place: Place) async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("db.bin", Self.database), ("img/logo.png", Self.image)])
+            try await server.publish([("db.bin", Self.database), ("img/logo.png", Self.image)])
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")
                 let outside = root.appendingPathComponent("outside")
@@ -101,7 +101,7 @@ struct SyncFolderLinkTests {
     @Test("a link in place of one of Depot's own files is replaced (the journal's refused), not written through", arguments: OwnFile.allCases)
     func ownFile(_ file: OwnFile) async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("img/logo.png", Self.image)])
+            try await server.publish([("img/logo.png", Self.image)])
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")
                 let outside = root.appendingPathComponent("outside")
@@ -144,7 +144,7 @@ struct SyncFolderLinkTests {
     @Test("a link at a staged file's name is not read as staged nor moved into place; the file is downloaded")
     func stagedLink() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("db.bin", Self.database), ("img/logo.png", Self.image)])
+            try await server.publish([("db.bin", Self.database), ("img/logo.png", Self.image)])
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")
                 let outside = root.appendingPathComponent("outside.bin")
@@ -172,7 +172,7 @@ struct SyncFolderLinkTests {
     @Test("a sync folder removed between two syncs of one client is made again and synced whole")
     func removedBetweenSyncs() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("img/logo.png", Self.image)])
+            try await server.publish([("img/logo.png", Self.image)])
             try await withTemporaryDirectory { root in
                 let folder = root.appendingPathComponent("sync")
                 let client = SyncTests.client(server, folder)

@@ -12,7 +12,7 @@ struct SyncOutcomeTests {
     )
     func failedFilesThrow() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("noise.bin", Fixture.pseudoRandom(count: 100_000, seed: 58))])
+            try await server.publish([("noise.bin", Fixture.pseudoRandom(count: 100_000, seed: 58))])
             try await InProcessRelay.with(in: server) { relay in
                 try await withTemporaryDirectory { root in
                     let base = try #require(URL(string: relay.url("/")))

@@ -26,7 +26,7 @@ struct SyncStepsTests {
         _ body: @Sendable (InProcessServer, URL, DepotClient) async throws -> Void
     ) async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8))])
+            try await server.publish([("a.txt", Data("one\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration)
                 _ = try await client.sync()
@@ -38,7 +38,7 @@ struct SyncStepsTests {
     @Test("check says what a download then transfers; download changes nothing the app sees; apply switches; a second apply has nothing to apply")
     func threeSteps() async throws {
         try await Self.withReleaseOne { server, folder, client in
-            try await SyncTests.publish(server, [("big.bin", Self.large), ("doc.txt", Self.text)])
+            try await server.publish([("big.bin", Self.large), ("doc.txt", Self.text)])
 
             let plan = try await client.check()
             #expect(!plan.isUpToDate && plan.release?.number == 3)
@@ -71,7 +71,7 @@ struct SyncStepsTests {
     )
     func progressSequence() async throws {
         try await Self.withReleaseOne { server, folder, client in
-            try await SyncTests.publish(server, [("big.bin", Self.large), ("doc.txt", Self.text)])
+            try await server.publish([("big.bin", Self.large), ("doc.txt", Self.text)])
             let expected = try await client.check().expectedBytes
 
             let (updates, progress) = AsyncStream.makeStream(of: SyncProgress.self)
@@ -92,7 +92,7 @@ struct SyncStepsTests {
 
             // The closure variant gives the same one shape.
             try client.apply()
-            try await SyncTests.publish(server, [("more.txt", Self.text + Data("more".utf8))])
+            try await server.publish([("more.txt", Self.text + Data("more".utf8))])
             let told = Mutex<[SyncProgress]>([])
             _ = try await client.download { progress in told.withLock { $0.append(progress) } }
             let closure = told.withLock { $0 }
@@ -104,7 +104,7 @@ struct SyncStepsTests {
     @Test("a download cut off mid-way leaves nothing to apply, and the folder as it was; the next download resumes and applies")
     func cutDownload() async throws {
         try await Self.withReleaseOne { server, folder, client in
-            try await SyncTests.publish(server, [("big.bin", Self.large)])
+            try await server.publish([("big.bin", Self.large)])
 
             // Cancelled from its progress, once the first bytes have arrived.
             let running = Mutex<Task<SyncReport, any Error>?>(nil)
@@ -149,7 +149,7 @@ struct SyncStepsTests {
         var configuration = DepotClient.Configuration()
         configuration.maximumTransferBytes = 1_000_000
         try await Self.withReleaseOne(configuration: configuration) { server, folder, client in
-            try await SyncTests.publish(server, [("big.bin", Self.large)])
+            try await server.publish([("big.bin", Self.large)])
 
             for step in ["sync", "download"] {
                 let error = await #expect(throws: SyncError.self, "\(step)") {
@@ -188,7 +188,7 @@ struct SyncStepsTests {
     @Test("a record of the staged release that names a file outside the staging folder is refused; nothing outside is read in")
     func forgedRecord() async throws {
         try await Self.withReleaseOne { server, folder, client in
-            try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8))])
+            try await server.publish([("a.txt", Data("two\n".utf8))])
             _ = try await client.download()
             let secret = folder.deletingLastPathComponent().appendingPathComponent("secret-\(UUID().uuidString)")
             try Data("not Depot's".utf8).write(to: secret)
@@ -206,7 +206,7 @@ struct SyncStepsTests {
     @Test("a download staged before the channel rolled back is dropped by the next check: apply then has nothing to apply")
     func rolledBackAfterDownload() async throws {
         try await Self.withReleaseOne { server, folder, client in
-            try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8))])
+            try await server.publish([("a.txt", Data("two\n".utf8))])
             _ = try await client.download()
             let rollback = try await RolloutFleetTests.send(server, "POST", "/v1/channels/stable/rollback")
             #expect(rollback.status == 200, "\(rollback.bodyText)")
@@ -224,7 +224,7 @@ struct SyncStepsTests {
         let one = Fixture.pseudoRandom(count: 1_000_000, seed: 73)
         let two = one.prefix(400_000) + Data(repeating: 0x55, count: 1_000) + one.dropFirst(401_000)
         try await InProcessServer.withPublishing(configuration: configuration) { server in
-            try await SyncTests.publish(server, [("data.bin", one)])
+            try await server.publish([("data.bin", one)])
             try await withTemporaryDirectory { folder in
                 var budgeted = DepotClient.Configuration()
                 budgeted.maximumTransferBytes = 10_000_000
@@ -234,7 +234,7 @@ struct SyncStepsTests {
                 var edited = one
                 edited.replaceSubrange(700_000..<701_000, with: Data(repeating: 0x77, count: 1_000))
                 try edited.write(to: folder.appendingPathComponent("data.bin"))
-                try await SyncTests.publish(server, [("data.bin", two)])
+                try await server.publish([("data.bin", two)])
 
                 let indexes = server.requests.total(pathPrefix: "/blobs/", pathSuffix: ".blocks")
                 let report = try await client.sync()
@@ -255,13 +255,13 @@ struct SyncStepsTests {
         _ body: @Sendable (URL, DepotClient, Int64) async throws -> Void
     ) async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one\n".utf8)), ("old.txt", Data("old\n".utf8))])
+            try await server.publish([("a.txt", Data("one\n".utf8)), ("old.txt", Data("old\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = DepotClient(server: URL(string: server.url("/"))!, directory: folder, configuration: configuration)
                 _ = try await client.sync()
                 let removal = try await RolloutFleetTests.send(server, "DELETE", "/v1/files/old.txt")
                 #expect([200, 204].contains(removal.status), "\(removal.bodyText)")
-                try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8)), ("b.txt", Data("new\n".utf8))])
+                try await server.publish([("a.txt", Data("two\n".utf8)), ("b.txt", Data("new\n".utf8))])
                 let next = try #require(try await client.check().release?.number)
                 _ = try await client.download()
                 try await body(folder, client, next)
@@ -290,7 +290,7 @@ struct SyncStepsTests {
     @Test("apply refuses a release downloaded over another release than the folder holds now, and changes nothing")
     func movedOn() async throws {
         try await Self.withReleaseOne { server, folder, client in
-            try await SyncTests.publish(server, [("a.txt", Data("two\n".utf8))])
+            try await server.publish([("a.txt", Data("two\n".utf8))])
             _ = try await client.download()
             // The record of what is staged, as if planned over another release.
             var staged = try JSONDecoder().decode(StagedRelease.self, from: Data(try #require(client.folder.read(.staged))))

@@ -10,10 +10,6 @@ struct SyncTests {
     static let catalog = Fixture.text + Fixture.text  // compressible: fetched as gzip
     static let image = Fixture.noise  // incompressible: fetched whole
 
-    static func publish(_ server: some TestServer, _ files: [(String, Data)]) async throws {
-        try await server.withConnection { try await $0.publish(files.map { (path: $0.0, data: $0.1) }) }
-    }
-
     static func client(_ server: some TestServer, _ folder: URL) -> DepotClient {
         DepotClient(server: URL(string: server.url("/"))!, directory: folder)
     }
@@ -25,7 +21,7 @@ struct SyncTests {
     @Test("the first sync downloads everything, SHA-256-exact, with the publish time as modification time")
     func firstSync() async throws {
         try await InProcessServer.withPublishing { server in
-            try await Self.publish(server, [("db/catalog.sqlite", Self.catalog), ("img/logo.png", Self.image)])
+            try await server.publish([("db/catalog.sqlite", Self.catalog), ("img/logo.png", Self.image)])
             try await withTemporaryDirectory { folder in
                 let report = try await Self.client(server, folder).sync()
                 #expect(!report.channelNotModified)
@@ -47,7 +43,7 @@ struct SyncTests {
     @Test("a second sync makes exactly one request, answered 304")
     func secondSync() async throws {
         try await InProcessServer.withPublishing { server in
-            try await Self.publish(server, [("db/catalog.sqlite", Self.catalog), ("img/logo.png", Self.image)])
+            try await server.publish([("db/catalog.sqlite", Self.catalog), ("img/logo.png", Self.image)])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
                 _ = try await client.sync()
@@ -70,12 +66,12 @@ struct SyncTests {
     func onlyChanged() async throws {
         // Without patches, so that the outcome does not depend on whether one is made in time.
         try await InProcessServer.withPublishing(configuration: .init(publish: .init(deltas: .init(distances: [])))) { server in
-            try await Self.publish(server, [("db/catalog.sqlite", Self.catalog), ("img/logo.png", Self.image), ("old.txt", Data("old\n".utf8))])
+            try await server.publish([("db/catalog.sqlite", Self.catalog), ("img/logo.png", Self.image), ("old.txt", Data("old\n".utf8))])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
                 _ = try await client.sync()
                 let newCatalog = Data("v2\n".utf8) + Self.catalog
-                try await Self.publish(server, [("db/catalog.sqlite", newCatalog)])
+                try await server.publish([("db/catalog.sqlite", newCatalog)])
                 try await server.withConnection { connection in
                     _ = try await connection.request("DELETE", "/v1/files/old.txt", headers: [("Authorization", "Bearer \(InProcessServer.token)")])
                 }
@@ -116,7 +112,7 @@ struct SyncTests {
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
                 let first = try await client.sync()
-                try await Self.publish(server, [("asset-7.json", Data("{\"asset\": \"seven\"}\n".utf8))])
+                try await server.publish([("asset-7.json", Data("{\"asset\": \"seven\"}\n".utf8))])
                 let before = server.requests.snapshot
                 let report = try await client.sync()
                 let new = server.requests.snapshot.filter { before[$0.key] != $0.value }.keys
@@ -132,12 +128,12 @@ struct SyncTests {
     @Test("a corrupted body is detected and the old file stays intact")
     func corruptBody() async throws {
         try await InProcessServer.withPublishing { server in
-            try await Self.publish(server, [("img/logo.png", Self.image)])
+            try await server.publish([("img/logo.png", Self.image)])
             try await withTemporaryDirectory { folder in
                 let client = Self.client(server, folder)
                 _ = try await client.sync()
                 let next = Fixture.pseudoRandom(count: 100_000, seed: 5)
-                try await Self.publish(server, [("img/logo.png", next)])
+                try await server.publish([("img/logo.png", next)])
                 // Flip bytes of the stored blob on the server: same length, wrong content.
                 let sha = Fixture.sha256(next)
                 let blob = server.dataDirectory.appendingPathComponent("blobs/\(sha.prefix(2))/\(sha)")

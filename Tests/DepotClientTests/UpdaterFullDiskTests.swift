@@ -20,7 +20,7 @@ struct UpdaterFullDiskTests {
     )
     func unrecordedCheck() async throws {
         try await InProcessServer.withPublishing { server in
-            try await SyncTests.publish(server, [("a.txt", Data("one".utf8))])
+            try await server.publish([("a.txt", Data("one".utf8))])
             try await withTemporaryDirectory { root in
                 let small = root.appendingPathComponent("small")
                 try FileManager.default.createDirectory(at: small, withIntermediateDirectories: true)

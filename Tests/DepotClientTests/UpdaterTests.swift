@@ -37,7 +37,7 @@ struct UpdaterTests {
         try await SyncStepsTests.withReleaseOne { server, folder, client in
             #expect(client.currentRelease?.number == 1)
             #expect(client.stagedUpdate == nil)
-            try await SyncTests.publish(server, [("doc.txt", Self.text)])
+            try await server.publish([("doc.txt", Self.text)])
             _ = try await client.check()
             #expect(client.stagedUpdate == nil, "a check staged something")
 
@@ -62,7 +62,7 @@ struct UpdaterTests {
     )
     func applyOnSignal() async throws {
         try await SyncStepsTests.withReleaseOne { server, folder, client in
-            try await SyncTests.publish(server, [("doc.txt", Self.text)])
+            try await server.publish([("doc.txt", Self.text)])
             let clock = ManualClock()
             let (delays, scheduled) = AsyncStream.makeStream(of: Duration.self)
             let updater = DepotUpdater(
@@ -119,7 +119,7 @@ struct UpdaterTests {
     @Test("applyAtNextLaunch: downloaded and ready; a new updater's launch call applies it, once", .timeLimit(.minutes(10)))
     func applyAtNextLaunch() async throws {
         try await SyncStepsTests.withReleaseOne { server, folder, client in
-            try await SyncTests.publish(server, [("doc.txt", Self.text)])
+            try await server.publish([("doc.txt", Self.text)])
             let clock = ManualClock()
             let first = DepotUpdater(client: client, configuration: Self.configuration(.applyAtNextLaunch, clock: clock))
             guard case .ready(let staged) = await first.checkNow() else {
@@ -142,7 +142,7 @@ struct UpdaterTests {
     @Test("applyImmediately: a check downloads and applies; an up-to-date check changes nothing", .timeLimit(.minutes(10)))
     func applyImmediately() async throws {
         try await SyncStepsTests.withReleaseOne { server, folder, client in
-            try await SyncTests.publish(server, [("doc.txt", Self.text)])
+            try await server.publish([("doc.txt", Self.text)])
             let updater = DepotUpdater(client: client, configuration: Self.configuration(.applyImmediately, clock: ManualClock()))
             guard case .upToDate(let release) = await updater.checkNow() else {
                 Issue.record("\(updater.state)")
@@ -159,7 +159,7 @@ struct UpdaterTests {
         var configuration = DepotClient.Configuration()
         configuration.maximumTransferBytes = 1000
         try await SyncStepsTests.withReleaseOne(configuration: configuration) { server, folder, client in
-            try await SyncTests.publish(server, [("big.bin", SyncStepsTests.large)])
+            try await server.publish([("big.bin", SyncStepsTests.large)])
             let updater = DepotUpdater(client: client, configuration: Self.configuration(.applyImmediately, clock: ManualClock()))
             guard case .failed(let error) = await updater.checkNow() else {
                 Issue.record("\(updater.state)")

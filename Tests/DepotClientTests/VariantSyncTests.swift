@@ -24,7 +24,7 @@ struct VariantSyncTests {
         var configuration = ServerConfiguration()
         configuration.variants = variants
         try await InProcessServer.withPublishing(configuration: configuration) { server in
-            try await SyncTests.publish(server, [("db/catalog.sqlite", Fixture.catalogRows)])
+            try await server.publish([("db/catalog.sqlite", Fixture.catalogRows)])
             let sizes = try await server.withConnection { connection in
                 let entry = try #require(try await connection.releaseFiles().first)
                 return ["br": entry["brotli"], "zstd": entry["zstd"], "gzip": entry["gzip"]].compactMapValues {
@@ -49,7 +49,7 @@ struct VariantSyncTests {
         var configuration = ServerConfiguration()
         configuration.variants = .init(brotli: .init(quality: 9, window: 22), zstd: nil, background: false)
         try await InProcessServer.withPublishing(configuration: configuration) { server in
-            try await SyncTests.publish(server, [("db/catalog.sqlite", Fixture.catalogRows)])
+            try await server.publish([("db/catalog.sqlite", Fixture.catalogRows)])
             let brotli = try await server.withConnection { connection in
                 let entry = try #require(try await connection.releaseFiles().first)
                 return try #require((entry["brotli"] as? [String: Any])?["sha256"] as? String)

@@ -8,21 +8,10 @@ import Testing
 @Suite("Blob batches")
 struct BlobBatchTests {
     static let auth = PublishToken.authorization
-    static let contentType = ("Content-Type", BlobBatch.mediaType)
-
-    static func batch(_ members: [(sha256: String, bytes: Data)]) -> [UInt8] {
-        members.flatMap { BlobBatch.header(sha256: $0.sha256, size: $0.bytes.count) + Array($0.bytes) }
-    }
-
-    static func member(_ text: String) -> (sha256: String, bytes: Data) {
-        let bytes = Data(text.utf8)
-        return (Fixture.sha256(bytes), bytes)
-    }
-
     @Test("the parser reads members across any chunking, and refuses what is not a batch")
     func parser() throws {
-        let members = [Self.member(String(repeating: "compressible text ", count: 100)), Self.member(""), Self.member("x")]
-        let body = Self.batch(members)
+        let members = [Fixture.batchMember(String(repeating: "compressible text ", count: 100)), Fixture.batchMember(""), Fixture.batchMember("x")]
+        let body = Fixture.blobBatch(members)
         for chunk in [1, 7, 64, 65, 66, body.count] {
             var parser = BlobBatch.Parser(maximumMemberBytes: 4096)
             var read: [BlobBatch.Member] = []
@@ -57,8 +46,13 @@ struct BlobBatchTests {
     func storedAndCommitted() async throws {
         try await InProcessServer.withPublishing { server in
             try await server.connection { connection in
-                let members = (0..<50).map { Self.member("file \($0) " + String(repeating: "text ", count: $0 * 20)) }
-                let stored = try await connection.request("POST", "/v1/blobs", headers: [Self.auth, Self.contentType], body: Self.batch(members))
+                let members = (0..<50).map { Fixture.batchMember("file \($0) " + String(repeating: "text ", count: $0 * 20)) }
+                let stored = try await connection.request(
+                    "POST",
+                    "/v1/blobs",
+                    headers: [Self.auth, Fixture.blobBatchContentType],
+                    body: Fixture.blobBatch(members)
+                )
                 #expect(stored.status == 201)
                 #expect(try APIJSON.decode(BlobBatchReply.self, from: stored.body).stored == 50)
                 let commit = CommitRequest(files: members.enumerated().map { .init(path: "f\($0.offset).txt", sha256: $0.element.sha256) })
@@ -76,7 +70,7 @@ struct BlobBatchTests {
                 let body = try await connection.request("GET", "/blobs/\(members[49].sha256)").body
                 #expect(Data(body) == members[49].bytes)
             }
-            #expect(try PublishLimitsTests.temporaryFiles(in: server.dataDirectory).isEmpty)
+            #expect(try Fixture.temporaryFiles(in: server.dataDirectory).isEmpty)
         }
     }
 
@@ -84,19 +78,24 @@ struct BlobBatchTests {
     func limits() async throws {
         let configuration = ServerConfiguration(publish: .init(maxUploadBytes: 500, maxBatchBytes: 2_000))
         try await InProcessServer.withPublishing(configuration: configuration) { server in
-            let small = (0..<2).map { Self.member(String(repeating: "\($0)", count: 400)) }
+            let small = (0..<2).map { Fixture.batchMember(String(repeating: "\($0)", count: 400)) }
             let cases: [(name: String, members: [(sha256: String, bytes: Data)], status: Int)] = [
                 ("two blobs of 400 bytes: more than 500 together, each under it", small, 201),
-                ("a blob of 600 bytes", [Self.member(String(repeating: "x", count: 600))], 413),
-                ("a body over publish.maxBatchBytes", (0..<6).map { Self.member(String(repeating: "y\($0)", count: 200)) }, 413),
+                ("a blob of 600 bytes", [Fixture.batchMember(String(repeating: "x", count: 600))], 413),
+                ("a body over publish.maxBatchBytes", (0..<6).map { Fixture.batchMember(String(repeating: "y\($0)", count: 200)) }, 413),
             ]
             for (name, members, status) in cases {
                 let response = try await server.connection { connection in
-                    try await connection.request("POST", "/v1/blobs", headers: [Self.auth, Self.contentType], body: Self.batch(members))
+                    try await connection.request(
+                        "POST",
+                        "/v1/blobs",
+                        headers: [Self.auth, Fixture.blobBatchContentType],
+                        body: Fixture.blobBatch(members)
+                    )
                 }
                 #expect(response.status == status, "\(name)")
             }
-            #expect(try PublishLimitsTests.temporaryFiles(in: server.dataDirectory).isEmpty)
+            #expect(try Fixture.temporaryFiles(in: server.dataDirectory).isEmpty)
         }
     }
 
@@ -104,18 +103,21 @@ struct BlobBatchTests {
     func refusedWhole() async throws {
         let configuration = ServerConfiguration(publish: .init(maxBatchBlobBytes: 1000, maxBatchBlobs: 3))
         try await InProcessServer.withPublishing(configuration: configuration) { server in
-            let good = Self.member("good")
+            let good = Fixture.batchMember("good")
             let lying = (sha256: Fixture.sha256(Data("other".utf8)), bytes: Data("lie".utf8))
             let cases: [(name: String, headers: [(String, String)], body: [UInt8], status: Int)] = [
-                ("a digest mismatch", [Self.auth, Self.contentType], Self.batch([good, lying]), 400),
+                ("a digest mismatch", [Self.auth, Fixture.blobBatchContentType], Fixture.blobBatch([good, lying]), 400),
                 (
-                    "a blob over publish.maxBatchBlobBytes", [Self.auth, Self.contentType],
-                    Self.batch([good, Self.member(String(repeating: "x", count: 1001))]), 400
+                    "a blob over publish.maxBatchBlobBytes", [Self.auth, Fixture.blobBatchContentType],
+                    Fixture.blobBatch([good, Fixture.batchMember(String(repeating: "x", count: 1001))]), 400
                 ),
-                ("more than publish.maxBatchBlobs", [Self.auth, Self.contentType], Self.batch([good] + (0..<3).map { Self.member("\($0)") }), 400),
-                ("a body cut inside a blob", [Self.auth, Self.contentType], Array(Self.batch([good]).dropLast()), 400),
-                ("another media type", [Self.auth, ("Content-Type", "application/octet-stream")], Self.batch([good]), 415),
-                ("no token", [Self.contentType], Self.batch([good]), 401),
+                (
+                    "more than publish.maxBatchBlobs", [Self.auth, Fixture.blobBatchContentType],
+                    Fixture.blobBatch([good] + (0..<3).map { Fixture.batchMember("\($0)") }), 400
+                ),
+                ("a body cut inside a blob", [Self.auth, Fixture.blobBatchContentType], Array(Fixture.blobBatch([good]).dropLast()), 400),
+                ("another media type", [Self.auth, ("Content-Type", "application/octet-stream")], Fixture.blobBatch([good]), 415),
+                ("no token", [Fixture.blobBatchContentType], Fixture.blobBatch([good]), 401),
             ]
             for (name, headers, body, status) in cases {
                 let response = try await server.connection { connection in
@@ -128,7 +130,7 @@ struct BlobBatchTests {
                     ),
                     "\(name)"
                 )
-                #expect(try PublishLimitsTests.temporaryFiles(in: server.dataDirectory).isEmpty, "\(name)")
+                #expect(try Fixture.temporaryFiles(in: server.dataDirectory).isEmpty, "\(name)")
             }
         }
     }

@@ -45,14 +45,14 @@ struct ClientAddressTests {
     @Test("with the dashboard on, /metrics and the admin API are the routes behind gates, and each gate lets in exactly whom the table says")
     func gates() async throws {
         var configuration = ServerConfiguration(metricsAllowedAddresses: [], dashboard: DashboardConfiguration(enabled: true, allowedAddresses: []))
-        configuration.accessTokens = try RouteAuthorizationTests.tokens.enumerated().map {
+        configuration.accessTokens = try RouteSamples.tokens.enumerated().map {
             try AccessToken(entry: $0.element.entry, position: $0.offset + 1)
         }
         try await LiveServer.withPublishing(configuration: configuration) { server in
             let gatedRoutes = server.routes.all.filter { $0 == "GET /metrics" || $0.hasPrefix("GET /v1/admin/") }
-            #expect(Set(gatedRoutes) == Set(RouteAuthorizationTests.gated.map(\.route)))
-            for row in RouteAuthorizationTests.gated {
-                let (method, path) = RouteAuthorizationTests.concrete(row.route)
+            #expect(Set(gatedRoutes) == Set(RouteSamples.gated.map(\.route)))
+            for row in RouteSamples.gated {
+                let (method, path) = RouteSamples.concrete(row.route)
                 for (secret, expected) in [(nil, row.bare), ("ci-secret", row.noRead), ("reader-secret", row.read)] {
                     let headers = secret.map { [("Authorization", "Bearer \($0)")] } ?? []
                     let response = try await RawHTTPConnection.with(port: server.port) { try await $0.request(method, path, headers: headers) }

@@ -7,8 +7,6 @@ import Testing
 /// Date, no Content-Length) are the connection's: ConnectionStreamingTests, over a socket.
 @Suite("Conditional requests")
 struct ConditionalRequestTests {
-    static let etag = "\"\(Fixture.sha256(Fixture.text))\""
-    static let lastModified = "Tue, 14 Nov 2023 22:13:20 GMT"
     static let earlier = "Tue, 14 Nov 2023 22:13:19 GMT"
 
     struct Case: Sendable, CustomTestStringConvertible {
@@ -20,42 +18,47 @@ struct ConditionalRequestTests {
     }
 
     static let cases: [Case] = [
-        Case(name: "If-None-Match current", method: "GET", headers: [("If-None-Match", etag)], status: 304),
-        Case(name: "If-None-Match weak form", method: "GET", headers: [("If-None-Match", "W/\(etag)")], status: 304),
-        Case(name: "If-None-Match in a list", method: "GET", headers: [("If-None-Match", "\"old\", \(etag)")], status: 304),
-        Case(name: "If-None-Match on a second line", method: "GET", headers: [("If-None-Match", "\"old\""), ("If-None-Match", etag)], status: 304),
+        Case(name: "If-None-Match current", method: "GET", headers: [("If-None-Match", Fixture.standardETag)], status: 304),
+        Case(name: "If-None-Match weak form", method: "GET", headers: [("If-None-Match", "W/\(Fixture.standardETag)")], status: 304),
+        Case(name: "If-None-Match in a list", method: "GET", headers: [("If-None-Match", "\"old\", \(Fixture.standardETag)")], status: 304),
+        Case(
+            name: "If-None-Match on a second line",
+            method: "GET",
+            headers: [("If-None-Match", "\"old\""), ("If-None-Match", Fixture.standardETag)],
+            status: 304
+        ),
         Case(name: "If-None-Match *", method: "GET", headers: [("If-None-Match", "*")], status: 304),
         Case(name: "If-None-Match other", method: "GET", headers: [("If-None-Match", "\"old\"")], status: 200),
-        Case(name: "If-None-Match on HEAD", method: "HEAD", headers: [("If-None-Match", etag)], status: 304),
-        Case(name: "If-Modified-Since equal", method: "GET", headers: [("If-Modified-Since", lastModified)], status: 304),
+        Case(name: "If-None-Match on HEAD", method: "HEAD", headers: [("If-None-Match", Fixture.standardETag)], status: 304),
+        Case(name: "If-Modified-Since equal", method: "GET", headers: [("If-Modified-Since", Fixture.standardLastModified)], status: 304),
         Case(name: "If-Modified-Since earlier", method: "GET", headers: [("If-Modified-Since", earlier)], status: 200),
         Case(name: "If-Modified-Since invalid", method: "GET", headers: [("If-Modified-Since", "last week")], status: 200),
         Case(
             name: "If-None-Match wins over If-Modified-Since",
             method: "GET",
-            headers: [("If-None-Match", etag), ("If-Modified-Since", earlier)],
+            headers: [("If-None-Match", Fixture.standardETag), ("If-Modified-Since", earlier)],
             status: 304
         ),
         Case(
             name: "If-Modified-Since ignored beside If-None-Match",
             method: "GET",
-            headers: [("If-None-Match", "\"old\""), ("If-Modified-Since", lastModified)],
+            headers: [("If-None-Match", "\"old\""), ("If-Modified-Since", Fixture.standardLastModified)],
             status: 200
         ),
-        Case(name: "If-Match current", method: "GET", headers: [("If-Match", etag)], status: 200),
+        Case(name: "If-Match current", method: "GET", headers: [("If-Match", Fixture.standardETag)], status: 200),
         Case(name: "If-Match *", method: "GET", headers: [("If-Match", "*")], status: 200),
         Case(name: "If-Match other", method: "GET", headers: [("If-Match", "\"old\"")], status: 412),
-        Case(name: "If-Match weak", method: "GET", headers: [("If-Match", "W/\(etag)")], status: 412),
+        Case(name: "If-Match weak", method: "GET", headers: [("If-Match", "W/\(Fixture.standardETag)")], status: 412),
         Case(name: "If-Unmodified-Since earlier", method: "GET", headers: [("If-Unmodified-Since", earlier)], status: 412),
-        Case(name: "If-Unmodified-Since equal", method: "GET", headers: [("If-Unmodified-Since", lastModified)], status: 200),
+        Case(name: "If-Unmodified-Since equal", method: "GET", headers: [("If-Unmodified-Since", Fixture.standardLastModified)], status: 200),
         Case(
             name: "If-Unmodified-Since ignored beside a true If-Match",
             method: "GET",
-            headers: [("If-Match", etag), ("If-Unmodified-Since", earlier)],
+            headers: [("If-Match", Fixture.standardETag), ("If-Unmodified-Since", earlier)],
             status: 200
         ),
-        Case(name: "412 before 304", method: "GET", headers: [("If-Match", "\"old\""), ("If-None-Match", etag)], status: 412),
-        Case(name: "304 before Range", method: "GET", headers: [("If-None-Match", etag), ("Range", "bytes=0-1")], status: 304),
+        Case(name: "412 before 304", method: "GET", headers: [("If-Match", "\"old\""), ("If-None-Match", Fixture.standardETag)], status: 412),
+        Case(name: "304 before Range", method: "GET", headers: [("If-None-Match", Fixture.standardETag), ("Range", "bytes=0-1")], status: 304),
     ]
 
     @Test("status table", arguments: cases)

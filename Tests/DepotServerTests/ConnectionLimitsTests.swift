@@ -194,13 +194,13 @@ struct ConnectionLimitsTests {
         try await LiveServer.withPublishing(configuration: .init(publish: .init(maxUploadBytes: 1000))) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
                 // Ten gigabytes announced, none sent: the answer cannot wait for the body.
-                try await connection.send("PUT", "/v1/files/big.bin", headers: [PublishLimitsTests.auth, ("Content-Length", "10000000000")])
+                try await connection.send("PUT", "/v1/files/big.bin", headers: [PublishToken.authorization, ("Content-Length", "10000000000")])
                 let response = try await connection.readResponse()
                 #expect(response.status == 413)
                 #expect(response.bodyText.contains("limit of 1000 bytes"))
                 #expect(try await connection.isClosedByServer())
             }
-            #expect(try PublishLimitsTests.temporaryFiles(in: server.dataDirectory).isEmpty)
+            #expect(try Fixture.temporaryFiles(in: server.dataDirectory).isEmpty)
         }
     }
 
@@ -208,17 +208,17 @@ struct ConnectionLimitsTests {
     func streamedTooLarge() async throws {
         try await LiveServer.withPublishing(configuration: .init(publish: .init(maxUploadBytes: 1000))) { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
-                try await connection.send("PUT", "/v1/files/big.bin", headers: [PublishLimitsTests.auth, ("Transfer-Encoding", "chunked")])
+                try await connection.send("PUT", "/v1/files/big.bin", headers: [PublishToken.authorization, ("Transfer-Encoding", "chunked")])
                 try await connection.sendRaw(Array("800\r\n".utf8) + [UInt8](repeating: 65, count: 0x800) + Array("\r\n".utf8))
                 let response = try await connection.readResponse()
                 #expect(response.status == 413)
                 #expect(try await connection.isClosedByServer())
             }
             let published = try await RawHTTPConnection.with(port: server.port) {
-                PublishingTests.entries(try await PublishingTests.manifest(&$0)).count
+                ClientManifest.entries(try await ClientManifest.read(&$0)).count
             }
             #expect(published == 0)
-            #expect(try PublishLimitsTests.temporaryFiles(in: server.dataDirectory).isEmpty)
+            #expect(try Fixture.temporaryFiles(in: server.dataDirectory).isEmpty)
         }
     }
 }

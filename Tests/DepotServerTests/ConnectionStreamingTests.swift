@@ -21,10 +21,10 @@ struct ConnectionStreamingTests {
             try await RawHTTPConnection.with(port: server.port) { connection in
                 // FileServingTests.getIdentity's answer, in process but for the Date the connection writes.
                 #expect(try await connection.request("GET", "/text.txt").header("Date") != nil)
-                let response = try await connection.request("GET", "/text.txt", headers: [("If-None-Match", ConditionalRequestTests.etag)])
+                let response = try await connection.request("GET", "/text.txt", headers: [("If-None-Match", Fixture.standardETag)])
                 #expect(response.status == 304)
-                #expect(response.header("ETag") == ConditionalRequestTests.etag)
-                #expect(response.header("Last-Modified") == FileServingTests.lastModified)
+                #expect(response.header("ETag") == Fixture.standardETag)
+                #expect(response.header("Last-Modified") == Fixture.standardLastModified)
                 #expect(response.header("Vary") == "Accept-Encoding")
                 #expect(response.header("Cache-Control") == "no-cache")
                 #expect(response.header("Date") != nil)
@@ -50,7 +50,7 @@ struct ConnectionStreamingTests {
             try await RawHTTPConnection.with(port: server.port) { connection in
                 #expect(try await connection.publish("catalog.txt", DeltaServingTests.version1).status == 201)
                 #expect(try await connection.publish("catalog.txt", DeltaServingTests.version2).status == 201)
-                _ = try await DeltaServingTests.waitForDeltas(&connection, path: "catalog.txt")
+                _ = try await connection.patchedEntry("catalog.txt")
                 let old = "\"\(Fixture.sha256(DeltaServingTests.version1))\""
                 let delta = try await connection.request("GET", "/files/catalog.txt", headers: [("A-IM", "vcdiff"), ("If-None-Match", old)])
                 #expect(delta.status == 226)
@@ -129,11 +129,11 @@ struct ConnectionStreamingTests {
                     try await $0.publish("big.bin", Data("replacement\n".utf8)).status
                 }
                 #expect(second == 201)
-                var files = RetentionAndConcurrencyTests.blobFiles(server.dataDirectory)
+                var files = Fixture.blobFiles(server.dataDirectory)
                 // Hang guard: slowest seen 12.9 s under two busy loops (the whole test).
                 for _ in 0..<2_400 where files.contains(oldHash) {
                     try await Task.sleep(for: .milliseconds(50))
-                    files = RetentionAndConcurrencyTests.blobFiles(server.dataDirectory)
+                    files = Fixture.blobFiles(server.dataDirectory)
                 }
                 #expect(!files.contains(oldHash), "the retired blob was collected during the download")
                 let response = try await download.readResponse()
@@ -182,27 +182,27 @@ struct ConnectionStreamingTests {
     func disconnect() async throws {
         try await LiveServer.withPublishing { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
-                try await connection.send("PUT", "/v1/files/cut.bin", headers: [PublishLimitsTests.auth, ("Content-Length", "1000000")])
+                try await connection.send("PUT", "/v1/files/cut.bin", headers: [PublishToken.authorization, ("Content-Length", "1000000")])
                 try await connection.sendRaw([UInt8](repeating: 1, count: 300_000))
                 // Not vacuous: the upload is being stored when the client goes.
-                var started = try PublishLimitsTests.temporaryFiles(in: server.dataDirectory)
+                var started = try Fixture.temporaryFiles(in: server.dataDirectory)
                 // Hang guard: slowest seen 0.3 s under two busy loops (the whole test).
                 for _ in 0..<6_000 where started.isEmpty {
                     try await Task.sleep(for: .milliseconds(20))
-                    started = try PublishLimitsTests.temporaryFiles(in: server.dataDirectory)
+                    started = try Fixture.temporaryFiles(in: server.dataDirectory)
                 }
                 #expect(!started.isEmpty, "the upload never reached the store")
             }
             // The server notices the closed connection and discards the partial upload.
-            var leftovers = try PublishLimitsTests.temporaryFiles(in: server.dataDirectory)
+            var leftovers = try Fixture.temporaryFiles(in: server.dataDirectory)
             for _ in 0..<2_400 where !leftovers.isEmpty {
                 try await Task.sleep(for: .milliseconds(50))
-                leftovers = try PublishLimitsTests.temporaryFiles(in: server.dataDirectory)
+                leftovers = try Fixture.temporaryFiles(in: server.dataDirectory)
             }
             #expect(leftovers.isEmpty)
             let (published, status) = try await RawHTTPConnection.with(port: server.port) { connection in
                 (
-                    PublishingTests.entries(try await PublishingTests.manifest(&connection)).count,
+                    ClientManifest.entries(try await ClientManifest.read(&connection)).count,
                     try await connection.request("GET", "/files/cut.bin").status
                 )
             }
@@ -220,28 +220,28 @@ struct ConnectionStreamingTests {
                 try await connection.send(
                     "PUT",
                     "/v1/blobs/\(sha256)",
-                    headers: [PublishLimitsTests.auth, ("Content-Length", "\(content.count)")]
+                    headers: [PublishToken.authorization, ("Content-Length", "\(content.count)")]
                 )
                 try await connection.sendRaw(Array(content.prefix(1 << 20)))
-                var started = try PublishLimitsTests.temporaryFiles(in: server.dataDirectory)
+                var started = try Fixture.temporaryFiles(in: server.dataDirectory)
                 // Hang guard: slowest seen 1.3 s under two busy loops (the whole test).
                 for _ in 0..<6_000 where !started.contains(where: { $0.hasSuffix(".zblocks") }) {
                     try await Task.sleep(for: .milliseconds(20))
-                    started = try PublishLimitsTests.temporaryFiles(in: server.dataDirectory)
+                    started = try Fixture.temporaryFiles(in: server.dataDirectory)
                 }
                 #expect(started.contains { $0.hasSuffix(".zblocks") }, "the index was not made as the upload arrived: \(started)")
             }
-            var leftovers = try PublishLimitsTests.temporaryFiles(in: server.dataDirectory)
+            var leftovers = try Fixture.temporaryFiles(in: server.dataDirectory)
             for _ in 0..<2_400 where !leftovers.isEmpty {
                 try await Task.sleep(for: .milliseconds(50))
-                leftovers = try PublishLimitsTests.temporaryFiles(in: server.dataDirectory)
+                leftovers = try Fixture.temporaryFiles(in: server.dataDirectory)
             }
             #expect(leftovers.isEmpty)
             let stored = try await RawHTTPConnection.with(port: server.port) { connection in
-                try await connection.request("PUT", "/v1/blobs/\(sha256)", headers: [PublishLimitsTests.auth], body: Array(content))
+                try await connection.request("PUT", "/v1/blobs/\(sha256)", headers: [PublishToken.authorization], body: Array(content))
             }
             #expect(stored.status == 201)
-            #expect(try PublishLimitsTests.temporaryFiles(in: server.dataDirectory).isEmpty)
+            #expect(try Fixture.temporaryFiles(in: server.dataDirectory).isEmpty)
             // Its index was recorded: served once a release lists the blob.
             let (committed, blocks) = try await RawHTTPConnection.with(port: server.port) { connection in
                 let commit = #"{"files": [{"path": "big.bin", "sha256": "\#(sha256)"}]}"#
@@ -249,7 +249,7 @@ struct ConnectionStreamingTests {
                     try await connection.request(
                         "POST",
                         "/v1/releases",
-                        headers: [PublishLimitsTests.auth, ("Content-Type", "application/json")],
+                        headers: [PublishToken.authorization, ("Content-Type", "application/json")],
                         body: Array(commit.utf8)
                     ).status,
                     try await connection.request("GET", "/blobs/\(sha256).blocks").status
@@ -271,7 +271,7 @@ struct ConnectionStreamingTests {
         }
         try await LiveServer.withPublishing(configuration: configuration) { server in
             defer { for _ in 0..<8 { gate.signal() } }
-            let (pages, path, _) = try await PackComputationTests.publish(server, count: 200)
+            let (pages, path, _) = try await PagePacks.publish(server, count: 200)
             try #require(pages.count >= 3)
             // Three clients ask for the first page's pack and hang up while it is being made.
             for _ in 0..<3 {
@@ -298,14 +298,14 @@ struct ConnectionStreamingTests {
                 return waited.page
             }
             let kept = try await RawHTTPConnection.with(port: server.port) {
-                try await $0.waitForMetric(PackComputationTests.brMade, toReach: 2)
+                try await $0.waitForMetric(PagePacks.brMade, toReach: 2)
             }
             #expect(kept, "both packs were made and kept")
             for page in [pages[0], queued] {
                 let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }
                 #expect(answer.status == 200)
             }
-            let made = try await PackAttackTests.made(server)
+            let made = try await PagePacks.made(server)
             #expect(made.br == 2 && entered.load(ordering: .relaxed) == 2, "made \(made), computations \(entered.load(ordering: .relaxed))")
         }
     }
@@ -328,7 +328,7 @@ struct ConnectionStreamingTests {
         try await withTemporaryDirectory { folder in
             let data = folder.appendingPathComponent("data")
             let pages = try await LiveServer.withDataDirectory(data, configuration: configuration) { server in
-                let pages = try await PackComputationTests.publish(server, count: 200).pages
+                let pages = try await PagePacks.publish(server, count: 200).pages
                 try #require(pages.count >= 4)
                 for page in pages.prefix(4) {
                     try await RawHTTPConnection.with(port: server.port) { try await $0.send("GET", "/packs/\(page).br") }
@@ -351,7 +351,7 @@ struct ConnectionStreamingTests {
                     let answer = try await RawHTTPConnection.with(port: server.port) { try await $0.request("GET", "/packs/\(page).br") }
                     #expect(answer.status == 200)
                 }
-                let made = try await PackAttackTests.made(server)
+                let made = try await PagePacks.made(server)
                 #expect(made.br == 3, "made \(made) after the restart")
             }
         }

@@ -12,7 +12,7 @@ struct DeltaServingTests {
     static let auth = PublishToken.authorization
 
     /// A catalog-like text file, and a version with a few records changed.
-    static let version1 = Data((0..<20_000).map { "\($0)\titem-\($0 * 7919 % 10007)\tprice=\($0 % 997)\n" }.joined().utf8)
+    static let version1 = Fixture.catalogVersion(1)
     static let version2: Data = {
         var text = String(decoding: version1, as: UTF8.self)
         for id in [17, 5_000, 12_345, 19_999] {
@@ -20,14 +20,6 @@ struct DeltaServingTests {
         }
         return Data(text.utf8)
     }()
-
-    /// The release entry of `path`, which must list patches: they are made before a publish is
-    /// committed.
-    static func waitForDeltas<Connection: TestHTTPConnection & ~Copyable>(_ connection: inout Connection, path: String) async throws -> [String: Any]
-    {
-        let entry = try await connection.releaseFiles().first { $0["path"] as? String == path }
-        return try #require(entry.flatMap { $0["patches"] == nil ? nil : $0 }, "\(path) lists no patch")
-    }
 
     @Test("a publish makes a patch from the previous version; the manifest lists it and /deltas serves it")
     func patchIsMadeListedAndServed() async throws {
@@ -41,7 +33,7 @@ struct DeltaServingTests {
                 #expect(
                     try await connection.request("PUT", "/v1/files/db/catalog.txt", headers: [Self.auth], body: Array(Self.version2)).status == 201
                 )
-                let entry = try await Self.waitForDeltas(&connection, path: "db/catalog.txt")
+                let entry = try await connection.patchedEntry("db/catalog.txt")
                 let deltas = try #require(entry["patches"] as? [[String: Any]])
                 #expect(deltas.count == 1)
                 let delta = try #require(deltas.first)
@@ -108,7 +100,7 @@ struct DeltaServingTests {
                 let new = "\"\(Fixture.sha256(Self.version2))\""
                 _ = try await connection.request("PUT", "/v1/files/catalog.txt", headers: [Self.auth], body: Array(Self.version1))
                 _ = try await connection.request("PUT", "/v1/files/catalog.txt", headers: [Self.auth], body: Array(Self.version2))
-                let entry = try await Self.waitForDeltas(&connection, path: "catalog.txt")
+                let entry = try await connection.patchedEntry("catalog.txt")
                 let stored = try #require((entry["patches"] as? [[String: Any]])?.first)
 
                 let delta = try await connection.request("GET", "/files/catalog.txt", headers: [("A-IM", "vcdiff"), ("If-None-Match", old)])
@@ -200,7 +192,7 @@ struct DeltaServingTests {
                 )
                 _ = try await connection.request("PUT", "/v1/files/catalog.txt", headers: [Self.auth], body: Array(Self.version1))
                 _ = try await connection.request("PUT", "/v1/files/catalog.txt", headers: [Self.auth], body: Array(Self.version2))
-                _ = try await Self.waitForDeltas(&connection, path: "catalog.txt")
+                _ = try await connection.patchedEntry("catalog.txt")
                 let files = try await connection.releaseFiles()
                 let noise = try #require(files.first { $0["path"] as? String == "noise.bin" })
                 #expect(noise["patches"] == nil)
@@ -208,25 +200,23 @@ struct DeltaServingTests {
         }
     }
 
-    /// Version `number` of the catalog: version 1 with records `1..<number` rewritten.
-    static func version(_ number: Int) -> Data {
-        var text = String(decoding: version1, as: UTF8.self)
-        for id in 1..<number { text = text.replacingOccurrences(of: "\n\(id * 1_000)\titem-", with: "\n\(id * 1_000)\tNEW-") }
-        return Data(text.utf8)
-    }
-
     @Test("a patch from any earlier version is made on the first request, once for many clients; other pairs get 404")
     func patchOnRequest() async throws {
         let distances = DeltaConfiguration(distances: [1])
         try await InProcessServer.withPublishing(configuration: .init(publish: .init(deltas: distances))) { server in
-            let versions = (1...4).map { Fixture.sha256(Self.version($0)) }
+            let versions = (1...4).map { Fixture.sha256(Fixture.catalogVersion($0)) }
             try await server.connection { connection in
                 for number in 1...4 {
-                    let reply = try await connection.request("PUT", "/v1/files/catalog.txt", headers: [Self.auth], body: Array(Self.version(number)))
+                    let reply = try await connection.request(
+                        "PUT",
+                        "/v1/files/catalog.txt",
+                        headers: [Self.auth],
+                        body: Array(Fixture.catalogVersion(number))
+                    )
                     #expect(reply.status == 201)
                 }
                 // The publish made the patch at distance 1 only.
-                let entry = try await Self.waitForDeltas(&connection, path: "catalog.txt")
+                let entry = try await connection.patchedEntry("catalog.txt")
                 #expect((entry["patches"] as? [[String: Any]])?.compactMap { $0["from"] as? String } == [versions[2]])
             }
             // Eight clients three releases behind at once: one encoding, one answer for all.
@@ -243,7 +233,7 @@ struct DeltaServingTests {
             }
             #expect(bodies.allSatisfy { $0.0 == 200 && $0.1 == bodies[0].1 })
             let patch = Array(try Fixture.gunzip(bodies[0].1))
-            #expect(try VCDIFFDecoder.decode(patch, source: Array(Self.version(1))) == Array(Self.version(4)))
+            #expect(try VCDIFFDecoder.decode(patch, source: Array(Fixture.catalogVersion(1))) == Array(Fixture.catalogVersion(4)))
             #expect(server.requests.total(pathPrefix: "/deltas/") == 8)
             try await server.connection { connection in
                 for (why, path) in [
@@ -269,9 +259,14 @@ struct DeltaServingTests {
         try await InProcessServer.withPublishing(configuration: configuration) { server in
             try await server.connection { connection in
                 for number in 1...3 {
-                    _ = try await connection.request("PUT", "/v1/files/catalog.txt", headers: [Self.auth], body: Array(Self.version(number)))
+                    _ = try await connection.request(
+                        "PUT",
+                        "/v1/files/catalog.txt",
+                        headers: [Self.auth],
+                        body: Array(Fixture.catalogVersion(number))
+                    )
                 }
-                let path = "/deltas/\(Fixture.sha256(Self.version(1)))/\(Fixture.sha256(Self.version(3)))"
+                let path = "/deltas/\(Fixture.sha256(Fixture.catalogVersion(1)))/\(Fixture.sha256(Fixture.catalogVersion(3)))"
                 #expect(try await connection.request("GET", path).status == 404)
             }
         }

@@ -12,17 +12,10 @@ import Testing
 /// over a real socket.
 @Suite("Page packs: attacks by an anonymous client")
 struct PackAttackTests {
-    static func made(_ server: some TestServer) async throws -> (br: Double, identity: Double) {
-        (
-            try await PackComputationTests.metric(server, PackComputationTests.brMade),
-            try await PackComputationTests.metric(server, PackComputationTests.identityMade)
-        )
-    }
-
     @Test("names that are not a stored page (random, uppercase, .br.br, dot-dot, overlong, a file's blob) make nothing and get short answers")
     func notPages() async throws {
         try await InProcessServer.withPublishing { server in
-            let (pages, _, fileSHA256) = try await PackComputationTests.publish(server, count: 40)
+            let (pages, _, fileSHA256) = try await PagePacks.publish(server, count: 40)
             let page = try #require(pages.first)
             let names = [
                 String(repeating: "ab", count: 32), page.uppercased(), "\(page).br.br", "\(page).BR", "\(page).gz", "%2e%2e%2f\(page)",
@@ -45,7 +38,7 @@ struct PackAttackTests {
                 }
                 #expect(answer.status == 404 && answer.body.count < 256, "\(path): \(answer.status), \(answer.body.count) bytes")
             }
-            let made = try await Self.made(server)
+            let made = try await PagePacks.made(server)
             #expect(made.br == 0 && made.identity == 0, "made \(made)")
         }
     }
@@ -57,7 +50,7 @@ struct PackAttackTests {
             var configuration = ServerConfiguration()
             configuration.publish.tokens = [PublishToken.secret]
             let (page, whole, tag) = try await InProcessServer.withDataDirectory(data, configuration: configuration) { server in
-                let page = try #require(try await PackComputationTests.publish(server, count: 40).pages.first)
+                let page = try #require(try await PagePacks.publish(server, count: 40).pages.first)
                 let path = "/packs/\(page).br"
                 return try await server.connection { connection in
                     let whole = try await connection.request("GET", path)
@@ -86,7 +79,7 @@ struct PackAttackTests {
                     #expect(again.header("ETag") == tag)
                     #expect(try await connection.request("HEAD", "/packs/\(page).br", headers: [("If-None-Match", tag)]).status == 304)
                 }
-                let made = try await Self.made(server)
+                let made = try await PagePacks.made(server)
                 #expect(made.br == 0, "made \(made) after the restart")
             }
         }
@@ -104,7 +97,7 @@ struct PackAttackTests {
             var configuration = ServerConfiguration(memoryCacheBytes: 0, resourceCacheEntries: 0)
             configuration.publish.tokens = [PublishToken.secret]
             try await InProcessServer.withDataDirectory(data, configuration: configuration) { server in
-                let (pages, _, sha256) = try await PackComputationTests.publish(server, count: 40)
+                let (pages, _, sha256) = try await PagePacks.publish(server, count: 40)
                 let page = try #require(pages.first)
                 let blob = data.appendingPathComponent("blobs/\(sha256.prefix(2))/\(sha256)")
                 for suffix in ["", ".gz"] { try? FileManager.default.removeItem(atPath: blob.path + suffix) }
@@ -114,7 +107,7 @@ struct PackAttackTests {
                         #expect(answer.status == 404 && answer.body.count < 256, "\(path): \(answer.status)")
                     }
                 }
-                let made = try await Self.made(server)
+                let made = try await PagePacks.made(server)
                 #expect(made.br <= 1 && made.identity <= 1, "5 requests each made \(made)")
             }
         }
@@ -127,7 +120,12 @@ struct PackAttackTests {
             let versions = (1...3).map { Fixture.pseudoRandom(count: 100_000, seed: 2 * $0 + 1) }
             try await server.connection { connection in
                 for version in versions {
-                    let reply = try await connection.request("PUT", "/v1/files/noise.bin", headers: [DeltaServingTests.auth], body: Array(version))
+                    let reply = try await connection.request(
+                        "PUT",
+                        "/v1/files/noise.bin",
+                        headers: [PublishToken.authorization],
+                        body: Array(version)
+                    )
                     #expect(reply.status == 201)
                 }
                 let path = "/deltas/\(Fixture.sha256(versions[0]))/\(Fixture.sha256(versions[2]))"
@@ -152,7 +150,7 @@ struct PackAttackTests {
             publish: .init(keepVersions: 1, keepReleases: 1, retiredGracePeriod: .zero, collectionInterval: .milliseconds(100))
         )
         try await InProcessServer.withPublishing(configuration: configuration) { server in
-            let old = try #require(try await PackComputationTests.publish(server, count: 40).pages.first)
+            let old = try #require(try await PagePacks.publish(server, count: 40).pages.first)
             var packBlobs: [String] = []
             for path in ["/packs/\(old)", "/packs/\(old).br"] {
                 let answer = try await server.connection { try await $0.request("GET", path) }
@@ -160,25 +158,25 @@ struct PackAttackTests {
                 packBlobs.append(try #require(answer.header("ETag")).trimmingCharacters(in: ["\""]))
             }
             #expect(
-                RetentionAndConcurrencyTests.blobFiles(server.dataDirectory).isSuperset(of: packBlobs),
+                Fixture.blobFiles(server.dataDirectory).isSuperset(of: packBlobs),
                 "the packs are kept as blobs: \(packBlobs)"
             )
-            let new = try await PackComputationTests.publish(server, count: 41).pages
+            let new = try await PagePacks.publish(server, count: 41).pages
             #expect(!new.contains(old))
             // However slowly a loaded machine runs the collections: the bound only guards a hang.
-            var files = RetentionAndConcurrencyTests.blobFiles(server.dataDirectory)
+            var files = Fixture.blobFiles(server.dataDirectory)
             // Hang guard: slowest seen 11.2 s under two busy loops (the whole test).
             for _ in 0..<12_000 where !files.isDisjoint(with: packBlobs) {
                 try await Task.sleep(for: .milliseconds(50))
-                files = RetentionAndConcurrencyTests.blobFiles(server.dataDirectory)
+                files = Fixture.blobFiles(server.dataDirectory)
             }
             #expect(files.isDisjoint(with: packBlobs), "the retired page's packs were not collected")
-            let before = try await Self.made(server)
+            let before = try await PagePacks.made(server)
             for path in ["/packs/\(old)", "/packs/\(old).br"] {
                 let answer = try await server.connection { try await $0.request("GET", path) }
                 #expect(answer.status == 404, "\(path): \(answer.status)")
             }
-            let after = try await Self.made(server)
+            let after = try await PagePacks.made(server)
             #expect(after.br == before.br && after.identity == before.identity, "made \(before) then \(after)")
         }
     }

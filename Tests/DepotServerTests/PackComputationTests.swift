@@ -13,49 +13,10 @@ import Testing
 /// `depot_packs_made_total`, in process (the router and its responder; no socket).
 @Suite("Page packs: made once, kept")
 struct PackComputationTests {
-    static let brMade = #"depot_packs_made_total{kind="br"}"#
-    static let identityMade = #"depot_packs_made_total{kind="identity"}"#
-
-    /// Publishes `count` small JSON-like files (they compress well together) in one release;
-    /// returns its pages and one file's path and SHA-256.
-    static func publish(_ server: some TestServer, count: Int) async throws -> (pages: [String], path: String, sha256: String) {
-        let members = (0..<count).map { index in
-            BlobBatchTests.member(
-                "{\"id\": \(index), \"name\": \"station \(index)\", \"departures\": ["
-                    + (0..<(20 + index % 13)).map { "{\"time\": \"\($0 % 24):\(index % 60)\", \"platform\": \($0 % 9)}" }.joined(separator: ", ")
-                    + "]}"
-            )
-        }
-        return try await server.withConnection { connection in
-            let stored = try await connection.request(
-                "POST",
-                "/v1/blobs",
-                headers: [BlobBatchTests.auth, BlobBatchTests.contentType],
-                body: BlobBatchTests.batch(members)
-            )
-            #expect(stored.status == 201)
-            let commit = CommitRequest(files: members.enumerated().map { .init(path: "d/\($0.offset).json", sha256: $0.element.sha256) })
-            let committed = try await connection.request(
-                "POST",
-                "/v1/releases",
-                headers: [BlobBatchTests.auth, ("Content-Type", "application/json")],
-                body: Array(try APIJSON.encoder.encode(commit))
-            )
-            #expect(committed.status == 201)
-            let document = try await connection.request("GET", "/channels/stable").json
-            let release = try await connection.request("GET", try #require(document["url"] as? String)).json
-            return (try #require(release["pages"] as? [String]), "d/0.json", members[0].sha256)
-        }
-    }
-
-    static func metric(_ server: some TestServer, _ series: String) async throws -> Double {
-        try await server.withConnection { try await $0.metric(series) }
-    }
-
     @Test("50 concurrent cold GETs of a page's brotli pack, and 50 HEADs of its pack, make each once; all get the same bytes")
     func concurrentColdRequests() async throws {
         try await InProcessServer.withPublishing { server in
-            let page = try #require(try await Self.publish(server, count: 60).pages.first)
+            let page = try #require(try await PagePacks.publish(server, count: 60).pages.first)
             let bodies = try await withThrowingTaskGroup(of: [UInt8].self) { group in
                 for _ in 0..<50 {
                     group.addTask {
@@ -78,7 +39,9 @@ struct PackComputationTests {
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(Set(lengths).count == 1 && lengths[0] != nil)
-            let made = (br: try await Self.metric(server, Self.brMade), identity: try await Self.metric(server, Self.identityMade))
+            let made = (
+                br: try await PagePacks.metric(server, PagePacks.brMade), identity: try await PagePacks.metric(server, PagePacks.identityMade)
+            )
             #expect(made.br == 1 && made.identity == 1, "made \(made)")
         }
     }
@@ -86,7 +49,7 @@ struct PackComputationTests {
     @Test("POST, PUT and DELETE on a pack answer 405 with Allow and make nothing")
     func methodFirst() async throws {
         try await InProcessServer.withPublishing { server in
-            let page = try #require(try await Self.publish(server, count: 40).pages.first)
+            let page = try #require(try await PagePacks.publish(server, count: 40).pages.first)
             for method in ["POST", "PUT", "DELETE"] {
                 for path in ["/packs/\(page).br", "/packs/\(page)"] {
                     let answer = try await server.connection { try await $0.request(method, path, body: [1]) }
@@ -94,7 +57,9 @@ struct PackComputationTests {
                     #expect(answer.header("Allow") == "GET, HEAD")
                 }
             }
-            let made = (br: try await Self.metric(server, Self.brMade), identity: try await Self.metric(server, Self.identityMade))
+            let made = (
+                br: try await PagePacks.metric(server, PagePacks.brMade), identity: try await PagePacks.metric(server, PagePacks.identityMade)
+            )
             #expect(made.br == 0 && made.identity == 0, "made \(made)")
         }
     }
@@ -103,7 +68,7 @@ struct PackComputationTests {
     func keptPastTheCache() async throws {
         let configuration = ServerConfiguration(memoryCacheBytes: 0, resourceCacheEntries: 2)
         try await InProcessServer.withPublishing(configuration: configuration) { server in
-            let pages = try await Self.publish(server, count: 200).pages
+            let pages = try await PagePacks.publish(server, count: 200).pages
             #expect(pages.count >= 4)
             for pass in 1...2 {
                 for page in pages {
@@ -112,7 +77,9 @@ struct PackComputationTests {
                         #expect(answer.status == 200, "pass \(pass): \(path)")
                     }
                 }
-                let made = (br: try await Self.metric(server, Self.brMade), identity: try await Self.metric(server, Self.identityMade))
+                let made = (
+                    br: try await PagePacks.metric(server, PagePacks.brMade), identity: try await PagePacks.metric(server, PagePacks.identityMade)
+                )
                 #expect(made.br == Double(pages.count) && made.identity == Double(pages.count), "pass \(pass) of \(pages.count) pages: made \(made)")
             }
         }
@@ -125,15 +92,15 @@ struct PackComputationTests {
             var configuration = ServerConfiguration()
             configuration.publish.tokens = [PublishToken.secret]
             let (page, before) = try await InProcessServer.withDataDirectory(data, configuration: configuration) { server in
-                let page = try #require(try await Self.publish(server, count: 40).pages.first)
+                let page = try #require(try await PagePacks.publish(server, count: 40).pages.first)
                 let before = try await server.connection { try await $0.request("GET", "/packs/\(page).br") }
-                #expect(try await Self.metric(server, Self.brMade) == 1)
+                #expect(try await PagePacks.metric(server, PagePacks.brMade) == 1)
                 return (page, before.body)
             }
             try await InProcessServer.withDataDirectory(data, configuration: configuration) { server in
                 let after = try await server.connection { try await $0.request("GET", "/packs/\(page).br") }
                 #expect(after.status == 200 && after.body == before)
-                let made = try await Self.metric(server, Self.brMade)
+                let made = try await PagePacks.metric(server, PagePacks.brMade)
                 #expect(made == 0, "made \(made)")
             }
         }
@@ -151,7 +118,7 @@ struct PackComputationTests {
         }
         try await InProcessServer.withPublishing(configuration: configuration) { server in
             defer { for _ in 0..<8 { gate.signal() } }
-            let (pages, path, sha256) = try await Self.publish(server, count: 200)
+            let (pages, path, sha256) = try await PagePacks.publish(server, count: 200)
             try await withThrowingTaskGroup(of: Int.self) { group in
                 // Two pages' packs hold both threads (as many as this machine's NIO blocking pool has on two cores).
                 for page in pages.prefix(2) {

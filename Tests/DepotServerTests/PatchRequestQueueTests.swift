@@ -25,7 +25,7 @@ struct PatchRequestQueueTests {
             for number in 1...3 {
                 let blob = try await store.ingest(
                     AsyncStream {
-                        $0.yield(ByteBuffer(bytes: Array(DeltaServingTests.version(number))))
+                        $0.yield(ByteBuffer(bytes: Array(Fixture.catalogVersion(number))))
                         $0.finish()
                     }
                 )

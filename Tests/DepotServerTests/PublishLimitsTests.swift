@@ -13,11 +13,6 @@ import Glibc
 struct PublishLimitsTests {
     static let auth = PublishToken.authorization
 
-    /// The files in `tmp/` and its subfolders (where batches write).
-    static func temporaryFiles(in dataDirectory: URL) throws -> [String] {
-        try Fixture.files(below: dataDirectory.appendingPathComponent("tmp"))
-    }
-
     @Test("POST /v1/blobs/missing asks about at most publish.maxMissingHashes hashes: more is 413, at the limit is answered")
     func missingHashesLimit() async throws {
         try await InProcessConnection.withPublishing(configuration: .init(publish: .init(maxMissingHashes: 3))) { connection in
@@ -63,7 +58,7 @@ struct PublishLimitsTests {
                         #expect(full.bodyText.contains("no space"))
                         #expect(Data(try await connection.request("GET", "/files/f.bin").body) == small)
                     }
-                    #expect(try Self.temporaryFiles(in: server.dataDirectory).isEmpty)
+                    #expect(try Fixture.temporaryFiles(in: server.dataDirectory).isEmpty)
                 }
             } catch {
                 try await unmount()
@@ -94,13 +89,13 @@ struct CollectionDuringPublishTests {
                     var content = Fixture.pseudoRandom(count: 2 << 20, seed: 11)
                     content.replaceSubrange(0..<8, with: Fixture.pseudoRandom(count: 8, seed: UInt64(101 + 2 * round)))
                     let sha256 = Fixture.sha256(content)
-                    let put = try await connection.request("PUT", "/v1/blobs/\(sha256)", headers: [PublishLimitsTests.auth], body: Array(content))
+                    let put = try await connection.request("PUT", "/v1/blobs/\(sha256)", headers: [PublishToken.authorization], body: Array(content))
                     #expect(put.status == 201)
                     let commit = #"{"files": [{"path": "big.bin", "sha256": "\#(sha256)"}]}"#
                     let committed = try await connection.request(
                         "POST",
                         "/v1/releases",
-                        headers: [PublishLimitsTests.auth, ("Content-Type", "application/json")],
+                        headers: [PublishToken.authorization, ("Content-Type", "application/json")],
                         body: Array(commit.utf8)
                     )
                     #expect(committed.status == 201)

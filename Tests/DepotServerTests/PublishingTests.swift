@@ -12,18 +12,6 @@ struct PublishingTests {
     static let auth = PublishToken.authorization
     static let catalogDB = Data(Fixture.text + Fixture.noise.prefix(50_000))
 
-    /// What a client sees: the default channel's document (`/manifest.json`), with `files`
-    /// set to its release's entries.
-    static func manifest<Connection: TestHTTPConnection & ~Copyable>(_ connection: inout Connection) async throws -> [String: Any] {
-        var document = try await connection.request("GET", "/manifest.json", headers: [], body: nil).json
-        document["files"] = try await connection.releaseFiles()
-        return document
-    }
-
-    static func entries(_ manifest: [String: Any]) -> [[String: Any]] {
-        manifest["files"] as? [[String: Any]] ?? []
-    }
-
     /// What `md5sum` or `sha256sum` print for `data`.
     static func digestTool(_ tool: String, _ data: Data) async throws -> String {
         try await withTemporaryDirectory { folder in
@@ -38,7 +26,7 @@ struct PublishingTests {
         let sha256 = try await Self.digestTool("sha256sum", Self.catalogDB)
         let md5 = try await Self.digestTool("md5sum", Self.catalogDB)
         try await InProcessConnection.withPublishing { connection in
-            let before = try await Self.manifest(&connection)
+            let before = try await ClientManifest.read(&connection)
             let reply = try await connection.publish("db/catalog.sqlite", Self.catalogDB)
             #expect(reply.status == 201)
             #expect(reply.header("Location") == "/files/db/catalog.sqlite")
@@ -49,9 +37,9 @@ struct PublishingTests {
             #expect(published.size == Int64(Self.catalogDB.count))
             #expect(published.etag == "\"\(sha256)\"")
 
-            let manifest = try await Self.manifest(&connection)
+            let manifest = try await ClientManifest.read(&connection)
             #expect((manifest["serial"] as? Int ?? 0) > (before["serial"] as? Int ?? 0))
-            let entry = try #require(Self.entries(manifest).first)
+            let entry = try #require(ClientManifest.entries(manifest).first)
             #expect(entry["path"] as? String == "db/catalog.sqlite")
             #expect(entry["sha256"] as? String == sha256)
             #expect(entry["md5"] as? String == md5)
@@ -77,7 +65,7 @@ struct PublishingTests {
         try await InProcessServer.withPublishing { server in
             try await server.connection { connection in
                 _ = try await connection.publish("db/catalog.sqlite", Self.catalogDB)
-                let lastModified = try #require(Self.entries(try await Self.manifest(&connection)).first?["lastModified"] as? String)
+                let lastModified = try #require(ClientManifest.entries(try await ClientManifest.read(&connection)).first?["lastModified"] as? String)
 
                 let file = try await connection.request("GET", "/files/db/catalog.sqlite")
                 #expect(file.status == 200)
@@ -137,7 +125,7 @@ struct PublishingTests {
                 let changed = try await connection.request("GET", "/manifest.json", headers: [("If-None-Match", etag)])
                 #expect(changed.status == 200)
                 #expect(changed.header("ETag") != etag)
-                #expect(Self.entries(try await Self.manifest(&connection)).first?["version"] as? Int == 2)
+                #expect(ClientManifest.entries(try await ClientManifest.read(&connection)).first?["version"] as? Int == 2)
                 #expect(try await connection.request("GET", "/files/a.txt").bodyText == "two\n")
             }
         }
@@ -149,7 +137,7 @@ struct PublishingTests {
             _ = try await connection.publish("gone.txt", Data("bye\n".utf8))
             let deleted = try await connection.request("DELETE", "/v1/files/gone.txt", headers: [Self.auth])
             #expect(deleted.status == 204)
-            #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
+            #expect(ClientManifest.entries(try await ClientManifest.read(&connection)).isEmpty)
             #expect(try await connection.request("GET", "/files/gone.txt").status == 404)
             #expect(try await connection.request("DELETE", "/v1/files/gone.txt", headers: [Self.auth]).status == 404)
         }
@@ -167,7 +155,7 @@ struct PublishingTests {
                 headers: [Self.auth, ("Content-MD5", md5), ("Repr-Digest", "sha-256=:\(sha):")]
             )
             #expect(good.status == 201)
-            let serial = try await Self.manifest(&connection)["serial"] as? Int
+            let serial = try await ClientManifest.read(&connection)["serial"] as? Int
 
             let cases: [(String, String)] = [
                 ("Content-MD5", Data(Fixture.md5Bytes(Data("other".utf8))).base64EncodedString()),
@@ -180,7 +168,7 @@ struct PublishingTests {
                 #expect(bad.status == 400, "\(name): \(value)")
                 #expect(bad.bodyText.contains("error"))
             }
-            #expect(try await Self.manifest(&connection)["serial"] as? Int == serial)
+            #expect(try await ClientManifest.read(&connection)["serial"] as? Int == serial)
             #expect(try await connection.request("GET", "/files/d.txt").bodyText == "digest me\n")
         }
     }
@@ -197,7 +185,7 @@ struct PublishingTests {
                 #expect(response.headers("WWW-Authenticate").map { $0.prefix(6) } == ["Bearer"])
                 #expect(!response.bodyText.contains(PublishToken.secret))
             }
-            #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
+            #expect(ClientManifest.entries(try await ClientManifest.read(&connection)).isEmpty)
         }
     }
 
@@ -211,7 +199,7 @@ struct PublishingTests {
             #expect(refused.headers("WWW-Authenticate").map { $0.prefix(6) } == ["Bearer", "Basic "])
             let forged = try await connection.publish("x.txt", Data("x".utf8), headers: [basic])
             #expect(forged.status == 403)
-            #expect(Self.entries(try await Self.manifest(&connection)).isEmpty)
+            #expect(ClientManifest.entries(try await ClientManifest.read(&connection)).isEmpty)
             let sent = try await connection.publish("x.txt", Data("x".utf8), headers: [basic, ("X-Requested-With", "fetch")])
             #expect(sent.status == 201)
         }

@@ -85,17 +85,17 @@ struct CurlTests {
 
     @Test("curl --compressed takes brotli or zstd from /files/… and decodes it to the published bytes")
     func curlCompressed() async throws {
-        try await VariantServingTests.withServer(LiveServer.self) { server, connection in
-            _ = try await VariantServingTests.publish(&connection, "db/catalog.sqlite", VariantServingTests.catalog)
+        try await LiveServer.withVariants { server, connection in
+            _ = try await connection.publishedEntry("db/catalog.sqlite", Fixture.catalogRows)
             try await withTemporaryDirectory { folder in
                 let output = folder.appendingPathComponent("catalog")
                 let result = try await ChildProcess.run(
                     "curl",
                     ["-sS", "--compressed", "-o", output.path, "-w", "%{size_download}", server.url("/files/db/catalog.sqlite")]
                 )
-                #expect(try Data(contentsOf: output) == VariantServingTests.catalog)
+                #expect(try Data(contentsOf: output) == Fixture.catalogRows)
                 let downloaded = Int(String(decoding: result.standardOutput, as: UTF8.self)) ?? 0
-                #expect(downloaded > 0 && downloaded < VariantServingTests.catalog.count / 3)
+                #expect(downloaded > 0 && downloaded < Fixture.catalogRows.count / 3)
             }
         }
     }
@@ -159,8 +159,8 @@ struct REDbotTests {
         arguments: ["br", "zstd"]
     )
     func redbotCheck(coding: String) async throws {
-        try await VariantServingTests.withServer(LiveServer.self) { server, connection in
-            _ = try await VariantServingTests.publish(&connection, "db/catalog.sqlite", VariantServingTests.catalog)
+        try await LiveServer.withVariants { server, connection in
+            _ = try await connection.publishedEntry("db/catalog.sqlite", Fixture.catalogRows)
             let result = try await ChildProcess.run(
                 "python3",
                 [Self.redbot.path, server.url("/files/db/catalog.sqlite"), "Accept-Encoding: \(coding)"]

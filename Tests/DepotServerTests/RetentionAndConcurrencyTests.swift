@@ -10,12 +10,6 @@ import Testing
 struct RetentionAndConcurrencyTests {
     static let auth = PublishToken.authorization
 
-    /// The names of the files in `dataDirectory`'s blob store.
-    static func blobFiles(_ dataDirectory: URL) -> Set<String> {
-        let files = (try? Fixture.files(below: dataDirectory.appendingPathComponent("blobs"))) ?? []
-        return Set(files.map { String($0.split(separator: "/").last!) })
-    }
-
     @Test("the last K versions are kept; older blobs are collected once the grace period has passed")
     func retention() async throws {
         let configuration = ServerConfiguration(
@@ -30,11 +24,11 @@ struct RetentionAndConcurrencyTests {
                 }
                 // Version 1 is retired: after the (zero) grace period its blob and gzip variant go.
                 // However slowly a loaded machine runs the collections: the bound only guards a hang.
-                var files = Self.blobFiles(server.dataDirectory)
+                var files = Fixture.blobFiles(server.dataDirectory)
                 // Hang guard: slowest seen 1.9 s under two busy loops (the whole test).
                 for _ in 0..<12_000 where files.contains(hashes[0]) || files.contains(hashes[0] + ".gz") {
                     try await Task.sleep(for: .milliseconds(50))
-                    files = Self.blobFiles(server.dataDirectory)
+                    files = Fixture.blobFiles(server.dataDirectory)
                 }
                 #expect(!files.contains(hashes[0]))
                 #expect(!files.contains(hashes[0] + ".gz"))
@@ -84,7 +78,7 @@ struct RetentionAndConcurrencyTests {
             }
             #expect(versions == [1, 2])
             let (entry, body) = try await server.connection { connection in
-                let entry = PublishingTests.entries(try await PublishingTests.manifest(&connection)).first
+                let entry = ClientManifest.entries(try await ClientManifest.read(&connection)).first
                 return (entry?["version"] as? Int, try await connection.request("GET", "/files/same.bin").body)
             }
             #expect(entry == 2)

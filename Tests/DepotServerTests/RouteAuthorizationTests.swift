@@ -43,22 +43,6 @@ struct RouteAuthorizationTests {
             + ["GET", "HEAD", "POST", "PATCH", "OPTIONS"].map { ("\($0) /v1/files/**", Need.notAllowed) } + [("GET /metrics", .ownRules)]
     )
 
-    /// `route`'s path with each parameter given a well-formed value.
-    static func concrete(_ route: String) -> (method: String, path: String) {
-        let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
-        let sha = String(repeating: "a", count: 64)
-        let path = parts[1].split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
-            switch segment {
-            case "{sha256}", "{id}", "{from}", "{to}": sha
-            case "{name}": "stable"
-            case "{action}": "pause"
-            case "**": "a.txt"
-            default: String(segment)
-            }
-        }
-        return (parts[0], path.joined(separator: "/"))
-    }
-
     @Test("the table names every route the router has, and no other")
     func tableIsComplete() async throws {
         try await InProcessServer.withPublishing { server in
@@ -73,7 +57,7 @@ struct RouteAuthorizationTests {
     func enforced() async throws {
         try await InProcessServer.withPublishing { server in
             for (route, need) in Self.table.sorted(by: { $0.key < $1.key }) {
-                let (method, path) = Self.concrete(route)
+                let (method, path) = RouteSamples.concrete(route)
                 let bare = try await server.connection {
                     try await $0.request(method, path, body: method == "PUT" ? [0] : [])
                 }
@@ -94,28 +78,6 @@ struct RouteAuthorizationTests {
             }
         }
     }
-
-    /// The routes behind a ``RouteGate`` of ScopedRoutes, with the dashboard on and no address
-    /// allowed: the status without credentials, with a token without `read`, and with one with it
-    /// (`/metrics` takes no token but its own `metrics.token`; `diff` and `file` without their
-    /// query are the handler's 400). Over a socket, where requests have an address:
-    /// ClientAddressTests.gates.
-    static let gated: [(route: String, bare: Int, noRead: Int, read: Int)] = [
-        ("GET /metrics", 403, 403, 403),
-        ("GET /v1/admin/overview", 401, 401, 200),
-        ("GET /v1/admin/diff", 401, 401, 400),
-        ("GET /v1/admin/file", 401, 401, 400),
-        ("GET /v1/admin/traffic", 401, 401, 200),
-    ]
-
-    /// The tokens of the scope table, and their secrets.
-    static let tokens: [(name: String, secret: String, entry: String)] = [
-        ("ci", "ci-secret", "name=ci publish=beta token=ci-secret"),
-        ("reader", "reader-secret", "name=reader read token=reader-secret"),
-        ("manager", "manager-secret", "name=manager promote=stable rollouts=stable read token=manager-secret"),
-        // Rollouts but no promote: may pause and halt, not start one (a completed rollout moves the channel).
-        ("roller", "roller-secret", "name=roller rollouts=stable read token=roller-secret"),
-    ]
 
     /// Requests, each with the tokens allowed it (written by hand, not by the rule under test);
     /// `publish-token` (an unnamed token of publish.tokens) is allowed all of them.
@@ -143,9 +105,9 @@ struct RouteAuthorizationTests {
     @Test("token × request: each scope allows what the table says and nothing more; a refusal is 403 naming the token and the scope")
     func scopes() async throws {
         var configuration = ServerConfiguration()
-        configuration.accessTokens = try Self.tokens.enumerated().map { try AccessToken(entry: $0.element.entry, position: $0.offset + 1) }
+        configuration.accessTokens = try RouteSamples.tokens.enumerated().map { try AccessToken(entry: $0.element.entry, position: $0.offset + 1) }
         try await InProcessServer.withPublishing(configuration: configuration) { server in
-            let everyone = Self.tokens.map { ($0.name, $0.secret) } + [("publish-token", PublishToken.secret)]
+            let everyone = RouteSamples.tokens.map { ($0.name, $0.secret) } + [("publish-token", PublishToken.secret)]
             for row in Self.scopeRows {
                 for (name, secret) in everyone {
                     let response = try await server.connection {

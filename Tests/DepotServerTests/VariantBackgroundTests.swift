@@ -104,8 +104,8 @@ struct VariantBackgroundTests {
         try await InProcessServer.withPublishing(configuration: configuration) { server in
             try await server.connection { connection in
                 // Past 64 files a release has two pages: the next release touches only the note's.
-                for index in 0..<70 { _ = try await VariantServingTests.publish(&connection, "f/\(index).txt", Data("\(index)\n".utf8)) }
-                let first = try await VariantServingTests.publish(&connection, "db/catalog.sqlite", Fixture.catalogRows)
+                for index in 0..<70 { _ = try await connection.publishedEntry("f/\(index).txt", Data("\(index)\n".utf8)) }
+                let first = try await connection.publishedEntry("db/catalog.sqlite", Fixture.catalogRows)
                 #expect(first["brotli"] == nil && first["zstd"] == nil, "the catalog's release was committed before its variants existed")
                 // Hang guard: slowest seen 1.4 s under two busy loops (the whole test).
                 let brotli = try await poll(for: .seconds(60)) { () -> RawHTTPResponse? in
@@ -120,7 +120,7 @@ struct VariantBackgroundTests {
                 }
                 let page = { (path: String) in ReleasePaging.page(ofBucket: ReleasePaging.bucket(ofPath: path), bits: 1) }
                 let note = try #require((0..<100).map { "note-\($0).txt" }.first { page($0) != page("db/catalog.sqlite") })
-                _ = try await VariantServingTests.publish(&connection, note, Data("a note\n".utf8))
+                _ = try await connection.publishedEntry(note, Data("a note\n".utf8))
                 let files = try await connection.releaseFiles()
                 let listed = try #require(files.first { $0["path"] as? String == "db/catalog.sqlite" })
                 // The next release re-encodes the catalog's page, untouched, to list the variants made since.

@@ -10,41 +10,7 @@ import Testing
 /// (RealClientTests).
 @Suite("Brotli and zstd variants")
 struct VariantServingTests {
-    /// Settings other than the defaults (so a test server makes them) and quick to make, before
-    /// the commit (so the release lists them).
-    static let variants = VariantConfiguration(brotli: .init(quality: 9, window: 22), zstd: .init(level: 12, longWindow: nil), background: false)
-
     static let catalog = Fixture.catalogRows
-
-    /// An application in process publishing with ``variants``, and a connection to it.
-    static func withServer<Result: Sendable>(
-        variants: VariantConfiguration = Self.variants,
-        _ body: @Sendable (InProcessServer, inout TestServerConnection) async throws -> Result
-    ) async throws -> Result {
-        try await withServer(InProcessServer.self, variants: variants, body)
-    }
-
-    /// A server of kind `Server` publishing with ``variants``, and a connection to it.
-    static func withServer<Server: TestServer, Result: Sendable>(
-        _ kind: Server.Type,
-        variants: VariantConfiguration = Self.variants,
-        _ body: @Sendable (Server, inout TestServerConnection) async throws -> Result
-    ) async throws -> Result {
-        var configuration = ServerConfiguration()
-        configuration.variants = variants
-        return try await Server.withPublishing(configuration: configuration) { server in
-            try await server.withConnection { connection in try await body(server, &connection) }
-        }
-    }
-
-    static func publish<Connection: TestHTTPConnection & ~Copyable>(
-        _ connection: inout Connection,
-        _ path: String,
-        _ data: Data
-    ) async throws -> [String: Any] {
-        #expect(try await connection.publish(path, data).status == 201)
-        return try #require(try await connection.releaseFiles().first { $0["path"] as? String == path })
-    }
 
     /// What the reference tool (`brotli -d`, `zstd -d`, `gzip -d`) decodes `bytes` to.
     static func decodedByTool(_ tool: String, _ bytes: [UInt8]) async throws -> Data {
@@ -58,8 +24,8 @@ struct VariantServingTests {
 
     @Test("a publish makes the variants, lists each with its size and SHA-256, and serves it at /blobs/{sha256}.br and .zst")
     func listedAndServed() async throws {
-        try await Self.withServer { _, connection in
-            let entry = try await Self.publish(&connection, "db/catalog.sqlite", Self.catalog)
+        try await InProcessServer.withVariants { _, connection in
+            let entry = try await connection.publishedEntry("db/catalog.sqlite", Self.catalog)
             let sha256 = try #require(entry["sha256"] as? String)
             let gzipSize = try #require((entry["gzip"] as? [String: Any])?["size"] as? Int)
             for (key, suffix, coding, type) in [("brotli", "br", "br", "application/octet-stream"), ("zstd", "zst", "zstd", "application/zstd")] {
@@ -80,9 +46,9 @@ struct VariantServingTests {
 
     @Test("no variant for content too small or that does not save the margin; no URL either")
     func notKept() async throws {
-        try await Self.withServer { _, connection in
+        try await InProcessServer.withVariants { _, connection in
             for (path, data) in [("small.txt", Fixture.text), ("noise.bin", Fixture.pseudoRandom(count: 300_000, seed: 7))] {
-                let entry = try await Self.publish(&connection, path, data)
+                let entry = try await connection.publishedEntry(path, data)
                 #expect(entry["brotli"] == nil && entry["zstd"] == nil, "\(path)")
                 let sha256 = try #require(entry["sha256"] as? String)
                 #expect(try await connection.request("GET", "/blobs/\(sha256).br").status == 404)
@@ -93,8 +59,8 @@ struct VariantServingTests {
 
     @Test("variants off: none made, gzip alone negotiated")
     func turnedOff() async throws {
-        try await Self.withServer(variants: .init(brotli: nil, zstd: .init(level: 3, longWindow: nil), minimumSavings: 0.99)) { _, connection in
-            let entry = try await Self.publish(&connection, "db/catalog.sqlite", Self.catalog)
+        try await InProcessServer.withVariants(.init(brotli: nil, zstd: .init(level: 3, longWindow: nil), minimumSavings: 0.99)) { _, connection in
+            let entry = try await connection.publishedEntry("db/catalog.sqlite", Self.catalog)
             #expect(entry["brotli"] == nil && entry["zstd"] == nil)
             let response = try await connection.request("GET", "/files/db/catalog.sqlite", headers: [("Accept-Encoding", "br, zstd, gzip")])
             #expect(response.header("Content-Encoding") == "gzip")
@@ -125,8 +91,8 @@ struct VariantServingTests {
     @Test("/files/… negotiates br, zstd, gzip and identity, each with its own strong ETag and Vary", arguments: Self.negotiationCases.indices)
     func negotiation(index: Int) async throws {
         let (acceptEncoding, allowed, why) = Self.negotiationCases[index]
-        try await Self.withServer { _, connection in
-            let entry = try await Self.publish(&connection, "db/catalog.sqlite", Self.catalog)
+        try await InProcessServer.withVariants { _, connection in
+            let entry = try await connection.publishedEntry("db/catalog.sqlite", Self.catalog)
             let tags: [String: (sha256: String, size: Int)] = try [
                 "identity": (entry["sha256"] as? String ?? "", Self.catalog.count),
                 "gzip": Self.listed(entry["gzip"]), "br": Self.listed(entry["brotli"]), "zstd": Self.listed(entry["zstd"]),
@@ -154,8 +120,8 @@ struct VariantServingTests {
 
     @Test("ranges, If-Range, If-None-Match and HEAD work on each variant as on gzip", arguments: ["br", "zstd", "gzip"])
     func conditionalsAndRanges(coding: String) async throws {
-        try await Self.withServer { _, connection in
-            let entry = try await Self.publish(&connection, "db/catalog.sqlite", Self.catalog)
+        try await InProcessServer.withVariants { _, connection in
+            let entry = try await connection.publishedEntry("db/catalog.sqlite", Self.catalog)
             let key = ["br": "brotli", "zstd": "zstd", "gzip": "gzip"][coding]!
             let (sha256, size) = try Self.listed(entry[key])
             let variant = try await connection.request("GET", "/files/db/catalog.sqlite", headers: [("Accept-Encoding", coding)]).body
@@ -221,7 +187,7 @@ struct VariantServingTests {
     @Test("the public folder's large files get variants too: / negotiates them once made, gzip until then")
     func publicFolder() async throws {
         var configuration = ServerConfiguration()
-        configuration.variants = Self.variants
+        configuration.variants = .quickTest
         try await InProcessServer.with(configuration: configuration, prepare: Self.writeCatalog) { server in
             try await server.connection { connection in
                 // Hang guard: slowest seen 0.85 s under two busy loops (the whole test).

@@ -4,7 +4,7 @@ import Testing
 /// The report of a sync or download that failed files: ``DepotClient/sync(progress:)`` throws
 /// then, the report attached (``SyncError/report``). Records an issue when it returned instead,
 /// and rethrows any other error.
-func failedReport(_ run: () async throws -> SyncReport) async throws -> SyncReport {
+package func failedReport(_ run: () async throws -> SyncReport) async throws -> SyncReport {
     do {
         let report = try await run()
         Issue.record("the sync returned with \(report.failedCount) failed files instead of throwing")
@@ -18,7 +18,7 @@ func failedReport(_ run: () async throws -> SyncReport) async throws -> SyncRepo
 
 extension Result where Success == SyncReport, Failure == any Error {
     /// The report a sync that failed files threw (``failedReport(_:)``).
-    func failedReport() throws -> SyncReport {
+    package func failedReport() throws -> SyncReport {
         switch self {
         case .success(let report):
             Issue.record("the sync returned with \(report.failedCount) failed files instead of throwing")
