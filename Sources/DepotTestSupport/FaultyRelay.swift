@@ -78,8 +78,14 @@ public final class FaultyRelay: Sendable {
     /// `request` without its `Range` field when that asks for several ranges.
     static func withoutMultipleRanges(_ request: String) -> String {
         request.split(separator: "\r\n", omittingEmptySubsequences: false).filter { line in
-            !(line.lowercased().hasPrefix("range:") && line.contains(","))
+            !(line.lowercased().hasPrefix("range:") && asksForSeveralRanges(line))
         }.joined(separator: "\r\n")
+    }
+
+    /// Whether a `Range` field (its value, or its whole line) asks for several ranges: the field
+    /// a relay that drops them removes (on a socket, or in process: ``InProcessRelay``).
+    package static func asksForSeveralRanges(_ range: some StringProtocol) -> Bool {
+        range.contains(",")
     }
 
     /// Starts a relay to `127.0.0.1:upstreamPort`, runs `body`, and stops it.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import NIOCore
 import Synchronization
 
@@ -14,6 +15,7 @@ package final class InProcessRelay: InProcessHost {
         var cutAfter: Int?
         var trickle: (pathPrefix: String, bytes: Int, interval: Duration)?
         var tamper: String?
+        var dropsMultipleRanges = false
     }
     private let faults = Mutex(Faults())
     /// The request lines relayed so far (`GET /blobs/…`).
@@ -50,6 +52,11 @@ package final class InProcessRelay: InProcessHost {
         faults.withLock { $0.tamper = pathPart }
     }
 
+    /// Whether later requests for several ranges lose their `Range` field.
+    package func dropMultipleRanges(_ drops: Bool = true) {
+        faults.withLock { $0.dropsMultipleRanges = drops }
+    }
+
     /// How many requests relayed so far have a request line starting with `prefix` (as
     /// `GET /blobs/`).
     package func requests(startingWith prefix: String) -> Int {
@@ -62,6 +69,10 @@ package final class InProcessRelay: InProcessHost {
         let faults = self.faults.withLock { faults in
             defer { if isBlob { faults.cutAfter = nil } }
             return faults
+        }
+        var request = request
+        if faults.dropsMultipleRanges, let range = request.headers[.range], FaultyRelay.asksForSeveralRanges(range) {
+            request.headers[.range] = nil
         }
         var answer = try await InProcessURLProtocol.exchange(request, at: upstream)
         if let part = faults.tamper, request.target.contains(part) {

@@ -3,9 +3,10 @@ import DepotTestSupport
 import Foundation
 import Testing
 
-/// Every client gets a delta (issue 28), with the real `depot serve` and `depot sync`: a client
-/// many releases behind, a client whose copy changed, a mirror that tampers with blocks, and a
-/// proxy that refuses several ranges in one request.
+/// Every client gets a delta (issue 28), with `depot sync` against the server, both in process: a
+/// client many releases behind, a client whose copy changed, a mirror that tampers with blocks,
+/// and a proxy that refuses several ranges in one request (through the shipped nginx site and a
+/// sync killed mid-way: `NginxSyncTests`, `KilledSyncTests`).
 @Suite("Deltas for every client")
 struct DeltaReachTests {
     /// Block indexes from 64 KiB, so that a 2 MB file has one.
@@ -47,17 +48,13 @@ struct DeltaReachTests {
         try await InProcessCLI.publish(["table.db"], to: server, in: root)
     }
 
-    /// `depot sync --json` into `out`: the file's outcome, the bytes it cost, and its gzip size.
-    /// With no minimum rate: the relays these tests put in front run in the test process, which a
-    /// loaded machine can starve for longer than a rate window, and the rate is not their
-    /// subject (`SlowRetrievalTests` judge it on a clock of their own).
-    /// `depot sync` into `out` from `server`: in process, or as the binary (`spawned`: a client
-    /// that has fetched nothing before in its process).
-    static func sync(_ server: String, root: URL, spawned: Bool = false) async throws -> (outcome: String, bytes: Int) {
+    /// `depot sync --json` into `out` from `server`: the file's outcome and the bytes it cost.
+    /// With no minimum rate: the server and the relays these tests put in front run in the test
+    /// process, which a loaded machine can starve for longer than a rate window, and the rate is
+    /// not their subject (`TransferRateTests` judge it on a clock of their own).
+    static func sync(_ server: String, root: URL) async throws -> (outcome: String, bytes: Int) {
         let arguments = ["sync", "--server", server, "--dir", "out", "--json", "--minimum-rate", "0"]
-        let result =
-            spawned
-            ? try await DepotProcess.command(arguments, token: nil, in: root) : try await InProcessCLI.run(arguments, token: nil, in: root)
+        let result = try await InProcessCLI.run(arguments, token: nil, in: root)
         #expect(result.status == 0, "\(result.errors)")
         let report = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
         let file = (report?["files"] as? [[String: Any]])?.first { $0["path"] as? String == "table.db" }
@@ -84,7 +81,7 @@ struct DeltaReachTests {
 
     @Test("a client 10 releases behind gets a patch the server makes on its request, not the whole file")
     func tenReleasesBehind() async throws {
-        try await DepotProcess.withServer(environment: Self.environment) { root, server in
+        try await InProcessCLI.withServer(environment: Self.environment) { root, server in
             try await Self.publish(1, root: root, server: server)
             #expect(try await Self.sync(server, root: root).outcome == "gzip")
             for version in 2...11 { try await Self.publish(version, root: root, server: server) }
@@ -113,12 +110,9 @@ struct DeltaReachTests {
         return result
     }
 
-    /// The port of a server's URL.
-    static func port(_ server: String) -> Int { Int(server.split(separator: ":").last!)! }
-
     @Test("a copy the app wrote to is rebuilt from blocks: those of the version held, then its patch")
     func copyChangedByTheApp() async throws {
-        try await DepotProcess.withServer(environment: Self.environment) { root, server in
+        try await InProcessCLI.withServer(environment: Self.environment) { root, server in
             let (outcome, bytes) = try await Self.syncAfterChange(root: root, server: server, change: Self.editedByTheApp) {
                 try await Self.sync($0, root: root)
             }
@@ -129,7 +123,7 @@ struct DeltaReachTests {
 
     @Test("a damaged copy is repaired from blocks, whatever its damage shifted")
     func damagedCopy() async throws {
-        try await DepotProcess.withServer(environment: Self.environment) { root, server in
+        try await InProcessCLI.withServer(environment: Self.environment) { root, server in
             let damage: (Data) -> Data = { copy in
                 var damaged = copy
                 damaged.replaceSubrange(500_000..<504_096, with: Data(count: 4_096))
@@ -145,18 +139,18 @@ struct DeltaReachTests {
             // The summary line says how each updated file arrived.
             try Self.editedByTheApp(try Self.synced(root)).write(to: root.appendingPathComponent("out/table.db"))
             try await Self.publish(3, root: root, server: server)
-            let line = try await InProcessCLI.run(["sync", "--server", server, "--dir", "out"], token: nil, in: root)
+            let line = try await InProcessCLI.run(["sync", "--server", server, "--dir", "out", "--minimum-rate", "0"], token: nil, in: root)
             #expect(line.output.contains("1 updated, 0 unchanged: ") && line.output.contains("; 1 from blocks"), "\(line.output)")
         }
     }
 
     @Test("a mirror that alters a block is refused, and the file is fetched whole")
     func tamperedBlocks() async throws {
-        try await DepotProcess.withServer(environment: Self.environment) { root, server in
-            let (outcome, bytes) = try await Self.syncAfterChange(root: root, server: server, change: Self.editedByTheApp) { server in
-                try await FaultyRelay.with(upstreamPort: Self.port(server)) { relay in
+        try await InProcessCLI.withServer(environment: Self.environment) { root, server, app in
+            let (outcome, bytes) = try await Self.syncAfterChange(root: root, server: server, change: Self.editedByTheApp) { _ in
+                try await InProcessRelay.with(in: app) { relay in
                     relay.tamper(".zblocks")
-                    return try await Self.sync("http://127.0.0.1:\(relay.port)", root: root, spawned: true)
+                    return try await Self.sync(relay.url(""), root: root)
                 }
             }
             #expect(outcome == "gzip")
@@ -167,7 +161,7 @@ struct DeltaReachTests {
 
     @Test("a proxy that refuses several ranges a request: one range a request, the bytes still reported")
     func proxyRefusingMultipleRanges() async throws {
-        try await DepotProcess.withServer(environment: Self.environment) { root, server in
+        try await InProcessCLI.withServer(environment: Self.environment) { root, server, app in
             let damage: (Data) -> Data = { copy in
                 var damaged = copy
                 for start in stride(from: 100_000, to: 2_000_000, by: 150_000) {
@@ -176,67 +170,13 @@ struct DeltaReachTests {
                 return damaged
             }
             let (outcome, bytes) = try await Self.syncAfterChange(root: root, server: server, change: damage) { server in
-                try await FaultyRelay.with(upstreamPort: Self.port(server)) { relay in
+                try await InProcessRelay.with(in: app) { relay in
                     relay.dropMultipleRanges()
-                    return try await Self.sync("http://127.0.0.1:\(relay.port)", root: root)
+                    return try await Self.sync(relay.url(""), root: root)
                 }
             }
             #expect(outcome == "blocks")
             #expect(bytes * 5 < Self.gzipSize(2), "\(bytes) bytes")
-        }
-    }
-
-    @Test("through the shipped nginx site, a changed copy is rebuilt from blocks and its bytes reported")
-    func throughNginx() async throws {
-        try await DepotProcess.withServer(environment: Self.environment) { root, server in
-            let (outcome, bytes) = try await Self.syncAfterChange(root: root, server: server, change: Self.editedByTheApp) { server in
-                try await Nginx.with(depotPort: Self.port(server)) { nginx in try await Self.sync(nginx.url(""), root: root) }
-            }
-            #expect(outcome == "blocks")
-            #expect(bytes * 4 < Self.gzipSize(2), "\(bytes) bytes")
-        }
-    }
-
-    @Test("killing a sync that rebuilds from blocks at random points leaves the old copy or the new file, and the next sync finishes")
-    func killedBlockSync() async throws {
-        try await DepotProcess.withServer(environment: Self.environment) { root, server in
-            try await Self.publish(1, root: root, server: server)
-            _ = try await Self.sync(server, root: root)
-            let edited = Self.editedByTheApp(try Self.synced(root))
-            try edited.write(to: root.appendingPathComponent("out/table.db"))
-            try await Self.publish(2, root: root, server: server)
-            let template = root.appendingPathComponent("out")
-            /// A folder holding release 1 with the app's copy, as `out` does.
-            func fresh(_ name: String) throws -> URL {
-                let folder = root.appendingPathComponent(name)
-                try FileManager.default.copyItem(at: template, to: folder)
-                return folder
-            }
-            let whole = try await ContinuousClock().measure {
-                _ = try fresh("timing")
-                #expect(try await InProcessCLI.run(["sync", "--server", server, "--dir", "timing"], token: nil, in: root).status == 0)
-            }
-            let latest = max(300, Int(whole / .milliseconds(1) * 1.5))
-            var generator = SystemRandomNumberGenerator()
-            for round in 0..<8 {
-                let folder = try fresh("round-\(round)")
-                try await DepotProcess.with(["sync", "--server", server, "--dir", folder.lastPathComponent], in: root) { sync in
-                    try await Task.sleep(for: .milliseconds(Int.random(in: 0...latest, using: &generator)))
-                    sync.kill()
-                    _ = try await sync.waitForExit()
-                    let client = DepotClient(server: URL(string: server)!, directory: folder)
-                    let (held, bytes) = try client.withCurrentRelease { held in
-                        (held?.number, try Data(contentsOf: folder.appendingPathComponent("table.db")))
-                    }
-                    #expect(
-                        held == 1 && bytes == edited || held == 2 && bytes == Self.table(version: 2),
-                        "round \(round): release \(String(describing: held))"
-                    )
-                    let again = try await InProcessCLI.run(["sync", "--server", server, "--dir", folder.lastPathComponent], token: nil, in: root)
-                    #expect(again.status == 0, "\(again.errors)")
-                    #expect(try Data(contentsOf: folder.appendingPathComponent("table.db")) == Self.table(version: 2), "round \(round)")
-                }
-            }
         }
     }
 }
