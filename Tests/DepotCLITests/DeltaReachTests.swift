@@ -6,7 +6,8 @@ import Testing
 /// Every client gets a delta (issue 28), with `depot sync` against the server, both in process: a
 /// client many releases behind, a client whose copy changed, a mirror that tampers with blocks,
 /// and a proxy that refuses several ranges in one request (through the shipped nginx site and a
-/// sync killed mid-way: `NginxSyncTests`, `KilledSyncTests`).
+/// sync killed mid-way: the suites "Syncs through the shipped nginx site" and "Syncs killed
+/// mid-way").
 @Suite("Deltas for every client")
 struct DeltaReachTests {
     /// Block indexes from 64 KiB, so that a 2 MB file has one.

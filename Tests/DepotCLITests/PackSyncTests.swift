@@ -6,7 +6,7 @@ import Testing
 
 /// Cold syncs of many small files through `/packs/{page}`: a page's files in one request, by
 /// gzip or brotli, against the server in process (behind the shipped nginx site and after a
-/// kill: `NginxSyncTests`, `KilledSyncTests`).
+/// kill: the suites "Syncs through the shipped nginx site" and "Syncs killed mid-way").
 @Suite("Packs")
 struct PackSyncTests {
     static let files = 800
