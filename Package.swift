@@ -299,10 +299,30 @@ let package = Package(
             ],
             swiftSettings: testSwiftSettings
         ),
+        // The repository's own checks (sizes, table owners, file operations, client symbols, layout literals, leftovers).
         .testTarget(
-            name: "DepotDeployTests",
-            dependencies: [client("DepotAPI"), client("DepotClient"), client("DepotManifest"), "DepotServer", "DepotTestSupport"],
-            exclude: ["Browser"],  // the browser test's Playwright script, run by DashboardBrowserTests
+            name: "DepotRepositoryTests",
+            dependencies: ["DepotTestSupport"],
+            swiftSettings: testSwiftSettings
+        ),
+        // Every suite that starts a live server, nginx or spawns `depot`: rooms Deploy/, Server/, Client/.
+        .testTarget(
+            name: "DepotEndToEndTests",
+            dependencies: [
+                "depot",
+                "DepotConnection",
+                "DepotServer",
+                "DepotTestSupport",
+                "DepotTestFixtures",
+                client("DepotAPI"),
+                client("DepotClient"),
+                client("DepotHTTP"),
+                client("DepotManifest"),
+                client("DepotPolicy"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            exclude: ["Deploy/Browser"],  // the browser test's Playwright script, run by DashboardBrowserTests
             swiftSettings: testSwiftSettings
         ),
         .testTarget(

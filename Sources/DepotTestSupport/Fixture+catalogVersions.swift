@@ -11,3 +11,14 @@ extension Fixture {
         return Data(text.utf8)
     }
 }
+
+extension Fixture {
+    /// ``catalogVersion(_:)`` 1 with a few records (17, 5,000, 12,345, 19,999) changed.
+    package static let catalogEdited: Data = {
+        var text = String(decoding: catalogVersion(1), as: UTF8.self)
+        for id in [17, 5_000, 12_345, 19_999] {
+            text = text.replacingOccurrences(of: "\n\(id)\titem-", with: "\n\(id)\tITEM-")
+        }
+        return Data(text.utf8)
+    }()
+}

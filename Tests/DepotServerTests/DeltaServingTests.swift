@@ -13,13 +13,7 @@ struct DeltaServingTests {
 
     /// A catalog-like text file, and a version with a few records changed.
     static let version1 = Fixture.catalogVersion(1)
-    static let version2: Data = {
-        var text = String(decoding: version1, as: UTF8.self)
-        for id in [17, 5_000, 12_345, 19_999] {
-            text = text.replacingOccurrences(of: "\n\(id)\titem-", with: "\n\(id)\tITEM-")
-        }
-        return Data(text.utf8)
-    }()
+    static let version2 = Fixture.catalogEdited
 
     @Test("a publish makes a patch from the previous version; the manifest lists it and /deltas serves it")
     func patchIsMadeListedAndServed() async throws {

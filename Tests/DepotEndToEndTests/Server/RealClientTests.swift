@@ -151,7 +151,7 @@ struct ZsyncTests {
 @Suite("REDbot against a live server")
 struct REDbotTests {
     /// `scripts/lib/redbotcheck.py`: REDbot's checks of one answer, asked with given fields.
-    static let redbot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let redbot = PackageRoot.url
         .appendingPathComponent("scripts/lib/redbotcheck.py")
 
     @Test(

@@ -216,7 +216,7 @@ struct ProductionModesTests {
 
 /// `deploy/depot.service` and `deploy/config.example.json`, exercised as shipped.
 extension ProductionModesTests {
-    static let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let deploy = PackageRoot.url
         .appendingPathComponent("deploy")
 
     @Test("systemd-analyze verifies the unit", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))

@@ -48,10 +48,10 @@ struct ConnectionStreamingTests {
     func deltaEncodingIsChunked() async throws {
         try await LiveServer.withPublishing { server in
             try await RawHTTPConnection.with(port: server.port) { connection in
-                #expect(try await connection.publish("catalog.txt", DeltaServingTests.version1).status == 201)
-                #expect(try await connection.publish("catalog.txt", DeltaServingTests.version2).status == 201)
+                #expect(try await connection.publish("catalog.txt", Fixture.catalogVersion(1)).status == 201)
+                #expect(try await connection.publish("catalog.txt", Fixture.catalogEdited).status == 201)
                 _ = try await connection.patchedEntry("catalog.txt")
-                let old = "\"\(Fixture.sha256(DeltaServingTests.version1))\""
+                let old = "\"\(Fixture.sha256(Fixture.catalogVersion(1)))\""
                 let delta = try await connection.request("GET", "/files/catalog.txt", headers: [("A-IM", "vcdiff"), ("If-None-Match", old)])
                 #expect(delta.status == 226)
                 #expect(delta.header("Transfer-Encoding") == "chunked")

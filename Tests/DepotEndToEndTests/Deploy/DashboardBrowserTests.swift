@@ -14,7 +14,7 @@ struct DashboardBrowserTests {
     static let readToken = "dashboard-read-token"
     /// A token that may promote and roll back stable, and read: no rollout controls.
     static let managerToken = "dashboard-manager-token"
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = PackageRoot.url
 
     /// Runs `depot` to its end; its exit status and what it printed.
     static func depot(_ arguments: [String], in root: URL) async throws -> (status: Int32, log: String) {
@@ -55,7 +55,7 @@ struct DashboardBrowserTests {
                 let artifacts = Self.packageRoot.appendingPathComponent(".build/test-artifacts")
                 try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
                 let screenshot = artifacts.appendingPathComponent("dashboard.png")
-                let script = Self.packageRoot.appendingPathComponent("Tests/DepotDeployTests/Browser/dashboard.py")
+                let script = Self.packageRoot.appendingPathComponent("Tests/DepotEndToEndTests/Deploy/Browser/dashboard.py")
                 let browser = try await ChildProcess.run(
                     "python3",
                     [script.path, url, Self.adminToken, Self.readToken, screenshot.path, Self.managerToken],
