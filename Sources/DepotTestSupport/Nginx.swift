@@ -90,7 +90,7 @@ public struct Nginx: Sendable {
         _ body: @Sendable (Nginx) async throws -> Result
     ) async throws -> Result {
         try await withTemporaryDirectory { root in
-            let port = try await freePort()
+            let port = try await freeLocalPort()
             var site = try String(contentsOf: config, encoding: .utf8)
             for (shipped, local) in [("listen 80;", "listen 127.0.0.1:\(port);")] + changes(root) {
                 guard site.contains(shipped) else { throw NginxError.siteConfigChanged(shipped) }
@@ -133,13 +133,6 @@ public struct Nginx: Sendable {
     }
 
     /// A port nothing listens on now: bound to port 0, read, and released.
-    static func freePort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-        let port = channel.localAddress!.port!
-        try await channel.close()
-        return port
-    }
-
     static func waitUntilListening(port: Int, process: DepotProcess) async throws {
         for _ in 0..<200 {
             if (try? await RawHTTPConnection.with(port: port, { _ in true })) == true { return }

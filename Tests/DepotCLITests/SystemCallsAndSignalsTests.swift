@@ -72,7 +72,7 @@ struct SyncWatchProcessTests {
     func unreachableThenUp() async throws {
         try await withTemporaryDirectory { root in
             try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
-            let port = try Self.freePort()
+            let port = try await freeLocalPort()
             let server = "http://127.0.0.1:\(port)"
             try await DepotProcess.with(["sync", "--server", server, "--dir", "out", "--watch", "1", "--max-backoff", "2s"], in: root) { watcher in
                 // Hang guard: slowest seen 3.2 s under two busy loops (the whole test).
@@ -106,22 +106,5 @@ struct SyncWatchProcessTests {
                 }
             }
         }
-    }
-
-    /// A port on 127.0.0.1 nothing listens on: bound, read, and closed again.
-    static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw CocoaError(.fileReadUnknown) }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw CocoaError(.fileReadUnknown) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
