@@ -8,13 +8,13 @@ import NIOHTTP1
 /// How a `depot` command run in process (``InProcessCLI``) sends its requests: to an in-process
 /// host (an ``InProcessServer``, or a test's own ``InProcessHost`` in front of one), through
 /// ``InProcessURLProtocol``'s registry, the one a `DepotClient` in the same test reaches them by
-/// (the request body whole, no socket); to any other host (an nginx, a server on a socket),
+/// (the request body whole; the answer whole, cut or trickled; no socket); to any other host (an nginx, a server on a socket),
 /// through `network`, a real HTTP client.
 struct InProcessTransport: HTTPTransport {
     /// The transport for hosts that are not in process.
     let network: any HTTPTransport
 
-    /// A delivery this transport does not carry (a stall or a trickle: a `DepotClient`'s subject).
+    /// A delivery this transport does not carry (a stall: a `DepotClient`'s subject).
     struct UnsupportedDelivery: Error, CustomStringConvertible {
         let delivery: InProcessAnswer.Delivery
         var description: String { "InProcessTransport carries whole and cut bodies, not \(delivery)" }
@@ -46,7 +46,8 @@ struct InProcessTransport: HTTPTransport {
         return HTTPClientResponse(status: HTTPResponseStatus(statusCode: answer.status), headers: headers, body: try Self.body(of: answer))
     }
 
-    /// The answer's body as the command reads it: whole, or cut where the host cuts it.
+    /// The answer's body as the command reads it: whole, cut where the host cuts it, or a piece at a
+    /// time.
     private static func body(of answer: InProcessAnswer) throws -> HTTPClientResponse.Body {
         switch answer.delivery {
         case .whole:
@@ -59,7 +60,25 @@ struct InProcessTransport: HTTPTransport {
                     $0.finish(throwing: HTTPClientError.remoteConnectionClosed)
                 }
             )
-        case .stalled, .unanswered, .trickled:
+        case .trickled(let bytes, let interval):
+            // A piece of `bytes` after each `interval`, as a slow source sends them.
+            let body = answer.body
+            return .stream(
+                AsyncThrowingStream<ByteBuffer, any Error> { continuation in
+                    let telling = Task {
+                        var offset = body.readerIndex
+                        while offset < body.writerIndex {
+                            try await Task.sleep(for: interval)
+                            let count = min(max(1, bytes), body.writerIndex - offset)
+                            continuation.yield(body.getSlice(at: offset, length: count)!)
+                            offset += count
+                        }
+                        continuation.finish()
+                    }
+                    continuation.onTermination = { _ in telling.cancel() }
+                }
+            )
+        case .stalled, .unanswered:
             throw UnsupportedDelivery(delivery: answer.delivery)
         }
     }

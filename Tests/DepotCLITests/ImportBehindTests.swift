@@ -86,18 +86,16 @@ struct ImportBehindTests {
     )
     func trickledSource(command: String) async throws {
         try await Drill.withKey { root, key, publicKey in
-            // On a socket: the relay in front of it is one.
-            try await DepotProcess.withServer(environment: ["DEPOT_CHANNELS_SIGNING_KEY_FILE": key.path]) { _, server in
+            try await InProcessCLI.withServer(environment: ["DEPOT_CHANNELS_SIGNING_KEY_FILE": key.path]) { _, server, app in
                 try await Drill.publish(1, server: server, in: root)
-                let port = try #require(Int(server.split(separator: ":").last ?? ""))
-                try await FaultyRelay.with(upstreamPort: port) { relay in
+                try await InProcessRelay.with(in: app) { relay in
                     // About 10 bytes a second, against a minimum of 1,000 over 1 s: far below it
                     // on any machine, so the outcome does not depend on the wall clock.
-                    relay.trickle("/channels/", every: .milliseconds(100))
+                    relay.trickle("/channels/", bytes: 1, every: .milliseconds(100))
                     let target = command == "mirror" ? ["--to", "tree"] : ["--data", "rebuilt", "--channel", "stable"]
                     let arguments =
                         [
-                            command, "--from", "http://127.0.0.1:\(relay.port)", "--trusted-key", publicKey, "--minimum-rate", "1000",
+                            command, "--from", relay.url(""), "--trusted-key", publicKey, "--minimum-rate", "1000",
                             "--rate-window", "1s",
                         ]
                         + target
