@@ -290,7 +290,6 @@ let package = Package(
                 "DepotServer",
                 "DepotStore",
                 "DepotTestSupport",
-                "depot",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -305,10 +304,14 @@ let package = Package(
             dependencies: ["DepotTestSupport"],
             swiftSettings: testSwiftSettings
         ),
-        // Every suite that starts a live server, nginx or spawns `depot`: rooms Deploy/, Server/, Client/.
+        // Every suite that starts a live server, nginx or spawns `depot` (`scripts/lib/test-tiers`
+        // holds every other target to that, and these to 20 files), by what it exercises: the
+        // shipped deployment (Deploy/), the server's connection layer (Server/), the client on a
+        // real socket (Client/), the `depot` process (CLI/: kills, memory, system calls, signals).
         .testTarget(
             name: "DepotEndToEndTests",
             dependencies: [
+                "CatalogExample",
                 "depot",
                 "DepotConnection",
                 "DepotServer",
@@ -319,6 +322,7 @@ let package = Package(
                 client("DepotHTTP"),
                 client("DepotManifest"),
                 client("DepotPolicy"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -346,7 +350,7 @@ let package = Package(
         .testTarget(
             name: "DepotCLITests",
             dependencies: [
-                "CatalogExample", "depot", "DepotCommands", client("DepotAPI"), client("DepotClient"), client("DepotManifest"), "DepotPublisher",
+                "DepotCommands", client("DepotAPI"), client("DepotClient"), client("DepotManifest"), "DepotPublisher",
                 client("DepotSigning"), "DepotTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),

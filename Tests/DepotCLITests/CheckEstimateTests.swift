@@ -22,11 +22,11 @@ struct CheckEstimateTests {
 
     static let rows: [Row] = [
         Row(name: "a listed patch", way: "delta") { root, server in
-            try await DeltaReachTests.publish(2, root: root, server: server)
+            try await DeltaTable.publish(2, root: root, server: server)
         },
         Row(name: "blocks of a copy the app changed", way: "blocks") { root, server in
-            try DeltaReachTests.editedByTheApp(try DeltaReachTests.synced(root)).write(to: root.appendingPathComponent("out/table.db"))
-            try await DeltaReachTests.publish(2, root: root, server: server)
+            try DeltaTable.editedByTheApp(try DeltaTable.synced(root)).write(to: root.appendingPathComponent("out/table.db"))
+            try await DeltaTable.publish(2, root: root, server: server)
         },
         Row(name: "small files in a page's pack", way: "packed") { root, server in
             // Odd seeds: each file its own bytes (seeds 2k and 2k+1 give the same), so the page has no brotli pack and its plain
@@ -53,8 +53,8 @@ struct CheckEstimateTests {
 
     @Test("check's expected bytes against what the download transfers, by way", arguments: rows)
     func estimate(_ row: Row) async throws {
-        try await InProcessCLI.withServer(environment: DeltaReachTests.environment) { root, server in
-            try await DeltaReachTests.publish(1, root: root, server: server)
+        try await InProcessCLI.withServer(environment: DeltaTable.environment) { root, server in
+            try await DeltaTable.publish(1, root: root, server: server)
             let sync = ["sync", "--server", server, "--dir", "out", "--json", "--minimum-rate", "0"]
             #expect(try await InProcessCLI.run(sync, token: nil, in: root).status == 0)
             try await row.change(root, server)

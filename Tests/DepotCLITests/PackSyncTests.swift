@@ -9,19 +9,10 @@ import Testing
 /// kill: the suites "Syncs through the shipped nginx site" and "Syncs killed mid-way").
 @Suite("Packs")
 struct PackSyncTests {
-    static let files = 800
-
-    static func writeTree(_ root: URL) throws {
-        let all = Fixture.pseudoRandom(count: files * 1024, seed: 29)
-        for index in 0..<files {
-            try root.write(all[index * 1024..<(index + 1) * 1024], to: "site/\(index / 100)/\(index).bin")
-        }
-    }
-
     @Test("a pack answers the page's small files in order, with ranges and immutable caching; an unknown page is 404")
     func packAnswers() async throws {
         try await InProcessCLI.withServer { root, server, app in
-            try Self.writeTree(root)
+            try PackTree.writeTree(root)
             try await InProcessCLI.publish(["site"], to: server, in: root)
             try await app.connection { connection in
                 let document = try await connection.request("GET", "/channels/stable").json
