@@ -3,10 +3,11 @@ import HTTPTypes
 import NIOCore
 import Synchronization
 
-/// ``FaultyRelay`` in process: a host in front of an in-process server (``InProcessHost``) that
-/// passes each request on and injects the faults a network or a hostile mirror would: it cuts
-/// the next `/blobs/` (or `/packs/`) response short, trickles the responses to a path,
-/// and alters a byte of the bodies of some responses (the byte ``FaultyRelay`` alters). No socket.
+/// A host in front of an in-process server (``InProcessHost``) that passes each request on and
+/// injects the faults a network, a proxy or a hostile mirror would: it cuts the next `/blobs/`
+/// (or `/packs/`) response short, trickles the responses to a path, alters a byte of the bodies
+/// of some responses, and drops the `Range` of requests for several ranges, as a proxy or CDN
+/// that refuses them does (the server then answers 200 with everything). No socket.
 package final class InProcessRelay: InProcessHost {
     /// `http://host` (no trailing slash), the host a `DepotClient` reaches it at.
     package let base: String
@@ -24,6 +25,17 @@ package final class InProcessRelay: InProcessHost {
     private init(base: String, upstream: String) {
         self.base = base
         self.upstream = upstream
+    }
+
+    /// The body byte a tampering relay alters (counted from 0).
+    package static let tamperedOffset = 300
+
+    /// What a tampering relay makes of that byte.
+    package static func tampered(_ byte: UInt8) -> UInt8 { byte ^ 0x20 }
+
+    /// Whether a `Range` field's value asks for several ranges: the field the relay drops.
+    package static func asksForSeveralRanges(_ range: some StringProtocol) -> Bool {
+        range.contains(",")
     }
 
     /// Runs a relay in front of `server`, `body`, and stops it.
@@ -47,7 +59,7 @@ package final class InProcessRelay: InProcessHost {
     }
 
     /// Every later response to a request whose target contains `pathPart` has the byte
-    /// ``FaultyRelay/tamperedOffset`` of its body altered (nil: none).
+    /// ``tamperedOffset`` of its body altered (nil: none).
     package func tamper(_ pathPart: String?) {
         faults.withLock { $0.tamper = pathPart }
     }
@@ -71,14 +83,14 @@ package final class InProcessRelay: InProcessHost {
             return faults
         }
         var request = request
-        if faults.dropsMultipleRanges, let range = request.headers[.range], FaultyRelay.asksForSeveralRanges(range) {
+        if faults.dropsMultipleRanges, let range = request.headers[.range], Self.asksForSeveralRanges(range) {
             request.headers[.range] = nil
         }
         var answer = try await InProcessURLProtocol.exchange(request, at: upstream)
         if let part = faults.tamper, request.target.contains(part) {
-            let at = answer.body.readerIndex + FaultyRelay.tamperedOffset
+            let at = answer.body.readerIndex + Self.tamperedOffset
             if let byte = answer.body.getInteger(at: at, as: UInt8.self), at < answer.body.writerIndex {
-                answer.body.setInteger(FaultyRelay.tampered(byte), at: at)
+                answer.body.setInteger(Self.tampered(byte), at: at)
             }
         }
         if isBlob, let cut = faults.cutAfter {

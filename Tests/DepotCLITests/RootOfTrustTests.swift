@@ -90,7 +90,8 @@ struct RootOfTrustTests {
 
         /// What the origin serves at `/channels/stable`.
         func channelDocument() async throws -> ChannelDocument {
-            let body = try await try #require(server).connection { try await $0.request("GET", "/channels/stable").body }
+            let origin = try #require(server)
+            let body = try await origin.connection { try await $0.request("GET", "/channels/stable").body }
             return try JSONDecoder().decode(ChannelDocument.self, from: Data(body))
         }
 

@@ -7,7 +7,7 @@ import Testing
 /// Each rule as a row over a small package of its own, and the client's package as it is.
 @Suite("The client's platform check")
 struct ClientSymbolsCheckTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = RepositoryCheck.root
     static let script = root.appendingPathComponent("scripts/lib/client-symbols")
 
     struct Row: Sendable, CustomStringConvertible {
@@ -49,10 +49,7 @@ struct ClientSymbolsCheckTests {
     func rule(_ row: Row) async throws {
         try await withTemporaryDirectory { folder in
             try folder.write(Data(row.source.utf8), to: "Sources/Kind/File.swift")
-            let check = try await ChildProcess.run(Self.script.path, [folder.path])
-            let said = String(decoding: check.standardOutput, as: UTF8.self)
-            #expect(check.status == (row.problem == nil ? 0 : 1), "\(said)")
-            if let problem = row.problem { #expect(said.contains(problem), "\(said)") }
+            try await RepositoryCheck.expect(Self.script, over: folder, problem: row.problem)
         }
     }
 

@@ -7,7 +7,7 @@ import Testing
 /// own, and the tree as it is, which must pass.
 @Suite("The file-operation check")
 struct FileOperationsCheckTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = RepositoryCheck.root
     static let script = root.appendingPathComponent("scripts/lib/file-operations")
     static let exceptions = "scripts/lib/file-operations-exceptions"
 
@@ -82,10 +82,7 @@ struct FileOperationsCheckTests {
         try await withTemporaryDirectory { folder in
             try folder.write(Data(row.source.utf8), to: row.file)
             try folder.write(Data(row.exceptions.utf8), to: Self.exceptions)
-            let check = try await ChildProcess.run(Self.script.path, [folder.path])
-            let said = String(decoding: check.standardOutput, as: UTF8.self)
-            #expect(check.status == (row.problem == nil ? 0 : 1), "\(said)")
-            if let problem = row.problem { #expect(said.contains(problem), "\(said)") }
+            try await RepositoryCheck.expect(Self.script, over: folder, problem: row.problem)
         }
     }
 

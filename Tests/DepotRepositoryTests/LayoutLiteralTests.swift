@@ -8,7 +8,7 @@ import Testing
 /// like.
 @Suite("One owner of the tree's layout")
 struct LayoutLiteralTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = RepositoryCheck.root
     /// The server's sources and the client package's.
     static let sources = [root.appendingPathComponent("Sources"), root.appendingPathComponent("Client/Sources")]
     /// The owner, the tests' own helpers (a relay that matches raw request lines, fixtures), and

@@ -7,7 +7,7 @@ import Testing
 /// row that must fail, and the tree as it is, which must pass.
 @Suite("The size limits' check")
 struct SizesCheckTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = RepositoryCheck.root
     static let script = root.appendingPathComponent("scripts/lib/sizes.py")
 
     /// A Swift function of `lines` lines in all, whose body holds braces in strings and comments

@@ -7,7 +7,7 @@ import Testing
 /// migration and one Swift file), and the package as it is.
 @Suite("The tables' owners check")
 struct TableOwnersCheckTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = RepositoryCheck.root
     static let script = root.appendingPathComponent("scripts/lib/table-owners")
     static let migration = """
         CREATE TABLE release (id TEXT PRIMARY KEY);
@@ -68,10 +68,7 @@ struct TableOwnersCheckTests {
         try await withTemporaryDirectory { folder in
             try folder.write(Data(row.migration.utf8), to: "migrations/0001_tables.sql")
             try folder.write(Data(row.source.utf8), to: "Sources/\(row.file)")
-            let check = try await ChildProcess.run(Self.script.path, [folder.path])
-            let said = String(decoding: check.standardOutput, as: UTF8.self)
-            #expect(check.status == (row.problem == nil ? 0 : 1), "\(said)")
-            if let problem = row.problem { #expect(said.contains(problem), "\(said)") }
+            try await RepositoryCheck.expect(Self.script, over: folder, problem: row.problem)
         }
     }
 

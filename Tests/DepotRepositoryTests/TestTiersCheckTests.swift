@@ -7,7 +7,7 @@ import Testing
 /// row over a small package of its own, and the package as it is.
 @Suite("The test tiers check")
 struct TestTiersCheckTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = RepositoryCheck.root
     static let script = root.appendingPathComponent("scripts/lib/test-tiers")
 
     struct Row: Sendable, CustomStringConvertible {
@@ -42,10 +42,7 @@ struct TestTiersCheckTests {
     func rule(_ row: Row) async throws {
         try await withTemporaryDirectory { folder in
             try folder.write(Data(row.source.utf8), to: row.file)
-            let check = try await ChildProcess.run(Self.script.path, [folder.path])
-            let said = String(decoding: check.standardOutput, as: UTF8.self)
-            #expect(check.status == (row.problem == nil ? 0 : 1), "\(said)")
-            if let problem = row.problem { #expect(said.contains(problem), "\(said)") }
+            try await RepositoryCheck.expect(Self.script, over: folder, problem: row.problem)
         }
     }
 

@@ -6,31 +6,41 @@ public enum ForwardedClient {
     /// from the peer that connected, while that address is a trusted proxy, step to the address
     /// it says it received the request from (the list is read right to left, as each proxy
     /// appends). The first untrusted address is the client. An untrusted peer's header is
-    /// ignored, since anyone can send one. A hop that is not written as an address is (letters
-    /// outside hexadecimal, more than ``maxAddressLength`` characters: a trusted proxy that
-    /// passed on what its client wrote) ends the walk: the proxy that passed it on is the client,
-    /// so that no request chooses the text an audit record or a report keeps as its address.
+    /// ignored, since anyone can send one. A hop not written as an address (``isAddress(_:)``: a
+    /// trusted proxy that passed on what its client wrote) ends the walk at the proxy that passed
+    /// it on, so that no request chooses the text an audit record or a report keeps as its
+    /// address; ``allowListAddress(peer:forwardedFor:forwarded:trustedProxies:)`` judges no
+    /// address then.
     ///
     /// - Parameters:
     ///   - peer: The address of the connection.
     ///   - forwardedFor: The `X-Forwarded-For` field lines, in order.
     ///   - trustedProxies: Addresses of proxies whose fields are believed.
     public static func address(peer: String, forwardedFor: [String], trustedProxies: Set<String>) -> String {
-        guard trustedProxies.contains(peer) else { return peer }
+        walk(peer: peer, forwardedFor: forwardedFor, trustedProxies: trustedProxies).client
+    }
+
+    /// The walk of ``address(peer:forwardedFor:trustedProxies:)``, and whether it ended at a hop
+    /// not written as an address.
+    private static func walk(peer: String, forwardedFor: [String], trustedProxies: Set<String>) -> (client: String, garbled: Bool) {
+        guard trustedProxies.contains(peer) else { return (peer, false) }
         let hops = forwardedFor.flatMap { $0.split(separator: ",") }.map { String($0.trimmingOWS()) }.filter { !$0.isEmpty }
         var client = peer
         for hop in hops.reversed() {
-            guard trustedProxies.contains(client), isAddress(hop) else { break }
+            guard trustedProxies.contains(client) else { break }
+            guard isAddress(hop) else { return (client, true) }
             client = hop
         }
-        return client
+        return (client, false)
     }
 
     /// The longest hop believed: an IPv6 address with an IPv4 tail in brackets and a port.
     public static let maxAddressLength = 53
 
     /// Whether `hop` is written as an IPv4 or IPv6 address may be, optionally in brackets and
-    /// with a port: hexadecimal digits, `.`, `:`, `[` and `]`, at most ``maxAddressLength``.
+    /// with a port: hexadecimal digits, `.`, `:`, `[` and `]`, at most ``maxAddressLength``. A
+    /// loose test of the characters only (`cafe` passes it; a zone ID or nginx's `unix:` does not):
+    /// it keeps out text a client chose, not every string that is no address.
     static func isAddress(_ hop: String) -> Bool {
         hop.utf8.count <= maxAddressLength
             && hop.unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit || $0 == "." || $0 == ":" || $0 == "[" || $0 == "]" }
@@ -48,7 +58,8 @@ public enum ForwardedClient {
     /// - Parameter forwarded: The other forwarding fields' lines (`Forwarded`, `X-Real-IP`).
     public static func allowListAddress(peer: String, forwardedFor: [String], forwarded: [String], trustedProxies: Set<String>) -> String? {
         guard trustedProxies.contains(peer) || (forwardedFor.isEmpty && forwarded.isEmpty) else { return nil }
-        return address(peer: peer, forwardedFor: forwardedFor, trustedProxies: trustedProxies)
+        let walked = walk(peer: peer, forwardedFor: forwardedFor, trustedProxies: trustedProxies)
+        return walked.garbled ? nil : walked.client
     }
 
     /// The scheme the client used: `X-Forwarded-Proto` from a trusted peer, else `http`.

@@ -42,6 +42,8 @@ struct ForwardedClientTests {
             ("127.0.0.1", ["127.0.0.1"], [], ["127.0.0.1"], "127.0.0.1"),  // a local client through it
             ("198.51.100.7", [], [], ["127.0.0.1"], "198.51.100.7"),  // a remote client, straight
             ("198.51.100.7", ["127.0.0.1"], [], ["127.0.0.1"], nil),  // a remote peer claiming to forward a local one
+            ("127.0.0.1", ["<script>"], [], ["127.0.0.1"], nil),  // a trusted proxy passing on a client's text: unknown
+            ("127.0.0.1", ["203.0.113.9, junk!"], [], ["127.0.0.1"], nil),  // the same, after an address
         ] as [(String, [String], [String], Set<String>, String?)]
     )
     func allowListAddress(peer: String, forwardedFor: [String], forwarded: [String], trusted: Set<String>, expected: String?) {

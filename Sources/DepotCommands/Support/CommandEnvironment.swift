@@ -101,6 +101,8 @@ public struct TextWriter: Sendable {
         self.write = write
     }
 
-    public static let standardOutput = TextWriter { FileHandle.standardOutput.write(Data($0.utf8)) }
-    public static let standardError = TextWriter { FileHandle.standardError.write(Data($0.utf8)) }
+    // A stream that cannot be written (a full disk, a closed pipe) loses the text, as `print`
+    // does: the legacy `write(_:)` would stop the process.
+    public static let standardOutput = TextWriter { try? FileHandle.standardOutput.write(contentsOf: Data($0.utf8)) }
+    public static let standardError = TextWriter { try? FileHandle.standardError.write(contentsOf: Data($0.utf8)) }
 }

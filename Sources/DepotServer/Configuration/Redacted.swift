@@ -1,3 +1,5 @@
+import DepotManifest
+
 /// Keeps secrets out of logs. Swift prints a value it knows nothing about field by field, so a
 /// service or configuration logged with `String(describing:)` (swift-service-lifecycle does this
 /// at `debug`) would print its tokens. These conformances replace every secret with `<redacted>`.
