@@ -54,6 +54,20 @@ struct HostileMirrorSourceTests {
         try #require(served == true, "\(source) is not served")
     }
 
+    /// Runs a server whose public folder holds, from its first scan, what `write` puts below
+    /// `root/public` (no wait on a rescan, which a loaded test process can hold back for minutes),
+    /// for `body` with the folder, the server's URL and the server.
+    static func withSources(
+        _ write: (URL) throws -> Void,
+        _ body: (URL, String, InProcessServer) async throws -> Void
+    ) async throws {
+        try await withTemporaryDirectory { root in
+            try FileManager.default.createDirectory(at: root.appendingPathComponent("public"), withIntermediateDirectories: true)
+            try write(root)
+            try await InProcessCLI.serve(in: root) { server, app in try await body(root, server, app) }
+        }
+    }
+
     static func entry(sha256: String, gzip: String? = nil) -> ReleaseEntry {
         Fixture.entry(sha256: sha256, lastModified: "", gzip: gzip.map { .init(size: 5, sha256: $0) })
     }
@@ -156,11 +170,11 @@ struct HostileMirrorSourceTests {
 
     @Test("a link planted in the mirror's .mirror folder, or for .mirror itself: refused, the file it points to untouched")
     func plantedLinks() async throws {
-        try await InProcessCLI.withServer { root, server, app in
-            let entry = Self.entry(sha256: Fixture.sha256(Data("x".utf8)))
+        let entry = Self.entry(sha256: Fixture.sha256(Data("x".utf8)))
+        try await Self.withSources { root in
             try root.write(Data("x".utf8), to: "public/good/blobs/\(entry.sha256)")
             try Self.writeSource("good", in: root, entries: [entry])
-            try await Self.waitUntilServed("good", on: app)
+        } _: { root, server, _ in
             let victim = try root.write(Data("precious\n".utf8), to: "victims/keep")
             for (destination, link) in [("one", ".mirror/\(entry.sha256)"), ("two", ".mirror")] {
                 let planted = root.appendingPathComponent("\(destination)/\(link)")
@@ -188,14 +202,14 @@ struct HostileMirrorSourceTests {
     /// download the client uses (`PartialFile.fetchChecked`).
     @Test("a partial file poisoned under the source's own ETag is fetched again whole, and the run succeeds")
     func poisonedPartial() async throws {
-        try await InProcessCLI.withServer { root, server, app in
-            let content = Fixture.pseudoRandom(count: 3_000_000, seed: 67)
-            let sha256 = Fixture.sha256(content)
-            var entry = Self.entry(sha256: sha256)
-            entry.size = Int64(content.count)
+        let content = Fixture.pseudoRandom(count: 3_000_000, seed: 67)
+        let sha256 = Fixture.sha256(content)
+        var entry = Self.entry(sha256: sha256)
+        entry.size = Int64(content.count)
+        try await Self.withSources { root in
             try root.write(content, to: "public/good/blobs/\(sha256)")
             try Self.writeSource("good", in: root, entries: [entry])
-            try await Self.waitUntilServed("good", on: app)
+        } _: { root, server, app in
             let head = try await app.connection { try await $0.request("HEAD", "/good/blobs/\(sha256)") }
             let tag = try #require(head.header("ETag"), "\(head.status)")
             #expect(tag.hasPrefix("\""), "a strong ETag to resume under: \(tag)")
@@ -217,16 +231,15 @@ struct HostileMirrorSourceTests {
     /// wrong bytes hands over to the next, which completes the folder.
     @Test("a source whose file fails its check hands over to the next --from; the folder is complete, and the failover said")
     func failover() async throws {
-        try await InProcessCLI.withServer { root, server, app in
-            let content = Data("the real bytes\n".utf8)
-            var entry = Self.entry(sha256: Fixture.sha256(content))
-            entry.size = Int64(content.count)
+        let content = Data("the real bytes\n".utf8)
+        var entry = Self.entry(sha256: Fixture.sha256(content))
+        entry.size = Int64(content.count)
+        try await Self.withSources { root in
             try root.write(Data("the wrong bytes".utf8), to: "public/bad/blobs/\(entry.sha256)")
             try root.write(content, to: "public/good/blobs/\(entry.sha256)")
             try Self.writeSource("bad", in: root, entries: [entry])
             try Self.writeSource("good", in: root, entries: [entry])
-            try await Self.waitUntilServed("bad", on: app)
-            try await Self.waitUntilServed("good", on: app)
+        } _: { root, server, _ in
             let result = try await InProcessCLI.run(
                 ["mirror", "--from", "\(server)/bad", "--from", "\(server)/good", "--to", "dest", "--without-signature-checks"],
                 token: nil,
