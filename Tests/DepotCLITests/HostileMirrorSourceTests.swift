@@ -43,17 +43,6 @@ struct HostileMirrorSourceTests {
         return releaseID
     }
 
-    /// Waits until `app` serves the channel of the source `public/{source}` (it rescans its
-    /// public folder every 2 s).
-    static func waitUntilServed(_ source: String, on app: InProcessServer) async throws {
-        // Hang guard: slowest seen 8.9 s under two busy loops (the whole test, a live server then).
-        let served = try await poll(every: .milliseconds(100), for: .seconds(120)) { () async throws -> Bool? in
-            let status = try await app.connection { try await $0.request("GET", "/\(source)/channels/stable").status }
-            return status == 200 ? true : nil
-        }
-        try #require(served == true, "\(source) is not served")
-    }
-
     /// Runs a server whose public folder holds, from its first scan, what `write` puts below
     /// `root/public` (no wait on a rescan, which a loaded test process can hold back for minutes),
     /// for `body` with the folder, the server's URL and the server.
@@ -74,15 +63,15 @@ struct HostileMirrorSourceTests {
 
     @Test("a page whose names climb out of the folder is refused; the files it names are untouched, nothing is written outside")
     func namesOutsideTheFolder() async throws {
-        try await InProcessCLI.withServer { root, server, app in
+        let cases: [(String, ReleaseEntry)] = [
+            ("gzip", Self.entry(sha256: Fixture.sha256(Data("x".utf8)), gzip: "../../victim")),
+            ("blob", Self.entry(sha256: "../../victim")),
+        ]
+        try await Self.withSources { root in
+            for (name, entry) in cases { try Self.writeSource(name, in: root, entries: [entry]) }
+        } _: { root, server, _ in
             let victim = try root.write(Data("precious\n".utf8), to: "victim")
-            let cases: [(String, ReleaseEntry)] = [
-                ("gzip", Self.entry(sha256: Fixture.sha256(Data("x".utf8)), gzip: "../../victim")),
-                ("blob", Self.entry(sha256: "../../victim")),
-            ]
-            for (name, entry) in cases {
-                try Self.writeSource(name, in: root, entries: [entry])
-                try await Self.waitUntilServed(name, on: app)
+            for (name, _) in cases {
                 let result = try await InProcessCLI.run(
                     ["mirror", "--from", "\(server)/\(name)", "--to", "out-\(name)", "--without-signature-checks"],
                     token: nil,
@@ -122,13 +111,12 @@ struct HostileMirrorSourceTests {
 
     @Test("a source that serves its own chain of roots is refused before any root is placed; the genuine source is mirrored after")
     func forgedRoots() async throws {
-        try await InProcessCLI.withServer { root, server, app in
-            let rootKey = Curve25519.Signing.PrivateKey()
-            let channelKey = Curve25519.Signing.PrivateKey()
-            let genuine = try Self.root(1, rootKey: rootKey, channelKey: channelKey, signers: [rootKey])
+        let rootKey = Curve25519.Signing.PrivateKey()
+        let channelKey = Curve25519.Signing.PrivateKey()
+        let genuine = try Self.root(1, rootKey: rootKey, channelKey: channelKey, signers: [rootKey])
+        let entry = Self.entry(sha256: Fixture.sha256(Data("x".utf8)))
+        try await Self.withSources { root in
             try root.write(genuine, to: "app-root.json")
-            let entry = Self.entry(sha256: Fixture.sha256(Data("x".utf8)))
-
             // The forger's chain 1–4, each root signed by its own key (and so by the one before).
             let forgerRoot = Curve25519.Signing.PrivateKey()
             let forgerChannel = Curve25519.Signing.PrivateKey()
@@ -141,7 +129,13 @@ struct HostileMirrorSourceTests {
             try Self.writeSource("evil", in: root, entries: [entry], channelRoot: 4) { document in
                 document.signatures = [try Ed25519.sign(document.signedText, with: forgerChannel)]
             }
-            try await Self.waitUntilServed("evil", on: app)
+            // The genuine source: root 1, a document its channel key signed, the file.
+            try root.write(genuine, to: "public/good/roots/1.json")
+            try root.write(Data("x".utf8), to: "public/good/blobs/\(entry.sha256)")
+            try Self.writeSource("good", in: root, entries: [entry], channelRoot: 1) { document in
+                document.signatures = [try Ed25519.sign(document.signedText, with: channelKey)]
+            }
+        } _: { root, server, _ in
             let refused = try await InProcessCLI.run(
                 ["mirror", "--from", "\(server)/evil", "--to", "out", "--trusted-root", "app-root.json"],
                 token: nil,
@@ -151,13 +145,6 @@ struct HostileMirrorSourceTests {
             #expect(refused.errors.contains("do not descend from the trusted root"), "\(refused.errors)")
             #expect(try Fixture.files(below: root.appendingPathComponent("out")).filter { !$0.hasPrefix(".") } == [])
 
-            // The genuine source: root 1, a document its channel key signed, the file.
-            try root.write(genuine, to: "public/good/roots/1.json")
-            try root.write(Data("x".utf8), to: "public/good/blobs/\(entry.sha256)")
-            try Self.writeSource("good", in: root, entries: [entry], channelRoot: 1) { document in
-                document.signatures = [try Ed25519.sign(document.signedText, with: channelKey)]
-            }
-            try await Self.waitUntilServed("good", on: app)
             let mirrored = try await InProcessCLI.run(
                 ["mirror", "--from", "\(server)/good", "--to", "out", "--trusted-root", "app-root.json"],
                 token: nil,
