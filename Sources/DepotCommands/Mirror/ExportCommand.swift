@@ -1,5 +1,4 @@
 import ArgumentParser
-import Configuration
 import DepotServer
 import Logging
 
@@ -36,12 +35,7 @@ extension Depot {
         var config: PathArgument?
 
         func run(in environment: CommandEnvironment) async throws {
-            var values: [AbsoluteConfigKey: ConfigValue] = [:]
-            if let dataDirectory { values["data.path"] = .init(.string(dataDirectory), isSecret: false) }
-            let configuration = try ServerSettings.configuration(
-                try await ServerSettings.reader(commandLine: values, configFile: config, in: environment),
-                in: environment
-            )
+            let configuration = try await ServerSettings.configuration(dataDirectory: dataDirectory, configFile: config, in: environment)
             var logger = Logger(label: "depot")
             logger.logLevel = .warning
             try await reportingFailures(in: environment) {

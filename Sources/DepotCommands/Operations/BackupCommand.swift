@@ -1,5 +1,4 @@
 import ArgumentParser
-import Configuration
 import DepotFiles
 import DepotServer
 import DepotStore
@@ -30,12 +29,7 @@ extension Depot {
         var json = false
 
         func run(in environment: CommandEnvironment) async throws {
-            var values: [AbsoluteConfigKey: ConfigValue] = [:]
-            if let dataDirectory { values["data.path"] = .init(.string(dataDirectory), isSecret: false) }
-            let configuration = try ServerSettings.configuration(
-                try await ServerSettings.reader(commandLine: values, configFile: config, in: environment),
-                in: environment
-            )
+            let configuration = try await ServerSettings.configuration(dataDirectory: dataDirectory, configFile: config, in: environment)
             try await reportingFailures(in: environment) {
                 let data = URL(fileURLWithPath: configuration.dataDirectory)
                 guard (try? ContainedFolder(root: data.path, creating: false).contains("catalog.sqlite")) == true else {

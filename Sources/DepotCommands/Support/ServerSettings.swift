@@ -37,6 +37,18 @@ public enum ServerSettings {
         try configuration(try await reader(commandLine: [:], configFile: nil, in: environment), in: environment)
     }
 
+    /// The configuration of a command that works on the server's data folder (`export`,
+    /// `backup`): its `--data` (when given) before the environment's variables and `configFile`.
+    static func configuration(
+        dataDirectory: String?,
+        configFile: PathArgument?,
+        in environment: CommandEnvironment
+    ) async throws -> ServerConfiguration {
+        var values: [AbsoluteConfigKey: ConfigValue] = [:]
+        if let dataDirectory { values["data.path"] = .init(.string(dataDirectory), isSecret: false) }
+        return try configuration(try await reader(commandLine: values, configFile: configFile, in: environment), in: environment)
+    }
+
     /// The server's configuration, or a one-line error naming the bad setting; its public and
     /// data folders in `environment`'s folder when relative.
     static func configuration(_ reader: ConfigReader, in environment: CommandEnvironment) throws -> ServerConfiguration {
