@@ -30,6 +30,7 @@ let package = Package(
     products: [
         .executable(name: "depot", targets: ["depot"]),
         .executable(name: "depot-catalog-example", targets: ["CatalogExample"]),
+        .executable(name: "depot-fleet", targets: ["DepotFleet"]),
         .library(name: "DepotStore", targets: ["DepotStore"]),
         .library(name: "DepotServer", targets: ["DepotServer"]),
     ],
@@ -226,6 +227,26 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // `depot-fleet`: up to a million simulated installs polling through real caches, on the
+        // client's own rules (scripts/bench-fleet).
+        .executableTarget(
+            name: "DepotFleet",
+            dependencies: [
+                client("DepotAPI"),
+                client("DepotClient"),
+                client("DepotHTTP"),
+                client("DepotManifest"),
+                client("DepotPolicy"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            path: "Benchmarks/DepotFleet",
             swiftSettings: swiftSettings
         ),
         // Child processes for tests, and (re-exported) the client package's fixtures: content,
