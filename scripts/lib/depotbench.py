@@ -182,3 +182,79 @@ class Relay:
         with self.lock:
             count, self.bytes = self.bytes, 0
         return count
+
+
+NGINX_MAIN = """include /etc/nginx/modules-enabled/*.conf;
+user {workers};
+worker_processes {processes};
+daemon off;
+pid {root}/nginx.pid;
+error_log {root}/error.log warn;
+worker_rlimit_nofile 16384;
+events {{ worker_connections 4096; }}
+http {{
+    log_format bench '{log_format}';
+    access_log {log} bench buffer=64k flush=1s;
+    client_body_temp_path {root}/body;
+    proxy_temp_path {root}/proxy;
+    fastcgi_temp_path {root}/fastcgi;
+    uwsgi_temp_path {root}/uwsgi;
+    scgi_temp_path {root}/scgi;
+    include {root}/site.conf;
+}}
+"""
+
+
+class Nginx:
+    """Debian's nginx running a site file (deploy/nginx/depot.conf, say) as
+    Tests/DepotEndToEndTests/Deploy runs it (Sources/DepotTestSupport/Nginx.swift): the file as
+    it is but for `changes` (pairs of text to replace, each of which must be there) and
+    `listen 80;` made `listen 127.0.0.1:port;` (a free one unless `port` is given), its master
+    as this user and its workers as `nobody nogroup`, the modules apt installed, in the folder
+    `root` (made readable by the workers), with one access-log line a request in `log_format`
+    to `log`. Its own process group, so `kill()` takes its workers with it."""
+
+    def __init__(self, root, site, changes=(), port=None, log=None, log_format="$msec $status $request_method $uri", processes=1,
+                 workers="nobody nogroup"):
+        os.makedirs(root, exist_ok=True)
+        os.chmod(root, 0o755)
+        self.root, self.port = root, port or free_port()
+        self.log = log or os.path.join(root, "access.log")
+        text = open(site).read()
+        for shipped, local in [("listen 80;", f"listen 127.0.0.1:{self.port};"), *changes]:
+            if shipped not in text:
+                raise SystemExit(f"{site} no longer has {shipped!r}")
+            text = text.replace(shipped, local)
+        open(os.path.join(root, "site.conf"), "w").write(text)
+        main = NGINX_MAIN.format(root=root, workers=workers, processes=processes, log=self.log, log_format=log_format)
+        open(os.path.join(root, "nginx.conf"), "w").write(main)
+        self.process = subprocess.Popen(["/usr/sbin/nginx", "-c", os.path.join(root, "nginx.conf")], stdout=subprocess.DEVNULL,
+                                        stderr=open(os.path.join(root, "nginx.out"), "w"), start_new_session=True)
+        deadline = time.time() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    break
+            except OSError:
+                if self.process.poll() is not None or time.time() > deadline:
+                    raise SystemExit(f"nginx did not start: {open(os.path.join(root, 'error.log')).read()[-2000:]}")
+                time.sleep(0.05)
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self):
+        return self.process.pid
+
+    def kill(self):
+        """SIGKILL to nginx and its workers: a host that dies."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, 9)
+            self.process.wait()
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.kill()
