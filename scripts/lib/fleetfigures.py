@@ -16,13 +16,15 @@ What it reads from the run folder:
   origin life; `edge-access.log` (or `edge-access.N.log`, one an edge life) and `cdn-access.log`:
   `$msec $status $request_method $uri $upstream_cache_status $body_bytes_sent $request_time`;
 - `origin-stats.jsonl`: `{real, pid, cpu_seconds, rss_mib, catalog_bytes, data_bytes}` a second;
-- `run.json`: `installs`, `interval`, `scale`, `steps`, `every`; `fleetStartedAt` (Unix seconds
-  of the fleet's `real` 0, also read from `timings.fleetStartedAt` or the `fleet-started`
-  event's `epoch`; without it, the edge log's first line stands for it); `timings.total` (the
-  whole run's real seconds); `sizes`: `{"channel": B, "releases": {"N": {"document": B,
-  "pages": [B, ...], "files": [{"path": P, "size": B, "patch": B|null, "changed": bool}]}}}`
-  (`files`: the release's files; `changed` defaults to true, i.e. list the changed files).
-  The `origin-rebuilt` event may carry `bytes` (what the rebuild pulled from the bucket).
+- `run.json`: `installs`, `interval`, `scale`; `fleetStartedAt` (Unix seconds of the fleet's
+  `real` 0, also read from `timings.fleetStartedAt` or the `fleet-started` event's `epoch`;
+  without it, the edge log's first line stands for it); `timings.total` (the whole run's real
+  seconds); `sizes` as bench-fleet writes them (`releases` {id: bytes}, `pages` {sha256: bytes},
+  `files` {release id: {path: {sha256, size, …}}}), with the release documents of the run
+  folder's `export.N/releases/` (number, parent, pages);
+- `edge.2/` in the run folder: the edge was restarted with an empty cache at `origin-killed`
+  (or at each `edge-started` event). The `origin-rebuilt` event may carry `bytes` (what the
+  rebuild pulled from the bucket).
 A figure whose inputs are missing is `None` (shown `n/a`), never a guess.
 """
 
@@ -299,10 +301,21 @@ class Run:
         edge_logs = numbered_logs(folder, "edge-access")
         self.edge_starts = [entry["t"] for entry in (first_entry(path, parse_edge_line) for path in edge_logs) if entry]
         self.epoch, self.epoch_estimated = self.fleet_epoch(started)
+        if len(edge_logs) == 1 and self.epoch is not None:
+            self.edge_starts = sorted(self.edge_starts + [self.epoch + event["real"] for event in self.edge_restarts()])
         self.read_edge(edge_logs)
         self.per_edge_life = Counter()
         self.origin_lives = [self.read_origin(path) for path in numbered_logs(folder, "origin-access")]
         self.read_cdn(os.path.join(folder, "cdn-access.log"))
+
+    def edge_restarts(self):
+        """In one edge log, where a new edge life (a new, empty cache) begins: each `edge-started` event;
+        without any, each `origin-killed` when the run folder holds `edge.2` (bench-fleet gives each origin
+        life an edge of its own, `edge.N`, killed with the origin)."""
+        started = self.events_named("edge-started")
+        if started:
+            return started
+        return self.events_named("origin-killed") if os.path.isdir(os.path.join(self.folder, "edge.2")) else []
 
     def read_edge(self, paths):
         """Requests and cache hits by kind."""
@@ -323,8 +336,8 @@ class Run:
             life.last = when if life.last is None else max(life.last, when)
             if kind == "object" and entry["method"] == "GET" and entry["status"] in FETCHED:
                 life.fetches[key] += 1
-                # The edge life it came from: origin stamps are whole seconds (the second the answer ended).
-                self.per_edge_life[(max(bisect.bisect_right(self.edge_starts, when + 1), 1), key)] += 1
+                # The edge life it came from: an origin stamp is the whole second in which the answer ended.
+                self.per_edge_life[(max(bisect.bisect_right(self.edge_starts, when + 0.999), 1), key)] += 1
         return life
 
     def read_cdn(self, path):
@@ -368,24 +381,44 @@ class Run:
         return (min(self.edge_starts), True) if self.edge_starts else (None, True)
 
     def release_sizes(self):
-        """{release number (str): {"document", "pages", "changed": [sizes], "patches": [sizes]}}."""
-        releases = (self.settings.get("sizes") or {}).get("releases") or {}
-        if isinstance(releases, list):
-            releases = {str(item.get("number", item.get("release"))): item for item in releases}
+        """{release number (str): {"document", "pages": [sizes], "changed": [sizes of its changed files]}}, from
+        run.json's `sizes` (bench-fleet's: `releases` {id: bytes}, `pages` {sha256: bytes}, `files` {id: {path:
+        {sha256, size, …}}}) and the release documents of the run folder's exports (`export.N/releases/{id}`:
+        number, parent, pages). A file is changed when its sha256 differs from the parent release's."""
+        sizes = self.settings.get("sizes") or {}
+        documents = {}
+        for export in sorted(name for name in os.listdir(self.folder) if re.fullmatch(r"export(\.\d+)?", name)):
+            folder = os.path.join(self.folder, export, "releases")
+            for name in os.listdir(folder) if os.path.isdir(folder) else []:
+                try:
+                    with open(os.path.join(folder, name)) as file:
+                        documents.setdefault(name, json.load(file))
+                except (OSError, ValueError):
+                    continue
+        files = sizes.get("files") or {}
         result = {}
-        for number, release in releases.items():
-            pages = release.get("pages") or []
-            if isinstance(pages, dict):
-                pages = list(pages.values())
-            pages = [page.get("size", 0) if isinstance(page, dict) else page for page in pages]
-            files = release.get("files") or []
-            if isinstance(files, dict):
-                files = [dict(value, path=key) if isinstance(value, dict) else {"path": key, "size": value} for key, value in files.items()]
-            changed = [file for file in files if file.get("changed", True)]
-            result[str(number)] = {"document": release.get("document") or 0, "pages": pages,
-                                   "changed": [file.get("size") or 0 for file in changed],
-                                   "patches": [file.get("patch") for file in changed]}
+        for release_id, document in documents.items():
+            if not isinstance(document, dict) or "number" not in document:
+                continue
+            mine, parent = files.get(release_id) or {}, files.get(document.get("parent")) or {}
+            changed = [entry.get("size", 0) for path, entry in mine.items()
+                       if not isinstance(parent.get(path), dict) or parent[path].get("sha256") != entry.get("sha256")]
+            result[str(document["number"])] = {"document": (sizes.get("releases") or {}).get(release_id, 0),
+                                               "pages": [(sizes.get("pages") or {}).get(page, 0) for page in document.get("pages", [])],
+                                               "changed": changed}
         return result
+
+    def steps(self):
+        """The rollouts' steps: each `step` event, and each rollout's first step at its `rollout-started`
+        (bench-fleet's watcher reports a percent only when it changes)."""
+        steps = []
+        for event in self.events:
+            if event.get("event") == "step":
+                steps.append(event)
+            elif event.get("event") == "rollout-started" and event.get("steps"):
+                steps.append({"real": event.get("real", 0), "event": "step", "release": event.get("release"), "percent": event["steps"][0]})
+        unique = {(str(step.get("release")), float(step.get("percent", 0))): step for step in reversed(steps)}
+        return sorted(unique.values(), key=lambda step: step.get("real", 0))
 
 
 def origin_rates(run, rows, details, notes):
@@ -407,7 +440,8 @@ def origin_rates(run, rows, details, notes):
     details["origin"] = {"requests": dict(totals), "secondsUp": seconds,
                          "peak": {kind: max((c[kind] for c in per_second.values()), default=0) for kind in KINDS + ("api", "other")}}
     scale, installs, interval = run.scale, run.installs, run.interval
-    sizes = run.release_sizes()
+    rolled_out = {str(event.get("release")) for event in run.events_named("rollout-started")}
+    sizes = {number: size for number, size in run.release_sizes().items() if number in rolled_out}
     for kind in KINDS:
         mean = totals[kind] / seconds if seconds else None
         peak = details["origin"]["peak"][kind] if run.origin_lives else None
@@ -457,25 +491,30 @@ def cache_figures(run, rows, details, notes):
                      + (f"; and {len(offenders) - 5} more" if len(offenders) > 5 else ""))
 
 
+MOVES = {"rollout-started", "step", "halted", "rolled-back", "completed", "rollout-resumed", "origin-killed", "fleet-stopped", "failed"}
+
+
 def quiet_windows(run):
-    """(start, end) real seconds in which the channel does not change: from a `converged`, or from
-    the fleet all holding a completed release, to the next event that moves the channel or the origin."""
-    moving = {"rollout-started", "step", "halted", "rolled-back", "origin-killed", "fleet-stopped"}
+    """(start, end) real seconds in which nothing changes for any install: from a `converged` (or the
+    fleet all holding a completed release), but no sooner than one poll interval after the channel
+    last moved (or the fleet started: every install's first poll is a 200), to the next move."""
+    period = run.interval / run.scale
     starts = [event["real"] for event in run.events_named("converged")]
     for event in run.events_named("completed"):
         release = str(event.get("release"))
         settled = run.fleet.first_after(event["real"], lambda s: run.installs and field(s, "held", release) >= run.installs)
         if settled:
             starts.append(settled["real"])
+    moves = sorted(event["real"] for event in run.events if event.get("event") in MOVES)
     end_of_fleet = run.fleet.reals[-1] if run.fleet.reals else None
     windows = []
-    for start in sorted(set(starts)):
-        ends = [event["real"] for event in run.events if event.get("event") in moving and event["real"] > start]
-        end = min(ends, default=end_of_fleet)
-        if end is not None and end_of_fleet is not None:
-            end = min(end, end_of_fleet)
-            if end > start and not any(a <= start < b for a, b in windows):
-                windows.append((start, end))
+    for converged in sorted(set(starts)):
+        before = [real for real in moves if real <= converged]
+        start = max(converged, (before[-1] if before else 0) + period, period)
+        # Up to the first move after the convergence: a move while waiting for the interval to pass ends it.
+        end = min([real for real in moves if real > converged] + ([end_of_fleet] if end_of_fleet is not None else []), default=None)
+        if end is not None and end > start and not any(a <= start < b for a, b in windows):
+            windows.append((start, end))
     return windows
 
 
@@ -496,7 +535,10 @@ def quiet_figures(run, rows, details, notes):
     rows.append(row("quiet.bodyBytesPerInstallDay", "body bytes an install a day, nothing changing", per_day, size_text(per_day), 0, "0 B"))
     rows.append(row("quiet.share304", "polls answered 304, nothing changing", share,
                     "n/a" if share is None else f"{share_text(share)} of {polls:,} ({whole:,} 200s)", 1.0, "100%"))
-    if windows and sim < run.interval:
+    if not windows:
+        notes.append("No quiet window: the channel never stood still for a poll interval after a convergence (every install's "
+                     "ETag current), so the unchanged-day figures are not measured.")
+    elif sim < run.interval:
         notes.append(f"The quiet windows add up to {sim:,.0f} simulated seconds, less than one poll interval: the per-day figure is thin.")
     if polls_per_day is not None:
         notes.append(f"Nothing changing, an install polls {polls_per_day:,.1f} times a simulated day (one every {run.interval:g} s is "
@@ -531,7 +573,7 @@ def release_figures(run, rows, details, notes):
                         size_text(value), plain, size_text(plain)))
     details["releases"] = per_release
     steps = []
-    for event in run.events_named("step"):
+    for event in run.steps():
         release, percent = str(event.get("release")), float(event.get("percent", 0))
         wanted = round((run.installs or 0) * percent / 100)
         need = math.ceil(0.99 * wanted)
@@ -598,7 +640,7 @@ def blast_figures(run, rows, details, notes):
         return
     event = halted[0]
     release = str(event.get("release"))
-    steps = [s for s in run.events_named("step") if str(s.get("release")) == release and s["real"] <= event["real"]]
+    steps = [s for s in run.steps() if str(s.get("release")) == release and s["real"] <= event["real"]]
     percent = float(steps[-1].get("percent", 0)) if steps else None
     took = field(last, "took", release)
     share = (run.installs or 0) * percent / 100 if percent else None

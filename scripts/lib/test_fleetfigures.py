@@ -10,13 +10,15 @@ import os
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fleetfigures  # noqa: E402
 
 EPOCH = 1_800_000_000  # the fleet's real 0, in Unix seconds
-INSTALLS, INTERVAL, SCALE = 1000, 900, 9  # each install polls every 100 real seconds: 10 polls a real second
+INSTALLS, INTERVAL, SCALE = 1000, 45, 9  # each install polls every 5 real seconds: 200 polls a real second
+POLLS = 200
 END = 90
 # A line depot serve wrote (DEPOT_LOG_REQUESTS_FILE, format depot), as the origin's lines are made.
 REAL_DEPOT_LINE = ("2026-11-29T22:28:20Z request id=a7d083535365a02e16324aaf36d80585 client=10.1.2.3 scheme=http method=GET "
@@ -55,14 +57,12 @@ def write_run(folder, missed=False):
                                     "bad": "3@1.0"}),
               (1, "converged", {"release": 1}),
               (10, "rollout-started", {"release": 2, "steps": [1, 10, 50, 100], "every": 90}),
-              (10, "step", {"release": 2, "percent": 1}), (20, "step", {"release": 2, "percent": 10}),
+              (20, "step", {"release": 2, "percent": 10}),
               (30, "step", {"release": 2, "percent": 50}), (40, "step", {"release": 2, "percent": 100}),
               (40, "completed", {"release": 2}),
               (50, "rollout-started", {"release": 3, "steps": [1, 10, 50, 100], "every": 90}),
-              (50, "step", {"release": 3, "percent": 1}),
               (54, "halted", {"release": 3, "reason": "failed reports"}), (54.5, "rolled-back", {"release": 3, "to": 2}),
               (60, "rollout-started", {"release": 4, "steps": [1, 10, 50, 100], "every": 90}),
-              (60, "step", {"release": 4, "percent": 1}),
               (62, "origin-killed", {}), (70, "origin-rebuilt", {"how": "import", "seconds": 6.5, "bytes": 123456}),
               (71, "origin-serving", {}),
               (72, "step", {"release": 4, "percent": 10}), (74, "step", {"release": 4, "percent": 50}),
@@ -71,12 +71,24 @@ def write_run(folder, missed=False):
         for real, name, extra in events:
             file.write(json.dumps({"real": real, "event": name, **extra}) + "\n")
     bad_took = 15 if missed else 11
-    sizes = {"channel": 600, "releases": {str(n): {"document": 1200, "pages": [800], "files": [
-        {"path": "app.bin", "size": 1_000_000, "patch": 50_000}, {"path": "readme", "size": 20_000, "patch": None, "changed": False}]}
-        for n in (2, 3, 4)}}
+    # Sizes as bench-fleet writes them (by release id), and the exports' release documents (id → number).
+    sizes = {"channel": {"stable": 600}, "releases": {}, "pages": {}, "files": {}, "deltas": {"b1/b2": 50_000}}
+    os.makedirs(os.path.join(folder, "export.1", "releases"))
+    for number in (1, 2, 3, 4):
+        release_id = f"id{number}"
+        sizes["releases"][release_id] = 1200
+        sizes["pages"][f"p{number}"] = 800
+        sizes["files"][release_id] = {"app.bin": {"sha256": f"b{number}", "size": 1_000_000}, "readme": {"sha256": "r", "size": 20_000}}
+        with open(os.path.join(folder, "export.1", "releases", release_id), "w") as file:
+            json.dump({"number": number, "parent": f"id{number - 1}" if number > 1 else None, "pages": [f"p{number}"]}, file)
+    os.makedirs(os.path.join(folder, "edge.1"))
+    os.makedirs(os.path.join(folder, "edge.2"))  # a new edge, empty cache, from the origin's death on
+    settings = {"installs": INSTALLS, "interval": INTERVAL, "scale": SCALE, "steps": [1, 10, 50, 100], "every": 90,
+                "sizes": sizes, "timings": {"total": 130 if missed else 100}}
+    if not missed:  # the missed run leaves the fleet's start to the edge log's first line
+        settings["fleetStartedAt"] = EPOCH
     with open(os.path.join(folder, "run.json"), "w") as file:
-        json.dump({"installs": INSTALLS, "interval": INTERVAL, "scale": SCALE, "steps": [1, 10, 50, 100], "every": 90,
-                   "fleetStartedAt": EPOCH, "sizes": sizes, "timings": {"total": 130 if missed else 100}}, file)
+        json.dump(settings, file)
 
     took = {"2": [(11, 5), (12, 10), (21, 50), (23, 100), (31, 300), (35, 500), (41, 800), (46, 990), (47, 1000)],
             "3": [(51, 5), (53, bad_took)],
@@ -87,9 +99,9 @@ def write_run(folder, missed=False):
     before = {release: 0 for release in took}
     with open(os.path.join(folder, "fleet.jsonl"), "w") as file:
         for real in range(0, END + 1):
-            polls = 10
+            polls = POLLS
             counters["requests"]["poll"] += polls
-            if missed and real == 5:  # two polls in the quiet window answered with the whole document
+            if missed and real == 7:  # two polls in the quiet window answered with the whole document
                 counters["statuses"]["200"] += 2
                 counters["statuses"]["304"] += polls - 2
                 counters["bytes"]["poll"] += 600
@@ -129,7 +141,7 @@ def write_run(folder, missed=False):
     for life, seconds in lives.items():
         with open(os.path.join(folder, f"origin-access.{life}.log"), "w") as file:
             for real in seconds:
-                for _ in range(12 if (missed and real == 5) else 2 if real == 71 else 1):
+                for _ in range(12 if (missed and real == 7) else 2 if real == 71 else 1):
                     file.write(depot_line(real, "GET", "/channels/stable", 200, 600))
                 file.write(depot_line(real, "GET", "/v1/channels/stable/rollout", 200, 90) * 2)
                 file.write(depot_line(real, "POST", "/v1/reports", 202, 0) * (7 if real == 48 else 3))
@@ -139,9 +151,11 @@ def write_run(folder, missed=False):
                         file.write(depot_line(real, "GET", f"/pages/p{release}", 200, 800))
                         file.write(depot_line(real, "GET", f"/deltas/b{int(release) - 1}/b{release}", 200, 50_000))
                         file.write(depot_line(real, "HEAD", f"/deltas/b{int(release) - 1}/b{release}", 200, 0))
-                if missed and real == 75:  # the edge asks again for an object it has had since second 11
+                if missed and real == 30:  # the edge asks again for an object it has had since second 11
                     file.write(depot_line(real, "GET", "/deltas/b1/b2", 200, 50_000))
-    # The edge: 10 polls a second (one EXPIRED, nine HIT), reports passed through, documents and objects
+                if real == 75:  # the new edge (empty cache) asks once for an object the first edge had
+                    file.write(depot_line(real, "GET", "/deltas/b3/b4", 200, 50_000))
+    # The edge: 10 polls a second logged (one EXPIRED, nine HIT), reports passed through, documents and objects
     # fetched once (MISS) then served from the cache (HIT) to four more installs.
     with open(os.path.join(folder, "edge-access.log"), "w") as file:
         for real in range(0, END + 1):
@@ -217,8 +231,10 @@ class FleetFiguresTests(unittest.TestCase):
         peak = self.value(self.good, "origin.poll.peak")
         self.assertEqual(peak["value"], 2)  # the first second back after the rebuild
         self.assertIn("2.0/s real (0.22/s sim)", peak["shown"])
+        self.assertEqual(self.value(self.good, "origin.object.peak")["plain"], INSTALLS / INTERVAL * SCALE)  # one changed file
         self.assertEqual(peak["plain"], INSTALLS / INTERVAL * SCALE)  # every poll reaches a plain server
         self.assertAlmostEqual(self.value(self.good, "origin.poll.mean")["value"], 83 / 82)  # up 62 + 20 seconds
+        self.assertEqual(self.value(self.missed, "origin.poll.mean")["value"], 94 / 82)  # the edge log's first line is real 0 too
         self.assertEqual(self.value(self.good, "origin.document.peak")["value"], 2)
         self.assertEqual(self.value(self.good, "origin.object.peak")["value"], 2)  # a GET and a HEAD
         self.assertEqual(self.verdict(self.good, "origin.poll.peak"), "ok")
@@ -233,31 +249,47 @@ class FleetFiguresTests(unittest.TestCase):
         self.assertEqual(self.value(self.missed, "objects.fetchesPerCache")["value"], 2)
         self.assertEqual(self.verdict(self.missed, "objects.fetchesPerCache"), "MISSED")
         fetches = self.missed["details"]["objectFetches"]
-        self.assertEqual(fetches["max"]["origin, per origin life"], 1)  # each origin life asked once: the edge asked twice
+        self.assertEqual(self.good["details"]["objectFetches"]["max"]["origin, per origin life"], 1)
+        self.assertEqual(fetches["max"]["origin, per origin life"], 2)
         self.assertEqual({o["object"] for o in fetches["offenders"]}, {"edge life 1: /deltas/b1/b2", "CDN: /deltas/b3/b4"})
 
     def test_quiet_day(self):
         quiet = self.good["details"]["quiet"]
-        self.assertEqual(quiet["windows"], [(1, 10), (47.0, 50), (85.0, 90.0)])
-        self.assertEqual((quiet["polls"], quiet["304"]), (170, 170))
-        self.assertAlmostEqual(quiet["pollsPerInstallDay"], 170 / INSTALLS / 153 * 86400)
+        # From a convergence, one poll interval (5 real s) after the last move (or the fleet's start).
+        self.assertEqual(quiet["windows"], [(5, 10), (47.0, 50), (85.0, 90.0)])
+        self.assertEqual((quiet["polls"], quiet["304"]), (13 * POLLS, 13 * POLLS))
+        self.assertAlmostEqual(quiet["pollsPerInstallDay"], 13 * POLLS / INSTALLS / (13 * SCALE) * 86400)
         self.assertEqual(self.value(self.good, "quiet.bodyBytesPerInstallDay")["value"], 0)
         self.assertEqual(self.verdict(self.good, "quiet.share304"), "ok")
         # One install short at the end: the last window (85, 90) is not quiet.
-        self.assertAlmostEqual(self.value(self.missed, "quiet.bodyBytesPerInstallDay")["value"], 600 / INSTALLS / 108 * 86400)
-        self.assertAlmostEqual(self.value(self.missed, "quiet.share304")["value"], 118 / 120)
+        self.assertAlmostEqual(self.value(self.missed, "quiet.bodyBytesPerInstallDay")["value"], 600 / INSTALLS / (8 * SCALE) * 86400)
+        self.assertAlmostEqual(self.value(self.missed, "quiet.share304")["value"], (8 * POLLS - 2) / (8 * POLLS))
         self.assertEqual(self.verdict(self.missed, "quiet.bodyBytesPerInstallDay"), "MISSED")
         self.assertEqual(self.verdict(self.missed, "quiet.share304"), "MISSED")
+
+    def test_a_quiet_window_starts_a_poll_interval_after_the_last_move(self):
+        lines = [{"type": "status", "real": float(real), "sim": real * 9.0, "held": {"2": 10}} for real in range(0, 40)]
+        events = [{"real": 0, "event": "fleet-started"}, {"real": 1, "event": "converged", "release": 1},
+                  {"real": 2, "event": "rollout-started", "release": 2}, {"real": 9, "event": "completed", "release": 2},
+                  {"real": 10, "event": "converged", "release": 2}, {"real": 13, "event": "rollout-started", "release": 3},
+                  {"real": 20, "event": "rolled-back", "release": 3}, {"real": 21, "event": "converged", "release": 2},
+                  {"real": 36, "event": "fleet-stopped"}]
+        run = types.SimpleNamespace(interval=45, scale=9, installs=10, events=events, fleet=fleetfigures.Fleet(lines, 9))
+        run.events_named = lambda name: [event for event in events if event["event"] == name]
+        # 1..2: sooner than a poll interval after the start; 10..13: the move at 9 is under 5 s old all along;
+        # from 21, quiet from 25 (the roll-back at 20, 5 s before) to the fleet's stop.
+        self.assertEqual(fleetfigures.quiet_windows(run), [(25, 36)])
 
     def test_bytes_per_release_beside_whole_files(self):
         release = self.value(self.good, "release.2.bytesPerInstall")
         self.assertEqual(release["value"], 52_000)
         self.assertEqual(release["plain"], 1200 + 800 + 1_000_000)  # the readme did not change
+        self.assertNotIn("release.1.bytesPerInstall", {row["key"] for row in self.good["rows"]})  # held from the start
         self.assertEqual(self.value(self.good, "release.3.bytesPerInstall")["value"], 52_000)
 
     def test_step_times_in_simulated_minutes(self):
         steps = {(s["release"], s["percent"]): s["simMinutes"] for s in self.good["details"]["steps"]}
-        self.assertAlmostEqual(steps[("2", 1)], 2 * SCALE / 60)
+        self.assertAlmostEqual(steps[("2", 1)], 2 * SCALE / 60)  # from rollout-started: no step event for the first percent
         self.assertAlmostEqual(steps[("2", 10)], 3 * SCALE / 60)
         self.assertAlmostEqual(steps[("2", 50)], 5 * SCALE / 60)
         self.assertAlmostEqual(steps[("2", 100)], 6 * SCALE / 60)  # 990 of 1000
@@ -267,6 +299,7 @@ class FleetFiguresTests(unittest.TestCase):
     def test_blast_radius_and_back_after_rollback(self):
         self.assertAlmostEqual(self.value(self.good, "blast.ratio")["value"], 1.1)
         self.assertEqual(self.value(self.good, "blast.ratio")["plain"], 100)
+        self.assertEqual(self.good["details"]["blast"]["percent"], 1)  # the rollout's first step
         self.assertEqual(self.value(self.good, "blast.notBackWithin2")["value"], 0)
         self.assertAlmostEqual(self.value(self.missed, "blast.ratio")["value"], 1.5)
         self.assertEqual(self.value(self.missed, "blast.notBackWithin2")["value"], 2)
@@ -277,7 +310,7 @@ class FleetFiguresTests(unittest.TestCase):
     def test_outage(self):
         outage = self.good["details"]["outage"]
         self.assertEqual((outage["realSeconds"], outage["simSeconds"]), (9, 81))
-        self.assertEqual(outage["bucketRequests"], 9 * 13)  # the statuses of seconds 63..71 count those of 62..71
+        self.assertEqual(outage["bucketRequests"], 9 * (POLLS + 3))  # the statuses of seconds 63..71 count those of 62..71
         self.assertEqual(outage["cdnRequests"], 91)
         self.assertEqual((outage["how"], outage["rebuildSeconds"], outage["rebuildBytes"]), ("import", 6.5, 123456))
         self.assertEqual(outage["firstMinute"]["poll"], 21)
