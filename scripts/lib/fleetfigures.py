@@ -568,10 +568,15 @@ def release_figures(run, rows, details, notes):
         plain = None
         if size:
             plain = size["document"] + sum(size["pages"]) + sum(size["changed"])
-        per_release[release] = {"bytes": fetched, "installs": takers, "perInstall": value, "plain": plain}
+        polls = delta(run.fleet, start, end, "bytes", "poll") / run.installs if run.installs else None
+        per_release[release] = {"bytes": fetched, "installs": takers, "perInstall": value, "plain": plain, "pollBytesPerInstall": polls}
         rows.append(row(f"release.{release}.bytesPerInstall", f"bytes an install took for release {release}", value,
                         size_text(value), plain, size_text(plain)))
     details["releases"] = per_release
+    if per_release:
+        notes.append("Bytes a release: documents and objects received from its rollout's start to the next (the roll-back's "
+                     "included), over the installs that took it; the channel document's refetches come on top, an install: "
+                     + ", ".join(f"release {r} {size_text(v['pollBytesPerInstall'])}" for r, v in per_release.items()) + ".")
     steps = []
     for event in run.steps():
         release, percent = str(event.get("release")), float(event.get("percent", 0))
