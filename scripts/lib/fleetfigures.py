@@ -456,7 +456,8 @@ def origin_rates(run, rows, details, notes):
                 plain_mean = plain_peak
         key = f"origin.{kind}"
         rows.append(row(key + ".mean", f"origin {kind} requests, mean", mean, rate_text(mean, scale), plain_mean, rate_text(plain_mean, scale)))
-        rows.append(row(key + ".peak", f"origin {kind} requests, peak second", peak, rate_text(peak, scale), plain_peak, rate_text(plain_peak, scale)))
+        rows.append(row(key + ".peak", f"origin {kind} requests, peak second", peak, rate_text(peak, scale), plain_peak,
+                        rate_text(plain_peak, scale)))
     notes.append("¹ Origin rates are counted per real second of the origin's access logs (the `sim` figure divides by the scale, "
                  f"{scale:g} simulated seconds a real second). The polls target is judged on real seconds: the edge's micro-cache "
                  "keeps a channel document one real second, so the origin's poll rate does not shrink with the scale.")

@@ -5,6 +5,7 @@ one run that meets every target, and the same run missing each.
 """
 
 import calendar
+import datetime
 import json
 import os
 import subprocess
@@ -26,12 +27,12 @@ REAL_DEPOT_LINE = ("2026-11-29T22:28:20Z request id=a7d083535365a02e16324aaf36d8
 
 
 def stamp(real):
-    import datetime
     return datetime.datetime.fromtimestamp(EPOCH + int(real), datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def depot_line(real, method, path, status, size):
-    return f"{stamp(real)} request id=0123456789abcdef client=10.0.0.1 scheme=http method={method} path={path} status={status} bytes={size} ms=0.412\n"
+    return (f"{stamp(real)} request id=0123456789abcdef client=10.0.0.1 scheme=http method={method} path={path} status={status} "
+            f"bytes={size} ms=0.412\n")
 
 
 def nginx_line(real, status, method, uri, cache, size):
