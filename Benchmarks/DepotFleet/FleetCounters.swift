@@ -12,6 +12,9 @@ struct FleetCounters: Sendable {
     /// `200`, `304`, `202`, `404`, `429`, `5xx`, `error` (no answer), …
     var statuses: [String: Int] = [:]
     var byServer: [String: Int] = [:]
+    /// Seconds spent waiting for answers, by kind: their sum and the longest.
+    var waited: [String: Double] = [:]
+    var longest: [String: Double] = [:]
     var reportsSent = 0
     var reportsDropped = 0
     /// Installs that moved to a lower release number with no rollback naming the one they held.
@@ -21,8 +24,10 @@ struct FleetCounters: Sendable {
     /// Objects or documents whose bytes were not the ones checked (a server's fault).
     var refused = 0
 
-    mutating func count(_ kind: Kind, server: Int, status: Int?, bytes: Int) {
+    mutating func count(_ kind: Kind, server: Int, status: Int?, bytes: Int, seconds: Double) {
         requests[kind.rawValue, default: 0] += 1
+        waited[kind.rawValue, default: 0] += seconds
+        longest[kind.rawValue] = max(longest[kind.rawValue] ?? 0, seconds)
         self.bytes[kind.rawValue, default: 0] += bytes
         let name = status.map { (500..<600).contains($0) ? "5xx" : String($0) } ?? "error"
         statuses[name, default: 0] += 1

@@ -67,6 +67,8 @@ enum StatusLine {
                 "statuses": counters.statuses,
                 "bytes": counters.bytes,
                 "byServer": counters.byServer,
+                "waited": counters.waited,
+                "longest": counters.longest,
                 "held": held,
                 "took": Dictionary(uniqueKeysWithValues: took.map { (String($0.key), $0.value) }),
                 "failedOver": failedOver,

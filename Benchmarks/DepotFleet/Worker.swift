@@ -244,8 +244,10 @@ final class Worker {
         head.headers = headers(server: server, address: address)
         head.headers.add(name: "Content-Type", value: "application/json")
         head.headers.add(name: "Content-Length", value: String(body.count))
+        let started = ContinuousClock.now
         let answer = try? await send(head, body: Array(body), server: server, keepBody: false)
-        fleet.counters.update { $0.count(.report, server: server, status: answer?.status, bytes: body.count) }
+        let seconds = started.duration(to: .now).seconds
+        fleet.counters.update { $0.count(.report, server: server, status: answer?.status, bytes: body.count, seconds: seconds) }
         if answer?.status == 202 {
             table.pending[index] = PendingReports()
             fleet.counters.update { $0.reportsSent += reports.count }
@@ -283,12 +285,15 @@ final class Worker {
         var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: self.address(server).target(object))
         head.headers = headers(server: server, address: address)
         if let ifNoneMatch { head.headers.add(name: "If-None-Match", value: ifNoneMatch) }
+        let started = ContinuousClock.now
         do {
             let answer = try await send(head, server: server, keepBody: true)
-            fleet.counters.update { $0.count(kind, server: server, status: answer.status, bytes: answer.bodyBytes) }
+            let seconds = started.duration(to: .now).seconds
+            fleet.counters.update { $0.count(kind, server: server, status: answer.status, bytes: answer.bodyBytes, seconds: seconds) }
             return answer
         } catch {
-            fleet.counters.update { $0.count(kind, server: server, status: nil, bytes: 0) }
+            let seconds = started.duration(to: .now).seconds
+            fleet.counters.update { $0.count(kind, server: server, status: nil, bytes: 0, seconds: seconds) }
             throw SyncError(.network, "\(name(server))\(object.url): \(error)")
         }
     }
