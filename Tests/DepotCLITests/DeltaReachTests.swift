@@ -23,6 +23,24 @@ struct DeltaReachTests {
         }
     }
 
+    @Test("the installs a rollback moves back take a patch from the release they held to the older one, not the whole file")
+    func rollbackTakesAPatch() async throws {
+        try await InProcessCLI.withServer(environment: DeltaTable.environment) { root, server in
+            // Release 2 lists patches (from 1): a file that lists none was never patched to, and
+            // the client rebuilds it from blocks instead.
+            for version in 1...3 {
+                try await DeltaTable.publish(version, root: root, server: server)
+                _ = try await DeltaTable.sync(server, root: root)
+            }
+            let rollback = try await InProcessCLI.run(["release", "rollback", "--server", server], token: InProcessCLI.token, in: root)
+            #expect(rollback.status == 0, "\(rollback.errors)")
+            let (outcome, bytes) = try await DeltaTable.sync(server, root: root)
+            #expect(outcome == "delta")
+            #expect(bytes * 50 < DeltaTable.gzipSize(2), "\(bytes) bytes")
+            #expect(try DeltaTable.synced(root) == DeltaTable.table(version: 2))
+        }
+    }
+
     @Test("a copy the app wrote to is rebuilt from blocks: those of the version held, then its patch")
     func copyChangedByTheApp() async throws {
         try await InProcessCLI.withServer(environment: DeltaTable.environment) { root, server in

@@ -89,8 +89,8 @@ extension ConfigurationKey {
             "deltas.onRequest",
             .bool,
             default: "`true`",
-            "a patch from any other earlier version the catalog holds for the path is made when a client first asks for it,",
-            "once per pair, one at a time"
+            "a patch from any other version the catalog holds for the path, earlier or later (the installs a rollback moves back",
+            "take a patch too), is made when a client first asks for it, once per pair, one at a time"
         ),
         .init(
             "deltas.maximumPendingRequests",

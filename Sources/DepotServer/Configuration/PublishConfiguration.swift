@@ -80,8 +80,8 @@ public struct DeltaConfiguration: Sendable {
     /// publish's (docs/performance.md), and those clients get theirs on request. Empty makes
     /// no patch at all, of files or documents, in advance or on request.
     public var distances: [Int]
-    /// Whether a patch from any other earlier version of a path is made when a client first
-    /// asks for it (`/deltas/{from}/{to}`), once per pair, one at a time.
+    /// Whether a patch from any other version of a path, earlier or later, is made when a client
+    /// first asks for it (`/deltas/{from}/{to}`), once per pair, one at a time.
     public var onRequest: Bool
     /// The most pairs waiting for an on-request patch; a request beyond them gets 503 with
     /// `Retry-After`, and the client downloads the file another way.

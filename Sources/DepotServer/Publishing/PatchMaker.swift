@@ -13,7 +13,8 @@ import _NIOFileSystem
 /// Makes what lets a client fetch less than a whole file: before a release is committed, for
 /// each new content, its block index and the patches from earlier versions of its path at
 /// ``DeltaConfiguration/distances``; after it, the patches between the channel's documents;
-/// and, when a client first asks, the patch from any other earlier version of a path.
+/// and, when a client first asks, the patch from any other version of a path (a later one too,
+/// for the installs a rollback moves back).
 ///
 /// Each patch and index is made on a thread of its own (NIO's blocking pool carries every file
 /// read and write of the server, which must not wait behind a patch), stored as a blob and
@@ -154,7 +155,7 @@ final class PatchMaker: Service {
     }
 
     /// Makes, unless it was made or tried before, the patch from the content `from` to the
-    /// content `to`, an earlier and a later version of one path (``BlobIndex/onRequestPatchSource(from:to:)``),
+    /// content `to`, two versions of one path (``BlobIndex/onRequestPatchSource(from:to:)``),
     /// and returns once it is recorded. Requests for one pair share one encoding; at most
     /// ``DeltaConfiguration/maximumPendingRequests`` pairs wait, one is encoded at a time.
     func requestPatch(from: String, to: String) async throws -> RequestOutcome {

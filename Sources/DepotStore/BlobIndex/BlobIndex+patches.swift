@@ -16,9 +16,11 @@ extension BlobIndex {
         }
     }
 
-    /// The version of a path with the content `from` when a later version of that path has the
-    /// content `to` and no patch, or record of none, from `from` to `to` exists: what a patch
-    /// made on request is made from. Nil for any other pair, which no request can have made.
+    /// The version of a path with the content `from` when another version of that path, later
+    /// or earlier, has the content `to` and no patch, or record of none, from `from` to `to`
+    /// exists: what a patch made on request is made from. Earlier too, so that the installs a
+    /// rollback moves back take a patch, not the whole file. Nil for any other pair, which no
+    /// request can have made: the pairs are the versions the catalog keeps of one path.
     public func onRequestPatchSource(from: String, to: String) async throws -> FileVersion? {
         guard from != to else { return nil }
         return try await database.read { db in
@@ -28,7 +30,7 @@ extension BlobIndex {
                 arguments: [from, to]
             )
             guard recorded != true else { return nil }
-            return try VersionTables.earlierVersion(with: from, before: to, in: db)
+            return try VersionTables.otherVersion(with: from, besides: to, in: db)
         }
     }
 
