@@ -1,4 +1,5 @@
 import Crypto
+import DepotAPI
 import DepotManifest
 import DepotSigning
 import DepotTestSupport
@@ -78,6 +79,12 @@ struct ImportTests {
                 // The rollout came back halted: no install changes side until a person decides.
                 let status = try await InProcessCLI.run(["rollout", "status", "--server", server], in: root)
                 #expect(status.output.contains("halted"), "\(status.output)")
+                // With the standard plan's steps from its percentage and its gate (the mirror holds
+                // no plan): resumed, a bad release is still halted by its reports.
+                let json = try await InProcessCLI.run(["rollout", "status", "--channel", "stable", "--json", "--server", server], in: root)
+                let imported = try JSONDecoder().decode(RolloutInfo.self, from: Data(json.output.utf8))
+                #expect(imported.steps == [20, 50, 100] && imported.everySeconds == 3600, "\(json.output)")
+                #expect(imported.maxFailureRate == 0.02 && imported.minReports == 200 && imported.autoRollback, "\(json.output)")
                 let resumed = try await InProcessCLI.run(["rollout", "rollback", "--channel", "stable", "--server", server], in: root)
                 #expect(resumed.status == 0, "\(resumed.errors)")
             }

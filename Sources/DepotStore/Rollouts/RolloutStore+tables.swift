@@ -1,4 +1,5 @@
 import DepotManifest
+import DepotPolicy
 import GRDB
 
 /// The rollouts' rows other stores and ``Maintenance`` read and write inside their own
@@ -20,7 +21,9 @@ extension RolloutStore {
     }
 
     /// Stores a rollout a mirrored channel's document names, halted at its percentage with its
-    /// salt (an import); returns its id.
+    /// salt (an import); returns its id. A mirror holds no plan, so it gets the standard one's
+    /// (``RolloutPlan/standard``) from its percentage on: its steps above it, an hour a step,
+    /// and its gate, so that a resumed rollout of a bad release is still halted by its reports.
     static func importRollout(
         _ rollout: ChannelDocument.Rollout,
         channel: String,
@@ -29,16 +32,18 @@ extension RolloutStore {
         now: Int64,
         in db: Database
     ) throws -> Int64 {
-        let steps = rollout.percent < 100 ? "\(max(rollout.percent, 1)),100" : "100"
+        let plan = RolloutPlan.standard
+        let steps = [max(rollout.percent, 1)] + plan.steps.filter { $0 > max(rollout.percent, 1) }
         try db.execute(
             sql: """
                 INSERT INTO rollout (channel, release, base, salt, steps, step, percent, state, every_seconds, max_failure_rate, min_reports,
                     auto_rollback, started_at, step_started_at, reason)
-                VALUES (?, ?, ?, ?, ?, 0, ?, 'halted', 3600, 1, 0, 0, ?, ?, ?)
+                VALUES (?, ?, ?, ?, ?, 0, ?, 'halted', ?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                channel, target.id, release.id, rollout.salt, steps, rollout.percent, now, now,
-                "imported from a mirror at \(rollout.percent)%, halted: resume or roll back",
+                channel, target.id, release.id, rollout.salt, steps.map(String.init).joined(separator: ","), rollout.percent,
+                plan.everySeconds, plan.maxFailureRate, plan.minReports, plan.autoRollback, now, now,
+                "imported from a mirror at \(rollout.percent)%, halted: resume (under the standard plan's steps and gate) or roll back",
             ]
         )
         return db.lastInsertedRowID
