@@ -16,6 +16,10 @@ final class Schedule: Sendable {
         /// How far behind its due time the last install handed out was, simulated seconds.
         var lag = 0.0
         var skipped = 0
+        /// Workers asleep until an install falls due: each is given its own, the first
+        /// sleeping one the next, the second the one after, so that one install due wakes one
+        /// worker, not all of them.
+        var waiting = 0
     }
 
     private let cursor = Mutex(Cursor())
@@ -47,13 +51,19 @@ final class Schedule: Sendable {
     }
 
     /// The next install due by now that is not still busy (``InstallTable/busy``, set here), or
-    /// how long to wait.
-    func next(busy: UnsafeMutableBufferPointer<Bool>) -> Next {
+    /// how long to wait; `wasWaiting`: the worker asking slept on the last answer.
+    func next(busy: UnsafeMutableBufferPointer<Bool>, wasWaiting: Bool) -> Next {
         let now = simulated()
         return cursor.withLock { cursor in
+            if wasWaiting { cursor.waiting -= 1 }
             while true {
                 let due = due(cursor)
-                guard due <= now else { return .wait(min(0.05, (due - now) / scale)) }
+                guard due <= now else {
+                    let spacing = interval / Double(count)
+                    let wait = min(0.05, (due - now + Double(cursor.waiting) * spacing) / scale)
+                    cursor.waiting += 1
+                    return .wait(wait)
+                }
                 let index = cursor.position
                 cursor.lag = now - due
                 cursor.position += 1

@@ -24,11 +24,14 @@ final class Worker {
 
     /// Polls what is due until the task is cancelled.
     func run() async {
+        var waiting = false
         while !Task.isCancelled {
-            switch fleet.schedule.next(busy: fleet.table.busy) {
+            switch fleet.schedule.next(busy: fleet.table.busy, wasWaiting: waiting) {
             case .poll(let index):
+                waiting = false
                 await poll(index)
             case .wait(let seconds):
+                waiting = true
                 try? await Task.sleep(for: .seconds(seconds))
             }
         }
