@@ -44,7 +44,7 @@ struct FleetCommand: AsyncParsableCommand {
     var bad: String?
 
     @Option(help: "Keep-alive connections per server.")
-    var connections = 64
+    var connections = 128
 
     @Option(help: "The seed the installs are drawn from.")
     var seed: UInt64 = 1

@@ -4,19 +4,29 @@ import DepotPolicy
 import Foundation
 
 extension Worker {
-    /// Reads the channel document from the first server, checked as a client checks it, and
-    /// sets every install on the release its side is; reads each such release's documents.
+    /// Reads the channel document from the first server that answers (``Failover``), checked
+    /// as a client checks it, and sets every install on the release its side is; reads each such
+    /// release's documents from that server.
     func seed() async throws {
+        let servers = fleet.settings.servers
+        let attempt: (Int, Bool) async throws -> Failover.Attempt<Void> = { server, _ in
+            try await self.seed(from: server)
+            return .done(())
+        }
+        _ = try await Failover.run(Array(servers.indices), name: { servers[$0].description }, attempt)
+    }
+
+    private func seed(from server: Int) async throws {
         let table = fleet.table
         let checked = fleet.checked
-        let document = try await seedDocument()
+        let document = try await seedDocument(server: server)
         var releases: [String: UInt16] = [:]
         for index in 0..<table.count {
             let version = fleet.settings.clientVersions[Int(table.version[index])].version
             let side = try RolloutSide.decide(document, bucket: { table.id(index).bucket(salt: $0) }, holding: nil, clientVersion: version)
             if releases[side.release] == nil {
                 let release = checked.release(side.release, number: side.number)
-                try await seedRelease(side.release, index: release)
+                try await seedRelease(side.release, index: release, server: server)
                 releases[side.release] = release
             }
             table.held[index] = releases[side.release]!
@@ -26,12 +36,12 @@ extension Worker {
 }
 
 extension Worker {
-    /// The channel document of the first server, checked with no floor.
-    private func seedDocument() async throws -> ChannelDocument {
+    /// The channel document of `server`, checked with no floor.
+    private func seedDocument(server: Int) async throws -> ChannelDocument {
         let channel = try TreeObject.channel(fleet.settings.channel)
-        let answer = try await get(channel, server: 0, kind: .poll, address: "127.0.0.1")
+        let answer = try await get(channel, server: server, kind: .poll, address: "127.0.0.1")
         let reader = TreeReader(
-            source: ReadAnswer(name: fleet.settings.servers[0].description, answer: TreeAnswer(answer)),
+            source: ReadAnswer(name: fleet.settings.servers[server].description, answer: TreeAnswer(answer)),
             maximumDocumentBytes: Fleet.maximumDocumentBytes
         )
         let now = Int64(Date().timeIntervalSince1970)
@@ -44,24 +54,24 @@ extension Worker {
                 lastAccepted: nil
             )
         else {
-            throw SyncError(.server, "the first server answered 304 to a request without If-None-Match")
+            throw SyncError(.server, "\(fleet.settings.servers[server]) answered 304 to a request without If-None-Match")
         }
         return checked.document
     }
 
     /// Release `id`'s document and every page of it, checked and kept.
-    private func seedRelease(_ id: String, index: UInt16) async throws {
+    private func seedRelease(_ id: String, index: UInt16, server: Int) async throws {
         let checked = fleet.checked
         let release = try TreeObject.release(id)
-        let answer = try await get(release, server: 0, kind: .document, address: "127.0.0.1")
-        _ = try await check(release, answer, server: 0) { reader in
+        let answer = try await get(release, server: server, kind: .document, address: "127.0.0.1")
+        _ = try await check(release, answer, server: server) { reader in
             guard let (document, _) = try await reader.release(id) else { throw TreeAnswer(answer).refusal(of: release) }
             checked.keep(release: index, document)
         }
         for sha256 in checked.releaseDocument(index)?.pages ?? [] {
             let page = try TreeObject.page(sha256)
-            let answer = try await get(page, server: 0, kind: .document, address: "127.0.0.1")
-            _ = try await check(page, answer, server: 0) { reader in checked.keep(page: sha256, try await reader.page(sha256).0) }
+            let answer = try await get(page, server: server, kind: .document, address: "127.0.0.1")
+            _ = try await check(page, answer, server: server) { reader in checked.keep(page: sha256, try await reader.page(sha256).0) }
         }
     }
 }
