@@ -259,3 +259,95 @@ class Nginx:
                 self.process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+# The edge format of bench-fleet's logs (`$msec $status $request_method $uri $upstream_cache_status
+# $body_bytes_sent $request_time`) from varnishncsa: the response's Unix time in microseconds, how
+# Varnish handled the request (hit, miss, pass, pipe or synth: a hit-for-miss object is a miss), and the
+# seconds from the request's start to the response.
+VARNISH_ACCESS_FORMAT = "%{VSL:Timestamp:Resp[1]}x %s %m %U %{Varnish:handling}x %b %{VSL:Timestamp:Resp[2]}x"
+
+
+class Varnish:
+    """Debian's Varnish with its default configuration: /etc/varnish/default.vcl copied to `root` with only
+    its backend's port (and host) changed to `backend_port`, nothing else (the builtin VCL decides what is
+    cached), `varnishd -a 127.0.0.1:PORT -f COPY -n WORKDIR -s malloc,256m -F` in its own process group, and
+    `varnishncsa` writing one line a client request in VARNISH_ACCESS_FORMAT to `log` (appended).
+    `kill()`: SIGKILL to varnishd and its child, a host that dies (its cache gone with it)."""
+
+    VCL = "/etc/varnish/default.vcl"
+
+    def __init__(self, root, backend_port, workdir=None, port=None, log=None, storage="malloc,256m"):
+        os.makedirs(root, exist_ok=True)
+        os.chmod(root, 0o755)
+        self.root, self.port = root, port or free_port()
+        self.log = log or os.path.join(root, "access.log")
+        self.workdir = workdir or os.path.join(root, "varnish")
+        text = open(self.VCL).read()
+        for shipped, local in (('.host = "127.0.0.1";', '.host = "127.0.0.1";'), ('.port = "8080";', f'.port = "{backend_port}";')):
+            if shipped not in text:
+                raise SystemExit(f"{self.VCL} no longer has {shipped!r}")
+            text = text.replace(shipped, local)
+        self.vcl = os.path.join(root, "default.vcl")
+        open(self.vcl, "w").write(text)
+        self.process = subprocess.Popen(["/usr/sbin/varnishd", "-a", f"127.0.0.1:{self.port}", "-f", self.vcl, "-n", self.workdir,
+                                         "-s", storage, "-F"], stdin=subprocess.DEVNULL, stdout=open(os.path.join(root, "varnishd.out"), "w"),
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.time() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    break
+            except OSError:
+                if self.process.poll() is not None or time.time() > deadline:
+                    raise SystemExit(f"varnishd did not start: {open(os.path.join(root, 'varnishd.out')).read()[-2000:]}")
+                time.sleep(0.05)
+        self.ncsa = subprocess.Popen(["/usr/bin/varnishncsa", "-n", self.workdir, "-a", "-w", self.log, "-F", VARNISH_ACCESS_FORMAT],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=open(os.path.join(root, "varnishncsa.out"), "w"), start_new_session=True)
+        # varnishncsa logs from the shared log's tail when it attaches: no request goes in before then. It has
+        # attached once it maps the child's log segment (varnishd listens before its child is up).
+        while not self.logging():
+            if self.ncsa.poll() is not None or self.process.poll() is not None or time.time() > deadline:
+                raise SystemExit(f"varnishncsa did not attach: {open(os.path.join(root, 'varnishncsa.out')).read()[-2000:]}")
+            time.sleep(0.05)
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def logging(self):
+        try:
+            maps = open(f"/proc/{self.ncsa.pid}/maps").read()
+        except FileNotFoundError:
+            return False
+        return os.path.join(self.workdir, "_.vsm_child", "_.Log") in maps
+
+    @property
+    def pid(self):
+        return self.process.pid
+
+    def stop_log(self):
+        """varnishncsa, once it has written what the shared log holds."""
+        if self.ncsa.poll() is None:
+            time.sleep(0.5)
+            self.ncsa.terminate()
+            try:
+                self.ncsa.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.ncsa.kill()
+                self.ncsa.wait()
+
+    def kill(self):
+        """SIGKILL to varnishd and its child: a host that dies."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, 9)
+            self.process.wait()
+        self.stop_log()
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, 9)
+                self.process.wait()
+        self.stop_log()

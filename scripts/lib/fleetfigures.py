@@ -14,14 +14,17 @@ What it reads from the run folder:
 - `fleet.jsonl`: depot-fleet's status lines and summary; `events.jsonl`: the script's events;
 - `origin-access.N.log` (or `origin-access.log`): depot's `depot` access-log format, one file an
   origin life; `edge-access.log` (or `edge-access.N.log`, one an edge life) and `cdn-access.log`:
-  `$msec $status $request_method $uri $upstream_cache_status $body_bytes_sent $request_time`;
+  `$msec $status $request_method $uri $upstream_cache_status $body_bytes_sent $request_time`
+  (with `--edge varnish`, varnishncsa's: the cache column is Varnish's handling, `hit`, `miss`,
+  `pass`, `pipe` or `synth`, read upper-cased: a hit-for-miss object's requests are misses);
 - `origin-stats.jsonl`: `{real, pid, cpu_seconds, rss_mib, catalog_bytes, data_bytes}` a second;
 - `run.json`: `installs`, `interval`, `scale`; `fleetStartedAt` (Unix seconds of the fleet's
   `real` 0, also read from `timings.fleetStartedAt` or the `fleet-started` event's `epoch`;
   without it, the edge log's first line stands for it); `timings.total` (the whole run's real
   seconds); `sizes` as bench-fleet writes them (`releases` {id: bytes}, `pages` {sha256: bytes},
   `files` {release id: {path: {sha256, size, …}}}), with the release documents of the run
-  folder's `export.N/releases/` (number, parent, pages);
+  folder's `export.N/releases/` (number, parent, pages); `edge` (`nginx`, the default, or
+  `varnish`): which cache the edge was, named in the figures;
 - `edge.2/` in the run folder: the edge was restarted with an empty cache at `origin-killed`
   (or at each `edge-started` event). The `origin-rebuilt` event may carry `bytes` (what the
   rebuild pulled from the bucket).
@@ -42,8 +45,11 @@ KINDS = ("poll", "document", "object", "report")
 # Path segments that name a kind: a bucket's prefix (`/fleet-bucket/blobs/…`) may come first.
 SEGMENT_KINDS = {"channels": "poll", "manifest.json": "poll", "releases": "document", "pages": "document",
                  "roots": "document", "blobs": "object", "deltas": "object", "packs": "object"}
-# $upstream_cache_status values that mean the cache answered without asking its upstream.
+# $upstream_cache_status values that mean the cache answered without asking its upstream (nginx's, and
+# Varnish's handling `hit` upper-cased: a grace hit is one too).
 CACHE_HITS = {"HIT", "STALE", "UPDATING"}
+# run.json's `edge`: the name the figures give the edge's cache.
+EDGE_NAMES = {"nginx": "nginx", "varnish": "Varnish"}
 # Request statuses that carried an object's body from the upstream.
 FETCHED = {200, 206}
 DAY = 86400.0
@@ -114,13 +120,14 @@ def seconds_of(stamp):
 
 
 def parse_edge_line(line):
-    """`$msec $status $request_method $uri $upstream_cache_status $body_bytes_sent $request_time`."""
+    """`$msec $status $request_method $uri $upstream_cache_status $body_bytes_sent $request_time`, nginx's or
+    varnishncsa's (its handling, `hit`/`miss`/`pass`/`pipe`/`synth`, upper-cased as nginx's are)."""
     parts = line.split()
     if len(parts) < 7:
         return None
     try:
         return {"t": float(parts[0]), "status": int(parts[1]), "method": parts[2], "path": " ".join(parts[3:-3]),
-                "cache": parts[-3], "bytes": int(parts[-2]) if parts[-2].isdigit() else 0}
+                "cache": parts[-3].upper(), "bytes": int(parts[-2]) if parts[-2].isdigit() else 0}
     except ValueError:
         return None
 
@@ -295,6 +302,8 @@ class Run:
         self.installs = self.settings.get("installs", started.get("installs"))
         self.interval = self.settings.get("interval", started.get("interval")) or 900
         self.scale = self.settings.get("scale", started.get("scale")) or 1
+        self.edge = self.settings.get("edge") or "nginx"
+        self.edge_name = f"edge ({EDGE_NAMES.get(self.edge, self.edge)})"
         self.fleet = Fleet(read_jsonl(os.path.join(folder, "fleet.jsonl")), self.scale)
         self.stats = read_jsonl(os.path.join(folder, "origin-stats.jsonl"))
         self.unparsed = {}
@@ -458,9 +467,12 @@ def origin_rates(run, rows, details, notes):
         rows.append(row(key + ".mean", f"origin {kind} requests, mean", mean, rate_text(mean, scale), plain_mean, rate_text(plain_mean, scale)))
         rows.append(row(key + ".peak", f"origin {kind} requests, peak second", peak, rate_text(peak, scale), plain_peak,
                         rate_text(plain_peak, scale)))
+    keeps = ("the edge's micro-cache keeps a channel document one real second" if run.edge == "nginx" else
+             f"the {run.edge_name} keeps a channel document only as long as Depot's Cache-Control lets a shared cache "
+             "(s-maxage; not at all under no-cache)")
     notes.append("¹ Origin rates are counted per real second of the origin's access logs (the `sim` figure divides by the scale, "
-                 f"{scale:g} simulated seconds a real second). The polls target is judged on real seconds: the edge's micro-cache "
-                 "keeps a channel document one real second, so the origin's poll rate does not shrink with the scale.")
+                 f"{scale:g} simulated seconds a real second). The polls target is judged on real seconds: {keeps}, so the "
+                 "origin's poll rate does not shrink with the scale.")
     notes.append("A plain nginx-served manifest has no micro-cache: every poll reaches the server (installs / interval a simulated "
                  "second); on a release every install fetches the whole manifest and every changed file within one interval.")
 
@@ -468,10 +480,10 @@ def origin_rates(run, rows, details, notes):
 def cache_figures(run, rows, details, notes):
     """The edge's hit ratio by kind, and origin fetches per object per cache."""
     hits, counts = run.edge_hits, run.edge_requests
-    details["edge"] = {"requests": dict(counts), "hits": dict(hits)}
+    details["edge"] = {"cache": run.edge, "requests": dict(counts), "hits": dict(hits)}
     for kind in ("poll", "document", "object"):
         ratio = hits[kind] / counts[kind] if counts[kind] else None
-        rows.append(row(f"edge.hitRatio.{kind}", f"edge cache hit ratio, {kind}s", ratio, share_text(ratio), 0.0 if run.installs else None,
+        rows.append(row(f"edge.hitRatio.{kind}", f"{run.edge_name} cache hit ratio, {kind}s", ratio, share_text(ratio), 0.0 if run.installs else None,
                         "0% (no cache)" if run.installs else None))
     # Origin GETs per object: per origin life, and per edge life (the edge's cache outlives an origin).
     per_edge_life, cdn_fetches = run.per_edge_life, run.cdn_fetches
@@ -484,7 +496,7 @@ def cache_figures(run, rows, details, notes):
                                 "objects": len({key for _, key in per_edge_life})}
     measured = max(worst["origin, per edge life"], worst["bucket through the CDN"]) if (run.origin_lives or run.cdn_seen) else None
     plain = max((int(v) for v in field(run.fleet.last, "took").values()), default=None) if field(run.fleet.last, "took") else None
-    rows.append(row("objects.fetchesPerCache", "upstream fetches of one object, most (edge, CDN)", measured,
+    rows.append(row("objects.fetchesPerCache", f"upstream fetches of one object, most ({run.edge_name}, CDN)", measured,
                     None if measured is None else f"{measured} ({len(offenders)} over 1)", plain,
                     None if plain is None else f"{plain:,} (one an install)"))
     if offenders:

@@ -25,6 +25,9 @@ END = 90
 REAL_DEPOT_LINE = ("2026-11-29T22:28:20Z request id=a7d083535365a02e16324aaf36d80585 client=10.1.2.3 scheme=http method=GET "
                    "path=/channels/stable status=404 bytes=57 ms=1.069")
 
+# A line varnishncsa wrote with bench-fleet's format (depotbench.VARNISH_ACCESS_FORMAT): Varnish's handling, lower case.
+VARNISH_LINE = "1795994003.620079 200 GET /channels/stable hit 392 0.000072"
+
 
 def stamp(real):
     return datetime.datetime.fromtimestamp(EPOCH + int(real), datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -223,6 +226,9 @@ class FleetFiguresTests(unittest.TestCase):
         self.assertIsNone(fleetfigures.parse_origin_line("2026-11-29T22:28:17+0000 info depot: Catalog schema migrated"))
         edge = fleetfigures.parse_edge_line("1800000011.700 200 GET /releases/r2 MISS 1200 0.004")
         self.assertEqual((edge["t"], edge["path"], edge["cache"], edge["bytes"]), (1800000011.7, "/releases/r2", "MISS", 1200))
+        varnish = fleetfigures.parse_edge_line(VARNISH_LINE)
+        self.assertEqual((varnish["t"], varnish["status"], varnish["path"], varnish["cache"], varnish["bytes"]),
+                         (1795994003.620079, 200, "/channels/stable", "HIT", 392))
         self.assertEqual(fleetfigures.classify("/fleet-bucket/blobs/ab?x=1"), ("object", "/blobs/ab"))
         self.assertEqual(fleetfigures.classify("/manifest.json")[0], "poll")
         self.assertEqual(fleetfigures.classify("/v1/channels/stable/rollout")[0], "api")
@@ -253,6 +259,29 @@ class FleetFiguresTests(unittest.TestCase):
         self.assertEqual(self.good["details"]["objectFetches"]["max"]["origin, per origin life"], 1)
         self.assertEqual(fetches["max"]["origin, per origin life"], 2)
         self.assertEqual({o["object"] for o in fetches["offenders"]}, {"edge life 1: /deltas/b1/b2", "CDN: /deltas/b3/b4"})
+
+    def test_a_varnish_edge_is_named_and_its_hits_counted(self):
+        # The good run with Varnish at the edge: run.json says so, varnishncsa logs its handling in lower case
+        # (hit, miss; a hit-for-miss is a miss, a POST a pass).
+        handling = {"HIT": "hit", "MISS": "miss", "EXPIRED": "miss", "-": "pass"}
+        with tempfile.TemporaryDirectory() as folder:
+            write_run(folder)
+            with open(os.path.join(folder, "run.json")) as file:
+                settings = json.load(file)
+            with open(os.path.join(folder, "run.json"), "w") as file:
+                json.dump({**settings, "edge": "varnish"}, file)
+            path = os.path.join(folder, "edge-access.log")
+            with open(path) as file:
+                lines = [line.split() for line in file]
+            with open(path, "w") as file:
+                file.writelines(" ".join(parts[:4] + [handling[parts[4]]] + parts[5:]) + "\n" for parts in lines)
+            varnish = fleetfigures.figures(folder)
+        self.assertAlmostEqual(self.value(varnish, "edge.hitRatio.poll")["value"], 0.9)
+        self.assertAlmostEqual(self.value(varnish, "edge.hitRatio.object")["value"], 0.8)
+        self.assertEqual(self.value(varnish, "edge.hitRatio.poll")["label"], "edge (Varnish) cache hit ratio, polls")
+        self.assertIn("(edge (Varnish), CDN)", self.value(varnish, "objects.fetchesPerCache")["label"])
+        self.assertEqual(varnish["details"]["edge"]["cache"], "varnish")
+        self.assertEqual(self.value(self.good, "edge.hitRatio.poll")["label"], "edge (nginx) cache hit ratio, polls")
 
     def test_quiet_day(self):
         quiet = self.good["details"]["quiet"]
