@@ -54,7 +54,7 @@ final class Fleet: Sendable {
     /// once from the first server, so a run starts from a fleet in step, not from a million
     /// first downloads.
     func seed() async throws {
-        let worker = Worker(fleet: self)
+        let worker = Worker(fleet: self, loop: group.next())
         try await worker.seed()
     }
 
@@ -63,9 +63,12 @@ final class Fleet: Sendable {
         try await seed()
         output.write(event: "seeded", extra: ["networks": networkSummary, "installs": settings.installs])
         let started = ContinuousClock.now
+        // Each worker runs on one event loop, where its connections are.
+        let executors = self.group.makeIterator().map(EventLoopExecutor.init)
         await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<settings.connections {
-                group.addTask { await Worker(fleet: self).run() }
+            for index in 0..<settings.connections {
+                let executor = executors[index % executors.count]
+                group.addTask(executorPreference: executor) { await Worker(fleet: self, loop: executor.loop).run() }
             }
             group.addTask {
                 while !Task.isCancelled {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DepotManifest
+import NIOCore
 import NIOPosix
 
 /// `depot-fleet`: a simulated fleet of installs polling Depot through real caches
@@ -89,6 +90,7 @@ struct FleetCommand: AsyncParsableCommand {
             seed: seed
         )
         let fleet = try Fleet(settings: settings, group: MultiThreadedEventLoopGroup.singleton)
-        try await fleet.run(output: try StatusOutput(path: status))
+        let output = try StatusOutput(path: status)
+        try await fleet.run(output: output)
     }
 }

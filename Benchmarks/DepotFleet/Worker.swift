@@ -14,11 +14,14 @@ import NIOHTTP1
 /// reports, and ``Failover`` to the next server when one fails.
 final class Worker {
     let fleet: Fleet
+    /// The event loop its connections are on (and its task runs on: ``EventLoopExecutor``).
+    let loop: any EventLoop
     /// One per server, then the report server's.
     private var connections: [HTTPConnection?]
 
-    init(fleet: Fleet) {
+    init(fleet: Fleet, loop: any EventLoop) {
         self.fleet = fleet
+        self.loop = loop
         connections = Array(repeating: nil, count: fleet.settings.servers.count + 1)
     }
 
@@ -306,7 +309,7 @@ final class Worker {
         if connections[server]?.isActive != true {
             await connections[server]?.close()
             connections[server] = nil
-            connections[server] = try await HTTPConnection.connect(to: address(server), group: fleet.group)
+            connections[server] = try await HTTPConnection.connect(to: address(server), group: loop)
         }
         do {
             return try await connections[server]!.send(head, body: body, keepBody: keepBody)
