@@ -180,24 +180,26 @@ extension ReportLedger {
     /// networks they came from.
     public func gateEvidence(of rollout: Rollout) async throws -> GateEvidence {
         try await database.read { db in
-            let rows = try Row.fetchAll(
+            // Summed in SQL, one row back: a step of a large fleet has tens of thousands of
+            // networks, and decoding a row each (bench-fleet: 81,000 at a million installs) made
+            // a tenth of the origin's CPU at every tick.
+            let row = try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT SUM(kinds & 1 != 0) AS applied, SUM(kinds & 2 != 0) AS failed, SUM(kinds & 4 != 0) AS healthy
-                    FROM rollout_report WHERE rollout = ? AND period = ? GROUP BY network
+                    SELECT SUM(applied) AS applied, SUM(failed) AS failed, SUM(healthy) AS healthy,
+                        SUM(applied + failed > 0) AS networks, SUM(failed > 0) AS failingNetworks
+                    FROM (
+                        SELECT SUM(kinds & 1 != 0) AS applied, SUM(kinds & 2 != 0) AS failed, SUM(kinds & 4 != 0) AS healthy
+                        FROM rollout_report WHERE rollout = ? AND period = ? GROUP BY network
+                    )
                     """,
                 arguments: [rollout.id, rollout.stepStartedAt]
             )
-            var evidence = GateEvidence()
-            for row in rows {
-                let network = ReportCounts(applied: row["applied"] ?? 0, failed: row["failed"] ?? 0, healthy: row["healthy"] ?? 0)
-                evidence.counts.applied += network.applied
-                evidence.counts.failed += network.failed
-                evidence.counts.healthy += network.healthy
-                if network.outcomes > 0 { evidence.networks += 1 }
-                if network.failed > 0 { evidence.failingNetworks += 1 }
-            }
-            return evidence
+            return GateEvidence(
+                counts: ReportCounts(applied: row?["applied"] ?? 0, failed: row?["failed"] ?? 0, healthy: row?["healthy"] ?? 0),
+                networks: row?["networks"] ?? 0,
+                failingNetworks: row?["failingNetworks"] ?? 0
+            )
         }
     }
 
