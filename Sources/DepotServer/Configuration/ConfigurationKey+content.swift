@@ -150,7 +150,13 @@ extension ConfigurationKey {
             "most 4 GiB − 2"
         ),
         .init("files.cacheControl", .string, default: "`no-cache`", "`Cache-Control` of `/files/…`"),
-        .init("channels.cacheControl", .string, default: "`no-cache`", "`Cache-Control` of `/channels/…` and `/manifest.json`"),
+        .init(
+            "channels.cacheControl",
+            .string,
+            default: "`max-age=0, s-maxage=1`",
+            "`Cache-Control` of `/channels/…` and `/manifest.json`: every poll revalidates (a 304 when nothing changed), and a shared",
+            "cache may answer polls for a second (Varnish and CDNs as configured by default; `no-cache` made them send every poll on)"
+        ),
         .init(
             "blobs.cacheControl",
             .string,

@@ -23,12 +23,15 @@ public final class PublishedContent: Sendable {
     /// `Cache-Control` for each kind of URL.
     public struct CachePolicy: Sendable {
         public var files: String?
-        /// Of `/channels/…` and `/manifest.json`.
+        /// Of `/channels/…` and `/manifest.json`: stale at once for a client, which revalidates
+        /// every poll, and fresh for a second in a shared cache (`s-maxage`), so that a cache with
+        /// its default configuration (Varnish, a CDN) answers a fleet's polls, not the origin.
         public var channels: String?
         /// Of `/blobs/…`, `/deltas/…`, `/releases/…` and `/pages/…`: immutable URLs.
         public var blobs: String?
 
-        public init(files: String? = "no-cache", channels: String? = "no-cache", blobs: String? = "public, max-age=31536000, immutable") {
+        public init(files: String? = "no-cache", channels: String? = "max-age=0, s-maxage=1", blobs: String? = "public, max-age=31536000, immutable")
+        {
             self.files = files
             self.channels = channels
             self.blobs = blobs
