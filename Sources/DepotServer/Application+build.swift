@@ -46,6 +46,7 @@ func buildRouter(
     let router = Router(context: DepotRequestContext.self)
     if sendsRequestIDs { router.add(middleware: RequestIDMiddleware()) }
     router.add(middleware: RequestCounterMiddleware(recorder: recorder))
+    router.add(middleware: NotFoundMiddleware())
     router.add(middleware: PublicFilesMiddleware(resolver: content.resolver, responder: content.responder))
     ContentController(
         resolver: content.resolver,

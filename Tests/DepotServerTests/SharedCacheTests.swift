@@ -59,4 +59,20 @@ struct SharedCacheTests {
             }
         }
     }
+
+    @Test("a 404 is never kept by a shared cache: an object missing now may be there in a moment")
+    func notFoundIsNotStored() async throws {
+        try await InProcessServer.withPublishing { server in
+            try await server.connection { connection in
+                let absent = String(repeating: "0", count: 64)
+                for path in [
+                    "/blobs/\(absent)", "/deltas/\(absent)/\(absent.dropLast())1", "/releases/\(absent)", "/channels/beta", "/no/such/route",
+                ] {
+                    let answer = try await connection.request("GET", path)
+                    #expect(answer.status == 404, "\(path)")
+                    #expect(answer.header("Cache-Control") == "no-store", "\(path): \(answer.header("Cache-Control") ?? "none")")
+                }
+            }
+        }
+    }
 }
