@@ -25,16 +25,17 @@ def free_port():
         return s.getsockname()[1]
 
 
-def wait_for(port, timeout=60):
-    """Waits until something listens on 127.0.0.1:port."""
+def wait_for(port, timeout=60, process=None, failure=None):
+    """Waits until something listens on 127.0.0.1:port; stops early when `process` (a Popen)
+    has exited, saying `failure()` (what its log says) when given."""
     deadline = time.time() + timeout
-    while time.time() < deadline:
+    while time.time() < deadline and (process is None or process.poll() is None):
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1):
                 return
         except OSError:
             time.sleep(0.05)
-    raise SystemExit(f"nothing listens on {port}")
+    raise SystemExit(failure() if failure else f"nothing listens on {port}")
 
 
 class DepotServe:
@@ -231,15 +232,7 @@ class Nginx:
         open(os.path.join(root, "nginx.conf"), "w").write(main)
         self.process = subprocess.Popen(["/usr/sbin/nginx", "-c", os.path.join(root, "nginx.conf")], stdout=subprocess.DEVNULL,
                                         stderr=open(os.path.join(root, "nginx.out"), "w"), start_new_session=True)
-        deadline = time.time() + 30
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                    break
-            except OSError:
-                if self.process.poll() is not None or time.time() > deadline:
-                    raise SystemExit(f"nginx did not start: {open(os.path.join(root, 'error.log')).read()[-2000:]}")
-                time.sleep(0.05)
+        wait_for(self.port, 30, self.process, lambda: f"nginx did not start: {open(os.path.join(root, 'error.log')).read()[-2000:]}")
         self.url = f"http://127.0.0.1:{self.port}"
 
     @property
@@ -293,15 +286,7 @@ class Varnish:
         self.process = subprocess.Popen(["/usr/sbin/varnishd", "-a", f"127.0.0.1:{self.port}", "-f", self.vcl, "-n", self.workdir,
                                          "-s", storage, "-F"], stdin=subprocess.DEVNULL, stdout=open(os.path.join(root, "varnishd.out"), "w"),
                                         stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.time() + 30
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                    break
-            except OSError:
-                if self.process.poll() is not None or time.time() > deadline:
-                    raise SystemExit(f"varnishd did not start: {open(os.path.join(root, 'varnishd.out')).read()[-2000:]}")
-                time.sleep(0.05)
+        wait_for(self.port, 30, self.process, lambda: f"varnishd did not start: {open(os.path.join(root, 'varnishd.out')).read()[-2000:]}")
         self.ncsa = subprocess.Popen(["/usr/bin/varnishncsa", "-n", self.workdir, "-a", "-w", self.log, "-F", VARNISH_ACCESS_FORMAT],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=open(os.path.join(root, "varnishncsa.out"), "w"), start_new_session=True)
