@@ -1,5 +1,5 @@
 /// What a client polls: the release a channel points to, signed. Served at `/channels/{name}`,
-/// with a strong ETag and `Cache-Control: no-cache`, so an unchanged poll costs one 304.
+/// with a strong ETag and `Cache-Control: max-age=0, s-maxage=1`, so an unchanged poll costs one 304.
 ///
 /// A client configured with trusted public keys refuses a document whose signature does not
 /// verify, one past `expires`, and one whose `serial` is lower than the last it accepted: an
