@@ -11,13 +11,13 @@ extension VersionTables {
     }
 
     /// A version with the content `from` of a path that has another version, earlier or later,
-    /// with the content `to`.
+    /// with the content `to`, one not retired: what a client may be moved to.
     static func otherVersion(with from: String, besides to: String, in db: Database) throws -> FileVersion? {
         try FileVersion.fetchOne(
             db,
             sql: """
                 SELECT source.* FROM file_version AS source JOIN file_version AS target ON target.path = source.path
-                WHERE source.sha256 = ? AND target.sha256 = ? AND source.version != target.version
+                WHERE source.sha256 = ? AND target.sha256 = ? AND source.version != target.version AND target.retired_at IS NULL
                 LIMIT 1
                 """,
             arguments: [from, to]
