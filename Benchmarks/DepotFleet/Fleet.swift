@@ -61,6 +61,7 @@ final class Fleet: Sendable {
     /// Runs until SIGTERM or SIGINT: the workers, a status line a second, then the summary.
     func run(output: StatusOutput) async throws {
         try await seed()
+        schedule.begin()
         output.write(event: "seeded", extra: ["networks": networkSummary, "installs": settings.installs])
         let started = ContinuousClock.now
         // Each worker runs on one event loop, where its connections are.

@@ -24,6 +24,14 @@ final class HTTPConnection: Sendable {
         var description: String { "the connection closed before the answer ended" }
     }
 
+    struct TimedOut: Error, CustomStringConvertible {
+        var description: String { "no whole answer within \(HTTPConnection.timeout)" }
+    }
+
+    /// How long an answer may take, whole: a server that stops answering without closing
+    /// (the client's own document timeout does the same) must not hold a worker for ever.
+    static let timeout = TimeAmount.seconds(60)
+
     private init(channel: any Channel, handler: NIOLoopBound<AnswerHandler>) {
         self.channel = channel
         self.handler = handler
@@ -63,6 +71,12 @@ final class HTTPConnection: Sendable {
             if let body { channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil) }
             channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
         }
+        let deadline = channel.eventLoop.scheduleTask(in: Self.timeout) {
+            // Through the handler, which forgets the promise: a late answer completes nothing.
+            handler.value.fail(TimedOut())
+            channel.close(promise: nil)
+        }
+        defer { deadline.cancel() }
         return try await promise.futureResult.get()
     }
 
@@ -113,7 +127,7 @@ private final class AnswerHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    private func fail(_ error: any Error) {
+    func fail(_ error: any Error) {
         let promise = self.promise
         self.promise = nil
         promise?.fail(error)

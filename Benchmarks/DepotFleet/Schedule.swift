@@ -8,7 +8,8 @@ final class Schedule: Sendable {
     let count: Int
     let interval: Double
     let scale: Double
-    let start: ContinuousClock.Instant
+    /// When simulated time began: ``begin()`` sets it once the fleet is seeded.
+    private let started: Mutex<ContinuousClock.Instant>
 
     private struct Cursor {
         var round = 0
@@ -24,16 +25,16 @@ final class Schedule: Sendable {
 
     private let cursor = Mutex(Cursor())
 
-    init(count: Int, interval: Double, scale: Double, start: ContinuousClock.Instant = .now) {
+    init(count: Int, interval: Double, scale: Double) {
         self.count = count
         self.interval = interval
         self.scale = scale
-        self.start = start
+        started = Mutex(.now)
     }
 
     /// Simulated seconds since the start.
     func simulated(_ instant: ContinuousClock.Instant = .now) -> Double {
-        let elapsed = start.duration(to: instant)
+        let elapsed = started.withLock { $0 }.duration(to: instant)
         return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18) * scale
     }
 
@@ -42,6 +43,15 @@ final class Schedule: Sendable {
 
     private func due(_ cursor: Cursor) -> Double {
         Double(cursor.round) * interval + interval * (Double(cursor.position) + 0.5) / Double(count)
+    }
+
+    /// Starts simulated time now: installs fall due from here, not from before the seed.
+    func begin() { started.withLock { $0 = .now } }
+
+    /// Hands install `index` back once its poll ended; under the lock that handed it out, so
+    /// the next worker to take it sees every field this one wrote.
+    func done(_ index: Int, busy: UnsafeMutableBufferPointer<Bool>) {
+        cursor.withLock { _ in busy[index] = false }
     }
 
     /// What a worker does next: poll an install, or wait this many real seconds for the next.

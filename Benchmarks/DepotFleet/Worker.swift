@@ -46,20 +46,18 @@ final class Worker {
     /// Install `index`'s poll: each server in turn until one answers, then its reports.
     func poll(_ index: Int) async {
         let table = fleet.table
-        defer { table.busy[index] = false }
+        defer { fleet.schedule.done(index, busy: table.busy) }
         let address = NetworkMix.address(network: table.network[index], install: index)
         let heldBefore = table.held[index]
-        let rolledBackAt = fleet.checked.rolledBack(heldBefore)
-        if let rolledBackAt, fleet.schedule.simulated() >= rolledBackAt, table.pollsSinceRollback[index] < 255 {
-            table.pollsSinceRollback[index] += 1
-        }
         let servers = fleet.settings.servers
         let attempt: (Int, Bool) async throws -> Failover.Attempt<Void> = { server, _ in
             try await self.sync(index, server: server, address: address)
             return .done(())
         }
         _ = try? await Failover.run(Array(servers.indices), name: { servers[$0].description }, attempt)
-        if rolledBackAt != nil, table.held[index] != heldBefore {
+        // Read after the poll: the poll that first saw the rollback counts as one since it.
+        if fleet.checked.rolledBack(heldBefore) != nil, table.pollsSinceRollback[index] < 255 { table.pollsSinceRollback[index] += 1 }
+        if fleet.checked.rolledBack(heldBefore) != nil, table.held[index] != heldBefore {
             let polls = table.pollsSinceRollback[index]
             fleet.counters.update { $0.backAfterRollback[polls <= 2 ? String(max(polls, 1)) : ">2", default: 0] += 1 }
             table.pollsSinceRollback[index] = 0

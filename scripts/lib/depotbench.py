@@ -292,6 +292,7 @@ class Varnish:
                                      stderr=open(os.path.join(root, "varnishncsa.out"), "w"), start_new_session=True)
         # varnishncsa logs from the shared log's tail when it attaches: no request goes in before then. It has
         # attached once it maps the child's log segment (varnishd listens before its child is up).
+        deadline = time.time() + 30
         while not self.logging():
             if self.ncsa.poll() is not None or self.process.poll() is not None or time.time() > deadline:
                 raise SystemExit(f"varnishncsa did not attach: {open(os.path.join(root, 'varnishncsa.out')).read()[-2000:]}")
