@@ -38,6 +38,23 @@ def wait_for(port, timeout=60, process=None, failure=None):
     raise SystemExit(failure() if failure else f"nothing listens on {port}")
 
 
+def kill_group(process):
+    """SIGKILL to `process`'s group (a server started with start_new_session): a host that dies."""
+    if process.poll() is None:
+        os.killpg(process.pid, 9)
+        process.wait()
+
+
+def stop_group(process, timeout=30):
+    """SIGTERM to `process`, then its group killed if it has not exited within `timeout` s."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(process)
+
+
 class DepotServe:
     """`depot serve` as every benchmark starts it, in `work` with `public` and `data` folders
     there, the access log off unless `settings` turns it on, `settings` added to the environment.
@@ -241,17 +258,10 @@ class Nginx:
 
     def kill(self):
         """SIGKILL to nginx and its workers: a host that dies."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, 9)
-            self.process.wait()
+        kill_group(self.process)
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        stop_group(self.process)
 
 
 # The edge format of bench-fleet's logs (`$msec $status $request_method $uri $upstream_cache_status
@@ -323,17 +333,9 @@ class Varnish:
 
     def kill(self):
         """SIGKILL to varnishd and its child: a host that dies."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, 9)
-            self.process.wait()
+        kill_group(self.process)
         self.stop_log()
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, 9)
-                self.process.wait()
+        stop_group(self.process)
         self.stop_log()
