@@ -6,7 +6,7 @@ import os, re, socket, subprocess, threading, time, urllib.error, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # DEPOT_BINARY: another build to run (scripts/test gives the one it built).
-DEPOT = os.environ.get("DEPOT_BINARY") or os.path.join(ROOT, ".build", "release", "depot")
+DEPOT = os.path.abspath(os.environ.get("DEPOT_BINARY") or os.path.join(ROOT, ".build", "release", "depot"))
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
