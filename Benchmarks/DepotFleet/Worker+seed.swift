@@ -38,40 +38,13 @@ extension Worker {
 extension Worker {
     /// The channel document of `server`, checked with no floor.
     private func seedDocument(server: Int) async throws -> ChannelDocument {
-        let channel = try TreeObject.channel(fleet.settings.channel)
-        let answer = try await get(channel, server: server, kind: .poll, address: "127.0.0.1")
-        let reader = TreeReader(
-            source: ReadAnswer(name: fleet.settings.servers[server].description, answer: TreeAnswer(answer)),
-            maximumDocumentBytes: Fleet.maximumDocumentBytes
-        )
-        let now = Int64(Date().timeIntervalSince1970)
-        guard
-            let checked = try await reader.checkedChannel(
-                fleet.settings.channel,
-                trust: fleet.trust,
-                fromFirstRoot: false,
-                now: now,
-                lastAccepted: nil
-            )
-        else {
-            throw SyncError(.server, "\(fleet.settings.servers[server]) answered 304 to a request without If-None-Match")
-        }
-        return checked.document
+        let answer = try await get(try TreeObject.channel(fleet.settings.channel), server: server, kind: .poll, address: "127.0.0.1")
+        return try await checkChannel(answer, server: server, now: Int64(Date().timeIntervalSince1970), lastAccepted: nil)
     }
 
     /// Release `id`'s document and every page of it, checked and kept.
     private func seedRelease(_ id: String, index: UInt16, server: Int) async throws {
-        let checked = fleet.checked
-        let release = try TreeObject.release(id)
-        let answer = try await get(release, server: server, kind: .document, address: "127.0.0.1")
-        _ = try await check(release, answer, server: server) { reader in
-            guard let (document, _) = try await reader.release(id) else { throw TreeAnswer(answer).refusal(of: release) }
-            checked.keep(release: index, document)
-        }
-        for sha256 in checked.releaseDocument(index)?.pages ?? [] {
-            let page = try TreeObject.page(sha256)
-            let answer = try await get(page, server: server, kind: .document, address: "127.0.0.1")
-            _ = try await check(page, answer, server: server) { reader in checked.keep(page: sha256, try await reader.page(sha256).0) }
-        }
+        let document = try await fetchRelease(id, index: index, server: server, address: "127.0.0.1")
+        try await fetchPages(document.pages, server: server, address: "127.0.0.1")
     }
 }

@@ -56,8 +56,9 @@ final class Worker {
         }
         _ = try? await Failover.run(Array(servers.indices), name: { servers[$0].description }, attempt)
         // Read after the poll: the poll that first saw the rollback counts as one since it.
-        if fleet.checked.rolledBack(heldBefore) != nil, table.pollsSinceRollback[index] < 255 { table.pollsSinceRollback[index] += 1 }
-        if fleet.checked.rolledBack(heldBefore) != nil, table.held[index] != heldBefore {
+        let rolledBack = fleet.checked.rolledBack(heldBefore) != nil
+        if rolledBack, table.pollsSinceRollback[index] < 255 { table.pollsSinceRollback[index] += 1 }
+        if rolledBack, table.held[index] != heldBefore {
             let polls = table.pollsSinceRollback[index]
             fleet.counters.update { $0.backAfterRollback[polls <= 2 ? String(max(polls, 1)) : ">2", default: 0] += 1 }
             table.pollsSinceRollback[index] = 0
@@ -78,21 +79,8 @@ final class Worker {
         }
         guard answer.status == 200, let body = answer.body else { throw TreeAnswer(answer).refusal(of: channel) }
         let now = Int64(Date().timeIntervalSince1970)
-        let entry = try await checked.channel(body, floor: table.floor[index], now: now, simulated: fleet.schedule.simulated()) { accepted in
-            let reader = TreeReader(
-                source: ReadAnswer(name: self.name(server), answer: TreeAnswer(answer)),
-                maximumDocumentBytes: Fleet.maximumDocumentBytes
-            )
-            guard
-                let checked = try await reader.checkedChannel(
-                    self.fleet.settings.channel,
-                    trust: self.fleet.trust,
-                    fromFirstRoot: false,
-                    now: now,
-                    lastAccepted: accepted
-                )
-            else { throw SyncError(.server, "\(self.name(server)) answered 304 to a request without If-None-Match") }
-            return checked.document
+        let entry = try await checked.channel(body, floor: table.floor[index], now: now, simulated: fleet.schedule.simulated()) {
+            try await self.checkChannel(answer, server: server, now: now, lastAccepted: $0)
         }
         let held = table.held[index]
         let interned = checked.interned
@@ -121,23 +109,9 @@ final class Worker {
         let checked = fleet.checked
         let table = fleet.table
         let interned = checked.interned
-        let id = interned.releaseIDs[Int(to)]
-        let release = try TreeObject.release(id)
-        let releaseAnswer = try await get(release, server: server, kind: .document, address: address)
-        _ = try await check(release, releaseAnswer, server: server) { reader in
-            guard let (document, _) = try await reader.release(id) else { throw TreeAnswer(releaseAnswer).refusal(of: release) }
-            checked.keep(release: to, document)
-        }
-        guard let after = checked.releaseDocument(to) else { throw SyncError(.corrupt, "release \(id) was not kept") }
-        let before = checked.releaseDocument(from)
-        let pages = ReleasePlan.changedPages(from: before, to: after)
-        for sha256 in pages.after {
-            let page = try TreeObject.page(sha256)
-            let answer = try await get(page, server: server, kind: .document, address: address)
-            _ = try await check(page, answer, server: server) { reader in
-                checked.keep(page: sha256, try await reader.page(sha256).0)
-            }
-        }
+        let after = try await fetchRelease(interned.releaseIDs[Int(to)], index: to, server: server, address: address)
+        let pages = ReleasePlan.changedPages(from: checked.releaseDocument(from), to: after)
+        try await fetchPages(pages.after, server: server, address: address)
         let transition = try checked.transition(from: from, to: to) { try Self.transition(pages, checked: checked) }
         for ways in transition.files { try await fetch(ways, server: server, address: address) }
         // Switched: the release is held.
@@ -207,21 +181,50 @@ final class Worker {
         return CheckedOnce.Transition(files: files)
     }
 
+    // MARK: - Documents
+
+    /// The client's reader over an answer already read.
+    private func reader(_ answer: HTTPAnswer, server: Int) -> TreeReader<ReadAnswer> {
+        TreeReader(source: ReadAnswer(name: name(server), answer: TreeAnswer(answer)), maximumDocumentBytes: Fleet.maximumDocumentBytes)
+    }
+
+    /// The channel document `answer` carries, checked by the client's walk against
+    /// `lastAccepted` at `now`.
+    func checkChannel(_ answer: HTTPAnswer, server: Int, now: Int64, lastAccepted: ChannelCheck.Accepted?) async throws -> ChannelDocument {
+        let checked = try await reader(answer, server: server)
+            .checkedChannel(fleet.settings.channel, trust: fleet.trust, fromFirstRoot: false, now: now, lastAccepted: lastAccepted)
+        guard let checked else { throw SyncError(.server, "\(name(server)) answered 304 to a request without If-None-Match") }
+        return checked.document
+    }
+
+    /// Release `id`'s document (interned as `index`) from `server`, checked and kept.
+    func fetchRelease(_ id: String, index: UInt16, server: Int, address: String) async throws -> ReleaseDocument {
+        let release = try TreeObject.release(id)
+        let answer = try await get(release, server: server, kind: .document, address: address)
+        try await check(release, answer, server: server) { reader in
+            guard let (document, _) = try await reader.release(id) else { throw TreeAnswer(answer).refusal(of: release) }
+            fleet.checked.keep(release: index, document)
+        }
+        guard let document = fleet.checked.releaseDocument(index) else { throw SyncError(.corrupt, "release \(id) was not kept") }
+        return document
+    }
+
+    /// The page documents `pages` from `server`, checked and kept.
+    func fetchPages(_ pages: [String], server: Int, address: String) async throws {
+        for sha256 in pages {
+            let page = try TreeObject.page(sha256)
+            let answer = try await get(page, server: server, kind: .document, address: address)
+            try await check(page, answer, server: server) { reader in fleet.checked.keep(page: sha256, try await reader.page(sha256).0) }
+        }
+    }
+
     /// Checks a document's answer: bytes checked before pass as they are; new ones go through
     /// the client's reader (`read`), once.
-    func check(
-        _ object: TreeObject,
-        _ answer: HTTPAnswer,
-        server: Int,
-        read: (TreeReader<ReadAnswer>) async throws -> Void
-    ) async throws -> [UInt8] {
+    private func check(_ object: TreeObject, _ answer: HTTPAnswer, server: Int, read: (TreeReader<ReadAnswer>) async throws -> Void) async throws {
         guard answer.status == 200, let body = answer.body else { throw TreeAnswer(answer).refusal(of: object) }
-        if fleet.checked.isKnown(object, bytes: body) { return body }
-        try await read(
-            TreeReader(source: ReadAnswer(name: name(server), answer: TreeAnswer(answer)), maximumDocumentBytes: Fleet.maximumDocumentBytes)
-        )
+        if fleet.checked.isKnown(object, bytes: body) { return }
+        try await read(reader(answer, server: server))
         fleet.checked.keep(object, bytes: body)
-        return body
     }
 
     // MARK: - Reports
@@ -250,8 +253,7 @@ final class Worker {
         head.headers.add(name: "Content-Length", value: String(body.count))
         let started = ContinuousClock.now
         let answer = try? await send(head, body: Array(body), server: server, keepBody: false)
-        let seconds = started.duration(to: .now).seconds
-        fleet.counters.update { $0.count(.report, server: server, status: answer?.status, bytes: body.count, seconds: seconds) }
+        count(.report, server: server, status: answer?.status, bytes: body.count, since: started)
         if answer?.status == 202 {
             table.pending[index] = PendingReports()
             fleet.counters.update { $0.reportsSent += reports.count }
@@ -292,14 +294,18 @@ final class Worker {
         let started = ContinuousClock.now
         do {
             let answer = try await send(head, server: server, keepBody: true)
-            let seconds = started.duration(to: .now).seconds
-            fleet.counters.update { $0.count(kind, server: server, status: answer.status, bytes: answer.bodyBytes, seconds: seconds) }
+            count(kind, server: server, status: answer.status, bytes: answer.bodyBytes, since: started)
             return answer
         } catch {
-            let seconds = started.duration(to: .now).seconds
-            fleet.counters.update { $0.count(kind, server: server, status: nil, bytes: 0, seconds: seconds) }
+            count(kind, server: server, status: nil, bytes: 0, since: started)
             throw SyncError(.network, "\(name(server))\(object.url): \(error)")
         }
+    }
+
+    /// Counts a request that began at `started` and ended now (`status` nil: no answer).
+    private func count(_ kind: FleetCounters.Kind, server: Int, status: Int?, bytes: Int, since started: ContinuousClock.Instant) {
+        let seconds = started.duration(to: .now).seconds
+        fleet.counters.update { $0.count(kind, server: server, status: status, bytes: bytes, seconds: seconds) }
     }
 
     /// Sends on the worker's connection to `server`, connecting first when it has none open.
