@@ -4,7 +4,6 @@ import DepotTestSupport
 import Foundation
 import Logging
 import Prometheus
-import Synchronization
 import Testing
 import _NIOFileSystem
 
@@ -150,30 +149,6 @@ struct VariantMemoryTests {
         }
     }
 
-    /// Log entries, kept for a test to read.
-    final class LogCapture: Sendable {
-        let entries = Mutex<[(level: Logger.Level, message: String)]>([])
-
-        var logger: Logger {
-            Logger(label: "capture") { _ in Handler(capture: self) }
-        }
-
-        struct Handler: LogHandler {
-            let capture: LogCapture
-            var metadata: Logger.Metadata = [:]
-            var logLevel: Logger.Level = .trace
-
-            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-                get { metadata[key] }
-                set { metadata[key] = newValue }
-            }
-
-            func log(event: LogEvent) {
-                capture.entries.withLock { $0.append((event.level, event.message.description)) }
-            }
-        }
-    }
-
     @Test(
         "the maker alone: a full queue refuses with one warning an overflow and a count each; an encoding holds one chunk at most",
         // Hang guard: slowest seen 29 s under two busy loops (the whole test). The time limit is one too.
@@ -181,9 +156,9 @@ struct VariantMemoryTests {
     )
     func refusalLoggedOnce() async throws {
         try await withTemporaryDirectory { folder in
-            let capture = LogCapture()
+            let log = ServerLog()
             let data = FilePath(folder.appendingPathComponent("data").path)
-            let store = try await BlobStore.open(dataDirectory: data, logger: capture.logger)
+            let store = try await BlobStore.open(dataDirectory: data, logger: log.logger)
             let catalog = try Catalog(path: data.appending("catalog.sqlite").string)
             let registry = PrometheusCollectorRegistry()
             var variants = VariantBackgroundTests.quick
@@ -193,12 +168,12 @@ struct VariantMemoryTests {
                 store: store,
                 variants: variants,
                 metrics: VariantMetrics(registry: registry),
-                logger: capture.logger
+                logger: log.logger
             )
             var blobs: [BlobRecord] = []
             for seed in 0..<5 { blobs.append(try await VariantBackgroundTests.store(Self.rows(size: 3 << 20, seed: seed), in: store)) }
             #expect(blobs.map { maker.request($0) } == [true, true, false, false, false])
-            let warnings = capture.entries.withLock { $0.filter { $0.level == .warning }.map(\.message) }
+            let warnings = log.messages(at: .warning)
             #expect(warnings.count == 1 && warnings[0].hasPrefix("Variant queue full"), "one line an overflow, not one a request")
             var text = [UInt8]()
             registry.emit(into: &text)
