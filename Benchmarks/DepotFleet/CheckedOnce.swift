@@ -15,13 +15,28 @@ final class CheckedOnce: Sendable {
     /// Releases, `ETag`s and serial floors by number, so an install's state is three small
     /// integers (``InstallTable``).
     struct Interned {
-        var releaseIDs: [String] = [""]
-        var releaseNumbers: [Int64] = [0]
+        /// A release's id and number; number 0 is none.
+        struct Release {
+            let id: String
+            let number: Int64
+        }
+
+        var releases: [Release] = [Release(id: "", number: 0)]
         var releaseIndex: [String: UInt16] = [:]
         var tags: [String] = [""]
         var tagIndex: [String: UInt16] = [:]
         var floors: [ChannelCheck.Accepted?] = [nil]
         var floorIndex: [FloorKey: UInt16] = [:]
+
+        /// The number `key` has in `index`, `value` appended to `values` under a new one when
+        /// it has none: the one way a value gets its number.
+        static func number<Key: Hashable, Value>(of key: Key, in index: inout [Key: UInt16], values: inout [Value], adding value: Value) -> UInt16 {
+            if let number = index[key] { return number }
+            let number = UInt16(values.count)
+            values.append(value)
+            index[key] = number
+            return number
+        }
     }
 
     /// A serial floor as a dictionary key.
@@ -87,23 +102,14 @@ final class CheckedOnce: Sendable {
 
     func release(_ id: String, number: Int64) -> UInt16 {
         state.withLock { state in
-            if let index = state.interned.releaseIndex[id] { return index }
-            let index = UInt16(state.interned.releaseIDs.count)
-            state.interned.releaseIDs.append(id)
-            state.interned.releaseNumbers.append(number)
-            state.interned.releaseIndex[id] = index
-            return index
+            Interned.number(of: id, in: &state.interned.releaseIndex, values: &state.interned.releases, adding: .init(id: id, number: number))
         }
     }
 
     func tag(_ tag: String?) -> UInt16 {
         guard let tag else { return 0 }
         return state.withLock { state in
-            if let index = state.interned.tagIndex[tag] { return index }
-            let index = UInt16(state.interned.tags.count)
-            state.interned.tags.append(tag)
-            state.interned.tagIndex[tag] = index
-            return index
+            Interned.number(of: tag, in: &state.interned.tagIndex, values: &state.interned.tags, adding: tag)
         }
     }
 
@@ -136,11 +142,7 @@ final class CheckedOnce: Sendable {
             let after = ChannelCheck.Accepted(serial: document.serial, release: document.release, root: document.root)
             let floorKey = FloorKey(serial: after.serial, release: after.release, root: after.root)
             let index = state.withLock { state in
-                if let index = state.interned.floorIndex[floorKey] { return index }
-                let index = UInt16(state.interned.floors.count)
-                state.interned.floors.append(after)
-                state.interned.floorIndex[floorKey] = index
-                return index
+                Interned.number(of: floorKey, in: &state.interned.floorIndex, values: &state.interned.floors, adding: after)
             }
             let expires = HTTPDate(parsing: document.expires, now: HTTPDate(secondsSince1970: now))?.secondsSince1970 ?? 0
             result = .success(ChannelEntry(document: document, floor: index, expires: expires))

@@ -37,7 +37,7 @@ enum StatusLine {
         mutating func take(_ fleet: Fleet, type: String) -> [String: Any] {
             let counters = fleet.counters.snapshot
             let table = fleet.table
-            let numbers = fleet.checked.interned.releaseNumbers
+            let numbers = fleet.checked.interned.releases.map(\.number)
             var held: [String: Int] = [:]
             var took: [Int: Int] = [:]
             var failedOver = 0

@@ -90,7 +90,7 @@ final class Worker {
             side = try RolloutSide.decide(
                 entry.document,
                 bucket: { table.id(index).bucket(salt: $0) },
-                holding: held == 0 ? nil : interned.releaseIDs[Int(held)],
+                holding: held == 0 ? nil : interned.releases[Int(held)].id,
                 clientVersion: version
             )
         } catch {
@@ -109,18 +109,17 @@ final class Worker {
         let checked = fleet.checked
         let table = fleet.table
         let interned = checked.interned
-        let after = try await fetchRelease(interned.releaseIDs[Int(to)], index: to, server: server, address: address)
+        let after = try await fetchRelease(interned.releases[Int(to)].id, index: to, server: server, address: address)
         let pages = ReleasePlan.changedPages(from: checked.releaseDocument(from), to: after)
         try await fetchPages(pages.after, server: server, address: address)
         let transition = try checked.transition(from: from, to: to) { try Self.transition(pages, checked: checked) }
         for ways in transition.files { try await fetch(ways, server: server, address: address) }
         // Switched: the release is held.
-        let numbers = interned.releaseNumbers
-        if numbers[Int(to)] < numbers[Int(from)], from != 0, checked.rolledBack(from) == nil {
+        let number = interned.releases[Int(to)].number
+        if number < interned.releases[Int(from)].number, from != 0, checked.rolledBack(from) == nil {
             fleet.counters.update { $0.lostRelease += 1 }
         }
         table.held[index] = to
-        let number = numbers[Int(to)]
         if number < 64 { table.took[index] |= 1 << UInt64(number) }
         let bad =
             fleet.settings.bad.map { $0.number == number && fleet.settings.clientVersions[Int(table.version[index])].version == $0.version } ?? false
@@ -236,7 +235,7 @@ final class Worker {
         let install = table.id(index)
         let pending = table.pending[index]
         let reports = pending.reports.map { release, kind in
-            let id = interned.releaseIDs[Int(release)]
+            let id = interned.releases[Int(release)].id
             return ReportBatch.Report(
                 release: id,
                 install: install.reportHash(release: id),
