@@ -42,10 +42,10 @@ struct ContentController: Sendable {
     }
 
     /// A ``ContentTarget``: `/manifest.json`, the document of the default channel, revalidated
-    /// by every poll by default (`channels.cacheControl`) so an unchanged poll costs one small 304; `/files/{path}`, the live version with
-    /// gzip negotiated and RFC 3229 patches, or its digest sidecar (`.md5`, `.sha256`: hex and a
-    /// newline; a published file of that name wins); `/blobs/{sha256}` and `.gz`: exactly those
-    /// bytes, cacheable for a year.
+    /// by every poll by default (`channels.cacheControl`) so an unchanged poll costs one small
+    /// 304; `/files/{path}`, the live version with gzip negotiated and RFC 3229 patches, or its
+    /// digest sidecar (`.md5`, `.sha256`: hex and a newline; a published file of that name
+    /// wins); `/blobs/{sha256}` and `.gz`: exactly those bytes, cacheable for a year.
     @Sendable func serve(_ request: Request, route: ContentTarget.Route) async throws -> Response {
         guard let target = try ContentTarget(route: route, path: request.uri.path) else {
             throw HTTPError(.notFound, message: "No file at this path")

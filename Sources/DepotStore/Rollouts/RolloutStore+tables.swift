@@ -20,6 +20,34 @@ extension RolloutStore {
         try Row.fetchAll(db, sql: "SELECT id, channel, release, step_started_at FROM rollout WHERE ended_at IS NULL")
     }
 
+    /// Stores a rollout of `target` over `base` under `plan`, at its first step with `percent`,
+    /// in `state`; returns its id. The one insert of a rollout: a start's and an import's.
+    static func insertRollout(
+        channel: String,
+        target: String,
+        base: String,
+        salt: String,
+        plan: RolloutPlan,
+        percent: Int,
+        state: String,
+        reason: String,
+        now: Int64,
+        in db: Database
+    ) throws -> Int64 {
+        try db.execute(
+            sql: """
+                INSERT INTO rollout (channel, release, base, salt, steps, step, percent, state, every_seconds, max_failure_rate, min_reports,
+                    auto_rollback, min_networks, started_at, step_started_at, reason)
+                VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                channel, target, base, salt, plan.steps.map(String.init).joined(separator: ","), percent, state, plan.everySeconds,
+                plan.maxFailureRate, plan.minReports, plan.autoRollback, plan.minNetworks, now, now, reason,
+            ]
+        )
+        return db.lastInsertedRowID
+    }
+
     /// Stores a rollout a mirrored channel's document names, halted at its percentage with its
     /// salt (an import); returns its id. A mirror holds no plan, so it gets the standard one's
     /// (``RolloutPlan/standard``) from its percentage on: its steps above it, an hour a step,
@@ -32,20 +60,26 @@ extension RolloutStore {
         now: Int64,
         in db: Database
     ) throws -> Int64 {
-        let plan = RolloutPlan.standard
-        let steps = [max(rollout.percent, 1)] + plan.steps.filter { $0 > max(rollout.percent, 1) }
-        try db.execute(
-            sql: """
-                INSERT INTO rollout (channel, release, base, salt, steps, step, percent, state, every_seconds, max_failure_rate, min_reports,
-                    auto_rollback, started_at, step_started_at, reason)
-                VALUES (?, ?, ?, ?, ?, 0, ?, 'halted', ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                channel, target.id, release.id, rollout.salt, steps.map(String.init).joined(separator: ","), rollout.percent,
-                plan.everySeconds, plan.maxFailureRate, plan.minReports, plan.autoRollback, now, now,
-                "imported from a mirror at \(rollout.percent)%, halted: resume (under the standard plan's steps and gate) or roll back",
-            ]
+        let standard = RolloutPlan.standard
+        let first = max(rollout.percent, 1)
+        let plan = RolloutPlan(
+            checkedSteps: [first] + standard.steps.filter { $0 > first },
+            everySeconds: standard.everySeconds,
+            maxFailureRate: standard.maxFailureRate,
+            minReports: standard.minReports,
+            autoRollback: standard.autoRollback
         )
-        return db.lastInsertedRowID
+        return try insertRollout(
+            channel: channel,
+            target: target.id,
+            base: release.id,
+            salt: rollout.salt,
+            plan: plan,
+            percent: rollout.percent,
+            state: "halted",
+            reason: "imported from a mirror at \(rollout.percent)%, halted: resume (under the standard plan's steps and gate) or roll back",
+            now: now,
+            in: db
+        )
     }
 }

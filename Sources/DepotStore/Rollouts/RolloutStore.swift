@@ -46,18 +46,18 @@ extension RolloutStore {
             }
             let at = now.secondsSince1970
             let percent = plan.steps[0]
-            try db.execute(
-                sql: """
-                    INSERT INTO rollout (channel, release, base, salt, steps, step, percent, state, every_seconds, max_failure_rate, min_reports,
-                        auto_rollback, min_networks, started_at, step_started_at, reason)
-                    VALUES (?, ?, ?, ?, ?, 0, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    channel, target.id, current.release.id, salt, plan.steps.map(String.init).joined(separator: ","), percent, plan.everySeconds,
-                    plan.maxFailureRate, plan.minReports, plan.autoRollback, plan.minNetworks, at, at, "started at \(percent)%",
-                ]
+            let id = try Self.insertRollout(
+                channel: channel,
+                target: target.id,
+                base: current.release.id,
+                salt: salt,
+                plan: plan,
+                percent: percent,
+                state: "running",
+                reason: "started at \(percent)%",
+                now: at,
+                in: db
             )
-            let id = db.lastInsertedRowID
             try ReleaseTables.recordRolloutFiles(id, from: current.release, to: target, in: db)
             try Self.recordRolloutEvent(channel: channel, release: target.id, detail: "started at \(percent)%", now: at, in: db)
             return try Self.rollout(id: id, in: db)
